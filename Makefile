@@ -1,0 +1,134 @@
+# chameleon - one hand-written Makefile.
+#
+#   make            release build into build/ (rules core, perft, server)
+#   make run        install what is missing, build, start the server
+#   make test       install what is missing, build with ASan+UBSan, run every test
+#   make bench      measure speed (perft, server) and record it in BENCHMARKS.md
+#   make debug      sanitizer build into build/debug/
+#   make format     clang-format every C file (style in .clang-format)
+#   make clean      remove build/
+#
+# Layers (each folder only uses the ones before it):
+#   common/    rules core, C11 + libc only        -> libcommon.a
+#   protocol/  JSON codec on jansson               -> libprotocol.a
+#   server/    libuv, libwebsockets, SQLite, sodium -> libserver.a + chameleon
+
+BUILD   := build
+DBG     := $(BUILD)/debug
+PREFIX_DEPS := deploy/install-deps.sh
+
+WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+DEFS    := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+INC     := -Icommon -Iprotocol -Iserver
+OPT     := -O2 -g
+SAN     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+CFLAGS_ALL = $(WARN) $(DEFS) $(INC) $(CFLAGS)
+
+PKGS        := libwebsockets libuv jansson sqlite3 libsodium
+PKG_LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_CFLAGS   = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+COMMON_SRC   := $(wildcard common/*.c)
+PROTOCOL_SRC := $(wildcard protocol/*.c)
+SERVER_SRC   := $(filter-out server/main.c,$(wildcard server/*.c))
+UNIT_SRC     := $(wildcard tests/unit/test_*.c)
+TOOL_SRC     := $(wildcard tests/tools/*.c)
+
+# Object lists per mode.
+objs = $(patsubst %.c,$(1)/obj/%.o,$(2))
+
+REL_LIBS = $(BUILD)/libserver.a $(BUILD)/libprotocol.a $(BUILD)/libcommon.a
+DBG_LIBS = $(DBG)/libserver.a $(DBG)/libprotocol.a $(DBG)/libcommon.a
+
+SERVER_BIN := $(if $(wildcard server/main.c),$(BUILD)/chameleon)
+DBG_SERVER_BIN := $(if $(wildcard server/main.c),$(DBG)/chameleon)
+UNIT_BINS  := $(patsubst tests/unit/%.c,$(DBG)/tests/%,$(UNIT_SRC))
+TOOL_BINS  := $(patsubst tests/tools/%.c,$(BUILD)/%,$(TOOL_SRC))
+
+.PHONY: all run test bench debug format format-check clean deps deps-test
+.DEFAULT_GOAL := all
+
+all: $(BUILD)/perft $(SERVER_BIN) $(TOOL_BINS)
+
+debug: $(DBG)/perft $(DBG_SERVER_BIN) $(UNIT_BINS)
+
+deps:
+	@sh $(PREFIX_DEPS) --build
+
+deps-test:
+	@sh $(PREFIX_DEPS) --test
+
+# make run: the server when it exists, else the perft tool on Ultima.
+run: deps
+	@$(MAKE) --no-print-directory all
+	@if [ -x $(BUILD)/chameleon ]; then \
+	    exec $(BUILD)/chameleon --host 127.0.0.1 --port $${PORT:-8080} --db $${DB:-chameleon.db} --web-root web-client; \
+	else \
+	    echo "The server is not built yet; running the rules core instead:"; \
+	    $(BUILD)/perft ultima 3 --divide; \
+	fi
+
+test: deps-test
+	@$(MAKE) --no-print-directory all debug
+	@sh tests/run.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@sh tests/bench/run.sh
+
+format:
+	clang-format -i $(wildcard common/*.[ch] protocol/*.[ch] server/*.[ch] tests/*/*.[ch])
+
+format-check:
+	clang-format --dry-run --Werror $(wildcard common/*.[ch] protocol/*.[ch] server/*.[ch] tests/*/*.[ch])
+
+clean:
+	rm -rf $(BUILD)
+
+# --- objects ---------------------------------------------------------------
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(OPT) $(if $(filter common/%,$<),,$(PKG_CFLAGS)) -MMD -MP -c $< -o $@
+
+$(DBG)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(SAN) $(if $(filter common/%,$<),,$(PKG_CFLAGS)) -MMD -MP -c $< -o $@
+
+# --- libraries (an empty archive is fine while a layer has no code) --------
+define LIBRARY
+$(1)/lib$(2).a: $(call objs,$(1),$(3))
+	@mkdir -p $$(dir $$@)
+	rm -f $$@
+	ar rcs $$@ $$^
+endef
+$(eval $(call LIBRARY,$(BUILD),common,$(COMMON_SRC)))
+$(eval $(call LIBRARY,$(BUILD),protocol,$(PROTOCOL_SRC)))
+$(eval $(call LIBRARY,$(BUILD),server,$(SERVER_SRC)))
+$(eval $(call LIBRARY,$(DBG),common,$(COMMON_SRC)))
+$(eval $(call LIBRARY,$(DBG),protocol,$(PROTOCOL_SRC)))
+$(eval $(call LIBRARY,$(DBG),server,$(SERVER_SRC)))
+
+# --- programs ----------------------------------------------------------------
+$(BUILD)/perft: $(BUILD)/obj/tests/perft/perft.o $(BUILD)/libcommon.a
+	$(CC) $(OPT) -o $@ $^
+
+$(DBG)/perft: $(DBG)/obj/tests/perft/perft.o $(DBG)/libcommon.a
+	$(CC) $(SAN) -o $@ $^
+
+$(BUILD)/chameleon: $(BUILD)/obj/server/main.o $(REL_LIBS)
+	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS) -lm
+
+$(DBG)/chameleon: $(DBG)/obj/server/main.o $(DBG_LIBS)
+	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS) -lm
+
+# Helper programs for tests and benchmarks (load generators, reference
+# generators): release build, linked with every layer.
+$(BUILD)/%: $(BUILD)/obj/tests/tools/%.o $(REL_LIBS)
+	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS) -lm
+
+$(DBG)/tests/%: $(DBG)/obj/tests/unit/%.o $(DBG_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN) -o $@ $^ $(CMOCKA_LIBS) $(PKG_LIBS) -lm
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,52 @@
+#!/bin/sh
+# Installs the Debian packages chameleon needs to build, run and test.
+# Idempotent: it asks apt for nothing when every package is already there.
+# Works as root or through sudo, never asks a question (CI has no terminal).
+#
+# Usage: deploy/install-deps.sh [--runtime | --build | --test]
+#   --runtime  only what the server needs to run
+#   --build    runtime + compilers' libraries and headers (default)
+#   --test     build + test tools (cmocka, chromium, node, npm)
+set -eu
+
+mode=${1:---build}
+
+runtime="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 libsodium23"
+build="gcc make pkg-config libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev libsqlite3-dev libsodium-dev"
+test="libcmocka-dev chromium sqlite3"
+
+case "$mode" in
+  --runtime) want="$runtime" ;;
+  --build)   want="$build" ;;
+  --test)    want="$build $test" ;;
+  *) echo "usage: $0 [--runtime|--build|--test]" >&2; exit 2 ;;
+esac
+
+missing=""
+for pkg in $want; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+    missing="$missing $pkg"
+  fi
+done
+# Node.js and npm may come from Debian or from elsewhere; only the commands matter.
+if [ "$mode" = --test ]; then
+  command -v node >/dev/null 2>&1 || missing="$missing nodejs"
+  command -v npm >/dev/null 2>&1 || missing="$missing npm"
+fi
+
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+  sudo=""
+elif command -v sudo >/dev/null 2>&1; then
+  sudo="sudo"
+else
+  echo "install-deps: missing packages:$missing; run as root or install sudo" >&2
+  exit 1
+fi
+
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+# shellcheck disable=SC2086
+$sudo apt-get install -y -q --no-install-recommends $missing
