@@ -3,7 +3,9 @@
  * A new game adds its header and one line here.
  */
 #include "rules.h"
+#include "yalta.h"
 
 const rules_variant *const rules_variants[] = {
+    &yalta_variant,
     NULL,
 };
