@@ -753,11 +753,13 @@ static void yalta_make(rules_pos *p, rules_move m, rules_undo *ru)
         h ^= T.zcastle[y->castle] ^ T.zcastle[castle];
         y->castle = castle;
     }
-    /* En passant entries: the mover's own expires; one whose pawn or
-     * crossed cell this move lands on is gone. */
+    /* En passant entries: the one of the player whose turn comes now has
+     * had its chances; one whose pawn or crossed cell this move lands on is
+     * gone. */
+    int next = next_player(y, me);
     for (int pl = 0; pl < 3; pl++) {
         int e = y->ep[pl];
-        if (e != NONE && (pl == me || e == to || T.ep_pawn[e] == to)) {
+        if (e != NONE && (pl == next || e == to || T.ep_pawn[e] == to)) {
             h ^= T.zep[e];
             y->ep[pl] = NONE;
         }
@@ -768,7 +770,6 @@ static void yalta_make(rules_pos *p, rules_move m, rules_undo *ru)
         h ^= T.zep[crossed];
     }
     y->clock = (KIND(pc) == PAWN || cap) ? 0 : (uint16_t)(y->clock + 1);
-    int next = next_player(y, me);
     h ^= T.zturn[me] ^ T.zturn[next];
     p->to_move = (uint8_t)next;
     p->hash = h;
@@ -1041,7 +1042,7 @@ static int yalta_parse_position(rules_pos *p, const char *text, char *why, size_
         }
     }
 
-    /* Clock (before en passant, which needs it to be 0). */
+    /* Clock (before en passant: at most one ply since a double step). */
     s = f[5];
     unsigned clock = 0;
     if (s[0] == '0' && s[1])
@@ -1068,10 +1069,10 @@ static int yalta_parse_position(rules_pos *p, const char *text, char *why, size_
                 return bad(why, whylen, "en passant cell must be on the third rank of its owner's section, "
                                         "one per player, in order", T.names[cell]);
             last = owner;
-            int pawn = T.ep_pawn[cell], start = cell_of(quad_of(cell), 1, c_of(cell));
+            int pawn = T.ep_pawn[cell];
             if (y.left & (1 << owner))
                 return bad(why, whylen, "no en passant for a player who left", T.names[cell]);
-            if (y.board[pawn] != PC(PAWN, owner) || y.board[cell] || y.board[start] || y.clock != 0)
+            if (y.board[pawn] != PC(PAWN, owner) || y.board[cell] || y.clock > 1)
                 return bad(why, whylen, "no pawn can just have crossed", T.names[cell]);
             s += len + 1;
             int takers = 0, lastp = -1;
@@ -1300,6 +1301,11 @@ static void yalta_leave(rules_pos *p, int player)
         int next = next_player(y, player);
         h ^= T.zturn[player] ^ T.zturn[next];
         p->to_move = (uint8_t)next;
+        /* The turn is back to next: its own double step has had its chances. */
+        if (y->ep[next] != NONE) {
+            h ^= T.zep[y->ep[next]];
+            y->ep[next] = NONE;
+        }
     }
     p->hash = h;
 }
