@@ -1095,9 +1095,8 @@ static int yalta_parse_position(rules_pos *p, const char *text, char *why, size_
         }
     }
 
-    /* The player who just moved may not have left an opponent's king in a
-     * state the rules cannot reach? Not checkable in general; but the player
-     * to move's king may be attacked by both (that happens). */
+    /* Kings of players not to move may stand in check (another player may
+     * have given it); the one to move may be attacked by both opponents. */
     memcpy(p->data, &y, sizeof y);
     p->to_move = (uint8_t)to_move;
     p->hash = full_hash(&y, to_move);

@@ -31,10 +31,13 @@
  *   left       "-" or the players who left the game, in order (e.g. "r").
  *   ply clock  plies since the last capture or pawn move (0-150).
  *
- * The set-up is
+ * The set-up (yalta_setup_text), written here over three lines:
  *   wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/8/8/8/8/rPrPrPrPrPrPrPrP/
- *   rRrNrBrKrQrBrNrR/bPbPbPbPbPbPbPbP/8/8/8/8/... (see yalta_setup_text)
- * written without the line break. A string never contains ';'.
+ *   rRrNrBrKrQrBrNrR/8/8/bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR
+ *   w wKwQrKrQbKbQ - - 0
+ * After white's e2-e4 the last fields read "r wKwQrKrQbKbQ e3:rb - 0".
+ * Every string the parser accepts is the one the printer writes back
+ * (one spelling per position); a string never contains ';'.
  *
  * Rules settled where the rules file is silent (see yalta.c for details):
  *   - a king of a player still in the game is never captured: moves onto it

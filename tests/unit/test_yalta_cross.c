@@ -905,16 +905,16 @@ static uint64_t xperft(const xpos *x, int depth)
 }
 
 /*
- * Without arguments: the cmocka tests. "perft <depth>" counts from the
- * set-up with this generator only, so that deep counts can be checked
+ * Without arguments: the cmocka tests. "perft <depth> [position]" counts
+ * from the set-up (or the position) with this generator only, so that deep counts can be checked
  * against build/perft (compile this file with -O2 for that).
  */
 int main(int argc, char **argv)
 {
-    if (argc == 3 && !strcmp(argv[1], "perft")) {
+    if ((argc == 3 || argc == 4) && !strcmp(argv[1], "perft")) {
         setup_board(NULL);
         xpos x;
-        xparse(&x, yalta_setup_text());
+        xparse(&x, argc == 4 ? argv[3] : yalta_setup_text());
         printf("nodes %llu\n", (unsigned long long)xperft(&x, atoi(argv[2])));
         return 0;
     }
