@@ -259,6 +259,7 @@ static void tables_build(void)
                 path[len++] = (uint8_t)cell;
             if (len == 0)
                 continue;
+            assert(T.nray_cells + len <= MAXRAYCELLS);
             ray *ry = &T.orth[from][T.orth_n[from]++];
             ry->start = (uint16_t)T.nray_cells;
             ry->len = (uint8_t)len;
@@ -415,6 +416,23 @@ static int active_opponents(const ypos *y, int me)
     return 7 & ~(1 << me) & ~y->left;
 }
 
+/* Does the first piece met along one of the rays have a `want` bit in h? */
+static bool rays_hit(const uint8_t *b, const ray *rays, int n, const uint8_t *h, uint8_t want)
+{
+    for (int i = 0; i < n; i++) {
+        const uint8_t *rc = T.ray_cells + rays[i].start;
+        for (int k = 0; k < rays[i].len; k++) {
+            uint8_t pc = b[rc[k]];
+            if (pc) {
+                if (h[pc] & want)
+                    return true;
+                break;
+            }
+        }
+    }
+    return false;
+}
+
 /* Is cell attacked by a piece of any player in mask? */
 static bool attacked(const ypos *y, int cell, int mask)
 {
@@ -434,31 +452,8 @@ static bool attacked(const ypos *y, int cell, int mask)
             if (b[T.att[pl][cell][i]] == pawn)
                 return true;
     }
-    for (int i = 0; i < T.orth_n[cell]; i++) {
-        const ray *ry = &T.orth[cell][i];
-        const uint8_t *rc = T.ray_cells + ry->start;
-        for (int k = 0; k < ry->len; k++) {
-            uint8_t pc = b[rc[k]];
-            if (pc) {
-                if (h[pc] & H_ORTH)
-                    return true;
-                break;
-            }
-        }
-    }
-    for (int i = 0; i < T.diag_n[cell]; i++) {
-        const ray *ry = &T.diag[cell][i];
-        const uint8_t *rc = T.ray_cells + ry->start;
-        for (int k = 0; k < ry->len; k++) {
-            uint8_t pc = b[rc[k]];
-            if (pc) {
-                if (h[pc] & H_DIAG)
-                    return true;
-                break;
-            }
-        }
-    }
-    return false;
+    return rays_hit(b, T.orth[cell], T.orth_n[cell], h, H_ORTH) ||
+           rays_hit(b, T.diag[cell], T.diag_n[cell], h, H_DIAG);
 }
 
 /* Which players of mask attack cell (a mask). */

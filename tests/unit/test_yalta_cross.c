@@ -821,7 +821,7 @@ static void random_position(char *out)
     xprint(&x, out);
 }
 
-static void test_tables_symmetric(void **state)
+static void test_geometry_examples(void **state)
 {
     (void)state;
     /* The geometry of this file agrees with the rules' examples. */
@@ -838,6 +838,18 @@ static void test_tables_symmetric(void **state)
     for (int t = 0; t < N; t++)
         n += knight_jump(cell_named("e9"), t);
     assert_int_equal(n, 11);
+    /* Steps are symmetric; diagonal neighbours share the colour, side
+     * neighbours do not; every cell has at most 4 side neighbours. */
+    for (int a = 0; a < N; a++)
+        for (int b = 0; b < N; b++) {
+            assert_int_equal(knight_jump(a, b), knight_jump(b, a));
+            assert_int_equal(diag_adjacent(a, b), diag_adjacent(b, a));
+            assert_int_equal(orth_adjacent(a, b), orth_adjacent(b, a));
+            if (diag_adjacent(a, b))
+                assert_int_equal(COLOUR[a], COLOUR[b]);
+            if (orth_adjacent(a, b))
+                assert_int_not_equal(COLOUR[a], COLOUR[b]);
+        }
     assert_int_equal(COLOUR[cell_named("a1")], 0);
     assert_int_equal(COLOUR[cell_named("h1")], 1);
     assert_int_equal(COLOUR[cell_named("a8")], 1);
@@ -919,7 +931,7 @@ int main(int argc, char **argv)
         return 0;
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tables_symmetric),
+        cmocka_unit_test(test_geometry_examples),
         cmocka_unit_test(test_setup),
         cmocka_unit_test(test_random_games_from_setup),
         cmocka_unit_test(test_random_positions),
