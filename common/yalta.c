@@ -23,6 +23,25 @@
  * the board and asking whether the mover's king is attacked only if it is a
  * king move, an en passant capture, a move of a pinned piece, or the king is
  * in check; any other move cannot uncover the king.
+ *
+ * Choices where the rules file leaves room (seed 002 keeps "every rule of
+ * orthodox chess"):
+ *   - the king of a player still in the game is never captured, even when
+ *     a discovered line lets a third player reach it: mate is judged only on
+ *     the owner's turn, which is what "the players in between may still save
+ *     it" and "if both attack, the player who moved last wins" presuppose;
+ *   - "the player who moved last" is the previous player still in the game;
+ *   - a piece of a player who left blocks, can be captured (its king too)
+ *     and attacks nothing; the leaver's castling rights and en passant entry
+ *     go; the turn skips it;
+ *   - an en passant entry lasts until the turn comes back to the pawn's
+ *     owner, and ends early if a piece lands on the crossed cell or on the
+ *     pawn; each opponent gets its one turn to use it;
+ *   - no legal move decides before the 150-ply rule: a mate or stalemate on
+ *     the 150th ply counts as such;
+ *   - castling needs every cell between king and rook empty (b1 for e1-c1,
+ *     k8 for d8-j8, g12 for i12-f12) and checks attacks on the king's cell,
+ *     the cell it crosses and the cell it lands on, by both opponents.
  */
 #include "yalta.h"
 
@@ -1254,7 +1273,9 @@ static void yalta_status(const rules_pos *p, int nlegal, rules_result *r)
         if (att) {
             /* Checkmate: the attacker wins; if both attack, the player who
              * moved last. */
-            int w = (att & (att - 1)) ? previous_player(y, me) : __builtin_ctz((unsigned)att);
+            int w = previous_player(y, me);
+            if (!(att & (att - 1)))
+                w = att == 1 ? 0 : att == 2 ? 1 : 2;
             r->winner = (int8_t)w;
             r->reason = RULES_REASON_CHECKMATE;
             for (int pl = 0; pl < 3; pl++)
