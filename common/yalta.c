@@ -593,6 +593,16 @@ static void gen_slides(gen_ctx *g, int from, const ray *rays, int n, bool test)
     }
 }
 
+/* Single steps (knight, king) to the listed cells. */
+static void gen_steps(gen_ctx *g, int from, const uint8_t *cells, int n, bool test)
+{
+    for (int i = 0; i < n; i++) {
+        uint8_t v = g->b.board[cells[i]];
+        if (!v || can_take(g, v))
+            add_checked(g, from, cells[i], MF_NONE, test);
+    }
+}
+
 static void gen_pawn_to(gen_ctx *g, int from, int to, int flag, bool test)
 {
     if (test && !g->pseudo && !safe_after(g, from, to, flag))
@@ -639,12 +649,7 @@ static void gen_piece(gen_ctx *g, int from)
         break;
     }
     case KNIGHT:
-        for (int i = 0; i < T.knight_n[from]; i++) {
-            int t = T.knight[from][i];
-            uint8_t v = b[t];
-            if (!v || can_take(g, v))
-                add_checked(g, from, t, MF_NONE, test);
-        }
+        gen_steps(g, from, T.knight[from], T.knight_n[from], test);
         break;
     case BISHOP:
         gen_slides(g, from, T.diag[from], T.diag_n[from], test);
@@ -657,12 +662,7 @@ static void gen_piece(gen_ctx *g, int from)
         gen_slides(g, from, T.diag[from], T.diag_n[from], test);
         break;
     case KING:
-        for (int i = 0; i < T.adj_n[from]; i++) {
-            int t = T.adj[from][i];
-            uint8_t v = b[t];
-            if (!v || can_take(g, v))
-                add_checked(g, from, t, MF_NONE, true);
-        }
+        gen_steps(g, from, T.adj[from], T.adj_n[from], true);
         for (int side = 0; side < 2; side++) {
             if (!(g->b.castle & (1 << (2 * me + side))))
                 continue;

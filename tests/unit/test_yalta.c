@@ -276,31 +276,26 @@ static void test_pawn_e4(void **state)
 static void test_pawns_of_red_and_black(void **state)
 {
     (void)state;
-    char t[512];
-    /* Red pawn d7 walks to d5 then into S1 (d4 ... d1). */
-    rules_pos p = pos_of(KINGS "rPd7", "r - - - 0");
-    targets(&p, "d7", t);
-    assert_string_equal(t, "d5 d6");
-    /* From d5 (light) the centre corner forks to the light e4 and i9. */
-    p = pos_of(KINGS "rPd5 wNe4 bNi9 bNe9", "r - - - 0");
-    targets(&p, "d5", t);
-    assert_string_equal(t, "d4 e4 i9");
-    p = pos_of(KINGS "rPd5 wNc4", "r - - - 0");
-    targets(&p, "d5", t);
-    assert_string_equal(t, "c4 d4");
-    p = pos_of(KINGS "rPd3", "r - - - 0");
-    targets(&p, "d3", t);
-    assert_string_equal(t, "d2");
-    /* Black pawn i11 walks i9 then into S2 at i5. */
-    p = pos_of(KINGS "bPi11", "b - - - 0");
-    targets(&p, "i11", t);
-    assert_string_equal(t, "i10 i9");
-    p = pos_of(KINGS "bPi9", "b - - - 0");
-    targets(&p, "i9", t);
-    assert_string_equal(t, "i5");
-    p = pos_of(KINGS "bPh9", "b - - - 0");
-    targets(&p, "h9", t);
-    assert_string_equal(t, "h4");
+    static const struct {
+        const char *pieces, *rest, *from, *expect;
+    } cases[] = {
+        /* Red pawn d7 walks to d5 then into S1 (d4 ... d1). */
+        {KINGS "rPd7", "r - - - 0", "d7", "d5 d6"},
+        /* From d5 (light) the centre corner forks to the light e4 and i9. */
+        {KINGS "rPd5 wNe4 bNi9 bNe9", "r - - - 0", "d5", "d4 e4 i9"},
+        {KINGS "rPd5 wNc4", "r - - - 0", "d5", "c4 d4"},
+        {KINGS "rPd3", "r - - - 0", "d3", "d2"},
+        /* Black pawn i11 walks i9 then into S2 at i5; h9 goes to h4. */
+        {KINGS "bPi11", "b - - - 0", "i11", "i10 i9"},
+        {KINGS "bPi9", "b - - - 0", "i9", "i5"},
+        {KINGS "bPh9", "b - - - 0", "h9", "h4"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rules_pos p = pos_of(cases[i].pieces, cases[i].rest);
+        char t[512];
+        targets(&p, cases[i].from, t);
+        assert_string_equal(t, cases[i].expect);
+    }
 }
 
 static void test_king_and_queen(void **state)
@@ -366,49 +361,46 @@ static void test_castling_refused(void **state)
 {
     (void)state;
     const char *all = "wKe1 wRa1 wRh1 rKd8 rRa8 rRl8 bKi12 bRh12 bRl12";
-    char pieces[256];
+    /* One extra piece, the move refused and why, another castling that
+     * stays legal (or NULL). */
+    static const struct {
+        const char *extra, *to_move, *move;
+        int err;
+        const char *still;
+    } cases[] = {
+        /* Blocked, each colour and side (b1, k8, g12: between king and rook
+         * although the king does not pass there). */
+        {"wBf1", "w", "e1-g1", RULES_EUNREACHABLE, "e1-c1"},
+        {"wNb1", "w", "e1-c1", RULES_EUNREACHABLE, "e1-g1"},
+        {"rNb8", "r", "d8-b8", RULES_EUNREACHABLE, "d8-j8"},
+        {"rNk8", "r", "d8-j8", RULES_EUNREACHABLE, "d8-b8"},
+        {"bBj12", "b", "i12-k12", RULES_EUNREACHABLE, "i12-f12"},
+        {"bNg12", "b", "i12-f12", RULES_EUNREACHABLE, "i12-k12"},
+        /* Through check: the crossed cell attacked, each colour and side. */
+        {"rRf3", "w", "e1-g1", RULES_EILLEGAL, "e1-c1"},  /* f1 */
+        {"rRd3", "w", "e1-c1", RULES_EILLEGAL, "e1-g1"},  /* d1 */
+        {"wRc5", "r", "d8-b8", RULES_EILLEGAL, "d8-j8"},  /* c8 */
+        {"wRi6", "r", "d8-j8", RULES_EILLEGAL, "d8-b8"},  /* i8 */
+        {"rRj10", "b", "i12-k12", RULES_EILLEGAL, "i12-f12"}, /* j12 */
+        {"rRe3", "b", "i12-f12", RULES_EILLEGAL, "i12-k12"},  /* e12 over e4 e9 e10 e11 */
+        /* Landing on an attacked cell (black bishop a3-b2-c1). */
+        {"bBa3", "w", "e1-c1", RULES_EILLEGAL, "e1-g1"},
+        /* Out of check (black rook e4 on the e-file). */
+        {"bRe4", "w", "e1-g1", RULES_EILLEGAL, NULL},
+        {"bRe4", "w", "e1-c1", RULES_EILLEGAL, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char pieces[256], rest[64];
+        snprintf(pieces, sizeof pieces, "%s %s", all, cases[i].extra);
+        snprintf(rest, sizeof rest, "%s wKwQrKrQbKbQ - - 0", cases[i].to_move);
+        rules_pos p = pos_of(pieces, rest);
+        assert_int_equal(try_move(&p, cases[i].move), cases[i].err);
+        if (cases[i].still)
+            assert_int_equal(try_move(&p, cases[i].still), 0);
+    }
     /* No right. */
     rules_pos p = pos_of(all, "w wQrKrQbKbQ - - 0");
     assert_int_equal(try_move(&p, "e1-g1"), RULES_EUNREACHABLE);
-    /* Blocked: b1 is between king and rook even if the king does not pass it. */
-    snprintf(pieces, sizeof pieces, "%s wNb1", all);
-    p = pos_of(pieces, "w wKwQrKrQbKbQ - - 0");
-    assert_int_equal(try_move(&p, "e1-c1"), RULES_EUNREACHABLE);
-    assert_int_equal(try_move(&p, "e1-g1"), 0);
-    snprintf(pieces, sizeof pieces, "%s rNk8", all);
-    p = pos_of(pieces, "r wKwQrKrQbKbQ - - 0");
-    assert_int_equal(try_move(&p, "d8-j8"), RULES_EUNREACHABLE);
-    snprintf(pieces, sizeof pieces, "%s bBj12", all);
-    p = pos_of(pieces, "b wKwQrKrQbKbQ - - 0");
-    assert_int_equal(try_move(&p, "i12-k12"), RULES_EUNREACHABLE);
-    /* Through check: a red rook on f3 attacks f1 which the king crosses. */
-    snprintf(pieces, sizeof pieces, "%s rRf3", all);
-    p = pos_of(pieces, "w wKwQrKrQbKbQ - - 0");
-    assert_int_equal(try_move(&p, "e1-g1"), RULES_EILLEGAL);
-    assert_int_equal(try_move(&p, "e1-c1"), 0);
-    /* Landing on an attacked cell: black knight on e3 hits c2? use a black
-     * bishop on a3 attacking c1 (a3-b2-c1). */
-    snprintf(pieces, sizeof pieces, "%s bBa3", all);
-    p = pos_of(pieces, "w wKwQrKrQbKbQ - - 0");
-    assert_int_equal(try_move(&p, "e1-c1"), RULES_EILLEGAL);
-    assert_int_equal(try_move(&p, "e1-g1"), 0);
-    /* Out of check: a black rook on e4 checks e1. */
-    snprintf(pieces, sizeof pieces, "%s bRe4", all);
-    p = pos_of(pieces, "w wKwQrKrQbKbQ - - 0");
-    assert_int_equal(try_move(&p, "e1-g1"), RULES_EILLEGAL);
-    assert_int_equal(try_move(&p, "e1-c1"), RULES_EILLEGAL);
-    /* Red through check by white (rook on c5 hits c8): d8-b8 crosses c8. */
-    snprintf(pieces, sizeof pieces, "%s wRc5", all);
-    p = pos_of(pieces, "r wKwQrKrQbKbQ - - 0");
-    assert_int_equal(try_move(&p, "d8-b8"), RULES_EILLEGAL);
-    assert_int_equal(try_move(&p, "d8-j8"), 0);
-    /* Black through check by red (rook on e5? no: knight on g10 hits e12?)
-     * a red rook on e4 hits e12 over e9 e10 e11: i12-f12 lands next to it,
-     * crossing e12. */
-    snprintf(pieces, sizeof pieces, "%s rRe3", all);
-    p = pos_of(pieces, "b wKwQrKrQbKbQ - - 0");
-    assert_int_equal(try_move(&p, "i12-f12"), RULES_EILLEGAL);
-    assert_int_equal(try_move(&p, "i12-k12"), 0);
     /* Rights go when a rook moves or is taken. */
     p = pos_of(all, "w wKwQrKrQbKbQ - - 0");
     play(&p, "h1-h12"); /* white rook takes black's h12 rook */
