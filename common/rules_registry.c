@@ -3,7 +3,10 @@
  * A new game adds its header and one line here.
  */
 #include "rules.h"
+#include "ultima.h"
 
 const rules_variant *const rules_variants[] = {
+    &ultima_variant,
+    &ultima1968_variant,
     NULL,
 };
