@@ -476,8 +476,8 @@ static uint64_t ref_perft(const ref *r, int depth)
 {
     if (depth == 0)
         return 1;
-    static entry lists[4][RULES_MAX_MOVES];
-    entry *list = lists[depth & 3];
+    static entry lists[8][RULES_MAX_MOVES];
+    entry *list = lists[depth & 7];
     int n = ref_moves(r, list);
     if (depth == 1)
         return (uint64_t)n;
@@ -499,6 +499,14 @@ static void test_reference_perft(void **state)
     assert_int_equal(ref_perft(&r, 2), 944);
     ref_parse(&r, "clxwkxli/pppppppp/8/8/8/8/PPPPPPPP/ILXKWXLC w", 1);
     assert_int_equal(ref_perft(&r, 2), 256);
+    /* By hand: the reference's counts for a position (the perft EPD files). */
+    const char *pos = getenv("ULTIMA_REF_POS");
+    if (pos != NULL) {
+        const char *depth = getenv("ULTIMA_REF_DEPTH");
+        ref_parse(&r, pos, getenv("ULTIMA_REF_1968") != NULL);
+        for (int d = 1; d <= (depth ? atoi(depth) : 3); d++)
+            print_message("reference %s D%d %llu\n", pos, d, (unsigned long long)ref_perft(&r, d));
+    }
     if (getenv("ULTIMA_REF_PERFT")) {
         for (int d = 1; d <= atoi(getenv("ULTIMA_REF_PERFT")); d++)
             print_message("reference 1968 D%d %llu\n", d, (unsigned long long)ref_perft(&r, d));
