@@ -931,52 +931,19 @@ static void status(const rules_pos *p, int nlegal, rules_result *r)
 
 static const char *const PLAYER_NAMES[] = {"white", "black"};
 
-static void init_1963(rules_pos *p)
-{
-    ultima_tables();
-    init_pos(p);
-}
+/* The two ids differ only in name; the 1968 rule is read from the variant
+ * pointer by parse_position (ult_pos.r1968). */
+#define ULTIMA_VARIANT(id_, name_)                                             \
+    {                                                                          \
+        .id = id_, .name = name_, .nplayers = 2, .player_names = PLAYER_NAMES, \
+        .ncells = 64, .cell_names = CELL_NAMES, .init = init_pos,              \
+        .parse_position = parse_position, .print_position = print_position,    \
+        .legal_moves = legal_moves, .make = make, .unmake = unmake,            \
+        .parse_move = parse_move, .print_move = print_move,                    \
+        .display_move = NULL, .piece_at = piece_at, .cell_flags = cell_flags,  \
+        .status = status, .leave = NULL,                                       \
+    }
 
-const rules_variant ultima_variant = {
-    .id = "ultima",
-    .name = "Ultima (1963 rules)",
-    .nplayers = 2,
-    .player_names = PLAYER_NAMES,
-    .ncells = 64,
-    .cell_names = CELL_NAMES,
-    .init = init_1963,
-    .parse_position = parse_position,
-    .print_position = print_position,
-    .legal_moves = legal_moves,
-    .make = make,
-    .unmake = unmake,
-    .parse_move = parse_move,
-    .print_move = print_move,
-    .display_move = NULL,
-    .piece_at = piece_at,
-    .cell_flags = cell_flags,
-    .status = status,
-    .leave = NULL,
-};
-
-const rules_variant ultima1968_variant = {
-    .id = "ultima1968",
-    .name = "Ultima (1968 rule: at most N squares from the N-th rank)",
-    .nplayers = 2,
-    .player_names = PLAYER_NAMES,
-    .ncells = 64,
-    .cell_names = CELL_NAMES,
-    .init = init_1963,
-    .parse_position = parse_position,
-    .print_position = print_position,
-    .legal_moves = legal_moves,
-    .make = make,
-    .unmake = unmake,
-    .parse_move = parse_move,
-    .print_move = print_move,
-    .display_move = NULL,
-    .piece_at = piece_at,
-    .cell_flags = cell_flags,
-    .status = status,
-    .leave = NULL,
-};
+const rules_variant ultima_variant = ULTIMA_VARIANT("ultima", "Ultima (1963 rules)");
+const rules_variant ultima1968_variant =
+    ULTIMA_VARIANT("ultima1968", "Ultima (1968 rule: at most N squares from the N-th rank)");
