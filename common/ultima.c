@@ -55,42 +55,41 @@ typedef struct ult_pos {
     u64 bb[2][NKINDS]; /* bb[side][0]: every piece of that side */
     uint8_t sq[64];    /* 0 or kind | side << 3 */
     uint8_t king[2];
-    uint8_t r1968;     /* the 1968 distance rule is on */
+    uint8_t r1968; /* the 1968 distance rule is on */
 } ult_pos;
 
 typedef struct ult_undo {
-    u64 caps;          /* cells captured */
+    u64 caps; /* cells captured */
     u64 hash;
-    uint8_t code[16];  /* their codes, in increasing cell order */
+    uint8_t code[16]; /* their codes, in increasing cell order */
 } ult_undo;
 
 static_assert(sizeof(ult_pos) <= RULES_POS_DATA, "ult_pos must fit rules_pos");
 static_assert(sizeof(ult_undo) <= RULES_UNDO_DATA, "ult_undo must fit rules_undo");
 
 #define BIT(c) ((u64)1 << (c))
-#define FILE_OF(c) ((c) & 7)
+#define FILE_OF(c) ((c)&7)
 #define RANK_OF(c) ((c) >> 3)
 #define SIDE_OF(code) ((code) >> 3)
-#define KIND_OF(code) ((code) & 7)
+#define KIND_OF(code) ((code)&7)
 
 /* ------------------------------------------------------------------------ */
 /* Tables, computed once. */
 
-static uint8_t RAY[64][8][7];  /* cells along direction d, nearest first */
+static uint8_t RAY[64][8][7]; /* cells along direction d, nearest first */
 static uint8_t RAYLEN[64][8];
-static u64 RAYBB[64][8];       /* the same as a mask */
-static u64 ADJ[64];            /* the 8 neighbours */
-static u64 BETWEEN[64][64];    /* cells strictly between two aligned cells */
-static int8_t DIRTO[64][64];   /* direction from a to b if aligned, else -1 */
-static u64 DIST[64][9];        /* cells within n king steps */
+static u64 RAYBB[64][8];     /* the same as a mask */
+static u64 ADJ[64];          /* the 8 neighbours */
+static u64 BETWEEN[64][64];  /* cells strictly between two aligned cells */
+static int8_t DIRTO[64][64]; /* direction from a to b if aligned, else -1 */
+static u64 DIST[64][9];      /* cells within n king steps */
 static u64 RANKBB[8], FILEBB[8];
 static u64 ZOB[16][64], ZOB_BLACK;
 static const char *const CELL_NAMES[64] = {
-    "a1", "b1", "c1", "d1", "e1", "f1", "g1", "h1", "a2", "b2", "c2", "d2", "e2", "f2",
-    "g2", "h2", "a3", "b3", "c3", "d3", "e3", "f3", "g3", "h3", "a4", "b4", "c4", "d4",
-    "e4", "f4", "g4", "h4", "a5", "b5", "c5", "d5", "e5", "f5", "g5", "h5", "a6", "b6",
-    "c6", "d6", "e6", "f6", "g6", "h6", "a7", "b7", "c7", "d7", "e7", "f7", "g7", "h7",
-    "a8", "b8", "c8", "d8", "e8", "f8", "g8", "h8",
+    "a1", "b1", "c1", "d1", "e1", "f1", "g1", "h1", "a2", "b2", "c2", "d2", "e2", "f2", "g2", "h2",
+    "a3", "b3", "c3", "d3", "e3", "f3", "g3", "h3", "a4", "b4", "c4", "d4", "e4", "f4", "g4", "h4",
+    "a5", "b5", "c5", "d5", "e5", "f5", "g5", "h5", "a6", "b6", "c6", "d6", "e6", "f6", "g6", "h6",
+    "a7", "b7", "c7", "d7", "e7", "f7", "g7", "h7", "a8", "b8", "c8", "d8", "e8", "f8", "g8", "h8",
 };
 static once_flag tables_once = ONCE_FLAG_INIT;
 
@@ -393,9 +392,9 @@ static inline rules_move encode(int f, int t)
 typedef struct gen_ctx {
     const ult_pos *q;
     int s;
-    bool legal_only;  /* false: pseudo-legal (parse_move's diagnosis) */
-    bool checked;     /* the king is attacked now */
-    u64 sensitive;    /* from-cells whose vacating may expose the king */
+    bool legal_only; /* false: pseudo-legal (parse_move's diagnosis) */
+    bool checked;    /* the king is attacked now */
+    u64 sensitive;   /* from-cells whose vacating may expose the king */
     rules_move *out;
     int n;
 } gen_ctx;
@@ -462,8 +461,8 @@ static u64 sensitive_cells(const ult_pos *q, int s)
 static inline void emit(gen_ctx *g, int f, int t, u64 caps, int kind)
 {
     if (g->legal_only) {
-        bool cheap = !g->checked && !caps && kind != KING && kind != IMMOB &&
-                     !(g->sensitive & BIT(f));
+        bool cheap =
+            !g->checked && !caps && kind != KING && kind != IMMOB && !(g->sensitive & BIT(f));
         if (!cheap && !safe_after(g->q, g->s, f, t, caps))
             return;
     }
@@ -639,8 +638,10 @@ static int parse_position(rules_pos *p, const char *text, char *why, size_t whyl
             } else {
                 int code = code_of(ch);
                 if (code < 0) {
-                    rules_why(why, whylen, "rank %d: '%c' is not a piece letter (KPWLCIX, kpwlcix) "
-                              "nor a digit 1-8", rank + 1, ch);
+                    rules_why(why, whylen,
+                              "rank %d: '%c' is not a piece letter (KPWLCIX, kpwlcix) "
+                              "nor a digit 1-8",
+                              rank + 1, ch);
                     return RULES_EBAD_POSITION;
                 }
                 if (file < 8) {
@@ -817,8 +818,7 @@ static bool parse_cell(const char *s, int *cell)
     return true;
 }
 
-static int parse_move(const rules_pos *p, const char *text, rules_move *m, char *why,
-                      size_t whylen)
+static int parse_move(const rules_pos *p, const char *text, rules_move *m, char *why, size_t whylen)
 {
     const ult_pos *q = CU(p);
     int s = p->to_move;
@@ -854,8 +854,10 @@ static int parse_move(const rules_pos *p, const char *text, rules_move *m, char 
             return RULES_EILLEGAL;
         }
         if (!frozen) {
-            rules_why(why, whylen, "%s: the %s on %s is not frozen; only a frozen piece may be "
-                      "removed", text, name, CELL_NAMES[f]);
+            rules_why(why, whylen,
+                      "%s: the %s on %s is not frozen; only a frozen piece may be "
+                      "removed",
+                      text, name, CELL_NAMES[f]);
             return RULES_EILLEGAL;
         }
     } else if (frozen) {
@@ -933,15 +935,14 @@ static const char *const PLAYER_NAMES[] = {"white", "black"};
 
 /* The two ids differ only in name; the 1968 rule is read from the variant
  * pointer by parse_position (ult_pos.r1968). */
-#define ULTIMA_VARIANT(id_, name_)                                             \
-    {                                                                          \
-        .id = id_, .name = name_, .nplayers = 2, .player_names = PLAYER_NAMES, \
-        .ncells = 64, .cell_names = CELL_NAMES, .init = init_pos,              \
-        .parse_position = parse_position, .print_position = print_position,    \
-        .legal_moves = legal_moves, .make = make, .unmake = unmake,            \
-        .parse_move = parse_move, .print_move = print_move,                    \
-        .display_move = NULL, .piece_at = piece_at, .cell_flags = cell_flags,  \
-        .status = status, .leave = NULL,                                       \
+#define ULTIMA_VARIANT(id_, name_)                                                                 \
+    {                                                                                              \
+        .id = id_, .name = name_, .nplayers = 2, .player_names = PLAYER_NAMES, .ncells = 64,       \
+        .cell_names = CELL_NAMES, .init = init_pos, .parse_position = parse_position,              \
+        .print_position = print_position, .legal_moves = legal_moves, .make = make,                \
+        .unmake = unmake, .parse_move = parse_move, .print_move = print_move,                      \
+        .display_move = NULL, .piece_at = piece_at, .cell_flags = cell_flags, .status = status,    \
+        .leave = NULL,                                                                             \
     }
 
 const rules_variant ultima_variant = ULTIMA_VARIANT("ultima", "Ultima (1963 rules)");

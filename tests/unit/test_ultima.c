@@ -353,7 +353,7 @@ static void test_check_methods(void **state)
     /* Pawn: reaches e4 with a black piece beyond on c4. */
     assert_true(checked("Kd4 pc4 pe8 ka8", "d4"));
     assert_false(checked("Kd4 pc4 pe8 If8 ka8", "d4")); /* frozen */
-    assert_false(checked("Kd4 Pc4 pe8 ka8", "d4"));      /* a friend beyond */
+    assert_false(checked("Kd4 Pc4 pe8 ka8", "d4"));     /* a friend beyond */
     /* Withdrawer: next to the king with room to step away. */
     assert_true(checked("Kd4 we5 ka8", "d4"));
     assert_false(checked("Kd4 we5 Pf6 ka8", "d4"));
@@ -415,8 +415,7 @@ static void test_game_end(void **state)
     assert_int_equal(g->result.winner, 1);
     assert_int_equal(g->result.reason, RULES_REASON_CHECKMATE);
     char why[RULES_WHY_TEXT];
-    assert_int_equal(rules_game_play_text(g, 0, "a1-a2", NULL, why, sizeof why),
-                     RULES_EGAME_OVER);
+    assert_int_equal(rules_game_play_text(g, 0, "a1-a2", NULL, why, sizeof why), RULES_EGAME_OVER);
     rules_game_free(g);
 
     /* Threefold repetition of the set-up. */
@@ -490,9 +489,9 @@ static void test_move_text(void **state)
 {
     (void)state;
     const char *bad[] = {
-        "", "e2", "e2-", "e2e4", "e2-e44", "e2 - e4", "E2-e4", "e2-E4", "i2-e4", "e2-e9",
-        "e0-e4", "e2-e4 ", " e2-e4", "e2x4", "e2xx", "x", "pass", "e2-e4=Q", "2e-4e", "e2--e4",
-        "e2-e4xe5", "ee-e4", "e2_e4", "b1X", "b1 x",
+        "",      "e2",     "e2-",      "e2e4",   "e2-e44", "e2 - e4", "E2-e4", "e2-E4", "i2-e4",
+        "e2-e9", "e0-e4",  "e2-e4 ",   " e2-e4", "e2x4",   "e2xx",    "x",     "pass",  "e2-e4=Q",
+        "2e-4e", "e2--e4", "e2-e4xe5", "ee-e4",  "e2_e4",  "b1X",     "b1 x",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         rules_pos p;
@@ -557,7 +556,7 @@ static void test_position_strings(void **state)
         "clxwkxli/pppppppp/44/8/8/8/PPPPPPPP/ILXKWXLC w",  /* two digits */
         "clxwkxli/pppppppp/9/8/8/8/PPPPPPPP/ILXKWXLC w",
         "clxwkxli/pppppppp/0/8/8/8/PPPPPPPP/ILXKWXLC w",
-        "clxwkxli/pppppppp/7Q/8/8/8/PPPPPPPP/ILXKWXLC w",  /* no such letter */
+        "clxwkxli/pppppppp/7Q/8/8/8/PPPPPPPP/ILXKWXLC w", /* no such letter */
         "clxwkxli/pppppppp/8/8/8/8/PPPPPPPP/ILXQWXLC w",
         "clxwxxli/pppppppp/8/8/8/8/PPPPPPPP/ILXKWXLC w",   /* no black king */
         "clxwkxli/pppppppp/8/8/8/8/PPPPPPPP/ILXXWXLC w",   /* no white king */
@@ -566,8 +565,8 @@ static void test_position_strings(void **state)
         "clxwkxli/pppppppp/8/8/8/8/PPPPPPPP/ILXKWXLC/ w",
         "/clxwkxli/pppppppp/8/8/8/8/PPPPPPPP/ILXKWXLC w",
         "clxwkxli.pppppppp/8/8/8/8/PPPPPPPP/ILXKWXLC w",
-        "8/8/8/3k4/3K4/8/8/8 w",                           /* black in check */
-        "8/8/8/3k4/3K4/8/8/8 b",                           /* white in check */
+        "8/8/8/3k4/3K4/8/8/8 w", /* black in check */
+        "8/8/8/3k4/3K4/8/8/8 b", /* white in check */
         "w",
         "8",
     };
@@ -594,7 +593,8 @@ static void test_position_strings(void **state)
     assert_int_equal(v->parse_position(&p, NULL, NULL, 0), RULES_EBAD_POSITION);
 
     /* Every truncation of valid strings is refused. */
-    const char *good[] = {SETUP, "8/8/8/3k4/8/3K4/8/8 b", "clxwkxli/pppppppp/8/8/8/8/PPPPPPPP/ILXKWXLC b"};
+    const char *good[] = {SETUP, "8/8/8/3k4/8/3K4/8/8 b",
+                          "clxwkxli/pppppppp/8/8/8/8/PPPPPPPP/ILXKWXLC b"};
     for (size_t g = 0; g < 3; g++) {
         char buf[RULES_POS_TEXT];
         size_t len = strlen(good[g]);

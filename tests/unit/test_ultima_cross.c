@@ -457,7 +457,8 @@ static void test_cross_ultima(void **state)
     (void)state;
     long k = scale();
     cross_variant("ultima", 0, (int)(12 * k), (int)(250 * k));
-    print_message("ultima: %ld positions, %ld moves compared\n", compared_positions, compared_moves);
+    print_message("ultima: %ld positions, %ld moves compared\n", compared_positions,
+                  compared_moves);
 }
 
 static void test_cross_ultima1968(void **state)
