@@ -364,6 +364,11 @@ static int compare_at(const rules_pos *p, int r1968, rules_move *moves)
     int kc = ref_king(r.b, s);
     int checked = ref_can_take_king(&r, -s);
     assert_int_equal((v->cell_flags(p, kc) & RULES_CELL_CHECK) != 0, checked);
+    /* Frozen pieces agree. */
+    for (int c = 0; c < 64; c++) {
+        int frozen = r.b[c] != '.' && ref_frozen(r.b, c);
+        assert_int_equal((v->cell_flags(p, c) & RULES_CELL_FROZEN) != 0, frozen);
+    }
     compared_positions++;
     compared_moves += n;
     return n;
@@ -445,8 +450,13 @@ static void cross_variant(const char *id, int r1968, int games_setup, int positi
     }
 }
 
+/* ULTIMA_CROSS_SCALE=k multiplies the number of games (run by hand in a
+ * release build for long checks); ULTIMA_CROSS_SEED changes them. */
 static long scale(void)
 {
+    const char *seed = getenv("ULTIMA_CROSS_SEED");
+    if (seed != NULL && atoll(seed) != 0)
+        rng_state = (uint64_t)atoll(seed);
     const char *s = getenv("ULTIMA_CROSS_SCALE");
     long k = s ? atol(s) : 1;
     return k > 0 ? k : 1;
