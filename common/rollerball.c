@@ -12,7 +12,8 @@
  * Where the rules text leaves the exact walk open, the lines follow the
  * published implementation the rules file names (Jocly's Rollerball):
  *   - a bishop's forward line holds at most 6 cells (rebound included), a
- *     rook's forward line at most 12 (never shorter than the board allows);
+ *     rook's forward line at most 12: both limits are Jocly's and no line on
+ *     this board is longer, so they change nothing;
  *   - a rebound happens only after at least one step, on the cell where the
  *     next step would leave the board or enter the hole;
  *   - the rook's run-on sideways lines (b1 north, a6 east, f7 south, g2 west)
