@@ -38,16 +38,16 @@ enum {
 /* Piece codes: kind | colour << 3; 0 is an empty cell. */
 enum { RB_PAWN = 1, RB_BISHOP = 2, RB_ROOK = 3, RB_KING = 4, RB_NKINDS = 5 };
 enum { RB_BLACK = 8 };
-#define RB_KIND(pc) ((pc) & 7)
+#define RB_KIND(pc) ((pc)&7)
 #define RB_COLOR(pc) ((pc) >> 3)
 #define RB_BIT(c) ((uint64_t)1 << (c))
 
 /* The position inside rules_pos.data. */
 typedef struct rb_state {
-    uint64_t occ[2];        /* cells of each side's pieces */
+    uint64_t occ[2]; /* cells of each side's pieces */
     uint8_t board[RB_CELLS];
-    uint8_t king[2];        /* cell of each king */
-    uint8_t underway;       /* bit 0 white king under way, bit 1 black */
+    uint8_t king[2];  /* cell of each king */
+    uint8_t underway; /* bit 0 white king under way, bit 1 black */
 } rb_state;
 static_assert(sizeof(rb_state) <= RULES_POS_DATA, "rb_state fits rules_pos");
 
@@ -59,10 +59,11 @@ static_assert(sizeof(rb_undo) <= RULES_UNDO_DATA, "rb_undo fits rules_undo");
 
 /* Move: from | to << 6 | promoted kind << 12. Never 0 (from != to). */
 #define RB_MOVE(f, t, pr) ((rules_move)((f) | (t) << 6 | (pr) << 12))
-#define RB_FROM(m) ((int)((m) & 63))
+#define RB_FROM(m) ((int)((m)&63))
 #define RB_TO(m) ((int)(((m) >> 6) & 63))
 #define RB_PROMO(m) ((int)(((m) >> 12) & 7))
 
+/* clang-format off */
 static const char *const rb_cell_names[RB_CELLS] = {
     "a1", "b1", "c1", "d1", "e1", "f1", "g1",
     "a2", "b2", "c2", "d2", "e2", "f2", "g2",
@@ -72,6 +73,7 @@ static const char *const rb_cell_names[RB_CELLS] = {
     "a6", "b6", "c6", "d6", "e6", "f6", "g6",
     "a7", "b7", "c7", "d7", "e7", "f7", "g7",
 };
+/* clang-format on */
 
 static const char *const rb_player_names[] = {"white", "black"};
 
@@ -83,10 +85,26 @@ static const char rb_forward_map[7][8] = {
 
 /* Cells named by the rules. */
 enum {
-    A1 = 0, B1 = 1, C1 = 2, D1 = 3, E1 = 4, G1 = 6,
-    C2 = 9, D2 = 10, E2 = 11, G2 = 13,
-    A6 = 26, C6 = 28, D6 = 29, E6 = 30,
-    A7 = 33, C7 = 35, D7 = 36, E7 = 37, F7 = 38, G7 = 39,
+    A1 = 0,
+    B1 = 1,
+    C1 = 2,
+    D1 = 3,
+    E1 = 4,
+    G1 = 6,
+    C2 = 9,
+    D2 = 10,
+    E2 = 11,
+    G2 = 13,
+    A6 = 26,
+    C6 = 28,
+    D6 = 29,
+    E6 = 30,
+    A7 = 33,
+    C7 = 35,
+    D7 = 36,
+    E7 = 37,
+    F7 = 38,
+    G7 = 39,
 };
 
 typedef struct rb_line {
@@ -120,10 +138,22 @@ static once_flag rb_once = ONCE_FLAG_INIT;
 static void rb_frame(int c, int lx, int ly, int *dx, int *dy)
 {
     switch (T.fwd[c]) {
-    case 'N': *dx = lx; *dy = ly; break;
-    case 'E': *dx = ly; *dy = -lx; break;
-    case 'S': *dx = -lx; *dy = -ly; break;
-    default: *dx = -ly; *dy = lx; break; /* 'W' */
+    case 'N':
+        *dx = lx;
+        *dy = ly;
+        break;
+    case 'E':
+        *dx = ly;
+        *dy = -lx;
+        break;
+    case 'S':
+        *dx = -lx;
+        *dy = -ly;
+        break;
+    default:
+        *dx = -ly;
+        *dy = lx;
+        break; /* 'W' */
     }
 }
 
@@ -205,8 +235,13 @@ static void rb_add_slide(int kind, int c, int lx, int ly, int reach)
  * they pass over the first cell. */
 static void rb_add_run_on(int c)
 {
-    static const struct { int from, dx, dy; } run_on[] = {
-        {B1, 0, 1}, {A6, 1, 0}, {F7, 0, -1}, {G2, -1, 0},
+    static const struct {
+        int from, dx, dy;
+    } run_on[] = {
+        {B1, 0, 1},
+        {A6, 1, 0},
+        {F7, 0, -1},
+        {G2, -1, 0},
     };
     for (size_t i = 0; i < sizeof run_on / sizeof run_on[0]; i++) {
         if (run_on[i].from != c)
@@ -322,8 +357,7 @@ static inline const rb_state *rb_cst(const rules_pos *p)
 
 /* Is `sq` attacked by one of the pieces in `attackers` (cells of one side)
  * when the occupied cells are `occ`? */
-static inline bool rb_attacked(const rb_state *s, int sq, uint64_t attackers,
-                               uint64_t occ)
+static inline bool rb_attacked(const rb_state *s, int sq, uint64_t attackers, uint64_t occ)
 {
     while (attackers) {
         int o = __builtin_ctzll(attackers);
@@ -387,8 +421,7 @@ static inline bool rb_dark(int c)
 
 /* Write the legal moves of the side to move whose from cell is in `from_set`
  * into out. */
-static int rb_generate(const rb_state *s, int us, uint64_t from_set,
-                       rules_move *out)
+static int rb_generate(const rb_state *s, int us, uint64_t from_set, rules_move *out)
 {
     int them = us ^ 1, n = 0;
     uint64_t occ = s->occ[0] | s->occ[1];
@@ -405,8 +438,7 @@ static int rb_generate(const rb_state *s, int us, uint64_t from_set,
                 int to = l->cell[j];
                 uint64_t tb = RB_BIT(to);
                 bool occupied = (occ & tb) != 0;
-                if (j >= l->first_stop && !(seen & tb) &&
-                    (!occupied || (enemy & tb))) {
+                if (j >= l->first_stop && !(seen & tb) && (!occupied || (enemy & tb))) {
                     seen |= tb;
                     int ksq = kind == RB_KING ? to : s->king[us];
                     if (!rb_attacked(s, ksq, enemy & ~tb, occ_from | tb)) {
@@ -465,12 +497,21 @@ static void rb_init(rules_pos *p)
 {
     rb_tables_init();
     rb_clear(p);
-    static const struct { uint8_t cell, pc; } setup[] = {
-        {C1, RB_PAWN}, {C2, RB_PAWN}, {D1, RB_BISHOP}, {D2, RB_KING},
-        {E1, RB_ROOK}, {E2, RB_ROOK},
-        {E7, RB_PAWN | RB_BLACK}, {E6, RB_PAWN | RB_BLACK},
-        {D7, RB_BISHOP | RB_BLACK}, {D6, RB_KING | RB_BLACK},
-        {C7, RB_ROOK | RB_BLACK}, {C6, RB_ROOK | RB_BLACK},
+    static const struct {
+        uint8_t cell, pc;
+    } setup[] = {
+        {C1, RB_PAWN},
+        {C2, RB_PAWN},
+        {D1, RB_BISHOP},
+        {D2, RB_KING},
+        {E1, RB_ROOK},
+        {E2, RB_ROOK},
+        {E7, RB_PAWN | RB_BLACK},
+        {E6, RB_PAWN | RB_BLACK},
+        {D7, RB_BISHOP | RB_BLACK},
+        {D6, RB_KING | RB_BLACK},
+        {C7, RB_ROOK | RB_BLACK},
+        {C6, RB_ROOK | RB_BLACK},
     };
     for (size_t i = 0; i < sizeof setup / sizeof setup[0]; i++)
         rb_place(p, setup[i].cell, setup[i].pc);
@@ -538,8 +579,7 @@ static void rb_unmake(rules_pos *p, rules_move m, const rules_undo *ud)
 }
 
 static const char rb_letters[RB_NKINDS] = {0, 'P', 'B', 'R', 'K'};
-static const char *const rb_kind_names[RB_NKINDS] = {"", "pawn", "bishop", "rook",
-                                                     "king"};
+static const char *const rb_kind_names[RB_NKINDS] = {"", "pawn", "bishop", "rook", "king"};
 
 static char rb_piece_at(const rules_pos *p, int cell, int *owner)
 {
@@ -617,8 +657,8 @@ static int rb_parse_cell(const char *s, int *cell)
     return 2;
 }
 
-static int rb_parse_move(const rules_pos *p, const char *text, rules_move *m,
-                         char *why, size_t whylen)
+static int rb_parse_move(const rules_pos *p, const char *text, rules_move *m, char *why,
+                         size_t whylen)
 {
     const rb_state *s = rb_cst(p);
     int from, to;
@@ -628,29 +668,27 @@ static int rb_parse_move(const rules_pos *p, const char *text, rules_move *m,
         rules_why(why, whylen, "move text too long: expected <from>-<to>");
         return RULES_EBAD_MOVE_TEXT;
     }
-    if (rb_parse_cell(text, &from) == 0 || text[2] != '-' ||
-        rb_parse_cell(text + 3, &to) == 0) {
-        rules_why(why, whylen,
-                  "%s: expected <from>-<to> with cells a1 to g7, e.g. c2-b2",
-                  text);
+    if (rb_parse_cell(text, &from) == 0 || text[2] != '-' || rb_parse_cell(text + 3, &to) == 0) {
+        rules_why(why, whylen, "%s: expected <from>-<to> with cells a1 to g7, e.g. c2-b2", text);
         return RULES_EBAD_MOVE_TEXT;
     }
     char letter = 0;
     if (text[5] == '=') {
         letter = text[6];
         if ((letter != 'R' && letter != 'B') || text[7] != '\0') {
-            rules_why(why, whylen, "%s: a pawn promotes to =R (rook) or =B (bishop)",
-                      text);
+            rules_why(why, whylen, "%s: a pawn promotes to =R (rook) or =B (bishop)", text);
             return RULES_EBAD_MOVE_TEXT;
         }
     } else if (text[5] != '\0') {
-        rules_why(why, whylen, "%s: unexpected text after the move; expected "
-                  "<from>-<to> or <from>-<to>=R", text);
+        rules_why(why, whylen,
+                  "%s: unexpected text after the move; expected "
+                  "<from>-<to> or <from>-<to>=R",
+                  text);
         return RULES_EBAD_MOVE_TEXT;
     }
     if (from < 0 || to < 0) {
-        rules_why(why, whylen, "%s: %.2s is in the hole (c3-e5), not a cell of the board",
-                  text, from < 0 ? text : text + 3);
+        rules_why(why, whylen, "%s: %.2s is in the hole (c3-e5), not a cell of the board", text,
+                  from < 0 ? text : text + 3);
         return RULES_EBAD_MOVE_TEXT;
     }
     int us = p->to_move;
@@ -665,9 +703,8 @@ static int rb_parse_move(const rules_pos *p, const char *text, rules_move *m,
     }
     const char *name = rb_kind_names[RB_KIND(pc)];
     if (RB_COLOR(pc) != us) {
-        rules_why(why, whylen, "%s: the %s on %s is %s's, and %s is to move", text,
-                  name, rb_cell_names[from], rb_player_names[RB_COLOR(pc)],
-                  rb_player_names[us]);
+        rules_why(why, whylen, "%s: the %s on %s is %s's, and %s is to move", text, name,
+                  rb_cell_names[from], rb_player_names[RB_COLOR(pc)], rb_player_names[us]);
         return RULES_ENOT_YOURS;
     }
     if (!rb_reaches(s, from, to)) {
@@ -677,18 +714,19 @@ static int rb_parse_move(const rules_pos *p, const char *text, rules_move *m,
     }
     bool promotes = RB_KIND(pc) == RB_PAWN && rb_promotes(us, to);
     if (promotes && letter == 0) {
-        rules_why(why, whylen, "%s: the pawn promotes on %s: write %s=R%s", text,
-                  rb_cell_names[to], text, rb_dark(to) ? "" : " or =B");
+        rules_why(why, whylen, "%s: the pawn promotes on %s: write %s=R%s", text, rb_cell_names[to],
+                  text, rb_dark(to) ? "" : " or =B");
         return RULES_EBAD_MOVE_TEXT;
     }
     if (!promotes && letter != 0) {
-        rules_why(why, whylen, "%s: only a pawn reaching its promotion cell promotes",
-                  text);
+        rules_why(why, whylen, "%s: only a pawn reaching its promotion cell promotes", text);
         return RULES_EBAD_MOVE_TEXT;
     }
     if (letter == 'B' && rb_dark(to)) {
-        rules_why(why, whylen, "%s: %s is a dark cell: the pawn becomes a rook (=R), "
-                  "never a bishop", text, rb_cell_names[to]);
+        rules_why(why, whylen,
+                  "%s: %s is a dark cell: the pawn becomes a rook (=R), "
+                  "never a bishop",
+                  text, rb_cell_names[to]);
         return RULES_EILLEGAL;
     }
     rules_move want = RB_MOVE(from, to, letter == 'R' ? RB_ROOK : letter == 'B' ? RB_BISHOP : 0);
@@ -724,8 +762,8 @@ static int rb_print_position(const rules_pos *p, char *buf, size_t len)
             if (c < 0)
                 out[n++] = '*';
             else
-                out[n++] = RB_COLOR(pc) ? (char)(rb_letters[RB_KIND(pc)] + 32)
-                                        : rb_letters[RB_KIND(pc)];
+                out[n++] =
+                    RB_COLOR(pc) ? (char)(rb_letters[RB_KIND(pc)] + 32) : rb_letters[RB_KIND(pc)];
         }
         if (empty)
             out[n++] = (char)('0' + empty);
@@ -786,8 +824,8 @@ static int rb_parse_position(rules_pos *p, const char *text, char *why, size_t w
                     if (x >= 7)
                         return rb_bad_position(why, whylen, "a rank holds more than 7 cells", i);
                     if (T.at[y][x] < 0)
-                        return rb_bad_position(why, whylen,
-                                               "an empty run covers the hole; write '*' for c3-e5", i);
+                        return rb_bad_position(
+                            why, whylen, "an empty run covers the hole; write '*' for c3-e5", i);
                 }
                 last_digit = true;
                 i++;
@@ -796,8 +834,7 @@ static int rb_parse_position(rules_pos *p, const char *text, char *why, size_t w
             last_digit = false;
             if (ch == '*') {
                 if (c >= 0)
-                    return rb_bad_position(why, whylen,
-                                           "'*' marks the hole cells c3-e5 only", i);
+                    return rb_bad_position(why, whylen, "'*' marks the hole cells c3-e5 only", i);
                 x++;
                 i++;
                 continue;
@@ -810,8 +847,8 @@ static int rb_parse_position(rules_pos *p, const char *text, char *why, size_t w
                                        "expected a piece letter (PBRK, pbrk), a digit or '*'", i);
             int idx = (int)(l - "PBRKpbrk");
             int kind = idx % 4 + 1, side = idx / 4;
-            if (kind == RB_PAWN && ((side == 0 && (c == E6 || c == E7)) ||
-                                    (side == 1 && (c == C1 || c == C2))))
+            if (kind == RB_PAWN &&
+                ((side == 0 && (c == E6 || c == E7)) || (side == 1 && (c == C1 || c == C2))))
                 return rb_bad_position(why, whylen, "a pawn stands on its promotion cell", i);
             if (kind == RB_KING && ++kings[side] > 1)
                 return rb_bad_position(why, whylen, "more than one king of a side", i);
@@ -842,7 +879,8 @@ static int rb_parse_position(rules_pos *p, const char *text, char *why, size_t w
             i++;
         }
         if (s->underway == 0)
-            return rb_bad_position(why, whylen, "expected the journey flags '-', 'W', 'B' or 'WB'", i);
+            return rb_bad_position(why, whylen, "expected the journey flags '-', 'W', 'B' or 'WB'",
+                                   i);
     }
     if (text[i] != '\0')
         return rb_bad_position(why, whylen, "unexpected text after the journey flags", i);

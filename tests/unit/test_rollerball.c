@@ -131,8 +131,8 @@ static void test_worked_examples(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof examples / sizeof examples[0]; i++) {
         char pieces[32], text[RULES_POS_TEXT], got[256];
-        snprintf(pieces, sizeof pieces, "%s K%s k%s", examples[i].piece,
-                 examples[i].white_king, examples[i].black_king);
+        snprintf(pieces, sizeof pieces, "%s K%s k%s", examples[i].piece, examples[i].white_king,
+                 examples[i].black_king);
         build(pieces, 'w', "-", text);
         rules_pos p;
         load(&p, text);
@@ -368,8 +368,7 @@ static void test_checkmate(void **state)
     assert_int_equal(g->result.outcome[0], RULES_OUTCOME_WIN);
     assert_int_equal(g->result.outcome[1], RULES_OUTCOME_LOSS);
     char why[RULES_WHY_TEXT];
-    assert_int_equal(rules_game_play_text(g, -1, "a4-a3", NULL, why, sizeof why),
-                     RULES_EGAME_OVER);
+    assert_int_equal(rules_game_play_text(g, -1, "a4-a3", NULL, why, sizeof why), RULES_EGAME_OVER);
     rules_game_free(g);
 }
 
@@ -485,42 +484,55 @@ static void test_journey_flag_set_and_cancelled(void **state)
     rules_game_free(g);
 }
 
+/* Play space-separated moves. */
+static void play_all(rules_game *g, const char *moves)
+{
+    char buf[512], *save = NULL;
+    snprintf(buf, sizeof buf, "%s", moves);
+    for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
+        play(g, t);
+}
+
+/* Play `moves`, then `last`, which must end the game by the journey with
+ * `winner` winning (winner < 0: the game must go on). */
+static void journey(const char *start, const char *moves, const char *last, int winner)
+{
+    rules_game *g = new_game(start);
+    play_all(g, moves);
+    assert_false(g->result.over);
+    play(g, last);
+    if (winner < 0) {
+        assert_false(g->result.over);
+    } else {
+        assert_true(g->result.over);
+        assert_int_equal(g->result.reason, RULES_REASON_JOURNEY);
+        assert_int_equal(g->result.winner, winner);
+        assert_int_equal(g->result.outcome[winner], RULES_OUTCOME_WIN);
+        assert_int_equal(g->result.outcome[!winner], RULES_OUTCOME_LOSS);
+    }
+    rules_game_free(g);
+}
+
 static void test_journey_round_trip_wins(void **state)
 {
     (void)state;
-    /* The white king goes round clockwise: d2 c2 b3 a4 a5 b6 c7 d6... with
-     * the black king out of the way (on g1: it never crosses its line). */
-    rules_game *g = new_game("7/7/2***2/2***2/2***2/3K3/6k w -");
-    static const char *const walk[] = {"d2-c2", "g1-g2", "c2-b3", "g2-g1", "b3-a4",
-                                       "g1-g2", "a4-b5", "g2-g1", "b5-b6", "g1-g2",
-                                       "b6-c7", "g2-g1"};
-    for (size_t i = 0; i < sizeof walk / sizeof walk[0]; i++)
-        play(g, walk[i]);
-    assert_false(g->result.over);
-    play(g, "c7-d6");
-    assert_true(g->result.over);
-    assert_int_equal(g->result.reason, RULES_REASON_JOURNEY);
-    assert_int_equal(g->result.winner, 0);
-    rules_game_free(g);
-
+    /* The white king goes round clockwise: d2 c2 b3 a4 b5 b6 c7 d6, the
+     * black king out of the way (g1/g2: it never crosses its line). */
+    journey("7/7/2***2/2***2/2***2/3K3/6k w -",
+            "d2-c2 g1-g2 c2-b3 g2-g1 b3-a4 g1-g2 a4-b5 g2-g1 b5-b6 g1-g2 b6-c7 g2-g1", "c7-d6", 0);
     /* Black's journey: d6 -> e6 (under way), then round to d2. */
-    g = new_game("7/3k3/2***2/2***2/2***2/7/K6 b -");
-    static const char *const bwalk[] = {"d6-e6", "a1-a2", "e6-f5", "a2-a1", "f5-f4",
-                                        "a1-a2", "f4-f3", "a2-a1", "f3-e2", "a1-a2"};
-    for (size_t i = 0; i < sizeof bwalk / sizeof bwalk[0]; i++)
-        play(g, bwalk[i]);
-    assert_false(g->result.over);
-    play(g, "e2-d2");
-    assert_true(g->result.over);
-    assert_int_equal(g->result.reason, RULES_REASON_JOURNEY);
-    assert_int_equal(g->result.winner, 1);
-    rules_game_free(g);
+    journey("7/3k3/2***2/2***2/2***2/7/K6 b -",
+            "d6-e6 a1-a2 e6-f5 a2-a1 f5-f4 a1-a2 f4-f3 a2-a1 f3-e2 a1-a2", "e2-d2", 1);
+    /* Under way, back over the line (c2 -> d2), then round the other way
+     * (e2 f3 f4 f5 e6): reaching d6 is no win. */
+    journey("7/7/2***2/2***2/2***2/3K3/k6 w -",
+            "d2-c2 a1-a2 c2-d2 a2-a1 d2-e2 a1-a2 e2-f3 a2-a1 f3-f4 a1-a2 f4-f5 a2-a1 "
+            "f5-e6 a1-a2",
+            "e6-d6", -1);
 
-    /* Crossing back cancels: e6 -> d7 and then d7 -> ... d6 is no win. */
-    g = new_game("7/3k3/2***2/2***2/2***2/7/K6 b -");
-    play(g, "d6-e6");
-    play(g, "a1-a2");
-    play(g, "e6-d7");
+    /* Black crossing back (e6 -> d7) cancels too. */
+    rules_game *g = new_game("7/3k3/2***2/2***2/2***2/7/K6 b -");
+    play_all(g, "d6-e6 a1-a2 e6-d7");
     char text[RULES_POS_TEXT];
     position_of(g, text);
     assert_string_equal(text, "3k3/7/2***2/2***2/2***2/K6/7 w -");
@@ -600,19 +612,19 @@ static void test_bad_move_text(void **state)
         {"c2xb2", RULES_EBAD_MOVE_TEXT},
         {"pass", RULES_EBAD_MOVE_TEXT},
         {"c2x", RULES_EBAD_MOVE_TEXT},
-        {"c3-b3", RULES_EBAD_MOVE_TEXT},  /* c3 is the hole */
-        {"b2-d4", RULES_EBAD_MOVE_TEXT},  /* d4 is the hole */
+        {"c3-b3", RULES_EBAD_MOVE_TEXT}, /* c3 is the hole */
+        {"b2-d4", RULES_EBAD_MOVE_TEXT}, /* d4 is the hole */
         {"a3-a4", RULES_ENO_PIECE},
         {"b2-b3", RULES_ENO_PIECE},
         {"c7-d7", RULES_ENOT_YOURS},
         {"e6-f6", RULES_ENOT_YOURS},
         {"c2-a2", RULES_EUNREACHABLE},
-        {"c2-c1", RULES_EUNREACHABLE},   /* own piece */
+        {"c2-c1", RULES_EUNREACHABLE}, /* own piece */
         {"c2-d2", RULES_EUNREACHABLE},
-        {"e1-d1", RULES_EUNREACHABLE},   /* blocked by its own bishop */
-        {"e1-a1", RULES_EUNREACHABLE},   /* blocked by its own bishop */
+        {"e1-d1", RULES_EUNREACHABLE}, /* blocked by its own bishop */
+        {"e1-a1", RULES_EUNREACHABLE}, /* blocked by its own bishop */
         {"d2-c3", RULES_EBAD_MOVE_TEXT},
-        {"d1-b3", RULES_EUNREACHABLE},   /* blocked by the pawn c2 */
+        {"d1-b3", RULES_EUNREACHABLE}, /* blocked by the pawn c2 */
         {"d2-d3", RULES_EBAD_MOVE_TEXT},
         {"e2-e1", RULES_EUNREACHABLE},
     };
@@ -663,26 +675,26 @@ static void test_bad_positions(void **state)
         "2rbp2/2rkp2/2***2/2***2/2***2/2PKR2/2PBR2 w w",
         "2rbp2/2rkp2/2***2/2***2/2***2/2PKR2/2PBR2 w x",
         "2rbp2/2rkp2/2***2/2***2/2***2/2PKR2/2PBR2 w -W",
-        "2rbp2/2rkp2/2***2/2***2/2***2/2PKR2/2PBR3 w -",  /* 8 cells */
-        "2rbp2/2rkp2/2***2/2***2/2***2/2PKR2/2PBR1 w -",  /* 6 cells */
-        "2rbp2/2rkp2/2***2/2***2/2***2/2PKR2 w -",        /* 6 ranks */
+        "2rbp2/2rkp2/2***2/2***2/2***2/2PKR2/2PBR3 w -",   /* 8 cells */
+        "2rbp2/2rkp2/2***2/2***2/2***2/2PKR2/2PBR1 w -",   /* 6 cells */
+        "2rbp2/2rkp2/2***2/2***2/2***2/2PKR2 w -",         /* 6 ranks */
         "2rbp2/2rkp2/2***2/2***2/2***2/2PKR2/2PBR2/7 w -", /* 8 ranks */
-        "2rbp2/2rkp2/7/2***2/2***2/2PKR2/2PBR2 w -",      /* run over the hole */
+        "2rbp2/2rkp2/7/2***2/2***2/2PKR2/2PBR2 w -",       /* run over the hole */
         "2rbp2/2rkp2/2**3/2***2/2***2/2PKR2/2PBR2 w -",
         "2rbp2/2rkp2/2***2/2***2/2***2/2PKR2/2PB*2 w -",  /* '*' off the hole */
         "2rbp2/2rkp2/2*R*2/2***2/2***2/2PKR2/2PBR2 w -",  /* piece in the hole */
         "2rbp2/2rkp2/11***2/2***2/2***2/2PKR2/2PBR2 w -", /* two digits */
         "2rbp2/2rkp2/0***2/2***2/2***2/2PKR2/2PBR2 w -",
         "2rbp2/2rkp2/2***2/2***2/2***2/2PKR2/2PBR8 w -",
-        "2rbq2/2rkp2/2***2/2***2/2***2/2PKR2/2PBR2 w -",  /* no queen */
-        "2rbp2/2rkp2/2***2/2***2/2***2/2PPR2/2PBR2 w -",  /* no white king */
-        "2rbp2/2rKp2/2***2/2***2/2***2/2PKR2/2PBR2 w -",  /* no black king */
-        "2rbp2/2rkp2/2***2/2***2/2***2/2PKR2/2PBK2 w -",  /* two white kings */
-        "2rbP2/2rkp2/2***2/2***2/2***2/2PKR2/2PBR2 w -",  /* pawn on e7 */
-        "2rbp2/2rkP2/2***2/2***2/2***2/2PKR2/2PBR2 w -",  /* pawn on e6 */
-        "2rbp2/2rkp2/2***2/2***2/2***2/2pKR2/2PBR2 w -",  /* black pawn c2 */
-        "2rbp2/2rkp2/2***2/2***2/2***2/2PKR2/2pBR2 w -",  /* black pawn c1 */
-        "7/7/2***2/2***2/2***2/1k5/2K4 w -",              /* kings touch */
+        "2rbq2/2rkp2/2***2/2***2/2***2/2PKR2/2PBR2 w -", /* no queen */
+        "2rbp2/2rkp2/2***2/2***2/2***2/2PPR2/2PBR2 w -", /* no white king */
+        "2rbp2/2rKp2/2***2/2***2/2***2/2PKR2/2PBR2 w -", /* no black king */
+        "2rbp2/2rkp2/2***2/2***2/2***2/2PKR2/2PBK2 w -", /* two white kings */
+        "2rbP2/2rkp2/2***2/2***2/2***2/2PKR2/2PBR2 w -", /* pawn on e7 */
+        "2rbp2/2rkP2/2***2/2***2/2***2/2PKR2/2PBR2 w -", /* pawn on e6 */
+        "2rbp2/2rkp2/2***2/2***2/2***2/2pKR2/2PBR2 w -", /* black pawn c2 */
+        "2rbp2/2rkp2/2***2/2***2/2***2/2PKR2/2pBR2 w -", /* black pawn c1 */
+        "7/7/2***2/2***2/2***2/1k5/2K4 w -",             /* kings touch */
         "2rbp2\\2rkp2/2***2/2***2/2***2/2PKR2/2PBR2 w -",
         "2rbp2/2rkp2/2***2/2***2/2***2/2PKR2/2PBR2\tw -",
     };

@@ -33,9 +33,9 @@
 /* The reference. */
 
 typedef struct ref_pos {
-    char sq[7][7];    /* [y][x]: '.' empty, '#' hole, else PBRK / pbrk */
+    char sq[7][7]; /* [y][x]: '.' empty, '#' hole, else PBRK / pbrk */
     int white_to_move;
-    int under[2];     /* journey flags: white, black */
+    int under[2]; /* journey flags: white, black */
 } ref_pos;
 
 typedef struct ref_move {
@@ -93,8 +93,8 @@ static int ref_empty(const ref_pos *p, int x, int y)
  * next cell is off the board or in the hole. Returns 1 if (tx, ty) is
  * reached over empty cells. kind 'R' rebounds at corners only, 'B' anywhere;
  * sx is the bishop's sideways sign (+1 right, -1 left). */
-static int ref_slide(const ref_pos *p, char kind, int x, int y, int dx, int dy,
-                     int sx, int tx, int ty)
+static int ref_slide(const ref_pos *p, char kind, int x, int y, int dx, int dy, int sx, int tx,
+                     int ty)
 {
     int sfx, sfy;
     ref_forward(x, y, &sfx, &sfy);
@@ -151,8 +151,7 @@ static int ref_reaches(const ref_pos *p, int x, int y, int tx, int ty)
         return ref_slide(p, 'B', x, y, fx + rx, fy + ry, 1, tx, ty) ||
                ref_slide(p, 'B', x, y, fx - rx, fy - ry, -1, tx, ty);
     case 'R':
-        if ((ddx == -fx && ddy == -fy) || (ddx == rx && ddy == ry) ||
-            (ddx == -rx && ddy == -ry))
+        if ((ddx == -fx && ddy == -fy) || (ddx == rx && ddy == ry) || (ddx == -rx && ddy == -ry))
             return 1;
         if (ref_slide(p, 'R', x, y, fx, fy, 0, tx, ty))
             return 1;
@@ -252,8 +251,8 @@ static int ref_legal(const ref_pos *p, ref_move *out)
                         continue;
                     ref_move m = {x, y, tx, ty, 0};
                     /* White pawns promote on e6/e7, black ones on c2/c1. */
-                    int promo = (c & ~32) == 'P' &&
-                                (white ? (tx == 4 && ty >= 5) : (tx == 2 && ty <= 1));
+                    int promo =
+                        (c & ~32) == 'P' && (white ? (tx == 4 && ty >= 5) : (tx == 2 && ty <= 1));
                     for (int k = 0; k < (promo ? 2 : 1); k++) {
                         m.promo = promo ? "RB"[k] : 0;
                         /* Bishops only on light cells; a1 is dark. */
@@ -444,8 +443,8 @@ static int compare_position(rules_pos *p)
         assert_true(res.over && res.reason == RULES_REASON_JOURNEY);
     } else if (rn == 0) {
         assert_true(res.over);
-        assert_int_equal(res.reason, mover_in_check ? RULES_REASON_CHECKMATE
-                                                    : RULES_REASON_STALEMATE);
+        assert_int_equal(res.reason,
+                         mover_in_check ? RULES_REASON_CHECKMATE : RULES_REASON_STALEMATE);
         assert_int_equal(res.winner, mover_in_check ? (r.white_to_move ? 1 : 0) : -1);
     } else {
         assert_false(res.over);
@@ -505,14 +504,10 @@ static void test_random_from_setup(void **state)
 /* Hand-built starts: kings near their journey lines, pawns near promotion,
  * open boards for long bishop and rook lines. */
 static const char *const starts[] = {
-    "7/7/2***2/2***2/2***2/k6/3K3 w -",
-    "3K3/7/2***2/2***2/2***2/7/3k3 w WB",
-    "3P3/2k4/2***2/2***2/2***2/7/K2p3 w -",
-    "2r4/1P1k3/2***2/2***2/2***2/3K1p1/7 w -",
-    "b5r/7/B1***1R/2***2/r1***1B/7/3K2k w -",
-    "7/2kR3/2***2/2***2/2***2/2K4/7 b W",
-    "r6/6b/2***2/R1***2/2***2/B5K/k6 b -",
-    "7/5k1/2***1P/P1***2/1p***2/7/3K2p w -",
+    "7/7/2***2/2***2/2***2/k6/3K3 w -",       "3K3/7/2***2/2***2/2***2/7/3k3 w WB",
+    "3P3/2k4/2***2/2***2/2***2/7/K2p3 w -",   "2r4/1P1k3/2***2/2***2/2***2/3K1p1/7 w -",
+    "b5r/7/B1***1R/2***2/r1***1B/7/3K2k w -", "7/2kR3/2***2/2***2/2***2/2K4/7 b W",
+    "r6/6b/2***2/R1***2/2***2/B5K/k6 b -",    "7/5k1/2***1P/P1***2/1p***2/7/3K2p w -",
 };
 
 static void test_random_from_hand_built(void **state)
@@ -525,8 +520,8 @@ static void test_random_from_hand_built(void **state)
     assert_true(positions > 3000);
     print_message("seen: %ld promotion moves, %ld positions with a king under way, "
                   "%ld journeys won, %ld checks, %ld checkmates, %ld stalemates\n",
-                  seen.promotions, seen.underway, seen.journeys, seen.checks,
-                  seen.mates, seen.stalemates);
+                  seen.promotions, seen.underway, seen.journeys, seen.checks, seen.mates,
+                  seen.stalemates);
     assert_true(seen.promotions > 0 && seen.underway > 0 && seen.journeys > 0);
     assert_true(seen.checks > 0 && seen.mates > 0 && seen.stalemates > 0);
 }
