@@ -107,6 +107,21 @@ static void destinations(const rules_pos *p, const char *cell, char *out)
     }
 }
 
+/* The legal destinations of the piece on `cell` in the position of
+ * `pieces` (see build) must be `expect`. */
+static void expect_destinations(const char *pieces, char side, const char *cell, const char *expect)
+{
+    char text[RULES_POS_TEXT], got[256];
+    build(pieces, side, "-", text);
+    rules_pos p;
+    load(&p, text);
+    destinations(&p, cell, got);
+    if (strcmp(got, expect) != 0)
+        print_error("%s, %s to move: %s goes to %s\n", pieces, side == 'w' ? "white" : "black",
+                    cell, got);
+    assert_string_equal(got, expect);
+}
+
 /* ------------------------------------------------------------------------ */
 /* The worked examples of rollerball.md, row by row. */
 
@@ -130,16 +145,10 @@ static void test_worked_examples(void **state)
 {
     (void)state;
     for (size_t i = 0; i < sizeof examples / sizeof examples[0]; i++) {
-        char pieces[32], text[RULES_POS_TEXT], got[256];
+        char pieces[32];
         snprintf(pieces, sizeof pieces, "%s K%s k%s", examples[i].piece, examples[i].white_king,
                  examples[i].black_king);
-        build(pieces, 'w', "-", text);
-        rules_pos p;
-        load(&p, text);
-        destinations(&p, examples[i].piece + 1, got);
-        if (strcmp(got, examples[i].expect) != 0)
-            print_error("%s: got %s\n", pieces, got);
-        assert_string_equal(got, examples[i].expect);
+        expect_destinations(pieces, 'w', examples[i].piece + 1, examples[i].expect);
     }
 }
 
@@ -150,27 +159,24 @@ static void test_setup_moves(void **state)
     (void)state;
     rules_pos p;
     rules_pos_init(&p, rb());
-    char text[RULES_POS_TEXT], got[256];
+    char text[RULES_POS_TEXT];
     assert_true(rb()->print_position(&p, text, sizeof text) > 0);
     assert_string_equal(text, SETUP);
+    /* The same pieces, listed from the rules' set-up. */
+    static const char *const setup = "Pc1 Pc2 Bd1 Kd2 Re1 Re2 pe7 pe6 bd7 kd6 rc7 rc6";
     /* Pawn c2 (forward west): b2, b3 (forward-right), b1 (forward-left). */
-    destinations(&p, "c2", got);
-    assert_string_equal(got, "b1 b2 b3");
+    expect_destinations(setup, 'w', "c2", "b1 b2 b3");
     /* Pawn c1: forward b1; forward-right b2; forward-left off the board. */
-    destinations(&p, "c1", got);
-    assert_string_equal(got, "b1 b2");
+    expect_destinations(setup, 'w', "c1", "b1 b2");
     /* Rook e1: forward d1 is taken; sideways e2 own, e0 off; back f1. */
-    destinations(&p, "e1", got);
-    assert_string_equal(got, "f1");
+    expect_destinations(setup, 'w', "e1", "f1");
     /* Rook e2: forward d2 own king; sideways e3 hole, e1 own; back f2. */
-    destinations(&p, "e2", got);
-    assert_string_equal(got, "f2");
+    expect_destinations(setup, 'w', "e2", "f2");
     /* King d2: c1 c2 d1 e1 e2 own, c3 d3 e3 hole. */
-    destinations(&p, "d2", got);
-    assert_string_equal(got, "");
-    /* Bishop d1: forward diagonals c2 (own), e2 (own)... backward e0/c0. */
-    destinations(&p, "d1", got);
-    assert_string_equal(got, "");
+    expect_destinations(setup, 'w', "d2", "");
+    /* Bishop d1: forward diagonals c2 (own) and c0 (off); back e2 (own)
+     * and e0 (off). */
+    expect_destinations(setup, 'w', "d1", "");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -179,32 +185,18 @@ static void test_setup_moves(void **state)
 static void test_pawn_moves_and_captures(void **state)
 {
     (void)state;
-    char text[RULES_POS_TEXT], got[256];
-    rules_pos p;
     /* Pawn b4 (forward north): b5 forward, a5 forward-left, c5 is the hole.
      * A black rook on b5 is captured forward; a white rook on a5 blocks. */
-    build("Pb4 rb5 Ra5 Kg1 kf6", 'w', "-", text);
-    load(&p, text);
-    destinations(&p, "b4", got);
-    assert_string_equal(got, "b5");
+    expect_destinations("Pb4 rb5 Ra5 Kg1 kf6", 'w', "b4", "b5");
     /* Diagonal forward onto an enemy piece captures; onto an empty cell
      * moves. Pawn f6 (forward south): f5, e5 hole, g5. */
-    build("Pf6 bg5 Ka1 kc7", 'w', "-", text);
-    load(&p, text);
-    destinations(&p, "f6", got);
-    assert_string_equal(got, "f5 g5");
+    expect_destinations("Pf6 bg5 Ka1 kc7", 'w', "f6", "f5 g5");
     /* Black pawns run the same way round: black pawn c6 (forward east):
      * d6, d7 (forward-left), d5 hole. */
-    build("pc6 Ka1 kg1", 'b', "-", text);
-    load(&p, text);
-    destinations(&p, "c6", got);
-    assert_string_equal(got, "d6 d7");
+    expect_destinations("pc6 Ka1 kg1", 'b', "c6", "d6 d7");
     /* No backward or sideways pawn move: pawn a3 (north) never goes to a2,
      * b3 or b2. */
-    build("Pa3 Kg1 kg7", 'w', "-", text);
-    load(&p, text);
-    destinations(&p, "a3", got);
-    assert_string_equal(got, "a4 b4");
+    expect_destinations("Pa3 Kg1 kg7", 'w', "a3", "a4 b4");
 }
 
 static void test_promotion(void **state)
@@ -265,6 +257,17 @@ static void test_promotion(void **state)
 /* ------------------------------------------------------------------------ */
 /* Check. */
 
+/* Black to move in the position of `pieces`: is the black king on `cell`
+ * shown in check? */
+static bool black_in_check(const char *pieces, const char *cell)
+{
+    char text[RULES_POS_TEXT];
+    rules_pos p;
+    build(pieces, 'b', "-", text);
+    load(&p, text);
+    return (rb()->cell_flags(&p, rules_cell_parse(rb(), cell)) & RULES_CELL_CHECK) != 0;
+}
+
 static void test_check_by_rebounding_bishop(void **state)
 {
     (void)state;
@@ -287,9 +290,7 @@ static void test_check_by_rebounding_bishop(void **state)
     assert_int_equal(v->parse_move(&p, "e2-f3", &m, why, sizeof why), RULES_ESELF_CHECK);
     assert_non_null(strstr(why, "e2-f3"));
     /* A piece on g4 (the rebound cell) blocks the check. */
-    build("Bf5 Pg4 Ka7 ke2", 'b', "-", text);
-    load(&p, text);
-    assert_false(v->cell_flags(&p, e2) & RULES_CELL_CHECK);
+    assert_false(black_in_check("Bf5 Pg4 Ka7 ke2", "e2"));
     /* The side not to move may not be in check in a position string. */
     build("Bf5 Ka7 ke2", 'w', "-", text);
     rules_pos q;
@@ -297,22 +298,14 @@ static void test_check_by_rebounding_bishop(void **state)
     assert_int_equal(v->parse_position(&q, text, why, sizeof why), RULES_EBAD_POSITION);
     /* Bishop a6 rebounds off b7 (other zone: forward-right of b7, east)
      * to c6: a king on c6 is in check, one on d5... is the hole. */
-    build("Ba6 Kg1 kc6", 'b', "-", text);
-    load(&p, text);
-    assert_true(v->cell_flags(&p, rules_cell_parse(v, "c6")) & RULES_CELL_CHECK);
+    assert_true(black_in_check("Ba6 Kg1 kc6", "c6"));
     /* Bishop g1 (forward west): forward-left is g0, off the board at once
      * (no rebound); forward-right f2, then e3 is the hole: rebound at f2
      * (same zone, the sideways part flips) to e1. A king on e1 is in check,
      * one on f1 or d1 is not. */
-    build("Bg1 Ka7 ke1", 'b', "-", text);
-    load(&p, text);
-    assert_true(v->cell_flags(&p, rules_cell_parse(v, "e1")) & RULES_CELL_CHECK);
-    build("Bg1 Ka7 kf1", 'b', "-", text);
-    load(&p, text);
-    assert_false(v->cell_flags(&p, rules_cell_parse(v, "f1")) & RULES_CELL_CHECK);
-    build("Bg1 Ka7 kd1", 'b', "-", text);
-    load(&p, text);
-    assert_false(v->cell_flags(&p, rules_cell_parse(v, "d1")) & RULES_CELL_CHECK);
+    assert_true(black_in_check("Bg1 Ka7 ke1", "e1"));
+    assert_false(black_in_check("Bg1 Ka7 kf1", "f1"));
+    assert_false(black_in_check("Bg1 Ka7 kd1", "d1"));
 }
 
 /* A pinned rook: moving it off the line exposes the king. */
