@@ -427,10 +427,26 @@ static int rb_generate(const rb_state *s, int us, uint64_t from_set, rules_move 
     uint64_t occ = s->occ[0] | s->occ[1];
     uint64_t own = s->occ[us] & from_set;
     uint64_t enemy = s->occ[them];
+    /* A move needs testing only if it is the king's, if the king is in
+     * check, or if the piece is the only thing on a path from an enemy
+     * piece to the king: no other path can open. */
+    uint64_t test = s->occ[us] & RB_BIT(s->king[us]);
+    int ksq0 = s->king[us];
+    for (uint64_t e = enemy; e; e &= e - 1) {
+        int o = __builtin_ctzll(e), k = RB_KIND(s->board[o]);
+        for (int i = 0; i < T.npaths[k][o][ksq0]; i++) {
+            uint64_t on = T.path[k][o][ksq0][i] & occ;
+            if (on == 0)
+                test = ~(uint64_t)0;
+            else if ((on & (on - 1)) == 0)
+                test |= on & s->occ[us];
+        }
+    }
     while (own) {
         int from = __builtin_ctzll(own);
         own &= own - 1;
         int kind = RB_KIND(s->board[from]);
+        bool must_test = (test & RB_BIT(from)) != 0;
         uint64_t seen = 0, occ_from = occ & ~RB_BIT(from);
         for (int li = 0; li < T.nlines[kind][from]; li++) {
             const rb_line *l = &T.lines[kind][from][li];
@@ -441,7 +457,7 @@ static int rb_generate(const rb_state *s, int us, uint64_t from_set, rules_move 
                 if (j >= l->first_stop && !(seen & tb) && (!occupied || (enemy & tb))) {
                     seen |= tb;
                     int ksq = kind == RB_KING ? to : s->king[us];
-                    if (!rb_attacked(s, ksq, enemy & ~tb, occ_from | tb)) {
+                    if (!must_test || !rb_attacked(s, ksq, enemy & ~tb, occ_from | tb)) {
                         if (kind == RB_PAWN && rb_promotes(us, to)) {
                             out[n++] = RB_MOVE(from, to, RB_ROOK);
                             if (!rb_dark(to))
