@@ -4,6 +4,10 @@
  */
 #include "rules.h"
 
+#include "antchess.h"
+
 const rules_variant *const rules_variants[] = {
+    &antchess_variant2,
+    &antchess_variant3,
     NULL,
 };
