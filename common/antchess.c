@@ -878,6 +878,9 @@ static int parse_position_v(rules_pos *p, int v, const char *text, char *why, si
     s += 3;
     if (s[0] == '-') {
         s++;
+    } else if (owner_of(a, s[0]) < 0) {
+        rules_why(why, whylen, "expected '-' or the letters of players who left");
+        return RULES_EBAD_POSITION;
     } else {
         int lastpl = -1;
         while (*s && *s != ' ') {
