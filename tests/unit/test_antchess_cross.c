@@ -17,7 +17,8 @@
  * perft counts.
  *
  *   test_antchess_cross                 the cmocka tests
- *   test_antchess_cross --perft G D     reference perft of game G to depth D
+ *   test_antchess_cross --perft G D [POS]  reference perft of game G to depth D
+ *                                          (from the set-up or position POS)
  */
 #include <math.h>
 #include <setjmp.h>
@@ -738,7 +739,7 @@ int main(int argc, char **argv)
 {
     ref_setup();
     units_setup();
-    if (argc == 4 && strcmp(argv[1], "--perft") == 0) {
+    if ((argc == 4 || argc == 5) && strcmp(argv[1], "--perft") == 0) {
         const rules_variant *v = rules_find(argv[2]);
         if (!v)
             return 2;
@@ -747,7 +748,8 @@ int main(int argc, char **argv)
         char text[RULES_POS_TEXT];
         v->print_position(&p, text, sizeof text);
         rs s;
-        ref_parse(&s, v->nplayers, text);
+        if (ref_parse(&s, v->nplayers, argc == 5 ? argv[4] : text) < 0)
+            return 2;
         printf("nodes %llu\n", (unsigned long long)ref_perft(&s, atoi(argv[3])));
         return 0;
     }
