@@ -743,6 +743,19 @@ static void test_three_check_and_lost_queen(void **state)
     assert_int_equal(g->result.outcome[2], RULES_OUTCOME_LOSS);
     rules_game_free(g);
 
+    /* ant3: a queen forced onto g7 while in check does not win. Red's queen
+     * on g8 is checked by the green beetle on g13 (file g); every step is
+     * attacked (g7, g9 by that beetle, f7 and h8 by the black beetle on a2
+     * along row r = 1, f8 and h7 by the black grasshopper on h9). */
+    g = game_from("ant3", "bQb1 bBa2 bGh9 rQg8 gQn7 gBg13", 'r', "-");
+    assert_int_equal(g->nlegal, 7);
+    must_play(g, "g8-g7");
+    assert_false(g->result.over);
+    must_play(g, "g13-g7");
+    assert_int_equal(piece(&g->pos, "g7", &o), 'B');
+    assert_false(g->result.over); /* black and green keep their queens */
+    rules_game_free(g);
+
     /* ant3 centre win */
     g = game_from("ant3", "bQg6 rQa7 gQn7", 'b', "-");
     must_play(g, "g6-g7");
