@@ -24,8 +24,8 @@
  *   A player's queen that is missing has been captured (ant3 only; in ant2
  *   both queens must be present).
  *   Example, the ant2 set-up:
- *   "7/8/bA8/bWbA6rWrA/bGbA5rGrA2/bLbA5rLrA3/bQ2bBbA3rArB2rQ/..."
- *   (see antchess_start2 in the tests for the whole string).
+ *   "7/8/bA7rA/bWbA6rArW/1bGbA5rArG1/2bLbA4rArL2/bQ2bBbA3rArB2rQ/2bLbA4rArL2/
+ *    1bGbA5rArG1/bWbA6rArW/bA7rA/8/7 b -" (one line).
  *
  * Also rejected: a count that overruns its file, more pieces of a kind than
  * an army has (Q 1, A+S 9, B 1, L 2, G 2, W 2), a soldier ant standing on its
