@@ -1172,26 +1172,22 @@ static unsigned cell_flags(const rules_pos *p, int cell)
 static const char *const names2[] = {"black", "red"};
 static const char *const names3[] = {"black", "red", "green"};
 
+/* The hooks both modes share; the mode is kept in the position. */
+#define ANT_HOOKS                                                              \
+    .ncells = NC, .cell_names = cell_names, .print_position = print_position, \
+    .legal_moves = legal_moves, .make = make_move, .unmake = unmake_move,      \
+    .parse_move = parse_move, .print_move = print_move, .display_move = NULL, \
+    .piece_at = piece_at, .cell_flags = cell_flags, .status = status
+
 const rules_variant antchess_variant2 = {
     .id = "ant2",
     .name = "Ant Chess (two players)",
     .nplayers = 2,
     .player_names = names2,
-    .ncells = NC,
-    .cell_names = cell_names,
     .init = init2,
     .parse_position = parse_position2,
-    .print_position = print_position,
-    .legal_moves = legal_moves,
-    .make = make_move,
-    .unmake = unmake_move,
-    .parse_move = parse_move,
-    .print_move = print_move,
-    .display_move = NULL,
-    .piece_at = piece_at,
-    .cell_flags = cell_flags,
-    .status = status,
     .leave = NULL,
+    ANT_HOOKS,
 };
 
 const rules_variant antchess_variant3 = {
@@ -1199,19 +1195,8 @@ const rules_variant antchess_variant3 = {
     .name = "Ant Chess (three players)",
     .nplayers = 3,
     .player_names = names3,
-    .ncells = NC,
-    .cell_names = cell_names,
     .init = init3,
     .parse_position = parse_position3,
-    .print_position = print_position,
-    .legal_moves = legal_moves,
-    .make = make_move,
-    .unmake = unmake_move,
-    .parse_move = parse_move,
-    .print_move = print_move,
-    .display_move = NULL,
-    .piece_at = piece_at,
-    .cell_flags = cell_flags,
-    .status = status,
     .leave = leave,
+    ANT_HOOKS,
 };
