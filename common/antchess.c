@@ -22,9 +22,9 @@ enum { K_Q = 1, K_A, K_S, K_B, K_L, K_G, K_W };
 static const char kind_letter[] = "?QASBLGW";
 static const char owner_letter[3] = {'b', 'r', 'g'};
 
-#define CODE(owner, kind) ((uint8_t)((owner) * 8 + (kind)))
+#define CODE(owner, kind) ((uint8_t)((owner)*8 + (kind)))
 #define OWNER(code) ((code) >> 3)
-#define KIND(code) ((code) & 7)
+#define KIND(code) ((code)&7)
 
 /* Directions N, NE, SE, S, SW, NW: clockwise on the board drawn north up. */
 static const int dir_dq[6] = {0, 1, 1, 0, -1, -1};
@@ -33,7 +33,7 @@ static const int dir_dr[6] = {1, 0, -1, -1, 0, 1};
 /* Move encoding: from bits 0-6, to bits 7-13; the flags below; a ladybug
  * move keeps the first pivot direction (from the ladybug) and turn that
  * produce it, and its step count; a worm move its captured cell + 1. */
-#define M_FROM(m) ((int)((m) & 127))
+#define M_FROM(m) ((int)((m)&127))
 #define M_TO(m) ((int)(((m) >> 7) & 127))
 #define M_PROMO (1u << 14)
 #define M_LADY (1u << 15)
@@ -43,36 +43,38 @@ static const int dir_dr[6] = {1, 0, -1, -1, 0, 1};
 #define M_WCAP(m) ((int)(((m) >> 24) & 127)) /* captured cell + 1, or 0 */
 #define M_PASS (1u << 31)
 
-static rules_move mk(int from, int to) { return (rules_move)from | (rules_move)to << 7; }
+static rules_move mk(int from, int to)
+{
+    return (rules_move)from | (rules_move)to << 7;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Geometry, computed once (call_once). */
 
 static const char *const cell_names[NC] = {
-    "a1", "a2", "a3", "a4", "a5", "a6", "a7", "b1", "b2", "b3", "b4", "b5",
-    "b6", "b7", "b8", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9",
-    "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "e1", "e2",
-    "e3", "e4", "e5", "e6", "e7", "e8", "e9", "e10", "e11", "f1", "f2", "f3",
-    "f4", "f5", "f6", "f7", "f8", "f9", "f10", "f11", "f12", "g1", "g2", "g3",
-    "g4", "g5", "g6", "g7", "g8", "g9", "g10", "g11", "g12", "g13", "h1",
-    "h2", "h3", "h4", "h5", "h6", "h7", "h8", "h9", "h10", "h11", "h12", "i1",
-    "i2", "i3", "i4", "i5", "i6", "i7", "i8", "i9", "i10", "i11", "k1", "k2",
-    "k3", "k4", "k5", "k6", "k7", "k8", "k9", "k10", "l1", "l2", "l3", "l4",
-    "l5", "l6", "l7", "l8", "l9", "m1", "m2", "m3", "m4", "m5", "m6", "m7",
-    "m8", "n1", "n2", "n3", "n4", "n5", "n6", "n7",
+    "a1",  "a2",  "a3",  "a4",  "a5",  "a6",  "a7", "b1",  "b2", "b3", "b4", "b5",  "b6",
+    "b7",  "b8",  "c1",  "c2",  "c3",  "c4",  "c5", "c6",  "c7", "c8", "c9", "d1",  "d2",
+    "d3",  "d4",  "d5",  "d6",  "d7",  "d8",  "d9", "d10", "e1", "e2", "e3", "e4",  "e5",
+    "e6",  "e7",  "e8",  "e9",  "e10", "e11", "f1", "f2",  "f3", "f4", "f5", "f6",  "f7",
+    "f8",  "f9",  "f10", "f11", "f12", "g1",  "g2", "g3",  "g4", "g5", "g6", "g7",  "g8",
+    "g9",  "g10", "g11", "g12", "g13", "h1",  "h2", "h3",  "h4", "h5", "h6", "h7",  "h8",
+    "h9",  "h10", "h11", "h12", "i1",  "i2",  "i3", "i4",  "i5", "i6", "i7", "i8",  "i9",
+    "i10", "i11", "k1",  "k2",  "k3",  "k4",  "k5", "k6",  "k7", "k8", "k9", "k10", "l1",
+    "l2",  "l3",  "l4",  "l5",  "l6",  "l7",  "l8", "l9",  "m1", "m2", "m3", "m4",  "m5",
+    "m6",  "m7",  "m8",  "n1",  "n2",  "n3",  "n4", "n5",  "n6", "n7",
 };
 
 static struct {
     int8_t q[NC], r[NC];
-    int8_t nb[NC][6];            /* neighbour or -1 */
-    int8_t ray[NC][6][MAXRAY];   /* cells along each direction */
+    int8_t nb[NC][6];          /* neighbour or -1 */
+    int8_t ray[NC][6][MAXRAY]; /* cells along each direction */
     uint8_t raylen[NC][6];
-    int8_t d2[NC][12];           /* cells at distance exactly 2 */
+    int8_t d2[NC][12]; /* cells at distance exactly 2 */
     uint8_t nd2[NC];
     bool edge[NC];
     /* promo[v][player][cell]: v 0 ant2, 1 ant3 */
     bool promo[2][3][NC];
-    uint8_t file_start[14];      /* first cell of each file, [13] = NC */
+    uint8_t file_start[14]; /* first cell of each file, [13] = NC */
     uint64_t zpiece[NC][24], zmove[3], zleft[3];
 } T;
 
@@ -148,8 +150,7 @@ static void tables_build(void)
         T.nd2[c] = (uint8_t)k;
     }
     /* Opposite corners of each army's queen. */
-    static const int opp[2][3][2] = {{{0, 6}, {0, -6}, {0, 0}},
-                                     {{0, 6}, {6, -6}, {-6, 0}}};
+    static const int opp[2][3][2] = {{{0, 6}, {0, -6}, {0, 0}}, {{0, 6}, {6, -6}, {-6, 0}}};
     for (int v = 0; v < 2; v++)
         for (int pl = 0; pl < 2 + v; pl++)
             for (int c = 0; c < NC; c++)
@@ -165,18 +166,21 @@ static void tables_build(void)
 }
 
 static once_flag tables_once = ONCE_FLAG_INIT;
-static void tables_init(void) { call_once(&tables_once, tables_build); }
+static void tables_init(void)
+{
+    call_once(&tables_once, tables_build);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Position. */
 
 typedef struct {
     uint8_t board[128];
-    uint64_t occ[3][2];  /* cells of each player's pieces */
-    int8_t queen[3];     /* queen cell or -1 */
-    uint8_t left;        /* bit per player who left */
-    uint8_t v;           /* 0 ant2, 1 ant3 */
-    uint8_t np;          /* players */
+    uint64_t occ[3][2]; /* cells of each player's pieces */
+    int8_t queen[3];    /* queen cell or -1 */
+    uint8_t left;       /* bit per player who left */
+    uint8_t v;          /* 0 ant2, 1 ant3 */
+    uint8_t np;         /* players */
 } ant_pos;
 
 static_assert(sizeof(ant_pos) <= RULES_POS_DATA, "ant_pos fits rules_pos");
@@ -184,15 +188,21 @@ static_assert(sizeof(ant_pos) <= RULES_POS_DATA, "ant_pos fits rules_pos");
 typedef struct {
     uint64_t hash;
     uint8_t to_move;
-    uint8_t moved;       /* the moving piece's code before the move */
+    uint8_t moved; /* the moving piece's code before the move */
     uint8_t ncap;
     uint8_t cap_cell[5], cap_code[5];
 } ant_undo;
 
 static_assert(sizeof(ant_undo) <= RULES_UNDO_DATA, "ant_undo fits rules_undo");
 
-static ant_pos *AP(rules_pos *p) { return (ant_pos *)(void *)p->data; }
-static const ant_pos *CAP(const rules_pos *p) { return (const ant_pos *)(const void *)p->data; }
+static ant_pos *AP(rules_pos *p)
+{
+    return (ant_pos *)(void *)p->data;
+}
+static const ant_pos *CAP(const rules_pos *p)
+{
+    return (const ant_pos *)(const void *)p->data;
+}
 
 static void put(ant_pos *a, uint64_t *hash, int c, uint8_t code)
 {
@@ -254,9 +264,8 @@ static bool attacks(const ant_pos *a, int x, int q)
     const uint8_t *b = a->board;
     uint8_t rel[24];
     relations(a, x, rel);
-    const uint8_t cq = CODE(x, K_Q), ca = CODE(x, K_A), cs = CODE(x, K_S),
-                  cb = CODE(x, K_B), cl = CODE(x, K_L), cg = CODE(x, K_G),
-                  cw = CODE(x, K_W);
+    const uint8_t cq = CODE(x, K_Q), ca = CODE(x, K_A), cs = CODE(x, K_S), cb = CODE(x, K_B),
+                  cl = CODE(x, K_L), cg = CODE(x, K_G), cw = CODE(x, K_W);
 
     for (int d = 0; d < 6; d++) {
         int t = T.nb[q][d];
@@ -365,8 +374,8 @@ typedef struct {
 /* The walk of a ladybug on from round the pivot in direction pd, turning
  * cw (s = 1) or ccw (s = 5), of at most `steps` steps; stops before an
  * obstacle. Calls back for each cell reached, with the capture mask. */
-static int lady_walk(const ant_pos *a, const uint8_t *rel, int from, int pd, int s,
-                     int *cells, uint64_t *lo, uint64_t *hi)
+static int lady_walk(const ant_pos *a, const uint8_t *rel, int from, int pd, int s, int *cells,
+                     uint64_t *lo, uint64_t *hi)
 {
     int pv = T.nb[from][pd], k0 = (pd + 3) % 6, n = 0;
     uint64_t ml = 0, mh = 0;
@@ -489,8 +498,8 @@ static int gen_piece(const ant_pos *a, const uint8_t *rel, int me, int c, rules_
                             seen[nseen++] = (walk){(uint8_t)t, lo[i], hi[i]};
                     }
                     if (!dup)
-                        out[n++] = mk(c, t) | M_LADY | (rules_move)pd << 16 |
-                                   (s == 5 ? M_CCW : 0) | (rules_move)(i + 1) << 20;
+                        out[n++] = mk(c, t) | M_LADY | (rules_move)pd << 16 | (s == 5 ? M_CCW : 0) |
+                                   (rules_move)(i + 1) << 20;
                 }
             }
         }
@@ -659,8 +668,9 @@ static void status(const rules_pos *p, int nlegal, rules_result *r)
     r->reason = why;
     r->winner = (int8_t)winner;
     for (int pl = 0; pl < a->np; pl++)
-        r->outcome[pl] = winner < 0 ? RULES_OUTCOME_DRAW
-                                    : pl == winner ? RULES_OUTCOME_WIN : RULES_OUTCOME_LOSS;
+        r->outcome[pl] = winner < 0     ? RULES_OUTCOME_DRAW
+                         : pl == winner ? RULES_OUTCOME_WIN
+                                        : RULES_OUTCOME_LOSS;
 }
 
 static void leave(rules_pos *p, int pl)
@@ -843,8 +853,8 @@ static int parse_position_v(rules_pos *p, int v, const char *text, char *why, si
             int o = owner_of(a, *s);
             if (o < 0) {
                 rules_why(why, whylen,
-                          "file %c: expected a count or an owner letter (%s) at offset %d",
-                          fl, v ? "b, r, g" : "b, r", (int)(s - text));
+                          "file %c: expected a count or an owner letter (%s) at offset %d", fl,
+                          v ? "b, r, g" : "b, r", (int)(s - text));
                 return RULES_EBAD_POSITION;
             }
             const char *kp = s[1] ? strchr(kind_letter + 1, s[1]) : NULL;
@@ -1083,8 +1093,8 @@ static int parse_move(const rules_pos *p, const char *text, rules_move *mv, char
             if (T.nb[from][d] == pivot)
                 pd = d;
         if (pd < 0 || a->board[pivot] == 0) {
-            rules_why(why, whylen, "%s: %s is not an occupied cell next to the ladybug",
-                      text, cell_names[pivot]);
+            rules_why(why, whylen, "%s: %s is not an occupied cell next to the ladybug", text,
+                      cell_names[pivot]);
             return RULES_EUNREACHABLE;
         }
         uint8_t rel[24];
@@ -1095,8 +1105,8 @@ static int parse_move(const rules_pos *p, const char *text, rules_move *mv, char
         for (i = 0; i < w && cells[i] != to; i++)
             ;
         if (i == w) {
-            rules_why(why, whylen, "%s: turning %s round %s the ladybug cannot reach %s",
-                      text, ccw ? "ccw" : "cw", cell_names[pivot], cell_names[to]);
+            rules_why(why, whylen, "%s: turning %s round %s the ladybug cannot reach %s", text,
+                      ccw ? "ccw" : "cw", cell_names[pivot], cell_names[to]);
             return RULES_EUNREACHABLE;
         }
         wlo = lo[i];
@@ -1135,8 +1145,8 @@ static int parse_move(const rules_pos *p, const char *text, rules_move *mv, char
     return RULES_EUNREACHABLE;
 
 bad_text:
-    rules_why(why, whylen,
-              "%s: expected <from>-<to>, <from>-<to>@<pivot>cw|ccw (ladybug) or pass", text);
+    rules_why(why, whylen, "%s: expected <from>-<to>, <from>-<to>@<pivot>cw|ccw (ladybug) or pass",
+              text);
     return RULES_EBAD_MOVE_TEXT;
 }
 
@@ -1173,10 +1183,10 @@ static const char *const names2[] = {"black", "red"};
 static const char *const names3[] = {"black", "red", "green"};
 
 /* The hooks both modes share; the mode is kept in the position. */
-#define ANT_HOOKS                                                              \
-    .ncells = NC, .cell_names = cell_names, .print_position = print_position, \
-    .legal_moves = legal_moves, .make = make_move, .unmake = unmake_move,      \
-    .parse_move = parse_move, .print_move = print_move, .display_move = NULL, \
+#define ANT_HOOKS                                                                                  \
+    .ncells = NC, .cell_names = cell_names, .print_position = print_position,                      \
+    .legal_moves = legal_moves, .make = make_move, .unmake = unmake_move,                          \
+    .parse_move = parse_move, .print_move = print_move, .display_move = NULL,                      \
     .piece_at = piece_at, .cell_flags = cell_flags, .status = status
 
 const rules_variant antchess_variant2 = {

@@ -177,8 +177,8 @@ static void test_board(void **state)
     (void)state;
     assert_int_equal(V2->ncells, 127);
     /* File sizes 7..13..7, no j; names of the corners and centre. */
-    static const char *const last[] = {"a7", "b8", "c9", "d10", "e11", "f12", "g13",
-                                       "h12", "i11", "k10", "l9", "m8", "n7"};
+    static const char *const last[] = {"a7",  "b8",  "c9",  "d10", "e11", "f12", "g13",
+                                       "h12", "i11", "k10", "l9",  "m8",  "n7"};
     for (int i = 0; i < 13; i++) {
         assert_true(rules_cell_parse(V2, last[i]) >= 0);
         char next[8];
@@ -249,8 +249,9 @@ static void test_setup_ant2(void **state)
     rules_pos p;
     rules_pos_init(&p, V2);
     expect_army(&p, 0, black_army);
-    expect_army(&p, 1, "Qg13 Wd10 Ge10 Lf10 Bg10 Lh10 Gi10 Wk10 Ac9 Ad9 Ae9 Af9 Ag9 Ah9 "
-                       "Ai9 Ak9 Al9");
+    expect_army(&p, 1,
+                "Qg13 Wd10 Ge10 Lf10 Bg10 Lh10 Gi10 Wk10 Ac9 Ad9 Ae9 Af9 Ag9 Ah9 "
+                "Ai9 Ak9 Al9");
     assert_int_equal(count_pieces(&p), 34);
     assert_int_equal(p.to_move, 0);
     assert_string_equal(V2->player_names[0], "black");
@@ -537,8 +538,7 @@ static void test_earthworm_figure7(void **state)
     int q = C(V2, "i8");
     assert_true(V2->cell_flags(&g->pos, q) & RULES_CELL_CHECK);
     char why[RULES_WHY_TEXT];
-    assert_int_equal(rules_game_play_text(g, -1, "pass", NULL, why, sizeof why),
-                     RULES_ESELF_CHECK);
+    assert_int_equal(rules_game_play_text(g, -1, "pass", NULL, why, sizeof why), RULES_ESELF_CHECK);
     assert_int_equal(rules_game_play_text(g, -1, "i8-h8", NULL, why, sizeof why),
                      RULES_ESELF_CHECK);
     assert_non_null(strstr(why, "i8-h8"));
@@ -564,7 +564,6 @@ static void test_earthworm_figure7(void **state)
                      RULES_ESELF_CHECK);
     assert_false(g->result.over);
     rules_game_free(g);
-
 }
 
 /* A ladybug attacks the queen only past pieces it may take; blocked both
@@ -836,10 +835,12 @@ static void test_bad_move_text(void **state)
     rules_pos_init(&p, V2);
     char why[RULES_WHY_TEXT];
     static const char *const syntax[] = {
-        "", "g1", "g1-", "g1-z9", "j1-j2", "G1-g2", "g1-g2 ", " g1-g2", "g1g2", "g1--g2",
-        "g1-g2x", "h3-g3@", "h3-g3@g4", "h3-g3@g4cc", "h3-g3@g4cwx", "h3-g3@g4CW",
-        "pass ", "PASS", "Pass", "g1-g2=", "g1-g2=s", "g1-g2=Q", "h3-g3@z4cw", "g1-g2@g3cw",
-        "h3-g3", "g5-g6=S", "a1-a2-a3", "g0-g1", "g14-g13", "-", "@", "x",
+        "",         "g1",         "g1-",         "g1-z9",      "j1-j2",      "G1-g2",
+        "g1-g2 ",   " g1-g2",     "g1g2",        "g1--g2",     "g1-g2x",     "h3-g3@",
+        "h3-g3@g4", "h3-g3@g4cc", "h3-g3@g4cwx", "h3-g3@g4CW", "pass ",      "PASS",
+        "Pass",     "g1-g2=",     "g1-g2=s",     "g1-g2=Q",    "h3-g3@z4cw", "g1-g2@g3cw",
+        "h3-g3",    "g5-g6=S",    "a1-a2-a3",    "g0-g1",      "g14-g13",    "-",
+        "@",        "x",
     };
     for (size_t i = 0; i < sizeof syntax / sizeof *syntax; i++) {
         int err = parse_err(&p, syntax[i], why);
@@ -894,14 +895,14 @@ static void test_bad_positions(void **state)
         "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ6 b -x",
         "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ6 b - ",
         "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ6  b -",
-        "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ6 g -",  /* no green in ant2 */
-        "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ6 b r",  /* nobody leaves ant2 */
-        "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ7 b -",  /* overrun */
-        "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ5 b -",  /* short file */
-        "7/8/9/10/11/12/bQ12/12/11/10/9/8 b -",      /* 12 files */
+        "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ6 g -", /* no green in ant2 */
+        "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ6 b r", /* nobody leaves ant2 */
+        "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ7 b -", /* overrun */
+        "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ5 b -", /* short file */
+        "7/8/9/10/11/12/bQ12/12/11/10/9/8 b -",     /* 12 files */
         "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ6/7 b -",
-        "7/8/9/10/11/12/13/12/11/10/9/8/rQ6 b -",    /* no black queen */
-        "7/8/9/10/11/12/bQbQ11/12/11/10/9/8/rQ6 b -",/* two queens */
+        "7/8/9/10/11/12/13/12/11/10/9/8/rQ6 b -",     /* no black queen */
+        "7/8/9/10/11/12/bQbQ11/12/11/10/9/8/rQ6 b -", /* two queens */
         "7/8/9/10/11/12/bQ12/12/11/10/9/8/gQ6 b -",
         "7/8/9/10/11/12/bX12/12/11/10/9/8/rQ6 b -",
         "7/8/9/10/11/12/bq12/12/11/10/9/8/rQ6 b -",
@@ -912,21 +913,21 @@ static void test_bad_positions(void **state)
         "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ99999999999999999999 b -",
         "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ6 b -;",
         "7;8/9/10/11/12/bQ12/12/11/10/9/8/rQ6 b -",
-        "6bA/8/9/10/11/12/bQ12/12/11/10/9/8/rQ6 b -", /* soldier on promotion edge */
-        "7/8/9/10/11/12/bQ11rQ/12/11/10/9/8/6rQ b -",  /* two red queens */
-        "7/8/9/10/11/12/bQrQ11/12/11/10/9/8/7 r -",     /* black (not to move) in check */
+        "6bA/8/9/10/11/12/bQ12/12/11/10/9/8/rQ6 b -",     /* soldier on promotion edge */
+        "7/8/9/10/11/12/bQ11rQ/12/11/10/9/8/6rQ b -",     /* two red queens */
+        "7/8/9/10/11/12/bQrQ11/12/11/10/9/8/7 r -",       /* black (not to move) in check */
         "bBbBbB4/8/9/10/11/12/bQ12/12/11/10/9/8/rQ6 b -", /* three beetles */
         "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ6 b -\n",
     };
     for (size_t i = 0; i < sizeof bad2 / sizeof *bad2; i++)
         expect_bad_position(V2, bad2[i]);
     static const char *const bad3[] = {
-        "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ6 b -",   /* no green? fine, but */
-        "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ6 r r",   /* to move has left */
-        "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ5gQ b rg",/* two left */
-        "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ5gQ b gr",/* order */
+        "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ6 b -",    /* no green? fine, but */
+        "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ6 r r",    /* to move has left */
+        "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ5gQ b rg", /* two left */
+        "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ5gQ b gr", /* order */
         "7/8/9/10/11/12/bQ12/12/11/10/9/8/rQ5gQ b rr",
-        "7/8/9/10/11/12/13/12/11/10/9/8/7 b -",       /* no queen at all */
+        "7/8/9/10/11/12/13/12/11/10/9/8/7 b -", /* no queen at all */
         "7/8/9/10/11/12/bQ12/12/11/10/9/8/gQ5gQ b -",
         "7/8/9/10/11/12/bQ12/12/11/10/9/8/gQ5gA b -", /* green soldier on n7? no: a-edge */
     };

@@ -73,7 +73,10 @@ static void ref_setup(void)
     }
 }
 
-static bool on_edge(int c) { return hexdist(rq[c], rr[c]) == 6; }
+static bool on_edge(int c)
+{
+    return hexdist(rq[c], rr[c]) == 6;
+}
 
 /* Unit vectors in clockwise order from north, from the drawing's angles. */
 static int unit_q[6], unit_r[6];
@@ -151,7 +154,10 @@ static bool promo_cell(int np, int pl, int c)
            (abs(os) == 6 && s == os);
 }
 
-static bool active(const rs *s, int pl) { return !(s->left >> pl & 1); }
+static bool active(const rs *s, int pl)
+{
+    return !(s->left >> pl & 1);
+}
 
 /* An obstacle for me: my own piece or an inert one. */
 static bool obst(const rs *s, int me, int c)
@@ -159,7 +165,10 @@ static bool obst(const rs *s, int me, int c)
     return s->kind[c] && (s->owner[c] == me || !active(s, s->owner[c]));
 }
 
-static bool enemy(const rs *s, int me, int c) { return s->kind[c] && !obst(s, me, c); }
+static bool enemy(const rs *s, int me, int c)
+{
+    return s->kind[c] && !obst(s, me, c);
+}
 
 static int ref_parse(rs *s, int np, const char *text)
 {
@@ -300,8 +309,9 @@ static int ref_pseudo(const rs *s, int me, rmove *out)
                         sort_caps(&cand);
                         bool dup = false;
                         for (int j = first; j < n && !dup; j++)
-                            dup = out[j].to == cand.to && out[j].ncap == cand.ncap &&
-                                  memcmp(out[j].cap, cand.cap, sizeof(int) * (size_t)cand.ncap) == 0;
+                            dup =
+                                out[j].to == cand.to && out[j].ncap == cand.ncap &&
+                                memcmp(out[j].cap, cand.cap, sizeof(int) * (size_t)cand.ncap) == 0;
                         if (!dup)
                             out[n++] = cand;
                     }
@@ -326,15 +336,14 @@ static int ref_pseudo(const rs *s, int me, rmove *out)
                 corner(s->np, me, &cq, &cr);
                 int fu = unit_index(-cq / 6, -cr / 6);
                 int u = unit_index(dq, dr);
-                if (dist == 1 && u >= 0 &&
-                    (u == fu || u == (fu + 1) % 6 || u == (fu + 5) % 6) && !obst(s, me, to))
+                if (dist == 1 && u >= 0 && (u == fu || u == (fu + 1) % 6 || u == (fu + 5) % 6) &&
+                    !obst(s, me, to))
                     n = add(out, n, from, to, s);
                 break;
             }
             case 'S':
-                if (!obst(s, me, to) &&
-                    (dist == 1 ||
-                     (dist == 2 && straight && !s->kind[at(rq[from] + uq, rr[from] + ur)])))
+                if (!obst(s, me, to) && (dist == 1 || (dist == 2 && straight &&
+                                                       !s->kind[at(rq[from] + uq, rr[from] + ur)])))
                     n = add(out, n, from, to, s);
                 break;
             case 'B': {
