@@ -72,6 +72,9 @@ static struct {
     int8_t d2[NC][12]; /* cells at distance exactly 2 */
     uint8_t nd2[NC];
     bool edge[NC];
+    /* near[q]: the cells whose content attacks() reads for a queen on q
+     * (the six lines through q and every cell within distance 2). */
+    uint64_t near[NC][2];
     /* promo[v][player][cell]: v 0 ant2, 1 ant3 */
     bool promo[2][3][NC];
     uint8_t file_start[14]; /* first cell of each file, [13] = NC */
@@ -148,6 +151,12 @@ static void tables_build(void)
                 T.d2[c][k++] = (int8_t)t;
         }
         T.nd2[c] = (uint8_t)k;
+        for (int t = 0; t < NC; t++) {
+            int dq = T.q[t] - T.q[c], dr = T.r[t] - T.r[c], ds = -dq - dr;
+            int a = dq < 0 ? -dq : dq, b = dr < 0 ? -dr : dr, e = ds < 0 ? -ds : ds;
+            if (a + b + e <= 4 || dq == 0 || dr == 0 || ds == 0)
+                T.near[c][t >> 6] |= 1ull << (t & 63);
+        }
     }
     /* Opposite corners of each army's queen. */
     static const int opp[2][3][2] = {{{0, 6}, {0, -6}, {0, 0}}, {{0, 6}, {6, -6}, {-6, 0}}};
@@ -621,6 +630,30 @@ static int decided(const ant_pos *a, int to_move, rules_reason *reason)
     return -1;
 }
 
+static bool near(int q, int c)
+{
+    return T.near[q][c >> 6] >> (c & 63) & 1;
+}
+
+/* Can move m (not the queen's, not a pass) change whether the queen on q is
+ * attacked? Only if a cell it changes is one attacks() reads. */
+static bool touches(int q, rules_move m)
+{
+    int from = M_FROM(m);
+    if (near(q, from) || near(q, M_TO(m)))
+        return true;
+    if (M_WCAP(m) && near(q, M_WCAP(m) - 1))
+        return true;
+    if (m & M_LADY) {
+        int pd = M_PDIR(m), pv = T.nb[from][pd], k0 = (pd + 3) % 6;
+        int s = (m & M_CCW) ? 5 : 1;
+        for (int i = 1; i < M_STEPS(m); i++)
+            if (near(q, T.nb[pv][(k0 + i * s) % 6]))
+                return true;
+    }
+    return false;
+}
+
 static int legal_moves(const rules_pos *cp, rules_move *out)
 {
     const ant_pos *a = CAP(cp);
@@ -633,8 +666,16 @@ static int legal_moves(const rules_pos *cp, rules_move *out)
         return n;
     rules_pos p = *cp;
     rules_undo u;
-    int k = 0;
+    int k = 0, q = a->queen[me];
+    bool checked = in_check(a, me);
     for (int i = 0; i < n; i++) {
+        /* A pass changes nothing on the board; a move far from the queen
+         * changes nothing attacks() looks at. */
+        if (out[i] == M_PASS || (!checked && M_FROM(out[i]) != q && !touches(q, out[i]))) {
+            if (!checked)
+                out[k++] = out[i];
+            continue;
+        }
         make_move(&p, out[i], &u);
         bool bad = in_check(CAP(&p), me);
         unmake_move(&p, out[i], &u);
