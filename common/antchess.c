@@ -381,8 +381,9 @@ typedef struct {
 } walk;
 
 /* The walk of a ladybug on from round the pivot in direction pd, turning
- * cw (s = 1) or ccw (s = 5), of at most `steps` steps; stops before an
- * obstacle. Calls back for each cell reached, with the capture mask. */
+ * cw (s = 1) or ccw (s = 5), of at most 5 steps; stops before an
+ * obstacle. Writes each cell reached and the capture mask so far; returns
+ * how many cells. */
 static int lady_walk(const ant_pos *a, const uint8_t *rel, int from, int pd, int s, int *cells,
                      uint64_t *lo, uint64_t *hi)
 {
