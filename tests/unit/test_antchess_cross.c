@@ -17,6 +17,7 @@
  * perft counts.
  *
  *   test_antchess_cross                 the cmocka tests
+ *   ANT_SOAK=n test_antchess_cross      n times more random games (other seed)
  *   test_antchess_cross --perft G D [POS]  reference perft of game G to depth D
  *                                          (from the set-up or position POS)
  */
@@ -524,6 +525,7 @@ static int cmp_pair(const void *a, const void *b)
 static pair fast_pairs[MAXM], ref_pairs[MAXM];
 static rmove ref_buf[MAXM];
 static long positions_compared;
+static int soak = 1; /* ANT_SOAK=n: n times more random games */
 
 /* Compare both generators on p; returns the number of legal moves. */
 static int compare_at(const rules_pos *p)
@@ -697,7 +699,7 @@ static void test_random_games_ant2(void **state)
     (void)state;
     rules_pos p;
     rules_pos_init(&p, rules_find("ant2"));
-    for (int g = 0; g < 16; g++)
+    for (int g = 0; g < 16 * soak; g++)
         playout(p, 100, false);
 }
 
@@ -706,7 +708,7 @@ static void test_random_games_ant3(void **state)
     (void)state;
     rules_pos p;
     rules_pos_init(&p, rules_find("ant3"));
-    for (int g = 0; g < 12; g++)
+    for (int g = 0; g < 12 * soak; g++)
         playout(p, 100, true);
 }
 
@@ -728,13 +730,13 @@ static void random_positions(bool dense, int want, int plies)
 static void test_random_sparse_positions(void **state)
 {
     (void)state;
-    random_positions(false, 200, 30);
+    random_positions(false, 200 * soak, 30);
 }
 
 static void test_random_dense_positions(void **state)
 {
     (void)state;
-    random_positions(true, 150, 12);
+    random_positions(true, 150 * soak, 12);
 }
 
 static void test_summary(void **state)
@@ -748,6 +750,10 @@ int main(int argc, char **argv)
 {
     ref_setup();
     units_setup();
+    if (getenv("ANT_SOAK") && atoi(getenv("ANT_SOAK")) > 0) {
+        soak = atoi(getenv("ANT_SOAK"));
+        rng_state ^= (uint64_t)soak * 0x9E3779B97F4A7C15ull;
+    }
     if ((argc == 4 || argc == 5) && strcmp(argv[1], "--perft") == 0) {
         const rules_variant *v = rules_find(argv[2]);
         if (!v)
