@@ -62,24 +62,25 @@ enum { EMPTY = 0, PAWN = 1, KNIGHT, BISHOP, ROOK, QUEEN, KING };
 
 /* Move encoding: from | to << 7 | promotion kind << 14 | flag << 17. */
 enum { MF_NONE = 0, MF_DOUBLE = 1, MF_EP = 2, MF_CASTLE = 3 };
-#define MV(f, t, pr, fl) ((rules_move)((unsigned)(f) | (unsigned)(t) << 7 | (unsigned)(pr) << 14 | (unsigned)(fl) << 17))
-#define MV_FROM(m) ((int)((m) & 127))
+#define MV(f, t, pr, fl)                                                                           \
+    ((rules_move)((unsigned)(f) | (unsigned)(t) << 7 | (unsigned)(pr) << 14 | (unsigned)(fl) << 17))
+#define MV_FROM(m) ((int)((m)&127))
 #define MV_TO(m) ((int)(((m) >> 7) & 127))
 #define MV_PROMO(m) ((int)(((m) >> 14) & 7))
 #define MV_FLAG(m) ((int)(((m) >> 17) & 3))
 
 /* A piece: kind | owner << 3; 0 is an empty cell. */
 #define PC(kind, owner) ((uint8_t)((kind) | (owner) << 3))
-#define KIND(pc) ((pc) & 7)
+#define KIND(pc) ((pc)&7)
 #define OWNER(pc) ((pc) >> 3)
 
 typedef struct ypos {
     uint8_t board[NCELLS];
-    uint8_t king[3];  /* king cell per player (meaningless once it left) */
-    uint8_t castle;   /* bit 2 * player: K side, bit 2 * player + 1: Q side */
-    uint8_t ep[3];    /* crossed cell of the player's last double step, or NONE */
-    uint8_t left;     /* bit per player who left */
-    uint16_t clock;   /* plies since the last capture or pawn move */
+    uint8_t king[3]; /* king cell per player (meaningless once it left) */
+    uint8_t castle;  /* bit 2 * player: K side, bit 2 * player + 1: Q side */
+    uint8_t ep[3];   /* crossed cell of the player's last double step, or NONE */
+    uint8_t left;    /* bit per player who left */
+    uint16_t clock;  /* plies since the last capture or pawn move */
 } ypos;
 static_assert(sizeof(ypos) <= RULES_POS_DATA, "ypos must fit rules_pos.data");
 
@@ -102,7 +103,7 @@ static_assert(sizeof(yundo) <= RULES_UNDO_DATA, "yundo must fit rules_undo.data"
 typedef struct ray {
     uint16_t start; /* into ray_cells */
     uint8_t len;
-    uint8_t skip;   /* leading cells shared with an earlier ray (a fork) */
+    uint8_t skip; /* leading cells shared with an earlier ray (a fork) */
 } ray;
 
 static struct {
@@ -116,16 +117,16 @@ static struct {
     int nray_cells;
     uint8_t knight_n[NCELLS], knight[NCELLS][16];
     uint8_t adj_n[NCELLS], adj[NCELLS][16];
-    uint8_t push[3][NCELLS];            /* one step forward or NONE */
-    uint8_t push2[3][NCELLS];           /* two steps from the start or NONE */
+    uint8_t push[3][NCELLS];  /* one step forward or NONE */
+    uint8_t push2[3][NCELLS]; /* two steps from the start or NONE */
     uint8_t cap_n[3][NCELLS], cap[3][NCELLS][4];
     uint8_t att_n[3][NCELLS], att[3][NCELLS][6]; /* pawns of player that attack cell */
-    uint8_t promo[3][NCELLS];           /* a pawn of player arriving here promotes */
-    uint8_t ep_pawn[NCELLS];            /* crossed cell -> cell of the pawn */
-    uint8_t castle_clear[NCELLS];       /* rights lost when a move touches cell */
-    uint8_t hostile[8][64];             /* by attacker mask and piece: H_* bits */
+    uint8_t promo[3][NCELLS];                    /* a pawn of player arriving here promotes */
+    uint8_t ep_pawn[NCELLS];                     /* crossed cell -> cell of the pawn */
+    uint8_t castle_clear[NCELLS];                /* rights lost when a move touches cell */
+    uint8_t hostile[8][64];                      /* by attacker mask and piece: H_* bits */
     uint64_t zpiece[NCELLS][24], zturn[3], zcastle[64], zep[NCELLS], zleft[8];
-    uint8_t rank_cells[12][8];          /* cells of each rank, alphabetical */
+    uint8_t rank_cells[12][8]; /* cells of each rank, alphabetical */
 } T;
 
 enum { H_KNIGHT = 1, H_KING = 2, H_ORTH = 4, H_DIAG = 8 };
@@ -142,12 +143,27 @@ static castle_def CASTLE[3][2];
 static const uint8_t king_quad[3] = {1, 2, 5};
 static const char *const cell_names[NCELLS];
 
-static int cell_of(int q, int r, int c) { return q * 16 + r * 4 + c; }
-static int quad_of(int cell) { return cell >> 4; }
-static int r_of(int cell) { return (cell >> 2) & 3; }
-static int c_of(int cell) { return cell & 3; }
+static int cell_of(int q, int r, int c)
+{
+    return q * 16 + r * 4 + c;
+}
+static int quad_of(int cell)
+{
+    return cell >> 4;
+}
+static int r_of(int cell)
+{
+    return (cell >> 2) & 3;
+}
+static int c_of(int cell)
+{
+    return cell & 3;
+}
 /* Neighbour quads across the c = 3 side and the r = 3 side. */
-static int quad_across_c(int q) { return q ^ 1; }
+static int quad_across_c(int q)
+{
+    return q ^ 1;
+}
 static int quad_across_r(int q)
 {
     static const int across[6] = {2, 4, 0, 5, 1, 3};
@@ -425,7 +441,10 @@ static void tables_build(void)
 }
 
 static once_flag tables_once = ONCE_FLAG_INIT;
-static void tables_init(void) { call_once(&tables_once, tables_build); }
+static void tables_init(void)
+{
+    call_once(&tables_once, tables_build);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Attacks. */
@@ -520,10 +539,10 @@ static void find_pins(const ypos *y, int me, int mask, uint64_t pinned[2])
 /* Move generation. */
 
 typedef struct gen_ctx {
-    ypos b;          /* scratch copy: moves are tried on it and taken back */
+    ypos b; /* scratch copy: moves are tried on it and taken back */
     int me, mask;
-    bool check;      /* the king is attacked now */
-    bool pseudo;     /* keep moves that leave the king attacked */
+    bool check;  /* the king is attacked now */
+    bool pseudo; /* keep moves that leave the king attacked */
     uint64_t pinned[2];
     rules_move *out;
     int n;
@@ -837,7 +856,10 @@ static const char SETUP[] =
     "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/8/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/"
     "8/8/bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR w wKwQrKrQbKbQ - - 0";
 
-const char *yalta_setup_text(void) { return SETUP; }
+const char *yalta_setup_text(void)
+{
+    return SETUP;
+}
 
 static const char PLAYER_CH[3] = {'w', 'r', 'b'};
 static const char KIND_CH[8] = " PNBRQK";
@@ -961,8 +983,10 @@ static int yalta_parse_position(rules_pos *p, const char *text, char *why, size_
         return bad(why, whylen, "too long", NULL);
     char copy[RULES_POS_TEXT], *f[6];
     if (split_fields(text, copy, f) < 0)
-        return bad(why, whylen, "expected 6 fields separated by single spaces "
-                                "(board, to move, castling, en passant, left, clock)", NULL);
+        return bad(why, whylen,
+                   "expected 6 fields separated by single spaces "
+                   "(board, to move, castling, en passant, left, clock)",
+                   NULL);
     ypos y;
     memset(&y, 0, sizeof y);
     memset(y.ep, NONE, sizeof y.ep);
@@ -976,21 +1000,25 @@ static int yalta_parse_position(rules_pos *p, const char *text, char *why, size_
                 int run = *s - '0';
                 /* Two runs in a row would not round-trip. */
                 if (i + run > 8 || (s > f[0] && s[-1] >= '1' && s[-1] <= '8'))
-                    return bad(why, whylen, "bad run of empty cells in rank", T.names[T.rank_cells[rank][i]] + 1);
+                    return bad(why, whylen, "bad run of empty cells in rank",
+                               T.names[T.rank_cells[rank][i]] + 1);
                 i += run;
                 s++;
                 continue;
             }
             int owner = player_of_char(s[0]), kind = owner >= 0 ? kind_of_char(s[1]) : 0;
             if (owner < 0 || kind == 0)
-                return bad(why, whylen, "expected a piece (owner w/r/b then P N B R Q K) or a digit at cell",
+                return bad(why, whylen,
+                           "expected a piece (owner w/r/b then P N B R Q K) or a digit at cell",
                            T.names[T.rank_cells[rank][i]]);
             y.board[T.rank_cells[rank][i]] = PC(kind, owner);
             i++;
             s += 2;
         }
         if (*s != (rank < 11 ? '/' : '\0'))
-            return bad(why, whylen, rank < 11 ? "expected '/' after 8 cells of rank" : "extra text after rank 12",
+            return bad(why, whylen,
+                       rank < 11 ? "expected '/' after 8 cells of rank"
+                                 : "extra text after rank 12",
                        T.names[T.rank_cells[rank][0]] + 1);
         s++;
     }
@@ -1031,7 +1059,8 @@ static int yalta_parse_position(rules_pos *p, const char *text, char *why, size_
         bool gone = y.left & (1 << pl);
         if (gone ? kings[pl] > 1 : kings[pl] != 1) {
             static const char *const pn[3] = {"white", "red", "black"};
-            return bad(why, whylen, gone ? "too many kings for" : "exactly one king needed for", pn[pl]);
+            return bad(why, whylen, gone ? "too many kings for" : "exactly one king needed for",
+                       pn[pl]);
         }
         if (gone && kings[pl] == 0)
             y.king[pl] = 0;
@@ -1045,13 +1074,15 @@ static int yalta_parse_position(rules_pos *p, const char *text, char *why, size_
             int side = s[1] == 'K' ? 0 : s[1] == 'Q' ? 1 : -1;
             int bit = 2 * pl + side;
             if (pl < 0 || side < 0 || bit <= last)
-                return bad(why, whylen, "castling must be '-' or among wK wQ rK rQ bK bQ in order", f[2]);
+                return bad(why, whylen, "castling must be '-' or among wK wQ rK rQ bK bQ in order",
+                           f[2]);
             last = bit;
             const castle_def *cd = &CASTLE[pl][side];
             if (y.left & (1 << pl))
                 return bad(why, whylen, "a player who left has no castling right", f[2]);
             if (y.board[cd->kfrom] != PC(KING, pl) || y.board[cd->rfrom] != PC(ROOK, pl))
-                return bad(why, whylen, "castling right without king and rook on their cells", f[2]);
+                return bad(why, whylen, "castling right without king and rook on their cells",
+                           f[2]);
             y.castle |= (uint8_t)(1 << bit);
         }
     }
@@ -1077,11 +1108,14 @@ static int yalta_parse_position(rules_pos *p, const char *text, char *why, size_
             int len;
             int cell = rules_cell_parse_prefix(&yalta_variant, s, &len);
             if (cell < 0 || s[len] != ':')
-                return bad(why, whylen, "en passant entries are <cell>:<players>, separated by ','", f[3]);
+                return bad(why, whylen, "en passant entries are <cell>:<players>, separated by ','",
+                           f[3]);
             int owner = T.section[cell];
             if (r_of(cell) != 2 || owner <= last)
-                return bad(why, whylen, "en passant cell must be on the third rank of its owner's section, "
-                                        "one per player, in order", T.names[cell]);
+                return bad(why, whylen,
+                           "en passant cell must be on the third rank of its owner's section, "
+                           "one per player, in order",
+                           T.names[cell]);
             last = owner;
             int pawn = T.ep_pawn[cell];
             if (y.left & (1 << owner))
@@ -1093,12 +1127,14 @@ static int yalta_parse_position(rules_pos *p, const char *text, char *why, size_
             for (; *s && *s != ','; s++) {
                 int pl = player_of_char(*s);
                 if (pl <= lastp)
-                    return bad(why, whylen, "en passant takers must be among w, r, b in order", T.names[cell]);
+                    return bad(why, whylen, "en passant takers must be among w, r, b in order",
+                               T.names[cell]);
                 takers |= 1 << pl;
                 lastp = pl;
             }
             if (takers == 0 || takers != ep_takers(&y, to_move, owner))
-                return bad(why, whylen, "en passant takers must be the players who move before its owner",
+                return bad(why, whylen,
+                           "en passant takers must be the players who move before its owner",
                            T.names[cell]);
             y.ep[owner] = (uint8_t)cell;
             if (*s == ',') {
@@ -1139,7 +1175,8 @@ static int yalta_print_move(const rules_pos *p, rules_move m, char *buf, size_t 
     return n < 0 || (size_t)n >= len ? -1 : n;
 }
 
-static int yalta_parse_move(const rules_pos *p, const char *text, rules_move *m, char *why, size_t whylen)
+static int yalta_parse_move(const rules_pos *p, const char *text, rules_move *m, char *why,
+                            size_t whylen)
 {
     tables_init();
     const ypos *y = CY(p);
@@ -1148,7 +1185,9 @@ static int yalta_parse_move(const rules_pos *p, const char *text, rules_move *m,
     if (text == NULL)
         text = "";
     int from = rules_cell_parse_prefix(&yalta_variant, text, &l1);
-    int to = from >= 0 && text[l1] == '-' ? rules_cell_parse_prefix(&yalta_variant, text + l1 + 1, &l2) : -1;
+    int to = from >= 0 && text[l1] == '-'
+                 ? rules_cell_parse_prefix(&yalta_variant, text + l1 + 1, &l2)
+                 : -1;
     int promo = 0;
     if (to >= 0) {
         const char *rest = text + l1 + 1 + l2;
@@ -1158,8 +1197,10 @@ static int yalta_parse_move(const rules_pos *p, const char *text, rules_move *m,
             to = -1;
     }
     if (from < 0 || to < 0) {
-        rules_why(why, whylen, "'%.20s': expected <from>-<to> or <from>-<to>=Q|R|B|N with cells "
-                  "such as e2", text);
+        rules_why(why, whylen,
+                  "'%.20s': expected <from>-<to> or <from>-<to>=Q|R|B|N with cells "
+                  "such as e2",
+                  text);
         return RULES_EBAD_MOVE_TEXT;
     }
     uint8_t pc = y->board[from];
@@ -1198,7 +1239,8 @@ static int yalta_parse_move(const rules_pos *p, const char *text, rules_move *m,
         if (MV_TO(moves[i]) != to || MV_PROMO(moves[i]) != promo)
             continue;
         if (MV_FLAG(moves[i]) == MF_CASTLE) {
-            rules_why(why, whylen, "%s: the king may not castle out of, through or into check", text);
+            rules_why(why, whylen, "%s: the king may not castle out of, through or into check",
+                      text);
             return RULES_EILLEGAL;
         }
         rules_why(why, whylen, "%s: the move would leave %s's king in check", text,
@@ -1206,7 +1248,8 @@ static int yalta_parse_move(const rules_pos *p, const char *text, rules_move *m,
         return RULES_ESELF_CHECK;
     }
     if (promo && !T.promo[me][to]) {
-        rules_why(why, whylen, "%s: a pawn promotes only on the back rank of another section", text);
+        rules_why(why, whylen, "%s: a pawn promotes only on the back rank of another section",
+                  text);
         return RULES_EILLEGAL;
     }
     uint8_t v = y->board[to];
@@ -1214,8 +1257,8 @@ static int yalta_parse_move(const rules_pos *p, const char *text, rules_move *m,
         rules_why(why, whylen, "%s: a king is never captured (the game ends by checkmate)", text);
         return RULES_EILLEGAL;
     }
-    rules_why(why, whylen, "%s: the %s on %s cannot move to %s", text, kname[KIND(pc)], T.names[from],
-              T.names[to]);
+    rules_why(why, whylen, "%s: the %s on %s cannot move to %s", text, kname[KIND(pc)],
+              T.names[from], T.names[to]);
     return RULES_EUNREACHABLE;
 }
 
@@ -1305,7 +1348,7 @@ static void yalta_leave(rules_pos *p, int player)
     h ^= T.zleft[y->left];
     y->left |= (uint8_t)(1 << player);
     h ^= T.zleft[y->left];
-    uint8_t castle = y->castle & (uint8_t)~(3 << (2 * player));
+    uint8_t castle = y->castle & (uint8_t) ~(3 << (2 * player));
     h ^= T.zcastle[y->castle] ^ T.zcastle[castle];
     y->castle = castle;
     if (y->ep[player] != NONE) {
@@ -1332,12 +1375,14 @@ static const char *const player_names[3] = {"white", "red", "black"};
 /* Cell names in index order (quad, rank from the back, file from the
  * outer edge); tables_build checks them against the names it derives. */
 static const char *const cell_names[NCELLS] = {
-    "a1", "b1", "c1", "d1", "a2", "b2", "c2", "d2", "a3", "b3", "c3", "d3", "a4", "b4", "c4", "d4",
-    "h1", "g1", "f1", "e1", "h2", "g2", "f2", "e2", "h3", "g3", "f3", "e3", "h4", "g4", "f4", "e4",
-    "a8", "b8", "c8", "d8", "a7", "b7", "c7", "d7", "a6", "b6", "c6", "d6", "a5", "b5", "c5", "d5",
-    "l8", "k8", "j8", "i8", "l7", "k7", "j7", "i7", "l6", "k6", "j6", "i6", "l5", "k5", "j5", "i5",
-    "h12", "g12", "f12", "e12", "h11", "g11", "f11", "e11", "h10", "g10", "f10", "e10", "h9", "g9", "f9", "e9",
-    "l12", "k12", "j12", "i12", "l11", "k11", "j11", "i11", "l10", "k10", "j10", "i10", "l9", "k9", "j9", "i9",
+    "a1",  "b1",  "c1",  "d1",  "a2",  "b2",  "c2",  "d2",  "a3",  "b3",  "c3",  "d3",
+    "a4",  "b4",  "c4",  "d4",  "h1",  "g1",  "f1",  "e1",  "h2",  "g2",  "f2",  "e2",
+    "h3",  "g3",  "f3",  "e3",  "h4",  "g4",  "f4",  "e4",  "a8",  "b8",  "c8",  "d8",
+    "a7",  "b7",  "c7",  "d7",  "a6",  "b6",  "c6",  "d6",  "a5",  "b5",  "c5",  "d5",
+    "l8",  "k8",  "j8",  "i8",  "l7",  "k7",  "j7",  "i7",  "l6",  "k6",  "j6",  "i6",
+    "l5",  "k5",  "j5",  "i5",  "h12", "g12", "f12", "e12", "h11", "g11", "f11", "e11",
+    "h10", "g10", "f10", "e10", "h9",  "g9",  "f9",  "e9",  "l12", "k12", "j12", "i12",
+    "l11", "k11", "j11", "i11", "l10", "k10", "j10", "i10", "l9",  "k9",  "j9",  "i9",
 };
 
 const rules_variant yalta_variant = {

@@ -377,10 +377,10 @@ static void test_castling_refused(void **state)
         {"bBj12", "b", "i12-k12", RULES_EUNREACHABLE, "i12-f12"},
         {"bNg12", "b", "i12-f12", RULES_EUNREACHABLE, "i12-k12"},
         /* Through check: the crossed cell attacked, each colour and side. */
-        {"rRf3", "w", "e1-g1", RULES_EILLEGAL, "e1-c1"},  /* f1 */
-        {"rRd3", "w", "e1-c1", RULES_EILLEGAL, "e1-g1"},  /* d1 */
-        {"wRc5", "r", "d8-b8", RULES_EILLEGAL, "d8-j8"},  /* c8 */
-        {"wRi6", "r", "d8-j8", RULES_EILLEGAL, "d8-b8"},  /* i8 */
+        {"rRf3", "w", "e1-g1", RULES_EILLEGAL, "e1-c1"},      /* f1 */
+        {"rRd3", "w", "e1-c1", RULES_EILLEGAL, "e1-g1"},      /* d1 */
+        {"wRc5", "r", "d8-b8", RULES_EILLEGAL, "d8-j8"},      /* c8 */
+        {"wRi6", "r", "d8-j8", RULES_EILLEGAL, "d8-b8"},      /* i8 */
         {"rRj10", "b", "i12-k12", RULES_EILLEGAL, "i12-f12"}, /* j12 */
         {"rRe3", "b", "i12-f12", RULES_EILLEGAL, "i12-k12"},  /* e12 over e4 e9 e10 e11 */
         /* Landing on an attacked cell (black bishop a3-b2-c1). */
@@ -813,9 +813,9 @@ static void test_bad_moves(void **state)
     rules_pos p;
     rules_pos_init(&p, V);
     static const char *syntax[] = {
-        "", "e2", "e2-", "e2e4", "e2-e4=", "e2-e4=K", "e2-e4=q", "E2-E4", "e2-e44", "m1-e2",
-        "e2-e4 ", " e2-e4", "e13-e4", "e2--e4", "e2-e4=QQ", "e2xe4", "pass", "e2-m4", "a5-e4x",
-        "e2-e4@", "0-0", "O-O", "e1-g1=", "\xff\xfe", "e2-e4\n",
+        "",       "e2",     "e2-",    "e2e4",   "e2-e4=", "e2-e4=K",  "e2-e4=q", "E2-E4", "e2-e44",
+        "m1-e2",  "e2-e4 ", " e2-e4", "e13-e4", "e2--e4", "e2-e4=QQ", "e2xe4",   "pass",  "e2-m4",
+        "a5-e4x", "e2-e4@", "0-0",    "O-O",    "e1-g1=", "\xff\xfe", "e2-e4\n",
     };
     for (size_t i = 0; i < sizeof syntax / sizeof syntax[0]; i++) {
         char why[RULES_WHY_TEXT] = "";
@@ -844,7 +844,8 @@ static void test_bad_moves(void **state)
     /* The game layer: not your turn. */
     rules_game *g = NULL;
     assert_int_equal(rules_game_new(&g, "yalta", NULL, NULL, 0), 0);
-    assert_int_equal(rules_game_play_text(g, 1, "a7-a6", NULL, why, sizeof why), RULES_ENOT_YOUR_TURN);
+    assert_int_equal(rules_game_play_text(g, 1, "a7-a6", NULL, why, sizeof why),
+                     RULES_ENOT_YOUR_TURN);
     assert_int_equal(rules_game_play_text(g, 0, "e2-e4", NULL, why, sizeof why), 0);
     assert_int_equal(rules_game_play_text(g, 1, "a7-a5", NULL, why, sizeof why), 0);
     assert_int_equal(rules_game_play_text(g, 2, "l11-l9", NULL, why, sizeof why), 0);
@@ -878,33 +879,72 @@ static void test_bad_positions(void **state)
     const char *board = "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/8/8/8/8/rPrPrPrPrPrPrPrP/"
                         "rRrNrBrKrQrBrNrR/8/8/bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR";
     static const char *tails[] = {
-        "x wKwQrKrQbKbQ - - 0", "ww wKwQrKrQbKbQ - - 0", "W wKwQrKrQbKbQ - - 0",
-        "w wQwK - - 0", "w wKwK - - 0", "w xK - - 0", "w wX - - 0", "w w - - 0", "w -- - - 0",
-        "w - - - -1", "w - - - 151", "w - - - 01", "w - - - 1a", "w - - - 99999999999999999999",
-        "w - - wrb 0", "w - - rb 0", "w - - rw 0", "w - - w 0", "w - - x 0", "w - - - 0 0",
-        "w - - -  0", "w  - - - 0", "w - - -", "w - e3:rb - 0", "w - e4:rb - 0", "w - z3:rb - 0",
-        "w - e3 - 0", "r - e3:rb - 0", "w - - bb 0", "b - - b 0",
+        "x wKwQrKrQbKbQ - - 0",
+        "ww wKwQrKrQbKbQ - - 0",
+        "W wKwQrKrQbKbQ - - 0",
+        "w wQwK - - 0",
+        "w wKwK - - 0",
+        "w xK - - 0",
+        "w wX - - 0",
+        "w w - - 0",
+        "w -- - - 0",
+        "w - - - -1",
+        "w - - - 151",
+        "w - - - 01",
+        "w - - - 1a",
+        "w - - - 99999999999999999999",
+        "w - - wrb 0",
+        "w - - rb 0",
+        "w - - rw 0",
+        "w - - w 0",
+        "w - - x 0",
+        "w - - - 0 0",
+        "w - - -  0",
+        "w  - - - 0",
+        "w - - -",
+        "w - e3:rb - 0",
+        "w - e4:rb - 0",
+        "w - z3:rb - 0",
+        "w - e3 - 0",
+        "r - e3:rb - 0",
+        "w - - bb 0",
+        "b - - b 0",
     };
     for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
         snprintf(buf, sizeof buf, "%s %s", board, tails[i]);
         expect_bad(buf);
     }
     static const char *boards[] = {
-        "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/8/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/bPbPbPbPbPbPbPbP",
-        "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/8/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR/8",
-        "wRwNwBwQwKwBwNwRwP/wPwPwPwPwPwPwP/8/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR",
-        "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/9/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR",
-        "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/0/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR",
-        "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/44/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR",
-        "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/7/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR",
-        "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/wK7/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR",
-        "wRwNwBwQ1wBwNwR/wPwPwPwPwPwPwPwP/8/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR",
-        "wPwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/8/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR",
-        "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/8/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbP",
-        "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/8/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbr",
-        "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/8/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/bPbPbPbPbPbPbPbP/xQbBbNbRbKbBbNbR",
-        "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP//8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR",
-        "wRwNwBwQwKwBwNwR;wPwPwPwPwPwPwPwP/8/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR",
+        "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/8/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/"
+        "bPbPbPbPbPbPbPbP",
+        "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/8/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/"
+        "bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR/8",
+        "wRwNwBwQwKwBwNwRwP/wPwPwPwPwPwPwP/8/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/"
+        "bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR",
+        "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/9/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/"
+        "bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR",
+        "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/0/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/"
+        "bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR",
+        "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/44/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/"
+        "bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR",
+        "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/7/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/"
+        "bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR",
+        "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/wK7/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/"
+        "bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR",
+        "wRwNwBwQ1wBwNwR/wPwPwPwPwPwPwPwP/8/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/"
+        "bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR",
+        "wPwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/8/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/"
+        "bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR",
+        "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/8/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/"
+        "bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbP",
+        "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/8/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/"
+        "bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbr",
+        "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP/8/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/"
+        "bPbPbPbPbPbPbPbP/xQbBbNbRbKbBbNbR",
+        "wRwNwBwQwKwBwNwR/wPwPwPwPwPwPwPwP//8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/"
+        "bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR",
+        "wRwNwBwQwKwBwNwR;wPwPwPwPwPwPwPwP/8/8/8/8/rPrPrPrPrPrPrPrP/rRrNrBrKrQrBrNrR/8/8/"
+        "bPbPbPbPbPbPbPbP/bQbBbNbRbKbBbNbR",
     };
     for (size_t i = 0; i < sizeof boards / sizeof boards[0]; i++) {
         snprintf(buf, sizeof buf, "%s w - - - 0", boards[i]);

@@ -48,12 +48,12 @@ static const struct {
     const char *files;
     int ranks[4];
 } QUADS[6] = {
-    {0, "abcd", {1, 2, 3, 4}},     /* S1 left */
-    {0, "hgfe", {1, 2, 3, 4}},     /* S1 right */
-    {1, "abcd", {8, 7, 6, 5}},     /* S2 right */
-    {1, "lkji", {8, 7, 6, 5}},     /* S2 left */
-    {2, "hgfe", {12, 11, 10, 9}},  /* S3 left */
-    {2, "lkji", {12, 11, 10, 9}},  /* S3 right */
+    {0, "abcd", {1, 2, 3, 4}},    /* S1 left */
+    {0, "hgfe", {1, 2, 3, 4}},    /* S1 right */
+    {1, "abcd", {8, 7, 6, 5}},    /* S2 right */
+    {1, "lkji", {8, 7, 6, 5}},    /* S2 left */
+    {2, "hgfe", {12, 11, 10, 9}}, /* S3 left */
+    {2, "lkji", {12, 11, 10, 9}}, /* S3 right */
 };
 /* Where each kite sits around the hexagon (vertex angle / 60 degrees), going
  * around: S1 left, S1 right, S3 left, S3 right, S2 left, S2 right (the order
@@ -148,7 +148,8 @@ static void board_build(void)
         double M2x = (vx[k] + vx[other]) / 2, M2y = (vy[k] + vy[other]) / 2;
         for (int r = 0; r < 4; r++)
             for (int c = 0; c < 4; c++, cell++) {
-                snprintf(NAME[cell], sizeof NAME[cell], "%c%d", QUADS[q].files[c], QUADS[q].ranks[r]);
+                snprintf(NAME[cell], sizeof NAME[cell], "%c%d", QUADS[q].files[c],
+                         QUADS[q].ranks[r]);
                 SECTION[cell] = QUADS[q].player;
                 RANKIDX[cell] = r;
                 double us[4] = {c / 4.0, (c + 1) / 4.0, (c + 1) / 4.0, c / 4.0};
@@ -237,7 +238,8 @@ static const struct {
 } CASTLING[3][2] = {
     {{"e1", "g1", "h1", "f1", {"f1", "g1", NULL}}, {"e1", "c1", "a1", "d1", {"d1", "c1", "b1"}}},
     {{"d8", "b8", "a8", "c8", {"c8", "b8", NULL}}, {"d8", "j8", "l8", "i8", {"i8", "j8", "k8"}}},
-    {{"i12", "k12", "l12", "j12", {"j12", "k12", NULL}}, {"i12", "f12", "h12", "e12", {"e12", "f12", "g12"}}},
+    {{"i12", "k12", "l12", "j12", {"j12", "k12", NULL}},
+     {"i12", "f12", "h12", "e12", {"e12", "f12", "g12"}}},
 };
 
 /* The position string (format of common/yalta.h), parsed naively: the
@@ -360,7 +362,10 @@ static void xprint(const xpos *x, char *out)
 /* ------------------------------------------------------------------------ */
 /* Piece predicates. */
 
-static bool empty(const xpos *x, int c) { return x->owner[c] < 0; }
+static bool empty(const xpos *x, int c)
+{
+    return x->owner[c] < 0;
+}
 
 /* Does a ray of the given type go from `at` to `to` over empty cells?
  * Orthogonal: leave through side s. Diagonal: leave through corner s. */
@@ -427,7 +432,10 @@ static bool knight_jump(int from, int to)
 
 /* The pawn's forward side: toward the front (side 2) at home, toward the
  * back rank (side 0) elsewhere. */
-static int forward_side(int player, int cell) { return SECTION[cell] == player ? 2 : 0; }
+static int forward_side(int player, int cell)
+{
+    return SECTION[cell] == player ? 2 : 0;
+}
 
 static bool pawn_captures(int player, int from, int to)
 {
@@ -489,13 +497,16 @@ static bool attacked_by_others(const xpos *x, int player, int cell)
 
 typedef struct xmove {
     int from, to;
-    char promo;   /* 0 or QRBN */
-    int ep_pawn;  /* cell of the pawn taken en passant, or -1 */
-    int castle;   /* -1 or the side */
+    char promo;  /* 0 or QRBN */
+    int ep_pawn; /* cell of the pawn taken en passant, or -1 */
+    int castle;  /* -1 or the side */
     bool dbl;
 } xmove;
 
-static int step(int at, int side) { return SIDE_NB[at][side]; }
+static int step(int at, int side)
+{
+    return SIDE_NB[at][side];
+}
 
 static void xplay(xpos *x, const xmove *m)
 {
@@ -508,7 +519,8 @@ static void xplay(xpos *x, const xmove *m)
     x->kind[m->to] = m->promo ? m->promo : kind;
     x->owner[m->from] = -1;
     if (m->castle >= 0) {
-        int r = cell_named(CASTLING[me][m->castle].r), rto = cell_named(CASTLING[me][m->castle].rto);
+        int r = cell_named(CASTLING[me][m->castle].r),
+            rto = cell_named(CASTLING[me][m->castle].rto);
         x->owner[r] = -1;
         x->owner[rto] = me;
         x->kind[rto] = 'R';
@@ -623,7 +635,10 @@ static int xmoves(const xpos *x, xmove *out)
 
 typedef char line[RULES_MOVE_TEXT + RULES_POS_TEXT];
 
-static int cmp_line(const void *a, const void *b) { return strcmp(a, b); }
+static int cmp_line(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
 
 static int fast_lines(const char *pos, line *out)
 {
@@ -674,7 +689,8 @@ static int cross_lines(const char *pos, line *out)
         char pt[RULES_POS_TEXT];
         xprint(&after, pt);
         if (mv[i].promo)
-            snprintf(out[i], sizeof out[i], "%s-%s=%c %s", NAME[mv[i].from], NAME[mv[i].to], mv[i].promo, pt);
+            snprintf(out[i], sizeof out[i], "%s-%s=%c %s", NAME[mv[i].from], NAME[mv[i].to],
+                     mv[i].promo, pt);
         else
             snprintf(out[i], sizeof out[i], "%s-%s %s", NAME[mv[i].from], NAME[mv[i].to], pt);
     }
@@ -770,8 +786,9 @@ static void random_game(const char *start, int plies, bool may_leave)
         if (strchr(mt, '='))
             seen_special[2]++;
         char kind = yalta_variant.piece_at(&p, (int)(mv[pick] & 127), &(int){0});
-        if (kind == 'K' && (!strcmp(mt, "e1-g1") || !strcmp(mt, "e1-c1") || !strcmp(mt, "d8-b8") ||
-                            !strcmp(mt, "d8-j8") || !strcmp(mt, "i12-k12") || !strcmp(mt, "i12-f12")))
+        if (kind == 'K' &&
+            (!strcmp(mt, "e1-g1") || !strcmp(mt, "e1-c1") || !strcmp(mt, "d8-b8") ||
+             !strcmp(mt, "d8-j8") || !strcmp(mt, "i12-k12") || !strcmp(mt, "i12-f12")))
             seen_special[1]++;
         rules_undo u;
         yalta_variant.make(&p, mv[pick], &u);
