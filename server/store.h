@@ -164,6 +164,8 @@ typedef struct store_new_game {
     store_player players[RULES_MAX_PLAYERS]; /* seat i is rules player i */
     store_tc tc;
     const char *options;   /* other options as a JSON object text, or NULL */
+    int to_move;           /* player to move first (rules_game_to_move of the
+                              new game; 0 from the set-up) */
 } store_new_game;
 
 /*
