@@ -549,6 +549,44 @@ static void test_conditional_moves(void **state)
                      STORE_EBAD_ARG);
 }
 
+/* store_cond_check against the rules core: a line of legal moves from the
+ * set-up after one move passes; a line whose answer is illegal fails and
+ * names it. Every two-player variant the core knows. */
+static void test_cond_check_every_variant(void **state)
+{
+    (void)state;
+    for (const rules_variant *const *vp = rules_variants; *vp; vp++) {
+        const rules_variant *v = *vp;
+        if (v->nplayers != 2)
+            continue;
+        rules_game *g, *walk;
+        char why[RULES_WHY_TEXT];
+        assert_int_equal(rules_game_new(&g, v->id, NULL, why, sizeof why), 0);
+        assert_int_equal(rules_game_play(g, g->legal[0]), 0);
+        /* The waiting player's line: 4 moves played on a second game. */
+        assert_int_equal(rules_game_new(&walk, v->id, NULL, why, sizeof why), 0);
+        assert_int_equal(rules_game_play(walk, g->moves[0]), 0);
+        char line[4 * RULES_MOVE_TEXT] = "", text[RULES_MOVE_TEXT];
+        for (int i = 0; i < 4 && !walk->result.over; i++) {
+            rules_move m = walk->legal[walk->nlegal / 2];
+            assert_true(v->print_move(&walk->pos, m, text, sizeof text) > 0);
+            strcat(line, i ? " " : "");
+            strcat(line, text);
+            assert_int_equal(rules_game_play(walk, m), 0);
+        }
+        int waiting = 1 - rules_game_to_move(g);
+        assert_int_equal(store_cond_check(g, waiting, line, why, sizeof why), 0);
+        char bad[4 * RULES_MOVE_TEXT];
+        snprintf(bad, sizeof bad, "%.*s zz-zz", (int)strcspn(line, " "), line);
+        assert_true(store_cond_check(g, waiting, bad, why, sizeof why) < 0);
+        assert_non_null(strstr(why, "zz-zz"));
+        /* The line starts with the opponent's move, not the waiting one's. */
+        assert_true(store_cond_check(g, 1 - waiting, line, why, sizeof why) < 0);
+        rules_game_free(walk);
+        rules_game_free(g);
+    }
+}
+
 static int64_t turn_notified[16];
 static int nturn_notified;
 static void turn_cb(void *arg, int64_t account)
@@ -693,6 +731,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_vacation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_increment_clock, setup, teardown),
         cmocka_unit_test_setup_teardown(test_conditional_moves, setup, teardown),
+        cmocka_unit_test(test_cond_check_every_variant),
         cmocka_unit_test_setup_teardown(test_your_turn, setup, teardown),
         cmocka_unit_test_setup_teardown(test_archive_and_profile, setup, teardown),
     };
