@@ -146,6 +146,10 @@ struct store {
     uv_timer_t group_timer, deadline_timer;
     int open_handles;
     int works;       /* thread-pool jobs still running */
+    sqlite3 *ckpt_db;       /* used only by the checkpoint job */
+    uv_work_t ckpt_work;
+    bool ckpt_running;
+    int wal_pages;          /* frames in the WAL after the last commit */
     bool closing, broken;
     unsigned group_ms;
     int64_t (*now_fn)(void *);
@@ -548,7 +552,20 @@ static int load_vacations(store *s)
 }
 
 static void group_cb(uv_timer_t *t);
+static void maybe_checkpoint(store *s);
 static void deadline_cb(uv_timer_t *t);
+
+/* Checkpoints run on the thread pool with their own connection, so that a
+ * commit on the loop only appends to the WAL and fsyncs it. */
+static int wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
+{
+    (void)db;
+    (void)name;
+    ((store *)arg)->wal_pages = pages;
+    return SQLITE_OK;
+}
+
+enum { CKPT_PAGES = 4000 };
 
 int store_open(store **out, uv_loop_t *loop, const char *path,
                const store_options *opt, char *why, size_t whylen)
@@ -592,6 +609,19 @@ int store_open(store **out, uv_loop_t *loop, const char *path,
     err = migrate(s, dir, why, whylen);
     if (err < 0)
         goto out_close_db;
+    /* The moves of many games touch many pages: keep them cached (64 MiB). */
+    sqlite3_exec(s->db, "PRAGMA cache_size = -65536", NULL, NULL, NULL);
+    if (sqlite3_open_v2(path, &s->ckpt_db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+        sqlite3_exec(s->ckpt_db, "PRAGMA synchronous = FULL", NULL, NULL, NULL) ==
+            SQLITE_OK) {
+        sqlite3_busy_timeout(s->ckpt_db, 100);
+        sqlite3_wal_autocheckpoint(s->db, 0);
+        sqlite3_wal_hook(s->db, wal_hook, s);
+    } else {
+        /* Fall back to checkpoints on the loop. */
+        sqlite3_close(s->ckpt_db);
+        s->ckpt_db = NULL;
+    }
     for (int i = 0; i < ST_COUNT; i++)
         if (sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
                                &s->st[i], NULL) != SQLITE_OK) {
@@ -647,6 +677,7 @@ out_finalize:
     for (int i = 0; i < ST_COUNT; i++)
         sqlite3_finalize(s->st[i]);
 out_close_db:
+    sqlite3_close(s->ckpt_db);
     sqlite3_close(s->db);
 out_free:
     for (size_t i = 0; s->buckets && i < s->nbuckets; i++)
@@ -840,6 +871,7 @@ int store_flush(store *s)
         /* Memory is ahead of the disk now: refuse everything from here on. */
         s->broken = true;
     }
+    maybe_checkpoint(s);
     for (size_t i = 0; i < n; i++)
         if (ops[i].cb)
             ops[i].cb(ops[i].arg, err);
@@ -866,6 +898,34 @@ int store_flush(store *s)
         op_free(&ops[i]);
     free(ops);
     return err;
+}
+
+static void ckpt_run(uv_work_t *w)
+{
+    store *s = w->data;
+    sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL,
+                              NULL);
+}
+
+static void ckpt_done(uv_work_t *w, int status)
+{
+    (void)status;
+    store *s = w->data;
+    s->ckpt_running = false;
+    store_work_end(s);
+}
+
+static void maybe_checkpoint(store *s)
+{
+    if (s->ckpt_db == NULL || s->ckpt_running || s->closing ||
+        s->wal_pages < CKPT_PAGES)
+        return;
+    s->ckpt_work.data = s;
+    if (uv_queue_work(s->loop, &s->ckpt_work, ckpt_run, ckpt_done) == 0) {
+        s->ckpt_running = true;
+        s->wal_pages = 0;
+        store_work_begin(s);
+    }
 }
 
 static void group_cb(uv_timer_t *t) { store_flush(t->data); }
@@ -1941,6 +2001,7 @@ static void store_free(store *s)
 {
     for (int i = 0; i < ST_COUNT; i++)
         sqlite3_finalize(s->st[i]);
+    sqlite3_close(s->ckpt_db);
     sqlite3_close(s->db);
     for (size_t i = 0; i < s->nbuckets; i++)
         for (game_mem *g = s->buckets[i], *nx; g; g = nx) {
