@@ -581,7 +581,7 @@ int store_open(store **out, uv_loop_t *loop, const char *path,
     if (s == NULL)
         return STORE_ENOMEM;
     s->loop = loop;
-    s->group_ms = o.group_ms ? o.group_ms : 4;
+    s->group_ms = o.group_ms ? o.group_ms : 1;
     s->now_fn = o.now_ms ? o.now_ms : wall_ms;
     s->now_arg = o.now_arg;
     s->nbuckets = 256;

@@ -80,7 +80,8 @@ typedef struct store store;
  * defaults. */
 typedef struct store_options {
     const char *migrations_dir; /* NULL: $CHAMELEON_MIGRATIONS or "migrations" */
-    unsigned group_ms;          /* group commit tick; 0: 4 ms */
+    unsigned group_ms;          /* group commit tick; 0: 1 ms (the fsync of
+                                   each commit is the real grouping window) */
     /* Clock in ms since the Unix epoch; NULL: the wall clock. Tests move
      * time with it (timeouts, vacation). */
     int64_t (*now_ms)(void *arg);

@@ -150,7 +150,11 @@ static int drive(const char *db, int ngames, double seconds, bool print, bool be
     load l = {.loop = &loop, .ngames = ngames, .print = print, .rate = rate};
     l.games = calloc((size_t)ngames, sizeof *l.games);
     char why[256];
-    int err = store_open(&l.s, &loop, db, NULL, why, sizeof why);
+    /* STORE_GROUP_MS: try another group commit tick. */
+    store_options o = {.group_ms = getenv("STORE_GROUP_MS")
+                                       ? (unsigned)atoi(getenv("STORE_GROUP_MS"))
+                                       : 0};
+    int err = store_open(&l.s, &loop, db, &o, why, sizeof why);
     if (err != 0) {
         fprintf(stderr, "store_load: %s\n", why);
         return 2;
