@@ -1290,6 +1290,38 @@ static int game_read(store *s, int64_t id, game_buf *b)
     return 0;
 }
 
+int store_replay(const store_game_info *gi, rules_game **out, char *why,
+                 size_t whylen)
+{
+    rules_game *g;
+    int err = rules_game_new(&g, gi->variant, gi->position, why, whylen);
+    if (err < 0)
+        return err;
+    int li = 0;
+    for (int i = 0; i <= gi->nmoves && err == 0; i++) {
+        for (; li < gi->nleaves && gi->leaves[li].after_ply == i && err == 0; li++)
+            err = rules_game_leave(g, gi->leaves[li].player, gi->leaves[li].reason);
+        if (err < 0)
+            rules_why(why, whylen, "game %lld: player %d cannot leave after "
+                                   "ply %d", (long long)gi->id,
+                      gi->leaves[li - 1].player, i);
+        if (i < gi->nmoves && err == 0) {
+            char sub[RULES_WHY_TEXT];
+            err = rules_game_play_text(g, gi->moves[i].player, gi->moves[i].text,
+                                       NULL, sub, sizeof sub);
+            if (err < 0)
+                rules_why(why, whylen, "game %lld ply %d: %s", (long long)gi->id,
+                          i, sub);
+        }
+    }
+    if (err < 0) {
+        rules_game_free(g);
+        return err;
+    }
+    *out = g;
+    return 0;
+}
+
 int store_game_get(store *s, int64_t id, store_game_cb cb, void *arg)
 {
     /* Queued writes first, so that the answer includes them. */

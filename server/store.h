@@ -276,6 +276,15 @@ typedef void (*store_game_cb)(void *arg, const store_game_info *g);
  */
 int store_load_in_progress(store *s, store_game_cb cb, void *arg);
 
+/*
+ * Rebuild a recorded game through the rules core: the start position, every
+ * move with rules_game_play_text and every leave with rules_game_leave at
+ * its place. 0 and *out (the caller frees it with rules_game_free), or the
+ * rules error of the first record that does not replay, with a why.
+ */
+int store_replay(const store_game_info *g, rules_game **out, char *why,
+                 size_t whylen);
+
 /* One game, finished or not: cb is called once. 0 or STORE_ENOT_FOUND. */
 int store_game_get(store *s, int64_t id, store_game_cb cb, void *arg);
 
@@ -336,7 +345,8 @@ void store_set_turn_cb(store *s, void (*cb)(void *arg, int64_t account),
 /*
  * Called once for each correspondence game whose player to move has passed
  * its deadline: right after the callback is set (games that expired while
- * the server was down) and then by a timer (checked every second). The
+ * the server was down: set it once the games are restored) and then by a
+ * timer (checked every second). The
  * caller applies it: rules_game_leave(g, player, RULES_REASON_TIMEOUT) then
  * store_game_finish (two players) or store_game_leave (three players, the
  * others play on). Not called again for the same game and ply.

@@ -334,6 +334,94 @@ static void test_restart_mid_game(void **state)
     play(f, corr, 1, 1, 0, "h7-h5", NULL);
 }
 
+static int64_t deadline_of(fixture *f, int64_t game)
+{
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT deadline_ms FROM games WHERE id = %lld",
+             (long long)game);
+    store_flush(f->s);
+    return sql_int(f, sql);
+}
+
+/* Restart in the middle of a correspondence game of every variant the core
+ * knows: the restored records replay through the rules core to the same
+ * position, player to move and deadline. */
+typedef struct replayed {
+    int64_t id;
+    char pos[RULES_POS_TEXT];
+    int to_move;
+    int64_t deadline;
+    bool found;
+} replayed;
+
+static void replay_cb(void *arg, const store_game_info *gi)
+{
+    replayed *r = arg;
+    if (gi->id != r->id)
+        return;
+    rules_game *g;
+    char why[RULES_WHY_TEXT];
+    if (store_replay(gi, &g, why, sizeof why) != 0)
+        fail_msg("replay: %s", why);
+    assert_true(g->variant->print_position(&g->pos, r->pos, sizeof r->pos) > 0);
+    assert_int_equal(rules_game_to_move(g), gi->to_move);
+    r->to_move = gi->to_move;
+    r->deadline = gi->deadline_ms;
+    r->found = true;
+    rules_game_free(g);
+}
+
+static void test_restart_every_variant(void **state)
+{
+    fixture *f = *state;
+    f->s = open_dir(f, "migrations");
+    int64_t acc[3] = {add_account(f, "ann"), add_account(f, "bob"),
+                      add_account(f, "cid")};
+    for (const rules_variant *const *vp = rules_variants; *vp; vp++) {
+        const rules_variant *v = *vp;
+        store_new_game ng = {.variant = v->id, .kind = STORE_CORR,
+                             .nplayers = v->nplayers, .tc = {2 * DAY, 0, 0}};
+        for (int p = 0; p < v->nplayers; p++) {
+            ng.players[p].account = acc[p];
+            snprintf(ng.players[p].name, STORE_NAME_MAX, "p%d", p);
+        }
+        int64_t id;
+        char why[RULES_WHY_TEXT];
+        assert_int_equal(store_game_create(f->s, &ng, &id, NULL, NULL, why, sizeof why), 0);
+        rules_game *g;
+        assert_int_equal(rules_game_new(&g, v->id, NULL, why, sizeof why), 0);
+        unsigned x = 12345;
+        for (int ply = 0; ply < 15 && !g->result.over; ply++) {
+            fake_now += 3600000;
+            if (ply == 6 && v->nplayers == 3 && v->leave) {
+                assert_int_equal(rules_game_leave(g, 1, RULES_REASON_TIMEOUT), 0);
+                assert_int_equal(store_game_leave(f->s, id, 1, RULES_REASON_TIMEOUT,
+                                                  rules_game_to_move(g), NULL, NULL),
+                                 0);
+            }
+            x = x * 1103515245u + 12345u;
+            rules_move m = g->legal[(x >> 8) % (unsigned)g->nlegal];
+            char text[RULES_MOVE_TEXT];
+            assert_true(v->print_move(&g->pos, m, text, sizeof text) > 0);
+            int player = g->pos.to_move;
+            assert_int_equal(rules_game_play(g, m), 0);
+            play(f, id, (int)g->nmoves - 1, player, rules_game_to_move(g), text, NULL);
+        }
+        replayed want = {.id = id};
+        assert_true(v->print_position(&g->pos, want.pos, sizeof want.pos) > 0);
+        int64_t deadline = deadline_of(f, id);
+        reopen(f);
+        replayed got = {.id = id};
+        assert_true(store_load_in_progress(f->s, replay_cb, &got) >= 1);
+        assert_true(got.found);
+        assert_string_equal(got.pos, want.pos);
+        assert_int_equal(got.to_move, rules_game_to_move(g));
+        assert_int_equal(got.deadline, deadline);
+        assert_int_equal(deadline, fake_now + 2 * DAY);
+        rules_game_free(g);
+    }
+}
+
 static int timeouts_seen;
 static int64_t timeout_game;
 static int timeout_player;
@@ -389,14 +477,6 @@ static void test_timeout_across_restart(void **state)
     free(json);
 }
 
-static int64_t deadline_of(fixture *f, int64_t game)
-{
-    char sql[128];
-    snprintf(sql, sizeof sql, "SELECT deadline_ms FROM games WHERE id = %lld",
-             (long long)game);
-    store_flush(f->s);
-    return sql_int(f, sql);
-}
 
 /* Vacation: 5 days push a running deadline back by 5 days; a turn reaching
  * the player during the vacation starts at its end; ending early after 2.5
@@ -727,6 +807,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_migrations_from_each_version, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refuses_newer_database, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restart_mid_game, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_restart_every_variant, setup, teardown),
         cmocka_unit_test_setup_teardown(test_timeout_across_restart, setup, teardown),
         cmocka_unit_test_setup_teardown(test_vacation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_increment_clock, setup, teardown),
