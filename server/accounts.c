@@ -99,7 +99,19 @@ static int session_new(store *s, int64_t account, char *token)
     sqlite3_bind_int64(st, 4, now + (int64_t)SESSION_DAYS * STORE_DAY_MS);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : STORE_EDB;
+    if (rc != SQLITE_DONE)
+        return STORE_EDB;
+    /* The account's expired sessions go at each new one. */
+    if (sqlite3_prepare_v2(store_db(s),
+                           "DELETE FROM sessions WHERE account = ? AND "
+                           "expires_ms <= ?",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, account);
+        sqlite3_bind_int64(st, 2, now);
+        sqlite3_step(st);
+        sqlite3_finalize(st);
+    }
+    return 0;
 }
 
 static void work_done(uv_work_t *w, int status)

@@ -27,6 +27,7 @@ enum {
 
 /* The cookie carrying the session token. */
 #define ACCOUNTS_COOKIE "chameleon_session"
+#define ACCOUNTS_PASSWORD_RULES "a password is 8 to 128 characters"
 #define ACCOUNTS_USERNAME_RULES                                               \
     "a username is 3 to 20 characters: letters, digits, '_' or '-', "      \
     "starting with a letter"
@@ -47,8 +48,10 @@ int accounts_username_check(const char *name, char *why, size_t whylen);
 
 /*
  * Create an account and log it in. Username rules and password length are
- * checked at once (negative return, cb not called); a taken username
- * (case-insensitive) is reported through cb with STORE_ETAKEN.
+ * checked at once (negative return, cb not called: STORE_EUSERNAME, whose
+ * message for the user is ACCOUNTS_USERNAME_RULES, or STORE_EPASSWORD,
+ * ACCOUNTS_PASSWORD_RULES); a taken username (case-insensitive) is reported
+ * through cb with STORE_ETAKEN.
  */
 int accounts_register(store *s, const char *username, const char *password,
                       accounts_cb cb, void *arg);
