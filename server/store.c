@@ -1335,6 +1335,12 @@ int store_game_get(store *s, int64_t id, store_game_cb cb, void *arg)
     return err;
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 int store_load_in_progress(store *s, store_game_cb cb, void *arg)
 {
     if (store_flush(s) < 0)
@@ -1346,6 +1352,7 @@ int store_load_in_progress(store *s, store_game_cb cb, void *arg)
     for (size_t i = 0; i < s->nbuckets; i++)
         for (game_mem *g = s->buckets[i]; g; g = g->next)
             ids[n++] = g->id;
+    qsort(ids, n, sizeof *ids, cmp_id);
     int err = 0, count = 0;
     for (size_t i = 0; i < n && err == 0; i++) {
         game_buf b;

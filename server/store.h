@@ -270,7 +270,7 @@ typedef void (*store_game_cb)(void *arg, const store_game_info *g);
 
 /*
  * Restore at start-up: call cb once per unfinished game (live and
- * correspondence), with its moves and leaves in order. The caller replays
+ * correspondence), in id order, with its moves and leaves in order. The caller replays
  * them with rules_game_play_text (and rules_game_leave at each leave's
  * after_ply). Returns the number of games or a negative error.
  */

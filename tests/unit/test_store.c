@@ -478,6 +478,44 @@ static void test_timeout_across_restart(void **state)
 }
 
 
+/* Three-player correspondence: the player to move times out; as the server
+ * does, it leaves (rules_game_leave) and the others play on; the next
+ * player's clock starts at the timeout. */
+static void test_three_player_timeout(void **state)
+{
+    fixture *f = *state;
+    f->s = open_dir(f, "migrations");
+    int64_t acc[3] = {add_account(f, "ann"), add_account(f, "bob"),
+                      add_account(f, "cid")};
+    int64_t g = new_game(f, STORE_CORR, 3, acc, (store_tc){2 * DAY, 0, 0});
+    play(f, g, 0, 0, 1, "a1-a2", NULL);
+    timeouts_seen = 0;
+    store_set_timeout_cb(f->s, timeout_cb, NULL);
+    fake_now = T0 + 2 * DAY + 1;
+    store_check_deadlines(f->s);
+    assert_int_equal(timeouts_seen, 1);
+    assert_int_equal(timeout_player, 1);
+    assert_int_equal(store_game_leave(f->s, g, 1, RULES_REASON_TIMEOUT, 2, NULL, NULL), 0);
+    assert_int_equal(deadline_of(f, g), T0 + 4 * DAY + 1);
+    store_turn t[2];
+    assert_int_equal(store_your_turn(f->s, acc[2], t, 2), 1);
+    assert_int_equal(t[0].deadline_ms, T0 + 4 * DAY + 1);
+    play(f, g, 1, 2, 0, "b1-b2", NULL);
+    reopen(f);
+    restored r = {0};
+    assert_int_equal(store_load_in_progress(f->s, restore_cb, &r), 1);
+    assert_int_equal(r.g[0].to_move, 0);
+    assert_int_equal(r.g[0].nleaves, 1);
+    char *json;
+    assert_int_equal(store_game_json(f->s, g, &json), 0);
+    assert_non_null(strstr(json, "\"reason\":\"timeout\""));
+    free(json);
+    char *pgn;
+    assert_int_equal(store_game_pgn(f->s, g, &pgn), 0);
+    assert_non_null(strstr(pgn, "1. a1-a2 {leave 1 timeout} b1-b2"));
+    free(pgn);
+}
+
 /* Vacation: 5 days push a running deadline back by 5 days; a turn reaching
  * the player during the vacation starts at its end; ending early after 2.5
  * days charges 3 days and moves deadlines forward. */
@@ -809,6 +847,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_restart_mid_game, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restart_every_variant, setup, teardown),
         cmocka_unit_test_setup_teardown(test_timeout_across_restart, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_three_player_timeout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_vacation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_increment_clock, setup, teardown),
         cmocka_unit_test_setup_teardown(test_conditional_moves, setup, teardown),
