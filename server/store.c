@@ -146,6 +146,21 @@ struct store {
     uv_timer_t group_timer, deadline_timer;
     int open_handles;
     int works;       /* thread-pool jobs still running */
+    /* The writer: a thread with its own connection commits each batch, so
+     * that the loop never waits for an fsync. Between batches (writer idle)
+     * the loop may use wdb itself (store_flush). */
+    sqlite3 *wdb;
+    sqlite3_stmt *wst[ST_COUNT];
+    bool has_writer;
+    uv_thread_t writer;
+    uv_mutex_t mu;
+    uv_cond_t cv;
+    uv_async_t written;
+    bool quit, job_ready, job_done; /* under mu */
+    bool busy;                      /* a batch is out (loop side) */
+    op *inflight;
+    size_t ninflight;
+    int inflight_err;
     sqlite3 *ckpt_db;       /* used only by the checkpoint job */
     uv_work_t ckpt_work;
     bool ckpt_running;
@@ -312,6 +327,15 @@ static int db_error(store *s, char *why, size_t whylen, const char *what)
 static sqlite3_stmt *stmt(store *s, int which)
 {
     sqlite3_stmt *st = s->st[which];
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return st;
+}
+
+/* A statement of the writer's connection. */
+static sqlite3_stmt *wstmt(store *s, int which)
+{
+    sqlite3_stmt *st = s->wst[which];
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
     return st;
@@ -553,6 +577,8 @@ static int load_vacations(store *s)
 
 static void group_cb(uv_timer_t *t);
 static void maybe_checkpoint(store *s);
+static void written_cb(uv_async_t *a);
+static void writer_main(void *arg);
 static void deadline_cb(uv_timer_t *t);
 
 /* Checkpoints run on the thread pool with their own connection, so that a
@@ -615,16 +641,33 @@ int store_open(store **out, uv_loop_t *loop, const char *path,
         sqlite3_exec(s->ckpt_db, "PRAGMA synchronous = FULL", NULL, NULL, NULL) ==
             SQLITE_OK) {
         sqlite3_busy_timeout(s->ckpt_db, 100);
+        /* Counted on the writer's connection only (the thread). */
         sqlite3_wal_autocheckpoint(s->db, 0);
-        sqlite3_wal_hook(s->db, wal_hook, s);
     } else {
         /* Fall back to checkpoints on the loop. */
         sqlite3_close(s->ckpt_db);
         s->ckpt_db = NULL;
     }
+    /* The writer's connection, same settings. */
+    if (sqlite3_open_v2(path, &s->wdb, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+        sqlite3_exec(s->wdb,
+                     "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;"
+                     " PRAGMA cache_size = -65536",
+                     NULL, NULL, NULL) != SQLITE_OK) {
+        rules_why(why, whylen, "%s: %s", path, sqlite3_errmsg(s->wdb));
+        err = STORE_EDB;
+        goto out_finalize;
+    }
+    sqlite3_busy_timeout(s->wdb, 2000);
+    if (s->ckpt_db != NULL) {
+        sqlite3_wal_autocheckpoint(s->wdb, 0);
+        sqlite3_wal_hook(s->wdb, wal_hook, s);
+    }
     for (int i = 0; i < ST_COUNT; i++)
         if (sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
-                               &s->st[i], NULL) != SQLITE_OK) {
+                               &s->st[i], NULL) != SQLITE_OK ||
+            sqlite3_prepare_v3(s->wdb, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+                               &s->wst[i], NULL) != SQLITE_OK) {
             err = db_error(s, why, whylen, stmt_sql[i]);
             goto out_finalize;
         }
@@ -670,12 +713,29 @@ int store_open(store **out, uv_loop_t *loop, const char *path,
     s->open_handles = 2;
     uv_timer_start(&s->deadline_timer, deadline_cb, 1000, 1000);
     uv_unref((uv_handle_t *)&s->deadline_timer);
+    /* The writer thread; without it batches are written on the loop. */
+    if (uv_mutex_init(&s->mu) == 0) {
+        if (uv_cond_init(&s->cv) == 0) {
+            uv_async_init(loop, &s->written, written_cb);
+            s->written.data = s;
+            uv_unref((uv_handle_t *)&s->written);
+            s->open_handles = 3;
+            s->has_writer = uv_thread_create(&s->writer, writer_main, s) == 0;
+            if (!s->has_writer)
+                uv_cond_destroy(&s->cv);
+        }
+        if (!s->has_writer)
+            uv_mutex_destroy(&s->mu);
+    }
     *out = s;
     return 0;
 
 out_finalize:
-    for (int i = 0; i < ST_COUNT; i++)
+    for (int i = 0; i < ST_COUNT; i++) {
         sqlite3_finalize(s->st[i]);
+        sqlite3_finalize(s->wst[i]);
+    }
+    sqlite3_close(s->wdb);
 out_close_db:
     sqlite3_close(s->ckpt_db);
     sqlite3_close(s->db);
@@ -720,7 +780,8 @@ static op *op_push(store *s, enum op_type type, int64_t game)
     o->type = type;
     o->game = game;
     o->at_ms = store_now(s);
-    if (!uv_is_active((uv_handle_t *)&s->group_timer) && !s->closing)
+    /* While a batch is out, its completion sends the queue on. */
+    if (!s->busy && !uv_is_active((uv_handle_t *)&s->group_timer) && !s->closing)
         uv_timer_start(&s->group_timer, group_cb, s->group_ms, 0);
     return o;
 }
@@ -732,7 +793,7 @@ static int write_op(store *s, const op *o)
     switch (o->type) {
     case OP_CREATE: {
         const store_new_game *g = o->create;
-        st = stmt(s, ST_GAME_INSERT);
+        st = wstmt(s, ST_GAME_INSERT);
         sqlite3_bind_int64(st, 1, o->game);
         sqlite3_bind_text(st, 2, g->variant, -1, SQLITE_STATIC);
         if (g->position)
@@ -752,7 +813,7 @@ static int write_op(store *s, const op *o)
         if ((err = run(st)) < 0)
             return err;
         for (int p = 0; p < g->nplayers; p++) {
-            st = stmt(s, ST_PLAYER_INSERT);
+            st = wstmt(s, ST_PLAYER_INSERT);
             sqlite3_bind_int64(st, 1, o->game);
             sqlite3_bind_int(st, 2, p);
             if (g->players[p].account)
@@ -765,7 +826,7 @@ static int write_op(store *s, const op *o)
         return 0;
     }
     case OP_MOVE:
-        st = stmt(s, ST_MOVE_INSERT);
+        st = wstmt(s, ST_MOVE_INSERT);
         sqlite3_bind_int64(st, 1, o->game);
         sqlite3_bind_int(st, 2, o->ply);
         sqlite3_bind_int(st, 3, o->player);
@@ -775,7 +836,7 @@ static int write_op(store *s, const op *o)
             sqlite3_bind_int64(st, 6 + p, o->clock_ms[p]);
         if ((err = run(st)) < 0)
             return err;
-        st = stmt(s, ST_GAME_ADVANCE);
+        st = wstmt(s, ST_GAME_ADVANCE);
         sqlite3_bind_int(st, 1, o->ply + 1);
         sqlite3_bind_int(st, 2, o->next);
         sqlite3_bind_int64(st, 3, o->at_ms);
@@ -783,7 +844,7 @@ static int write_op(store *s, const op *o)
         sqlite3_bind_int64(st, 5, o->game);
         return run(st);
     case OP_LEAVE:
-        st = stmt(s, ST_LEAVE_INSERT);
+        st = wstmt(s, ST_LEAVE_INSERT);
         sqlite3_bind_int64(st, 1, o->game);
         sqlite3_bind_int(st, 2, o->player);
         sqlite3_bind_int(st, 3, o->ply);
@@ -791,13 +852,13 @@ static int write_op(store *s, const op *o)
         sqlite3_bind_int64(st, 5, o->at_ms);
         if ((err = run(st)) < 0)
             return err;
-        st = stmt(s, ST_PLAYER_OUTCOME);
+        st = wstmt(s, ST_PLAYER_OUTCOME);
         sqlite3_bind_int(st, 1, RULES_OUTCOME_LOSS);
         sqlite3_bind_int64(st, 2, o->game);
         sqlite3_bind_int(st, 3, o->player);
         if ((err = run(st)) < 0)
             return err;
-        st = stmt(s, ST_GAME_ADVANCE);
+        st = wstmt(s, ST_GAME_ADVANCE);
         sqlite3_bind_int(st, 1, o->ply);
         sqlite3_bind_int(st, 2, o->next);
         sqlite3_bind_int64(st, 3, o->at_ms);
@@ -806,14 +867,14 @@ static int write_op(store *s, const op *o)
         return run(st);
     case OP_FINISH:
         for (int p = 0; p < RULES_MAX_PLAYERS; p++) {
-            st = stmt(s, ST_PLAYER_OUTCOME);
+            st = wstmt(s, ST_PLAYER_OUTCOME);
             sqlite3_bind_int(st, 1, o->result.outcome[p]);
             sqlite3_bind_int64(st, 2, o->game);
             sqlite3_bind_int(st, 3, p);
             if ((err = run(st)) < 0)
                 return err;
         }
-        st = stmt(s, ST_GAME_FINISH);
+        st = wstmt(s, ST_GAME_FINISH);
         sqlite3_bind_int(st, 1, o->result.winner);
         sqlite3_bind_text(st, 2, rules_reason_name(o->result.reason), -1,
                           SQLITE_STATIC);
@@ -821,7 +882,7 @@ static int write_op(store *s, const op *o)
         sqlite3_bind_int64(st, 4, o->game);
         if ((err = run(st)) < 0)
             return err;
-        st = stmt(s, ST_COND_DELETE);
+        st = wstmt(s, ST_COND_DELETE);
         sqlite3_bind_int64(st, 1, o->game);
         for (int p = 0; p < RULES_MAX_PLAYERS && err == 0; p++) {
             sqlite3_bind_int(st, 2, p);
@@ -829,13 +890,13 @@ static int write_op(store *s, const op *o)
         }
         return err;
     case OP_COND:
-        st = stmt(s, ST_COND_DELETE);
+        st = wstmt(s, ST_COND_DELETE);
         sqlite3_bind_int64(st, 1, o->game);
         sqlite3_bind_int(st, 2, o->player);
         if ((err = run(st)) < 0)
             return err;
         for (int i = 0; i < o->nlines; i++) {
-            st = stmt(s, ST_COND_INSERT);
+            st = wstmt(s, ST_COND_INSERT);
             sqlite3_bind_int64(st, 1, o->game);
             sqlite3_bind_int(st, 2, o->player);
             sqlite3_bind_int(st, 3, i);
@@ -848,29 +909,72 @@ static int write_op(store *s, const op *o)
     return STORE_EBAD_ARG;
 }
 
-int store_flush(store *s)
+/* Write one batch in one transaction on the writer's connection (writer
+ * thread, or the loop while the writer is idle). */
+static int write_batch(store *s, const op *ops, size_t n)
 {
-    if (s->nops == 0)
-        return 0;
-    /* Take the batch: callbacks may queue more (the next batch). */
-    op *ops = s->ops;
-    size_t n = s->nops;
-    s->ops = NULL;
-    s->nops = s->capops = 0;
-    uv_timer_stop(&s->group_timer);
-
-    int err = s->broken ? STORE_EDB : run(stmt(s, ST_BEGIN));
+    int err = s->broken ? STORE_EDB : run(wstmt(s, ST_BEGIN));
     for (size_t i = 0; i < n && err == 0; i++)
         err = write_op(s, &ops[i]);
     if (err == 0)
-        err = run(stmt(s, ST_COMMIT));
-    if (err < 0) {
+        err = run(wstmt(s, ST_COMMIT));
+    if (err < 0 && !s->broken) {
         fprintf(stderr, "store: writing %zu operations failed: %s\n", n,
-                sqlite3_errmsg(s->db));
-        run(stmt(s, ST_ROLLBACK));
+                sqlite3_errmsg(s->wdb));
+        run(wstmt(s, ST_ROLLBACK));
+    }
+    return err;
+}
+
+static void writer_main(void *arg)
+{
+    store *s = arg;
+    uv_mutex_lock(&s->mu);
+    for (;;) {
+        while (!s->job_ready && !s->quit)
+            uv_cond_wait(&s->cv, &s->mu);
+        if (!s->job_ready)
+            break;
+        s->job_ready = false;
+        uv_mutex_unlock(&s->mu);
+        int err = write_batch(s, s->inflight, s->ninflight);
+        uv_mutex_lock(&s->mu);
+        s->inflight_err = err;
+        s->job_done = true;
+        uv_cond_broadcast(&s->cv);
+        uv_async_send(&s->written);
+    }
+    uv_mutex_unlock(&s->mu);
+}
+
+static void dispatch(store *s);
+
+/* On the loop, once the batch out is written: its callbacks (status 0 only
+ * if durable), then the accounts whose turn list changed. With `next`, the
+ * ops queued meanwhile go to the writer at once (its commit time is the
+ * grouping window). */
+static void complete(store *s, bool next)
+{
+    if (!s->busy)
+        return;
+    if (s->has_writer) {
+        uv_mutex_lock(&s->mu);
+        bool done = s->job_done;
+        s->job_done = false;
+        uv_mutex_unlock(&s->mu);
+        if (!done)
+            return;
+        uv_unref((uv_handle_t *)&s->written);
+    }
+    op *ops = s->inflight;
+    size_t n = s->ninflight;
+    int err = s->inflight_err;
+    s->inflight = NULL;
+    s->ninflight = 0;
+    s->busy = false;
+    if (err < 0)
         /* Memory is ahead of the disk now: refuse everything from here on. */
         s->broken = true;
-    }
     maybe_checkpoint(s);
     for (size_t i = 0; i < n; i++)
         if (ops[i].cb)
@@ -897,6 +1001,75 @@ int store_flush(store *s)
     for (size_t i = 0; i < n; i++)
         op_free(&ops[i]);
     free(ops);
+    if (s->nops > 0 && !s->busy) {
+        if (next && s->has_writer)
+            dispatch(s);
+        else if (!s->closing)
+            uv_timer_start(&s->group_timer, group_cb, s->group_ms, 0);
+    }
+}
+
+/* Take the queue as a batch: to the writer thread, or written here if there
+ * is none (sync) . */
+static void take_batch(store *s)
+{
+    s->inflight = s->ops;
+    s->ninflight = s->nops;
+    s->ops = NULL;
+    s->nops = s->capops = 0;
+    s->busy = true;
+    uv_timer_stop(&s->group_timer);
+}
+
+static void dispatch(store *s)
+{
+    if (s->busy || s->nops == 0)
+        return;
+    take_batch(s);
+    if (!s->has_writer) {
+        s->inflight_err = write_batch(s, s->inflight, s->ninflight);
+        complete(s, false);
+        return;
+    }
+    /* Keep the loop alive until the batch comes back. */
+    uv_ref((uv_handle_t *)&s->written);
+    uv_mutex_lock(&s->mu);
+    s->job_ready = true;
+    uv_cond_signal(&s->cv);
+    uv_mutex_unlock(&s->mu);
+}
+
+static void written_cb(uv_async_t *a) { complete(a->data, true); }
+
+/* Wait for the batch out (if any) and process it, without sending more. */
+static void wait_writer(store *s)
+{
+    if (!s->busy)
+        return;
+    if (s->has_writer) {
+        uv_mutex_lock(&s->mu);
+        while (!s->job_done)
+            uv_cond_wait(&s->cv, &s->mu);
+        uv_mutex_unlock(&s->mu);
+    }
+    complete(s, false);
+}
+
+int store_flush(store *s)
+{
+    wait_writer(s);
+    if (s->nops == 0)
+        return s->broken ? STORE_EDB : 0;
+    /* The writer is idle: write the queue here, now. */
+    take_batch(s);
+    int err = write_batch(s, s->inflight, s->ninflight);
+    s->inflight_err = err;
+    if (s->has_writer) {
+        uv_mutex_lock(&s->mu);
+        s->job_done = true;
+        uv_mutex_unlock(&s->mu);
+    }
+    complete(s, false);
     return err;
 }
 
@@ -928,7 +1101,7 @@ static void maybe_checkpoint(store *s)
     }
 }
 
-static void group_cb(uv_timer_t *t) { store_flush(t->data); }
+static void group_cb(uv_timer_t *t) { dispatch(t->data); }
 
 /* ------------------------------------------------------------------------ */
 /* Games: create, move, leave, finish */
@@ -2038,9 +2211,16 @@ void store_work_begin(store *s) { s->works++; }
 
 static void store_free(store *s)
 {
-    for (int i = 0; i < ST_COUNT; i++)
+    for (int i = 0; i < ST_COUNT; i++) {
         sqlite3_finalize(s->st[i]);
+        sqlite3_finalize(s->wst[i]);
+    }
+    if (s->has_writer) {
+        uv_cond_destroy(&s->cv);
+        uv_mutex_destroy(&s->mu);
+    }
     sqlite3_close(s->ckpt_db);
+    sqlite3_close(s->wdb);
     sqlite3_close(s->db);
     for (size_t i = 0; i < s->nbuckets; i++)
         for (game_mem *g = s->buckets[i], *nx; g; g = nx) {
@@ -2080,8 +2260,17 @@ void store_close(store *s)
         op_free(&s->ops[i]);
     }
     s->nops = 0;
+    if (s->has_writer) {
+        uv_mutex_lock(&s->mu);
+        s->quit = true;
+        uv_cond_signal(&s->cv);
+        uv_mutex_unlock(&s->mu);
+        uv_thread_join(&s->writer);
+    }
     uv_timer_stop(&s->group_timer);
     uv_timer_stop(&s->deadline_timer);
     uv_close((uv_handle_t *)&s->group_timer, handle_closed);
     uv_close((uv_handle_t *)&s->deadline_timer, handle_closed);
+    if (s->open_handles == 3)
+        uv_close((uv_handle_t *)&s->written, handle_closed);
 }

@@ -5,16 +5,18 @@
  * with synchronous=FULL; the schema is migrations/NNNN_*.sql.
  *
  * Threading: every function is called on the loop thread and every callback
- * runs on the loop thread. The store owns two uv timers on the caller's loop
- * (group commit, deadlines); password hashing runs on the libuv thread pool
- * (see accounts.h).
+ * runs on the loop thread. The store owns two uv timers and a uv_async on
+ * the caller's loop, one writer thread with its own SQLite connection (the
+ * loop never waits for an fsync), and runs WAL checkpoints and password
+ * hashing (accounts.h) on the libuv thread pool.
  *
  * Durability: writes that must not be lost (moves, game creation, results,
- * leaves, conditional-move updates) are QUEUED and written by one
- * transaction per group tick (a few milliseconds); their done callback fires
- * only after that transaction has committed with synchronous=FULL, i.e. is
- * on disk. Acknowledge a move to anyone only from its done callback.
- * Operations are written in the order they were queued.
+ * leaves, conditional-move updates) are QUEUED; the writer commits them in
+ * batches, one transaction each (the ops queued within a 1 ms tick, or
+ * during the previous commit); their done callback fires only after that
+ * transaction has committed with synchronous=FULL, i.e. is on disk.
+ * Acknowledge a move to anyone only from its done callback. Operations are
+ * written in the order they were queued.
  *
  * Rare writes (vacation, conditional lines set by a player, accounts,
  * sessions) are written synchronously before the function returns.
@@ -118,7 +120,8 @@ int64_t store_now(store *s);
  * the write is NOT on disk; do not acknowledge). */
 typedef void (*store_done_cb)(void *arg, int status);
 
-/* Write everything queued now instead of at the next tick (callbacks fire
+/* Write everything queued now instead of at the next tick: waits for the
+ * writer, then commits the queue on the calling thread (callbacks fire
  * before this returns). Returns 0 or STORE_EDB. */
 int store_flush(store *s);
 
