@@ -1646,7 +1646,7 @@ static void pgn_game_cb(void *arg, const store_game_info *g)
     pgn_set_tag(&p, "Date", buf);
     pgn_set_tag(&p, "Round", "-");
     for (int seat = 0; seat < g->nplayers; seat++) {
-        if (v != NULL)
+        if (v != NULL && seat < v->nplayers)
             pgn_seat_tag(v, seat, buf, sizeof buf);
         else
             snprintf(buf, sizeof buf, "Player%d", seat + 1);
