@@ -112,6 +112,8 @@ typedef struct game_mem {
     int64_t last_move_ms;
     int fired_ply;                 /* timeout reported at this ply, or -1 */
     int ncond[RULES_MAX_PLAYERS];  /* conditional lines per player */
+    int cond_at[RULES_MAX_PLAYERS]; /* ply of the opponent move the lines
+                                       start with */
     char **cond[RULES_MAX_PLAYERS];
 } game_mem;
 
@@ -549,6 +551,10 @@ static int load_mem(store *s, int64_t id)
         cond_from_text(g, sqlite3_column_int(st, 0),
                        (const char *)sqlite3_column_text(st, 1));
     sqlite3_reset(st);
+    /* Lines wait for the opponent's next move (if the server stopped before
+     * playing an answer, the one after it). */
+    for (int p = 0; p < RULES_MAX_PLAYERS; p++)
+        g->cond_at[p] = g->to_move == p ? g->nmoves + 1 : g->nmoves;
     return game_insert(s, g);
 }
 
@@ -2110,6 +2116,7 @@ int store_cond_set(store *s, int64_t game, int player, const char *const *lines,
     free_lines(g->cond[player], g->ncond[player]);
     g->cond[player] = copy;
     g->ncond[player] = nlines;
+    g->cond_at[player] = g->nmoves;
     err = queue_cond(s, g, player);
     /* A player's own request: written before returning. */
     return err < 0 ? err : store_flush(s);
@@ -2143,6 +2150,14 @@ int store_cond_reply(store *s, int64_t game, int ply, const char *move,
     int player = g->to_move; /* whose lines answer the move */
     if (g->ncond[player] == 0)
         return 0;
+    if (ply != g->cond_at[player]) {
+        /* Moves were played without asking: the lines are out of date. */
+        free_lines(g->cond[player], g->ncond[player]);
+        g->cond[player] = NULL;
+        g->ncond[player] = 0;
+        err = queue_cond(s, g, player);
+        return err < 0 ? err : 0;
+    }
     /* Keep the lines that start with the move and whose answer is the one
      * of the first such line (the player's priority order); drop both moves
      * from them and lines left with fewer than two moves. */
@@ -2173,8 +2188,29 @@ int store_cond_reply(store *s, int64_t game, int ply, const char *move,
         }
     }
     g->ncond[player] = kept;
+    if (kept == 0) {
+        free(g->cond[player]);
+        g->cond[player] = NULL;
+    }
+    g->cond_at[player] = ply + 2;
     err = queue_cond(s, g, player);
     return err < 0 ? err : found;
+}
+
+int store_cond_clear(store *s, int64_t game, int player)
+{
+    game_mem *g;
+    int err = check_game(s, game, &g);
+    if (err < 0)
+        return err;
+    if (player < 0 || player >= g->nplayers)
+        return STORE_EBAD_ARG;
+    if (g->ncond[player] == 0)
+        return 0;
+    free_lines(g->cond[player], g->ncond[player]);
+    g->cond[player] = NULL;
+    g->ncond[player] = 0;
+    return queue_cond(s, g, player);
 }
 
 int store_cond_check(const rules_game *g, int player, const char *line,

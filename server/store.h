@@ -394,6 +394,10 @@ int store_cond_set(store *s, int64_t game, int player,
                    const char *const *lines, int nlines, char *why,
                    size_t whylen);
 
+/* Drop the player's lines (e.g. the answer a line gave could not be
+ * played). Queued like a move. */
+int store_cond_clear(store *s, int64_t game, int player);
+
 /* The player's lines as a JSON array of strings (malloc'd). */
 int store_cond_get_json(store *s, int64_t game, int player, char **out);
 
@@ -411,7 +415,17 @@ int store_cond_check(const rules_game *g, int player, const char *line,
  * the caller plays it (rules_game_play_text) and queues it like any move.
  * Lines that no longer can match are dropped (queued, written with the
  * moves). Returns 0 if no line matches (all lines are dropped), negative on
- * error.
+ * error. Call it after EVERY move of a two-player correspondence game
+ * (cheap when there are no lines); lines skipped over by moves it was not
+ * told about are dropped. The server's part, in a room:
+ *
+ *     rules_game_play_text(g, seat, text, ...);  store_move_append(...);
+ *     if (store_cond_reply(s, id, ply, text, reply) == 1) {
+ *         if (rules_game_play_text(g, -1, reply, ...) == 0)
+ *             store_move_append(... ply + 1, reply ...);  // and broadcast
+ *         else
+ *             store_cond_clear(s, id, rules_game_to_move(g));
+ *     }
  */
 int store_cond_reply(store *s, int64_t game, int ply, const char *move,
                      char reply[RULES_MOVE_TEXT]);

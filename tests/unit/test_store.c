@@ -661,6 +661,28 @@ static void test_conditional_moves(void **state)
     assert_string_equal(json, "[]");
     free(json);
 
+    /* Lines skipped over: set, then moves the store is not asked about
+     * (Ann d2-d4, Bob's own d7-d5), then Ann's next move matches a line's
+     * first move but the line is out of date: dropped, no answer. */
+    const char *const again[] = {"d2-d4 d7-d5", "g1-f3 g8-f6"};
+    play(f, g, 3, 1, 0, "d7-d6", NULL);
+    assert_int_equal(store_cond_set(f->s, g, 1, again, 2, why, sizeof why), 0);
+    play(f, g, 4, 0, 1, "d2-d4", NULL);
+    play(f, g, 5, 1, 0, "d6-d5", NULL);
+    play(f, g, 6, 0, 1, "g1-f3", NULL);
+    assert_int_equal(store_cond_reply(f->s, g, 6, "g1-f3", reply), 0);
+    assert_int_equal(store_cond_get_json(f->s, g, 1, &json), 0);
+    assert_string_equal(json, "[]");
+    free(json);
+    /* store_cond_clear. */
+    play(f, g, 7, 1, 0, "e7-e6", NULL);
+    assert_int_equal(store_cond_set(f->s, g, 1, again, 2, why, sizeof why), 0);
+    assert_int_equal(store_cond_clear(f->s, g, 1), 0);
+    reopen(f);
+    assert_int_equal(store_cond_get_json(f->s, g, 1, &json), 0);
+    assert_string_equal(json, "[]");
+    free(json);
+
     /* Two-player correspondence only. */
     int64_t live = new_game(f, STORE_LIVE, 2, NULL, (store_tc){60000, 0, 0});
     play(f, live, 0, 0, 1, "e2-e4", NULL);
