@@ -16,71 +16,53 @@
 
 #include "pgn.h"
 
-#define STORE_STMTS(X)                                                         \
-    X(BEGIN, "BEGIN IMMEDIATE")                                                \
-    X(COMMIT, "COMMIT")                                                        \
-    X(ROLLBACK, "ROLLBACK")                                                    \
-    X(GAME_INSERT,                                                             \
-      "INSERT INTO games (id, variant, position, kind, rated, nplayers,"      \
-      " tc_base_ms, tc_inc_ms, tc_cap_ms, options, created_ms, last_move_ms," \
-      " nmoves, to_move, deadline_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0,?,?)") \
-    X(PLAYER_INSERT,                                                           \
-      "INSERT INTO game_players (game, seat, account, name, clock_ms)"        \
-      " VALUES (?,?,?,?,?)")                                                   \
-    X(MOVE_INSERT,                                                             \
-      "INSERT INTO moves (game, ply, player, text, at_ms, clock0, clock1,"    \
-      " clock2) VALUES (?,?,?,?,?,?,?,?)")                                     \
-    X(GAME_ADVANCE,                                                            \
-      "UPDATE games SET nmoves = ?, to_move = ?, last_move_ms = ?,"           \
-      " deadline_ms = ? WHERE id = ?")                                         \
-    X(LEAVE_INSERT,                                                            \
-      "INSERT INTO leaves (game, player, after_ply, reason, at_ms)"           \
-      " VALUES (?,?,?,?,?)")                                                   \
-    X(PLAYER_OUTCOME,                                                          \
-      "UPDATE game_players SET outcome = ? WHERE game = ? AND seat = ?")      \
-    X(GAME_FINISH,                                                             \
-      "UPDATE games SET finished = 1, to_move = -1, deadline_ms = 0,"         \
-      " winner = ?, reason = ?, finished_ms = ? WHERE id = ?")                 \
-    X(DEADLINE_SET, "UPDATE games SET deadline_ms = ? WHERE id = ?")           \
-    X(COND_DELETE, "DELETE FROM cond_lines WHERE game = ? AND player = ?")     \
-    X(COND_INSERT,                                                             \
-      "INSERT INTO cond_lines (game, player, idx, line) VALUES (?,?,?,?)")    \
-    X(COND_SELECT,                                                             \
-      "SELECT player, line FROM cond_lines WHERE game = ? ORDER BY player, idx") \
-    X(GAME_SELECT,                                                             \
-      "SELECT variant, position, kind, rated, nplayers, tc_base_ms,"          \
-      " tc_inc_ms, tc_cap_ms, options, created_ms, last_move_ms, nmoves,"     \
-      " to_move, deadline_ms, finished, winner, reason, finished_ms"          \
-      " FROM games WHERE id = ?")                                              \
-    X(PLAYERS_SELECT,                                                          \
-      "SELECT seat, account, name, clock_ms, outcome FROM game_players"       \
-      " WHERE game = ? ORDER BY seat")                                         \
-    X(MOVES_SELECT,                                                            \
-      "SELECT ply, player, text, at_ms, clock0, clock1, clock2 FROM moves"    \
-      " WHERE game = ? ORDER BY ply")                                          \
-    X(LEAVES_SELECT,                                                           \
-      "SELECT player, after_ply, reason, at_ms FROM leaves WHERE game = ?"    \
-      " ORDER BY after_ply, at_ms")                                            \
-    X(IN_PROGRESS, "SELECT id FROM games WHERE finished = 0 ORDER BY id")      \
-    X(DEADLINES,                                                               \
-      "SELECT id FROM games WHERE finished = 0 AND kind = 1"                  \
-      " AND deadline_ms <= ? ORDER BY deadline_ms")                            \
-    X(MAX_ID, "SELECT coalesce(max(id), 0) FROM games")                        \
-    X(VAC_SELECT,                                                              \
-      "SELECT vacation_from_ms, vacation_until_ms, vacation_year,"            \
-      " vacation_used FROM accounts WHERE id = ?")                             \
-    X(VAC_UPDATE,                                                              \
-      "UPDATE accounts SET vacation_from_ms = ?, vacation_until_ms = ?,"      \
-      " vacation_year = ?, vacation_used = ? WHERE id = ?")                    \
-    X(VAC_ACTIVE,                                                              \
-      "SELECT id, vacation_from_ms, vacation_until_ms FROM accounts"          \
-      " WHERE vacation_until_ms > ?")                                          \
-    X(ACCOUNT_BY_NAME, "SELECT id, username FROM accounts WHERE username = ?") \
-    X(ACCOUNT_GAMES,                                                           \
-      "SELECT g.id, g.variant, g.kind, g.finished, g.to_move, g.deadline_ms," \
-      " g.reason, p.seat, p.outcome, g.nmoves, g.created_ms, g.finished_ms"   \
-      " FROM game_players p JOIN games g ON g.id = p.game"                    \
-      " WHERE p.account = ? ORDER BY g.id DESC")
+#define STORE_STMTS(X)                                                                             \
+    X(BEGIN, "BEGIN IMMEDIATE")                                                                    \
+    X(COMMIT, "COMMIT")                                                                            \
+    X(ROLLBACK, "ROLLBACK")                                                                        \
+    X(GAME_INSERT, "INSERT INTO games (id, variant, position, kind, rated, nplayers,"              \
+                   " tc_base_ms, tc_inc_ms, tc_cap_ms, options, created_ms, last_move_ms,"         \
+                   " nmoves, to_move, deadline_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0,?,?)")        \
+    X(PLAYER_INSERT, "INSERT INTO game_players (game, seat, account, name, clock_ms)"              \
+                     " VALUES (?,?,?,?,?)")                                                        \
+    X(MOVE_INSERT, "INSERT INTO moves (game, ply, player, text, at_ms, clock0, clock1,"            \
+                   " clock2) VALUES (?,?,?,?,?,?,?,?)")                                            \
+    X(GAME_ADVANCE, "UPDATE games SET nmoves = ?, to_move = ?, last_move_ms = ?,"                  \
+                    " deadline_ms = ? WHERE id = ?")                                               \
+    X(LEAVE_INSERT, "INSERT INTO leaves (game, player, after_ply, reason, at_ms)"                  \
+                    " VALUES (?,?,?,?,?)")                                                         \
+    X(PLAYER_OUTCOME, "UPDATE game_players SET outcome = ? WHERE game = ? AND seat = ?")           \
+    X(GAME_FINISH, "UPDATE games SET finished = 1, to_move = -1, deadline_ms = 0,"                 \
+                   " winner = ?, reason = ?, finished_ms = ? WHERE id = ?")                        \
+    X(DEADLINE_SET, "UPDATE games SET deadline_ms = ? WHERE id = ?")                               \
+    X(COND_DELETE, "DELETE FROM cond_lines WHERE game = ? AND player = ?")                         \
+    X(COND_INSERT, "INSERT INTO cond_lines (game, player, idx, line) VALUES (?,?,?,?)")            \
+    X(COND_SELECT, "SELECT player, line FROM cond_lines WHERE game = ? ORDER BY player, idx")      \
+    X(GAME_SELECT, "SELECT variant, position, kind, rated, nplayers, tc_base_ms,"                  \
+                   " tc_inc_ms, tc_cap_ms, options, created_ms, last_move_ms, nmoves,"             \
+                   " to_move, deadline_ms, finished, winner, reason, finished_ms"                  \
+                   " FROM games WHERE id = ?")                                                     \
+    X(PLAYERS_SELECT, "SELECT seat, account, name, clock_ms, outcome FROM game_players"            \
+                      " WHERE game = ? ORDER BY seat")                                             \
+    X(MOVES_SELECT, "SELECT ply, player, text, at_ms, clock0, clock1, clock2 FROM moves"           \
+                    " WHERE game = ? ORDER BY ply")                                                \
+    X(LEAVES_SELECT, "SELECT player, after_ply, reason, at_ms FROM leaves WHERE game = ?"          \
+                     " ORDER BY after_ply, at_ms")                                                 \
+    X(IN_PROGRESS, "SELECT id FROM games WHERE finished = 0 ORDER BY id")                          \
+    X(DEADLINES, "SELECT id FROM games WHERE finished = 0 AND kind = 1"                            \
+                 " AND deadline_ms <= ? ORDER BY deadline_ms")                                     \
+    X(MAX_ID, "SELECT coalesce(max(id), 0) FROM games")                                            \
+    X(VAC_SELECT, "SELECT vacation_from_ms, vacation_until_ms, vacation_year,"                     \
+                  " vacation_used FROM accounts WHERE id = ?")                                     \
+    X(VAC_UPDATE, "UPDATE accounts SET vacation_from_ms = ?, vacation_until_ms = ?,"               \
+                  " vacation_year = ?, vacation_used = ? WHERE id = ?")                            \
+    X(VAC_ACTIVE, "SELECT id, vacation_from_ms, vacation_until_ms FROM accounts"                   \
+                  " WHERE vacation_until_ms > ?")                                                  \
+    X(ACCOUNT_BY_NAME, "SELECT id, username FROM accounts WHERE username = ?")                     \
+    X(ACCOUNT_GAMES, "SELECT g.id, g.variant, g.kind, g.finished, g.to_move, g.deadline_ms,"       \
+                     " g.reason, p.seat, p.outcome, g.nmoves, g.created_ms, g.finished_ms"         \
+                     " FROM game_players p JOIN games g ON g.id = p.game"                          \
+                     " WHERE p.account = ? ORDER BY g.id DESC")
 
 enum {
 #define STMT_ENUM(name, sql) ST_##name,
@@ -110,8 +92,8 @@ typedef struct game_mem {
     int to_move;
     int64_t deadline_ms;
     int64_t last_move_ms;
-    int fired_ply;                 /* timeout reported at this ply, or -1 */
-    int ncond[RULES_MAX_PLAYERS];  /* conditional lines per player */
+    int fired_ply;                  /* timeout reported at this ply, or -1 */
+    int ncond[RULES_MAX_PLAYERS];   /* conditional lines per player */
     int cond_at[RULES_MAX_PLAYERS]; /* ply of the opponent move the lines
                                        start with */
     char **cond[RULES_MAX_PLAYERS];
@@ -135,8 +117,8 @@ typedef struct op {
     char text[RULES_MOVE_TEXT];
     rules_result result;
     rules_reason reason;
-    store_new_game *create;  /* OP_CREATE: deep copy */
-    char **lines;            /* OP_COND: copy of the lines */
+    store_new_game *create; /* OP_CREATE: deep copy */
+    char **lines;           /* OP_COND: copy of the lines */
     int nlines;
     int64_t notify[RULES_MAX_PLAYERS]; /* accounts whose turn list changes */
 } op;
@@ -147,7 +129,7 @@ struct store {
     uv_loop_t *loop;
     uv_timer_t group_timer, deadline_timer;
     int open_handles;
-    int works;       /* thread-pool jobs still running */
+    int works; /* thread-pool jobs still running */
     /* The writer: a thread with its own connection commits each batch, so
      * that the loop never waits for an fsync. Between batches (writer idle)
      * the loop may use wdb itself (store_flush). */
@@ -163,10 +145,10 @@ struct store {
     op *inflight;
     size_t ninflight;
     int inflight_err;
-    sqlite3 *ckpt_db;       /* used only by the checkpoint job */
+    sqlite3 *ckpt_db; /* used only by the checkpoint job */
     uv_work_t ckpt_work;
     bool ckpt_running;
-    int wal_pages;          /* frames in the WAL after the last commit */
+    int wal_pages; /* frames in the WAL after the last commit */
     bool closing, broken;
     unsigned group_ms;
     int64_t (*now_fn)(void *);
@@ -194,8 +176,8 @@ const char *store_err_code(int err)
     switch (err) {
     case STORE_OK:
         return "ok";
-#define STORE_ERR_CODE(name, value, code, text) \
-    case name:                                  \
+#define STORE_ERR_CODE(name, value, code, text)                                                    \
+    case name:                                                                                     \
         return code;
         STORE_ERRORS(STORE_ERR_CODE)
 #undef STORE_ERR_CODE
@@ -208,8 +190,8 @@ const char *store_err_text(int err)
     switch (err) {
     case STORE_OK:
         return "no error";
-#define STORE_ERR_TEXT(name, value, code, text) \
-    case name:                                  \
+#define STORE_ERR_TEXT(name, value, code, text)                                                    \
+    case name:                                                                                     \
         return text;
         STORE_ERRORS(STORE_ERR_TEXT)
 #undef STORE_ERR_TEXT
@@ -225,16 +207,34 @@ static int64_t wall_ms(void *arg)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int64_t store_now(store *s) { return s->now_fn(s->now_arg); }
-int store_schema_version(store *s) { return s->version; }
-struct sqlite3 *store_db(store *s) { return s->db; }
-uv_loop_t *store_loop(store *s) { return s->loop; }
-bool store_closing(store *s) { return s->closing; }
+int64_t store_now(store *s)
+{
+    return s->now_fn(s->now_arg);
+}
+int store_schema_version(store *s)
+{
+    return s->version;
+}
+struct sqlite3 *store_db(store *s)
+{
+    return s->db;
+}
+uv_loop_t *store_loop(store *s)
+{
+    return s->loop;
+}
+bool store_closing(store *s)
+{
+    return s->closing;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Games in memory */
 
-static size_t hash_id(int64_t id, size_t n) { return (size_t)((uint64_t)id * 0x9E3779B97F4A7C15ull >> 17) % n; }
+static size_t hash_id(int64_t id, size_t n)
+{
+    return (size_t)((uint64_t)id * 0x9E3779B97F4A7C15ull >> 17) % n;
+}
 
 static game_mem *game_find(store *s, int64_t id)
 {
@@ -403,8 +403,7 @@ static int migrate(store *s, const char *dir, char *why, size_t whylen)
 {
     DIR *d = opendir(dir);
     if (d == NULL) {
-        rules_why(why, whylen, "cannot open migrations directory %s: %s", dir,
-                  strerror(errno));
+        rules_why(why, whylen, "cannot open migrations directory %s: %s", dir, strerror(errno));
         return STORE_EDB;
     }
     char *names[1000];
@@ -426,8 +425,7 @@ static int migrate(store *s, const char *dir, char *why, size_t whylen)
     }
     for (int i = 0; i < n; i++)
         if (atoi(names[i]) != i + 1) {
-            rules_why(why, whylen, "migration %s/%s is out of sequence", dir,
-                      names[i]);
+            rules_why(why, whylen, "migration %s/%s is out of sequence", dir, names[i]);
             err = STORE_EDB;
             goto out_free_names;
         }
@@ -461,8 +459,7 @@ static int migrate(store *s, const char *dir, char *why, size_t whylen)
             rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, &errmsg);
         free(sql);
         if (rc != SQLITE_OK) {
-            rules_why(why, whylen, "migration %s failed: %s", names[i],
-                      errmsg ? errmsg : "?");
+            rules_why(why, whylen, "migration %s failed: %s", names[i], errmsg ? errmsg : "?");
             sqlite3_free(errmsg);
             sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
             err = STORE_EDB;
@@ -548,8 +545,7 @@ static int load_mem(store *s, int64_t id)
     st = stmt(s, ST_COND_SELECT);
     sqlite3_bind_int64(st, 1, id);
     while (sqlite3_step(st) == SQLITE_ROW)
-        cond_from_text(g, sqlite3_column_int(st, 0),
-                       (const char *)sqlite3_column_text(st, 1));
+        cond_from_text(g, sqlite3_column_int(st, 0), (const char *)sqlite3_column_text(st, 1));
     sqlite3_reset(st);
     /* Lines wait for the opponent's next move (if the server stopped before
      * playing an answer, the one after it). */
@@ -573,8 +569,7 @@ static int load_vacations(store *s)
             s->vac = v;
             s->capvac = cap;
         }
-        s->vac[s->nvac++] = (vacation){sqlite3_column_int64(st, 0),
-                                       sqlite3_column_int64(st, 1),
+        s->vac[s->nvac++] = (vacation){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
                                        sqlite3_column_int64(st, 2)};
     }
     sqlite3_reset(st);
@@ -599,8 +594,8 @@ static int wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
 
 enum { CKPT_PAGES = 4000 };
 
-int store_open(store **out, uv_loop_t *loop, const char *path,
-               const store_options *opt, char *why, size_t whylen)
+int store_open(store **out, uv_loop_t *loop, const char *path, const store_options *opt, char *why,
+               size_t whylen)
 {
     store_options o = opt ? *opt : (store_options){0};
     const char *dir = o.migrations_dir;
@@ -623,8 +618,8 @@ int store_open(store **out, uv_loop_t *loop, const char *path,
         err = STORE_ENOMEM;
         goto out_free;
     }
-    if (sqlite3_open_v2(path, &s->db,
-                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK) {
         err = db_error(s, why, whylen, path);
         goto out_close_db;
     }
@@ -644,8 +639,7 @@ int store_open(store **out, uv_loop_t *loop, const char *path,
     /* The moves of many games touch many pages: keep them cached (64 MiB). */
     sqlite3_exec(s->db, "PRAGMA cache_size = -65536", NULL, NULL, NULL);
     if (sqlite3_open_v2(path, &s->ckpt_db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
-        sqlite3_exec(s->ckpt_db, "PRAGMA synchronous = FULL", NULL, NULL, NULL) ==
-            SQLITE_OK) {
+        sqlite3_exec(s->ckpt_db, "PRAGMA synchronous = FULL", NULL, NULL, NULL) == SQLITE_OK) {
         sqlite3_busy_timeout(s->ckpt_db, 100);
         /* Counted on the writer's connection only (the thread). */
         sqlite3_wal_autocheckpoint(s->db, 0);
@@ -670,10 +664,10 @@ int store_open(store **out, uv_loop_t *loop, const char *path,
         sqlite3_wal_hook(s->wdb, wal_hook, s);
     }
     for (int i = 0; i < ST_COUNT; i++)
-        if (sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
-                               &s->st[i], NULL) != SQLITE_OK ||
-            sqlite3_prepare_v3(s->wdb, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
-                               &s->wst[i], NULL) != SQLITE_OK) {
+        if (sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i],
+                               NULL) != SQLITE_OK ||
+            sqlite3_prepare_v3(s->wdb, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->wst[i],
+                               NULL) != SQLITE_OK) {
             err = db_error(s, why, whylen, stmt_sql[i]);
             goto out_finalize;
         }
@@ -882,8 +876,7 @@ static int write_op(store *s, const op *o)
         }
         st = wstmt(s, ST_GAME_FINISH);
         sqlite3_bind_int(st, 1, o->result.winner);
-        sqlite3_bind_text(st, 2, rules_reason_name(o->result.reason), -1,
-                          SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, rules_reason_name(o->result.reason), -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 3, o->at_ms);
         sqlite3_bind_int64(st, 4, o->game);
         if ((err = run(st)) < 0)
@@ -925,8 +918,7 @@ static int write_batch(store *s, const op *ops, size_t n)
     if (err == 0)
         err = run(wstmt(s, ST_COMMIT));
     if (err < 0 && !s->broken) {
-        fprintf(stderr, "store: writing %zu operations failed: %s\n", n,
-                sqlite3_errmsg(s->wdb));
+        fprintf(stderr, "store: writing %zu operations failed: %s\n", n, sqlite3_errmsg(s->wdb));
         run(wstmt(s, ST_ROLLBACK));
     }
     return err;
@@ -1045,7 +1037,10 @@ static void dispatch(store *s)
     uv_mutex_unlock(&s->mu);
 }
 
-static void written_cb(uv_async_t *a) { complete(a->data, true); }
+static void written_cb(uv_async_t *a)
+{
+    complete(a->data, true);
+}
 
 /* Wait for the batch out (if any) and process it, without sending more. */
 static void wait_writer(store *s)
@@ -1082,8 +1077,7 @@ int store_flush(store *s)
 static void ckpt_run(uv_work_t *w)
 {
     store *s = w->data;
-    sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL,
-                              NULL);
+    sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 }
 
 static void ckpt_done(uv_work_t *w, int status)
@@ -1096,8 +1090,7 @@ static void ckpt_done(uv_work_t *w, int status)
 
 static void maybe_checkpoint(store *s)
 {
-    if (s->ckpt_db == NULL || s->ckpt_running || s->closing ||
-        s->wal_pages < CKPT_PAGES)
+    if (s->ckpt_db == NULL || s->ckpt_running || s->closing || s->wal_pages < CKPT_PAGES)
         return;
     s->ckpt_work.data = s;
     if (uv_queue_work(s->loop, &s->ckpt_work, ckpt_run, ckpt_done) == 0) {
@@ -1107,7 +1100,10 @@ static void maybe_checkpoint(store *s)
     }
 }
 
-static void group_cb(uv_timer_t *t) { dispatch(t->data); }
+static void group_cb(uv_timer_t *t)
+{
+    dispatch(t->data);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Games: create, move, leave, finish */
@@ -1125,14 +1121,14 @@ static bool allowed_days(int64_t ms)
 int store_tc_check(const store_tc *tc, char *why, size_t whylen)
 {
     if (!allowed_days(tc->base_ms)) {
-        rules_why(why, whylen, "a correspondence time control gives 1, 2, 3, "
-                               "5, 7, 10 or 14 days");
+        rules_why(why, whylen,
+                  "a correspondence time control gives 1, 2, 3, "
+                  "5, 7, 10 or 14 days");
         return STORE_EBAD_TC;
     }
     if (tc->inc_ms == 0)
         return 0;
-    if (tc->inc_ms < 0 || tc->inc_ms % STORE_DAY_MS != 0 ||
-        tc->inc_ms > 14LL * STORE_DAY_MS) {
+    if (tc->inc_ms < 0 || tc->inc_ms % STORE_DAY_MS != 0 || tc->inc_ms > 14LL * STORE_DAY_MS) {
         rules_why(why, whylen, "the increment is 1 to 14 whole days");
         return STORE_EBAD_TC;
     }
@@ -1153,16 +1149,18 @@ static int64_t corr_deadline(store *s, const game_mem *g, int player, int64_t no
     return clock_start(s, g->account[player], now) + allot;
 }
 
-static char *dup_or_null(const char *t) { return t ? strdup(t) : NULL; }
+static char *dup_or_null(const char *t)
+{
+    return t ? strdup(t) : NULL;
+}
 
-int store_game_create(store *s, const store_new_game *ng, int64_t *id,
-                      store_done_cb cb, void *arg, char *why, size_t whylen)
+int store_game_create(store *s, const store_new_game *ng, int64_t *id, store_done_cb cb, void *arg,
+                      char *why, size_t whylen)
 {
     if (s->closing || s->broken)
         return s->closing ? STORE_ECLOSED : STORE_EDB;
-    if (ng->variant == NULL || ng->nplayers < 2 ||
-        ng->nplayers > RULES_MAX_PLAYERS || ng->to_move < 0 ||
-        ng->to_move >= ng->nplayers || strlen(ng->variant) >= 24) {
+    if (ng->variant == NULL || ng->nplayers < 2 || ng->nplayers > RULES_MAX_PLAYERS ||
+        ng->to_move < 0 || ng->to_move >= ng->nplayers || strlen(ng->variant) >= 24) {
         rules_why(why, whylen, "a game has a variant and 2 or 3 players");
         return STORE_EBAD_ARG;
     }
@@ -1241,8 +1239,7 @@ static int check_game(store *s, int64_t id, game_mem **out)
     return *out ? 0 : STORE_ENOT_FOUND;
 }
 
-int store_move_append(store *s, int64_t game, const store_move *m,
-                      store_done_cb cb, void *arg)
+int store_move_append(store *s, int64_t game, const store_move *m, store_done_cb cb, void *arg)
 {
     game_mem *g;
     int err = check_game(s, game, &g);
@@ -1250,8 +1247,8 @@ int store_move_append(store *s, int64_t game, const store_move *m,
         return err;
     if (m->ply != g->nmoves)
         return STORE_EBAD_PLY;
-    if (m->text == NULL || strlen(m->text) >= RULES_MOVE_TEXT ||
-        m->player < 0 || m->player >= g->nplayers || m->next >= g->nplayers)
+    if (m->text == NULL || strlen(m->text) >= RULES_MOVE_TEXT || m->player < 0 ||
+        m->player >= g->nplayers || m->next >= g->nplayers)
         return STORE_EBAD_ARG;
     op *o = op_push(s, OP_MOVE, game);
     if (o == NULL)
@@ -1289,8 +1286,8 @@ int store_move_append(store *s, int64_t game, const store_move *m,
     return 0;
 }
 
-int store_game_leave(store *s, int64_t game, int player, rules_reason reason,
-                     int next, store_done_cb cb, void *arg)
+int store_game_leave(store *s, int64_t game, int player, rules_reason reason, int next,
+                     store_done_cb cb, void *arg)
 {
     game_mem *g;
     int err = check_game(s, game, &g);
@@ -1319,8 +1316,7 @@ int store_game_leave(store *s, int64_t game, int player, rules_reason reason,
     return 0;
 }
 
-int store_game_finish(store *s, int64_t game, const rules_result *r,
-                      store_done_cb cb, void *arg)
+int store_game_finish(store *s, int64_t game, const rules_result *r, store_done_cb cb, void *arg)
 {
     game_mem *g;
     int err = check_game(s, game, &g);
@@ -1420,8 +1416,7 @@ static int game_read(store *s, int64_t id, game_buf *b)
         if (seat < 0 || seat >= RULES_MAX_PLAYERS)
             continue;
         gi->players[seat].account = sqlite3_column_int64(st, 1);
-        snprintf(gi->players[seat].name, STORE_NAME_MAX, "%s",
-                 sqlite3_column_text(st, 2));
+        snprintf(gi->players[seat].name, STORE_NAME_MAX, "%s", sqlite3_column_text(st, 2));
         gi->clock_ms[seat] = sqlite3_column_int64(st, 3);
         gi->result.outcome[seat] = (uint8_t)sqlite3_column_int(st, 4);
     }
@@ -1469,8 +1464,7 @@ static int game_read(store *s, int64_t id, game_buf *b)
     return 0;
 }
 
-int store_replay(const store_game_info *gi, rules_game **out, char *why,
-                 size_t whylen)
+int store_replay(const store_game_info *gi, rules_game **out, char *why, size_t whylen)
 {
     rules_game *g;
     int err = rules_game_new(&g, gi->variant, gi->position, why, whylen);
@@ -1481,16 +1475,16 @@ int store_replay(const store_game_info *gi, rules_game **out, char *why,
         for (; li < gi->nleaves && gi->leaves[li].after_ply == i && err == 0; li++)
             err = rules_game_leave(g, gi->leaves[li].player, gi->leaves[li].reason);
         if (err < 0)
-            rules_why(why, whylen, "game %lld: player %d cannot leave after "
-                                   "ply %d", (long long)gi->id,
-                      gi->leaves[li - 1].player, i);
+            rules_why(why, whylen,
+                      "game %lld: player %d cannot leave after "
+                      "ply %d",
+                      (long long)gi->id, gi->leaves[li - 1].player, i);
         if (i < gi->nmoves && err == 0) {
             char sub[RULES_WHY_TEXT];
-            err = rules_game_play_text(g, gi->moves[i].player, gi->moves[i].text,
-                                       NULL, sub, sizeof sub);
+            err = rules_game_play_text(g, gi->moves[i].player, gi->moves[i].text, NULL, sub,
+                                       sizeof sub);
             if (err < 0)
-                rules_why(why, whylen, "game %lld ply %d: %s", (long long)gi->id,
-                          i, sub);
+                rules_why(why, whylen, "game %lld ply %d: %s", (long long)gi->id, i, sub);
         }
     }
     if (err < 0) {
@@ -1549,7 +1543,10 @@ int store_load_in_progress(store *s, store_game_cb cb, void *arg)
 /* ------------------------------------------------------------------------ */
 /* Archive */
 
-static const char *kind_name(store_kind k) { return k == STORE_CORR ? "correspondence" : "live"; }
+static const char *kind_name(store_kind k)
+{
+    return k == STORE_CORR ? "correspondence" : "live";
+}
 
 static const char *outcome_name(int o)
 {
@@ -1567,42 +1564,37 @@ static json_t *game_to_json(const store_game_info *g)
         else
             json_object_set_new(pl, "account", json_null());
         if (g->finished)
-            json_object_set_new(pl, "outcome",
-                                json_string(outcome_name(g->result.outcome[p])));
+            json_object_set_new(pl, "outcome", json_string(outcome_name(g->result.outcome[p])));
         json_array_append_new(players, pl);
     }
     for (int i = 0; i < g->nmoves; i++)
-        json_array_append_new(moves, json_pack("{s:i, s:i, s:s, s:I}", "ply",
-                                               g->moves[i].ply, "player",
-                                               g->moves[i].player, "move",
-                                               g->moves[i].text, "at",
-                                               (json_int_t)g->moves[i].at_ms));
+        json_array_append_new(moves,
+                              json_pack("{s:i, s:i, s:s, s:I}", "ply", g->moves[i].ply, "player",
+                                        g->moves[i].player, "move", g->moves[i].text, "at",
+                                        (json_int_t)g->moves[i].at_ms));
     for (int i = 0; i < g->nleaves; i++)
-        json_array_append_new(
-            leaves, json_pack("{s:i, s:i, s:s, s:I}", "player", g->leaves[i].player,
-                              "after_ply", g->leaves[i].after_ply, "reason",
-                              rules_reason_name(g->leaves[i].reason), "at",
-                              (json_int_t)g->leaves[i].at_ms));
+        json_array_append_new(leaves,
+                              json_pack("{s:i, s:i, s:s, s:I}", "player", g->leaves[i].player,
+                                        "after_ply", g->leaves[i].after_ply, "reason",
+                                        rules_reason_name(g->leaves[i].reason), "at",
+                                        (json_int_t)g->leaves[i].at_ms));
     json_t *o = json_pack(
-        "{s:I, s:s, s:s, s:b, s:{s:I, s:I, s:I}, s:o, s:o, s:o, s:I, s:s}", "id",
-        (json_int_t)g->id, "variant", g->variant, "kind", kind_name(g->kind),
-        "rated", g->rated, "time_control", "base_ms", (json_int_t)g->tc.base_ms,
-        "inc_ms", (json_int_t)g->tc.inc_ms, "cap_ms", (json_int_t)g->tc.cap_ms,
-        "players", players, "moves", moves, "leaves", leaves, "created",
+        "{s:I, s:s, s:s, s:b, s:{s:I, s:I, s:I}, s:o, s:o, s:o, s:I, s:s}", "id", (json_int_t)g->id,
+        "variant", g->variant, "kind", kind_name(g->kind), "rated", g->rated, "time_control",
+        "base_ms", (json_int_t)g->tc.base_ms, "inc_ms", (json_int_t)g->tc.inc_ms, "cap_ms",
+        (json_int_t)g->tc.cap_ms, "players", players, "moves", moves, "leaves", leaves, "created",
         (json_int_t)g->created_ms, "status", g->finished ? "finished" : "playing");
     if (o == NULL)
         return NULL;
-    json_object_set_new(o, "position",
-                        g->position ? json_string(g->position) : json_null());
+    json_object_set_new(o, "position", g->position ? json_string(g->position) : json_null());
     json_t *opts = g->options ? json_loads(g->options, 0, NULL) : NULL;
     json_object_set_new(o, "options", opts ? opts : json_object());
     if (g->finished) {
-        json_object_set_new(o, "result",
-                            json_pack("{s:o, s:s}", "winner",
-                                      g->result.winner >= 0
-                                          ? json_integer(g->result.winner)
-                                          : json_null(),
-                                      "reason", rules_reason_name(g->result.reason)));
+        json_object_set_new(
+            o, "result",
+            json_pack("{s:o, s:s}", "winner",
+                      g->result.winner >= 0 ? json_integer(g->result.winner) : json_null(),
+                      "reason", rules_reason_name(g->result.reason)));
         json_object_set_new(o, "finished", json_integer(g->finished_ms));
     } else {
         json_object_set_new(o, "to_move", json_integer(g->to_move));
@@ -1642,8 +1634,7 @@ static void pgn_game_cb(void *arg, const store_game_info *g)
     pgn_game p = {0};
     const rules_variant *v = rules_find(g->variant);
     char buf[64];
-    pgn_set_tag(&p, "Event", g->kind == STORE_CORR ? "Correspondence game"
-                                                   : "Live game");
+    pgn_set_tag(&p, "Event", g->kind == STORE_CORR ? "Correspondence game" : "Live game");
     pgn_set_tag(&p, "Site", "chameleon");
     time_t secs = (time_t)(g->created_ms / 1000);
     struct tm tm;
@@ -1669,8 +1660,7 @@ static void pgn_game_cb(void *arg, const store_game_info *g)
                  (long long)(g->tc.inc_ms / STORE_DAY_MS),
                  (long long)(g->tc.cap_ms / STORE_DAY_MS));
     else if (g->kind == STORE_CORR)
-        snprintf(buf, sizeof buf, "corr %lldd/move",
-                 (long long)(g->tc.base_ms / STORE_DAY_MS));
+        snprintf(buf, sizeof buf, "corr %lldd/move", (long long)(g->tc.base_ms / STORE_DAY_MS));
     else
         snprintf(buf, sizeof buf, "%lld+%lld", (long long)(g->tc.base_ms / 1000),
                  (long long)(g->tc.inc_ms / 1000));
@@ -1715,8 +1705,8 @@ int store_profile_json(store *s, const char *username, char **out)
         return STORE_ENOT_FOUND;
     }
     int64_t account = sqlite3_column_int64(st, 0);
-    json_t *o = json_pack("{s:I, s:s}", "account", (json_int_t)account,
-                          "username", (const char *)sqlite3_column_text(st, 1));
+    json_t *o = json_pack("{s:I, s:s}", "account", (json_int_t)account, "username",
+                          (const char *)sqlite3_column_text(st, 1));
     sqlite3_reset(st);
     json_t *playing = json_array(), *finished = json_object();
     st = stmt(s, ST_ACCOUNT_GAMES);
@@ -1725,30 +1715,26 @@ int store_profile_json(store *s, const char *username, char **out)
         const char *variant = (const char *)sqlite3_column_text(st, 1);
         int seat = sqlite3_column_int(st, 7);
         json_t *e = json_pack("{s:I, s:s, s:s, s:i, s:i, s:I}", "id",
-                              (json_int_t)sqlite3_column_int64(st, 0), "variant",
-                              variant, "kind",
-                              kind_name((store_kind)sqlite3_column_int(st, 2)),
-                              "seat", seat, "moves", sqlite3_column_int(st, 9),
-                              "created", (json_int_t)sqlite3_column_int64(st, 10));
+                              (json_int_t)sqlite3_column_int64(st, 0), "variant", variant, "kind",
+                              kind_name((store_kind)sqlite3_column_int(st, 2)), "seat", seat,
+                              "moves", sqlite3_column_int(st, 9), "created",
+                              (json_int_t)sqlite3_column_int64(st, 10));
         if (!sqlite3_column_int(st, 3)) {
             int to_move = sqlite3_column_int(st, 4);
             json_object_set_new(e, "to_move", json_integer(to_move));
             json_object_set_new(e, "your_turn", json_boolean(to_move == seat));
             if (sqlite3_column_int(st, 2) == STORE_CORR)
-                json_object_set_new(e, "deadline",
-                                    json_integer(sqlite3_column_int64(st, 5)));
+                json_object_set_new(e, "deadline", json_integer(sqlite3_column_int64(st, 5)));
             json_array_append_new(playing, e);
             continue;
         }
         const char *outcome = outcome_name(sqlite3_column_int(st, 8));
         json_object_set_new(e, "outcome", json_string(outcome));
-        json_object_set_new(e, "reason",
-                            json_string((const char *)sqlite3_column_text(st, 6)));
+        json_object_set_new(e, "reason", json_string((const char *)sqlite3_column_text(st, 6)));
         json_object_set_new(e, "finished", json_integer(sqlite3_column_int64(st, 11)));
         json_t *per = json_object_get(finished, variant);
         if (per == NULL) {
-            per = json_pack("{s:i, s:i, s:i, s:[]}", "wins", 0, "losses", 0,
-                            "draws", 0, "games");
+            per = json_pack("{s:i, s:i, s:i, s:[]}", "wins", 0, "losses", 0, "draws", 0, "games");
             json_object_set_new(finished, variant, per);
         }
         const char *counter = strcmp(outcome, "win") == 0    ? "wins"
@@ -1757,8 +1743,7 @@ int store_profile_json(store *s, const char *username, char **out)
                                                              : NULL;
         if (counter)
             json_object_set_new(
-                per, counter,
-                json_integer(json_integer_value(json_object_get(per, counter)) + 1));
+                per, counter, json_integer(json_integer_value(json_object_get(per, counter)) + 1));
         json_array_append_new(json_object_get(per, "games"), e);
     }
     sqlite3_reset(st);
@@ -1824,9 +1809,8 @@ int store_your_turn_json(store *s, int64_t account, char **out)
     n = store_your_turn(s, account, t, n);
     json_t *a = json_array();
     for (int i = 0; i < n; i++) {
-        json_t *e = json_pack("{s:I, s:s, s:s, s:i}", "id", (json_int_t)t[i].game,
-                              "variant", t[i].variant, "kind",
-                              kind_name(t[i].kind), "ply", t[i].ply);
+        json_t *e = json_pack("{s:I, s:s, s:s, s:i}", "id", (json_int_t)t[i].game, "variant",
+                              t[i].variant, "kind", kind_name(t[i].kind), "ply", t[i].ply);
         if (t[i].kind == STORE_CORR)
             json_object_set_new(e, "deadline", json_integer(t[i].deadline_ms));
         json_array_append_new(a, e);
@@ -1862,15 +1846,18 @@ void store_check_deadlines(store *s)
     sqlite3_reset(st);
     for (int i = 0; i < n; i++) {
         game_mem *g = game_find(s, due[i]);
-        if (g == NULL || g->kind != STORE_CORR || g->to_move < 0 ||
-            g->deadline_ms > now || g->fired_ply == g->nmoves)
+        if (g == NULL || g->kind != STORE_CORR || g->to_move < 0 || g->deadline_ms > now ||
+            g->fired_ply == g->nmoves)
             continue;
         g->fired_ply = g->nmoves;
         s->timeout_cb(s->timeout_arg, g->id, g->to_move);
     }
 }
 
-static void deadline_cb(uv_timer_t *t) { store_check_deadlines(t->data); }
+static void deadline_cb(uv_timer_t *t)
+{
+    store_check_deadlines(t->data);
+}
 
 void store_set_timeout_cb(store *s, void (*cb)(void *, int64_t, int), void *arg)
 {
@@ -1916,8 +1903,7 @@ static int shift_deadlines(store *s, int64_t account, int64_t delta, op *notify)
 {
     for (size_t i = 0; i < s->nbuckets; i++)
         for (game_mem *g = s->buckets[i]; g; g = g->next) {
-            if (g->kind != STORE_CORR || g->to_move < 0 ||
-                g->account[g->to_move] != account)
+            if (g->kind != STORE_CORR || g->to_move < 0 || g->account[g->to_move] != account)
                 continue;
             g->deadline_ms += delta;
             g->fired_ply = -1;
@@ -1953,16 +1939,15 @@ static int vac_write(store *s, int64_t account, const vac_row *v, int64_t delta)
     return err;
 }
 
-int store_vacation_start(store *s, int64_t account, int days, char *why,
-                         size_t whylen)
+int store_vacation_start(store *s, int64_t account, int days, char *why, size_t whylen)
 {
     vac_row v;
     if (vac_read(s, account, &v) < 0)
         return STORE_ENOT_FOUND;
     int64_t now = store_now(s);
     if (days < 1 || v.until_ms > now) {
-        rules_why(why, whylen, days < 1 ? "a vacation lasts at least one day"
-                                        : "already on vacation");
+        rules_why(why, whylen,
+                  days < 1 ? "a vacation lasts at least one day" : "already on vacation");
         return STORE_EBAD_ARG;
     }
     int year = year_of(now);
@@ -2024,8 +2009,7 @@ int store_vacation_end(store *s, int64_t account)
     return 0;
 }
 
-int store_vacation_status(store *s, int64_t account, int64_t *until_ms,
-                          int *days_left)
+int store_vacation_status(store *s, int64_t account, int64_t *until_ms, int *days_left)
 {
     vac_row v;
     if (vac_read(s, account, &v) < 0)
@@ -2078,17 +2062,18 @@ static int queue_cond(store *s, game_mem *g, int player)
     return 0;
 }
 
-int store_cond_set(store *s, int64_t game, int player, const char *const *lines,
-                   int nlines, char *why, size_t whylen)
+int store_cond_set(store *s, int64_t game, int player, const char *const *lines, int nlines,
+                   char *why, size_t whylen)
 {
     game_mem *g;
     int err = check_game(s, game, &g);
     if (err < 0)
         return err;
-    if (g->kind != STORE_CORR || g->nplayers != 2 || player < 0 || player > 1 ||
-        nlines < 0 || nlines > COND_MAX_LINES) {
-        rules_why(why, whylen, "conditional moves are for two-player "
-                               "correspondence games, at most %d lines",
+    if (g->kind != STORE_CORR || g->nplayers != 2 || player < 0 || player > 1 || nlines < 0 ||
+        nlines > COND_MAX_LINES) {
+        rules_why(why, whylen,
+                  "conditional moves are for two-player "
+                  "correspondence games, at most %d lines",
                   COND_MAX_LINES);
         return STORE_EBAD_ARG;
     }
@@ -2138,8 +2123,7 @@ int store_cond_get_json(store *s, int64_t game, int player, char **out)
     return *out ? 0 : STORE_ENOMEM;
 }
 
-int store_cond_reply(store *s, int64_t game, int ply, const char *move,
-                     char reply[RULES_MOVE_TEXT])
+int store_cond_reply(store *s, int64_t game, int ply, const char *move, char reply[RULES_MOVE_TEXT])
 {
     game_mem *g;
     int err = check_game(s, game, &g);
@@ -2167,8 +2151,8 @@ int store_cond_reply(store *s, int64_t game, int ply, const char *move,
     for (int i = 0; i < g->ncond[player]; i++) {
         char *line = g->cond[player][i];
         int n = split_line(line, moves, COND_MAX_PLIES);
-        bool keep = n >= 2 && strcmp(moves[0], move) == 0 &&
-                    (!found || strcmp(moves[1], reply) == 0);
+        bool keep =
+            n >= 2 && strcmp(moves[0], move) == 0 && (!found || strcmp(moves[1], reply) == 0);
         if (keep && !found) {
             snprintf(reply, RULES_MOVE_TEXT, "%s", moves[1]);
             found = 1;
@@ -2213,8 +2197,7 @@ int store_cond_clear(store *s, int64_t game, int player)
     return queue_cond(s, g, player);
 }
 
-int store_cond_check(const rules_game *g, int player, const char *line,
-                     char *why, size_t whylen)
+int store_cond_check(const rules_game *g, int player, const char *line, char *why, size_t whylen)
 {
     char pos[RULES_POS_TEXT];
     if (g->variant->print_position(&g->start, pos, sizeof pos) < 0)
@@ -2243,7 +2226,10 @@ int store_cond_check(const rules_game *g, int player, const char *line,
 /* ------------------------------------------------------------------------ */
 /* Closing */
 
-void store_work_begin(store *s) { s->works++; }
+void store_work_begin(store *s)
+{
+    s->works++;
+}
 
 static void store_free(store *s)
 {

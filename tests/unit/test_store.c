@@ -125,12 +125,14 @@ static int64_t add_account(fixture *f, const char *name)
     return sql_int(f, sql);
 }
 
-static int64_t new_game(fixture *f, store_kind kind, int nplayers,
-                        const int64_t *accounts, store_tc tc)
+static int64_t new_game(fixture *f, store_kind kind, int nplayers, const int64_t *accounts,
+                        store_tc tc)
 {
     /* The store records move text as given: these games need no rules. */
-    store_new_game g = {.variant = nplayers == 3 ? "three" : "ultima", .kind = kind,
-                        .nplayers = nplayers, .tc = tc};
+    store_new_game g = {.variant = nplayers == 3 ? "three" : "ultima",
+                        .kind = kind,
+                        .nplayers = nplayers,
+                        .tc = tc};
     for (int p = 0; p < nplayers; p++) {
         g.players[p].account = accounts ? accounts[p] : 0;
         snprintf(g.players[p].name, STORE_NAME_MAX, "p%d", p);
@@ -165,8 +167,8 @@ static void ack_cb(void *arg, int status)
     a->fired = true;
 }
 
-static void play(fixture *f, int64_t game, int ply, int player, int next,
-                 const char *text, const int64_t *clocks)
+static void play(fixture *f, int64_t game, int ply, int player, int next, const char *text,
+                 const int64_t *clocks)
 {
     store_move m = {.ply = ply, .player = player, .next = next, .text = text};
     if (clocks)
@@ -271,8 +273,7 @@ static void test_refuses_newer_database(void **state)
     store_options o = {.now_ms = clock_fn};
     char why[256] = "";
     store *s = NULL;
-    assert_int_equal(store_open(&s, &f->loop, f->db, &o, why, sizeof why),
-                     STORE_ETOO_NEW);
+    assert_int_equal(store_open(&s, &f->loop, f->db, &o, why, sizeof why), STORE_ETOO_NEW);
     assert_null(s);
     assert_non_null(strstr(why, "99"));
     assert_non_null(strstr(why, "newer"));
@@ -338,8 +339,7 @@ static void test_restart_mid_game(void **state)
 static int64_t deadline_of(fixture *f, int64_t game)
 {
     char sql[128];
-    snprintf(sql, sizeof sql, "SELECT deadline_ms FROM games WHERE id = %lld",
-             (long long)game);
+    snprintf(sql, sizeof sql, "SELECT deadline_ms FROM games WHERE id = %lld", (long long)game);
     store_flush(f->s);
     return sql_int(f, sql);
 }
@@ -376,12 +376,11 @@ static void test_restart_every_variant(void **state)
 {
     fixture *f = *state;
     f->s = open_dir(f, "migrations");
-    int64_t acc[3] = {add_account(f, "ann"), add_account(f, "bob"),
-                      add_account(f, "cid")};
+    int64_t acc[3] = {add_account(f, "ann"), add_account(f, "bob"), add_account(f, "cid")};
     for (const rules_variant *const *vp = rules_variants; *vp; vp++) {
         const rules_variant *v = *vp;
-        store_new_game ng = {.variant = v->id, .kind = STORE_CORR,
-                             .nplayers = v->nplayers, .tc = {2 * DAY, 0, 0}};
+        store_new_game ng = {
+            .variant = v->id, .kind = STORE_CORR, .nplayers = v->nplayers, .tc = {2 * DAY, 0, 0}};
         for (int p = 0; p < v->nplayers; p++) {
             ng.players[p].account = acc[p];
             snprintf(ng.players[p].name, STORE_NAME_MAX, "p%d", p);
@@ -460,7 +459,8 @@ static void test_timeout_across_restart(void **state)
     assert_int_equal(timeout_player, 1);
     store_check_deadlines(f->s);
     assert_int_equal(timeouts_seen, 1); /* once */
-    rules_result r = {.over = true, .winner = 0,
+    rules_result r = {.over = true,
+                      .winner = 0,
                       .outcome = {RULES_OUTCOME_WIN, RULES_OUTCOME_LOSS},
                       .reason = RULES_REASON_TIMEOUT};
     assert_int_equal(store_game_finish(f->s, g, &r, NULL, NULL), 0);
@@ -478,7 +478,6 @@ static void test_timeout_across_restart(void **state)
     free(json);
 }
 
-
 /* Three-player correspondence: the player to move times out; as the server
  * does, it leaves (rules_game_leave) and the others play on; the next
  * player's clock starts at the timeout. */
@@ -486,8 +485,7 @@ static void test_three_player_timeout(void **state)
 {
     fixture *f = *state;
     f->s = open_dir(f, "migrations");
-    int64_t acc[3] = {add_account(f, "ann"), add_account(f, "bob"),
-                      add_account(f, "cid")};
+    int64_t acc[3] = {add_account(f, "ann"), add_account(f, "bob"), add_account(f, "cid")};
     int64_t g = new_game(f, STORE_CORR, 3, acc, (store_tc){2 * DAY, 0, 0});
     play(f, g, 0, 0, 1, "a1-a2", NULL);
     timeouts_seen = 0;
@@ -527,13 +525,12 @@ static void test_vacation(void **state)
     int64_t acc[2] = {add_account(f, "ann"), add_account(f, "bob")};
     int64_t g1 = new_game(f, STORE_CORR, 2, acc, (store_tc){3 * DAY, 0, 0});
     int64_t g2 = new_game(f, STORE_CORR, 2, acc, (store_tc){2 * DAY, 0, 0});
-    play(f, g1, 0, 0, 1, "a2-a4", NULL);   /* bob to move: T0 + 3d */
+    play(f, g1, 0, 0, 1, "a2-a4", NULL); /* bob to move: T0 + 3d */
     assert_int_equal(deadline_of(f, g1), T0 + 3 * DAY);
 
     fake_now = T0 + DAY;
     char why[160] = "";
-    assert_int_equal(store_vacation_start(f->s, acc[1], 31, why, sizeof why),
-                     STORE_EVACATION);
+    assert_int_equal(store_vacation_start(f->s, acc[1], 31, why, sizeof why), STORE_EVACATION);
     assert_non_null(strstr(why, "30"));
     assert_int_equal(store_vacation_start(f->s, acc[1], 5, why, sizeof why), 0);
     assert_int_equal(deadline_of(f, g1), T0 + 8 * DAY);
@@ -542,8 +539,7 @@ static void test_vacation(void **state)
     assert_int_equal(store_vacation_status(f->s, acc[1], &until, &left), 0);
     assert_int_equal(until, T0 + 6 * DAY);
     assert_int_equal(left, 25);
-    assert_int_equal(store_vacation_start(f->s, acc[1], 1, why, sizeof why),
-                     STORE_EBAD_ARG);
+    assert_int_equal(store_vacation_start(f->s, acc[1], 1, why, sizeof why), STORE_EBAD_ARG);
 
     /* Ann moves in g2 during bob's vacation: bob's 2 days start at T0 + 6d. */
     fake_now = T0 + 2 * DAY;
@@ -620,16 +616,13 @@ static void test_conditional_moves(void **state)
     f->s = open_dir(f, "migrations");
     int64_t acc[2] = {add_account(f, "ann"), add_account(f, "bob")};
     int64_t g = new_game(f, STORE_CORR, 2, acc, (store_tc){7 * DAY, 0, 0});
-    const char *const lines[] = {"e2-e4 e7-e5 g1-f3 b8-c6",
-                                 "e2-e4 e7-e5 f1-c4 g8-f6", "e2-e4 c7-c5 d2-d4 c5-d4",
-                                 "d2-d4 d7-d5"};
+    const char *const lines[] = {"e2-e4 e7-e5 g1-f3 b8-c6", "e2-e4 e7-e5 f1-c4 g8-f6",
+                                 "e2-e4 c7-c5 d2-d4 c5-d4", "d2-d4 d7-d5"};
     char why[160];
     /* Ann is to move: she cannot set lines, Bob can. */
-    assert_int_equal(store_cond_set(f->s, g, 0, lines, 4, why, sizeof why),
-                     STORE_ENOT_YOUR_TURN);
+    assert_int_equal(store_cond_set(f->s, g, 0, lines, 4, why, sizeof why), STORE_ENOT_YOUR_TURN);
     const char *const short_line[] = {"e2-e4"};
-    assert_int_equal(store_cond_set(f->s, g, 1, short_line, 1, why, sizeof why),
-                     STORE_EBAD_ARG);
+    assert_int_equal(store_cond_set(f->s, g, 1, short_line, 1, why, sizeof why), STORE_EBAD_ARG);
     assert_int_equal(store_cond_set(f->s, g, 1, lines, 4, why, sizeof why), 0);
 
     /* Stored durably: a restart keeps them. */
@@ -686,8 +679,7 @@ static void test_conditional_moves(void **state)
     /* Two-player correspondence only. */
     int64_t live = new_game(f, STORE_LIVE, 2, NULL, (store_tc){60000, 0, 0});
     play(f, live, 0, 0, 1, "e2-e4", NULL);
-    assert_int_equal(store_cond_set(f->s, live, 0, lines, 1, why, sizeof why),
-                     STORE_EBAD_ARG);
+    assert_int_equal(store_cond_set(f->s, live, 0, lines, 1, why, sizeof why), STORE_EBAD_ARG);
 }
 
 /* store_cond_check against the rules core: a line of legal moves from the
@@ -750,8 +742,7 @@ static void test_your_turn(void **state)
 {
     fixture *f = *state;
     f->s = open_dir(f, "migrations");
-    int64_t acc[3] = {add_account(f, "ann"), add_account(f, "bob"),
-                      add_account(f, "cid")};
+    int64_t acc[3] = {add_account(f, "ann"), add_account(f, "bob"), add_account(f, "cid")};
     store_set_turn_cb(f->s, turn_cb, NULL);
     int64_t g7 = new_game(f, STORE_CORR, 2, acc, (store_tc){7 * DAY, 0, 0});
     int64_t g1 = new_game(f, STORE_CORR, 2, acc, (store_tc){1 * DAY, 0, 0});
@@ -783,16 +774,13 @@ static void test_your_turn(void **state)
     free(json);
     /* Ann (seat 2) times out in g3 while the others play on: the leave is
      * recorded and the turn passes to cid (seat 0). */
-    assert_int_equal(store_game_leave(f->s, g3, 2, RULES_REASON_TIMEOUT, 0, NULL,
-                                      NULL),
-                     0);
+    assert_int_equal(store_game_leave(f->s, g3, 2, RULES_REASON_TIMEOUT, 0, NULL, NULL), 0);
     assert_int_equal(store_your_turn(f->s, acc[0], t, 8), 2);
     assert_int_equal(store_your_turn(f->s, acc[2], t, 8), 1);
     assert_int_equal(t[0].game, g3);
     assert_int_equal(store_your_turn(f->s, acc[1], t, 8), 0);
     /* Guests can't play correspondence. */
-    store_new_game ng = {.variant = "ultima", .kind = STORE_CORR, .nplayers = 2,
-                         .tc = {DAY, 0, 0}};
+    store_new_game ng = {.variant = "ultima", .kind = STORE_CORR, .nplayers = 2, .tc = {DAY, 0, 0}};
     ng.players[0].account = acc[0];
     int64_t id;
     char why[160];
@@ -814,7 +802,8 @@ static void test_archive_and_profile(void **state)
     int64_t other = new_game(f, STORE_CORR, 2, acc, (store_tc){2 * DAY, 0, 0});
     play(f, g, 0, 0, 1, "b1-b6", NULL);
     play(f, g, 1, 1, -1, "c8-c5", NULL);
-    rules_result r = {.over = true, .winner = 1,
+    rules_result r = {.over = true,
+                      .winner = 1,
                       .outcome = {RULES_OUTCOME_LOSS, RULES_OUTCOME_WIN},
                       .reason = RULES_REASON_CHECKMATE};
     ack a = {.f = f, .game = g, .ply = 1};

@@ -27,8 +27,8 @@ typedef struct result {
     char why[160];
 } result;
 
-static void cb(void *arg, int status, int64_t account, const char *username,
-               const char *token, const char *why)
+static void cb(void *arg, int status, int64_t account, const char *username, const char *token,
+               const char *why)
 {
     result *r = arg;
     r->fired = true;
@@ -95,12 +95,10 @@ static void test_username_rules(void **state)
     char why[200];
     assert_int_equal(accounts_username_check("ann", why, sizeof why), 0);
     assert_int_equal(accounts_username_check("A_b-9", why, sizeof why), 0);
-    const char *bad[] = {"ab", "9lives", "_x1", "has space", "émile",
-                         "abcdefghijklmnopqrstu", ""};
+    const char *bad[] = {"ab", "9lives", "_x1", "has space", "émile", "abcdefghijklmnopqrstu", ""};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         why[0] = '\0';
-        assert_int_equal(accounts_username_check(bad[i], why, sizeof why),
-                         STORE_EUSERNAME);
+        assert_int_equal(accounts_username_check(bad[i], why, sizeof why), STORE_EUSERNAME);
         /* The error states the rule. */
         assert_non_null(strstr(why, "3 to 20 characters"));
     }
@@ -187,8 +185,7 @@ static void test_cookie(void **state)
     snprintf(hdr, sizeof hdr, "theme=dark; " ACCOUNTS_COOKIE "=%s; other=1", t);
     assert_int_equal(accounts_cookie_token(hdr, tok, sizeof tok), 0);
     assert_string_equal(tok, t);
-    assert_int_equal(accounts_cookie_token("theme=dark", tok, sizeof tok),
-                     STORE_ENOT_FOUND);
+    assert_int_equal(accounts_cookie_token("theme=dark", tok, sizeof tok), STORE_ENOT_FOUND);
     assert_int_equal(accounts_cookie_token("x" ACCOUNTS_COOKIE "=abc", tok, sizeof tok),
                      STORE_ENOT_FOUND);
     assert_true(accounts_set_cookie(set, sizeof set, t) > 0);
