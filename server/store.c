@@ -99,6 +99,16 @@ typedef struct game_mem {
     char **cond[RULES_MAX_PLAYERS];
 } game_mem;
 
+/* The games in progress of one account (for its turn list and vacation). */
+typedef struct acct_games {
+    struct acct_games *next;
+    int64_t account;
+    game_mem **games;
+    int n, cap;
+} acct_games;
+
+enum { ACCT_BUCKETS = 4096 };
+
 typedef struct vacation {
     int64_t account, from_ms, until_ms;
 } vacation;
@@ -158,6 +168,7 @@ struct store {
 
     game_mem **buckets;
     size_t nbuckets, ngames;
+    acct_games *accts[ACCT_BUCKETS];
 
     vacation *vac;
     size_t nvac, capvac;
@@ -244,8 +255,62 @@ static game_mem *game_find(store *s, int64_t id)
     return NULL;
 }
 
+static acct_games **acct_slot(store *s, int64_t account)
+{
+    acct_games **pp = &s->accts[(uint64_t)account % ACCT_BUCKETS];
+    while (*pp && (*pp)->account != account)
+        pp = &(*pp)->next;
+    return pp;
+}
+
+static int acct_add(store *s, int64_t account, game_mem *g)
+{
+    acct_games **pp = acct_slot(s, account);
+    if (*pp == NULL) {
+        *pp = calloc(1, sizeof **pp);
+        if (*pp == NULL)
+            return STORE_ENOMEM;
+        (*pp)->account = account;
+    }
+    acct_games *a = *pp;
+    for (int i = 0; i < a->n; i++)
+        if (a->games[i] == g)
+            return 0; /* one account in two seats */
+    if (a->n == a->cap) {
+        int cap = a->cap ? a->cap * 2 : 8;
+        game_mem **n = realloc(a->games, (size_t)cap * sizeof *n);
+        if (n == NULL)
+            return STORE_ENOMEM;
+        a->games = n;
+        a->cap = cap;
+    }
+    a->games[a->n++] = g;
+    return 0;
+}
+
+static void acct_del(store *s, int64_t account, game_mem *g)
+{
+    acct_games **pp = acct_slot(s, account), *a = *pp;
+    if (a == NULL)
+        return;
+    for (int i = 0; i < a->n; i++)
+        if (a->games[i] == g)
+            a->games[i--] = a->games[--a->n];
+    if (a->n == 0) {
+        *pp = a->next;
+        free(a->games);
+        free(a);
+    }
+}
+
 static int game_insert(store *s, game_mem *g)
 {
+    for (int p = 0; p < g->nplayers; p++)
+        if (g->account[p] != 0 && acct_add(s, g->account[p], g) < 0) {
+            for (int q = 0; q < p; q++)
+                acct_del(s, g->account[q], g);
+            return STORE_ENOMEM;
+        }
     if (s->ngames + 1 > s->nbuckets) {
         size_t n = s->nbuckets * 2;
         game_mem **b = calloc(n, sizeof *b);
@@ -290,9 +355,28 @@ static void game_remove(store *s, int64_t id)
         if ((*pp)->id == id) {
             game_mem *g = *pp;
             *pp = g->next;
+            for (int p = 0; p < g->nplayers; p++)
+                acct_del(s, g->account[p], g);
             game_mem_free(g);
             s->ngames--;
             return;
+        }
+}
+
+/* Every game in memory and the account index. */
+static void games_free(store *s)
+{
+    for (size_t i = 0; s->buckets && i < s->nbuckets; i++)
+        for (game_mem *g = s->buckets[i], *nx; g; g = nx) {
+            nx = g->next;
+            game_mem_free(g);
+        }
+    free(s->buckets);
+    for (int i = 0; i < ACCT_BUCKETS; i++)
+        for (acct_games *a = s->accts[i], *nx; a; a = nx) {
+            nx = a->next;
+            free(a->games);
+            free(a);
         }
 }
 
@@ -740,12 +824,7 @@ out_close_db:
     sqlite3_close(s->ckpt_db);
     sqlite3_close(s->db);
 out_free:
-    for (size_t i = 0; s->buckets && i < s->nbuckets; i++)
-        for (game_mem *g = s->buckets[i], *nx; g; g = nx) {
-            nx = g->next;
-            game_mem_free(g);
-        }
-    free(s->buckets);
+    games_free(s);
     free(s->vac);
     free(s);
     return err;
@@ -1769,27 +1848,28 @@ int store_your_turn(store *s, int64_t account, store_turn *out, int max)
 {
     store_turn *all = NULL;
     int n = 0, cap = 0;
-    for (size_t i = 0; i < s->nbuckets; i++)
-        for (game_mem *g = s->buckets[i]; g; g = g->next) {
-            if (g->to_move < 0 || g->account[g->to_move] != account || account == 0)
-                continue;
-            if (n == cap) {
-                cap = cap ? cap * 2 : 16;
-                store_turn *na = realloc(all, (size_t)cap * sizeof *na);
-                if (na == NULL) {
-                    free(all);
-                    return STORE_ENOMEM;
-                }
-                all = na;
+    acct_games *a = account ? *acct_slot(s, account) : NULL;
+    for (int i = 0; a && i < a->n; i++) {
+        const game_mem *g = a->games[i];
+        if (g->to_move < 0 || g->account[g->to_move] != account)
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            store_turn *na = realloc(all, (size_t)cap * sizeof *na);
+            if (na == NULL) {
+                free(all);
+                return STORE_ENOMEM;
             }
-            store_turn *t = &all[n++];
-            memset(t, 0, sizeof *t);
-            t->game = g->id;
-            snprintf(t->variant, sizeof t->variant, "%s", g->variant);
-            t->kind = g->kind;
-            t->ply = g->nmoves;
-            t->deadline_ms = g->kind == STORE_CORR ? g->deadline_ms : 0;
+            all = na;
         }
+        store_turn *t = &all[n++];
+        memset(t, 0, sizeof *t);
+        t->game = g->id;
+        snprintf(t->variant, sizeof t->variant, "%s", g->variant);
+        t->kind = g->kind;
+        t->ply = g->nmoves;
+        t->deadline_ms = g->kind == STORE_CORR ? g->deadline_ms : 0;
+    }
     if (n > 0)
         qsort(all, (size_t)n, sizeof *all, cmp_turn);
     for (int i = 0; i < n && i < max; i++)
@@ -1899,21 +1979,21 @@ static int vac_read(store *s, int64_t account, vac_row *v)
 
 /* Move every deadline of the account's games where it is to move by delta,
  * in memory and on disk (inside the caller's transaction). */
-static int shift_deadlines(store *s, int64_t account, int64_t delta, op *notify)
+static int shift_deadlines(store *s, int64_t account, int64_t delta)
 {
-    for (size_t i = 0; i < s->nbuckets; i++)
-        for (game_mem *g = s->buckets[i]; g; g = g->next) {
-            if (g->kind != STORE_CORR || g->to_move < 0 || g->account[g->to_move] != account)
-                continue;
-            g->deadline_ms += delta;
-            g->fired_ply = -1;
-            sqlite3_stmt *st = stmt(s, ST_DEADLINE_SET);
-            sqlite3_bind_int64(st, 1, g->deadline_ms);
-            sqlite3_bind_int64(st, 2, g->id);
-            if (run(st) < 0)
-                return STORE_EDB;
-        }
-    (void)notify;
+    acct_games *a = *acct_slot(s, account);
+    for (int i = 0; a && i < a->n; i++) {
+        game_mem *g = a->games[i];
+        if (g->kind != STORE_CORR || g->to_move < 0 || g->account[g->to_move] != account)
+            continue;
+        g->deadline_ms += delta;
+        g->fired_ply = -1;
+        sqlite3_stmt *st = stmt(s, ST_DEADLINE_SET);
+        sqlite3_bind_int64(st, 1, g->deadline_ms);
+        sqlite3_bind_int64(st, 2, g->id);
+        if (run(st) < 0)
+            return STORE_EDB;
+    }
     return 0;
 }
 
@@ -1929,7 +2009,7 @@ static int vac_write(store *s, int64_t account, const vac_row *v, int64_t delta)
     sqlite3_bind_int64(st, 5, account);
     int err = run(st);
     if (err == 0)
-        err = shift_deadlines(s, account, delta, NULL);
+        err = shift_deadlines(s, account, delta);
     if (err == 0)
         err = run(stmt(s, ST_COMMIT));
     if (err < 0) {
@@ -2244,12 +2324,7 @@ static void store_free(store *s)
     sqlite3_close(s->ckpt_db);
     sqlite3_close(s->wdb);
     sqlite3_close(s->db);
-    for (size_t i = 0; i < s->nbuckets; i++)
-        for (game_mem *g = s->buckets[i], *nx; g; g = nx) {
-            nx = g->next;
-            game_mem_free(g);
-        }
-    free(s->buckets);
+    games_free(s);
     free(s->vac);
     free(s->ops);
     free(s);
