@@ -182,32 +182,35 @@ struct store {
     void *timeout_arg;
 };
 
+/* One row per error of the X list: its value, code and sentence. */
+static const struct {
+    int value;
+    const char *code, *text;
+} store_errs[] = {
+#define STORE_ERR_ROW(name, value, code, text) {value, code, text},
+    STORE_ERRORS(STORE_ERR_ROW)
+#undef STORE_ERR_ROW
+};
+
+static int err_row(int err)
+{
+    for (size_t i = 0; i < sizeof store_errs / sizeof *store_errs; i++)
+        if (store_errs[i].value == err)
+            return (int)i;
+    return -1;
+}
+
+/* Errors of the rules core pass through (they share the range below 0). */
 const char *store_err_code(int err)
 {
-    switch (err) {
-    case STORE_OK:
-        return "ok";
-#define STORE_ERR_CODE(name, value, code, text)                                                    \
-    case name:                                                                                     \
-        return code;
-        STORE_ERRORS(STORE_ERR_CODE)
-#undef STORE_ERR_CODE
-    }
-    return rules_err_code(err);
+    int i = err_row(err);
+    return i >= 0 ? store_errs[i].code : rules_err_code(err);
 }
 
 const char *store_err_text(int err)
 {
-    switch (err) {
-    case STORE_OK:
-        return "no error";
-#define STORE_ERR_TEXT(name, value, code, text)                                                    \
-    case name:                                                                                     \
-        return text;
-        STORE_ERRORS(STORE_ERR_TEXT)
-#undef STORE_ERR_TEXT
-    }
-    return rules_err_text(err);
+    int i = err_row(err);
+    return i >= 0 ? store_errs[i].text : rules_err_text(err);
 }
 
 static int64_t wall_ms(void *arg)
