@@ -576,70 +576,7 @@ static void cond_from_text(game_mem *g, int player, const char *line)
         g->ncond[player]++;
 }
 
-static int load_mem(store *s, int64_t id)
-{
-    sqlite3_stmt *st = stmt(s, ST_GAME_SELECT);
-    sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_reset(st);
-        return STORE_EDB;
-    }
-    game_mem *g = calloc(1, sizeof *g);
-    if (g == NULL) {
-        sqlite3_reset(st);
-        return STORE_ENOMEM;
-    }
-    g->id = id;
-    snprintf(g->variant, sizeof g->variant, "%s", sqlite3_column_text(st, 0));
-    g->kind = (store_kind)sqlite3_column_int(st, 2);
-    g->nplayers = sqlite3_column_int(st, 4);
-    g->tc.base_ms = sqlite3_column_int64(st, 5);
-    g->tc.inc_ms = sqlite3_column_int64(st, 6);
-    g->tc.cap_ms = sqlite3_column_int64(st, 7);
-    g->last_move_ms = sqlite3_column_int64(st, 10);
-    g->nmoves = sqlite3_column_int(st, 11);
-    g->to_move = sqlite3_column_int(st, 12);
-    g->deadline_ms = sqlite3_column_int64(st, 13);
-    g->fired_ply = -1;
-    sqlite3_reset(st);
-
-    st = stmt(s, ST_PLAYERS_SELECT);
-    sqlite3_bind_int64(st, 1, id);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int seat = sqlite3_column_int(st, 0);
-        if (seat < 0 || seat >= RULES_MAX_PLAYERS)
-            continue;
-        g->account[seat] = sqlite3_column_int64(st, 1);
-        g->clock_ms[seat] = sqlite3_column_int64(st, 3);
-    }
-    sqlite3_reset(st);
-    /* Clocks after the last move override the initial ones. */
-    if (g->nmoves > 0) {
-        sqlite3_stmt *m;
-        if (sqlite3_prepare_v2(s->db,
-                               "SELECT clock0, clock1, clock2 FROM moves WHERE "
-                               "game = ? AND ply = ?",
-                               -1, &m, NULL) == SQLITE_OK) {
-            sqlite3_bind_int64(m, 1, id);
-            sqlite3_bind_int(m, 2, g->nmoves - 1);
-            if (sqlite3_step(m) == SQLITE_ROW)
-                for (int p = 0; p < g->nplayers; p++)
-                    if (sqlite3_column_type(m, p) != SQLITE_NULL)
-                        g->clock_ms[p] = sqlite3_column_int64(m, p);
-            sqlite3_finalize(m);
-        }
-    }
-    st = stmt(s, ST_COND_SELECT);
-    sqlite3_bind_int64(st, 1, id);
-    while (sqlite3_step(st) == SQLITE_ROW)
-        cond_from_text(g, sqlite3_column_int(st, 0), (const char *)sqlite3_column_text(st, 1));
-    sqlite3_reset(st);
-    /* Lines wait for the opponent's next move (if the server stopped before
-     * playing an answer, the one after it). */
-    for (int p = 0; p < RULES_MAX_PLAYERS; p++)
-        g->cond_at[p] = g->to_move == p ? g->nmoves + 1 : g->nmoves;
-    return game_insert(s, g);
-}
+static int load_mem(store *s, int64_t id);
 
 static int load_vacations(store *s)
 {
@@ -1518,7 +1455,9 @@ static int game_read(store *s, int64_t id, game_buf *b)
         m->text = b->texts[gi->nmoves] ? b->texts[gi->nmoves] : "";
         m->at_ms = sqlite3_column_int64(st, 3);
         for (int p = 0; p < RULES_MAX_PLAYERS; p++)
-            m->clock_ms[p] = sqlite3_column_int64(st, 4 + p);
+            m->clock_ms[p] = sqlite3_column_type(st, 4 + p) == SQLITE_NULL
+                                 ? gi->clock_ms[p] /* written without clocks */
+                                 : sqlite3_column_int64(st, 4 + p);
         gi->nmoves++;
     }
     sqlite3_reset(st);
@@ -1544,6 +1483,45 @@ static int game_read(store *s, int64_t id, game_buf *b)
     gi->moves = b->moves;
     gi->leaves = b->leaves;
     return 0;
+}
+
+/* Put a game in progress into memory, from its records. */
+static int load_mem(store *s, int64_t id)
+{
+    game_buf b;
+    int err = game_read(s, id, &b);
+    game_mem *g = err == 0 ? calloc(1, sizeof *g) : NULL;
+    if (g == NULL) {
+        game_buf_free(&b);
+        return err < 0 ? err : STORE_ENOMEM;
+    }
+    const store_game_info *gi = &b.info;
+    g->id = id;
+    snprintf(g->variant, sizeof g->variant, "%s", gi->variant);
+    g->kind = gi->kind;
+    g->nplayers = gi->nplayers;
+    g->tc = gi->tc;
+    g->last_move_ms = gi->last_move_ms;
+    g->nmoves = gi->nmoves;
+    g->to_move = gi->to_move;
+    g->deadline_ms = gi->deadline_ms;
+    g->fired_ply = -1;
+    for (int p = 0; p < RULES_MAX_PLAYERS; p++) {
+        g->account[p] = gi->players[p].account;
+        g->clock_ms[p] = gi->clock_ms[p];
+    }
+    game_buf_free(&b);
+
+    sqlite3_stmt *st = stmt(s, ST_COND_SELECT);
+    sqlite3_bind_int64(st, 1, id);
+    while (sqlite3_step(st) == SQLITE_ROW)
+        cond_from_text(g, sqlite3_column_int(st, 0), (const char *)sqlite3_column_text(st, 1));
+    sqlite3_reset(st);
+    /* Lines wait for the opponent's next move (if the server stopped before
+     * playing an answer, the one after it). */
+    for (int p = 0; p < RULES_MAX_PLAYERS; p++)
+        g->cond_at[p] = g->to_move == p ? g->nmoves + 1 : g->nmoves;
+    return game_insert(s, g);
 }
 
 int store_replay(const store_game_info *gi, rules_game **out, char *why, size_t whylen)
@@ -1700,14 +1678,20 @@ static void json_game_cb(void *arg, const store_game_info *g)
     json_decref(o);
 }
 
-int store_game_json(store *s, int64_t id, char **out)
+/* A game rendered as text by cb (JSON or PGN). */
+static int game_text(store *s, int64_t id, store_game_cb cb, char **out)
 {
     text_out t = {NULL, 0};
-    int err = store_game_get(s, id, json_game_cb, &t);
+    int err = store_game_get(s, id, cb, &t);
     if (err < 0)
         return err;
     *out = t.text;
     return t.err;
+}
+
+int store_game_json(store *s, int64_t id, char **out)
+{
+    return game_text(s, id, json_game_cb, out);
 }
 
 static void pgn_game_cb(void *arg, const store_game_info *g)
@@ -1768,12 +1752,7 @@ static void pgn_game_cb(void *arg, const store_game_info *g)
 
 int store_game_pgn(store *s, int64_t id, char **out)
 {
-    text_out t = {NULL, 0};
-    int err = store_game_get(s, id, pgn_game_cb, &t);
-    if (err < 0)
-        return err;
-    *out = t.text;
-    return t.err;
+    return game_text(s, id, pgn_game_cb, out);
 }
 
 int store_profile_json(store *s, const char *username, char **out)
