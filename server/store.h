@@ -206,8 +206,11 @@ int store_move_append(store *s, int64_t game, const store_move *m, store_done_cb
 
 /*
  * Queue "player left while the others play on" (three-player games:
- * resignation or timeout of one player; see rules_game_leave). after_ply is
- * the number of moves played; next is the player to move afterwards.
+ * resignation or timeout of one player; see rules_game_leave). It is
+ * recorded after the moves queued so far (its after_ply); next is
+ * rules_game_to_move() afterwards, whose correspondence clock starts now if
+ * the turn changed. If the leave ends the game, queue store_game_finish
+ * instead (or after it). Errors as store_move_append.
  */
 int store_game_leave(store *s, int64_t game, int player, rules_reason reason, int next,
                      store_done_cb cb, void *arg);
