@@ -478,6 +478,35 @@ static void test_timeout_across_restart(void **state)
     free(json);
 }
 
+/* Closing writes what is queued: the callbacks fire (status 0) during
+ * store_close, before the loop runs again, and a reopen finds the moves. */
+static void test_close_writes_queue(void **state)
+{
+    fixture *f = *state;
+    f->s = open_dir(f, "migrations");
+    int64_t g = new_game(f, STORE_LIVE, 2, NULL, (store_tc){60000, 0, 0});
+    ack a[3];
+    static const char *const texts[] = {"b1-b6", "c8-c5", "a1-a2"};
+    for (int i = 0; i < 3; i++) {
+        a[i] = (ack){.f = f, .game = g, .ply = i};
+        store_move m = {.ply = i, .player = i % 2, .next = (i + 1) % 2, .text = texts[i]};
+        assert_int_equal(store_move_append(f->s, g, &m, ack_cb, &a[i]), 0);
+        assert_false(a[i].fired);
+    }
+    store_close(f->s);
+    for (int i = 0; i < 3; i++) {
+        assert_true(a[i].fired);
+        assert_int_equal(a[i].status, 0);
+        assert_true(a[i].on_disk);
+    }
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    f->s = open_dir(f, "migrations");
+    restored r = {0};
+    assert_int_equal(store_load_in_progress(f->s, restore_cb, &r), 1);
+    assert_int_equal(r.g[0].nmoves, 3);
+    assert_string_equal(r.texts[0][2], "a1-a2");
+}
+
 /* Three-player correspondence: the player to move times out; as the server
  * does, it leaves (rules_game_leave) and the others play on; the next
  * player's clock starts at the timeout. */
@@ -860,6 +889,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_restart_every_variant, setup, teardown),
         cmocka_unit_test_setup_teardown(test_timeout_across_restart, setup, teardown),
         cmocka_unit_test_setup_teardown(test_three_player_timeout, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_close_writes_queue, setup, teardown),
         cmocka_unit_test_setup_teardown(test_vacation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_increment_clock, setup, teardown),
         cmocka_unit_test_setup_teardown(test_conditional_moves, setup, teardown),

@@ -197,12 +197,40 @@ static void test_cookie(void **state)
     assert_int_equal(accounts_set_cookie(set, 10, t), -1);
 }
 
+/* A password hash still running when its store closes: the callback comes
+ * later with STORE_ECLOSED and nothing is written. */
+static void test_close_while_hashing(void **state)
+{
+    (void)state;
+    char path[96], why[200];
+    snprintf(path, sizeof path, "%s/closing.db", dir);
+    store *s2;
+    assert_int_equal(store_open(&s2, &loop, path, NULL, why, sizeof why), 0);
+    result r = {0};
+    assert_int_equal(accounts_register(s2, "late", "password1", cb, &r), 0);
+    store_close(s2);
+    wait_for(&r);
+    assert_int_equal(r.status, STORE_ECLOSED);
+    assert_string_equal(r.token, "");
+    uv_run(&loop, UV_RUN_DEFAULT);
+    sqlite3 *raw;
+    assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(raw, "SELECT count(*) FROM accounts", -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 0);
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_username_rules),
         cmocka_unit_test(test_register_login_logout),
         cmocka_unit_test(test_cookie),
+        cmocka_unit_test(test_close_while_hashing),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
