@@ -287,7 +287,10 @@ int store_load_in_progress(store *s, store_game_cb cb, void *arg);
  */
 int store_replay(const store_game_info *g, rules_game **out, char *why, size_t whylen);
 
-/* One game, finished or not: cb is called once. 0 or STORE_ENOT_FOUND. */
+/* One game, finished or not: cb is called once. 0 or STORE_ENOT_FOUND.
+ * Like every reader of whole games (json, pgn, profile, load), it first
+ * writes the queue (store_flush: one commit on the loop) so that the answer
+ * includes everything queued. */
 int store_game_get(store *s, int64_t id, store_game_cb cb, void *arg);
 
 /* ------------------------------------------------------------------------ */
