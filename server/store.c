@@ -104,7 +104,7 @@ typedef struct acct_games {
     struct acct_games *next;
     int64_t account;
     game_mem **games;
-    int n, cap;
+    size_t n, cap;
 } acct_games;
 
 enum { ACCT_BUCKETS = 4096 };
@@ -258,6 +258,20 @@ static game_mem *game_find(store *s, int64_t id)
     return NULL;
 }
 
+/* Room for element n of a growing array of elem-sized items: the array
+ * (moved perhaps, *cap updated), or NULL if memory ran out (then the old
+ * array is unchanged and still owned by the caller). */
+static void *grow(void *arr, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return arr;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    void *p = realloc(arr, ncap * elem);
+    if (p != NULL)
+        *cap = ncap;
+    return p;
+}
+
 static acct_games **acct_slot(store *s, int64_t account)
 {
     acct_games **pp = &s->accts[(uint64_t)account % ACCT_BUCKETS];
@@ -276,17 +290,13 @@ static int acct_add(store *s, int64_t account, game_mem *g)
         (*pp)->account = account;
     }
     acct_games *a = *pp;
-    for (int i = 0; i < a->n; i++)
+    for (size_t i = 0; i < a->n; i++)
         if (a->games[i] == g)
             return 0; /* one account in two seats */
-    if (a->n == a->cap) {
-        int cap = a->cap ? a->cap * 2 : 8;
-        game_mem **n = realloc(a->games, (size_t)cap * sizeof *n);
-        if (n == NULL)
-            return STORE_ENOMEM;
-        a->games = n;
-        a->cap = cap;
-    }
+    game_mem **games = grow(a->games, &a->cap, a->n, sizeof *games);
+    if (games == NULL)
+        return STORE_ENOMEM;
+    a->games = games;
     a->games[a->n++] = g;
     return 0;
 }
@@ -296,9 +306,11 @@ static void acct_del(store *s, int64_t account, game_mem *g)
     acct_games **pp = acct_slot(s, account), *a = *pp;
     if (a == NULL)
         return;
-    for (int i = 0; i < a->n; i++)
-        if (a->games[i] == g)
-            a->games[i--] = a->games[--a->n];
+    for (size_t i = 0; i < a->n; i++)
+        if (a->games[i] == g) {
+            a->games[i] = a->games[--a->n]; /* listed once (acct_add) */
+            break;
+        }
     if (a->n == 0) {
         *pp = a->next;
         free(a->games);
@@ -583,16 +595,12 @@ static int load_vacations(store *s)
     sqlite3_stmt *st = stmt(s, ST_VAC_ACTIVE);
     sqlite3_bind_int64(st, 1, store_now(s));
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (s->nvac == s->capvac) {
-            size_t cap = s->capvac ? s->capvac * 2 : 16;
-            vacation *v = realloc(s->vac, cap * sizeof *v);
-            if (v == NULL) {
-                sqlite3_reset(st);
-                return STORE_ENOMEM;
-            }
-            s->vac = v;
-            s->capvac = cap;
+        vacation *v = grow(s->vac, &s->capvac, s->nvac, sizeof *v);
+        if (v == NULL) {
+            sqlite3_reset(st);
+            return STORE_ENOMEM;
         }
+        s->vac = v;
         s->vac[s->nvac++] = (vacation){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
                                        sqlite3_column_int64(st, 2)};
     }
@@ -706,17 +714,14 @@ int store_open(store **out, uv_loop_t *loop, const char *path, const store_optio
     size_t nids = 0, capids = 0;
     st = stmt(s, ST_IN_PROGRESS);
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (nids == capids) {
-            capids = capids ? capids * 2 : 64;
-            int64_t *n = realloc(ids, capids * sizeof *n);
-            if (n == NULL) {
-                free(ids);
-                sqlite3_reset(st);
-                err = STORE_ENOMEM;
-                goto out_finalize;
-            }
-            ids = n;
+        int64_t *n = grow(ids, &capids, nids, sizeof *n);
+        if (n == NULL) {
+            free(ids);
+            sqlite3_reset(st);
+            err = STORE_ENOMEM;
+            goto out_finalize;
         }
+        ids = n;
         ids[nids++] = sqlite3_column_int64(st, 0);
     }
     sqlite3_reset(st);
@@ -786,14 +791,10 @@ static void op_free(op *o)
 
 static op *op_push(store *s, enum op_type type, int64_t game)
 {
-    if (s->nops == s->capops) {
-        size_t cap = s->capops ? s->capops * 2 : 256;
-        op *n = realloc(s->ops, cap * sizeof *n);
-        if (n == NULL)
-            return NULL;
-        s->ops = n;
-        s->capops = cap;
-    }
+    op *ops = grow(s->ops, &s->capops, s->nops, sizeof *ops);
+    if (ops == NULL)
+        return NULL;
+    s->ops = ops;
     op *o = &s->ops[s->nops++];
     memset(o, 0, sizeof *o);
     o->type = type;
@@ -1829,21 +1830,19 @@ static int cmp_turn(const void *a, const void *b)
 int store_your_turn(store *s, int64_t account, store_turn *out, int max)
 {
     store_turn *all = NULL;
-    int n = 0, cap = 0;
+    int n = 0;
+    size_t cap = 0;
     acct_games *a = account ? *acct_slot(s, account) : NULL;
-    for (int i = 0; a && i < a->n; i++) {
+    for (size_t i = 0; a && i < a->n; i++) {
         const game_mem *g = a->games[i];
         if (g->to_move < 0 || g->account[g->to_move] != account)
             continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            store_turn *na = realloc(all, (size_t)cap * sizeof *na);
-            if (na == NULL) {
-                free(all);
-                return STORE_ENOMEM;
-            }
-            all = na;
+        store_turn *na = grow(all, &cap, (size_t)n, sizeof *na);
+        if (na == NULL) {
+            free(all);
+            return STORE_ENOMEM;
         }
+        all = na;
         store_turn *t = &all[n++];
         memset(t, 0, sizeof *t);
         t->game = g->id;
@@ -1964,7 +1963,7 @@ static int vac_read(store *s, int64_t account, vac_row *v)
 static int shift_deadlines(store *s, int64_t account, int64_t delta)
 {
     acct_games *a = *acct_slot(s, account);
-    for (int i = 0; a && i < a->n; i++) {
+    for (size_t i = 0; a && i < a->n; i++) {
         game_mem *g = a->games[i];
         if (g->kind != STORE_CORR || g->to_move < 0 || g->account[g->to_move] != account)
             continue;
@@ -2028,14 +2027,10 @@ int store_vacation_start(store *s, int64_t account, int days, char *why, size_t 
         return err;
     vacation *mv = vac_find(s, account);
     if (mv == NULL) {
-        if (s->nvac == s->capvac) {
-            size_t cap = s->capvac ? s->capvac * 2 : 16;
-            vacation *n = realloc(s->vac, cap * sizeof *n);
-            if (n == NULL)
-                return STORE_ENOMEM;
-            s->vac = n;
-            s->capvac = cap;
-        }
+        vacation *n = grow(s->vac, &s->capvac, s->nvac, sizeof *n);
+        if (n == NULL)
+            return STORE_ENOMEM;
+        s->vac = n;
         mv = &s->vac[s->nvac++];
     }
     *mv = (vacation){account, nv.from_ms, nv.until_ms};
