@@ -93,14 +93,6 @@ static int cell_at(int q, int r)
     return (int)T.file_start[q + 6] + (r - rmin);
 }
 
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* Does cell c lie on a boundary line of the board that passes through the
  * corner (cq, cr)? */
 static bool on_edge_through(int c, int cq, int cr)
@@ -167,10 +159,10 @@ static void tables_build(void)
     uint64_t seed = 0x616e746368657373ull;
     for (int c = 0; c < NC; c++)
         for (int k = 0; k < 24; k++)
-            T.zpiece[c][k] = splitmix(&seed);
+            T.zpiece[c][k] = rules_splitmix64(&seed);
     for (int i = 0; i < 3; i++) {
-        T.zmove[i] = splitmix(&seed);
-        T.zleft[i] = splitmix(&seed);
+        T.zmove[i] = rules_splitmix64(&seed);
+        T.zleft[i] = rules_splitmix64(&seed);
     }
 }
 
