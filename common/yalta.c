@@ -720,8 +720,13 @@ static int gen_moves(const ypos *y, int me, rules_move *out, int only_from, bool
     return g.n;
 }
 
+/* Once the 150-ply rule has ended the game nobody moves on, as in every
+ * decided position of the core (a move would also push the clock past what
+ * a position string may hold). */
 static int yalta_legal_moves(const rules_pos *p, rules_move *out)
 {
+    if (CY(p)->clock >= 150)
+        return 0;
     return gen_moves(CY(p), p->to_move, out, -1, false);
 }
 
@@ -1301,6 +1306,12 @@ static void yalta_status(const rules_pos *p, int nlegal, rules_result *r)
     r->over = false;
     r->winner = -1;
     r->reason = RULES_REASON_NONE;
+    if (y->clock >= 150) {
+        /* legal_moves gave none: count the moves the board allows, since
+         * having none (mate, stalemate) decides before the ply limit. */
+        rules_move moves[RULES_MAX_MOVES];
+        nlegal = gen_moves(y, me, moves, -1, false);
+    }
     if (nlegal == 0) {
         int mask = active_opponents(y, me);
         int att = attackers(y, y->king[me], mask);

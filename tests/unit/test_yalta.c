@@ -662,6 +662,23 @@ static void test_ply_limit(void **state)
     play(&p, "a8-b6");
     print_pos(&p, text);
     assert_non_null(strstr(text, " b - - - 1"));
+
+    /* At the limit nobody moves on: no legal move, and the game is over. */
+    rules_pos q = pos_of("wKe1 wQa4 rKd8 bKi12", "b - - - 150");
+    rules_move moves[RULES_MAX_MOVES];
+    assert_int_equal(q.variant->legal_moves(&q, moves), 0);
+    rules_result r = {0};
+    q.variant->status(&q, 0, &r);
+    assert_true(r.over);
+    assert_int_equal(r.reason, RULES_REASON_PLY_LIMIT);
+
+    /* A stalemate on the 150th ply is a stalemate, not the ply limit. */
+    g = game_at("wKe1 wQk9 rKd8 bKl12", "w - - - 148");
+    game_play(g, "k9-k10");
+    game_play(g, "d8-c8");
+    assert_true(g->result.over);
+    assert_int_equal(g->result.reason, RULES_REASON_STALEMATE);
+    rules_game_free(g);
 }
 
 static void test_repetition(void **state)
