@@ -64,6 +64,7 @@ enum {
     X(PROTO_EINTERNAL, "internal", "internal error")
 
 typedef enum {
+    PROTO_OK = 0, /* so that every error is non-zero */
 #define PROTO_ERR_ENUM(name, code, text) name,
     PROTO_ERRORS(PROTO_ERR_ENUM)
 #undef PROTO_ERR_ENUM

@@ -500,6 +500,8 @@ void hub_init(uv_loop_t *l, const hub_config *cfg)
     room_init(loop, cfg->abandon_ms);
 }
 
+void hub_stop(void) { room_stop_clocks(); }
+
 void hub_shutdown(void)
 {
     room_shutdown();

@@ -32,6 +32,8 @@ typedef struct hub_config {
 } hub_config;
 
 void hub_init(uv_loop_t *loop, const hub_config *cfg);
+/* Stop timers so that the loop can wind down (before net_stop). */
+void hub_stop(void);
 /* Free everything (rooms, seeks, identities). Connections must be gone. */
 void hub_shutdown(void);
 uv_loop_t *hub_loop(void);

@@ -132,6 +132,7 @@ int main(int argc, char **argv)
 
     uv_close((uv_handle_t *)&sigint, NULL);
     uv_close((uv_handle_t *)&sigterm, NULL);
+    hub_stop();
     net_stop(&loop);
     hub_shutdown();
     uv_run(&loop, UV_RUN_DEFAULT);

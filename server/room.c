@@ -742,6 +742,13 @@ int room_active_of(const ident *who, int64_t *out, int max)
     return n;
 }
 
+void room_stop_clocks(void)
+{
+    for (int b = 0; b < ROOM_BUCKETS; b++)
+        for (room *r = rooms[b]; r != NULL; r = r->hnext)
+            uv_timer_stop(&r->timer);
+}
+
 void room_shutdown(void)
 {
     for (int b = 0; b < ROOM_BUCKETS; b++)

@@ -35,7 +35,9 @@ typedef struct room_settings {
 } room_settings;
 
 void room_init(uv_loop_t *loop, int64_t abandon_ms);
-/* Free every room (shutdown). */
+/* Stop every clock (shutdown, before connections close). */
+void room_stop_clocks(void);
+/* Free every room (shutdown, after connections closed). */
 void room_shutdown(void);
 
 /* Start a game with these identities in seat order; every connection of
