@@ -27,8 +27,10 @@ typedef struct ident {
     struct ident *hnext;
 } ident;
 
+struct store;
 typedef struct hub_config {
     int64_t abandon_ms; /* a seated player away this long abandons; 0: never */
+    struct store *db;   /* open store (store.h) */
 } hub_config;
 
 void hub_init(uv_loop_t *loop, const hub_config *cfg);

@@ -82,6 +82,7 @@ test('every error code a client can provoke', async (t) => {
     if (games.length === 0) return;
     const g2 = games.find((g) => g.players === 2) || games[0];
     await a.expectError({ type: 'seek_create', game: g2.id, base_ms: -1, inc_ms: 0 }, 'bad_time_control');
+    await a.expectError({ type: 'seek_create', game: g2.id, base_ms: 0, inc_ms: 0, rated: true }, 'account_required');
     await a.expectError({ type: 'seek_accept', seek: 999999 }, 'unknown_seek');
     await a.expectError({ type: 'seek_accept' }, 'bad_message');
     await a.expectError({ type: 'seek_cancel', seek: 999999 }, 'unknown_seek');
