@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <libwebsockets.h>
@@ -268,6 +271,12 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         c->wsi = wsi;
         c->is_ws = true;
         c->lobby_index = -1;
+        {
+            /* Small messages, each awaited by someone: no Nagle delay. */
+            int one = 1;
+            setsockopt(lws_get_socket_fd(wsi), IPPROTO_TCP, TCP_NODELAY, &one,
+                       sizeof one);
+        }
         metrics_now.connections++;
         hub_conn_open(c);
         return 0;
