@@ -39,6 +39,8 @@ struct room {
     bool clock_running;
     uv_timer_t timer;
     uint64_t seq, emitted_seq;
+    uint64_t seq_floor; /* catchup only from here (rooms restored at start-up
+                           start above every seq of their previous life) */
     net_msg *ring[ROOM_EVENT_RING]; /* emitted lean events by seq % RING */
     outbox_ev *out_head, *out_tail;
     int pending; /* moves not yet durable */
@@ -397,8 +399,15 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats,
         return NULL;
     }
     /* The store numbers games; the room takes the same number. */
+    char options[64 + RULES_MAX_PLAYERS * (HUB_KEY_HEX + 3)];
+    int n = snprintf(options, sizeof options, "{\"seat_keys\":[");
+    for (int i = 0; i < nseats; i++)
+        n += snprintf(options + n, sizeof options - (size_t)n, "%s\"%s\"", i ? "," : "",
+                      seats[i]->key);
+    snprintf(options + n, sizeof options - (size_t)n, "]}");
     store_new_game ng = {
         .variant = g->variant->id,
+        .options = options,
         .kind = STORE_LIVE,
         .rated = s->rated,
         .nplayers = nseats,
@@ -475,7 +484,7 @@ int room_join(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
         return PROTO_EINTERNAL;
     uint64_t since = (uint64_t)req->since;
     bool catchup = (req->present & PF_SINCE) && req->since >= 0 &&
-                   since <= r->emitted_seq &&
+                   since >= r->seq_floor && since <= r->emitted_seq &&
                    r->emitted_seq - since <= ROOM_EVENT_RING;
     if (!catchup) {
         send_state(r, c, req);
@@ -824,6 +833,82 @@ int room_active_of(const ident *who, int64_t *out, int max)
             if (!r->closing && !r->g->result.over && seat_of(r, who) >= 0)
                 out[n++] = r->id;
     return n;
+}
+
+/* Seat keys from the options the room wrote at creation. */
+static int seat_keys(const char *options, char keys[][HUB_KEY_HEX + 1], int n)
+{
+    const char *p = options ? strstr(options, "\"seat_keys\"") : NULL;
+    int k = 0;
+    while (p != NULL && k < n) {
+        p = strchr(p + (k == 0 ? 12 : 1), '"');
+        if (p == NULL)
+            break;
+        const char *end = strchr(p + 1, '"');
+        if (end == NULL || end - p - 1 != HUB_KEY_HEX)
+            break;
+        memcpy(keys[k], p + 1, HUB_KEY_HEX);
+        keys[k][HUB_KEY_HEX] = '\0';
+        k++;
+        p = end;
+    }
+    return k;
+}
+
+static void on_restore(void *arg, const store_game_info *gi)
+{
+    int *count = arg;
+    char why[RULES_WHY_TEXT];
+    char keys[RULES_MAX_PLAYERS][HUB_KEY_HEX + 1];
+    if (seat_keys(gi->options, keys, gi->nplayers) != gi->nplayers) {
+        fprintf(stderr, "chameleon: game %lld has no seat keys: not restored\n",
+                (long long)gi->id);
+        return;
+    }
+    rules_game *g = NULL;
+    if (store_replay(gi, &g, why, sizeof why) < 0) {
+        fprintf(stderr, "chameleon: game %lld does not replay: %s\n", (long long)gi->id,
+                why);
+        return;
+    }
+    room *r = calloc(1, sizeof *r);
+    if (r == NULL) {
+        rules_game_free(g);
+        return;
+    }
+    r->id = gi->id;
+    r->g = g;
+    r->base_ms = gi->tc.base_ms;
+    r->inc_ms = gi->tc.inc_ms;
+    r->rated = gi->rated;
+    r->nseats = gi->nplayers;
+    r->seq = r->emitted_seq = r->seq_floor = 1u << 20;
+    for (int i = 0; i < r->nseats; i++) {
+        r->seats[i] = hub_ident_restored(keys[i], gi->players[i].name);
+        r->left[i] = -1;
+        r->clocks[i] = gi->nmoves ? gi->clock_ms[i] : gi->tc.base_ms;
+    }
+    for (int i = 0; i < gi->nmoves; i++)
+        r->moved[gi->moves[i].player] = true;
+    for (int i = 0; i < gi->nleaves; i++)
+        r->left[gi->leaves[i].player] = (int)gi->leaves[i].reason;
+    uv_timer_init(loop, &r->timer);
+    r->timer.data = r;
+    unsigned b = (uint64_t)r->id % ROOM_BUCKETS;
+    r->hnext = rooms[b];
+    rooms[b] = r;
+    metrics_now.rooms++;
+    metrics_now.games_in_progress++;
+    /* The time the server was down is not charged to anyone. */
+    clock_arm(r);
+    (*count)++;
+}
+
+int room_restore_all(void)
+{
+    int count = 0;
+    int err = store_load_in_progress(db, on_restore, &count);
+    return err < 0 ? err : count;
 }
 
 void room_stop_clocks(void)

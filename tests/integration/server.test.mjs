@@ -5,6 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, Client, connect, startGame, rng } from './lib.mjs';
+import { rmSync } from 'node:fs';
 
 let srv;
 let games = [];
@@ -389,4 +390,52 @@ test('three players: a draw needs every remaining player; a resign lets the othe
         !mv.pieces.some((pc) => pc.owner === 1), 'the leaver\'s pieces are inert or gone');
     await bySeat[1].expectError({ type: 'move', room, move: mv.legal[0] }, 'game_over');
     for (const c of p) c.close();
+});
+
+test('restart: games in progress come back from the store; the same token resumes its seat', async () => {
+    const g2 = games.find((g) => g.players === 2);
+    if (!g2) return;
+    const one = await startServer();
+    let a = await connect(one.url);
+    let b = await connect(one.url);
+    const { room, states } = await startGame([a, b], g2.id, { base_ms: 600000, inc_ms: 0 });
+    const bySeat = [];
+    states.forEach((st, i) => { bySeat[st.you] = [a, b][i]; });
+    let st = states[0];
+    const played = [];
+    for (let i = 0; i < 3; i++) {
+        const mv = st.legal[0];
+        bySeat[st.to_move].send({ type: 'move', room, move: mv });
+        st = await a.event(room, 'move');
+        played.push(mv);
+    }
+    const tokens = [a.welcome.token, b.welcome.token];
+    const seats = [states[0].you, states[1].you];
+    a.close(); b.close();
+    const st1 = await one.stop(true);
+    assert.equal(st1.code, 0);
+
+    const two = await startServer([], { dir: one.dir });
+    try {
+        a = await connect(two.url, { token: tokens[0] });
+        assert.deepEqual(a.welcome.rooms, [room]);
+        const view = await a.request({ type: 'join', room, since: 5 });
+        assert.equal(view.type, 'room', 'a seq from before the restart gets the full state');
+        assert.equal(view.you, seats[0]);
+        assert.deepEqual(view.moves.map((m) => m.move), played);
+        assert.equal(view.to_move, st.to_move);
+        assert.deepEqual(view.legal, st.legal);
+        b = await connect(two.url, { token: tokens[1] });
+        const vb = await b.request({ type: 'join', room });
+        assert.equal(vb.you, seats[1]);
+        const mover = view.to_move === seats[0] ? a : b;
+        mover.send({ type: 'move', room, move: view.legal[0] });
+        const ev = await (mover === a ? b : a).event(room, 'move');
+        assert.equal(ev.ply, 4);
+        a.close(); b.close();
+    } finally {
+        const st2 = await two.stop(true);
+        rmSync(one.dir, { recursive: true, force: true });
+        assert.equal(st2.code, 0);
+    }
 });
