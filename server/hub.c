@@ -11,8 +11,10 @@
 
 #include "metrics.h"
 #include "room.h"
+#include "store.h"
 
 static uv_loop_t *loop;
+static store *db;
 
 uv_loop_t *hub_loop(void) { return loop; }
 
@@ -550,10 +552,43 @@ void hub_conn_closed(conn *c)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The archive over HTTP. */
+
+int hub_http_api(const char *uri, char **body, size_t *len, const char **ctype)
+{
+    const char *games = "/api/games/", *profile = "/api/profile/";
+    int err;
+    char *out = NULL;
+    if (strncmp(uri, games, strlen(games)) == 0) {
+        const char *id = uri + strlen(games);
+        char *end;
+        long long n = strtoll(id, &end, 10);
+        bool pgn = strcmp(end, ".pgn") == 0;
+        if (end == id || n <= 0 || (*end && !pgn))
+            return 404;
+        err = pgn ? store_game_pgn(db, n, &out) : store_game_json(db, n, &out);
+        *ctype = pgn ? "application/x-chess-pgn" : "application/json";
+    } else if (strncmp(uri, profile, strlen(profile)) == 0) {
+        err = store_profile_json(db, uri + strlen(profile), &out);
+        *ctype = "application/json";
+    } else {
+        return 0;
+    }
+    if (err < 0) {
+        free(out);
+        return err == STORE_ENOT_FOUND ? 404 : 500;
+    }
+    *body = out;
+    *len = strlen(out);
+    return 200;
+}
+
+/* ------------------------------------------------------------------------ */
 
 void hub_init(uv_loop_t *l, const hub_config *cfg)
 {
     loop = l;
+    db = cfg->db;
     if (sodium_init() < 0) {
         fprintf(stderr, "chameleon: libsodium failed to start\n");
         abort();

@@ -54,6 +54,13 @@ void hub_conn_closed(conn *c);
  * adopts it. */
 ident *hub_ident_restored(const char *key, const char *name);
 
+/*
+ * GET /api/... served from the store: /api/games/<id> (JSON),
+ * /api/games/<id>.pgn, /api/profile/<username>. Returns the HTTP status and
+ * a malloc'd body (*body, *len, *ctype), or 0 if uri is not an API path.
+ */
+int hub_http_api(const char *uri, char **body, size_t *len, const char **ctype);
+
 /* Send an error reply to c (counts it in the metrics). */
 void hub_send_error(conn *c, const proto_req *req, bool typed, proto_err e,
                     const char *reason);

@@ -175,6 +175,23 @@ static int http_request(struct lws *wsi, conn *c, const char *uri)
                           "text/plain; version=0.0.4; charset=utf-8", &o);
     }
 
+    char *body = NULL;
+    size_t blen = 0;
+    const char *ctype = NULL;
+    int status = hub_http_api(uri, &body, &blen, &ctype);
+    if (status == 200) {
+        proto_out o;
+        proto_out_init(&o, LWS_PRE);
+        proto_out_append(&o, body, blen);
+        free(body);
+        return http_reply(wsi, c, HTTP_STATUS_OK, ctype, &o);
+    }
+    if (status != 0) {
+        if (lws_return_http_status(wsi, (unsigned)status, NULL))
+            return -1;
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
+    }
+
     /* A static file under web_root: no "..", no hidden files. */
     char path[4096 + 512];
     if (uri[0] != '/' || strstr(uri, "..") != NULL || strstr(uri, "/.") != NULL ||

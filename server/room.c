@@ -22,6 +22,7 @@ typedef struct outbox_ev {
     uint64_t seq;
     net_msg *lean, *full; /* full: with board fields, NULL if nobody wants it */
     bool durable;
+    bool board; /* a move or a leave: the board changed */
     struct outbox_ev *next;
 } outbox_ev;
 
@@ -38,10 +39,15 @@ struct room {
     uint64_t turn_start; /* uv_now when the running clock was last settled */
     bool clock_running;
     uv_timer_t timer;
+    uv_timer_t abandon;              /* fires when an away seat abandons */
+    uint64_t away_since[RULES_MAX_PLAYERS]; /* uv_now when its last connection
+                                               went, 0 if present */
+    int open_handles;                /* timers not yet closed */
     uint64_t seq, emitted_seq;
     uint64_t seq_floor; /* catchup only from here (rooms restored at start-up
                            start above every seq of their previous life) */
     net_msg *ring[ROOM_EVENT_RING]; /* emitted lean events by seq % RING */
+    bool ring_board[ROOM_EVENT_RING]; /* that event changed the board */
     outbox_ev *out_head, *out_tail;
     int pending; /* moves not yet durable */
     unsigned draw_offers, rematch_offers;
@@ -154,7 +160,12 @@ static void room_free(room *r)
     free(r);
 }
 
-static void on_timer_closed(uv_handle_t *h) { room_free(h->data); }
+static void on_timer_closed(uv_handle_t *h)
+{
+    room *r = h->data;
+    if (--r->open_handles == 0)
+        room_free(r);
+}
 
 static void room_close(room *r)
 {
@@ -167,6 +178,7 @@ static void room_close(room *r)
     if (!r->finished)
         metrics_now.games_in_progress--;
     uv_close((uv_handle_t *)&r->timer, on_timer_closed);
+    uv_close((uv_handle_t *)&r->abandon, on_timer_closed);
 }
 
 static void maybe_free(room *r)
@@ -196,6 +208,7 @@ static void emit(room *r, outbox_ev *e)
     net_msg **slot = &r->ring[e->seq % ROOM_EVENT_RING];
     net_msg_unref(*slot);
     *slot = e->lean;
+    r->ring_board[e->seq % ROOM_EVENT_RING] = e->board;
     e->lean = NULL;
     r->emitted_seq = e->seq;
 }
@@ -226,6 +239,7 @@ static outbox_ev *push_event(room *r, proto_out *lean, bool with_board, bool dur
     }
     e->seq = r->seq;
     e->durable = durable;
+    e->board = with_board;
     if (with_board && anyone_wants_board(r) && !lean->oom) {
         proto_out full;
         proto_out_init(&full, net_headroom());
@@ -326,6 +340,52 @@ static void on_flag(uv_timer_t *t)
     }
     player_leaves(r, s, RULES_REASON_TIMEOUT);
     maybe_free(r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Abandonment: a seat whose player has had no connection for
+ * abandon_after_ms leaves the game (rules_game_leave, "abandonment"). */
+
+static void on_abandon(uv_timer_t *t);
+
+static void abandon_arm(room *r)
+{
+    uint64_t now = uv_now(loop), next = 0;
+    if (abandon_after_ms <= 0 || r->g->result.over) {
+        uv_timer_stop(&r->abandon);
+        return;
+    }
+    for (int i = 0; i < r->nseats; i++) {
+        if (r->away_since[i] == 0 || r->left[i] >= 0)
+            continue;
+        uint64_t due = r->away_since[i] + (uint64_t)abandon_after_ms;
+        if (next == 0 || due < next)
+            next = due;
+    }
+    if (next == 0)
+        uv_timer_stop(&r->abandon);
+    else
+        uv_timer_start(&r->abandon, on_abandon, next > now ? next - now : 0, 0);
+}
+
+static void on_abandon(uv_timer_t *t)
+{
+    room *r = t->data;
+    uint64_t now = uv_now(loop);
+    for (int i = 0; i < r->nseats && !r->g->result.over; i++)
+        if (r->away_since[i] != 0 && r->left[i] < 0 &&
+            now - r->away_since[i] >= (uint64_t)abandon_after_ms)
+            player_leaves(r, i, RULES_REASON_ABANDONMENT);
+    abandon_arm(r);
+    maybe_free(r);
+}
+
+static void timers_init(room *r)
+{
+    uv_timer_init(loop, &r->timer);
+    uv_timer_init(loop, &r->abandon);
+    r->timer.data = r->abandon.data = r;
+    r->open_handles = 2;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -433,14 +493,17 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats,
         r->left[i] = -1;
         r->clocks[i] = s->base_ms;
     }
-    uv_timer_init(loop, &r->timer);
-    r->timer.data = r;
+    timers_init(r);
     unsigned b = (uint64_t)r->id % ROOM_BUCKETS;
     r->hnext = rooms[b];
     rooms[b] = r;
     metrics_now.rooms++;
     metrics_now.games_in_progress++;
     clock_arm(r);
+    for (int i = 0; i < nseats; i++)
+        if (seats[i]->conns == NULL)
+            r->away_since[i] = uv_now(loop);
+    abandon_arm(r);
 
     for (int i = 0; i < nseats; i++)
         for (conn *c = seats[i]->conns; c != NULL; c = c->inext) {
@@ -492,20 +555,33 @@ int room_join(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
     }
     const char *evs[ROOM_EVENT_RING];
     size_t lens[ROOM_EVENT_RING];
-    int n = 0;
+    int n = 0, last_board = -1;
     for (uint64_t s = since + 1; s <= r->emitted_seq; s++) {
         net_msg *m = r->ring[s % ROOM_EVENT_RING];
         if (m == NULL)
             continue;
+        if (r->ring_board[s % ROOM_EVENT_RING])
+            last_board = n;
         evs[n] = m->buf + m->head;
         lens[n] = m->len;
         n++;
+    }
+    /* The ring keeps lean events; a client that wants the board gets it on
+     * the last event that changed it (the board now, as later events do not
+     * change it). */
+    proto_out full = {0};
+    if (c->board && last_board >= 0) {
+        proto_out_init(&full, 0);
+        proto_event_add_board(&full, evs[last_board], lens[last_board], r->g);
+        evs[last_board] = proto_out_data(&full);
+        lens[last_board] = full.len;
     }
     proto_room_view v = view_of(r, c->who);
     v.seq = r->emitted_seq;
     proto_out o;
     proto_out_init(&o, net_headroom());
     proto_write_catchup(&o, req, &v, evs, lens, n);
+    proto_out_free(&full);
     net_send_out(c, &o);
     return 0;
 }
@@ -818,6 +894,8 @@ void room_presence(ident *who, bool connected)
             int s = seat_of(r, who);
             if (s < 0 || r->g->result.over)
                 continue;
+            r->away_since[s] = connected ? 0 : (uv_now(loop) ? uv_now(loop) : 1);
+            abandon_arm(r);
             proto_out o;
             new_event(r, &o);
             proto_write_event_presence(&o, r->id, r->seq, s, connected);
@@ -892,15 +970,18 @@ static void on_restore(void *arg, const store_game_info *gi)
         r->moved[gi->moves[i].player] = true;
     for (int i = 0; i < gi->nleaves; i++)
         r->left[gi->leaves[i].player] = (int)gi->leaves[i].reason;
-    uv_timer_init(loop, &r->timer);
-    r->timer.data = r;
+    timers_init(r);
     unsigned b = (uint64_t)r->id % ROOM_BUCKETS;
     r->hnext = rooms[b];
     rooms[b] = r;
     metrics_now.rooms++;
     metrics_now.games_in_progress++;
-    /* The time the server was down is not charged to anyone. */
+    /* The time the server was down is not charged to anyone; nobody is
+     * connected yet, so the abandonment clock starts for every seat. */
     clock_arm(r);
+    for (int i = 0; i < r->nseats; i++)
+        r->away_since[i] = uv_now(loop) ? uv_now(loop) : 1;
+    abandon_arm(r);
     (*count)++;
 }
 
@@ -914,8 +995,10 @@ int room_restore_all(void)
 void room_stop_clocks(void)
 {
     for (int b = 0; b < ROOM_BUCKETS; b++)
-        for (room *r = rooms[b]; r != NULL; r = r->hnext)
+        for (room *r = rooms[b]; r != NULL; r = r->hnext) {
             uv_timer_stop(&r->timer);
+            uv_timer_stop(&r->abandon);
+        }
 }
 
 void room_shutdown(void)
