@@ -344,7 +344,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 }
 
 static const struct lws_protocols protocols[] = {
-    {"chameleon", callback, sizeof(conn), 4096, 0, NULL, 0},
+    /* rx 1024: client messages are small (longer ones arrive in pieces). */
+    {"chameleon", callback, sizeof(conn), 1024, 0, NULL, 0},
     {NULL, NULL, 0, 0, 0, NULL, 0},
 };
 

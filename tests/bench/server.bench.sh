@@ -52,9 +52,9 @@ start_server
 sleep 0.3
 rss0=$(rss_kb)
 echo "server bench: 10000 idle connections" >&2
-build/loadgen --port "$port" --games 0 --idle 10000 --seconds 10 > "$dir/idle" &
+build/loadgen --port "$port" --games 0 --idle 10000 --seconds 16 > "$dir/idle" &
 lg=$!
-sleep 8
+sleep 14
 rss1=$(rss_kb)
 wait "$lg" || true
 stop_server
@@ -77,7 +77,7 @@ $load (the machine is shared).
 Idle connections: $(field idle_welcomed "$dir/idle") of 10000 welcomed; server RSS
 $((rss0 / 1024)) MiB before, $((rss1 / 1024)) MiB with them open
 ($(( (rss1 - rss0) * 1024 / 10000 )) bytes per connection); command
-\`build/loadgen --port P --games 0 --idle 10000 --seconds 10\`.
+\`build/loadgen --port P --games 0 --idle 10000 --seconds 16\`.
 
 Targets (issue 6): 20,000 moves/s at 1000 games; p99 under 10 ms at 5,000
 moves/s; 10,000 idle connections under 150 MB.
