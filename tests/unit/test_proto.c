@@ -56,8 +56,10 @@ static void test_decode_every_type(void **state)
         assert_int_equal(decode(cases[i].json, &req, &typed), 0);
         assert_true(typed);
         assert_int_equal(req.type, cases[i].type);
-        assert_string_equal(proto_type_name(req.type),
-                            strchr(cases[i].json + 8, '"') ? proto_type_name(cases[i].type) : "");
+        /* The name written back is the one that was read. */
+        const char *t = cases[i].json + strlen("{\"type\":\"");
+        assert_int_equal(strncmp(proto_type_name(req.type), t, strcspn(t, "\"")), 0);
+        assert_int_equal(strlen(proto_type_name(req.type)), strcspn(t, "\""));
     }
 }
 
