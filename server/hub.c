@@ -514,13 +514,40 @@ static const handler handlers[PROTO_NREQUESTS] = {
 /* ------------------------------------------------------------------------ */
 /* Connections. */
 
-void hub_conn_open(conn *c) { (void)c; }
+/* Every connection may send MSG_BURST messages at once and MSG_RATE per
+ * second on average (the seam for finer rate limits). */
+enum { MSG_BURST = 200, MSG_RATE = 200 };
+
+void hub_conn_open(conn *c)
+{
+    c->msg_tokens = MSG_BURST;
+    c->msg_refill_ms = uv_now(loop);
+}
+
+static bool rate_ok(conn *c)
+{
+    uint64_t now = uv_now(loop);
+    c->msg_tokens += (double)(now - c->msg_refill_ms) * MSG_RATE / 1000.0;
+    if (c->msg_tokens > MSG_BURST)
+        c->msg_tokens = MSG_BURST;
+    c->msg_refill_ms = now;
+    if (c->msg_tokens < 1)
+        return false;
+    c->msg_tokens -= 1;
+    return true;
+}
 
 void hub_receive(conn *c, const char *buf, size_t len)
 {
     proto_req req;
     bool typed;
     char why[RULES_WHY_TEXT] = "";
+    if (!rate_ok(c)) {
+        memset(&req, 0, sizeof req);
+        rules_why(why, sizeof why, "more than %d messages per second", MSG_RATE);
+        hub_send_error(c, &req, false, PROTO_ERATE_LIMITED, why);
+        return;
+    }
     int err = proto_decode(buf, len, &req, &typed, why, sizeof why);
     if (err == 0 && c->who == NULL && req.type != PROTO_HELLO) {
         rules_why(why, sizeof why, "send hello first");

@@ -390,6 +390,13 @@ int net_start(uv_loop_t *loop, const net_config *cfg, char *why, size_t whylen)
     /* lws sizes its fd tables from this; 10k+ connections need room. */
     info.fd_limit_per_thread = 1 << 16;
     info.timeout_secs = 30;
+    /* Ping a connection idle for 30 s, hang up one silent for 60 s: a dead
+     * peer must not hold a seat "connected" forever. */
+    static const lws_retry_bo_t idle_policy = {
+        .secs_since_valid_ping = 30,
+        .secs_since_valid_hangup = 60,
+    };
+    info.retry_and_idle_policy = &idle_policy;
 
     context = lws_create_context(&info);
     if (context == NULL) {

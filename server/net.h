@@ -64,6 +64,8 @@ typedef struct conn {
     int nrooms, caprooms;
     uint64_t chat_times[5]; /* chat rate limit: last send times (ms) */
     int chat_i;
+    double msg_tokens;      /* message rate limit: token bucket */
+    uint64_t msg_refill_ms;
 } conn;
 
 /* Queue a message on c (takes a reference). */

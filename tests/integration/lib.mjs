@@ -36,6 +36,7 @@ export async function startServer(extra = [], opts = {}) {
             if (m) { clearTimeout(timer); ok(Number(m[1])); }
         });
         proc.on('exit', (code) => { clearTimeout(timer); fail(new Error(`server exited ${code}: ${stderr}`)); });
+        proc.on('error', (e) => { clearTimeout(timer); fail(new Error(`cannot start ${serverBin}: ${e.message}`)); });
     });
     const exited = new Promise((ok) => proc.on('exit', (code, sig) => ok({ code, sig })));
     return {

@@ -115,6 +115,15 @@ test('every error code a client can provoke', async (t) => {
     const theirs = st.pieces.find((p) => p.owner !== st.to_move);
     const mine = st.pieces.find((p) => p.owner === st.to_move);
     await mover.expectError({ type: 'move', room, move: `${theirs.name}-${mine.name}` }, 'not_your_piece');
+    // A move of one's own piece to a cell it cannot reach: refused with the
+    // rules core's code and sentence.
+    const refusable = ['unreachable', 'illegal_move', 'self_check', 'frozen'];
+    const target = g2.cells.find((cell) => !st.legal.includes(`${mine.name}-${cell}`) && cell !== mine.name &&
+        !st.pieces.some((p) => p.name === cell && p.owner === st.to_move));
+    const bad = await mover.request({ type: 'move', room, move: `${mine.name}-${target}` });
+    assert.equal(bad.type, 'error');
+    assert.ok(refusable.includes(bad.code), `code ${bad.code}: ${bad.reason}`);
+    assert.ok(bad.reason.length > 0);
     await mover.expectError({ type: 'rematch', room }, 'game_not_over');
     await mover.expectError({ type: 'chat', room, text: 'x'.repeat(301) }, 'bad_message');
     for (let i = 0; i < 5; i++) {
@@ -132,6 +141,13 @@ test('every error code a client can provoke', async (t) => {
     const resigned = await other.event(room, 'left');
     assert.equal(resigned.reason, 'resignation');
     await other.expectError({ type: 'move', room, move: ev.legal[0] }, 'game_over');
+
+    // More than 200 messages at once: rate_limited.
+    const flood = await connect(srv.url);
+    for (let i = 0; i < 400; i++) flood.send({ type: 'ping', id: 1000 + i });
+    const limited = await flood.waitFor((m) => m.type === 'error' && m.code === 'rate_limited', 'rate_limited');
+    assert.ok(limited.reason.length > 0);
+    flood.close();
 
     // A message over 16 KiB closes the connection with 1009.
     a.sendRaw(JSON.stringify({ type: 'chat', room, text: 'y'.repeat(17000) }));
