@@ -69,10 +69,11 @@ void net_send(conn *c, net_msg *m)
         return;
     }
     metrics_now.messages_out++;
-    if (c->qcount == 0 && !lws_send_pipe_choked(c->wsi)) {
-        /* Nothing waiting and the socket takes more: write now, saving a
-         * loop iteration and two epoll_ctl calls per message. What the
-         * kernel does not take, lws keeps and sends when writable. */
+    if (c->qcount == 0 && !lws_partial_buffered(c->wsi)) {
+        /* Nothing waiting here or in lws: write now, saving a loop
+         * iteration and two epoll_ctl calls per message. What the kernel
+         * does not take, lws keeps (one message at most, since the next
+         * ones queue here while it is buffered) and sends when writable. */
         int n = lws_write(c->wsi, (unsigned char *)m->buf + m->head, m->len,
                           LWS_WRITE_TEXT);
         if (n < (int)m->len) {
