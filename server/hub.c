@@ -56,6 +56,27 @@ static void ident_insert(ident *i)
     idents[b] = i;
 }
 
+/* An identity with no connection, no seat in a room in memory and unseen
+ * for IDENT_TTL_MS is forgotten (its token stops working), so that visitors
+ * do not grow memory without bound. Swept every IDENT_SWEEP_MS. */
+enum { IDENT_TTL_MS = 24 * 3600 * 1000, IDENT_SWEEP_MS = 10 * 60 * 1000 };
+static uv_timer_t sweep_timer;
+
+static void on_sweep(uv_timer_t *t)
+{
+    uint64_t now = uv_now(loop);
+    for (int b = 0; b < IDENT_BUCKETS; b++)
+        for (ident **p = &idents[b]; *p;) {
+            ident *i = *p;
+            if (i->conns == NULL && i->refs == 0 && now - i->last_seen > IDENT_TTL_MS) {
+                *p = i->hnext;
+                free(i);
+            } else {
+                p = &i->hnext;
+            }
+        }
+}
+
 /* Restored identities waiting for their token (few: one per seat of a game
  * in progress at start-up), linked by hnext. */
 static ident *orphans;
@@ -572,6 +593,7 @@ void hub_conn_closed(conn *c)
             break;
         }
     c->who = NULL;
+    who->last_seen = uv_now(loop);
     if (who->conns == NULL) {
         seeks_forget(who);
         room_presence(who, false);
@@ -622,9 +644,15 @@ void hub_init(uv_loop_t *l, const hub_config *cfg)
     }
     metrics_now.started_ms = uv_now(loop);
     room_init(loop, cfg->db, cfg->abandon_ms);
+    uv_timer_init(loop, &sweep_timer);
+    uv_timer_start(&sweep_timer, on_sweep, IDENT_SWEEP_MS, IDENT_SWEEP_MS);
 }
 
-void hub_stop(void) { room_stop_clocks(); }
+void hub_stop(void)
+{
+    room_stop_clocks();
+    uv_close((uv_handle_t *)&sweep_timer, NULL);
+}
 
 void hub_shutdown(void)
 {

@@ -28,6 +28,8 @@ typedef struct ident {
     char name[PROTO_NAME_MAX + 1];
     conn *conns; /* open connections, linked by conn.inext */
     int nseeks;  /* open seeks created by this identity */
+    int refs;    /* rooms in memory that seat it: it lives while > 0 */
+    uint64_t last_seen; /* uv_now when its last connection closed */
     struct ident *hnext;
 } ident;
 

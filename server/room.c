@@ -144,8 +144,12 @@ static void unwatch(room *r, conn *c)
 /* ------------------------------------------------------------------------ */
 /* Freeing: a finished room nobody watches, with nothing left to store. */
 
+static bool shutting_down; /* identities are freed before rooms then */
+
 static void room_free(room *r)
 {
+    for (int i = 0; i < r->nseats && !shutting_down; i++)
+        r->seats[i]->refs--;
     rules_game_free(r->g);
     for (int i = 0; i < ROOM_EVENT_RING; i++)
         net_msg_unref(r->ring[i]);
@@ -490,6 +494,7 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats,
     r->nseats = nseats;
     for (int i = 0; i < nseats; i++) {
         r->seats[i] = seats[i];
+        seats[i]->refs++;
         r->left[i] = -1;
         r->clocks[i] = s->base_ms;
     }
@@ -963,6 +968,12 @@ static void on_restore(void *arg, const store_game_info *gi)
     r->seq = r->emitted_seq = r->seq_floor = 1u << 20;
     for (int i = 0; i < r->nseats; i++) {
         r->seats[i] = hub_ident_restored(keys[i], gi->players[i].name);
+        if (r->seats[i] == NULL) {
+            fprintf(stderr, "chameleon: out of memory restoring game %lld\n",
+                    (long long)gi->id);
+            abort();
+        }
+        r->seats[i]->refs++;
         r->left[i] = -1;
         r->clocks[i] = gi->nmoves ? gi->clock_ms[i] : gi->tc.base_ms;
     }
@@ -1003,6 +1014,7 @@ void room_stop_clocks(void)
 
 void room_shutdown(void)
 {
+    shutting_down = true;
     for (int b = 0; b < ROOM_BUCKETS; b++)
         while (rooms[b] != NULL)
             room_close(rooms[b]);
