@@ -3,6 +3,8 @@
  * A new game adds its header and one line here.
  */
 #include "rules.h"
+
+#include "antchess.h"
 #include "rollerball.h"
 #include "ultima.h"
 
@@ -10,5 +12,7 @@ const rules_variant *const rules_variants[] = {
     &ultima_variant,
     &ultima1968_variant,
     &rollerball_variant,
+    &antchess_variant2,
+    &antchess_variant3,
     NULL,
 };
