@@ -8,4 +8,4 @@ if [ ! -d node_modules/ws ]; then
 fi
 : "${CHAMELEON_BIN:=../../build/debug/chameleon}"
 export CHAMELEON_BIN
-exec node --test --test-concurrency=1 --test-reporter=spec ./*.test.mjs
+exec node --test --test-reporter=spec ./*.test.mjs
