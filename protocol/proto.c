@@ -15,10 +15,9 @@
 
 static const struct {
     const char *code, *text;
-} errors[] = {
-    {"ok", "no error"},
+} errors[] = {{"ok", "no error"},
 #define PROTO_ERR_ROW(name, code, text) {code, text},
-    PROTO_ERRORS(PROTO_ERR_ROW)
+              PROTO_ERRORS(PROTO_ERR_ROW)
 #undef PROTO_ERR_ROW
 };
 
@@ -66,8 +65,7 @@ static const struct field {
     {PF_MOVE, "move", STR, offsetof(proto_req, move), sizeof(((proto_req *)0)->move)},
     {PF_TEXT, "text", STR, offsetof(proto_req, text), sizeof(((proto_req *)0)->text)},
 };
-_Static_assert(sizeof fields / sizeof fields[0] == PROTO_NFIELDS,
-               "one row per PROTO_FIELDS entry");
+_Static_assert(sizeof fields / sizeof fields[0] == PROTO_NFIELDS, "one row per PROTO_FIELDS entry");
 
 static const struct request {
     const char *type;
@@ -86,8 +84,7 @@ const char *proto_type_name(proto_type t)
 /* ------------------------------------------------------------------------ */
 /* Reading. */
 
-static int read_field(const struct field *f, json_t *val, proto_req *req,
-                      char *why, size_t whylen)
+static int read_field(const struct field *f, json_t *val, proto_req *req, char *why, size_t whylen)
 {
     char *dst = (char *)req + f->offset;
     switch (f->kind) {
@@ -96,8 +93,7 @@ static int read_field(const struct field *f, json_t *val, proto_req *req,
             goto wrong_type;
         size_t n = json_string_length(val);
         if (n == 0 || n >= f->size) {
-            rules_why(why, whylen, "field '%s' must be 1 to %zu bytes", f->name,
-                      f->size - 1);
+            rules_why(why, whylen, "field '%s' must be 1 to %zu bytes", f->name, f->size - 1);
             return PROTO_EBAD_MESSAGE;
         }
         const char *s = json_string_value(val);
@@ -125,26 +121,25 @@ static int read_field(const struct field *f, json_t *val, proto_req *req,
     }
 wrong_type:
     rules_why(why, whylen, "field '%s' must be %s", f->name,
-              f->kind == STR ? "a string" : f->kind == INT ? "an integer" : "a boolean");
+              f->kind == STR   ? "a string"
+              : f->kind == INT ? "an integer"
+                               : "a boolean");
     return PROTO_EBAD_MESSAGE;
 }
 
-int proto_decode(const char *buf, size_t len, proto_req *req, bool *typed,
-                 char *why, size_t whylen)
+int proto_decode(const char *buf, size_t len, proto_req *req, bool *typed, char *why, size_t whylen)
 {
     memset(req, 0, sizeof *req);
     req->board = true;
     *typed = false;
     if (len > PROTO_MAX_MESSAGE) {
-        rules_why(why, whylen, "message of %zu bytes, the limit is %d", len,
-                  PROTO_MAX_MESSAGE);
+        rules_why(why, whylen, "message of %zu bytes, the limit is %d", len, PROTO_MAX_MESSAGE);
         return PROTO_ETOO_LARGE;
     }
     json_error_t jerr;
     json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
     if (root == NULL || !json_is_object(root)) {
-        rules_why(why, whylen, "not a JSON object%s%s", root ? "" : ": ",
-                  root ? "" : jerr.text);
+        rules_why(why, whylen, "not a JSON object%s%s", root ? "" : ": ", root ? "" : jerr.text);
         json_decref(root);
         return PROTO_EBAD_JSON;
     }
@@ -250,9 +245,15 @@ static void put(proto_out *o, const char *s, size_t n)
     o->buf[o->head + o->len] = '\0';
 }
 
-static void puts_(proto_out *o, const char *s) { put(o, s, strlen(s)); }
+static void puts_(proto_out *o, const char *s)
+{
+    put(o, s, strlen(s));
+}
 
-void proto_out_append(proto_out *o, const char *s, size_t n) { put(o, s, n); }
+void proto_out_append(proto_out *o, const char *s, size_t n)
+{
+    put(o, s, n);
+}
 
 static void put_int(proto_out *o, int64_t v)
 {
@@ -303,9 +304,15 @@ static void begin(proto_out *o, const char *type, const proto_req *req)
     }
 }
 
-static void end(proto_out *o) { put(o, "}", 1); }
+static void end(proto_out *o)
+{
+    put(o, "}", 1);
+}
 
-static void put_bool(proto_out *o, bool b) { puts_(o, b ? "true" : "false"); }
+static void put_bool(proto_out *o, bool b)
+{
+    puts_(o, b ? "true" : "false");
+}
 
 static void put_player(proto_out *o, const proto_player *p)
 {
@@ -334,10 +341,14 @@ static void put_seats_mask(proto_out *o, unsigned mask, int nseats)
 static const char *outcome_name(int outcome)
 {
     switch (outcome) {
-    case RULES_OUTCOME_WIN: return "win";
-    case RULES_OUTCOME_LOSS: return "loss";
-    case RULES_OUTCOME_DRAW: return "draw";
-    default: return NULL;
+    case RULES_OUTCOME_WIN:
+        return "win";
+    case RULES_OUTCOME_LOSS:
+        return "loss";
+    case RULES_OUTCOME_DRAW:
+        return "draw";
+    default:
+        return NULL;
     }
 }
 
@@ -461,8 +472,8 @@ static void put_board(proto_out *o, const rules_game *g)
 /* ------------------------------------------------------------------------ */
 /* Messages. */
 
-void proto_write_error(proto_out *o, const proto_req *req, bool typed,
-                       proto_err e, const char *reason)
+void proto_write_error(proto_out *o, const proto_req *req, bool typed, proto_err e,
+                       const char *reason)
 {
     begin(o, "error", req);
     key(o, "code");
@@ -578,8 +589,7 @@ void proto_write_lobby(proto_out *o, const proto_req *req, uint64_t seq,
     end(o);
 }
 
-void proto_write_lobby_update(proto_out *o, uint64_t seq, const char *op,
-                              const proto_seek_view *s)
+void proto_write_lobby_update(proto_out *o, uint64_t seq, const char *op, const proto_seek_view *s)
 {
     begin(o, "lobby_update", NULL);
     key(o, "seq");
@@ -612,8 +622,8 @@ void proto_write_seek_cancelled(proto_out *o, const proto_req *req, int64_t seek
     end(o);
 }
 
-void proto_write_game_started(proto_out *o, const proto_req *req, int64_t room,
-                              int seat, const char *game)
+void proto_write_game_started(proto_out *o, const proto_req *req, int64_t room, int seat,
+                              const char *game)
 {
     begin(o, "game_started", req);
     key(o, "room");
@@ -748,8 +758,7 @@ static void begin_event(proto_out *o, int64_t room, uint64_t seq, const char *ki
     put_str(o, kind);
 }
 
-static void put_turn(proto_out *o, const rules_game *g, const int64_t *clocks,
-                     bool clock_running)
+static void put_turn(proto_out *o, const rules_game *g, const int64_t *clocks, bool clock_running)
 {
     key(o, "clocks");
     put_clocks(o, clocks, g->variant->nplayers);
@@ -761,9 +770,8 @@ static void put_turn(proto_out *o, const rules_game *g, const int64_t *clocks,
     put_result(o, g);
 }
 
-void proto_write_event_move(proto_out *o, int64_t room, uint64_t seq,
-                            const proto_move_view *m, const rules_game *g,
-                            const int64_t *clocks, bool clock_running)
+void proto_write_event_move(proto_out *o, int64_t room, uint64_t seq, const proto_move_view *m,
+                            const rules_game *g, const int64_t *clocks, bool clock_running)
 {
     begin_event(o, room, seq, "move");
     key(o, "ply");
@@ -780,9 +788,8 @@ void proto_write_event_move(proto_out *o, int64_t room, uint64_t seq,
     end(o);
 }
 
-void proto_write_event_left(proto_out *o, int64_t room, uint64_t seq, int seat,
-                            int reason, const rules_game *g,
-                            const int64_t *clocks, bool clock_running)
+void proto_write_event_left(proto_out *o, int64_t room, uint64_t seq, int seat, int reason,
+                            const rules_game *g, const int64_t *clocks, bool clock_running)
 {
     begin_event(o, room, seq, "left");
     key(o, "seat");
@@ -793,8 +800,8 @@ void proto_write_event_left(proto_out *o, int64_t room, uint64_t seq, int seat,
     end(o);
 }
 
-void proto_write_event_end(proto_out *o, int64_t room, uint64_t seq,
-                           const rules_game *g, const int64_t *clocks)
+void proto_write_event_end(proto_out *o, int64_t room, uint64_t seq, const rules_game *g,
+                           const int64_t *clocks)
 {
     begin_event(o, room, seq, "end");
     key(o, "result");
@@ -804,9 +811,8 @@ void proto_write_event_end(proto_out *o, int64_t room, uint64_t seq,
     end(o);
 }
 
-void proto_write_event_offer(proto_out *o, int64_t room, uint64_t seq,
-                             const char *kind, int seat, unsigned offers,
-                             int nseats)
+void proto_write_event_offer(proto_out *o, int64_t room, uint64_t seq, const char *kind, int seat,
+                             unsigned offers, int nseats)
 {
     begin_event(o, room, seq, kind);
     key(o, "seat");
@@ -818,8 +824,7 @@ void proto_write_event_offer(proto_out *o, int64_t room, uint64_t seq,
     end(o);
 }
 
-void proto_write_event_rematch(proto_out *o, int64_t room, uint64_t seq,
-                               int64_t next_room)
+void proto_write_event_rematch(proto_out *o, int64_t room, uint64_t seq, int64_t next_room)
 {
     begin_event(o, room, seq, "rematch");
     key(o, "next_room");
@@ -827,8 +832,7 @@ void proto_write_event_rematch(proto_out *o, int64_t room, uint64_t seq,
     end(o);
 }
 
-void proto_write_event_presence(proto_out *o, int64_t room, uint64_t seq,
-                                int seat, bool connected)
+void proto_write_event_presence(proto_out *o, int64_t room, uint64_t seq, int seat, bool connected)
 {
     begin_event(o, room, seq, "presence");
     key(o, "seat");
@@ -838,8 +842,7 @@ void proto_write_event_presence(proto_out *o, int64_t room, uint64_t seq,
     end(o);
 }
 
-void proto_write_event_chat(proto_out *o, int64_t room, uint64_t seq,
-                            const proto_chat_line *line)
+void proto_write_event_chat(proto_out *o, int64_t room, uint64_t seq, const proto_chat_line *line)
 {
     begin_event(o, room, seq, "chat");
     key(o, "seat");
@@ -851,17 +854,15 @@ void proto_write_event_chat(proto_out *o, int64_t room, uint64_t seq,
     end(o);
 }
 
-void proto_event_add_board(proto_out *o, const char *lean, size_t len,
-                           const rules_game *g)
+void proto_event_add_board(proto_out *o, const char *lean, size_t len, const rules_game *g)
 {
     put(o, lean, len - 1); /* without the closing brace */
     put_board(o, g);
     end(o);
 }
 
-void proto_write_catchup(proto_out *o, const proto_req *req,
-                         const proto_room_view *v, const char *const *events,
-                         const size_t *lens, int nevents)
+void proto_write_catchup(proto_out *o, const proto_req *req, const proto_room_view *v,
+                         const char *const *events, const size_t *lens, int nevents)
 {
     begin(o, "catchup", req);
     key(o, "room");
@@ -882,8 +883,7 @@ void proto_write_catchup(proto_out *o, const proto_req *req,
     end(o);
 }
 
-void proto_write_health(proto_out *o, int64_t uptime_s, int64_t connections,
-                        int64_t rooms)
+void proto_write_health(proto_out *o, int64_t uptime_s, int64_t connections, int64_t rooms)
 {
     puts_(o, "{\"status\":\"ok\"");
     key(o, "uptime_s");

@@ -16,7 +16,10 @@
 static uv_loop_t *loop;
 static store *db;
 
-uv_loop_t *hub_loop(void) { return loop; }
+uv_loop_t *hub_loop(void)
+{
+    return loop;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Identities: a hash table keyed by token. */
@@ -133,8 +136,7 @@ static ident *ident_adopt(const char *token)
 /* ------------------------------------------------------------------------ */
 /* Sending. */
 
-void hub_send_error(conn *c, const proto_req *req, bool typed, proto_err e,
-                    const char *reason)
+void hub_send_error(conn *c, const proto_req *req, bool typed, proto_err e, const char *reason)
 {
     proto_out o;
     proto_out_init(&o, net_headroom());
@@ -222,8 +224,7 @@ static void seek_unlink(seek *s)
 static seek *seek_find(int64_t id, const char *invite)
 {
     for (seek *s = seeks; s != NULL; s = s->next) {
-        if (invite != NULL ? strcmp(s->invite, invite) == 0
-                           : (s->id == id && !s->private_))
+        if (invite != NULL ? strcmp(s->invite, invite) == 0 : (s->id == id && !s->private_))
             return s;
     }
     return NULL;
@@ -485,13 +486,13 @@ static room *find_room(const proto_req *req, char *why, size_t whylen)
 }
 
 /* The handlers of the messages that name a room share this shape. */
-#define ROOM_HANDLER(name, call)                                               \
-    static int name(conn *c, const proto_req *req, char *why, size_t whylen)   \
-    {                                                                          \
-        room *r = find_room(req, why, whylen);                                 \
-        if (r == NULL)                                                         \
-            return PROTO_EUNKNOWN_ROOM;                                        \
-        return call(r, c, req, why, whylen);                                   \
+#define ROOM_HANDLER(name, call)                                                                   \
+    static int name(conn *c, const proto_req *req, char *why, size_t whylen)                       \
+    {                                                                                              \
+        room *r = find_room(req, why, whylen);                                                     \
+        if (r == NULL)                                                                             \
+            return PROTO_EUNKNOWN_ROOM;                                                            \
+        return call(r, c, req, why, whylen);                                                       \
     }
 ROOM_HANDLER(on_join, room_join)
 ROOM_HANDLER(on_move, room_move)

@@ -26,9 +26,9 @@ typedef struct ident {
                                         store until its owner says hello */
     char key[HUB_KEY_HEX + 1];       /* hash of the token, kept in the store */
     char name[PROTO_NAME_MAX + 1];
-    conn *conns; /* open connections, linked by conn.inext */
-    int nseeks;  /* open seeks created by this identity */
-    int refs;    /* rooms in memory that seat it: it lives while > 0 */
+    conn *conns;        /* open connections, linked by conn.inext */
+    int nseeks;         /* open seeks created by this identity */
+    int refs;           /* rooms in memory that seat it: it lives while > 0 */
     uint64_t last_seen; /* uv_now when its last connection closed */
     struct ident *hnext;
 } ident;
@@ -64,7 +64,6 @@ ident *hub_ident_restored(const char *key, const char *name);
 int hub_http_api(const char *uri, char **body, size_t *len, const char **ctype);
 
 /* Send an error reply to c (counts it in the metrics). */
-void hub_send_error(conn *c, const proto_req *req, bool typed, proto_err e,
-                    const char *reason);
+void hub_send_error(conn *c, const proto_req *req, bool typed, proto_err e, const char *reason);
 
 #endif

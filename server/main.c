@@ -22,15 +22,14 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: chameleon [--host ADDR] [--port N] [--db FILE] [--web-root DIR]\n"
-            "                 [--abandon-seconds N]\n"
-            "  --host ADDR          address to listen on (default 127.0.0.1)\n"
-            "  --port N             TCP port, 0 for any free one (default 8080)\n"
-            "  --db FILE            SQLite database (default chameleon.db)\n"
-            "  --web-root DIR       static files of the web client (default web-client)\n"
-            "  --abandon-seconds N  a seated player away this long abandons (default 0: never)\n"
-            "  --help               this text\n");
+    fprintf(f, "usage: chameleon [--host ADDR] [--port N] [--db FILE] [--web-root DIR]\n"
+               "                 [--abandon-seconds N]\n"
+               "  --host ADDR          address to listen on (default 127.0.0.1)\n"
+               "  --port N             TCP port, 0 for any free one (default 8080)\n"
+               "  --db FILE            SQLite database (default chameleon.db)\n"
+               "  --web-root DIR       static files of the web client (default web-client)\n"
+               "  --abandon-seconds N  a seated player away this long abandons (default 0: never)\n"
+               "  --help               this text\n");
 }
 
 static bool parse_int(const char *s, long lo, long hi, long *out)

@@ -40,14 +40,14 @@ __attribute__((format(printf, 2, 3))) static void line(proto_out *o, const char 
 
 static void gauge(proto_out *o, const char *name, const char *help, int64_t v)
 {
-    line(o, "# HELP chameleon_%s %s\n# TYPE chameleon_%s gauge\nchameleon_%s %" PRId64 "\n",
-         name, help, name, name, v);
+    line(o, "# HELP chameleon_%s %s\n# TYPE chameleon_%s gauge\nchameleon_%s %" PRId64 "\n", name,
+         help, name, name, v);
 }
 
 static void counter(proto_out *o, const char *name, const char *help, uint64_t v)
 {
-    line(o, "# HELP chameleon_%s %s\n# TYPE chameleon_%s counter\nchameleon_%s %" PRIu64 "\n",
-         name, help, name, name, v);
+    line(o, "# HELP chameleon_%s %s\n# TYPE chameleon_%s counter\nchameleon_%s %" PRIu64 "\n", name,
+         help, name, name, v);
 }
 
 void metrics_write(proto_out *o)
@@ -59,12 +59,11 @@ void metrics_write(proto_out *o)
     gauge(o, "seeks", "Open seeks.", m->seeks);
     counter(o, "moves_total", "Moves played and relayed.", m->moves);
     counter(o, "messages_in_total", "WebSocket messages received.", m->messages_in);
-    counter(o, "messages_out_total", "WebSocket messages queued to clients.",
-            m->messages_out);
+    counter(o, "messages_out_total", "WebSocket messages queued to clients.", m->messages_out);
     counter(o, "http_requests_total", "HTTP requests served.", m->http_requests);
     line(o, "# HELP chameleon_errors_total Error messages sent, by code.\n"
             "# TYPE chameleon_errors_total counter\n");
     for (int i = 1; i < PROTO_NERRORS; i++)
-        line(o, "chameleon_errors_total{code=\"%s\"} %" PRIu64 "\n",
-             proto_err_code((proto_err)i), m->errors[i]);
+        line(o, "chameleon_errors_total{code=\"%s\"} %" PRIu64 "\n", proto_err_code((proto_err)i),
+             m->errors[i]);
 }

@@ -26,7 +26,10 @@ static char web_root[4096];
 /* ------------------------------------------------------------------------ */
 /* Messages. */
 
-size_t net_headroom(void) { return LWS_PRE; }
+size_t net_headroom(void)
+{
+    return LWS_PRE;
+}
 
 net_msg *net_msg_from(proto_out *o)
 {
@@ -48,7 +51,10 @@ net_msg *net_msg_from(proto_out *o)
     return m;
 }
 
-void net_msg_ref(net_msg *m) { m->refs++; }
+void net_msg_ref(net_msg *m)
+{
+    m->refs++;
+}
 
 void net_msg_unref(net_msg *m)
 {
@@ -74,8 +80,7 @@ void net_send(conn *c, net_msg *m)
          * iteration and two epoll_ctl calls per message. What the kernel
          * does not take, lws keeps (one message at most, since the next
          * ones queue here while it is buffered) and sends when writable. */
-        int n = lws_write(c->wsi, (unsigned char *)m->buf + m->head, m->len,
-                          LWS_WRITE_TEXT);
+        int n = lws_write(c->wsi, (unsigned char *)m->buf + m->head, m->len, LWS_WRITE_TEXT);
         if (n < (int)m->len) {
             c->closing = true;
             lws_callback_on_writable(c->wsi);
@@ -100,8 +105,8 @@ void net_close(conn *c)
     if (c->closing)
         return;
     c->closing = true;
-    lws_close_reason(c->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION,
-                     (unsigned char *)"send queue full", 15);
+    lws_close_reason(c->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)"send queue full",
+                     15);
     lws_callback_on_writable(c->wsi);
 }
 
@@ -145,8 +150,7 @@ static const char *mime_of(const char *path)
 }
 
 /* Send headers now and keep body (from o) for HTTP_WRITEABLE. */
-static int http_reply(struct lws *wsi, conn *c, unsigned status,
-                      const char *ctype, proto_out *o)
+static int http_reply(struct lws *wsi, conn *c, unsigned status, const char *ctype, proto_out *o)
 {
     unsigned char hdr[LWS_PRE + 1024];
     unsigned char *start = hdr + LWS_PRE, *p = start, *end = hdr + sizeof hdr - 1;
@@ -176,16 +180,14 @@ static int http_request(struct lws *wsi, conn *c, const char *uri)
         proto_out o;
         proto_out_init(&o, LWS_PRE);
         uint64_t up = uv_now(hub_loop()) - metrics_now.started_ms;
-        proto_write_health(&o, (int64_t)(up / 1000), metrics_now.connections,
-                           metrics_now.rooms);
+        proto_write_health(&o, (int64_t)(up / 1000), metrics_now.connections, metrics_now.rooms);
         return http_reply(wsi, c, HTTP_STATUS_OK, "application/json", &o);
     }
     if (strcmp(uri, "/metrics") == 0) {
         proto_out o;
         proto_out_init(&o, LWS_PRE);
         metrics_write(&o);
-        return http_reply(wsi, c, HTTP_STATUS_OK,
-                          "text/plain; version=0.0.4; charset=utf-8", &o);
+        return http_reply(wsi, c, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8", &o);
     }
 
     char *body = NULL;
@@ -243,8 +245,7 @@ static int receive(struct lws *wsi, conn *c, const char *in, size_t len)
     }
     if (c->rxlen + len > PROTO_MAX_MESSAGE) {
         metrics_now.errors[PROTO_ETOO_LARGE]++;
-        lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE,
-                         (unsigned char *)"too_large", 9);
+        lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, (unsigned char *)"too_large", 9);
         c->closing = true;
         return -1;
     }
@@ -268,8 +269,8 @@ static int receive(struct lws *wsi, conn *c, const char *in, size_t len)
     return 0;
 }
 
-static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
-                    void *in, size_t len)
+static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                    size_t len)
 {
     conn *c = user;
     switch (reason) {
@@ -279,8 +280,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_HTTP_WRITEABLE: {
         if (c->http_buf == NULL)
             break;
-        int n = lws_write(wsi, (unsigned char *)c->http_buf + c->http_head,
-                          c->http_len, LWS_WRITE_HTTP_FINAL);
+        int n = lws_write(wsi, (unsigned char *)c->http_buf + c->http_head, c->http_len,
+                          LWS_WRITE_HTTP_FINAL);
         free(c->http_buf);
         c->http_buf = NULL;
         if (n < 0 || lws_http_transaction_completed(wsi))
@@ -304,8 +305,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         {
             /* Small messages, each awaited by someone: no Nagle delay. */
             int one = 1;
-            setsockopt(lws_get_socket_fd(wsi), IPPROTO_TCP, TCP_NODELAY, &one,
-                       sizeof one);
+            setsockopt(lws_get_socket_fd(wsi), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         }
         metrics_now.connections++;
         hub_conn_open(c);
@@ -325,8 +325,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             net_msg *m = c->q[c->qhead];
             c->qhead = (c->qhead + 1) % NET_QUEUE_MAX;
             c->qcount--;
-            int n = lws_write(wsi, (unsigned char *)m->buf + m->head, m->len,
-                              LWS_WRITE_TEXT);
+            int n = lws_write(wsi, (unsigned char *)m->buf + m->head, m->len, LWS_WRITE_TEXT);
             bool short_write = n < (int)m->len;
             net_msg_unref(m);
             if (short_write)
@@ -383,8 +382,8 @@ int net_start(uv_loop_t *loop, const net_config *cfg, char *why, size_t whylen)
     info.port = cfg->port;
     info.iface = cfg->host;
     info.protocols = protocols;
-    info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_VALIDATE_UTF8 |
-                   LWS_SERVER_OPTION_DISABLE_IPV6;
+    info.options =
+        LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_VALIDATE_UTF8 | LWS_SERVER_OPTION_DISABLE_IPV6;
     info.foreign_loops = loops;
     info.count_threads = 1;
     info.pt_serv_buf_size = 32 * 1024;
@@ -410,8 +409,7 @@ int net_start(uv_loop_t *loop, const net_config *cfg, char *why, size_t whylen)
     struct lws_vhost *vh = lws_get_vhost_by_name(context, "default");
     int port = vh ? lws_get_vhost_listen_port(vh) : -1;
     if (port <= 0) {
-        rules_why(why, whylen, "cannot listen on %s:%d (port in use?)", cfg->host,
-                  cfg->port);
+        rules_why(why, whylen, "cannot listen on %s:%d (port in use?)", cfg->host, cfg->port);
         /* The caller exits at once: tearing lws down from here crashes. */
         return -1;
     }

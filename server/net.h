@@ -56,15 +56,15 @@ typedef struct conn {
     size_t http_head, http_len;
 
     /* Owned by hub.c. */
-    struct ident *who;      /* NULL before hello */
-    struct conn *inext;     /* next connection of the same identity */
-    bool board;             /* wants board fields in events */
-    int lobby_index;        /* index in the lobby watchers, -1 if none */
-    struct room **rooms;    /* rooms watched */
+    struct ident *who;   /* NULL before hello */
+    struct conn *inext;  /* next connection of the same identity */
+    bool board;          /* wants board fields in events */
+    int lobby_index;     /* index in the lobby watchers, -1 if none */
+    struct room **rooms; /* rooms watched */
     int nrooms, caprooms;
     uint64_t chat_times[5]; /* chat rate limit: last send times (ms) */
     int chat_i;
-    double msg_tokens;      /* message rate limit: token bucket */
+    double msg_tokens; /* message rate limit: token bucket */
     uint64_t msg_refill_ms;
 } conn;
 

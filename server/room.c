@@ -39,14 +39,14 @@ struct room {
     uint64_t turn_start; /* uv_now when the running clock was last settled */
     bool clock_running;
     uv_timer_t timer;
-    uv_timer_t abandon;              /* fires when an away seat abandons */
+    uv_timer_t abandon;                     /* fires when an away seat abandons */
     uint64_t away_since[RULES_MAX_PLAYERS]; /* uv_now when its last connection
                                                went, 0 if present */
-    int open_handles;                /* timers not yet closed */
+    int open_handles;                       /* timers not yet closed */
     uint64_t seq, emitted_seq;
-    uint64_t seq_floor; /* catchup only from here (rooms restored at start-up
-                           start above every seq of their previous life) */
-    net_msg *ring[ROOM_EVENT_RING]; /* emitted lean events by seq % RING */
+    uint64_t seq_floor;               /* catchup only from here (rooms restored at start-up
+                                         start above every seq of their previous life) */
+    net_msg *ring[ROOM_EVENT_RING];   /* emitted lean events by seq % RING */
     bool ring_board[ROOM_EVENT_RING]; /* that event changed the board */
     outbox_ev *out_head, *out_tail;
     int pending; /* moves not yet durable */
@@ -270,7 +270,10 @@ static void new_event(room *r, proto_out *o)
 /* ------------------------------------------------------------------------ */
 /* Clocks. */
 
-static bool timed(const room *r) { return r->base_ms > 0; }
+static bool timed(const room *r)
+{
+    return r->base_ms > 0;
+}
 
 /* Charge the time since the last settle to the player to move. */
 static void clock_settle(room *r)
@@ -305,8 +308,7 @@ static void game_finished(room *r)
     r->finished = true;
     metrics_now.games_in_progress--;
     if (store_game_finish(db, r->id, &r->g->result, NULL, NULL) < 0)
-        fprintf(stderr, "chameleon: room %lld: cannot store the result\n",
-                (long long)r->id);
+        fprintf(stderr, "chameleon: room %lld: cannot store the result\n", (long long)r->id);
 }
 
 /* Seat s leaves the game that goes on (resign, flag, abandon). */
@@ -325,8 +327,7 @@ static void player_leaves(room *r, int s, rules_reason reason)
     clock_arm(r);
     proto_out o;
     new_event(r, &o);
-    proto_write_event_left(&o, r->id, r->seq, s, (int)reason, r->g, r->clocks,
-                           r->clock_running);
+    proto_write_event_left(&o, r->id, r->seq, s, (int)reason, r->g, r->clocks, r->clock_running);
     push_event(r, &o, true, true);
     game_finished(r);
 }
@@ -446,9 +447,8 @@ static void send_state(room *r, conn *c, const proto_req *req)
 /* ------------------------------------------------------------------------ */
 /* Starting. */
 
-room *room_start(const room_settings *s, ident *const *seats, int nseats,
-                 const conn *asker, const proto_req *req, proto_err *err,
-                 char *why, size_t whylen)
+room *room_start(const room_settings *s, ident *const *seats, int nseats, const conn *asker,
+                 const proto_req *req, proto_err *err, char *why, size_t whylen)
 {
     rules_game *g = NULL;
     int rerr = rules_game_new(&g, s->game, NULL, why, whylen);
@@ -514,8 +514,7 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats,
         for (conn *c = seats[i]->conns; c != NULL; c = c->inext) {
             proto_out o;
             proto_out_init(&o, net_headroom());
-            proto_write_game_started(&o, c == asker ? req : NULL, r->id, i,
-                                     g->variant->id);
+            proto_write_game_started(&o, c == asker ? req : NULL, r->id, i, g->variant->id);
             net_send_out(c, &o);
             if (watch(r, c) == 0)
                 send_state(r, c, NULL);
@@ -527,8 +526,7 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats,
 /* Handlers. */
 
 /* The seat of c in r, or an error (not a player / game over). */
-static int acting_seat(room *r, const conn *c, bool need_playing, char *why,
-                       size_t whylen)
+static int acting_seat(room *r, const conn *c, bool need_playing, char *why, size_t whylen)
 {
     int s = seat_of(r, c->who);
     if (s < 0) {
@@ -551,9 +549,8 @@ int room_join(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
     if (watch(r, c) < 0)
         return PROTO_EINTERNAL;
     uint64_t since = (uint64_t)req->since;
-    bool catchup = (req->present & PF_SINCE) && req->since >= 0 &&
-                   since >= r->seq_floor && since <= r->emitted_seq &&
-                   r->emitted_seq - since <= ROOM_EVENT_RING;
+    bool catchup = (req->present & PF_SINCE) && req->since >= 0 && since >= r->seq_floor &&
+                   since <= r->emitted_seq && r->emitted_seq - since <= ROOM_EVENT_RING;
     if (!catchup) {
         send_state(r, c, req);
         return 0;
@@ -771,8 +768,7 @@ int room_draw_offer(room *r, conn *c, const proto_req *req, char *why, size_t wh
     r->draw_offers |= 1u << s;
     proto_out o;
     new_event(r, &o);
-    proto_write_event_offer(&o, r->id, r->seq, "draw_offer", s, r->draw_offers,
-                            r->nseats);
+    proto_write_event_offer(&o, r->id, r->seq, "draw_offer", s, r->draw_offers, r->nseats);
     push_event(r, &o, false, true);
     unsigned need = remaining(r);
     if ((r->draw_offers & need) == need)
@@ -825,8 +821,7 @@ int room_rematch(room *r, conn *c, const proto_req *req, char *why, size_t whyle
     r->rematch_offers |= 1u << s;
     proto_out o;
     new_event(r, &o);
-    proto_write_event_offer(&o, r->id, r->seq, "rematch_offer", s, r->rematch_offers,
-                            r->nseats);
+    proto_write_event_offer(&o, r->id, r->seq, "rematch_offer", s, r->rematch_offers, r->nseats);
     push_event(r, &o, false, true);
     unsigned all = (1u << r->nseats) - 1;
     if ((r->rematch_offers & all) != all)
@@ -944,14 +939,12 @@ static void on_restore(void *arg, const store_game_info *gi)
     char why[RULES_WHY_TEXT];
     char keys[RULES_MAX_PLAYERS][HUB_KEY_HEX + 1];
     if (seat_keys(gi->options, keys, gi->nplayers) != gi->nplayers) {
-        fprintf(stderr, "chameleon: game %lld has no seat keys: not restored\n",
-                (long long)gi->id);
+        fprintf(stderr, "chameleon: game %lld has no seat keys: not restored\n", (long long)gi->id);
         return;
     }
     rules_game *g = NULL;
     if (store_replay(gi, &g, why, sizeof why) < 0) {
-        fprintf(stderr, "chameleon: game %lld does not replay: %s\n", (long long)gi->id,
-                why);
+        fprintf(stderr, "chameleon: game %lld does not replay: %s\n", (long long)gi->id, why);
         return;
     }
     room *r = calloc(1, sizeof *r);
@@ -969,8 +962,7 @@ static void on_restore(void *arg, const store_game_info *gi)
     for (int i = 0; i < r->nseats; i++) {
         r->seats[i] = hub_ident_restored(keys[i], gi->players[i].name);
         if (r->seats[i] == NULL) {
-            fprintf(stderr, "chameleon: out of memory restoring game %lld\n",
-                    (long long)gi->id);
+            fprintf(stderr, "chameleon: out of memory restoring game %lld\n", (long long)gi->id);
             abort();
         }
         r->seats[i]->refs++;

@@ -44,9 +44,8 @@ void room_shutdown(void);
 /* Start a game with these identities in seat order; every connection of
  * each gets game_started and the room state (req, if non-NULL, is the
  * request of `asker` to echo). Returns the room or NULL with an error. */
-room *room_start(const room_settings *s, ident *const *seats, int nseats,
-                 const conn *asker, const proto_req *req, proto_err *err,
-                 char *why, size_t whylen);
+room *room_start(const room_settings *s, ident *const *seats, int nseats, const conn *asker,
+                 const proto_req *req, proto_err *err, char *why, size_t whylen);
 
 room *room_find(int64_t id);
 

@@ -58,7 +58,7 @@ typedef struct game {
     client *c[2];
     int64_t room;
     rules_game *g;
-    int started; /* clients that got the room state of `room` */
+    int started;      /* clients that got the room state of `room` */
     uint64_t sent_ns; /* when the move in flight was sent */
     uv_timer_t pace;
     uint64_t next_due_ns;
@@ -95,8 +95,7 @@ static uint64_t rnd(void)
 /* ------------------------------------------------------------------------ */
 /* Sending. */
 
-static void send_text(client *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+static void send_text(client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void send_text(client *c, const char *fmt, ...)
 {
@@ -129,8 +128,9 @@ static void start_game(game *gm)
     gm->g = NULL;
     gm->room = 0;
     gm->started = 0;
-    send_text(gm->c[0], "{\"type\":\"seek_create\",\"game\":\"%s\",\"base_ms\":0,"
-                        "\"inc_ms\":0,\"private\":true}",
+    send_text(gm->c[0],
+              "{\"type\":\"seek_create\",\"game\":\"%s\",\"base_ms\":0,"
+              "\"inc_ms\":0,\"private\":true}",
               game_id);
 }
 
@@ -145,11 +145,13 @@ static void send_move(game *gm)
     char text[RULES_MOVE_TEXT];
     gm->g->variant->print_move(&gm->g->pos, m, text, sizeof text);
     gm->sent_ns = uv_hrtime();
-    send_text(c, "{\"type\":\"move\",\"room\":%lld,\"move\":\"%s\"}", (long long)gm->room,
-              text);
+    send_text(c, "{\"type\":\"move\",\"room\":%lld,\"move\":\"%s\"}", (long long)gm->room, text);
 }
 
-static void on_pace(uv_timer_t *t) { send_move(t->data); }
+static void on_pace(uv_timer_t *t)
+{
+    send_move(t->data);
+}
 
 /* Send the next move now or when the pace allows. */
 static void next_move(game *gm)
@@ -248,8 +250,8 @@ static void on_message(client *c, const char *buf, size_t len)
 /* ------------------------------------------------------------------------ */
 /* libwebsockets. */
 
-static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
-                    void *in, size_t len)
+static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                    size_t len)
 {
     client *c = lws_get_opaque_user_data(wsi);
     switch (reason) {
@@ -456,17 +458,17 @@ int main(int argc, char **argv)
     uint32_t p50 = nsamples ? samples[nsamples / 2] : 0;
     uint32_t p99 = nsamples ? samples[(size_t)(nsamples * 0.99)] : 0;
     uint32_t pmax = nsamples ? samples[nsamples - 1] : 0;
-    printf("game %s\ngames %d\nidle %d\nrate_target %.0f\nseconds %.2f\n", game_id,
-           ngames, nidle, rate, secs);
-    printf("moves %llu\nmoves_per_s %.1f\ngames_finished %llu\n",
-           (unsigned long long)moves, moves / secs, (unsigned long long)games_done);
+    printf("game %s\ngames %d\nidle %d\nrate_target %.0f\nseconds %.2f\n", game_id, ngames, nidle,
+           rate, secs);
+    printf("moves %llu\nmoves_per_s %.1f\ngames_finished %llu\n", (unsigned long long)moves,
+           moves / secs, (unsigned long long)games_done);
     printf("p50_us %u\np99_us %u\nmax_us %u\n", p50, p99, pmax);
     printf("idle_welcomed %llu\nerrors %llu\nconnection_errors %llu\n",
            (unsigned long long)welcomed_idle, (unsigned long long)errors,
            (unsigned long long)conn_errors);
     fflush(stdout);
-    bool ok = errors == 0 && conn_errors == 0 &&
-              (ngames == 0 || moves > 0) && welcomed_idle == (uint64_t)nidle;
+    bool ok = errors == 0 && conn_errors == 0 && (ngames == 0 || moves > 0) &&
+              welcomed_idle == (uint64_t)nidle;
     /* Exit without tearing down thousands of connections one by one. */
     _exit(ok ? 0 : 1);
 }

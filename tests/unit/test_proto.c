@@ -78,8 +78,7 @@ static void test_decode_fields(void **state)
     assert_string_equal(req.move, "e2-e4");
     assert_int_equal(req.present, PF_ROOM | PF_MOVE);
 
-    assert_int_equal(decode("{\"type\":\"hello\",\"token\":\"abc\",\"board\":false}", &req,
-                            &typed),
+    assert_int_equal(decode("{\"type\":\"hello\",\"token\":\"abc\",\"board\":false}", &req, &typed),
                      0);
     assert_string_equal(req.token, "abc");
     assert_false(req.board);
@@ -108,12 +107,9 @@ static void test_decode_errors(void **state)
     assert_int_equal(req.id, 3);
     assert_int_equal(decode("{\"type\":\"join\",\"room\":\"1\"}", &req, &typed),
                      PROTO_EBAD_MESSAGE);
-    assert_int_equal(decode("{\"type\":\"join\",\"room\":1.5}", &req, &typed),
-                     PROTO_EBAD_MESSAGE);
-    assert_int_equal(decode("{\"type\":\"hello\",\"board\":1}", &req, &typed),
-                     PROTO_EBAD_MESSAGE);
-    assert_int_equal(decode("{\"type\":\"ping\",\"id\":\"x\"}", &req, &typed),
-                     PROTO_EBAD_MESSAGE);
+    assert_int_equal(decode("{\"type\":\"join\",\"room\":1.5}", &req, &typed), PROTO_EBAD_MESSAGE);
+    assert_int_equal(decode("{\"type\":\"hello\",\"board\":1}", &req, &typed), PROTO_EBAD_MESSAGE);
+    assert_int_equal(decode("{\"type\":\"ping\",\"id\":\"x\"}", &req, &typed), PROTO_EBAD_MESSAGE);
     assert_int_equal(decode("{\"type\":\"ping\",\"type\":\"ping\"}", &req, &typed),
                      PROTO_EBAD_JSON);
     /* String limits: empty, too long, NUL inside. */
@@ -126,8 +122,7 @@ static void test_decode_errors(void **state)
     assert_int_equal(decode(big, &req, &typed), 0);
     assert_int_equal(strlen(req.text), 300);
     /* jansson refuses \u0000 itself (no JSON_ALLOW_NUL). */
-    assert_int_equal(decode("{\"type\":\"chat\",\"room\":1,\"text\":\"a\\u0000b\"}", &req,
-                            &typed),
+    assert_int_equal(decode("{\"type\":\"chat\",\"room\":1,\"text\":\"a\\u0000b\"}", &req, &typed),
                      PROTO_EBAD_JSON);
     /* Over the size limit, before parsing. */
     char *huge = malloc(PROTO_MAX_MESSAGE + 2);
@@ -144,10 +139,9 @@ static void test_error_table(void **state)
     for (int i = 1; i < PROTO_NERRORS; i++)
         for (int j = i + 1; j < PROTO_NERRORS; j++)
             assert_string_not_equal(proto_err_code((proto_err)i), proto_err_code((proto_err)j));
-    static const int rules_errs[] = {RULES_EBAD_MOVE_TEXT, RULES_ENO_PIECE, RULES_ENOT_YOURS,
-                                     RULES_EFROZEN,        RULES_EUNREACHABLE,
-                                     RULES_ESELF_CHECK,    RULES_ENOT_YOUR_TURN,
-                                     RULES_EGAME_OVER,     RULES_EILLEGAL};
+    static const int rules_errs[] = {RULES_EBAD_MOVE_TEXT, RULES_ENO_PIECE,    RULES_ENOT_YOURS,
+                                     RULES_EFROZEN,        RULES_EUNREACHABLE, RULES_ESELF_CHECK,
+                                     RULES_ENOT_YOUR_TURN, RULES_EGAME_OVER,   RULES_EILLEGAL};
     for (size_t i = 0; i < sizeof rules_errs / sizeof rules_errs[0]; i++)
         assert_string_equal(proto_err_code(proto_err_from_rules(rules_errs[i])),
                             rules_err_code(rules_errs[i]));
