@@ -309,6 +309,13 @@ static void end(proto_out *o)
     put(o, "}", 1);
 }
 
+/* The comma before an array element that is not the first. */
+static void comma(proto_out *o, bool needed)
+{
+    if (needed)
+        put(o, ",", 1);
+}
+
 static void put_bool(proto_out *o, bool b)
 {
     puts_(o, b ? "true" : "false");
@@ -330,8 +337,7 @@ static void put_seats_mask(proto_out *o, unsigned mask, int nseats)
     for (int i = 0; i < nseats; i++) {
         if (!(mask & (1u << i)))
             continue;
-        if (!first)
-            put(o, ",", 1);
+        comma(o, !first);
         first = false;
         put_int(o, i);
     }
@@ -365,8 +371,7 @@ static void put_result(proto_out *o, const rules_game *g)
     key(o, "outcomes");
     put(o, "[", 1);
     for (int i = 0; i < g->variant->nplayers; i++) {
-        if (i)
-            put(o, ",", 1);
+        comma(o, i);
         const char *name = outcome_name(g->result.outcome[i]);
         if (name)
             put_str(o, name);
@@ -381,8 +386,7 @@ static void put_clocks(proto_out *o, const int64_t *clocks, int n)
 {
     put(o, "[", 1);
     for (int i = 0; i < n; i++) {
-        if (i)
-            put(o, ",", 1);
+        comma(o, i);
         put_int(o, clocks[i] < 0 ? 0 : clocks[i]);
     }
     put(o, "]", 1);
@@ -392,8 +396,7 @@ static void put_cells(proto_out *o, const rules_variant *v, const int *cells, in
 {
     put(o, "[", 1);
     for (int i = 0; i < n; i++) {
-        if (i)
-            put(o, ",", 1);
+        comma(o, i);
         put_str(o, rules_cell_name(v, cells[i]));
     }
     put(o, "]", 1);
@@ -422,8 +425,7 @@ static void put_board(proto_out *o, const rules_game *g)
         unsigned flags = v->cell_flags ? v->cell_flags(p, c) : 0;
         if (flags & RULES_CELL_CHECK)
             check[ncheck++] = c;
-        if (!first)
-            put(o, ",", 1);
+        comma(o, !first);
         first = false;
         puts_(o, "{\"cell\":");
         put_int(o, c);
@@ -462,8 +464,7 @@ static void put_board(proto_out *o, const rules_game *g)
         char mv[RULES_MOVE_TEXT];
         if (v->print_move(p, g->legal[i], mv, sizeof mv) < 0)
             continue;
-        if (i)
-            put(o, ",", 1);
+        comma(o, i);
         put_str(o, mv);
     }
     put(o, "]", 1);
@@ -501,8 +502,7 @@ void proto_write_welcome(proto_out *o, const proto_req *req, const char *token,
     put(o, "[", 1);
     for (int i = 0; rules_variants[i] != NULL; i++) {
         const rules_variant *v = rules_variants[i];
-        if (i)
-            put(o, ",", 1);
+        comma(o, i);
         puts_(o, "{\"id\":");
         put_str(o, v->id);
         key(o, "name");
@@ -512,16 +512,14 @@ void proto_write_welcome(proto_out *o, const proto_req *req, const char *token,
         key(o, "colors");
         put(o, "[", 1);
         for (int p = 0; p < v->nplayers; p++) {
-            if (p)
-                put(o, ",", 1);
+            comma(o, p);
             put_str(o, v->player_names[p]);
         }
         put(o, "]", 1);
         key(o, "cells");
         put(o, "[", 1);
         for (int c = 0; c < v->ncells; c++) {
-            if (c)
-                put(o, ",", 1);
+            comma(o, c);
             put_str(o, rules_cell_name(v, c));
         }
         put(o, "]", 1);
@@ -531,8 +529,7 @@ void proto_write_welcome(proto_out *o, const proto_req *req, const char *token,
     key(o, "rooms");
     put(o, "[", 1);
     for (int i = 0; i < nrooms; i++) {
-        if (i)
-            put(o, ",", 1);
+        comma(o, i);
         put_int(o, rooms[i]);
     }
     put(o, "]", 1);
@@ -564,8 +561,7 @@ static void put_seek(proto_out *o, const proto_seek_view *s)
     key(o, "players");
     put(o, "[", 1);
     for (int i = 0; i < s->nplayers; i++) {
-        if (i)
-            put(o, ",", 1);
+        comma(o, i);
         put_player(o, &s->players[i]);
     }
     put(o, "]", 1);
@@ -581,8 +577,7 @@ void proto_write_lobby(proto_out *o, const proto_req *req, uint64_t seq,
     key(o, "seeks");
     put(o, "[", 1);
     for (int i = 0; i < nseeks; i++) {
-        if (i)
-            put(o, ",", 1);
+        comma(o, i);
         put_seek(o, &seeks[i]);
     }
     put(o, "]", 1);
@@ -680,8 +675,7 @@ void proto_write_room(proto_out *o, const proto_req *req, const proto_room_view 
     key(o, "seats");
     put(o, "[", 1);
     for (int i = 0; i < n; i++) {
-        if (i)
-            put(o, ",", 1);
+        comma(o, i);
         puts_(o, "{\"seat\":");
         put_int(o, i);
         key(o, "color");
@@ -714,8 +708,7 @@ void proto_write_room(proto_out *o, const proto_req *req, const proto_room_view 
             disp[0] = '\0';
         if (i + 1 == g->nmoves)
             nlast = rules_move_captures(&p, g->moves[i], last_captures);
-        if (i)
-            put(o, ",", 1);
+        comma(o, i);
         puts_(o, "{\"move\":");
         put_str(o, mv);
         key(o, "display");
@@ -733,8 +726,7 @@ void proto_write_room(proto_out *o, const proto_req *req, const proto_room_view 
     key(o, "chat");
     put(o, "[", 1);
     for (int i = 0; i < v->nchat; i++) {
-        if (i)
-            put(o, ",", 1);
+        comma(o, i);
         puts_(o, "{\"seat\":");
         put_int(o, v->chat[i].seat);
         key(o, "name");
@@ -872,8 +864,7 @@ void proto_write_catchup(proto_out *o, const proto_req *req, const proto_room_vi
     key(o, "events");
     put(o, "[", 1);
     for (int i = 0; i < nevents; i++) {
-        if (i)
-            put(o, ",", 1);
+        comma(o, i);
         put(o, events[i], lens[i]);
     }
     put(o, "]", 1);

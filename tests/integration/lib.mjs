@@ -190,3 +190,17 @@ export function rng(seed) {
         return s / 4294967296;
     };
 }
+
+// Who plays first in a two-player game just started: the player to move,
+// the other one, and the room state the player to move received.
+export function firstMover(players, states) {
+    const i = states[0].to_move === states[0].you ? 0 : 1;
+    return { mover: players[i], other: players[1 - i], st: states[i] };
+}
+
+// The clients by seat (players[i] received states[i]).
+export function bySeatOf(players, states) {
+    const bySeat = [];
+    states.forEach((st, i) => { bySeat[st.you] = players[i]; });
+    return bySeat;
+}

@@ -4,7 +4,7 @@
 // abort, rematch, chat and every error code that a client can provoke.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, Client, connect, startGame, rng } from './lib.mjs';
+import { startServer, Client, connect, startGame, rng, firstMover, bySeatOf } from './lib.mjs';
 import { rmSync } from 'node:fs';
 
 let srv;
@@ -99,8 +99,7 @@ test('every error code a client can provoke', async (t) => {
     const b = await connect(srv.url);
     const c = await connect(srv.url);
     const { room, states } = await startGame([b, c], g2.id);
-    const [mover, other] = states[0].to_move === states[0].you ? [b, c] : [c, b];
-    const st = states[0].to_move === states[0].you ? states[0] : states[1];
+    const { mover, other, st } = firstMover([b, c], states);
     await a.expectError({ type: 'move', room, move: st.legal[0] }, 'not_a_player');
     await a.expectError({ type: 'resign', room }, 'not_a_player');
     await other.expectError({ type: 'move', room, move: st.legal[0] }, 'not_your_turn');
@@ -204,8 +203,7 @@ async function playGame(game, seed, maxPly = 400) {
     const players = [];
     for (let i = 0; i < game.players; i++) players.push(await connect(srv.url));
     const { room, states } = await startGame(players, game.id);
-    const bySeat = [];
-    states.forEach((st, i) => { bySeat[st.you] = players[i]; });
+    const bySeat = bySeatOf(players, states);
     assert.deepEqual([...bySeat.keys()], [...Array(game.players).keys()]);
     const spectator = await connect(srv.url);
     const view = await spectator.request({ type: 'join', room });
@@ -271,8 +269,7 @@ test('reconnect: the same token resumes the seat and join since N gets what was 
     const a = await connect(srv.url);
     const b = await connect(srv.url);
     const { room, states } = await startGame([a, b], g2.id);
-    const [first, second] = states[0].to_move === states[0].you ? [a, b] : [b, a];
-    const st = states[0].to_move === states[0].you ? states[0] : states[1];
+    const { mover: first, other: second, st } = firstMover([a, b], states);
     first.send({ type: 'move', room, move: st.legal[0] });
     const e1 = await second.event(room, 'move');
     await first.event(room, 'move');
@@ -330,8 +327,7 @@ test('increment is added after a move and the clock of the mover stops', async (
     const a = await connect(srv.url);
     const b = await connect(srv.url);
     const { room, states } = await startGame([a, b], g2.id, { base_ms: 60000, inc_ms: 5000 });
-    const [first] = states[0].to_move === states[0].you ? [a, b] : [b, a];
-    const st = states[0].to_move === states[0].you ? states[0] : states[1];
+    const { mover: first, st } = firstMover([a, b], states);
     first.send({ type: 'move', room, move: st.legal[0] });
     const ev = await first.event(room, 'move');
     assert.ok(ev.clocks[st.to_move] > 60000 && ev.clocks[st.to_move] <= 65000, `clocks ${ev.clocks}`);
@@ -415,8 +411,7 @@ test('restart: games in progress come back from the store; the same token resume
     let a = await connect(one.url);
     let b = await connect(one.url);
     const { room, states } = await startGame([a, b], g2.id, { base_ms: 600000, inc_ms: 0 });
-    const bySeat = [];
-    states.forEach((st, i) => { bySeat[st.you] = [a, b][i]; });
+    const bySeat = bySeatOf([a, b], states);
     let st = states[0];
     const played = [];
     for (let i = 0; i < 3; i++) {
@@ -485,8 +480,7 @@ test('archive: GET /api/games/<id> (JSON and PGN) once a game is over', async ()
     const a = await connect(srv.url);
     const b = await connect(srv.url);
     const { room, states } = await startGame([a, b], g2.id);
-    const first = states[0].to_move === states[0].you ? a : b;
-    const st = states[0].to_move === states[0].you ? states[0] : states[1];
+    const { mover: first, st } = firstMover([a, b], states);
     first.send({ type: 'move', room, move: st.legal[0] });
     await a.event(room, 'move');
     first.send({ type: 'resign', room });
@@ -511,8 +505,7 @@ test('catchup carries the board on the last move for a board client', async () =
     const a = await connect(srv.url);
     const b = await connect(srv.url);
     const { room, states } = await startGame([a, b], g2.id);
-    const bySeat = [];
-    states.forEach((s, i) => { bySeat[s.you] = [a, b][i]; });
+    const bySeat = bySeatOf([a, b], states);
     let st = states[0];
     const seq0 = st.seq;
     for (let i = 0; i < 3; i++) {
