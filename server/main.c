@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <uv.h>
 
@@ -131,7 +132,9 @@ int main(int argc, char **argv)
     int port = net_start(&loop, &cfg, why, sizeof why);
     if (port < 0) {
         fprintf(stderr, "chameleon: %s\n", why);
-        return 2;
+        /* lws cannot be torn down after a failed listen: leave at once. */
+        fflush(stderr);
+        _exit(2);
     }
     uv_signal_init(&loop, &sigint);
     uv_signal_init(&loop, &sigterm);

@@ -525,3 +525,21 @@ test('catchup carries the board on the last move for a board client', async () =
     assert.equal(cl.events[2].pieces, undefined);
     a.close(); b.close(); c.close(); lean.close();
 });
+
+test('command line: --help, a bad flag and a port in use', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { serverBin } = await import('./lib.mjs');
+    let r = spawnSync(serverBin, ['--help'], { encoding: 'utf8' });
+    assert.equal(r.status, 0);
+    assert.match(r.stdout, /--port/);
+    r = spawnSync(serverBin, ['--bogus', 'x'], { encoding: 'utf8' });
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /unknown flag/);
+    r = spawnSync(serverBin, ['--port', 'abc'], { encoding: 'utf8' });
+    assert.equal(r.status, 2);
+    // The shared server holds srv.port.
+    r = spawnSync(serverBin, ['--port', String(srv.port), '--db', ':memory:'],
+        { encoding: 'utf8', env: { ...process.env, CHAMELEON_MIGRATIONS: new URL('../../migrations', import.meta.url).pathname }, timeout: 20000 });
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /cannot listen/);
+});
