@@ -7,6 +7,7 @@
 #include "antchess.h"
 #include "rollerball.h"
 #include "ultima.h"
+#include "yalta.h"
 
 const rules_variant *const rules_variants[] = {
     &ultima_variant,
@@ -14,5 +15,6 @@ const rules_variant *const rules_variants[] = {
     &rollerball_variant,
     &antchess_variant2,
     &antchess_variant3,
+    &yalta_variant,
     NULL,
 };
