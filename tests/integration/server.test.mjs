@@ -199,7 +199,7 @@ test('lobby: watchers see seeks added, updated and removed; private seeks by inv
 
 // Play a whole game with random legal moves (seeded); every player and a
 // spectator must see the same numbered events. Resign if no end by maxPly.
-async function playGame(game, seed, maxPly = 400) {
+async function playGame(game, seed, maxPly = 600) {
     const players = [];
     for (let i = 0; i < game.players; i++) players.push(await connect(srv.url));
     const { room, states } = await startGame(players, game.id);
@@ -219,7 +219,12 @@ async function playGame(game, seed, maxPly = 400) {
     let ply = 0;
     while (state.result === null && ply < maxPly) {
         assert.ok(state.legal.length > 0, 'legal moves while playing');
-        const mv = state.legal[Math.floor(rand() * state.legal.length)];
+        // Prefer moves onto an opponent's piece (captures by replacement in
+        // most of these games) so that games reach their own end.
+        const theirs = new Set(state.pieces.filter((p) => p.owner !== state.to_move).map((p) => p.name));
+        const takes = state.legal.filter((m) => theirs.has((m.split('-')[1] || '').split(/[=@]/)[0]));
+        const pool = takes.length ? takes : state.legal;
+        const mv = pool[Math.floor(rand() * pool.length)];
         bySeat[state.to_move].send({ type: 'move', room, move: mv });
         const evs = [];
         for (const c of everyone) evs.push(await c.waitFor((m) => m.type === 'event' && m.room === room && m.kind === 'move', `move ${ply + 1}`));
