@@ -489,13 +489,19 @@ void proto_write_error(proto_out *o, const proto_req *req, bool typed, proto_err
 }
 
 void proto_write_welcome(proto_out *o, const proto_req *req, const char *token,
-                         const proto_player *me, const int64_t *rooms, int nrooms)
+                         const proto_player *me, const char *account, const int64_t *rooms,
+                         int nrooms)
 {
     begin(o, "welcome", req);
     key(o, "token");
     put_str(o, token);
     key(o, "player");
     put_player(o, me);
+    key(o, "account");
+    if (account)
+        put_str(o, account);
+    else
+        puts_(o, "null");
     key(o, "protocol");
     put_int(o, PROTO_VERSION);
     key(o, "games");
@@ -883,5 +889,49 @@ void proto_write_health(proto_out *o, int64_t uptime_s, int64_t connections, int
     put_int(o, connections);
     key(o, "rooms");
     put_int(o, rooms);
+    end(o);
+}
+
+int proto_decode_credentials(const char *buf, size_t len, char *user, size_t ulen, char *pass,
+                             size_t plen, char *why, size_t whylen)
+{
+    json_error_t jerr;
+    json_t *root = json_loadb(buf, len, 0, &jerr);
+    if (root == NULL || !json_is_object(root)) {
+        rules_why(why, whylen, "the body must be a JSON object");
+        json_decref(root);
+        return PROTO_EBAD_JSON;
+    }
+    const char *u = json_string_value(json_object_get(root, "username"));
+    const char *p = json_string_value(json_object_get(root, "password"));
+    int err = 0;
+    if (u == NULL || p == NULL || strlen(u) >= ulen || strlen(p) >= plen) {
+        rules_why(why, whylen, "'username' and 'password' (strings) are required");
+        err = PROTO_EBAD_MESSAGE;
+    } else {
+        snprintf(user, ulen, "%s", u);
+        snprintf(pass, plen, "%s", p);
+    }
+    json_decref(root);
+    return err;
+}
+
+void proto_write_account(proto_out *o, const char *username)
+{
+    if (username == NULL) {
+        puts_(o, "{\"ok\":true}");
+        return;
+    }
+    puts_(o, "{\"username\":");
+    put_str(o, username);
+    end(o);
+}
+
+void proto_write_http_error(proto_out *o, const char *code, const char *reason)
+{
+    puts_(o, "{\"error\":");
+    put_str(o, code);
+    key(o, "reason");
+    put_str(o, reason);
     end(o);
 }

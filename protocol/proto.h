@@ -235,8 +235,10 @@ typedef struct proto_move_view {
 
 void proto_write_error(proto_out *o, const proto_req *req, bool typed, proto_err e,
                        const char *reason);
+/* account: the username if the connection is logged in, else NULL. */
 void proto_write_welcome(proto_out *o, const proto_req *req, const char *token,
-                         const proto_player *me, const int64_t *rooms, int nrooms);
+                         const proto_player *me, const char *account, const int64_t *rooms,
+                         int nrooms);
 void proto_write_pong(proto_out *o, const proto_req *req);
 /* lobby: seeks[nseeks]; lobby_update: op "add", "update" or "remove". */
 void proto_write_lobby(proto_out *o, const proto_req *req, uint64_t seq,
@@ -277,6 +279,14 @@ void proto_write_catchup(proto_out *o, const proto_req *req, const proto_room_vi
                          const char *const *events, const size_t *lens, int nevents);
 
 /* HTTP bodies. */
+/* The body of POST /api/register and /api/login: {"username":..,
+ * "password":..}. 0, or PROTO_EBAD_JSON / PROTO_EBAD_MESSAGE with a why. */
+int proto_decode_credentials(const char *buf, size_t len, char *user, size_t ulen, char *pass,
+                             size_t plen, char *why, size_t whylen);
+/* {"username":..} after register/login, {"ok":true} after logout. */
+void proto_write_account(proto_out *o, const char *username);
+/* {"error":code,"reason":..} for an HTTP API error. */
+void proto_write_http_error(proto_out *o, const char *code, const char *reason);
 void proto_write_health(proto_out *o, int64_t uptime_s, int64_t connections, int64_t rooms);
 
 #endif

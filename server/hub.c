@@ -9,6 +9,7 @@
 
 #include <sodium.h>
 
+#include "accounts.h"
 #include "metrics.h"
 #include "room.h"
 #include "store.h"
@@ -113,6 +114,24 @@ ident *hub_ident_restored(const char *key, const char *name)
     i->id = next_ident_id++;
     i->hnext = orphans;
     orphans = i;
+    return i;
+}
+
+ident *hub_ident_account(int64_t account, const char *name)
+{
+    /* Accounts are few next to guests: a scan is enough here. */
+    for (int b = 0; b < IDENT_BUCKETS; b++)
+        for (ident *i = idents[b]; i != NULL; i = i->hnext)
+            if (i->account == account)
+                return i;
+    for (ident *i = orphans; i != NULL; i = i->hnext)
+        if (i->account == account)
+            return i;
+    ident *i = ident_new();
+    if (i == NULL)
+        return NULL;
+    i->account = account;
+    snprintf(i->name, sizeof i->name, "%s", name);
     return i;
 }
 
@@ -274,16 +293,21 @@ static int on_hello(conn *c, const proto_req *req, char *why, size_t whylen)
         return PROTO_ENOT_HELLO;
     }
     ident *who = NULL;
-    if (req->present & PF_TOKEN) {
+    if (c->account != 0) {
+        /* Logged in (session cookie): the account is the identity. */
+        who = hub_ident_account(c->account, c->account_name);
+    } else if (req->present & PF_TOKEN) {
         who = ident_find(req->token);
         if (who == NULL)
             who = ident_adopt(req->token);
+        if (who != NULL && who->account != 0)
+            who = NULL; /* an account's token is not a way in */
     }
     if (who == NULL)
         who = ident_new();
     if (who == NULL)
         return PROTO_EINTERNAL;
-    if (req->present & PF_NAME)
+    if ((req->present & PF_NAME) && who->account == 0)
         snprintf(who->name, sizeof who->name, "%s", req->name);
     c->who = who;
     c->board = req->board;
@@ -296,7 +320,7 @@ static int on_hello(conn *c, const proto_req *req, char *why, size_t whylen)
     proto_out o;
     proto_out_init(&o, net_headroom());
     proto_player me = {who->id, who->name};
-    proto_write_welcome(&o, req, who->token, &me, rooms, nrooms);
+    proto_write_welcome(&o, req, who->token, &me, who->account ? who->name : NULL, rooms, nrooms);
     net_send_out(c, &o);
     if (first)
         room_presence(who, true);
@@ -371,10 +395,9 @@ static int on_seek_create(conn *c, const proto_req *req, char *why, size_t whyle
                   MAX_BASE_MS, MAX_INC_MS);
         return PROTO_EBAD_TIME_CONTROL;
     }
-    if (req->rated) {
-        /* Guests only until accounts reach the protocol: the store refuses
-         * rated games without accounts, so say it now. */
-        rules_why(why, whylen, "rated games need an account for every player");
+    if (req->rated && c->who->account == 0) {
+        /* The store refuses rated games without accounts: say it now. */
+        rules_why(why, whylen, "rated games need an account for every player: log in");
         return PROTO_EACCOUNT_REQUIRED;
     }
     if (c->who->nseeks >= MAX_SEEKS_PER_IDENT) {
@@ -457,6 +480,10 @@ static int on_seek_accept(conn *c, const proto_req *req, char *why, size_t whyle
             rules_why(why, whylen, "you already sit in seek %lld", (long long)s->id);
             return PROTO_EOWN_SEEK;
         }
+    if (s->rated && c->who->account == 0) {
+        rules_why(why, whylen, "a rated game needs an account: log in");
+        return PROTO_EACCOUNT_REQUIRED;
+    }
     s->players[s->nplayers++] = c->who;
     if (s->nplayers < s->v->nplayers) {
         lobby_broadcast("update", s);
@@ -540,10 +567,23 @@ static const handler handlers[PROTO_NREQUESTS] = {
  * second on average (the seam for finer rate limits). */
 enum { MSG_BURST = 200, MSG_RATE = 200 };
 
+/* The session cookie of the upgrade request, if any, names the account. */
+static void cookie_account(conn *c)
+{
+    char cookie[1024], token[128];
+    if (net_cookie(c, cookie, sizeof cookie) <= 0 ||
+        accounts_cookie_token(cookie, token, sizeof token) < 0)
+        return;
+    int64_t account = 0;
+    if (accounts_session(db, token, &account, c->account_name, sizeof c->account_name) == 0)
+        c->account = account;
+}
+
 void hub_conn_open(conn *c)
 {
     c->msg_tokens = MSG_BURST;
     c->msg_refill_ms = uv_now(loop);
+    cookie_account(c);
 }
 
 static bool rate_ok(conn *c)
@@ -631,6 +671,96 @@ int hub_http_api(const char *uri, char **body, size_t *len, const char **ctype)
     *body = out;
     *len = strlen(out);
     return 200;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Accounts over HTTP: register, log in (password work off the loop), log
+ * out. The answer sets or clears the session cookie. */
+
+typedef struct hub_http_req {
+    conn *c; /* NULL once the HTTP connection closed */
+} hub_http_req;
+
+static void reply_json(conn *c, unsigned status, proto_out *o, const char *cookie)
+{
+    net_http_reply(c, status, "application/json", proto_out_data(o), o->len, cookie);
+    proto_out_free(o);
+}
+
+static void reply_error(conn *c, unsigned status, const char *code, const char *reason)
+{
+    proto_out o;
+    proto_out_init(&o, 0);
+    proto_write_http_error(&o, code, reason);
+    reply_json(c, status, &o, NULL);
+}
+
+static void on_account(void *arg, int status, int64_t account, const char *username,
+                       const char *token, const char *why)
+{
+    hub_http_req *r = arg;
+    conn *c = r->c;
+    free(r);
+    if (c == NULL)
+        return;
+    c->http_req = NULL;
+    if (status < 0) {
+        unsigned http = status == STORE_ETAKEN ? 409 : status == STORE_ELOGIN ? 401 : 400;
+        reply_error(c, http, store_err_code(status), why && *why ? why : store_err_text(status));
+        return;
+    }
+    char cookie[512];
+    proto_out o;
+    proto_out_init(&o, 0);
+    proto_write_account(&o, username);
+    reply_json(c, 200, &o, accounts_set_cookie(cookie, sizeof cookie, token) > 0 ? cookie : NULL);
+}
+
+int hub_http_post(conn *c, const char *uri, const char *body, size_t len)
+{
+    bool reg = strcmp(uri, "/api/register") == 0, login = strcmp(uri, "/api/login") == 0;
+    if (strcmp(uri, "/api/logout") == 0) {
+        char cookie[1024], token[128], clear[256];
+        if (net_cookie(c, cookie, sizeof cookie) > 0 &&
+            accounts_cookie_token(cookie, token, sizeof token) == 0)
+            accounts_logout(db, token);
+        proto_out o;
+        proto_out_init(&o, 0);
+        proto_write_account(&o, NULL);
+        reply_json(c, 200, &o, accounts_set_cookie(clear, sizeof clear, NULL) > 0 ? clear : NULL);
+        return 0;
+    }
+    if (!reg && !login)
+        return 404;
+    char user[64], pass[ACCOUNTS_PASSWORD_MAX + 1], why[RULES_WHY_TEXT];
+    if (proto_decode_credentials(body, len, user, sizeof user, pass, sizeof pass, why,
+                                 sizeof why) != 0) {
+        reply_error(c, 400, "bad_message", why);
+        return 0;
+    }
+    hub_http_req *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return 500;
+    r->c = c;
+    int err = reg ? accounts_register(db, user, pass, on_account, r)
+                  : accounts_login(db, user, pass, on_account, r);
+    sodium_memzero(pass, sizeof pass);
+    if (err < 0) {
+        free(r);
+        const char *reason = err == STORE_EUSERNAME   ? ACCOUNTS_USERNAME_RULES
+                             : err == STORE_EPASSWORD ? "a password is 8 to 128 characters"
+                                                      : store_err_text(err);
+        reply_error(c, err == STORE_ELOGIN ? 401 : 400, store_err_code(err), reason);
+        return 0;
+    }
+    c->http_req = r;
+    return 0;
+}
+
+void hub_http_closed(conn *c)
+{
+    c->http_req->c = NULL;
+    c->http_req = NULL;
 }
 
 /* ------------------------------------------------------------------------ */

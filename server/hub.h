@@ -29,6 +29,7 @@ typedef struct ident {
     conn *conns;        /* open connections, linked by conn.inext */
     int nseeks;         /* open seeks created by this identity */
     int refs;           /* rooms in memory that seat it: it lives while > 0 */
+    int64_t account;    /* the account it is logged in as, 0 for a guest */
     uint64_t last_seen; /* uv_now when its last connection closed */
     struct ident *hnext;
 } ident;
@@ -55,6 +56,8 @@ void hub_conn_closed(conn *c);
  * store; created without a token: the first hello whose token hashes to key
  * adopts it. */
 ident *hub_ident_restored(const char *key, const char *name);
+/* The identity of an account (created, with a fresh token, if needed). */
+ident *hub_ident_account(int64_t account, const char *name);
 
 /*
  * GET /api/... served from the store: /api/games/<id> (JSON),
@@ -62,6 +65,15 @@ ident *hub_ident_restored(const char *key, const char *name);
  * a malloc'd body (*body, *len, *ctype), or 0 if uri is not an API path.
  */
 int hub_http_api(const char *uri, char **body, size_t *len, const char **ctype);
+
+/*
+ * POST /api/register, /api/login, /api/logout with body. Returns 0 when the
+ * request is answered (net_http_reply), now or once the password work is
+ * done, else an HTTP status for net to send (404).
+ */
+int hub_http_post(conn *c, const char *uri, const char *body, size_t len);
+/* c's HTTP connection closed while an answer was being computed. */
+void hub_http_closed(conn *c);
 
 /* Send an error reply to c (counts it in the metrics). */
 void hub_send_error(conn *c, const proto_req *req, bool typed, proto_err e, const char *reason);

@@ -150,7 +150,8 @@ static const char *mime_of(const char *path)
 }
 
 /* Send headers now and keep body (from o) for HTTP_WRITEABLE. */
-static int http_reply(struct lws *wsi, conn *c, unsigned status, const char *ctype, proto_out *o)
+static int http_reply_cookie(struct lws *wsi, conn *c, unsigned status, const char *ctype,
+                             proto_out *o, const char *set_cookie)
 {
     unsigned char hdr[LWS_PRE + 1024];
     unsigned char *start = hdr + LWS_PRE, *p = start, *end = hdr + sizeof hdr - 1;
@@ -161,6 +162,9 @@ static int http_reply(struct lws *wsi, conn *c, unsigned status, const char *cty
     if (lws_add_http_common_headers(wsi, status, ctype, o->len, &p, end) ||
         lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
                                     (const unsigned char *)"no-store", 8, &p, end) ||
+        (set_cookie && lws_add_http_header_by_name(wsi, (const unsigned char *)"set-cookie:",
+                                                   (const unsigned char *)set_cookie,
+                                                   (int)strlen(set_cookie), &p, end)) ||
         lws_finalize_write_http_header(wsi, start, &p, end)) {
         proto_out_free(o);
         return -1;
@@ -173,9 +177,41 @@ static int http_reply(struct lws *wsi, conn *c, unsigned status, const char *cty
     return 0;
 }
 
+static int http_reply(struct lws *wsi, conn *c, unsigned status, const char *ctype, proto_out *o)
+{
+    return http_reply_cookie(wsi, c, status, ctype, o, NULL);
+}
+
+void net_http_reply(conn *c, unsigned status, const char *ctype, const char *body, size_t len,
+                    const char *set_cookie)
+{
+    proto_out o;
+    proto_out_init(&o, LWS_PRE);
+    proto_out_append(&o, body, len);
+    if (http_reply_cookie(c->wsi, c, status, ctype, &o, set_cookie) < 0)
+        lws_set_timeout(c->wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC);
+}
+
+int net_cookie(conn *c, char *buf, size_t len)
+{
+    if (lws_hdr_total_length(c->wsi, WSI_TOKEN_HTTP_COOKIE) <= 0)
+        return -1;
+    return lws_hdr_copy(c->wsi, buf, (int)len, WSI_TOKEN_HTTP_COOKIE);
+}
+
+enum { POST_MAX = 4096 };
+
 static int http_request(struct lws *wsi, conn *c, const char *uri)
 {
     metrics_now.http_requests++;
+    c->wsi = wsi;
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_POST_URI) > 0) {
+        /* A POST: wait for its body (HTTP_BODY, then BODY_COMPLETION). */
+        snprintf(c->post_uri, sizeof c->post_uri, "%s", uri);
+        c->posting = true;
+        c->rxlen = 0;
+        return 0;
+    }
     if (strcmp(uri, "/healthz") == 0) {
         proto_out o;
         proto_out_init(&o, LWS_PRE);
@@ -292,12 +328,54 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_HTTP_FILE_COMPLETION:
         return lws_http_transaction_completed(wsi) ? -1 : 0;
 
+    case LWS_CALLBACK_HTTP_BODY:
+        if (!c->posting)
+            break;
+        if (c->rxlen + len > POST_MAX) {
+            c->posting = false;
+            lws_return_http_status(wsi, HTTP_STATUS_REQ_ENTITY_TOO_LARGE, NULL);
+            return -1;
+        }
+        if (c->rxcap < POST_MAX) {
+            char *b = realloc(c->rx, POST_MAX);
+            if (b == NULL)
+                return -1;
+            c->rx = b;
+            c->rxcap = POST_MAX;
+        }
+        memcpy(c->rx + c->rxlen, in, len);
+        c->rxlen += len;
+        return 0;
+
+    case LWS_CALLBACK_HTTP_BODY_COMPLETION: {
+        if (!c->posting)
+            break;
+        c->posting = false;
+        int status = hub_http_post(c, c->post_uri, c->rx ? c->rx : "", c->rxlen);
+        /* The body was read: its buffer goes now (keep-alive connections
+         * may never see CLOSED_HTTP). */
+        free(c->rx);
+        c->rx = NULL;
+        c->rxlen = c->rxcap = 0;
+        if (status == 0)
+            return 0; /* answered, or being answered */
+        if (lws_return_http_status(wsi, (unsigned)status, NULL))
+            return -1;
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
+    }
+
     case LWS_CALLBACK_CLOSED_HTTP:
         free(c->http_buf);
         c->http_buf = NULL;
+        free(c->rx);
+        c->rx = NULL;
+        c->rxlen = c->rxcap = 0;
+        if (c->http_req)
+            hub_http_closed(c);
         break;
 
     case LWS_CALLBACK_ESTABLISHED:
+        free(c->rx); /* a POST body buffer of the same connection */
         memset(c, 0, sizeof *c);
         c->wsi = wsi;
         c->is_ws = true;

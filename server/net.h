@@ -54,6 +54,13 @@ typedef struct conn {
     /* HTTP reply body waiting for HTTP_WRITEABLE. */
     char *http_buf;
     size_t http_head, http_len;
+    /* HTTP POST: its URI while the body arrives (in rx). */
+    char post_uri[64];
+    bool posting;
+    struct hub_http_req *http_req; /* an answer being computed (hub.c) */
+    /* WebSocket upgrade: the account of the session cookie (0: none). */
+    int64_t account;
+    char account_name[32];
 
     /* Owned by hub.c. */
     struct ident *who;   /* NULL before hello */
@@ -74,6 +81,14 @@ void net_send(conn *c, net_msg *m);
 void net_send_out(conn *c, proto_out *o);
 /* Close c after what is queued is sent. */
 void net_close(conn *c);
+
+/* Answer an HTTP request of c (from its callbacks or later, on the loop
+ * thread): status, content type, body (copied), and a Set-Cookie value or
+ * NULL. */
+void net_http_reply(conn *c, unsigned status, const char *ctype, const char *body, size_t len,
+                    const char *set_cookie);
+/* The Cookie header of c's request into buf; its length, or -1 if none. */
+int net_cookie(conn *c, char *buf, size_t len);
 
 typedef struct net_config {
     const char *host;

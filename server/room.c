@@ -478,8 +478,10 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats, const 
         .tc = {s->base_ms, s->inc_ms, 0},
         .to_move = rules_game_to_move(g),
     };
-    for (int i = 0; i < nseats; i++)
+    for (int i = 0; i < nseats; i++) {
+        ng.players[i].account = seats[i]->account;
         snprintf(ng.players[i].name, sizeof ng.players[i].name, "%s", seats[i]->name);
+    }
     int serr = store_game_create(db, &ng, &r->id, NULL, NULL, why, whylen);
     if (serr < 0) {
         rules_game_free(g);
@@ -960,7 +962,9 @@ static void on_restore(void *arg, const store_game_info *gi)
     r->nseats = gi->nplayers;
     r->seq = r->emitted_seq = r->seq_floor = 1u << 20;
     for (int i = 0; i < r->nseats; i++) {
-        r->seats[i] = hub_ident_restored(keys[i], gi->players[i].name);
+        r->seats[i] = gi->players[i].account
+                          ? hub_ident_account(gi->players[i].account, gi->players[i].name)
+                          : hub_ident_restored(keys[i], gi->players[i].name);
         if (r->seats[i] == NULL) {
             fprintf(stderr, "chameleon: out of memory restoring game %lld\n", (long long)gi->id);
             abort();

@@ -62,15 +62,17 @@ export async function startServer(extra = [], opts = {}) {
 // A WebSocket client that records every message and waits for ones matching
 // a predicate.
 export class Client {
-    constructor(url) {
+    // headers: extra HTTP headers of the upgrade request (Cookie).
+    constructor(url, headers = {}) {
         this.url = url;
+        this.headers = headers;
         this.inbox = [];
         this.waiters = [];
         this.nextId = 1;
         this.closed = null;
     }
     async open() {
-        this.ws = new WebSocket(this.url);
+        this.ws = new WebSocket(this.url, { headers: this.headers });
         this.ws.on('message', (data) => {
             const msg = JSON.parse(data.toString());
             this.inbox.push(msg);
@@ -150,8 +152,8 @@ export class Client {
     }
 }
 
-export async function connect(url, hello = {}) {
-    const c = await new Client(url).open();
+export async function connect(url, hello = {}, headers = {}) {
+    const c = await new Client(url, headers).open();
     await c.hello(hello);
     return c;
 }

@@ -548,3 +548,65 @@ test('command line: --help, a bad flag and a port in use', async () => {
     assert.equal(r.status, 2, r.stderr);
     assert.match(r.stderr, /cannot listen/);
 });
+
+test('accounts: register, log in, the session cookie names the WebSocket identity, rated games, log out', async () => {
+    const g2 = games.find((g) => g.players === 2);
+    const post = async (path, body, cookie) => {
+        const r = await fetch(srv.http + path, {
+            method: 'POST', body: JSON.stringify(body),
+            headers: { 'Content-Type': 'application/json', ...(cookie ? { Cookie: cookie } : {}) },
+        });
+        return { status: r.status, json: await r.json(), cookie: r.headers.get('set-cookie') };
+    };
+    const name = `it_${Date.now() % 100000}`;
+    let r = await post('/api/register', { username: name, password: 'correct horse' });
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    assert.equal(r.json.username, name);
+    assert.match(r.cookie, /chameleon_session=[0-9a-f]+/);
+    assert.match(r.cookie, /HttpOnly/i);
+    r = await post('/api/register', { username: name, password: 'correct horse' });
+    assert.equal(r.status, 409);
+    assert.equal(r.json.error, 'username_taken');
+    r = await post('/api/register', { username: '1x', password: 'correct horse' });
+    assert.equal(r.status, 400);
+    r = await post('/api/login', { username: name, password: 'wrong password' });
+    assert.equal(r.status, 401);
+    assert.equal(r.json.error, 'bad_login');
+    r = await post('/api/login', { username: name, password: 'correct horse' });
+    assert.equal(r.status, 200);
+    const cookie = r.cookie.split(';')[0];
+
+    const a = await connect(srv.url, { name: 'ignored' }, { Cookie: cookie });
+    assert.equal(a.welcome.account, name);
+    assert.equal(a.welcome.player.name, name);
+    const a2 = await connect(srv.url, {}, { Cookie: cookie });
+    assert.equal(a2.welcome.player.id, a.welcome.player.id, 'one identity per account');
+    const guest = await connect(srv.url);
+    assert.equal(guest.welcome.account, null);
+
+    if (g2) {
+        // Rated: the logged-in player may seek; a guest may not accept.
+        const s = await a.request({ type: 'seek_create', game: g2.id, base_ms: 60000, inc_ms: 0, rated: true });
+        assert.equal(s.type, 'seek_created');
+        await guest.expectError({ type: 'seek_accept', seek: s.seek.id }, 'account_required');
+        const other = `it2_${Date.now() % 100000}`;
+        const r2 = await post('/api/register', { username: other, password: 'correct horse' });
+        const b = await connect(srv.url, {}, { Cookie: r2.cookie.split(';')[0] });
+        const started = await b.request({ type: 'seek_accept', seek: s.seek.id });
+        assert.equal(started.type, 'game_started');
+        const st = await b.waitFor((m) => m.type === 'room' && m.room === started.room, 'room');
+        assert.equal(st.rated, true);
+        assert.deepEqual(st.seats.map((x) => x.player.name), [name, other]);
+        b.send({ type: 'resign', room: started.room });
+        await b.event(started.room, 'left');
+        const prof = await fetch(`${srv.http}/api/profile/${name}`);
+        assert.equal(prof.status, 200);
+        assert.ok(JSON.stringify(await prof.json()).includes(name));
+        b.close();
+    }
+    r = await post('/api/logout', {}, cookie);
+    assert.equal(r.status, 200);
+    const after = await connect(srv.url, {}, { Cookie: cookie });
+    assert.equal(after.welcome.account, null, 'the session ended');
+    a.close(); a2.close(); guest.close(); after.close();
+});
