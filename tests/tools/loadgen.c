@@ -162,6 +162,10 @@ static void next_move(game *gm)
     }
     uint64_t now = uv_hrtime();
     uint64_t interval = (uint64_t)(1e9 * ngames / rate);
+    if (gm->next_due_ns == 0)
+        /* Spread the games over one interval: a steady rate, not bursts of
+         * every game at once. */
+        gm->next_due_ns = now + rnd() % interval;
     if (gm->next_due_ns < now)
         gm->next_due_ns = now;
     uint64_t due = gm->next_due_ns;
