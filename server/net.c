@@ -269,6 +269,24 @@ not_found:
 /* ------------------------------------------------------------------------ */
 /* The protocol callback. */
 
+/* Append to the reassembly buffer (the caller bounds the size). */
+static int rx_append(conn *c, const void *in, size_t len)
+{
+    if (c->rxlen + len > c->rxcap) {
+        size_t cap = c->rxcap ? c->rxcap : 1024;
+        while (cap < c->rxlen + len)
+            cap *= 2;
+        char *b = realloc(c->rx, cap);
+        if (b == NULL)
+            return -1;
+        c->rx = b;
+        c->rxcap = cap;
+    }
+    memcpy(c->rx + c->rxlen, in, len);
+    c->rxlen += len;
+    return 0;
+}
+
 /* Returns -1 when the connection must close now. */
 static int receive(struct lws *wsi, conn *c, const char *in, size_t len)
 {
@@ -285,18 +303,8 @@ static int receive(struct lws *wsi, conn *c, const char *in, size_t len)
         c->closing = true;
         return -1;
     }
-    if (c->rxlen + len > c->rxcap) {
-        size_t cap = c->rxcap ? c->rxcap : 1024;
-        while (cap < c->rxlen + len)
-            cap *= 2;
-        char *b = realloc(c->rx, cap);
-        if (b == NULL)
-            return -1;
-        c->rx = b;
-        c->rxcap = cap;
-    }
-    memcpy(c->rx + c->rxlen, in, len);
-    c->rxlen += len;
+    if (rx_append(c, in, len) < 0)
+        return -1;
     if (final) {
         metrics_now.messages_in++;
         hub_receive(c, c->rx, c->rxlen);
@@ -336,16 +344,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             lws_return_http_status(wsi, HTTP_STATUS_REQ_ENTITY_TOO_LARGE, NULL);
             return -1;
         }
-        if (c->rxcap < POST_MAX) {
-            char *b = realloc(c->rx, POST_MAX);
-            if (b == NULL)
-                return -1;
-            c->rx = b;
-            c->rxcap = POST_MAX;
-        }
-        memcpy(c->rx + c->rxlen, in, len);
-        c->rxlen += len;
-        return 0;
+        return rx_append(c, in, len);
 
     case LWS_CALLBACK_HTTP_BODY_COMPLETION: {
         if (!c->posting)
