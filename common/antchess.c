@@ -93,14 +93,6 @@ static int cell_at(int q, int r)
     return (int)T.file_start[q + 6] + (r - rmin);
 }
 
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* Does cell c lie on a boundary line of the board that passes through the
  * corner (cq, cr)? */
 static bool on_edge_through(int c, int cq, int cr)
@@ -167,10 +159,10 @@ static void tables_build(void)
     uint64_t seed = 0x616e746368657373ull;
     for (int c = 0; c < NC; c++)
         for (int k = 0; k < 24; k++)
-            T.zpiece[c][k] = splitmix(&seed);
+            T.zpiece[c][k] = rules_splitmix64(&seed);
     for (int i = 0; i < 3; i++) {
-        T.zmove[i] = splitmix(&seed);
-        T.zleft[i] = splitmix(&seed);
+        T.zmove[i] = rules_splitmix64(&seed);
+        T.zleft[i] = rules_splitmix64(&seed);
     }
 }
 
@@ -188,6 +180,9 @@ typedef struct {
     uint64_t occ[3][2]; /* cells of each player's pieces */
     int8_t queen[3];    /* queen cell or -1 */
     uint8_t left;       /* bit per player who left */
+    uint8_t after_leave; /* 1 from a player leaving until the next turn: no
+                            player has just ended a turn, so no centre win
+                            is judged (not hashed: it lasts one position) */
     uint8_t v;          /* 0 ant2, 1 ant3 */
     uint8_t np;         /* players */
 } ant_pos;
@@ -198,6 +193,7 @@ typedef struct {
     uint64_t hash;
     uint8_t to_move;
     uint8_t moved; /* the moving piece's code before the move */
+    uint8_t after_leave;
     uint8_t ncap;
     uint8_t cap_cell[5], cap_code[5];
 } ant_undo;
@@ -547,6 +543,8 @@ static void make_move(rules_pos *p, rules_move m, rules_undo *ru)
     ant_undo *u = (ant_undo *)(void *)ru->data;
     u->hash = p->hash;
     u->to_move = p->to_move;
+    u->after_leave = a->after_leave;
+    a->after_leave = 0;
     u->ncap = 0;
     int me = p->to_move;
     uint64_t h = p->hash ^ T.zmove[me];
@@ -601,6 +599,7 @@ static void unmake_move(rules_pos *p, rules_move m, const rules_undo *ru)
             put(a, &h, u->cap_cell[i], u->cap_code[i]);
         put(a, &h, from, u->moved);
     }
+    a->after_leave = u->after_leave;
     p->to_move = u->to_move;
     p->hash = u->hash;
 }
@@ -612,7 +611,7 @@ static void unmake_move(rules_pos *p, rules_move m, const rules_undo *ru)
 static int decided(const ant_pos *a, int to_move, rules_reason *reason)
 {
     int last = prev_player(a, to_move);
-    if (a->queen[last] == CENTRE && !in_check(a, last)) {
+    if (!a->after_leave && a->queen[last] == CENTRE && !in_check(a, last)) {
         *reason = RULES_REASON_CENTRE;
         return last;
     }
@@ -721,6 +720,7 @@ static void leave(rules_pos *p, int pl)
     if (pl < 0 || pl >= a->np || (a->left >> pl & 1))
         return;
     a->left |= (uint8_t)(1u << pl);
+    a->after_leave = 1;
     p->hash ^= T.zleft[pl];
     if (p->to_move == pl) {
         int nx = next_player(a, pl);
@@ -841,6 +841,8 @@ static int print_position(const rules_pos *p, char *buf, size_t len)
     for (int pl = 0; pl < a->np; pl++)
         if (a->left >> pl & 1)
             tmp[n++] = owner_letter[pl];
+    if (a->after_leave)
+        tmp[n++] = '!';
     tmp[n] = 0;
     if (n + 1 > len)
         return -1;
@@ -935,7 +937,7 @@ static int parse_position_v(rules_pos *p, int v, const char *text, char *why, si
         return RULES_EBAD_POSITION;
     } else {
         int lastpl = -1;
-        while (*s && *s != ' ') {
+        while (*s && *s != ' ' && *s != '!') {
             int o = owner_of(a, *s);
             if (o <= lastpl) {
                 rules_why(why, whylen,
@@ -944,6 +946,10 @@ static int parse_position_v(rules_pos *p, int v, const char *text, char *why, si
             }
             a->left |= (uint8_t)(1u << o);
             lastpl = o;
+            s++;
+        }
+        if (*s == '!') {
+            a->after_leave = 1;
             s++;
         }
     }

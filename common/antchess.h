@@ -20,7 +20,9 @@
  *   - <to move> is b, r or g;
  *   - <left> is "-" or the letters of the players who left the game, in turn
  *     order (ant3 only; at most one, since the game ends when one is left).
- *     Their pieces are inert obstacles.
+ *     Their pieces are inert obstacles. A '!' after the letters says that
+ *     the last event was that player leaving: nobody has ended a turn since,
+ *     so no centre win is judged until the next move or pass.
  *   A player's queen that is missing has been captured (ant3 only; in ant2
  *   both queens must be present).
  *   Example, the ant2 set-up:
@@ -47,7 +49,9 @@
  *   - the centre win: after a player's turn (move or pass) its queen stands
  *     on g7 and no enemy could capture her there. In ant3 a queen forced onto
  *     g7 while in check does not win then; if she is still there unthreatened
- *     after a later turn of her player, that player wins;
+ *     after a later turn of her player, that player wins. A player leaving
+ *     is not a turn: it never hands the centre win to anyone, even when it
+ *     removes the only threat to a queen on g7;
  *   - a position where the game is won (centre, last queen) has no legal
  *     moves: legal_moves returns 0 and status says who won and why;
  *   - in ant3 check counts the pieces of every player still in, also of a

@@ -255,14 +255,6 @@ static void rb_add_run_on(int c)
     }
 }
 
-static uint64_t rb_splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
 static void rb_build_tables(void)
 {
     memset(&T, 0, sizeof T);
@@ -331,10 +323,10 @@ static void rb_build_tables(void)
     uint64_t seed = 0x526f6c6c65726261u; /* fixed: hashes are reproducible */
     for (int p = 0; p < 16; p++)
         for (int c = 0; c < RB_CELLS; c++)
-            T.zobrist[p][c] = rb_splitmix(&seed);
-    T.zobrist_black = rb_splitmix(&seed);
-    T.zobrist_underway[0] = rb_splitmix(&seed);
-    T.zobrist_underway[1] = rb_splitmix(&seed);
+            T.zobrist[p][c] = rules_splitmix64(&seed);
+    T.zobrist_black = rules_splitmix64(&seed);
+    T.zobrist_underway[0] = rules_splitmix64(&seed);
+    T.zobrist_underway[1] = rules_splitmix64(&seed);
 }
 
 static void rb_tables_init(void)

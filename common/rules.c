@@ -157,6 +157,14 @@ int rules_display_move(const rules_pos *p, rules_move m, char *buf, size_t len)
     return (int)used;
 }
 
+uint64_t rules_splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
 uint64_t rules_perft(rules_pos *p, int depth)
 {
     if (depth <= 0)

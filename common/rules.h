@@ -226,6 +226,11 @@ int rules_display_move(const rules_pos *p, rules_move m, char *buf, size_t len);
  * returns the count. Found by making the move on a copy. */
 int rules_move_captures(const rules_pos *p, rules_move m, int *cells);
 
+/* The next number of the splitmix64 sequence whose state is *s. The games
+ * draw their Zobrist keys from it when they build their tables, so a key
+ * set depends only on the seed. */
+uint64_t rules_splitmix64(uint64_t *s);
+
 /* Count leaf nodes at depth (perft), by make/unmake. depth 0 is 1. */
 uint64_t rules_perft(rules_pos *p, int depth);
 

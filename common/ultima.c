@@ -93,14 +93,6 @@ static const char *const CELL_NAMES[64] = {
 };
 static once_flag tables_once = ONCE_FLAG_INIT;
 
-static u64 splitmix(u64 *s)
-{
-    u64 z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 static void build_tables(void)
 {
     for (int c = 0; c < 64; c++) {
@@ -138,8 +130,8 @@ static void build_tables(void)
     u64 seed = 0x5eed0f0171a1ull;
     for (int k = 0; k < 16; k++)
         for (int c = 0; c < 64; c++)
-            ZOB[k][c] = splitmix(&seed);
-    ZOB_BLACK = splitmix(&seed);
+            ZOB[k][c] = rules_splitmix64(&seed);
+    ZOB_BLACK = rules_splitmix64(&seed);
 }
 
 static void ultima_tables(void)

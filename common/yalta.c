@@ -255,14 +255,6 @@ static void diag_rays(int from, int cell, int dr, int dc, uint8_t *path, int len
     }
 }
 
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 static void tables_build(void)
 {
     static const char *files[6] = {"abcd", "hgfe", "abcd", "lkji", "hgfe", "lkji"};
@@ -429,15 +421,15 @@ static void tables_build(void)
     uint64_t seed = 0x59616C7461ull; /* "Yalta" */
     for (int cell = 0; cell < NCELLS; cell++) {
         for (int pc = 0; pc < 24; pc++)
-            T.zpiece[cell][pc] = splitmix(&seed);
-        T.zep[cell] = splitmix(&seed);
+            T.zpiece[cell][pc] = rules_splitmix64(&seed);
+        T.zep[cell] = rules_splitmix64(&seed);
     }
     for (int i = 0; i < 3; i++)
-        T.zturn[i] = splitmix(&seed);
+        T.zturn[i] = rules_splitmix64(&seed);
     for (int i = 1; i < 64; i++)
-        T.zcastle[i] = splitmix(&seed);
+        T.zcastle[i] = rules_splitmix64(&seed);
     for (int i = 1; i < 8; i++)
-        T.zleft[i] = splitmix(&seed);
+        T.zleft[i] = rules_splitmix64(&seed);
 }
 
 static once_flag tables_once = ONCE_FLAG_INIT;

@@ -48,8 +48,7 @@ static uv_once_t dummy_once = UV_ONCE_INIT;
 
 static void dummy_init(void)
 {
-    if (crypto_pwhash_str(dummy_hash, "chameleon", 9,
-                          crypto_pwhash_OPSLIMIT_INTERACTIVE,
+    if (crypto_pwhash_str(dummy_hash, "chameleon", 9, crypto_pwhash_OPSLIMIT_INTERACTIVE,
                           crypto_pwhash_MEMLIMIT_INTERACTIVE) != 0)
         dummy_hash[0] = '\0';
 }
@@ -66,8 +65,7 @@ static void work_hash(uv_work_t *w)
         if (!j->known)
             uv_once(&dummy_once, dummy_init);
         const char *h = j->known ? j->hash : dummy_hash;
-        if (crypto_pwhash_str_verify(h, j->password, strlen(j->password)) != 0 ||
-            !j->known)
+        if (crypto_pwhash_str_verify(h, j->password, strlen(j->password)) != 0 || !j->known)
             j->status = STORE_ELOGIN;
     }
     sodium_memzero(j->password, sizeof j->password);
@@ -75,8 +73,7 @@ static void work_hash(uv_work_t *w)
 
 static void hash_token(const char *token, unsigned char out[32])
 {
-    crypto_generichash(out, 32, (const unsigned char *)token, strlen(token),
-                       NULL, 0);
+    crypto_generichash(out, 32, (const unsigned char *)token, strlen(token), NULL, 0);
 }
 
 /* Create a session for the account; token gets ACCOUNTS_TOKEN_LEN hex. */
@@ -99,7 +96,19 @@ static int session_new(store *s, int64_t account, char *token)
     sqlite3_bind_int64(st, 4, now + (int64_t)SESSION_DAYS * STORE_DAY_MS);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : STORE_EDB;
+    if (rc != SQLITE_DONE)
+        return STORE_EDB;
+    /* The account's expired sessions go at each new one. */
+    if (sqlite3_prepare_v2(store_db(s),
+                           "DELETE FROM sessions WHERE account = ? AND "
+                           "expires_ms <= ?",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, account);
+        sqlite3_bind_int64(st, 2, now);
+        sqlite3_step(st);
+        sqlite3_finalize(st);
+    }
+    return 0;
 }
 
 static void work_done(uv_work_t *w, int status)
@@ -125,8 +134,7 @@ static void work_done(uv_work_t *w, int status)
             if (rc == SQLITE_DONE)
                 j->account = sqlite3_last_insert_rowid(store_db(s));
             else
-                j->status = sqlite3_extended_errcode(store_db(s)) ==
-                                    SQLITE_CONSTRAINT_UNIQUE
+                j->status = sqlite3_extended_errcode(store_db(s)) == SQLITE_CONSTRAINT_UNIQUE
                                 ? STORE_ETAKEN
                                 : STORE_EDB;
             sqlite3_finalize(st);
@@ -135,10 +143,9 @@ static void work_done(uv_work_t *w, int status)
     if (j->status == 0)
         j->status = session_new(s, j->account, token);
     if (j->status < 0)
-        why = j->status == STORE_ELOGIN ? "wrong username or password"
-                                        : store_err_text(j->status);
-    j->cb(j->arg, j->status, j->status ? 0 : j->account,
-          j->status ? NULL : j->username, j->status ? NULL : token, why);
+        why = j->status == STORE_ELOGIN ? "wrong username or password" : store_err_text(j->status);
+    j->cb(j->arg, j->status, j->status ? 0 : j->account, j->status ? NULL : j->username,
+          j->status ? NULL : token, why);
     sodium_memzero(token, sizeof token);
     free(j);
     store_work_end(s);
@@ -155,8 +162,7 @@ static int submit(store *s, job *j)
     return 0;
 }
 
-static job *job_new(store *s, const char *username, const char *password,
-                    accounts_cb cb, void *arg)
+static job *job_new(store *s, const char *username, const char *password, accounts_cb cb, void *arg)
 {
     if (sodium_init() < 0)
         return NULL;
@@ -171,8 +177,8 @@ static job *job_new(store *s, const char *username, const char *password,
     return j;
 }
 
-int accounts_register(store *s, const char *username, const char *password,
-                      accounts_cb cb, void *arg)
+int accounts_register(store *s, const char *username, const char *password, accounts_cb cb,
+                      void *arg)
 {
     if (store_closing(s))
         return STORE_ECLOSED;
@@ -189,13 +195,11 @@ int accounts_register(store *s, const char *username, const char *password,
     return submit(s, j);
 }
 
-int accounts_login(store *s, const char *username, const char *password,
-                   accounts_cb cb, void *arg)
+int accounts_login(store *s, const char *username, const char *password, accounts_cb cb, void *arg)
 {
     if (store_closing(s))
         return STORE_ECLOSED;
-    if (username == NULL || password == NULL ||
-        strlen(password) > ACCOUNTS_PASSWORD_MAX)
+    if (username == NULL || password == NULL || strlen(password) > ACCOUNTS_PASSWORD_MAX)
         return STORE_ELOGIN;
     job *j = job_new(s, username, password, cb, arg);
     if (j == NULL)
@@ -225,8 +229,8 @@ int accounts_logout(store *s, const char *token)
     unsigned char h[32];
     hash_token(token, h);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), "DELETE FROM sessions WHERE token_hash = ?",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(store_db(s), "DELETE FROM sessions WHERE token_hash = ?", -1, &st,
+                           NULL) != SQLITE_OK)
         return STORE_EDB;
     sqlite3_bind_blob(st, 1, h, sizeof h, SQLITE_TRANSIENT);
     int rc = sqlite3_step(st);
@@ -234,8 +238,7 @@ int accounts_logout(store *s, const char *token)
     return rc == SQLITE_DONE ? 0 : STORE_EDB;
 }
 
-int accounts_session(store *s, const char *token, int64_t *account,
-                     char *username, size_t len)
+int accounts_session(store *s, const char *token, int64_t *account, char *username, size_t len)
 {
     if (token == NULL || strlen(token) != ACCOUNTS_TOKEN_LEN)
         return STORE_ENOT_FOUND;
@@ -264,8 +267,8 @@ int accounts_session(store *s, const char *token, int64_t *account,
 int accounts_name(store *s, int64_t account, char *username, size_t len)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), "SELECT username FROM accounts WHERE id = ?",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(store_db(s), "SELECT username FROM accounts WHERE id = ?", -1, &st,
+                           NULL) != SQLITE_OK)
         return STORE_EDB;
     sqlite3_bind_int64(st, 1, account);
     int err = STORE_ENOT_FOUND;
@@ -280,8 +283,8 @@ int accounts_name(store *s, int64_t account, char *username, size_t len)
 int accounts_find(store *s, const char *username, int64_t *account)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), "SELECT id FROM accounts WHERE username = ?",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(store_db(s), "SELECT id FROM accounts WHERE username = ?", -1, &st,
+                           NULL) != SQLITE_OK)
         return STORE_EDB;
     sqlite3_bind_text(st, 1, username, -1, SQLITE_STATIC);
     int err = STORE_ENOT_FOUND;

@@ -20,15 +20,16 @@
 #include "store.h"
 
 enum {
-    ACCOUNTS_TOKEN_LEN = 64,      /* hex characters of a session token */
+    ACCOUNTS_TOKEN_LEN = 64, /* hex characters of a session token */
     ACCOUNTS_PASSWORD_MIN = 8,
     ACCOUNTS_PASSWORD_MAX = 128,
 };
 
 /* The cookie carrying the session token. */
 #define ACCOUNTS_COOKIE "chameleon_session"
-#define ACCOUNTS_USERNAME_RULES                                               \
-    "a username is 3 to 20 characters: letters, digits, '_' or '-', "      \
+#define ACCOUNTS_PASSWORD_RULES "a password is 8 to 128 characters"
+#define ACCOUNTS_USERNAME_RULES                                                                    \
+    "a username is 3 to 20 characters: letters, digits, '_' or '-', "                              \
     "starting with a letter"
 
 /*
@@ -37,9 +38,8 @@ enum {
  * accounts_set_cookie). Otherwise a negative store_err and why (a sentence
  * for the user); account 0, token NULL. Strings are valid during the call.
  */
-typedef void (*accounts_cb)(void *arg, int status, int64_t account,
-                            const char *username, const char *token,
-                            const char *why);
+typedef void (*accounts_cb)(void *arg, int status, int64_t account, const char *username,
+                            const char *token, const char *why);
 
 /* Is this a valid username? 0 or STORE_EUSERNAME with ACCOUNTS_USERNAME_RULES
  * in why. */
@@ -47,16 +47,17 @@ int accounts_username_check(const char *name, char *why, size_t whylen);
 
 /*
  * Create an account and log it in. Username rules and password length are
- * checked at once (negative return, cb not called); a taken username
- * (case-insensitive) is reported through cb with STORE_ETAKEN.
+ * checked at once (negative return, cb not called: STORE_EUSERNAME, whose
+ * message for the user is ACCOUNTS_USERNAME_RULES, or STORE_EPASSWORD,
+ * ACCOUNTS_PASSWORD_RULES); a taken username (case-insensitive) is reported
+ * through cb with STORE_ETAKEN.
  */
-int accounts_register(store *s, const char *username, const char *password,
-                      accounts_cb cb, void *arg);
+int accounts_register(store *s, const char *username, const char *password, accounts_cb cb,
+                      void *arg);
 
 /* Log in: cb gets a new session, or STORE_ELOGIN (the same answer, after the
  * same work, whether the username exists or not). */
-int accounts_login(store *s, const char *username, const char *password,
-                   accounts_cb cb, void *arg);
+int accounts_login(store *s, const char *username, const char *password, accounts_cb cb, void *arg);
 
 /* End the session of this token (no-op if unknown). 0 or STORE_EDB. */
 int accounts_logout(store *s, const char *token);
@@ -66,8 +67,7 @@ int accounts_logout(store *s, const char *token);
  * upgrade). 0 and *account (and username if non-NULL), or STORE_ENOT_FOUND
  * for an unknown or expired token. Synchronous (one indexed SELECT).
  */
-int accounts_session(store *s, const char *token, int64_t *account,
-                     char *username, size_t len);
+int accounts_session(store *s, const char *token, int64_t *account, char *username, size_t len);
 
 /* The username of an account. 0 or STORE_ENOT_FOUND. */
 int accounts_name(store *s, int64_t account, char *username, size_t len);

@@ -310,8 +310,7 @@ int pgn_replay(const pgn_game *pg, rules_game **out, char *why, size_t whylen)
 {
     const char *variant = pgn_tag_value(pg, "Variant");
     const char *setup = pgn_tag_value(pg, "SetUp");
-    const char *fen = setup && strcmp(setup, "1") == 0 ? pgn_tag_value(pg, "FEN")
-                                                       : NULL;
+    const char *fen = setup && strcmp(setup, "1") == 0 ? pgn_tag_value(pg, "FEN") : NULL;
     if (variant == NULL) {
         rules_why(why, whylen, "the PGN has no [Variant] tag");
         return RULES_EUNKNOWN_GAME;
@@ -326,8 +325,8 @@ int pgn_replay(const pgn_game *pg, rules_game **out, char *why, size_t whylen)
         if (it->leave_player >= 0) {
             err = rules_game_leave(g, it->leave_player, it->leave_reason);
             if (err < 0)
-                rules_why(why, whylen, "player %d cannot leave: %s",
-                          it->leave_player, rules_err_text(err));
+                rules_why(why, whylen, "player %d cannot leave: %s", it->leave_player,
+                          rules_err_text(err));
             continue;
         }
         char sub[RULES_WHY_TEXT];

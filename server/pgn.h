@@ -47,7 +47,7 @@ typedef struct pgn_game {
     int ntags;
     pgn_tag tags[PGN_MAX_TAGS];
     size_t nitems, cap;
-    pgn_item *items;            /* malloc'd */
+    pgn_item *items; /* malloc'd */
 } pgn_game;
 
 /* Set (replace or add) a tag. 0 or -1 if there is no room. */
@@ -64,8 +64,7 @@ void pgn_seat_tag(const rules_variant *v, int seat, char *buf, size_t len);
 
 /* The Result tag text for a result of a game of nplayers ("*" if not
  * over). */
-void pgn_result_text(const rules_result *r, int nplayers, char *buf,
-                     size_t len);
+void pgn_result_text(const rules_result *r, int nplayers, char *buf, size_t len);
 
 /* Write the PGN text (malloc'd into *out; the caller frees). nplayers sets
  * the numbering of rounds. 0 or -1 (out of memory). */

@@ -16,71 +16,53 @@
 
 #include "pgn.h"
 
-#define STORE_STMTS(X)                                                         \
-    X(BEGIN, "BEGIN IMMEDIATE")                                                \
-    X(COMMIT, "COMMIT")                                                        \
-    X(ROLLBACK, "ROLLBACK")                                                    \
-    X(GAME_INSERT,                                                             \
-      "INSERT INTO games (id, variant, position, kind, rated, nplayers,"      \
-      " tc_base_ms, tc_inc_ms, tc_cap_ms, options, created_ms, last_move_ms," \
-      " nmoves, to_move, deadline_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0,?,?)") \
-    X(PLAYER_INSERT,                                                           \
-      "INSERT INTO game_players (game, seat, account, name, clock_ms)"        \
-      " VALUES (?,?,?,?,?)")                                                   \
-    X(MOVE_INSERT,                                                             \
-      "INSERT INTO moves (game, ply, player, text, at_ms, clock0, clock1,"    \
-      " clock2) VALUES (?,?,?,?,?,?,?,?)")                                     \
-    X(GAME_ADVANCE,                                                            \
-      "UPDATE games SET nmoves = ?, to_move = ?, last_move_ms = ?,"           \
-      " deadline_ms = ? WHERE id = ?")                                         \
-    X(LEAVE_INSERT,                                                            \
-      "INSERT INTO leaves (game, player, after_ply, reason, at_ms)"           \
-      " VALUES (?,?,?,?,?)")                                                   \
-    X(PLAYER_OUTCOME,                                                          \
-      "UPDATE game_players SET outcome = ? WHERE game = ? AND seat = ?")      \
-    X(GAME_FINISH,                                                             \
-      "UPDATE games SET finished = 1, to_move = -1, deadline_ms = 0,"         \
-      " winner = ?, reason = ?, finished_ms = ? WHERE id = ?")                 \
-    X(DEADLINE_SET, "UPDATE games SET deadline_ms = ? WHERE id = ?")           \
-    X(COND_DELETE, "DELETE FROM cond_lines WHERE game = ? AND player = ?")     \
-    X(COND_INSERT,                                                             \
-      "INSERT INTO cond_lines (game, player, idx, line) VALUES (?,?,?,?)")    \
-    X(COND_SELECT,                                                             \
-      "SELECT player, line FROM cond_lines WHERE game = ? ORDER BY player, idx") \
-    X(GAME_SELECT,                                                             \
-      "SELECT variant, position, kind, rated, nplayers, tc_base_ms,"          \
-      " tc_inc_ms, tc_cap_ms, options, created_ms, last_move_ms, nmoves,"     \
-      " to_move, deadline_ms, finished, winner, reason, finished_ms"          \
-      " FROM games WHERE id = ?")                                              \
-    X(PLAYERS_SELECT,                                                          \
-      "SELECT seat, account, name, clock_ms, outcome FROM game_players"       \
-      " WHERE game = ? ORDER BY seat")                                         \
-    X(MOVES_SELECT,                                                            \
-      "SELECT ply, player, text, at_ms, clock0, clock1, clock2 FROM moves"    \
-      " WHERE game = ? ORDER BY ply")                                          \
-    X(LEAVES_SELECT,                                                           \
-      "SELECT player, after_ply, reason, at_ms FROM leaves WHERE game = ?"    \
-      " ORDER BY after_ply, at_ms")                                            \
-    X(IN_PROGRESS, "SELECT id FROM games WHERE finished = 0 ORDER BY id")      \
-    X(DEADLINES,                                                               \
-      "SELECT id FROM games WHERE finished = 0 AND kind = 1"                  \
-      " AND deadline_ms <= ? ORDER BY deadline_ms")                            \
-    X(MAX_ID, "SELECT coalesce(max(id), 0) FROM games")                        \
-    X(VAC_SELECT,                                                              \
-      "SELECT vacation_from_ms, vacation_until_ms, vacation_year,"            \
-      " vacation_used FROM accounts WHERE id = ?")                             \
-    X(VAC_UPDATE,                                                              \
-      "UPDATE accounts SET vacation_from_ms = ?, vacation_until_ms = ?,"      \
-      " vacation_year = ?, vacation_used = ? WHERE id = ?")                    \
-    X(VAC_ACTIVE,                                                              \
-      "SELECT id, vacation_from_ms, vacation_until_ms FROM accounts"          \
-      " WHERE vacation_until_ms > ?")                                          \
-    X(ACCOUNT_BY_NAME, "SELECT id, username FROM accounts WHERE username = ?") \
-    X(ACCOUNT_GAMES,                                                           \
-      "SELECT g.id, g.variant, g.kind, g.finished, g.to_move, g.deadline_ms," \
-      " g.reason, p.seat, p.outcome, g.nmoves, g.created_ms, g.finished_ms"   \
-      " FROM game_players p JOIN games g ON g.id = p.game"                    \
-      " WHERE p.account = ? ORDER BY g.id DESC")
+#define STORE_STMTS(X)                                                                             \
+    X(BEGIN, "BEGIN IMMEDIATE")                                                                    \
+    X(COMMIT, "COMMIT")                                                                            \
+    X(ROLLBACK, "ROLLBACK")                                                                        \
+    X(GAME_INSERT, "INSERT INTO games (id, variant, position, kind, rated, nplayers,"              \
+                   " tc_base_ms, tc_inc_ms, tc_cap_ms, options, created_ms, last_move_ms,"         \
+                   " nmoves, to_move, deadline_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0,?,?)")        \
+    X(PLAYER_INSERT, "INSERT INTO game_players (game, seat, account, name, clock_ms)"              \
+                     " VALUES (?,?,?,?,?)")                                                        \
+    X(MOVE_INSERT, "INSERT INTO moves (game, ply, player, text, at_ms, clock0, clock1,"            \
+                   " clock2) VALUES (?,?,?,?,?,?,?,?)")                                            \
+    X(GAME_ADVANCE, "UPDATE games SET nmoves = ?, to_move = ?, last_move_ms = ?,"                  \
+                    " deadline_ms = ? WHERE id = ?")                                               \
+    X(LEAVE_INSERT, "INSERT INTO leaves (game, player, after_ply, reason, at_ms)"                  \
+                    " VALUES (?,?,?,?,?)")                                                         \
+    X(PLAYER_OUTCOME, "UPDATE game_players SET outcome = ? WHERE game = ? AND seat = ?")           \
+    X(GAME_FINISH, "UPDATE games SET finished = 1, to_move = -1, deadline_ms = 0,"                 \
+                   " winner = ?, reason = ?, finished_ms = ? WHERE id = ?")                        \
+    X(DEADLINE_SET, "UPDATE games SET deadline_ms = ? WHERE id = ?")                               \
+    X(COND_DELETE, "DELETE FROM cond_lines WHERE game = ? AND player = ?")                         \
+    X(COND_INSERT, "INSERT INTO cond_lines (game, player, idx, line) VALUES (?,?,?,?)")            \
+    X(COND_SELECT, "SELECT player, line FROM cond_lines WHERE game = ? ORDER BY player, idx")      \
+    X(GAME_SELECT, "SELECT variant, position, kind, rated, nplayers, tc_base_ms,"                  \
+                   " tc_inc_ms, tc_cap_ms, options, created_ms, last_move_ms, nmoves,"             \
+                   " to_move, deadline_ms, finished, winner, reason, finished_ms"                  \
+                   " FROM games WHERE id = ?")                                                     \
+    X(PLAYERS_SELECT, "SELECT seat, account, name, clock_ms, outcome FROM game_players"            \
+                      " WHERE game = ? ORDER BY seat")                                             \
+    X(MOVES_SELECT, "SELECT ply, player, text, at_ms, clock0, clock1, clock2 FROM moves"           \
+                    " WHERE game = ? ORDER BY ply")                                                \
+    X(LEAVES_SELECT, "SELECT player, after_ply, reason, at_ms FROM leaves WHERE game = ?"          \
+                     " ORDER BY after_ply, at_ms")                                                 \
+    X(IN_PROGRESS, "SELECT id FROM games WHERE finished = 0 ORDER BY id")                          \
+    X(DEADLINES, "SELECT id FROM games WHERE finished = 0 AND kind = 1"                            \
+                 " AND deadline_ms <= ? ORDER BY deadline_ms")                                     \
+    X(MAX_ID, "SELECT coalesce(max(id), 0) FROM games")                                            \
+    X(VAC_SELECT, "SELECT vacation_from_ms, vacation_until_ms, vacation_year,"                     \
+                  " vacation_used FROM accounts WHERE id = ?")                                     \
+    X(VAC_UPDATE, "UPDATE accounts SET vacation_from_ms = ?, vacation_until_ms = ?,"               \
+                  " vacation_year = ?, vacation_used = ? WHERE id = ?")                            \
+    X(VAC_ACTIVE, "SELECT id, vacation_from_ms, vacation_until_ms FROM accounts"                   \
+                  " WHERE vacation_until_ms > ?")                                                  \
+    X(ACCOUNT_BY_NAME, "SELECT id, username FROM accounts WHERE username = ?")                     \
+    X(ACCOUNT_GAMES, "SELECT g.id, g.variant, g.kind, g.finished, g.to_move, g.deadline_ms,"       \
+                     " g.reason, p.seat, p.outcome, g.nmoves, g.created_ms, g.finished_ms"         \
+                     " FROM game_players p JOIN games g ON g.id = p.game"                          \
+                     " WHERE p.account = ? ORDER BY g.id DESC")
 
 enum {
 #define STMT_ENUM(name, sql) ST_##name,
@@ -110,10 +92,22 @@ typedef struct game_mem {
     int to_move;
     int64_t deadline_ms;
     int64_t last_move_ms;
-    int fired_ply;                 /* timeout reported at this ply, or -1 */
-    int ncond[RULES_MAX_PLAYERS];  /* conditional lines per player */
+    int fired_ply;                  /* timeout reported at this ply, or -1 */
+    int ncond[RULES_MAX_PLAYERS];   /* conditional lines per player */
+    int cond_at[RULES_MAX_PLAYERS]; /* ply of the opponent move the lines
+                                       start with */
     char **cond[RULES_MAX_PLAYERS];
 } game_mem;
+
+/* The games in progress of one account (for its turn list and vacation). */
+typedef struct acct_games {
+    struct acct_games *next;
+    int64_t account;
+    game_mem **games;
+    size_t n, cap;
+} acct_games;
+
+enum { ACCT_BUCKETS = 4096 };
 
 typedef struct vacation {
     int64_t account, from_ms, until_ms;
@@ -133,8 +127,8 @@ typedef struct op {
     char text[RULES_MOVE_TEXT];
     rules_result result;
     rules_reason reason;
-    store_new_game *create;  /* OP_CREATE: deep copy */
-    char **lines;            /* OP_COND: copy of the lines */
+    store_new_game *create; /* OP_CREATE: deep copy */
+    char **lines;           /* OP_COND: copy of the lines */
     int nlines;
     int64_t notify[RULES_MAX_PLAYERS]; /* accounts whose turn list changes */
 } op;
@@ -145,11 +139,26 @@ struct store {
     uv_loop_t *loop;
     uv_timer_t group_timer, deadline_timer;
     int open_handles;
-    int works;       /* thread-pool jobs still running */
-    sqlite3 *ckpt_db;       /* used only by the checkpoint job */
+    int works; /* thread-pool jobs still running */
+    /* The writer: a thread with its own connection commits each batch, so
+     * that the loop never waits for an fsync. Between batches (writer idle)
+     * the loop may use wdb itself (store_flush). */
+    sqlite3 *wdb;
+    sqlite3_stmt *wst[ST_COUNT];
+    bool has_writer;
+    uv_thread_t writer;
+    uv_mutex_t mu;
+    uv_cond_t cv;
+    uv_async_t written;
+    bool quit, job_ready, job_done; /* under mu */
+    bool busy;                      /* a batch is out (loop side) */
+    op *inflight;
+    size_t ninflight;
+    int inflight_err;
+    sqlite3 *ckpt_db; /* used only by the checkpoint job */
     uv_work_t ckpt_work;
     bool ckpt_running;
-    int wal_pages;          /* frames in the WAL after the last commit */
+    int wal_pages; /* frames in the WAL after the last commit */
     bool closing, broken;
     unsigned group_ms;
     int64_t (*now_fn)(void *);
@@ -159,6 +168,7 @@ struct store {
 
     game_mem **buckets;
     size_t nbuckets, ngames;
+    acct_games *accts[ACCT_BUCKETS];
 
     vacation *vac;
     size_t nvac, capvac;
@@ -172,32 +182,35 @@ struct store {
     void *timeout_arg;
 };
 
+/* One row per error of the X list: its value, code and sentence. */
+static const struct {
+    int value;
+    const char *code, *text;
+} store_errs[] = {
+#define STORE_ERR_ROW(name, value, code, text) {value, code, text},
+    STORE_ERRORS(STORE_ERR_ROW)
+#undef STORE_ERR_ROW
+};
+
+static int err_row(int err)
+{
+    for (size_t i = 0; i < sizeof store_errs / sizeof *store_errs; i++)
+        if (store_errs[i].value == err)
+            return (int)i;
+    return -1;
+}
+
+/* Errors of the rules core pass through (they share the range below 0). */
 const char *store_err_code(int err)
 {
-    switch (err) {
-    case STORE_OK:
-        return "ok";
-#define STORE_ERR_CODE(name, value, code, text) \
-    case name:                                  \
-        return code;
-        STORE_ERRORS(STORE_ERR_CODE)
-#undef STORE_ERR_CODE
-    }
-    return rules_err_code(err);
+    int i = err_row(err);
+    return i >= 0 ? store_errs[i].code : rules_err_code(err);
 }
 
 const char *store_err_text(int err)
 {
-    switch (err) {
-    case STORE_OK:
-        return "no error";
-#define STORE_ERR_TEXT(name, value, code, text) \
-    case name:                                  \
-        return text;
-        STORE_ERRORS(STORE_ERR_TEXT)
-#undef STORE_ERR_TEXT
-    }
-    return rules_err_text(err);
+    int i = err_row(err);
+    return i >= 0 ? store_errs[i].text : rules_err_text(err);
 }
 
 static int64_t wall_ms(void *arg)
@@ -208,16 +221,34 @@ static int64_t wall_ms(void *arg)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int64_t store_now(store *s) { return s->now_fn(s->now_arg); }
-int store_schema_version(store *s) { return s->version; }
-struct sqlite3 *store_db(store *s) { return s->db; }
-uv_loop_t *store_loop(store *s) { return s->loop; }
-bool store_closing(store *s) { return s->closing; }
+int64_t store_now(store *s)
+{
+    return s->now_fn(s->now_arg);
+}
+int store_schema_version(store *s)
+{
+    return s->version;
+}
+struct sqlite3 *store_db(store *s)
+{
+    return s->db;
+}
+uv_loop_t *store_loop(store *s)
+{
+    return s->loop;
+}
+bool store_closing(store *s)
+{
+    return s->closing;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Games in memory */
 
-static size_t hash_id(int64_t id, size_t n) { return (size_t)((uint64_t)id * 0x9E3779B97F4A7C15ull >> 17) % n; }
+static size_t hash_id(int64_t id, size_t n)
+{
+    return (size_t)((uint64_t)id * 0x9E3779B97F4A7C15ull >> 17) % n;
+}
 
 static game_mem *game_find(store *s, int64_t id)
 {
@@ -227,8 +258,74 @@ static game_mem *game_find(store *s, int64_t id)
     return NULL;
 }
 
+/* Room for element n of a growing array of elem-sized items: the array
+ * (moved perhaps, *cap updated), or NULL if memory ran out (then the old
+ * array is unchanged and still owned by the caller). */
+static void *grow(void *arr, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return arr;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    void *p = realloc(arr, ncap * elem);
+    if (p != NULL)
+        *cap = ncap;
+    return p;
+}
+
+static acct_games **acct_slot(store *s, int64_t account)
+{
+    acct_games **pp = &s->accts[(uint64_t)account % ACCT_BUCKETS];
+    while (*pp && (*pp)->account != account)
+        pp = &(*pp)->next;
+    return pp;
+}
+
+static int acct_add(store *s, int64_t account, game_mem *g)
+{
+    acct_games **pp = acct_slot(s, account);
+    if (*pp == NULL) {
+        *pp = calloc(1, sizeof **pp);
+        if (*pp == NULL)
+            return STORE_ENOMEM;
+        (*pp)->account = account;
+    }
+    acct_games *a = *pp;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->games[i] == g)
+            return 0; /* one account in two seats */
+    game_mem **games = grow(a->games, &a->cap, a->n, sizeof *games);
+    if (games == NULL)
+        return STORE_ENOMEM;
+    a->games = games;
+    a->games[a->n++] = g;
+    return 0;
+}
+
+static void acct_del(store *s, int64_t account, game_mem *g)
+{
+    acct_games **pp = acct_slot(s, account), *a = *pp;
+    if (a == NULL)
+        return;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->games[i] == g) {
+            a->games[i] = a->games[--a->n]; /* listed once (acct_add) */
+            break;
+        }
+    if (a->n == 0) {
+        *pp = a->next;
+        free(a->games);
+        free(a);
+    }
+}
+
 static int game_insert(store *s, game_mem *g)
 {
+    for (int p = 0; p < g->nplayers; p++)
+        if (g->account[p] != 0 && acct_add(s, g->account[p], g) < 0) {
+            for (int q = 0; q < p; q++)
+                acct_del(s, g->account[q], g);
+            return STORE_ENOMEM;
+        }
     if (s->ngames + 1 > s->nbuckets) {
         size_t n = s->nbuckets * 2;
         game_mem **b = calloc(n, sizeof *b);
@@ -273,9 +370,28 @@ static void game_remove(store *s, int64_t id)
         if ((*pp)->id == id) {
             game_mem *g = *pp;
             *pp = g->next;
+            for (int p = 0; p < g->nplayers; p++)
+                acct_del(s, g->account[p], g);
             game_mem_free(g);
             s->ngames--;
             return;
+        }
+}
+
+/* Every game in memory and the account index. */
+static void games_free(store *s)
+{
+    for (size_t i = 0; s->buckets && i < s->nbuckets; i++)
+        for (game_mem *g = s->buckets[i], *nx; g; g = nx) {
+            nx = g->next;
+            game_mem_free(g);
+        }
+    free(s->buckets);
+    for (int i = 0; i < ACCT_BUCKETS; i++)
+        for (acct_games *a = s->accts[i], *nx; a; a = nx) {
+            nx = a->next;
+            free(a->games);
+            free(a);
         }
 }
 
@@ -312,6 +428,15 @@ static int db_error(store *s, char *why, size_t whylen, const char *what)
 static sqlite3_stmt *stmt(store *s, int which)
 {
     sqlite3_stmt *st = s->st[which];
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return st;
+}
+
+/* A statement of the writer's connection. */
+static sqlite3_stmt *wstmt(store *s, int which)
+{
+    sqlite3_stmt *st = s->wst[which];
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
     return st;
@@ -377,8 +502,7 @@ static int migrate(store *s, const char *dir, char *why, size_t whylen)
 {
     DIR *d = opendir(dir);
     if (d == NULL) {
-        rules_why(why, whylen, "cannot open migrations directory %s: %s", dir,
-                  strerror(errno));
+        rules_why(why, whylen, "cannot open migrations directory %s: %s", dir, strerror(errno));
         return STORE_EDB;
     }
     char *names[1000];
@@ -400,8 +524,7 @@ static int migrate(store *s, const char *dir, char *why, size_t whylen)
     }
     for (int i = 0; i < n; i++)
         if (atoi(names[i]) != i + 1) {
-            rules_why(why, whylen, "migration %s/%s is out of sequence", dir,
-                      names[i]);
+            rules_why(why, whylen, "migration %s/%s is out of sequence", dir, names[i]);
             err = STORE_EDB;
             goto out_free_names;
         }
@@ -435,8 +558,7 @@ static int migrate(store *s, const char *dir, char *why, size_t whylen)
             rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, &errmsg);
         free(sql);
         if (rc != SQLITE_OK) {
-            rules_why(why, whylen, "migration %s failed: %s", names[i],
-                      errmsg ? errmsg : "?");
+            rules_why(why, whylen, "migration %s failed: %s", names[i], errmsg ? errmsg : "?");
             sqlite3_free(errmsg);
             sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
             err = STORE_EDB;
@@ -466,85 +588,20 @@ static void cond_from_text(game_mem *g, int player, const char *line)
         g->ncond[player]++;
 }
 
-static int load_mem(store *s, int64_t id)
-{
-    sqlite3_stmt *st = stmt(s, ST_GAME_SELECT);
-    sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_reset(st);
-        return STORE_EDB;
-    }
-    game_mem *g = calloc(1, sizeof *g);
-    if (g == NULL) {
-        sqlite3_reset(st);
-        return STORE_ENOMEM;
-    }
-    g->id = id;
-    snprintf(g->variant, sizeof g->variant, "%s", sqlite3_column_text(st, 0));
-    g->kind = (store_kind)sqlite3_column_int(st, 2);
-    g->nplayers = sqlite3_column_int(st, 4);
-    g->tc.base_ms = sqlite3_column_int64(st, 5);
-    g->tc.inc_ms = sqlite3_column_int64(st, 6);
-    g->tc.cap_ms = sqlite3_column_int64(st, 7);
-    g->last_move_ms = sqlite3_column_int64(st, 10);
-    g->nmoves = sqlite3_column_int(st, 11);
-    g->to_move = sqlite3_column_int(st, 12);
-    g->deadline_ms = sqlite3_column_int64(st, 13);
-    g->fired_ply = -1;
-    sqlite3_reset(st);
-
-    st = stmt(s, ST_PLAYERS_SELECT);
-    sqlite3_bind_int64(st, 1, id);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int seat = sqlite3_column_int(st, 0);
-        if (seat < 0 || seat >= RULES_MAX_PLAYERS)
-            continue;
-        g->account[seat] = sqlite3_column_int64(st, 1);
-        g->clock_ms[seat] = sqlite3_column_int64(st, 3);
-    }
-    sqlite3_reset(st);
-    /* Clocks after the last move override the initial ones. */
-    if (g->nmoves > 0) {
-        sqlite3_stmt *m;
-        if (sqlite3_prepare_v2(s->db,
-                               "SELECT clock0, clock1, clock2 FROM moves WHERE "
-                               "game = ? AND ply = ?",
-                               -1, &m, NULL) == SQLITE_OK) {
-            sqlite3_bind_int64(m, 1, id);
-            sqlite3_bind_int(m, 2, g->nmoves - 1);
-            if (sqlite3_step(m) == SQLITE_ROW)
-                for (int p = 0; p < g->nplayers; p++)
-                    if (sqlite3_column_type(m, p) != SQLITE_NULL)
-                        g->clock_ms[p] = sqlite3_column_int64(m, p);
-            sqlite3_finalize(m);
-        }
-    }
-    st = stmt(s, ST_COND_SELECT);
-    sqlite3_bind_int64(st, 1, id);
-    while (sqlite3_step(st) == SQLITE_ROW)
-        cond_from_text(g, sqlite3_column_int(st, 0),
-                       (const char *)sqlite3_column_text(st, 1));
-    sqlite3_reset(st);
-    return game_insert(s, g);
-}
+static int load_mem(store *s, int64_t id);
 
 static int load_vacations(store *s)
 {
     sqlite3_stmt *st = stmt(s, ST_VAC_ACTIVE);
     sqlite3_bind_int64(st, 1, store_now(s));
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (s->nvac == s->capvac) {
-            size_t cap = s->capvac ? s->capvac * 2 : 16;
-            vacation *v = realloc(s->vac, cap * sizeof *v);
-            if (v == NULL) {
-                sqlite3_reset(st);
-                return STORE_ENOMEM;
-            }
-            s->vac = v;
-            s->capvac = cap;
+        vacation *v = grow(s->vac, &s->capvac, s->nvac, sizeof *v);
+        if (v == NULL) {
+            sqlite3_reset(st);
+            return STORE_ENOMEM;
         }
-        s->vac[s->nvac++] = (vacation){sqlite3_column_int64(st, 0),
-                                       sqlite3_column_int64(st, 1),
+        s->vac = v;
+        s->vac[s->nvac++] = (vacation){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
                                        sqlite3_column_int64(st, 2)};
     }
     sqlite3_reset(st);
@@ -553,6 +610,8 @@ static int load_vacations(store *s)
 
 static void group_cb(uv_timer_t *t);
 static void maybe_checkpoint(store *s);
+static void written_cb(uv_async_t *a);
+static void writer_main(void *arg);
 static void deadline_cb(uv_timer_t *t);
 
 /* Checkpoints run on the thread pool with their own connection, so that a
@@ -567,8 +626,8 @@ static int wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
 
 enum { CKPT_PAGES = 4000 };
 
-int store_open(store **out, uv_loop_t *loop, const char *path,
-               const store_options *opt, char *why, size_t whylen)
+int store_open(store **out, uv_loop_t *loop, const char *path, const store_options *opt, char *why,
+               size_t whylen)
 {
     store_options o = opt ? *opt : (store_options){0};
     const char *dir = o.migrations_dir;
@@ -591,8 +650,8 @@ int store_open(store **out, uv_loop_t *loop, const char *path,
         err = STORE_ENOMEM;
         goto out_free;
     }
-    if (sqlite3_open_v2(path, &s->db,
-                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK) {
         err = db_error(s, why, whylen, path);
         goto out_close_db;
     }
@@ -612,19 +671,35 @@ int store_open(store **out, uv_loop_t *loop, const char *path,
     /* The moves of many games touch many pages: keep them cached (64 MiB). */
     sqlite3_exec(s->db, "PRAGMA cache_size = -65536", NULL, NULL, NULL);
     if (sqlite3_open_v2(path, &s->ckpt_db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
-        sqlite3_exec(s->ckpt_db, "PRAGMA synchronous = FULL", NULL, NULL, NULL) ==
-            SQLITE_OK) {
+        sqlite3_exec(s->ckpt_db, "PRAGMA synchronous = FULL", NULL, NULL, NULL) == SQLITE_OK) {
         sqlite3_busy_timeout(s->ckpt_db, 100);
+        /* Counted on the writer's connection only (the thread). */
         sqlite3_wal_autocheckpoint(s->db, 0);
-        sqlite3_wal_hook(s->db, wal_hook, s);
     } else {
         /* Fall back to checkpoints on the loop. */
         sqlite3_close(s->ckpt_db);
         s->ckpt_db = NULL;
     }
+    /* The writer's connection, same settings. */
+    if (sqlite3_open_v2(path, &s->wdb, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+        sqlite3_exec(s->wdb,
+                     "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;"
+                     " PRAGMA cache_size = -65536",
+                     NULL, NULL, NULL) != SQLITE_OK) {
+        rules_why(why, whylen, "%s: %s", path, sqlite3_errmsg(s->wdb));
+        err = STORE_EDB;
+        goto out_finalize;
+    }
+    sqlite3_busy_timeout(s->wdb, 2000);
+    if (s->ckpt_db != NULL) {
+        sqlite3_wal_autocheckpoint(s->wdb, 0);
+        sqlite3_wal_hook(s->wdb, wal_hook, s);
+    }
     for (int i = 0; i < ST_COUNT; i++)
-        if (sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
-                               &s->st[i], NULL) != SQLITE_OK) {
+        if (sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i],
+                               NULL) != SQLITE_OK ||
+            sqlite3_prepare_v3(s->wdb, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->wst[i],
+                               NULL) != SQLITE_OK) {
             err = db_error(s, why, whylen, stmt_sql[i]);
             goto out_finalize;
         }
@@ -639,17 +714,14 @@ int store_open(store **out, uv_loop_t *loop, const char *path,
     size_t nids = 0, capids = 0;
     st = stmt(s, ST_IN_PROGRESS);
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (nids == capids) {
-            capids = capids ? capids * 2 : 64;
-            int64_t *n = realloc(ids, capids * sizeof *n);
-            if (n == NULL) {
-                free(ids);
-                sqlite3_reset(st);
-                err = STORE_ENOMEM;
-                goto out_finalize;
-            }
-            ids = n;
+        int64_t *n = grow(ids, &capids, nids, sizeof *n);
+        if (n == NULL) {
+            free(ids);
+            sqlite3_reset(st);
+            err = STORE_ENOMEM;
+            goto out_finalize;
         }
+        ids = n;
         ids[nids++] = sqlite3_column_int64(st, 0);
     }
     sqlite3_reset(st);
@@ -670,22 +742,34 @@ int store_open(store **out, uv_loop_t *loop, const char *path,
     s->open_handles = 2;
     uv_timer_start(&s->deadline_timer, deadline_cb, 1000, 1000);
     uv_unref((uv_handle_t *)&s->deadline_timer);
+    /* The writer thread; without it batches are written on the loop. */
+    if (uv_mutex_init(&s->mu) == 0) {
+        if (uv_cond_init(&s->cv) == 0) {
+            uv_async_init(loop, &s->written, written_cb);
+            s->written.data = s;
+            uv_unref((uv_handle_t *)&s->written);
+            s->open_handles = 3;
+            s->has_writer = uv_thread_create(&s->writer, writer_main, s) == 0;
+            if (!s->has_writer)
+                uv_cond_destroy(&s->cv);
+        }
+        if (!s->has_writer)
+            uv_mutex_destroy(&s->mu);
+    }
     *out = s;
     return 0;
 
 out_finalize:
-    for (int i = 0; i < ST_COUNT; i++)
+    for (int i = 0; i < ST_COUNT; i++) {
         sqlite3_finalize(s->st[i]);
+        sqlite3_finalize(s->wst[i]);
+    }
+    sqlite3_close(s->wdb);
 out_close_db:
     sqlite3_close(s->ckpt_db);
     sqlite3_close(s->db);
 out_free:
-    for (size_t i = 0; s->buckets && i < s->nbuckets; i++)
-        for (game_mem *g = s->buckets[i], *nx; g; g = nx) {
-            nx = g->next;
-            game_mem_free(g);
-        }
-    free(s->buckets);
+    games_free(s);
     free(s->vac);
     free(s);
     return err;
@@ -707,20 +791,17 @@ static void op_free(op *o)
 
 static op *op_push(store *s, enum op_type type, int64_t game)
 {
-    if (s->nops == s->capops) {
-        size_t cap = s->capops ? s->capops * 2 : 256;
-        op *n = realloc(s->ops, cap * sizeof *n);
-        if (n == NULL)
-            return NULL;
-        s->ops = n;
-        s->capops = cap;
-    }
+    op *ops = grow(s->ops, &s->capops, s->nops, sizeof *ops);
+    if (ops == NULL)
+        return NULL;
+    s->ops = ops;
     op *o = &s->ops[s->nops++];
     memset(o, 0, sizeof *o);
     o->type = type;
     o->game = game;
     o->at_ms = store_now(s);
-    if (!uv_is_active((uv_handle_t *)&s->group_timer) && !s->closing)
+    /* While a batch is out, its completion sends the queue on. */
+    if (!s->busy && !uv_is_active((uv_handle_t *)&s->group_timer) && !s->closing)
         uv_timer_start(&s->group_timer, group_cb, s->group_ms, 0);
     return o;
 }
@@ -732,7 +813,7 @@ static int write_op(store *s, const op *o)
     switch (o->type) {
     case OP_CREATE: {
         const store_new_game *g = o->create;
-        st = stmt(s, ST_GAME_INSERT);
+        st = wstmt(s, ST_GAME_INSERT);
         sqlite3_bind_int64(st, 1, o->game);
         sqlite3_bind_text(st, 2, g->variant, -1, SQLITE_STATIC);
         if (g->position)
@@ -752,7 +833,7 @@ static int write_op(store *s, const op *o)
         if ((err = run(st)) < 0)
             return err;
         for (int p = 0; p < g->nplayers; p++) {
-            st = stmt(s, ST_PLAYER_INSERT);
+            st = wstmt(s, ST_PLAYER_INSERT);
             sqlite3_bind_int64(st, 1, o->game);
             sqlite3_bind_int(st, 2, p);
             if (g->players[p].account)
@@ -765,7 +846,7 @@ static int write_op(store *s, const op *o)
         return 0;
     }
     case OP_MOVE:
-        st = stmt(s, ST_MOVE_INSERT);
+        st = wstmt(s, ST_MOVE_INSERT);
         sqlite3_bind_int64(st, 1, o->game);
         sqlite3_bind_int(st, 2, o->ply);
         sqlite3_bind_int(st, 3, o->player);
@@ -775,7 +856,7 @@ static int write_op(store *s, const op *o)
             sqlite3_bind_int64(st, 6 + p, o->clock_ms[p]);
         if ((err = run(st)) < 0)
             return err;
-        st = stmt(s, ST_GAME_ADVANCE);
+        st = wstmt(s, ST_GAME_ADVANCE);
         sqlite3_bind_int(st, 1, o->ply + 1);
         sqlite3_bind_int(st, 2, o->next);
         sqlite3_bind_int64(st, 3, o->at_ms);
@@ -783,7 +864,7 @@ static int write_op(store *s, const op *o)
         sqlite3_bind_int64(st, 5, o->game);
         return run(st);
     case OP_LEAVE:
-        st = stmt(s, ST_LEAVE_INSERT);
+        st = wstmt(s, ST_LEAVE_INSERT);
         sqlite3_bind_int64(st, 1, o->game);
         sqlite3_bind_int(st, 2, o->player);
         sqlite3_bind_int(st, 3, o->ply);
@@ -791,13 +872,13 @@ static int write_op(store *s, const op *o)
         sqlite3_bind_int64(st, 5, o->at_ms);
         if ((err = run(st)) < 0)
             return err;
-        st = stmt(s, ST_PLAYER_OUTCOME);
+        st = wstmt(s, ST_PLAYER_OUTCOME);
         sqlite3_bind_int(st, 1, RULES_OUTCOME_LOSS);
         sqlite3_bind_int64(st, 2, o->game);
         sqlite3_bind_int(st, 3, o->player);
         if ((err = run(st)) < 0)
             return err;
-        st = stmt(s, ST_GAME_ADVANCE);
+        st = wstmt(s, ST_GAME_ADVANCE);
         sqlite3_bind_int(st, 1, o->ply);
         sqlite3_bind_int(st, 2, o->next);
         sqlite3_bind_int64(st, 3, o->at_ms);
@@ -806,22 +887,21 @@ static int write_op(store *s, const op *o)
         return run(st);
     case OP_FINISH:
         for (int p = 0; p < RULES_MAX_PLAYERS; p++) {
-            st = stmt(s, ST_PLAYER_OUTCOME);
+            st = wstmt(s, ST_PLAYER_OUTCOME);
             sqlite3_bind_int(st, 1, o->result.outcome[p]);
             sqlite3_bind_int64(st, 2, o->game);
             sqlite3_bind_int(st, 3, p);
             if ((err = run(st)) < 0)
                 return err;
         }
-        st = stmt(s, ST_GAME_FINISH);
+        st = wstmt(s, ST_GAME_FINISH);
         sqlite3_bind_int(st, 1, o->result.winner);
-        sqlite3_bind_text(st, 2, rules_reason_name(o->result.reason), -1,
-                          SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, rules_reason_name(o->result.reason), -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 3, o->at_ms);
         sqlite3_bind_int64(st, 4, o->game);
         if ((err = run(st)) < 0)
             return err;
-        st = stmt(s, ST_COND_DELETE);
+        st = wstmt(s, ST_COND_DELETE);
         sqlite3_bind_int64(st, 1, o->game);
         for (int p = 0; p < RULES_MAX_PLAYERS && err == 0; p++) {
             sqlite3_bind_int(st, 2, p);
@@ -829,13 +909,13 @@ static int write_op(store *s, const op *o)
         }
         return err;
     case OP_COND:
-        st = stmt(s, ST_COND_DELETE);
+        st = wstmt(s, ST_COND_DELETE);
         sqlite3_bind_int64(st, 1, o->game);
         sqlite3_bind_int(st, 2, o->player);
         if ((err = run(st)) < 0)
             return err;
         for (int i = 0; i < o->nlines; i++) {
-            st = stmt(s, ST_COND_INSERT);
+            st = wstmt(s, ST_COND_INSERT);
             sqlite3_bind_int64(st, 1, o->game);
             sqlite3_bind_int(st, 2, o->player);
             sqlite3_bind_int(st, 3, i);
@@ -848,29 +928,71 @@ static int write_op(store *s, const op *o)
     return STORE_EBAD_ARG;
 }
 
-int store_flush(store *s)
+/* Write one batch in one transaction on the writer's connection (writer
+ * thread, or the loop while the writer is idle). */
+static int write_batch(store *s, const op *ops, size_t n)
 {
-    if (s->nops == 0)
-        return 0;
-    /* Take the batch: callbacks may queue more (the next batch). */
-    op *ops = s->ops;
-    size_t n = s->nops;
-    s->ops = NULL;
-    s->nops = s->capops = 0;
-    uv_timer_stop(&s->group_timer);
-
-    int err = s->broken ? STORE_EDB : run(stmt(s, ST_BEGIN));
+    int err = s->broken ? STORE_EDB : run(wstmt(s, ST_BEGIN));
     for (size_t i = 0; i < n && err == 0; i++)
         err = write_op(s, &ops[i]);
     if (err == 0)
-        err = run(stmt(s, ST_COMMIT));
-    if (err < 0) {
-        fprintf(stderr, "store: writing %zu operations failed: %s\n", n,
-                sqlite3_errmsg(s->db));
-        run(stmt(s, ST_ROLLBACK));
+        err = run(wstmt(s, ST_COMMIT));
+    if (err < 0 && !s->broken) {
+        fprintf(stderr, "store: writing %zu operations failed: %s\n", n, sqlite3_errmsg(s->wdb));
+        run(wstmt(s, ST_ROLLBACK));
+    }
+    return err;
+}
+
+static void writer_main(void *arg)
+{
+    store *s = arg;
+    uv_mutex_lock(&s->mu);
+    for (;;) {
+        while (!s->job_ready && !s->quit)
+            uv_cond_wait(&s->cv, &s->mu);
+        if (!s->job_ready)
+            break;
+        s->job_ready = false;
+        uv_mutex_unlock(&s->mu);
+        int err = write_batch(s, s->inflight, s->ninflight);
+        uv_mutex_lock(&s->mu);
+        s->inflight_err = err;
+        s->job_done = true;
+        uv_cond_broadcast(&s->cv);
+        uv_async_send(&s->written);
+    }
+    uv_mutex_unlock(&s->mu);
+}
+
+static void dispatch(store *s);
+
+/* On the loop, once the batch out is written: its callbacks (status 0 only
+ * if durable), then the accounts whose turn list changed. With `next`, the
+ * ops queued meanwhile go to the writer at once (its commit time is the
+ * grouping window). */
+static void complete(store *s, bool next)
+{
+    if (!s->busy)
+        return;
+    if (s->has_writer) {
+        uv_mutex_lock(&s->mu);
+        bool done = s->job_done;
+        s->job_done = false;
+        uv_mutex_unlock(&s->mu);
+        if (!done)
+            return;
+        uv_unref((uv_handle_t *)&s->written);
+    }
+    op *ops = s->inflight;
+    size_t n = s->ninflight;
+    int err = s->inflight_err;
+    s->inflight = NULL;
+    s->ninflight = 0;
+    s->busy = false;
+    if (err < 0)
         /* Memory is ahead of the disk now: refuse everything from here on. */
         s->broken = true;
-    }
     maybe_checkpoint(s);
     for (size_t i = 0; i < n; i++)
         if (ops[i].cb)
@@ -897,14 +1019,85 @@ int store_flush(store *s)
     for (size_t i = 0; i < n; i++)
         op_free(&ops[i]);
     free(ops);
+    if (s->nops > 0 && !s->busy) {
+        if (next && s->has_writer)
+            dispatch(s);
+        else if (!s->closing)
+            uv_timer_start(&s->group_timer, group_cb, s->group_ms, 0);
+    }
+}
+
+/* Take the queue as a batch: to the writer thread, or written here if there
+ * is none (sync) . */
+static void take_batch(store *s)
+{
+    s->inflight = s->ops;
+    s->ninflight = s->nops;
+    s->ops = NULL;
+    s->nops = s->capops = 0;
+    s->busy = true;
+    uv_timer_stop(&s->group_timer);
+}
+
+static void dispatch(store *s)
+{
+    if (s->busy || s->nops == 0)
+        return;
+    take_batch(s);
+    if (!s->has_writer) {
+        s->inflight_err = write_batch(s, s->inflight, s->ninflight);
+        complete(s, false);
+        return;
+    }
+    /* Keep the loop alive until the batch comes back. */
+    uv_ref((uv_handle_t *)&s->written);
+    uv_mutex_lock(&s->mu);
+    s->job_ready = true;
+    uv_cond_signal(&s->cv);
+    uv_mutex_unlock(&s->mu);
+}
+
+static void written_cb(uv_async_t *a)
+{
+    complete(a->data, true);
+}
+
+/* Wait for the batch out (if any) and process it, without sending more. */
+static void wait_writer(store *s)
+{
+    if (!s->busy)
+        return;
+    if (s->has_writer) {
+        uv_mutex_lock(&s->mu);
+        while (!s->job_done)
+            uv_cond_wait(&s->cv, &s->mu);
+        uv_mutex_unlock(&s->mu);
+    }
+    complete(s, false);
+}
+
+int store_flush(store *s)
+{
+    wait_writer(s);
+    if (s->nops == 0)
+        return s->broken ? STORE_EDB : 0;
+    /* The writer is idle: write the queue here, now. */
+    take_batch(s);
+    int err = write_batch(s, s->inflight, s->ninflight);
+    s->inflight_err = err;
+    if (s->has_writer) {
+        uv_mutex_lock(&s->mu);
+        s->job_done = true;
+        uv_mutex_unlock(&s->mu);
+    }
+    complete(s, false);
     return err;
 }
 
 static void ckpt_run(uv_work_t *w)
 {
     store *s = w->data;
-    sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL,
-                              NULL);
+    sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 }
 
 static void ckpt_done(uv_work_t *w, int status)
@@ -917,8 +1110,7 @@ static void ckpt_done(uv_work_t *w, int status)
 
 static void maybe_checkpoint(store *s)
 {
-    if (s->ckpt_db == NULL || s->ckpt_running || s->closing ||
-        s->wal_pages < CKPT_PAGES)
+    if (s->ckpt_db == NULL || s->ckpt_running || s->closing || s->wal_pages < CKPT_PAGES)
         return;
     s->ckpt_work.data = s;
     if (uv_queue_work(s->loop, &s->ckpt_work, ckpt_run, ckpt_done) == 0) {
@@ -928,7 +1120,10 @@ static void maybe_checkpoint(store *s)
     }
 }
 
-static void group_cb(uv_timer_t *t) { store_flush(t->data); }
+static void group_cb(uv_timer_t *t)
+{
+    dispatch(t->data);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Games: create, move, leave, finish */
@@ -946,14 +1141,14 @@ static bool allowed_days(int64_t ms)
 int store_tc_check(const store_tc *tc, char *why, size_t whylen)
 {
     if (!allowed_days(tc->base_ms)) {
-        rules_why(why, whylen, "a correspondence time control gives 1, 2, 3, "
-                               "5, 7, 10 or 14 days");
+        rules_why(why, whylen,
+                  "a correspondence time control gives 1, 2, 3, "
+                  "5, 7, 10 or 14 days");
         return STORE_EBAD_TC;
     }
     if (tc->inc_ms == 0)
         return 0;
-    if (tc->inc_ms < 0 || tc->inc_ms % STORE_DAY_MS != 0 ||
-        tc->inc_ms > 14LL * STORE_DAY_MS) {
+    if (tc->inc_ms < 0 || tc->inc_ms % STORE_DAY_MS != 0 || tc->inc_ms > 14LL * STORE_DAY_MS) {
         rules_why(why, whylen, "the increment is 1 to 14 whole days");
         return STORE_EBAD_TC;
     }
@@ -974,16 +1169,18 @@ static int64_t corr_deadline(store *s, const game_mem *g, int player, int64_t no
     return clock_start(s, g->account[player], now) + allot;
 }
 
-static char *dup_or_null(const char *t) { return t ? strdup(t) : NULL; }
+static char *dup_or_null(const char *t)
+{
+    return t ? strdup(t) : NULL;
+}
 
-int store_game_create(store *s, const store_new_game *ng, int64_t *id,
-                      store_done_cb cb, void *arg, char *why, size_t whylen)
+int store_game_create(store *s, const store_new_game *ng, int64_t *id, store_done_cb cb, void *arg,
+                      char *why, size_t whylen)
 {
     if (s->closing || s->broken)
         return s->closing ? STORE_ECLOSED : STORE_EDB;
-    if (ng->variant == NULL || ng->nplayers < 2 ||
-        ng->nplayers > RULES_MAX_PLAYERS || ng->to_move < 0 ||
-        ng->to_move >= ng->nplayers || strlen(ng->variant) >= 24) {
+    if (ng->variant == NULL || ng->nplayers < 2 || ng->nplayers > RULES_MAX_PLAYERS ||
+        ng->to_move < 0 || ng->to_move >= ng->nplayers || strlen(ng->variant) >= 24) {
         rules_why(why, whylen, "a game has a variant and 2 or 3 players");
         return STORE_EBAD_ARG;
     }
@@ -1062,8 +1259,7 @@ static int check_game(store *s, int64_t id, game_mem **out)
     return *out ? 0 : STORE_ENOT_FOUND;
 }
 
-int store_move_append(store *s, int64_t game, const store_move *m,
-                      store_done_cb cb, void *arg)
+int store_move_append(store *s, int64_t game, const store_move *m, store_done_cb cb, void *arg)
 {
     game_mem *g;
     int err = check_game(s, game, &g);
@@ -1071,8 +1267,8 @@ int store_move_append(store *s, int64_t game, const store_move *m,
         return err;
     if (m->ply != g->nmoves)
         return STORE_EBAD_PLY;
-    if (m->text == NULL || strlen(m->text) >= RULES_MOVE_TEXT ||
-        m->player < 0 || m->player >= g->nplayers || m->next >= g->nplayers)
+    if (m->text == NULL || strlen(m->text) >= RULES_MOVE_TEXT || m->player < 0 ||
+        m->player >= g->nplayers || m->next >= g->nplayers)
         return STORE_EBAD_ARG;
     op *o = op_push(s, OP_MOVE, game);
     if (o == NULL)
@@ -1110,8 +1306,8 @@ int store_move_append(store *s, int64_t game, const store_move *m,
     return 0;
 }
 
-int store_game_leave(store *s, int64_t game, int player, rules_reason reason,
-                     int next, store_done_cb cb, void *arg)
+int store_game_leave(store *s, int64_t game, int player, rules_reason reason, int next,
+                     store_done_cb cb, void *arg)
 {
     game_mem *g;
     int err = check_game(s, game, &g);
@@ -1140,8 +1336,7 @@ int store_game_leave(store *s, int64_t game, int player, rules_reason reason,
     return 0;
 }
 
-int store_game_finish(store *s, int64_t game, const rules_result *r,
-                      store_done_cb cb, void *arg)
+int store_game_finish(store *s, int64_t game, const rules_result *r, store_done_cb cb, void *arg)
 {
     game_mem *g;
     int err = check_game(s, game, &g);
@@ -1241,8 +1436,7 @@ static int game_read(store *s, int64_t id, game_buf *b)
         if (seat < 0 || seat >= RULES_MAX_PLAYERS)
             continue;
         gi->players[seat].account = sqlite3_column_int64(st, 1);
-        snprintf(gi->players[seat].name, STORE_NAME_MAX, "%s",
-                 sqlite3_column_text(st, 2));
+        snprintf(gi->players[seat].name, STORE_NAME_MAX, "%s", sqlite3_column_text(st, 2));
         gi->clock_ms[seat] = sqlite3_column_int64(st, 3);
         gi->result.outcome[seat] = (uint8_t)sqlite3_column_int(st, 4);
     }
@@ -1262,7 +1456,9 @@ static int game_read(store *s, int64_t id, game_buf *b)
         m->text = b->texts[gi->nmoves] ? b->texts[gi->nmoves] : "";
         m->at_ms = sqlite3_column_int64(st, 3);
         for (int p = 0; p < RULES_MAX_PLAYERS; p++)
-            m->clock_ms[p] = sqlite3_column_int64(st, 4 + p);
+            m->clock_ms[p] = sqlite3_column_type(st, 4 + p) == SQLITE_NULL
+                                 ? gi->clock_ms[p] /* written without clocks */
+                                 : sqlite3_column_int64(st, 4 + p);
         gi->nmoves++;
     }
     sqlite3_reset(st);
@@ -1290,8 +1486,46 @@ static int game_read(store *s, int64_t id, game_buf *b)
     return 0;
 }
 
-int store_replay(const store_game_info *gi, rules_game **out, char *why,
-                 size_t whylen)
+/* Put a game in progress into memory, from its records. */
+static int load_mem(store *s, int64_t id)
+{
+    game_buf b;
+    int err = game_read(s, id, &b);
+    game_mem *g = err == 0 ? calloc(1, sizeof *g) : NULL;
+    if (g == NULL) {
+        game_buf_free(&b);
+        return err < 0 ? err : STORE_ENOMEM;
+    }
+    const store_game_info *gi = &b.info;
+    g->id = id;
+    snprintf(g->variant, sizeof g->variant, "%s", gi->variant);
+    g->kind = gi->kind;
+    g->nplayers = gi->nplayers;
+    g->tc = gi->tc;
+    g->last_move_ms = gi->last_move_ms;
+    g->nmoves = gi->nmoves;
+    g->to_move = gi->to_move;
+    g->deadline_ms = gi->deadline_ms;
+    g->fired_ply = -1;
+    for (int p = 0; p < RULES_MAX_PLAYERS; p++) {
+        g->account[p] = gi->players[p].account;
+        g->clock_ms[p] = gi->clock_ms[p];
+    }
+    game_buf_free(&b);
+
+    sqlite3_stmt *st = stmt(s, ST_COND_SELECT);
+    sqlite3_bind_int64(st, 1, id);
+    while (sqlite3_step(st) == SQLITE_ROW)
+        cond_from_text(g, sqlite3_column_int(st, 0), (const char *)sqlite3_column_text(st, 1));
+    sqlite3_reset(st);
+    /* Lines wait for the opponent's next move (if the server stopped before
+     * playing an answer, the one after it). */
+    for (int p = 0; p < RULES_MAX_PLAYERS; p++)
+        g->cond_at[p] = g->to_move == p ? g->nmoves + 1 : g->nmoves;
+    return game_insert(s, g);
+}
+
+int store_replay(const store_game_info *gi, rules_game **out, char *why, size_t whylen)
 {
     rules_game *g;
     int err = rules_game_new(&g, gi->variant, gi->position, why, whylen);
@@ -1302,16 +1536,16 @@ int store_replay(const store_game_info *gi, rules_game **out, char *why,
         for (; li < gi->nleaves && gi->leaves[li].after_ply == i && err == 0; li++)
             err = rules_game_leave(g, gi->leaves[li].player, gi->leaves[li].reason);
         if (err < 0)
-            rules_why(why, whylen, "game %lld: player %d cannot leave after "
-                                   "ply %d", (long long)gi->id,
-                      gi->leaves[li - 1].player, i);
+            rules_why(why, whylen,
+                      "game %lld: player %d cannot leave after "
+                      "ply %d",
+                      (long long)gi->id, gi->leaves[li - 1].player, i);
         if (i < gi->nmoves && err == 0) {
             char sub[RULES_WHY_TEXT];
-            err = rules_game_play_text(g, gi->moves[i].player, gi->moves[i].text,
-                                       NULL, sub, sizeof sub);
+            err = rules_game_play_text(g, gi->moves[i].player, gi->moves[i].text, NULL, sub,
+                                       sizeof sub);
             if (err < 0)
-                rules_why(why, whylen, "game %lld ply %d: %s", (long long)gi->id,
-                          i, sub);
+                rules_why(why, whylen, "game %lld ply %d: %s", (long long)gi->id, i, sub);
         }
     }
     if (err < 0) {
@@ -1335,6 +1569,12 @@ int store_game_get(store *s, int64_t id, store_game_cb cb, void *arg)
     return err;
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 int store_load_in_progress(store *s, store_game_cb cb, void *arg)
 {
     if (store_flush(s) < 0)
@@ -1346,6 +1586,7 @@ int store_load_in_progress(store *s, store_game_cb cb, void *arg)
     for (size_t i = 0; i < s->nbuckets; i++)
         for (game_mem *g = s->buckets[i]; g; g = g->next)
             ids[n++] = g->id;
+    qsort(ids, n, sizeof *ids, cmp_id);
     int err = 0, count = 0;
     for (size_t i = 0; i < n && err == 0; i++) {
         game_buf b;
@@ -1363,7 +1604,10 @@ int store_load_in_progress(store *s, store_game_cb cb, void *arg)
 /* ------------------------------------------------------------------------ */
 /* Archive */
 
-static const char *kind_name(store_kind k) { return k == STORE_CORR ? "correspondence" : "live"; }
+static const char *kind_name(store_kind k)
+{
+    return k == STORE_CORR ? "correspondence" : "live";
+}
 
 static const char *outcome_name(int o)
 {
@@ -1381,42 +1625,37 @@ static json_t *game_to_json(const store_game_info *g)
         else
             json_object_set_new(pl, "account", json_null());
         if (g->finished)
-            json_object_set_new(pl, "outcome",
-                                json_string(outcome_name(g->result.outcome[p])));
+            json_object_set_new(pl, "outcome", json_string(outcome_name(g->result.outcome[p])));
         json_array_append_new(players, pl);
     }
     for (int i = 0; i < g->nmoves; i++)
-        json_array_append_new(moves, json_pack("{s:i, s:i, s:s, s:I}", "ply",
-                                               g->moves[i].ply, "player",
-                                               g->moves[i].player, "move",
-                                               g->moves[i].text, "at",
-                                               (json_int_t)g->moves[i].at_ms));
+        json_array_append_new(moves,
+                              json_pack("{s:i, s:i, s:s, s:I}", "ply", g->moves[i].ply, "player",
+                                        g->moves[i].player, "move", g->moves[i].text, "at",
+                                        (json_int_t)g->moves[i].at_ms));
     for (int i = 0; i < g->nleaves; i++)
-        json_array_append_new(
-            leaves, json_pack("{s:i, s:i, s:s, s:I}", "player", g->leaves[i].player,
-                              "after_ply", g->leaves[i].after_ply, "reason",
-                              rules_reason_name(g->leaves[i].reason), "at",
-                              (json_int_t)g->leaves[i].at_ms));
+        json_array_append_new(leaves,
+                              json_pack("{s:i, s:i, s:s, s:I}", "player", g->leaves[i].player,
+                                        "after_ply", g->leaves[i].after_ply, "reason",
+                                        rules_reason_name(g->leaves[i].reason), "at",
+                                        (json_int_t)g->leaves[i].at_ms));
     json_t *o = json_pack(
-        "{s:I, s:s, s:s, s:b, s:{s:I, s:I, s:I}, s:o, s:o, s:o, s:I, s:s}", "id",
-        (json_int_t)g->id, "variant", g->variant, "kind", kind_name(g->kind),
-        "rated", g->rated, "time_control", "base_ms", (json_int_t)g->tc.base_ms,
-        "inc_ms", (json_int_t)g->tc.inc_ms, "cap_ms", (json_int_t)g->tc.cap_ms,
-        "players", players, "moves", moves, "leaves", leaves, "created",
+        "{s:I, s:s, s:s, s:b, s:{s:I, s:I, s:I}, s:o, s:o, s:o, s:I, s:s}", "id", (json_int_t)g->id,
+        "variant", g->variant, "kind", kind_name(g->kind), "rated", g->rated, "time_control",
+        "base_ms", (json_int_t)g->tc.base_ms, "inc_ms", (json_int_t)g->tc.inc_ms, "cap_ms",
+        (json_int_t)g->tc.cap_ms, "players", players, "moves", moves, "leaves", leaves, "created",
         (json_int_t)g->created_ms, "status", g->finished ? "finished" : "playing");
     if (o == NULL)
         return NULL;
-    json_object_set_new(o, "position",
-                        g->position ? json_string(g->position) : json_null());
+    json_object_set_new(o, "position", g->position ? json_string(g->position) : json_null());
     json_t *opts = g->options ? json_loads(g->options, 0, NULL) : NULL;
     json_object_set_new(o, "options", opts ? opts : json_object());
     if (g->finished) {
-        json_object_set_new(o, "result",
-                            json_pack("{s:o, s:s}", "winner",
-                                      g->result.winner >= 0
-                                          ? json_integer(g->result.winner)
-                                          : json_null(),
-                                      "reason", rules_reason_name(g->result.reason)));
+        json_object_set_new(
+            o, "result",
+            json_pack("{s:o, s:s}", "winner",
+                      g->result.winner >= 0 ? json_integer(g->result.winner) : json_null(),
+                      "reason", rules_reason_name(g->result.reason)));
         json_object_set_new(o, "finished", json_integer(g->finished_ms));
     } else {
         json_object_set_new(o, "to_move", json_integer(g->to_move));
@@ -1440,14 +1679,20 @@ static void json_game_cb(void *arg, const store_game_info *g)
     json_decref(o);
 }
 
-int store_game_json(store *s, int64_t id, char **out)
+/* A game rendered as text by cb (JSON or PGN). */
+static int game_text(store *s, int64_t id, store_game_cb cb, char **out)
 {
     text_out t = {NULL, 0};
-    int err = store_game_get(s, id, json_game_cb, &t);
+    int err = store_game_get(s, id, cb, &t);
     if (err < 0)
         return err;
     *out = t.text;
     return t.err;
+}
+
+int store_game_json(store *s, int64_t id, char **out)
+{
+    return game_text(s, id, json_game_cb, out);
 }
 
 static void pgn_game_cb(void *arg, const store_game_info *g)
@@ -1456,8 +1701,7 @@ static void pgn_game_cb(void *arg, const store_game_info *g)
     pgn_game p = {0};
     const rules_variant *v = rules_find(g->variant);
     char buf[64];
-    pgn_set_tag(&p, "Event", g->kind == STORE_CORR ? "Correspondence game"
-                                                   : "Live game");
+    pgn_set_tag(&p, "Event", g->kind == STORE_CORR ? "Correspondence game" : "Live game");
     pgn_set_tag(&p, "Site", "chameleon");
     time_t secs = (time_t)(g->created_ms / 1000);
     struct tm tm;
@@ -1466,7 +1710,7 @@ static void pgn_game_cb(void *arg, const store_game_info *g)
     pgn_set_tag(&p, "Date", buf);
     pgn_set_tag(&p, "Round", "-");
     for (int seat = 0; seat < g->nplayers; seat++) {
-        if (v != NULL)
+        if (v != NULL && seat < v->nplayers)
             pgn_seat_tag(v, seat, buf, sizeof buf);
         else
             snprintf(buf, sizeof buf, "Player%d", seat + 1);
@@ -1483,8 +1727,7 @@ static void pgn_game_cb(void *arg, const store_game_info *g)
                  (long long)(g->tc.inc_ms / STORE_DAY_MS),
                  (long long)(g->tc.cap_ms / STORE_DAY_MS));
     else if (g->kind == STORE_CORR)
-        snprintf(buf, sizeof buf, "corr %lldd/move",
-                 (long long)(g->tc.base_ms / STORE_DAY_MS));
+        snprintf(buf, sizeof buf, "corr %lldd/move", (long long)(g->tc.base_ms / STORE_DAY_MS));
     else
         snprintf(buf, sizeof buf, "%lld+%lld", (long long)(g->tc.base_ms / 1000),
                  (long long)(g->tc.inc_ms / 1000));
@@ -1510,12 +1753,7 @@ static void pgn_game_cb(void *arg, const store_game_info *g)
 
 int store_game_pgn(store *s, int64_t id, char **out)
 {
-    text_out t = {NULL, 0};
-    int err = store_game_get(s, id, pgn_game_cb, &t);
-    if (err < 0)
-        return err;
-    *out = t.text;
-    return t.err;
+    return game_text(s, id, pgn_game_cb, out);
 }
 
 int store_profile_json(store *s, const char *username, char **out)
@@ -1529,8 +1767,8 @@ int store_profile_json(store *s, const char *username, char **out)
         return STORE_ENOT_FOUND;
     }
     int64_t account = sqlite3_column_int64(st, 0);
-    json_t *o = json_pack("{s:I, s:s}", "account", (json_int_t)account,
-                          "username", (const char *)sqlite3_column_text(st, 1));
+    json_t *o = json_pack("{s:I, s:s}", "account", (json_int_t)account, "username",
+                          (const char *)sqlite3_column_text(st, 1));
     sqlite3_reset(st);
     json_t *playing = json_array(), *finished = json_object();
     st = stmt(s, ST_ACCOUNT_GAMES);
@@ -1539,30 +1777,26 @@ int store_profile_json(store *s, const char *username, char **out)
         const char *variant = (const char *)sqlite3_column_text(st, 1);
         int seat = sqlite3_column_int(st, 7);
         json_t *e = json_pack("{s:I, s:s, s:s, s:i, s:i, s:I}", "id",
-                              (json_int_t)sqlite3_column_int64(st, 0), "variant",
-                              variant, "kind",
-                              kind_name((store_kind)sqlite3_column_int(st, 2)),
-                              "seat", seat, "moves", sqlite3_column_int(st, 9),
-                              "created", (json_int_t)sqlite3_column_int64(st, 10));
+                              (json_int_t)sqlite3_column_int64(st, 0), "variant", variant, "kind",
+                              kind_name((store_kind)sqlite3_column_int(st, 2)), "seat", seat,
+                              "moves", sqlite3_column_int(st, 9), "created",
+                              (json_int_t)sqlite3_column_int64(st, 10));
         if (!sqlite3_column_int(st, 3)) {
             int to_move = sqlite3_column_int(st, 4);
             json_object_set_new(e, "to_move", json_integer(to_move));
             json_object_set_new(e, "your_turn", json_boolean(to_move == seat));
             if (sqlite3_column_int(st, 2) == STORE_CORR)
-                json_object_set_new(e, "deadline",
-                                    json_integer(sqlite3_column_int64(st, 5)));
+                json_object_set_new(e, "deadline", json_integer(sqlite3_column_int64(st, 5)));
             json_array_append_new(playing, e);
             continue;
         }
         const char *outcome = outcome_name(sqlite3_column_int(st, 8));
         json_object_set_new(e, "outcome", json_string(outcome));
-        json_object_set_new(e, "reason",
-                            json_string((const char *)sqlite3_column_text(st, 6)));
+        json_object_set_new(e, "reason", json_string((const char *)sqlite3_column_text(st, 6)));
         json_object_set_new(e, "finished", json_integer(sqlite3_column_int64(st, 11)));
         json_t *per = json_object_get(finished, variant);
         if (per == NULL) {
-            per = json_pack("{s:i, s:i, s:i, s:[]}", "wins", 0, "losses", 0,
-                            "draws", 0, "games");
+            per = json_pack("{s:i, s:i, s:i, s:[]}", "wins", 0, "losses", 0, "draws", 0, "games");
             json_object_set_new(finished, variant, per);
         }
         const char *counter = strcmp(outcome, "win") == 0    ? "wins"
@@ -1571,8 +1805,7 @@ int store_profile_json(store *s, const char *username, char **out)
                                                              : NULL;
         if (counter)
             json_object_set_new(
-                per, counter,
-                json_integer(json_integer_value(json_object_get(per, counter)) + 1));
+                per, counter, json_integer(json_integer_value(json_object_get(per, counter)) + 1));
         json_array_append_new(json_object_get(per, "games"), e);
     }
     sqlite3_reset(st);
@@ -1597,28 +1830,27 @@ static int cmp_turn(const void *a, const void *b)
 int store_your_turn(store *s, int64_t account, store_turn *out, int max)
 {
     store_turn *all = NULL;
-    int n = 0, cap = 0;
-    for (size_t i = 0; i < s->nbuckets; i++)
-        for (game_mem *g = s->buckets[i]; g; g = g->next) {
-            if (g->to_move < 0 || g->account[g->to_move] != account || account == 0)
-                continue;
-            if (n == cap) {
-                cap = cap ? cap * 2 : 16;
-                store_turn *na = realloc(all, (size_t)cap * sizeof *na);
-                if (na == NULL) {
-                    free(all);
-                    return STORE_ENOMEM;
-                }
-                all = na;
-            }
-            store_turn *t = &all[n++];
-            memset(t, 0, sizeof *t);
-            t->game = g->id;
-            snprintf(t->variant, sizeof t->variant, "%s", g->variant);
-            t->kind = g->kind;
-            t->ply = g->nmoves;
-            t->deadline_ms = g->kind == STORE_CORR ? g->deadline_ms : 0;
+    int n = 0;
+    size_t cap = 0;
+    acct_games *a = account ? *acct_slot(s, account) : NULL;
+    for (size_t i = 0; a && i < a->n; i++) {
+        const game_mem *g = a->games[i];
+        if (g->to_move < 0 || g->account[g->to_move] != account)
+            continue;
+        store_turn *na = grow(all, &cap, (size_t)n, sizeof *na);
+        if (na == NULL) {
+            free(all);
+            return STORE_ENOMEM;
         }
+        all = na;
+        store_turn *t = &all[n++];
+        memset(t, 0, sizeof *t);
+        t->game = g->id;
+        snprintf(t->variant, sizeof t->variant, "%s", g->variant);
+        t->kind = g->kind;
+        t->ply = g->nmoves;
+        t->deadline_ms = g->kind == STORE_CORR ? g->deadline_ms : 0;
+    }
     if (n > 0)
         qsort(all, (size_t)n, sizeof *all, cmp_turn);
     for (int i = 0; i < n && i < max; i++)
@@ -1638,9 +1870,8 @@ int store_your_turn_json(store *s, int64_t account, char **out)
     n = store_your_turn(s, account, t, n);
     json_t *a = json_array();
     for (int i = 0; i < n; i++) {
-        json_t *e = json_pack("{s:I, s:s, s:s, s:i}", "id", (json_int_t)t[i].game,
-                              "variant", t[i].variant, "kind",
-                              kind_name(t[i].kind), "ply", t[i].ply);
+        json_t *e = json_pack("{s:I, s:s, s:s, s:i}", "id", (json_int_t)t[i].game, "variant",
+                              t[i].variant, "kind", kind_name(t[i].kind), "ply", t[i].ply);
         if (t[i].kind == STORE_CORR)
             json_object_set_new(e, "deadline", json_integer(t[i].deadline_ms));
         json_array_append_new(a, e);
@@ -1676,15 +1907,18 @@ void store_check_deadlines(store *s)
     sqlite3_reset(st);
     for (int i = 0; i < n; i++) {
         game_mem *g = game_find(s, due[i]);
-        if (g == NULL || g->kind != STORE_CORR || g->to_move < 0 ||
-            g->deadline_ms > now || g->fired_ply == g->nmoves)
+        if (g == NULL || g->kind != STORE_CORR || g->to_move < 0 || g->deadline_ms > now ||
+            g->fired_ply == g->nmoves)
             continue;
         g->fired_ply = g->nmoves;
         s->timeout_cb(s->timeout_arg, g->id, g->to_move);
     }
 }
 
-static void deadline_cb(uv_timer_t *t) { store_check_deadlines(t->data); }
+static void deadline_cb(uv_timer_t *t)
+{
+    store_check_deadlines(t->data);
+}
 
 void store_set_timeout_cb(store *s, void (*cb)(void *, int64_t, int), void *arg)
 {
@@ -1726,22 +1960,21 @@ static int vac_read(store *s, int64_t account, vac_row *v)
 
 /* Move every deadline of the account's games where it is to move by delta,
  * in memory and on disk (inside the caller's transaction). */
-static int shift_deadlines(store *s, int64_t account, int64_t delta, op *notify)
+static int shift_deadlines(store *s, int64_t account, int64_t delta)
 {
-    for (size_t i = 0; i < s->nbuckets; i++)
-        for (game_mem *g = s->buckets[i]; g; g = g->next) {
-            if (g->kind != STORE_CORR || g->to_move < 0 ||
-                g->account[g->to_move] != account)
-                continue;
-            g->deadline_ms += delta;
-            g->fired_ply = -1;
-            sqlite3_stmt *st = stmt(s, ST_DEADLINE_SET);
-            sqlite3_bind_int64(st, 1, g->deadline_ms);
-            sqlite3_bind_int64(st, 2, g->id);
-            if (run(st) < 0)
-                return STORE_EDB;
-        }
-    (void)notify;
+    acct_games *a = *acct_slot(s, account);
+    for (size_t i = 0; a && i < a->n; i++) {
+        game_mem *g = a->games[i];
+        if (g->kind != STORE_CORR || g->to_move < 0 || g->account[g->to_move] != account)
+            continue;
+        g->deadline_ms += delta;
+        g->fired_ply = -1;
+        sqlite3_stmt *st = stmt(s, ST_DEADLINE_SET);
+        sqlite3_bind_int64(st, 1, g->deadline_ms);
+        sqlite3_bind_int64(st, 2, g->id);
+        if (run(st) < 0)
+            return STORE_EDB;
+    }
     return 0;
 }
 
@@ -1757,7 +1990,7 @@ static int vac_write(store *s, int64_t account, const vac_row *v, int64_t delta)
     sqlite3_bind_int64(st, 5, account);
     int err = run(st);
     if (err == 0)
-        err = shift_deadlines(s, account, delta, NULL);
+        err = shift_deadlines(s, account, delta);
     if (err == 0)
         err = run(stmt(s, ST_COMMIT));
     if (err < 0) {
@@ -1767,16 +2000,15 @@ static int vac_write(store *s, int64_t account, const vac_row *v, int64_t delta)
     return err;
 }
 
-int store_vacation_start(store *s, int64_t account, int days, char *why,
-                         size_t whylen)
+int store_vacation_start(store *s, int64_t account, int days, char *why, size_t whylen)
 {
     vac_row v;
     if (vac_read(s, account, &v) < 0)
         return STORE_ENOT_FOUND;
     int64_t now = store_now(s);
     if (days < 1 || v.until_ms > now) {
-        rules_why(why, whylen, days < 1 ? "a vacation lasts at least one day"
-                                        : "already on vacation");
+        rules_why(why, whylen,
+                  days < 1 ? "a vacation lasts at least one day" : "already on vacation");
         return STORE_EBAD_ARG;
     }
     int year = year_of(now);
@@ -1795,14 +2027,10 @@ int store_vacation_start(store *s, int64_t account, int days, char *why,
         return err;
     vacation *mv = vac_find(s, account);
     if (mv == NULL) {
-        if (s->nvac == s->capvac) {
-            size_t cap = s->capvac ? s->capvac * 2 : 16;
-            vacation *n = realloc(s->vac, cap * sizeof *n);
-            if (n == NULL)
-                return STORE_ENOMEM;
-            s->vac = n;
-            s->capvac = cap;
-        }
+        vacation *n = grow(s->vac, &s->capvac, s->nvac, sizeof *n);
+        if (n == NULL)
+            return STORE_ENOMEM;
+        s->vac = n;
         mv = &s->vac[s->nvac++];
     }
     *mv = (vacation){account, nv.from_ms, nv.until_ms};
@@ -1838,8 +2066,7 @@ int store_vacation_end(store *s, int64_t account)
     return 0;
 }
 
-int store_vacation_status(store *s, int64_t account, int64_t *until_ms,
-                          int *days_left)
+int store_vacation_status(store *s, int64_t account, int64_t *until_ms, int *days_left)
 {
     vac_row v;
     if (vac_read(s, account, &v) < 0)
@@ -1892,17 +2119,18 @@ static int queue_cond(store *s, game_mem *g, int player)
     return 0;
 }
 
-int store_cond_set(store *s, int64_t game, int player, const char *const *lines,
-                   int nlines, char *why, size_t whylen)
+int store_cond_set(store *s, int64_t game, int player, const char *const *lines, int nlines,
+                   char *why, size_t whylen)
 {
     game_mem *g;
     int err = check_game(s, game, &g);
     if (err < 0)
         return err;
-    if (g->kind != STORE_CORR || g->nplayers != 2 || player < 0 || player > 1 ||
-        nlines < 0 || nlines > COND_MAX_LINES) {
-        rules_why(why, whylen, "conditional moves are for two-player "
-                               "correspondence games, at most %d lines",
+    if (g->kind != STORE_CORR || g->nplayers != 2 || player < 0 || player > 1 || nlines < 0 ||
+        nlines > COND_MAX_LINES) {
+        rules_why(why, whylen,
+                  "conditional moves are for two-player "
+                  "correspondence games, at most %d lines",
                   COND_MAX_LINES);
         return STORE_EBAD_ARG;
     }
@@ -1930,6 +2158,7 @@ int store_cond_set(store *s, int64_t game, int player, const char *const *lines,
     free_lines(g->cond[player], g->ncond[player]);
     g->cond[player] = copy;
     g->ncond[player] = nlines;
+    g->cond_at[player] = g->nmoves;
     err = queue_cond(s, g, player);
     /* A player's own request: written before returning. */
     return err < 0 ? err : store_flush(s);
@@ -1951,8 +2180,7 @@ int store_cond_get_json(store *s, int64_t game, int player, char **out)
     return *out ? 0 : STORE_ENOMEM;
 }
 
-int store_cond_reply(store *s, int64_t game, int ply, const char *move,
-                     char reply[RULES_MOVE_TEXT])
+int store_cond_reply(store *s, int64_t game, int ply, const char *move, char reply[RULES_MOVE_TEXT])
 {
     game_mem *g;
     int err = check_game(s, game, &g);
@@ -1963,6 +2191,14 @@ int store_cond_reply(store *s, int64_t game, int ply, const char *move,
     int player = g->to_move; /* whose lines answer the move */
     if (g->ncond[player] == 0)
         return 0;
+    if (ply != g->cond_at[player]) {
+        /* Moves were played without asking: the lines are out of date. */
+        free_lines(g->cond[player], g->ncond[player]);
+        g->cond[player] = NULL;
+        g->ncond[player] = 0;
+        err = queue_cond(s, g, player);
+        return err < 0 ? err : 0;
+    }
     /* Keep the lines that start with the move and whose answer is the one
      * of the first such line (the player's priority order); drop both moves
      * from them and lines left with fewer than two moves. */
@@ -1972,8 +2208,8 @@ int store_cond_reply(store *s, int64_t game, int ply, const char *move,
     for (int i = 0; i < g->ncond[player]; i++) {
         char *line = g->cond[player][i];
         int n = split_line(line, moves, COND_MAX_PLIES);
-        bool keep = n >= 2 && strcmp(moves[0], move) == 0 &&
-                    (!found || strcmp(moves[1], reply) == 0);
+        bool keep =
+            n >= 2 && strcmp(moves[0], move) == 0 && (!found || strcmp(moves[1], reply) == 0);
         if (keep && !found) {
             snprintf(reply, RULES_MOVE_TEXT, "%s", moves[1]);
             found = 1;
@@ -1993,12 +2229,32 @@ int store_cond_reply(store *s, int64_t game, int ply, const char *move,
         }
     }
     g->ncond[player] = kept;
+    if (kept == 0) {
+        free(g->cond[player]);
+        g->cond[player] = NULL;
+    }
+    g->cond_at[player] = ply + 2;
     err = queue_cond(s, g, player);
     return err < 0 ? err : found;
 }
 
-int store_cond_check(const rules_game *g, int player, const char *line,
-                     char *why, size_t whylen)
+int store_cond_clear(store *s, int64_t game, int player)
+{
+    game_mem *g;
+    int err = check_game(s, game, &g);
+    if (err < 0)
+        return err;
+    if (player < 0 || player >= g->nplayers)
+        return STORE_EBAD_ARG;
+    if (g->ncond[player] == 0)
+        return 0;
+    free_lines(g->cond[player], g->ncond[player]);
+    g->cond[player] = NULL;
+    g->ncond[player] = 0;
+    return queue_cond(s, g, player);
+}
+
+int store_cond_check(const rules_game *g, int player, const char *line, char *why, size_t whylen)
 {
     char pos[RULES_POS_TEXT];
     if (g->variant->print_position(&g->start, pos, sizeof pos) < 0)
@@ -2027,20 +2283,25 @@ int store_cond_check(const rules_game *g, int player, const char *line,
 /* ------------------------------------------------------------------------ */
 /* Closing */
 
-void store_work_begin(store *s) { s->works++; }
+void store_work_begin(store *s)
+{
+    s->works++;
+}
 
 static void store_free(store *s)
 {
-    for (int i = 0; i < ST_COUNT; i++)
+    for (int i = 0; i < ST_COUNT; i++) {
         sqlite3_finalize(s->st[i]);
+        sqlite3_finalize(s->wst[i]);
+    }
+    if (s->has_writer) {
+        uv_cond_destroy(&s->cv);
+        uv_mutex_destroy(&s->mu);
+    }
     sqlite3_close(s->ckpt_db);
+    sqlite3_close(s->wdb);
     sqlite3_close(s->db);
-    for (size_t i = 0; i < s->nbuckets; i++)
-        for (game_mem *g = s->buckets[i], *nx; g; g = nx) {
-            nx = g->next;
-            game_mem_free(g);
-        }
-    free(s->buckets);
+    games_free(s);
     free(s->vac);
     free(s->ops);
     free(s);
@@ -2073,8 +2334,17 @@ void store_close(store *s)
         op_free(&s->ops[i]);
     }
     s->nops = 0;
+    if (s->has_writer) {
+        uv_mutex_lock(&s->mu);
+        s->quit = true;
+        uv_cond_signal(&s->cv);
+        uv_mutex_unlock(&s->mu);
+        uv_thread_join(&s->writer);
+    }
     uv_timer_stop(&s->group_timer);
     uv_timer_stop(&s->deadline_timer);
     uv_close((uv_handle_t *)&s->group_timer, handle_closed);
     uv_close((uv_handle_t *)&s->deadline_timer, handle_closed);
+    if (s->open_handles == 3)
+        uv_close((uv_handle_t *)&s->written, handle_closed);
 }

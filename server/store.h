@@ -5,16 +5,18 @@
  * with synchronous=FULL; the schema is migrations/NNNN_*.sql.
  *
  * Threading: every function is called on the loop thread and every callback
- * runs on the loop thread. The store owns two uv timers on the caller's loop
- * (group commit, deadlines); password hashing runs on the libuv thread pool
- * (see accounts.h).
+ * runs on the loop thread. The store owns two uv timers and a uv_async on
+ * the caller's loop, one writer thread with its own SQLite connection (the
+ * loop never waits for an fsync), and runs WAL checkpoints and password
+ * hashing (accounts.h) on the libuv thread pool.
  *
  * Durability: writes that must not be lost (moves, game creation, results,
- * leaves, conditional-move updates) are QUEUED and written by one
- * transaction per group tick (a few milliseconds); their done callback fires
- * only after that transaction has committed with synchronous=FULL, i.e. is
- * on disk. Acknowledge a move to anyone only from its done callback.
- * Operations are written in the order they were queued.
+ * leaves, conditional-move updates) are QUEUED; the writer commits them in
+ * batches, one transaction each (the ops queued within a 1 ms tick, or
+ * during the previous commit); their done callback fires only after that
+ * transaction has committed with synchronous=FULL, i.e. is on disk.
+ * Acknowledge a move to anyone only from its done callback. Operations are
+ * written in the order they were queued.
  *
  * Rare writes (vacation, conditional lines set by a player, accounts,
  * sessions) are written synchronously before the function returns.
@@ -36,25 +38,24 @@
 #include "rules.h"
 
 /* Errors: 0 is success, every error is negative (distinct from rules_err). */
-#define STORE_ERRORS(X)                                                        \
-    X(STORE_EDB, -101, "db_error", "database error")                           \
-    X(STORE_ETOO_NEW, -102, "db_too_new",                                      \
-      "the database was written by a newer server")                           \
-    X(STORE_ENOT_FOUND, -103, "not_found", "no such record")                   \
-    X(STORE_EBAD_PLY, -104, "bad_ply", "the move does not follow the last one") \
-    X(STORE_EFINISHED, -105, "finished", "the game is over")                   \
-    X(STORE_EBAD_ARG, -106, "bad_argument", "invalid argument")                \
-    X(STORE_EUSERNAME, -107, "bad_username", "invalid username")               \
-    X(STORE_EPASSWORD, -108, "bad_password", "invalid password")               \
-    X(STORE_ETAKEN, -109, "username_taken", "that username is taken")          \
-    X(STORE_ELOGIN, -110, "bad_login", "wrong username or password")           \
-    X(STORE_ENEED_ACCOUNT, -111, "account_required",                           \
-      "correspondence and rated games need an account")                        \
-    X(STORE_EVACATION, -112, "vacation", "no vacation days left this year")    \
-    X(STORE_ENOMEM, -113, "no_memory", "out of memory")                        \
-    X(STORE_ECLOSED, -114, "closed", "the store is closing")                   \
-    X(STORE_EBAD_TC, -115, "bad_time_control", "invalid time control")         \
-    X(STORE_ENOT_YOUR_TURN, -116, "not_your_turn",                             \
+#define STORE_ERRORS(X)                                                                            \
+    X(STORE_EDB, -101, "db_error", "database error")                                               \
+    X(STORE_ETOO_NEW, -102, "db_too_new", "the database was written by a newer server")            \
+    X(STORE_ENOT_FOUND, -103, "not_found", "no such record")                                       \
+    X(STORE_EBAD_PLY, -104, "bad_ply", "the move does not follow the last one")                    \
+    X(STORE_EFINISHED, -105, "finished", "the game is over")                                       \
+    X(STORE_EBAD_ARG, -106, "bad_argument", "invalid argument")                                    \
+    X(STORE_EUSERNAME, -107, "bad_username", "invalid username")                                   \
+    X(STORE_EPASSWORD, -108, "bad_password", "invalid password")                                   \
+    X(STORE_ETAKEN, -109, "username_taken", "that username is taken")                              \
+    X(STORE_ELOGIN, -110, "bad_login", "wrong username or password")                               \
+    X(STORE_ENEED_ACCOUNT, -111, "account_required",                                               \
+      "correspondence and rated games need an account")                                            \
+    X(STORE_EVACATION, -112, "vacation", "no vacation days left this year")                        \
+    X(STORE_ENOMEM, -113, "no_memory", "out of memory")                                            \
+    X(STORE_ECLOSED, -114, "closed", "the store is closing")                                       \
+    X(STORE_EBAD_TC, -115, "bad_time_control", "invalid time control")                             \
+    X(STORE_ENOT_YOUR_TURN, -116, "not_your_turn",                                                 \
       "conditional moves are entered while the opponent is to move")
 
 typedef enum {
@@ -97,8 +98,8 @@ typedef struct store_options {
  * Loads the in-progress games into memory (turns, deadlines, conditional
  * lines). Returns 0 and *out, or a negative store_err with a sentence in why.
  */
-int store_open(store **out, uv_loop_t *loop, const char *path,
-               const store_options *opt, char *why, size_t whylen);
+int store_open(store **out, uv_loop_t *loop, const char *path, const store_options *opt, char *why,
+               size_t whylen);
 
 /*
  * Write everything queued (its callbacks fire, status 0 or an error), stop
@@ -118,7 +119,8 @@ int64_t store_now(store *s);
  * the write is NOT on disk; do not acknowledge). */
 typedef void (*store_done_cb)(void *arg, int status);
 
-/* Write everything queued now instead of at the next tick (callbacks fire
+/* Write everything queued now instead of at the next tick: waits for the
+ * writer, then commits the queue on the calling thread (callbacks fire
  * before this returns). Returns 0 or STORE_EDB. */
 int store_flush(store *s);
 
@@ -152,21 +154,21 @@ typedef struct store_tc {
 int store_tc_check(const store_tc *tc, char *why, size_t whylen);
 
 typedef struct store_player {
-    int64_t account;            /* 0: a guest */
-    char name[STORE_NAME_MAX];  /* username, or the guest's display name */
+    int64_t account;           /* 0: a guest */
+    char name[STORE_NAME_MAX]; /* username, or the guest's display name */
 } store_player;
 
 typedef struct store_new_game {
-    const char *variant;   /* rules id, already checked with rules_find */
-    const char *position;  /* start position string, NULL for the set-up */
+    const char *variant;  /* rules id, already checked with rules_find */
+    const char *position; /* start position string, NULL for the set-up */
     store_kind kind;
     bool rated;
     int nplayers;
     store_player players[RULES_MAX_PLAYERS]; /* seat i is rules player i */
     store_tc tc;
-    const char *options;   /* other options as a JSON object text, or NULL */
-    int to_move;           /* player to move first (rules_game_to_move of the
-                              new game; 0 from the set-up) */
+    const char *options; /* other options as a JSON object text, or NULL */
+    int to_move;         /* player to move first (rules_game_to_move of the
+                            new game; 0 from the set-up) */
 } store_new_game;
 
 /*
@@ -177,8 +179,8 @@ typedef struct store_new_game {
  * this game. cb may be NULL. Returns 0 or a negative error with a why (then
  * cb is not called).
  */
-int store_game_create(store *s, const store_new_game *g, int64_t *id,
-                      store_done_cb cb, void *arg, char *why, size_t whylen);
+int store_game_create(store *s, const store_new_game *g, int64_t *id, store_done_cb cb, void *arg,
+                      char *why, size_t whylen);
 
 /* One move, as the caller has just played it through the rules core. */
 typedef struct store_move {
@@ -200,37 +202,38 @@ typedef struct store_move {
  * turn callback. For a correspondence game the deadline of `next` starts
  * now (see store_tc).
  */
-int store_move_append(store *s, int64_t game, const store_move *m,
-                      store_done_cb cb, void *arg);
+int store_move_append(store *s, int64_t game, const store_move *m, store_done_cb cb, void *arg);
 
 /*
  * Queue "player left while the others play on" (three-player games:
- * resignation or timeout of one player; see rules_game_leave). after_ply is
- * the number of moves played; next is the player to move afterwards.
+ * resignation or timeout of one player; see rules_game_leave). It is
+ * recorded after the moves queued so far (its after_ply); next is
+ * rules_game_to_move() afterwards, whose correspondence clock starts now if
+ * the turn changed. If the leave ends the game, queue store_game_finish
+ * instead (or after it). Errors as store_move_append.
  */
-int store_game_leave(store *s, int64_t game, int player, rules_reason reason,
-                     int next, store_done_cb cb, void *arg);
+int store_game_leave(store *s, int64_t game, int player, rules_reason reason, int next,
+                     store_done_cb cb, void *arg);
 
 /*
  * Queue the end of a game with its result (r->over must be true): outcome
  * of every player, winner, reason. The game moves to the archive. cb may be
  * NULL.
  */
-int store_game_finish(store *s, int64_t game, const rules_result *r,
-                      store_done_cb cb, void *arg);
+int store_game_finish(store *s, int64_t game, const rules_result *r, store_done_cb cb, void *arg);
 
 /* A recorded move (pointers valid during the callback only). */
 typedef struct store_move_rec {
     int ply;
     int player;
     const char *text;
-    int64_t at_ms;                        /* when it was recorded */
-    int64_t clock_ms[RULES_MAX_PLAYERS];  /* live: clocks after the move */
+    int64_t at_ms;                       /* when it was recorded */
+    int64_t clock_ms[RULES_MAX_PLAYERS]; /* live: clocks after the move */
 } store_move_rec;
 
 /* A player who left during the game (three-player games). */
 typedef struct store_leave_rec {
-    int after_ply;    /* number of moves played when it left */
+    int after_ply; /* number of moves played when it left */
     int player;
     rules_reason reason;
     int64_t at_ms;
@@ -240,16 +243,16 @@ typedef struct store_leave_rec {
 typedef struct store_game_info {
     int64_t id;
     const char *variant;
-    const char *position;   /* NULL: the set-up */
+    const char *position; /* NULL: the set-up */
     store_kind kind;
     bool rated;
     int nplayers;
     store_player players[RULES_MAX_PLAYERS];
     store_tc tc;
-    const char *options;    /* JSON object text or NULL */
+    const char *options; /* JSON object text or NULL */
     int64_t created_ms;
-    int64_t last_move_ms;   /* time of the last move (creation if none) */
-    int to_move;            /* -1 if finished */
+    int64_t last_move_ms; /* time of the last move (creation if none) */
+    int to_move;          /* -1 if finished */
     /* Live: remaining time of each player as of last_move_ms (the caller
      * decides how to resume them). Correspondence: each player's bank
      * (increment mode) or base_ms (days per move). */
@@ -258,7 +261,7 @@ typedef struct store_game_info {
      * included; 0 for live games and finished games. */
     int64_t deadline_ms;
     bool finished;
-    rules_result result;    /* when finished */
+    rules_result result; /* when finished */
     int64_t finished_ms;
     int nmoves;
     const store_move_rec *moves;
@@ -270,7 +273,7 @@ typedef void (*store_game_cb)(void *arg, const store_game_info *g);
 
 /*
  * Restore at start-up: call cb once per unfinished game (live and
- * correspondence), with its moves and leaves in order. The caller replays
+ * correspondence), in id order, with its moves and leaves in order. The caller replays
  * them with rules_game_play_text (and rules_game_leave at each leave's
  * after_ply). Returns the number of games or a negative error.
  */
@@ -282,10 +285,12 @@ int store_load_in_progress(store *s, store_game_cb cb, void *arg);
  * its place. 0 and *out (the caller frees it with rules_game_free), or the
  * rules error of the first record that does not replay, with a why.
  */
-int store_replay(const store_game_info *g, rules_game **out, char *why,
-                 size_t whylen);
+int store_replay(const store_game_info *g, rules_game **out, char *why, size_t whylen);
 
-/* One game, finished or not: cb is called once. 0 or STORE_ENOT_FOUND. */
+/* One game, finished or not: cb is called once. 0 or STORE_ENOT_FOUND.
+ * Like every reader of whole games (json, pgn, profile, load), it first
+ * writes the queue (store_flush: one commit on the loop) so that the answer
+ * includes everything queued. */
 int store_game_get(store *s, int64_t id, store_game_cb cb, void *arg);
 
 /* ------------------------------------------------------------------------ */
@@ -317,8 +322,8 @@ typedef struct store_turn {
     int64_t game;
     char variant[24];
     store_kind kind;
-    int ply;               /* moves played so far */
-    int64_t deadline_ms;   /* correspondence; live games: 0 (listed first) */
+    int ply;             /* moves played so far */
+    int64_t deadline_ms; /* correspondence; live games: 0 (listed first) */
 } store_turn;
 
 /*
@@ -336,8 +341,7 @@ int store_your_turn_json(store *s, int64_t account, char **out);
  * list changed: moves, new games, results, timeouts, vacation. The server
  * pushes the new list to that account's connections.
  */
-void store_set_turn_cb(store *s, void (*cb)(void *arg, int64_t account),
-                       void *arg);
+void store_set_turn_cb(store *s, void (*cb)(void *arg, int64_t account), void *arg);
 
 /* ------------------------------------------------------------------------ */
 /* Correspondence: timeouts, vacation, conditional moves */
@@ -351,9 +355,7 @@ void store_set_turn_cb(store *s, void (*cb)(void *arg, int64_t account),
  * store_game_finish (two players) or store_game_leave (three players, the
  * others play on). Not called again for the same game and ply.
  */
-void store_set_timeout_cb(store *s,
-                          void (*cb)(void *arg, int64_t game, int player),
-                          void *arg);
+void store_set_timeout_cb(store *s, void (*cb)(void *arg, int64_t game, int player), void *arg);
 
 /* Check deadlines now (the timer does this every second). */
 void store_check_deadlines(store *s);
@@ -366,8 +368,7 @@ void store_check_deadlines(store *s);
  * end. Days started count whole. STORE_EVACATION if fewer days are left
  * (why says how many), STORE_EBAD_ARG if already on vacation or days < 1.
  */
-int store_vacation_start(store *s, int64_t account, int days, char *why,
-                         size_t whylen);
+int store_vacation_start(store *s, int64_t account, int days, char *why, size_t whylen);
 
 /* End a vacation early; days not started go back to the year's budget and
  * deadlines move forward accordingly. 0 or STORE_ENOT_FOUND (not on
@@ -376,8 +377,7 @@ int store_vacation_end(store *s, int64_t account);
 
 /* Until when the account is on vacation (0 if not) and days left this
  * year. */
-int store_vacation_status(store *s, int64_t account, int64_t *until_ms,
-                          int *days_left);
+int store_vacation_status(store *s, int64_t account, int64_t *until_ms, int *days_left);
 
 /*
  * Conditional moves (two-player correspondence games): replace the lines of
@@ -387,9 +387,12 @@ int store_vacation_status(store *s, int64_t account, int64_t *until_ms,
  * opponent is to move (STORE_ENOT_YOUR_TURN). nlines 0 clears. The caller
  * checks each line with store_cond_check first. Written synchronously.
  */
-int store_cond_set(store *s, int64_t game, int player,
-                   const char *const *lines, int nlines, char *why,
-                   size_t whylen);
+int store_cond_set(store *s, int64_t game, int player, const char *const *lines, int nlines,
+                   char *why, size_t whylen);
+
+/* Drop the player's lines (e.g. the answer a line gave could not be
+ * played). Queued like a move. */
+int store_cond_clear(store *s, int64_t game, int player);
 
 /* The player's lines as a JSON array of strings (malloc'd). */
 int store_cond_get_json(store *s, int64_t game, int player, char **out);
@@ -398,8 +401,7 @@ int store_cond_get_json(store *s, int64_t game, int player, char **out);
  * Check a line against the rules: replay it after the moves of g (on a
  * copy). 0 or the rules error of the first bad move, with a why naming it.
  */
-int store_cond_check(const rules_game *g, int player, const char *line,
-                     char *why, size_t whylen);
+int store_cond_check(const rules_game *g, int player, const char *line, char *why, size_t whylen);
 
 /*
  * After the opponent's move `move` (already accepted by the rules core and
@@ -408,7 +410,17 @@ int store_cond_check(const rules_game *g, int player, const char *line,
  * the caller plays it (rules_game_play_text) and queues it like any move.
  * Lines that no longer can match are dropped (queued, written with the
  * moves). Returns 0 if no line matches (all lines are dropped), negative on
- * error.
+ * error. Call it after EVERY move of a two-player correspondence game
+ * (cheap when there are no lines); lines skipped over by moves it was not
+ * told about are dropped. The server's part, in a room:
+ *
+ *     rules_game_play_text(g, seat, text, ...);  store_move_append(...);
+ *     if (store_cond_reply(s, id, ply, text, reply) == 1) {
+ *         if (rules_game_play_text(g, -1, reply, ...) == 0)
+ *             store_move_append(... ply + 1, reply ...);  // and broadcast
+ *         else
+ *             store_cond_clear(s, id, rules_game_to_move(g));
+ *     }
  */
 int store_cond_reply(store *s, int64_t game, int ply, const char *move,
                      char reply[RULES_MOVE_TEXT]);

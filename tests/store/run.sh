@@ -1,6 +1,6 @@
 #!/bin/sh
-# kill -9 in the middle of a burst of moves, three times on the same
-# database: after each kill every move the program had acknowledged (printed)
+# kill -9 in the middle of a burst of moves, KILL_ROUNDS times (default 8)
+# on the same database: after each kill every move the program had acknowledged (printed)
 # is in the database, read back with plain SQLite, and every game's plies are
 # contiguous; the next run resumes the same games from where the database
 # says they are.
@@ -11,11 +11,21 @@ bin=build/store_load
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
+rounds=${KILL_ROUNDS:-8}
 total=0
-for round in 1 2 3; do
-    "$bin" run "$dir/k.db" 50 30 > "$dir/acks$round" 2> "$dir/err$round" &
+round=0
+while [ "$round" -lt "$rounds" ]; do
+    round=$((round + 1))
+    : > "$dir/acks$round"
+    "$bin" run "$dir/k.db" 50 30 >> "$dir/acks$round" 2> "$dir/err$round" &
     pid=$!
-    sleep "0.$((4 + round))"
+    # Mid-burst: once moves are being acknowledged, a little later each round.
+    waited=0
+    while [ "$(grep -c '^ack ' "$dir/acks$round" || true)" -lt 100 ] && [ "$waited" -lt 200 ]; do
+        sleep 0.05
+        waited=$((waited + 1))
+    done
+    sleep "0.0$((round % 10))"
     kill -9 "$pid"
     wait "$pid" 2> /dev/null || true
     n=$(grep -c '^ack ' "$dir/acks$round" || true)
@@ -28,4 +38,4 @@ for round in 1 2 3; do
     "$bin" check "$dir/k.db" "$dir/acks$round"
     total=$((total + n))
 done
-echo "kill -9: $total acknowledged moves over 3 kills, all present"
+echo "kill -9: $total acknowledged moves over $rounds kills, all present"

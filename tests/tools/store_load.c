@@ -32,7 +32,7 @@ typedef struct lgame {
     int64_t id;
     int ply;
     int nplayers;
-    bool busy;      /* a move is waiting for its acknowledgement */
+    bool busy; /* a move is waiting for its acknowledgement */
     uint64_t sent_ns;
 } lgame;
 
@@ -42,7 +42,7 @@ typedef struct load {
     lgame *games;
     int ngames;
     bool print, stop;
-    double rate;    /* 0: closed loop */
+    double rate; /* 0: closed loop */
     uint64_t acked, offered, t0;
     int next_game;
     uint32_t *lat_us; /* one per acknowledged move (bench) */
@@ -68,8 +68,7 @@ static void acked(void *arg, int status)
     if (l->print) {
         char text[RULES_MOVE_TEXT], line[128];
         move_text(g->id, g->ply, text, sizeof text);
-        int n = snprintf(line, sizeof line, "ack %lld %d %s\n", (long long)g->id,
-                         g->ply, text);
+        int n = snprintf(line, sizeof line, "ack %lld %d %s\n", (long long)g->id, g->ply, text);
         /* One write per acknowledgement: what is printed is what was acked. */
         if (write(1, line, (size_t)n) != n)
             exit(1);
@@ -92,8 +91,10 @@ static void send_move(lgame *g)
 {
     char text[RULES_MOVE_TEXT];
     move_text(g->id, g->ply, text, sizeof text);
-    store_move m = {.ply = g->ply, .player = g->ply % g->nplayers,
-                    .next = (g->ply + 1) % g->nplayers, .text = text};
+    store_move m = {.ply = g->ply,
+                    .player = g->ply % g->nplayers,
+                    .next = (g->ply + 1) % g->nplayers,
+                    .text = text};
     g->sent_ns = uv_hrtime();
     g->busy = true;
     int err = store_move_append(g->l->s, g->id, &m, acked, g);
@@ -142,8 +143,7 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int drive(const char *db, int ngames, double seconds, bool print, bool bench,
-                 double rate)
+static int drive(const char *db, int ngames, double seconds, bool print, bool bench, double rate)
 {
     uv_loop_t loop;
     uv_loop_init(&loop);
@@ -151,9 +151,8 @@ static int drive(const char *db, int ngames, double seconds, bool print, bool be
     l.games = calloc((size_t)ngames, sizeof *l.games);
     char why[256];
     /* STORE_GROUP_MS: try another group commit tick. */
-    store_options o = {.group_ms = getenv("STORE_GROUP_MS")
-                                       ? (unsigned)atoi(getenv("STORE_GROUP_MS"))
-                                       : 0};
+    store_options o = {.group_ms =
+                           getenv("STORE_GROUP_MS") ? (unsigned)atoi(getenv("STORE_GROUP_MS")) : 0};
     int err = store_open(&l.s, &loop, db, &o, why, sizeof why);
     if (err != 0) {
         fprintf(stderr, "store_load: %s\n", why);
@@ -164,8 +163,8 @@ static int drive(const char *db, int ngames, double seconds, bool print, bool be
     /* Resume games in progress; create the rest. */
     store_load_in_progress(l.s, resume_cb, &l);
     for (int i = 0; i < l.ngames; i++) {
-        store_new_game ng = {.variant = "ultima", .kind = STORE_LIVE, .nplayers = 2,
-                             .tc = {600000, 0, 0}};
+        store_new_game ng = {
+            .variant = "ultima", .kind = STORE_LIVE, .nplayers = 2, .tc = {600000, 0, 0}};
         snprintf(ng.players[0].name, STORE_NAME_MAX, "load-a");
         snprintf(ng.players[1].name, STORE_NAME_MAX, "load-b");
         if (store_game_create(l.s, &ng, &l.games[i].id, NULL, NULL, why, sizeof why)) {
@@ -206,8 +205,7 @@ static int drive(const char *db, int ngames, double seconds, bool print, bool be
         qsort(l.lat_us, l.nlat, sizeof *l.lat_us, cmp_u32);
         printf("games %d offered/s %.0f seconds %.2f acked %llu moves/s %.0f "
                "p50_ms %.2f p99_ms %.2f max_ms %.2f\n",
-               ngames, rate, secs, (unsigned long long)acked,
-               (double)acked / secs,
+               ngames, rate, secs, (unsigned long long)acked, (double)acked / secs,
                l.lat_us[l.nlat / 2] / 1000.0, l.lat_us[l.nlat * 99 / 100] / 1000.0,
                l.lat_us[l.nlat - 1] / 1000.0);
     }
@@ -225,8 +223,7 @@ static int check(const char *db, const char *acks)
         return 2;
     }
     sqlite3_stmt *st;
-    sqlite3_prepare_v2(d, "SELECT text FROM moves WHERE game = ? AND ply = ?", -1,
-                       &st, NULL);
+    sqlite3_prepare_v2(d, "SELECT text FROM moves WHERE game = ? AND ply = ?", -1, &st, NULL);
     char line[256];
     long n = 0, partial = 0;
     int rc = 0;
@@ -245,8 +242,8 @@ static int check(const char *db, const char *acks)
         sqlite3_bind_int(st, 2, ply);
         if (sqlite3_step(st) != SQLITE_ROW ||
             strcmp((const char *)sqlite3_column_text(st, 0), text) != 0) {
-            fprintf(stderr, "store_load: acknowledged move missing: game %lld ply %d %s\n",
-                    game, ply, text);
+            fprintf(stderr, "store_load: acknowledged move missing: game %lld ply %d %s\n", game,
+                    ply, text);
             rc = 1;
             break;
         }
@@ -270,8 +267,8 @@ static int check(const char *db, const char *acks)
     }
     sqlite3_close(d);
     fclose(f);
-    printf("checked %ld acknowledged moves%s: %s\n", n,
-           partial ? " (and one cut line)" : "", rc ? "MISSING" : "all present");
+    printf("checked %ld acknowledged moves%s: %s\n", n, partial ? " (and one cut line)" : "",
+           rc ? "MISSING" : "all present");
     return rc;
 }
 
@@ -294,8 +291,8 @@ static int fsync_probe(const char *path, int n)
     fclose(f);
     unlink(path);
     qsort(lat, (size_t)n, sizeof *lat, cmp_u32);
-    printf("fsync n %d p50_ms %.2f p99_ms %.2f max_ms %.2f\n", n,
-           lat[n / 2] / 1000.0, lat[n * 99 / 100] / 1000.0, lat[n - 1] / 1000.0);
+    printf("fsync n %d p50_ms %.2f p99_ms %.2f max_ms %.2f\n", n, lat[n / 2] / 1000.0,
+           lat[n * 99 / 100] / 1000.0, lat[n - 1] / 1000.0);
     free(lat);
     return 0;
 }

@@ -675,6 +675,40 @@ static void test_three_turns_and_leave(void **state)
     rules_game_free(g);
 }
 
+/* A player leaving is not a turn: Red's queen stands on g7 threatened only
+ * by Green's beetle on i7; when Green leaves, Black (to move) still plays,
+ * and Red wins only after a turn of its own with the queen still there. */
+static void test_leave_gives_no_centre_win(void **state)
+{
+    (void)state;
+    const char *pos = "7/3rA4/4rA4/2bA4rL2/9rA1/3bA6rArW/bQ3bA1rQ6/12/3bA2gBgA3/"
+                      "bWbA6gG1/9/8/3gW2gQ b -";
+    rules_game *g = NULL;
+    char why[RULES_WHY_TEXT] = "", text[RULES_POS_TEXT];
+    assert_int_equal(rules_game_new(&g, "ant3", pos, why, sizeof why), 0);
+    assert_false(g->result.over);
+    assert_int_equal(rules_game_leave(g, 2, RULES_REASON_RESIGNATION), 0);
+    assert_false(g->result.over);
+    assert_int_equal(rules_game_to_move(g), 0);
+    assert_true(g->nlegal > 0);
+    /* The state "just after a leave" survives the position string. */
+    g->variant->print_position(&g->pos, text, sizeof text);
+    assert_non_null(strstr(text, " b g!"));
+    rules_pos q;
+    rules_pos_init(&q, g->variant);
+    assert_int_equal(g->variant->parse_position(&q, text, why, sizeof why), 0);
+    rules_move moves[RULES_MAX_MOVES];
+    assert_int_equal(g->variant->legal_moves(&q, moves), g->nlegal);
+    /* Black passes; Red keeps the queen on g7 and wins after its own turn. */
+    must_play(g, "pass");
+    assert_false(g->result.over);
+    must_play(g, "pass");
+    assert_true(g->result.over);
+    assert_int_equal(g->result.reason, RULES_REASON_CENTRE);
+    assert_int_equal(g->result.winner, 1);
+    rules_game_free(g);
+}
+
 static void test_inert_pieces(void **state)
 {
     (void)state;
@@ -1027,6 +1061,7 @@ int main(void)
         cmocka_unit_test(test_checkmate),
         cmocka_unit_test(test_repetition),
         cmocka_unit_test(test_three_turns_and_leave),
+        cmocka_unit_test(test_leave_gives_no_centre_win),
         cmocka_unit_test(test_inert_pieces),
         cmocka_unit_test(test_three_check_and_lost_queen),
         cmocka_unit_test(test_roundtrips),

@@ -131,6 +131,8 @@ typedef struct {
     int owner[NCELL];
     int to_move;
     int left; /* bit mask */
+    int just_left; /* the last event was a player leaving, not a turn: the
+                      rules speak of a queen that "ends a move" on g7 */
 } rs;
 
 static const char owners[] = "brg";
@@ -206,8 +208,9 @@ static int ref_parse(rs *s, int np, const char *text)
         return -1;
     if (*p == '-')
         return 0;
-    for (; *p; p++)
+    for (; *p && *p != '!'; p++)
         s->left |= 1 << (strchr(owners, *p) - owners);
+    s->just_left = *p == '!';
     return 0;
 }
 
@@ -240,6 +243,8 @@ static void ref_print(const rs *s, char *out)
     for (int pl = 0; pl < s->np; pl++)
         if (s->left >> pl & 1)
             *w++ = owners[pl];
+    if (s->just_left)
+        *w++ = '!';
     *w = 0;
 }
 
@@ -409,6 +414,7 @@ static rs ref_apply(const rs *s, const rmove *m)
             t.kind[m->to] = 'S';
     }
     t.to_move = next_active(s, me);
+    t.just_left = 0;
     return t;
 }
 
@@ -446,7 +452,7 @@ static bool ref_decided(const rs *s)
         last = (last + s->np - 1) % s->np;
     while (!active(s, last));
     int q = queen_of(s, last);
-    if (q >= 0 && strcmp(rname[q], "g7") == 0 && !ref_check(s, last))
+    if (!s->just_left && q >= 0 && strcmp(rname[q], "g7") == 0 && !ref_check(s, last))
         return true;
     if (s->np == 3) {
         int with = 0;

@@ -65,8 +65,7 @@ static void test_three_players_and_leaves(void **state)
     pgn_add_move(&g, "b1-b2");
     char *text;
     assert_int_equal(pgn_write(&g, 3, &text), 0);
-    assert_non_null(
-        strstr(text, "1. a1-a2 e2-e4 a1-a2 2. e2-e4 {leave 2 timeout} b1-b2 0-1-0"));
+    assert_non_null(strstr(text, "1. a1-a2 e2-e4 a1-a2 2. e2-e4 {leave 2 timeout} b1-b2 0-1-0"));
     pgn_game back = {0};
     char why[160];
     assert_int_equal(pgn_parse(text, &back, why, sizeof why), 0);
@@ -78,14 +77,12 @@ static void test_three_players_and_leaves(void **state)
     pgn_free(&g);
     pgn_free(&back);
 
-    rules_result r = {.over = true, .outcome = {RULES_OUTCOME_LOSS,
-                                                RULES_OUTCOME_WIN,
-                                                RULES_OUTCOME_LOSS}};
+    rules_result r = {.over = true,
+                      .outcome = {RULES_OUTCOME_LOSS, RULES_OUTCOME_WIN, RULES_OUTCOME_LOSS}};
     char buf[32];
     pgn_result_text(&r, 3, buf, sizeof buf);
     assert_string_equal(buf, "0-1-0");
-    r = (rules_result){.over = true,
-                       .outcome = {RULES_OUTCOME_DRAW, RULES_OUTCOME_DRAW}};
+    r = (rules_result){.over = true, .outcome = {RULES_OUTCOME_DRAW, RULES_OUTCOME_DRAW}};
     pgn_result_text(&r, 2, buf, sizeof buf);
     assert_string_equal(buf, "1/2-1/2");
     r = (rules_result){.over = false};
@@ -111,9 +108,7 @@ static void test_parse_foreign_forms(void **state)
     pgn_free(&g);
 
     pgn_game bad = {0};
-    assert_int_equal(pgn_parse("[Variant \"ultima\"]\n[Oops ultima]\n", &bad, why,
-                               sizeof why),
-                     -1);
+    assert_int_equal(pgn_parse("[Variant \"ultima\"]\n[Oops ultima]\n", &bad, why, sizeof why), -1);
     assert_non_null(strstr(why, "line 2"));
     pgn_free(&bad);
     pgn_game nov = {0};
@@ -139,14 +134,13 @@ static void done_cb(void *arg, int status)
     (*pending)--;
 }
 
-static void round_trip(const rules_variant *v, store *s, uv_loop_t *loop,
-                       unsigned seed)
+static void round_trip(const rules_variant *v, store *s, uv_loop_t *loop, unsigned seed)
 {
     rules_game *g;
     char why[RULES_WHY_TEXT];
     assert_int_equal(rules_game_new(&g, v->id, NULL, why, sizeof why), 0);
-    store_new_game ng = {.variant = v->id, .kind = STORE_LIVE,
-                         .nplayers = v->nplayers, .tc = {600000, 0, 0}};
+    store_new_game ng = {
+        .variant = v->id, .kind = STORE_LIVE, .nplayers = v->nplayers, .tc = {600000, 0, 0}};
     for (int p = 0; p < v->nplayers; p++)
         snprintf(ng.players[p].name, STORE_NAME_MAX, "%s-player", v->player_names[p]);
     int64_t id;
@@ -171,8 +165,10 @@ static void round_trip(const rules_variant *v, store *s, uv_loop_t *loop,
         assert_true(v->print_move(&g->pos, m, text, sizeof text) > 0);
         int player = g->pos.to_move;
         assert_int_equal(rules_game_play_text(g, player, text, NULL, why, sizeof why), 0);
-        store_move sm = {.ply = (int)g->nmoves - 1, .player = player,
-                         .next = rules_game_to_move(g), .text = text};
+        store_move sm = {.ply = (int)g->nmoves - 1,
+                         .player = player,
+                         .next = rules_game_to_move(g),
+                         .text = text};
         pending++;
         assert_int_equal(store_move_append(s, id, &sm, done_cb, &pending), 0);
     }
@@ -205,8 +201,8 @@ static void round_trip(const rules_variant *v, store *s, uv_loop_t *loop,
     assert_int_equal(back->nmoves, g->nmoves);
     assert_int_equal(back->result.over, g->result.over);
     assert_int_equal(back->result.winner, g->result.winner);
-    printf("# %s: %zu plies, PGN re-imported to the same position%s\n", v->id,
-           g->nmoves, g->result.over ? " (finished)" : "");
+    printf("# %s: %zu plies, PGN re-imported to the same position%s\n", v->id, g->nmoves,
+           g->result.over ? " (finished)" : "");
     rules_game_free(back);
     pgn_free(&pg);
     free(text);

@@ -125,10 +125,13 @@ static int64_t add_account(fixture *f, const char *name)
     return sql_int(f, sql);
 }
 
-static int64_t new_game(fixture *f, store_kind kind, int nplayers,
-                        const int64_t *accounts, store_tc tc)
+static int64_t new_game(fixture *f, store_kind kind, int nplayers, const int64_t *accounts,
+                        store_tc tc)
 {
-    store_new_game g = {.variant = "ultima", .kind = kind, .nplayers = nplayers,
+    /* The store records move text as given: these games need no rules. */
+    store_new_game g = {.variant = nplayers == 3 ? "three" : "ultima",
+                        .kind = kind,
+                        .nplayers = nplayers,
                         .tc = tc};
     for (int p = 0; p < nplayers; p++) {
         g.players[p].account = accounts ? accounts[p] : 0;
@@ -164,8 +167,8 @@ static void ack_cb(void *arg, int status)
     a->fired = true;
 }
 
-static void play(fixture *f, int64_t game, int ply, int player, int next,
-                 const char *text, const int64_t *clocks)
+static void play(fixture *f, int64_t game, int ply, int player, int next, const char *text,
+                 const int64_t *clocks)
 {
     store_move m = {.ply = ply, .player = player, .next = next, .text = text};
     if (clocks)
@@ -270,8 +273,7 @@ static void test_refuses_newer_database(void **state)
     store_options o = {.now_ms = clock_fn};
     char why[256] = "";
     store *s = NULL;
-    assert_int_equal(store_open(&s, &f->loop, f->db, &o, why, sizeof why),
-                     STORE_ETOO_NEW);
+    assert_int_equal(store_open(&s, &f->loop, f->db, &o, why, sizeof why), STORE_ETOO_NEW);
     assert_null(s);
     assert_non_null(strstr(why, "99"));
     assert_non_null(strstr(why, "newer"));
@@ -337,8 +339,7 @@ static void test_restart_mid_game(void **state)
 static int64_t deadline_of(fixture *f, int64_t game)
 {
     char sql[128];
-    snprintf(sql, sizeof sql, "SELECT deadline_ms FROM games WHERE id = %lld",
-             (long long)game);
+    snprintf(sql, sizeof sql, "SELECT deadline_ms FROM games WHERE id = %lld", (long long)game);
     store_flush(f->s);
     return sql_int(f, sql);
 }
@@ -375,12 +376,11 @@ static void test_restart_every_variant(void **state)
 {
     fixture *f = *state;
     f->s = open_dir(f, "migrations");
-    int64_t acc[3] = {add_account(f, "ann"), add_account(f, "bob"),
-                      add_account(f, "cid")};
+    int64_t acc[3] = {add_account(f, "ann"), add_account(f, "bob"), add_account(f, "cid")};
     for (const rules_variant *const *vp = rules_variants; *vp; vp++) {
         const rules_variant *v = *vp;
-        store_new_game ng = {.variant = v->id, .kind = STORE_CORR,
-                             .nplayers = v->nplayers, .tc = {2 * DAY, 0, 0}};
+        store_new_game ng = {
+            .variant = v->id, .kind = STORE_CORR, .nplayers = v->nplayers, .tc = {2 * DAY, 0, 0}};
         for (int p = 0; p < v->nplayers; p++) {
             ng.players[p].account = acc[p];
             snprintf(ng.players[p].name, STORE_NAME_MAX, "p%d", p);
@@ -459,7 +459,8 @@ static void test_timeout_across_restart(void **state)
     assert_int_equal(timeout_player, 1);
     store_check_deadlines(f->s);
     assert_int_equal(timeouts_seen, 1); /* once */
-    rules_result r = {.over = true, .winner = 0,
+    rules_result r = {.over = true,
+                      .winner = 0,
                       .outcome = {RULES_OUTCOME_WIN, RULES_OUTCOME_LOSS},
                       .reason = RULES_REASON_TIMEOUT};
     assert_int_equal(store_game_finish(f->s, g, &r, NULL, NULL), 0);
@@ -477,6 +478,71 @@ static void test_timeout_across_restart(void **state)
     free(json);
 }
 
+/* Closing writes what is queued: the callbacks fire (status 0) during
+ * store_close, before the loop runs again, and a reopen finds the moves. */
+static void test_close_writes_queue(void **state)
+{
+    fixture *f = *state;
+    f->s = open_dir(f, "migrations");
+    int64_t g = new_game(f, STORE_LIVE, 2, NULL, (store_tc){60000, 0, 0});
+    ack a[3];
+    static const char *const texts[] = {"b1-b6", "c8-c5", "a1-a2"};
+    for (int i = 0; i < 3; i++) {
+        a[i] = (ack){.f = f, .game = g, .ply = i};
+        store_move m = {.ply = i, .player = i % 2, .next = (i + 1) % 2, .text = texts[i]};
+        assert_int_equal(store_move_append(f->s, g, &m, ack_cb, &a[i]), 0);
+        assert_false(a[i].fired);
+    }
+    store_close(f->s);
+    for (int i = 0; i < 3; i++) {
+        assert_true(a[i].fired);
+        assert_int_equal(a[i].status, 0);
+        assert_true(a[i].on_disk);
+    }
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    f->s = open_dir(f, "migrations");
+    restored r = {0};
+    assert_int_equal(store_load_in_progress(f->s, restore_cb, &r), 1);
+    assert_int_equal(r.g[0].nmoves, 3);
+    assert_string_equal(r.texts[0][2], "a1-a2");
+}
+
+/* Three-player correspondence: the player to move times out; as the server
+ * does, it leaves (rules_game_leave) and the others play on; the next
+ * player's clock starts at the timeout. */
+static void test_three_player_timeout(void **state)
+{
+    fixture *f = *state;
+    f->s = open_dir(f, "migrations");
+    int64_t acc[3] = {add_account(f, "ann"), add_account(f, "bob"), add_account(f, "cid")};
+    int64_t g = new_game(f, STORE_CORR, 3, acc, (store_tc){2 * DAY, 0, 0});
+    play(f, g, 0, 0, 1, "a1-a2", NULL);
+    timeouts_seen = 0;
+    store_set_timeout_cb(f->s, timeout_cb, NULL);
+    fake_now = T0 + 2 * DAY + 1;
+    store_check_deadlines(f->s);
+    assert_int_equal(timeouts_seen, 1);
+    assert_int_equal(timeout_player, 1);
+    assert_int_equal(store_game_leave(f->s, g, 1, RULES_REASON_TIMEOUT, 2, NULL, NULL), 0);
+    assert_int_equal(deadline_of(f, g), T0 + 4 * DAY + 1);
+    store_turn t[2];
+    assert_int_equal(store_your_turn(f->s, acc[2], t, 2), 1);
+    assert_int_equal(t[0].deadline_ms, T0 + 4 * DAY + 1);
+    play(f, g, 1, 2, 0, "b1-b2", NULL);
+    reopen(f);
+    restored r = {0};
+    assert_int_equal(store_load_in_progress(f->s, restore_cb, &r), 1);
+    assert_int_equal(r.g[0].to_move, 0);
+    assert_int_equal(r.g[0].nleaves, 1);
+    char *json;
+    assert_int_equal(store_game_json(f->s, g, &json), 0);
+    assert_non_null(strstr(json, "\"reason\":\"timeout\""));
+    free(json);
+    char *pgn;
+    assert_int_equal(store_game_pgn(f->s, g, &pgn), 0);
+    assert_non_null(strstr(pgn, "1. a1-a2 {leave 1 timeout} b1-b2"));
+    free(pgn);
+}
 
 /* Vacation: 5 days push a running deadline back by 5 days; a turn reaching
  * the player during the vacation starts at its end; ending early after 2.5
@@ -488,13 +554,12 @@ static void test_vacation(void **state)
     int64_t acc[2] = {add_account(f, "ann"), add_account(f, "bob")};
     int64_t g1 = new_game(f, STORE_CORR, 2, acc, (store_tc){3 * DAY, 0, 0});
     int64_t g2 = new_game(f, STORE_CORR, 2, acc, (store_tc){2 * DAY, 0, 0});
-    play(f, g1, 0, 0, 1, "a2-a4", NULL);   /* bob to move: T0 + 3d */
+    play(f, g1, 0, 0, 1, "a2-a4", NULL); /* bob to move: T0 + 3d */
     assert_int_equal(deadline_of(f, g1), T0 + 3 * DAY);
 
     fake_now = T0 + DAY;
     char why[160] = "";
-    assert_int_equal(store_vacation_start(f->s, acc[1], 31, why, sizeof why),
-                     STORE_EVACATION);
+    assert_int_equal(store_vacation_start(f->s, acc[1], 31, why, sizeof why), STORE_EVACATION);
     assert_non_null(strstr(why, "30"));
     assert_int_equal(store_vacation_start(f->s, acc[1], 5, why, sizeof why), 0);
     assert_int_equal(deadline_of(f, g1), T0 + 8 * DAY);
@@ -503,8 +568,7 @@ static void test_vacation(void **state)
     assert_int_equal(store_vacation_status(f->s, acc[1], &until, &left), 0);
     assert_int_equal(until, T0 + 6 * DAY);
     assert_int_equal(left, 25);
-    assert_int_equal(store_vacation_start(f->s, acc[1], 1, why, sizeof why),
-                     STORE_EBAD_ARG);
+    assert_int_equal(store_vacation_start(f->s, acc[1], 1, why, sizeof why), STORE_EBAD_ARG);
 
     /* Ann moves in g2 during bob's vacation: bob's 2 days start at T0 + 6d. */
     fake_now = T0 + 2 * DAY;
@@ -581,16 +645,13 @@ static void test_conditional_moves(void **state)
     f->s = open_dir(f, "migrations");
     int64_t acc[2] = {add_account(f, "ann"), add_account(f, "bob")};
     int64_t g = new_game(f, STORE_CORR, 2, acc, (store_tc){7 * DAY, 0, 0});
-    const char *const lines[] = {"e2-e4 e7-e5 g1-f3 b8-c6",
-                                 "e2-e4 e7-e5 f1-c4 g8-f6", "e2-e4 c7-c5 d2-d4 c5-d4",
-                                 "d2-d4 d7-d5"};
+    const char *const lines[] = {"e2-e4 e7-e5 g1-f3 b8-c6", "e2-e4 e7-e5 f1-c4 g8-f6",
+                                 "e2-e4 c7-c5 d2-d4 c5-d4", "d2-d4 d7-d5"};
     char why[160];
     /* Ann is to move: she cannot set lines, Bob can. */
-    assert_int_equal(store_cond_set(f->s, g, 0, lines, 4, why, sizeof why),
-                     STORE_ENOT_YOUR_TURN);
+    assert_int_equal(store_cond_set(f->s, g, 0, lines, 4, why, sizeof why), STORE_ENOT_YOUR_TURN);
     const char *const short_line[] = {"e2-e4"};
-    assert_int_equal(store_cond_set(f->s, g, 1, short_line, 1, why, sizeof why),
-                     STORE_EBAD_ARG);
+    assert_int_equal(store_cond_set(f->s, g, 1, short_line, 1, why, sizeof why), STORE_EBAD_ARG);
     assert_int_equal(store_cond_set(f->s, g, 1, lines, 4, why, sizeof why), 0);
 
     /* Stored durably: a restart keeps them. */
@@ -622,11 +683,32 @@ static void test_conditional_moves(void **state)
     assert_string_equal(json, "[]");
     free(json);
 
+    /* Lines skipped over: set, then moves the store is not asked about
+     * (Ann d2-d4, Bob's own d7-d5), then Ann's next move matches a line's
+     * first move but the line is out of date: dropped, no answer. */
+    const char *const again[] = {"d2-d4 d7-d5", "g1-f3 g8-f6"};
+    play(f, g, 3, 1, 0, "d7-d6", NULL);
+    assert_int_equal(store_cond_set(f->s, g, 1, again, 2, why, sizeof why), 0);
+    play(f, g, 4, 0, 1, "d2-d4", NULL);
+    play(f, g, 5, 1, 0, "d6-d5", NULL);
+    play(f, g, 6, 0, 1, "g1-f3", NULL);
+    assert_int_equal(store_cond_reply(f->s, g, 6, "g1-f3", reply), 0);
+    assert_int_equal(store_cond_get_json(f->s, g, 1, &json), 0);
+    assert_string_equal(json, "[]");
+    free(json);
+    /* store_cond_clear. */
+    play(f, g, 7, 1, 0, "e7-e6", NULL);
+    assert_int_equal(store_cond_set(f->s, g, 1, again, 2, why, sizeof why), 0);
+    assert_int_equal(store_cond_clear(f->s, g, 1), 0);
+    reopen(f);
+    assert_int_equal(store_cond_get_json(f->s, g, 1, &json), 0);
+    assert_string_equal(json, "[]");
+    free(json);
+
     /* Two-player correspondence only. */
     int64_t live = new_game(f, STORE_LIVE, 2, NULL, (store_tc){60000, 0, 0});
     play(f, live, 0, 0, 1, "e2-e4", NULL);
-    assert_int_equal(store_cond_set(f->s, live, 0, lines, 1, why, sizeof why),
-                     STORE_EBAD_ARG);
+    assert_int_equal(store_cond_set(f->s, live, 0, lines, 1, why, sizeof why), STORE_EBAD_ARG);
 }
 
 /* store_cond_check against the rules core: a line of legal moves from the
@@ -689,8 +771,7 @@ static void test_your_turn(void **state)
 {
     fixture *f = *state;
     f->s = open_dir(f, "migrations");
-    int64_t acc[3] = {add_account(f, "ann"), add_account(f, "bob"),
-                      add_account(f, "cid")};
+    int64_t acc[3] = {add_account(f, "ann"), add_account(f, "bob"), add_account(f, "cid")};
     store_set_turn_cb(f->s, turn_cb, NULL);
     int64_t g7 = new_game(f, STORE_CORR, 2, acc, (store_tc){7 * DAY, 0, 0});
     int64_t g1 = new_game(f, STORE_CORR, 2, acc, (store_tc){1 * DAY, 0, 0});
@@ -722,16 +803,13 @@ static void test_your_turn(void **state)
     free(json);
     /* Ann (seat 2) times out in g3 while the others play on: the leave is
      * recorded and the turn passes to cid (seat 0). */
-    assert_int_equal(store_game_leave(f->s, g3, 2, RULES_REASON_TIMEOUT, 0, NULL,
-                                      NULL),
-                     0);
+    assert_int_equal(store_game_leave(f->s, g3, 2, RULES_REASON_TIMEOUT, 0, NULL, NULL), 0);
     assert_int_equal(store_your_turn(f->s, acc[0], t, 8), 2);
     assert_int_equal(store_your_turn(f->s, acc[2], t, 8), 1);
     assert_int_equal(t[0].game, g3);
     assert_int_equal(store_your_turn(f->s, acc[1], t, 8), 0);
     /* Guests can't play correspondence. */
-    store_new_game ng = {.variant = "ultima", .kind = STORE_CORR, .nplayers = 2,
-                         .tc = {DAY, 0, 0}};
+    store_new_game ng = {.variant = "ultima", .kind = STORE_CORR, .nplayers = 2, .tc = {DAY, 0, 0}};
     ng.players[0].account = acc[0];
     int64_t id;
     char why[160];
@@ -753,7 +831,8 @@ static void test_archive_and_profile(void **state)
     int64_t other = new_game(f, STORE_CORR, 2, acc, (store_tc){2 * DAY, 0, 0});
     play(f, g, 0, 0, 1, "b1-b6", NULL);
     play(f, g, 1, 1, -1, "c8-c5", NULL);
-    rules_result r = {.over = true, .winner = 1,
+    rules_result r = {.over = true,
+                      .winner = 1,
                       .outcome = {RULES_OUTCOME_LOSS, RULES_OUTCOME_WIN},
                       .reason = RULES_REASON_CHECKMATE};
     ack a = {.f = f, .game = g, .ply = 1};
@@ -809,6 +888,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_restart_mid_game, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restart_every_variant, setup, teardown),
         cmocka_unit_test_setup_teardown(test_timeout_across_restart, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_three_player_timeout, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_close_writes_queue, setup, teardown),
         cmocka_unit_test_setup_teardown(test_vacation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_increment_clock, setup, teardown),
         cmocka_unit_test_setup_teardown(test_conditional_moves, setup, teardown),

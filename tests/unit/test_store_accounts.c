@@ -27,8 +27,8 @@ typedef struct result {
     char why[160];
 } result;
 
-static void cb(void *arg, int status, int64_t account, const char *username,
-               const char *token, const char *why)
+static void cb(void *arg, int status, int64_t account, const char *username, const char *token,
+               const char *why)
 {
     result *r = arg;
     r->fired = true;
@@ -95,12 +95,10 @@ static void test_username_rules(void **state)
     char why[200];
     assert_int_equal(accounts_username_check("ann", why, sizeof why), 0);
     assert_int_equal(accounts_username_check("A_b-9", why, sizeof why), 0);
-    const char *bad[] = {"ab", "9lives", "_x1", "has space", "émile",
-                         "abcdefghijklmnopqrstu", ""};
+    const char *bad[] = {"ab", "9lives", "_x1", "has space", "émile", "abcdefghijklmnopqrstu", ""};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         why[0] = '\0';
-        assert_int_equal(accounts_username_check(bad[i], why, sizeof why),
-                         STORE_EUSERNAME);
+        assert_int_equal(accounts_username_check(bad[i], why, sizeof why), STORE_EUSERNAME);
         /* The error states the rule. */
         assert_non_null(strstr(why, "3 to 20 characters"));
     }
@@ -187,8 +185,7 @@ static void test_cookie(void **state)
     snprintf(hdr, sizeof hdr, "theme=dark; " ACCOUNTS_COOKIE "=%s; other=1", t);
     assert_int_equal(accounts_cookie_token(hdr, tok, sizeof tok), 0);
     assert_string_equal(tok, t);
-    assert_int_equal(accounts_cookie_token("theme=dark", tok, sizeof tok),
-                     STORE_ENOT_FOUND);
+    assert_int_equal(accounts_cookie_token("theme=dark", tok, sizeof tok), STORE_ENOT_FOUND);
     assert_int_equal(accounts_cookie_token("x" ACCOUNTS_COOKIE "=abc", tok, sizeof tok),
                      STORE_ENOT_FOUND);
     assert_true(accounts_set_cookie(set, sizeof set, t) > 0);
@@ -200,12 +197,40 @@ static void test_cookie(void **state)
     assert_int_equal(accounts_set_cookie(set, 10, t), -1);
 }
 
+/* A password hash still running when its store closes: the callback comes
+ * later with STORE_ECLOSED and nothing is written. */
+static void test_close_while_hashing(void **state)
+{
+    (void)state;
+    char path[96], why[200];
+    snprintf(path, sizeof path, "%s/closing.db", dir);
+    store *s2;
+    assert_int_equal(store_open(&s2, &loop, path, NULL, why, sizeof why), 0);
+    result r = {0};
+    assert_int_equal(accounts_register(s2, "late", "password1", cb, &r), 0);
+    store_close(s2);
+    wait_for(&r);
+    assert_int_equal(r.status, STORE_ECLOSED);
+    assert_string_equal(r.token, "");
+    uv_run(&loop, UV_RUN_DEFAULT);
+    sqlite3 *raw;
+    assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(raw, "SELECT count(*) FROM accounts", -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 0);
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_username_rules),
         cmocka_unit_test(test_register_login_logout),
         cmocka_unit_test(test_cookie),
+        cmocka_unit_test(test_close_while_hashing),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
