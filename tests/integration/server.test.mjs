@@ -543,7 +543,7 @@ test('command line: --help, a bad flag and a port in use', async () => {
     r = spawnSync(serverBin, ['--port', 'abc'], { encoding: 'utf8' });
     assert.equal(r.status, 2);
     // The shared server holds srv.port.
-    r = spawnSync(serverBin, ['--port', String(srv.port), '--db', ':memory:'],
+    r = spawnSync(serverBin, ['--port', String(srv.port), '--db', `${srv.dir}/other.db`],
         { encoding: 'utf8', env: { ...process.env, CHAMELEON_MIGRATIONS: new URL('../../migrations', import.meta.url).pathname }, timeout: 20000 });
     assert.equal(r.status, 2, r.stderr);
     assert.match(r.stderr, /cannot listen/);
