@@ -23,7 +23,7 @@ start_server() {
         > "$dir/out" 2> "$dir/err" &
     pid=$!
     for _ in $(seq 50); do
-        port=$(sed -n 's/.*:\([0-9]*\)\/$/\1/p' "$dir/out")
+        port=$(sed -n 's/.*:\([0-9]*\)\/$/\1/p' "$dir/out" 2>/dev/null || true)
         [ -n "$port" ] && return 0
         sleep 0.1
     done
