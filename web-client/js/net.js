@@ -81,6 +81,7 @@ export class Conn {
   }
 
   scheduleRetry() {
+    if (this.held) { this.retryWhenReleased = true; return; }
     const delay = Math.min(8000, 300 * 2 ** this.retry++) + Math.random() * 200;
     setTimeout(() => this.connect(), delay);
   }
@@ -112,6 +113,15 @@ export class Conn {
   // Drops the socket as if the network had failed (used by the tests of
   // reconnection and by "reconnect now").
   drop() { if (this.ws) this.ws.close(); }
+
+  // hold(): drop the connection and stay offline until release() (tests of
+  // reconnection; a "go offline" switch).
+  hold() { this.held = true; this.drop(); }
+
+  release() {
+    this.held = false;
+    if (this.retryWhenReleased) { this.retryWhenReleased = false; this.connect(); }
+  }
 
   setName(name) { localStorage.setItem(NAME_KEY, name); }
 }
