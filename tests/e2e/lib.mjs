@@ -51,7 +51,10 @@ export async function freePort() {
   return port;
 }
 
+// CHAMELEON_URL=http://127.0.0.1:PORT runs the game tests against a server
+// already running (a developer's own); otherwise the built binary is used.
 export function serverBinary() {
+  if (process.env.CHAMELEON_URL) return process.env.CHAMELEON_URL;
   for (const b of ['build/chameleon', 'build/debug/chameleon']) {
     const p = path.join(ROOT, b);
     if (fs.existsSync(p)) return p;
@@ -64,6 +67,7 @@ export function serverBinary() {
 export async function realServer() {
   const bin = serverBinary();
   if (!bin) return null;
+  if (process.env.CHAMELEON_URL) return { url: process.env.CHAMELEON_URL, log: () => '', close: async () => {} };
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chameleon-e2e-'));
   const child = spawn(bin, ['--host', '127.0.0.1', '--port', String(port), '--db', path.join(dir, 'test.db'), '--web-root', WEB],

@@ -50,10 +50,10 @@ export function mount(main, params, app) {
 
   const step = (fn) => () => { fn(); renderBoard(); renderMoves(); };
   const stepper = h('div', { class: 'step' },
-    h('button', { type: 'button', title: 'First position', 'aria-label': 'First position', onclick: step(() => { viewPly = 0; }) }, '\u23ee'),
+    h('button', { type: 'button', title: 'First position', 'aria-label': 'First position', onclick: step(() => { viewPly = 0; }) }, '\u00ab'),
     h('button', { type: 'button', title: 'Previous move', 'aria-label': 'Previous move', id: 'step-back', onclick: step(() => { viewPly = Math.max(0, (viewPly ?? st.moves.length) - 1); }) }, '\u25c0'),
     h('button', { type: 'button', title: 'Next move', 'aria-label': 'Next move', id: 'step-fwd', onclick: step(() => { if (viewPly !== null) viewPly = viewPly + 1 >= st.moves.length ? null : viewPly + 1; }) }, '\u25b6'),
-    h('button', { type: 'button', title: 'Current position', 'aria-label': 'Current position', onclick: step(() => { viewPly = null; }) }, '\u23ed'));
+    h('button', { type: 'button', title: 'Current position', 'aria-label': 'Current position', onclick: step(() => { viewPly = null; }) }, '\u00bb'));
 
   main.append(h('div', { class: 'room', id: 'room' },
     h('div', { class: 'board-col' }, topBars, boardBox, bottomBars),

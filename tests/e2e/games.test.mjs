@@ -1,0 +1,142 @@
+// Whole games through the real server (build/chameleon on a free loopback
+// port, temporary database): for every game id, two or three browser
+// contexts create and join a game from the lobby, play moves by clicking,
+// each sees the others' moves, then players resign. Also typed move entry
+// and a reconnection in the middle of a game. Screenshots of every board go
+// to tests/output/e2e/game-<game>-<seat>.png.
+// Skipped (with a message) while no server binary is built.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { launch, realServer, serverBinary, OUT } from './lib.mjs';
+
+const GAMES = [
+  ['ultima', 2], ['ultima1968', 2], ['rollerball', 2], ['yalta', 3], ['ant2', 2], ['ant3', 3],
+];
+const PLIES = 4;
+const skip = serverBinary() ? false : 'the server is not built (build/chameleon)';
+
+let browser, server;
+const pageErrors = [];
+before(async () => {
+  if (skip) return;
+  browser = await launch();
+  server = await realServer();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function player() {
+  const ctx = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+  const page = await ctx.newPage();
+  page.on('dialog', (d) => d.accept());
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  await page.goto(`${server.url}/`);
+  await page.waitForSelector('#conn.online');
+  return { ctx, page };
+}
+
+// Opens a game of `game` from the lobby with n players; returns the pages
+// in seat order, each in the room.
+async function startGame(game, n) {
+  const ps = [];
+  for (let i = 0; i < n; i++) ps.push(await player());
+  await ps[0].page.selectOption('#new-game', game);
+  await ps[0].page.selectOption('#new-tc', { label: '10+5' });
+  await ps[0].page.click('#create-btn');
+  for (let i = 1; i < n; i++) {
+    const row = ps[i].page.locator(`tr.seek[data-game="${game}"] button.join`);
+    await row.first().click();
+  }
+  for (const p of ps) await p.page.waitForURL(/#\/game\/\d+$/);
+  for (const p of ps) await p.page.waitForSelector('.player', { timeout: 10000 });
+  return ps;
+}
+
+const moveCount = (page) => page.$$eval('#moves button', (b) => b.length);
+
+// The player to move clicks its first movable piece and the first
+// destination shown (choosing the first offer of a picker).
+async function playByClicking(page) {
+  await page.waitForSelector('svg.board g.piece.movable');
+  // Click the piece's cell (a worm's body leaves its own centre empty).
+  const cell = await page.locator('svg.board g.piece.movable').first().getAttribute('data-cell');
+  const box = await page.locator(`svg.board polygon.cell[data-cell="${cell}"]`).boundingBox();
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+  const dest = page.locator('svg.board .dest:not(.suicide)').first();
+  await dest.click({ force: true });
+  const picker = page.locator('.picker:not([hidden]) .picker-choice');
+  if (await picker.count()) await picker.first().click();
+}
+
+async function toMove(ps) {
+  for (let k = 0; k < 50; k++) {
+    for (const p of ps) {
+      if (await p.page.locator('svg.board g.piece.movable').count()) return p;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('nobody can move');
+}
+
+for (const [game, n] of GAMES) {
+  test(`${game}: ${n} players create, join, play by clicking, see the moves, resign`, { skip }, async () => {
+    const ps = await startGame(game, n);
+    for (let ply = 1; ply <= PLIES; ply++) {
+      const p = await toMove(ps);
+      await playByClicking(p.page);
+      for (const q of ps) await q.page.waitForFunction((k) => document.querySelectorAll('#moves button').length === k, ply);
+    }
+    for (const [i, p] of ps.entries()) {
+      assert.equal(await moveCount(p.page), PLIES);
+      await p.page.locator('.board-wrap').screenshot({ path: path.join(OUT, `game-${game}-seat${i}.png`) });
+    }
+    // Resign until the game is over (three players: the first to resign
+    // leaves, the other two play on, then one of them resigns).
+    for (let i = 0; i < n - 1; i++) {
+      await ps[i].page.click('#btn-resign');
+      if (i < n - 2) await ps[n - 1].page.waitForSelector(`.player[data-seat="${i}"] >> text=left`);
+    }
+    for (const p of ps) {
+      await p.page.waitForSelector('#banner:not([hidden])');
+      assert.match(await p.page.textContent('#banner'), /wins/);
+      assert.match(await p.page.textContent('#banner'), /resignation/);
+    }
+    for (const p of ps) await p.ctx.close();
+    assert.deepEqual(pageErrors, []);
+  });
+}
+
+test('typed move entry and a reconnection in the middle of a game', { skip }, async () => {
+  const [a, b] = await startGame('ultima', 2);
+  await a.page.waitForSelector('svg.board g.piece.movable');
+  await a.page.fill('#move-input', 'e2-e3');
+  await a.page.press('#move-input', 'Enter');
+  await b.page.waitForFunction(() => document.querySelectorAll('#moves button').length === 1);
+  // A refused move shows the server's reason.
+  await b.page.fill('#move-input', 'a2-a3');
+  await b.page.press('#move-input', 'Enter');
+  await b.page.waitForFunction(() => document.getElementById('room-status').textContent.length > 0);
+  // B drops off and comes back, then plays: its connection resumed.
+  await b.page.evaluate(() => window.chameleon.conn.hold());
+  await b.page.waitForSelector('#conn.offline');
+  await b.page.evaluate(() => window.chameleon.conn.release());
+  await b.page.waitForSelector('#conn.online');
+  await b.page.fill('#move-input', 'e7-e6');
+  await b.page.press('#move-input', 'Enter');
+  await a.page.waitForFunction(() => document.querySelectorAll('#moves button').length === 2);
+  // B drops off while A moves: once back, B catches up without a reload.
+  await b.page.evaluate(() => window.chameleon.conn.hold());
+  await a.page.fill('#move-input', 'd2-d3');
+  await a.page.press('#move-input', 'Enter');
+  await a.page.waitForFunction(() => document.querySelectorAll('#moves button').length === 3);
+  assert.equal(await moveCount(b.page), 2);
+  await b.page.evaluate(() => window.chameleon.conn.release());
+  await b.page.waitForFunction(() => document.querySelectorAll('#moves button').length === 3);
+  await b.page.screenshot({ path: path.join(OUT, 'reconnected.png') });
+  await a.ctx.close();
+  await b.ctx.close();
+});
