@@ -127,7 +127,7 @@ test('typed move entry and a reconnection in the middle of a game', { skip }, as
   await b.page.waitForSelector('#conn.online');
   await b.page.fill('#move-input', 'e7-e6');
   await b.page.press('#move-input', 'Enter');
-  await a.page.waitForFunction(() => document.querySelectorAll('#moves button').length === 2);
+  for (const p of [a, b]) await p.page.waitForFunction(() => document.querySelectorAll('#moves button').length === 2);
   // B drops off while A moves: once back, B catches up without a reload.
   await b.page.evaluate(() => window.chameleon.conn.hold());
   await a.page.fill('#move-input', 'd2-d3');

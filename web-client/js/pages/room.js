@@ -100,10 +100,15 @@ export function mount(main, params, app) {
     return seat && seat.player ? seat.player.name : `seat ${s}`;
   }
 
+  let joining = false; // one join at a time: a reply brings us up to date
   function join(since) {
+    if (joining) return;
+    joining = true;
     const f = { room: id };
     if (since !== undefined) f.since = since;
-    conn.request('join', f).then(onReply).catch((e) => { status.textContent = e.reason || 'No such game.'; });
+    conn.request('join', f).then(onReply)
+      .catch((e) => { if (e.code !== 'disconnected') status.textContent = e.reason || 'No such game.'; })
+      .finally(() => { joining = false; });
   }
 
   function onReply(m) {
