@@ -107,8 +107,35 @@ export function mount(main, params, app) {
     const f = { room: id };
     if (since !== undefined) f.since = since;
     conn.request('join', f).then(onReply)
-      .catch((e) => { if (e.code !== 'disconnected') status.textContent = e.reason || 'No such game.'; })
+      .catch((e) => {
+        if (e.code === 'unknown_room' && !st) archived();
+        else if (e.code !== 'disconnected') status.textContent = e.reason || 'No such game.';
+      })
       .finally(() => { joining = false; });
+  }
+
+  // A game no longer in the server's memory: the store's archive
+  // (GET /api/games/<id>, issue 7) gives its players, moves and result;
+  // the viewer steps through it with positions rebuilt from the set-up.
+  async function archived() {
+    try {
+      const r = await fetch(`/api/games/${id}`);
+      if (!r.ok) throw new Error('not found');
+      const g = await r.json();
+      const players = g.players || [];
+      const moves = (g.moves || []).map((m) => ({ move: m.text || m.move, display: m.display || m.text || m.move, seat: m.player ?? m.seat }));
+      const seats = players.map((p, i) => ({ seat: p.seat ?? i, color: p.color || '', player: { id: p.account || 0, name: p.name }, connected: true, left: null }));
+      const pos = rebuild(g.variant, moves);
+      const pieces = [...pos[pos.length - 1]].map(([name, p]) => ({ name, letter: p.kind, owner: p.owner, flags: [] }));
+      setRoom({
+        room: id, seq: 0, game: g.variant, game_name: g.variant, base_ms: (g.tc && g.tc.base_ms) || 0, inc_ms: (g.tc && g.tc.inc_ms) || 0,
+        status: 'over', seats, you: -1, pieces, moves, last_captures: [], check: [], clocks: seats.map(() => 0), clock_running: false,
+        to_move: -1, legal: [], result: g.result || { winner: -1, reason: 'aborted' }, draw_offers: [], rematch_offers: [], chat: [],
+      });
+      if (seats.every((s) => !s.color)) board.colours = null;
+      viewPly = 0;
+      render();
+    } catch { status.textContent = 'No such game.'; }
   }
 
   function onReply(m) {
