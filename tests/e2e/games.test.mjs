@@ -140,3 +140,19 @@ test('typed move entry and a reconnection in the middle of a game', { skip }, as
   await a.ctx.close();
   await b.ctx.close();
 });
+
+test('a private game by invitation link', { skip }, async () => {
+  const a = await player();
+  const b = await player();
+  await a.page.selectOption('#new-game', 'rollerball');
+  await a.page.check('#new-private');
+  await a.page.click('#create-btn');
+  const link = await a.page.inputValue('#invite-url');
+  assert.match(link, /#invite=/);
+  assert.equal(await b.page.locator('tr.seek[data-game="rollerball"]').count(), 0, 'private seeks are not listed');
+  await b.page.goto(link.replace(/^https?:\/\/[^/]+/, server.url));
+  for (const p of [a, b]) await p.page.waitForURL(/#\/game\/\d+$/);
+  for (const p of [a, b]) await p.page.waitForSelector('.player');
+  await a.ctx.close();
+  await b.ctx.close();
+});
