@@ -98,7 +98,10 @@ export class Board {
     const svg = this.svg;
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     // Bounds of the turned board, with room for the labels.
-    const pts = g.cells.flatMap((c) => c.poly.map(rot)).concat(g.labels.map((l) => rot([l.x, l.y])));
+    const pts = g.cells.flatMap((c) => c.poly.map(rot)).concat(g.labels.map((l) => {
+      const [x, y] = rot([l.x, l.y]);
+      return [l.keep === 'x' ? l.x : x, l.keep === 'y' ? l.y : y];
+    }));
     const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
     const pad = 0.35;
     const x0 = Math.min(...xs) - pad, y0 = Math.min(...ys) - pad;
@@ -148,7 +151,9 @@ export class Board {
       }
     }
     for (const l of g.labels) {
-      const [x, y] = rot([l.x, l.y]);
+      let [x, y] = rot([l.x, l.y]);
+      if (l.keep === 'x') x = l.x;
+      if (l.keep === 'y') y = l.y;
       const t = el('text', { class: 'coord', x, y: y + 0.1 }, labels);
       t.textContent = l.text;
     }

@@ -95,8 +95,8 @@ function buildUltima() {
     }
   }
   for (let i = 0; i < 8; i++) {
-    labels.push({ x: i + 0.5, y: 8.3, text: FILES8[i] });
-    labels.push({ x: -0.3, y: 7.5 - i, text: String(i + 1) });
+    labels.push({ x: i + 0.5, y: 8.3, text: FILES8[i], keep: 'y' });
+    labels.push({ x: -0.3, y: 7.5 - i, text: String(i + 1), keep: 'x' });
   }
   return {
     players: [{ name: 'White', colour: 'white' }, { name: 'Black', colour: 'black' }],
@@ -122,8 +122,8 @@ function buildRollerball() {
     }
   }
   for (let i = 0; i < 7; i++) {
-    labels.push({ x: i + 0.5, y: 7.3, text: FILES8[i] });
-    labels.push({ x: -0.3, y: 6.5 - i, text: String(i + 1) });
+    labels.push({ x: i + 0.5, y: 7.3, text: FILES8[i], keep: 'y' });
+    labels.push({ x: -0.3, y: 6.5 - i, text: String(i + 1), keep: 'x' });
   }
   // Loops through cell centres, listed clockwise as seen from above
   // (screen: along the bottom to the left, up, right along the top, down).
