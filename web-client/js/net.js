@@ -48,8 +48,7 @@ export class Conn {
           this.welcome = m;
           localStorage.setItem(TOKEN_KEY, m.token);
           this.ready = true;
-          this.emit('state', 'online');
-          this.emit('welcome', m);
+          this.emit('state', 'online'); // 'welcome' listeners hear it next, like any message
           for (const q of this.queue.splice(0)) this.rawSend(q);
         },
         reject: (e) => console.error('hello refused', e),
