@@ -156,3 +156,26 @@ test('a private game by invitation link', { skip }, async () => {
   await a.ctx.close();
   await b.ctx.close();
 });
+
+test("the server's cell names and colours match the drawn boards", { skip }, async () => {
+  const a = await player();
+  const r = await a.page.evaluate(async () => {
+    const { geometry } = await import('/js/geometry.js');
+    return window.chameleon.games.map((g) => {
+      let drawn = null;
+      try {
+        const geo = geometry(g.id);
+        drawn = { cells: geo.cells.map((c) => c.name).sort(), colours: geo.players.map((p) => p.colour) };
+      } catch { /* a game the client does not know */ }
+      return { id: g.id, cells: [...(g.cells || [])].sort(), colours: g.colors, drawn };
+    });
+  });
+  const ids = r.map((g) => g.id);
+  for (const [game] of GAMES) assert.ok(ids.includes(game), `server offers ${game}`);
+  for (const g of r) {
+    assert.ok(g.drawn, `the client draws ${g.id}`);
+    assert.deepEqual(g.drawn.cells, g.cells, `${g.id} cells`);
+    assert.deepEqual(g.drawn.colours, g.colours, `${g.id} colours`);
+  }
+  await a.ctx.close();
+});

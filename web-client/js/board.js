@@ -4,7 +4,7 @@
 // it only offers moves it was given by setLegal().
 
 import { geometry, viewAngle, rotator } from './geometry.js';
-import { drawPiece } from './pieces.js';
+import { drawPiece, ARMY_COLOURS } from './pieces.js';
 
 const SVGNS = 'http://www.w3.org/2000/svg';
 
@@ -82,7 +82,8 @@ export class Board {
   player(owner) {
     const base = this.geom.players[owner] || this.geom.players[0];
     const c = this.colours && this.colours[owner];
-    return c ? { name: c[0].toUpperCase() + c.slice(1), colour: c } : base;
+    // A colour the piece sets do not paint keeps the geometry's own.
+    return c && ARMY_COLOURS[c] ? { name: c[0].toUpperCase() + c.slice(1), colour: c } : base;
   }
 
   setMarks(marks) { Object.assign(this.marks, marks); this.render(); }

@@ -57,7 +57,7 @@ const ULTIMA = {
     BASE,
     ['path', { d: 'M32 80 L36 46 H64 L68 80 Z' }, 'body'],
     ['path', { d: 'M36 46 L30 28 L42 36 L50 22 L58 36 L70 28 L64 46 Z' }, 'body'],
-    ['path', { d: 'M50 22 V8 M44 13 H56' }, 'line'],
+    ['path', { d: 'M47.5 6 H52.5 V11 H57 V16 H52.5 V24 H47.5 V16 H43 V11 H47.5 Z' }, 'body'],
   ] },
   P: { name: 'Pawn (pincer)', parts: [
     BASE,
@@ -74,7 +74,7 @@ const ULTIMA = {
     BASE,
     ['path', { d: 'M30 80 C30 62 40 54 50 54 C60 54 70 62 70 80 Z' }, 'body'],
     ['path', { d: 'M20 50 Q50 -2 80 50 L70 50 Q50 16 30 50 Z' }, 'body'],
-    ['path', { d: 'M74 40 L80 50 L86 40' }, 'line'],
+    ['path', { d: 'M73 41 L80 51 L87 41' }, 'leg'],
   ] },
   C: { name: 'Coordinator', parts: [
     BASE,

@@ -4,7 +4,7 @@
 
 import { h, clockText, timeControl } from '../dom.js';
 import { Board, parseMove } from '../board.js';
-import { pieceName } from '../pieces.js';
+import { pieceName, ARMY_COLOURS } from '../pieces.js';
 import { rebuild, displayCaptures } from '../replay.js';
 import { GAME_TITLES } from '../geometry.js';
 
@@ -15,7 +15,6 @@ const REASONS = {
   timeout: 'time out', abandonment: 'abandonment', agreement: 'draw by agreement', aborted: 'game aborted',
 };
 
-const SWATCH = { white: '#fbfaf6', black: '#2c2a28', red: '#c9392c', green: '#2f8a4e' };
 
 function piecesMap(list) {
   const m = new Map();
@@ -219,7 +218,7 @@ export function mount(main, params, app) {
     if (!st.base_ms) clock.hidden = true;
     return h('div', { class: `player${s === st.to_move && st.status !== 'over' ? ' to-move' : ''}`, 'data-seat': s },
       h('span', {},
-        h('span', { class: 'swatch', style: `background:${SWATCH[seat.color] || '#888'}` }),
+        h('span', { class: 'swatch', style: `background:${ARMY_COLOURS[board.player(s).colour].body}` }),
         seat.player ? seat.player.name : '(empty)',
         seat.connected === false ? h('span', { class: 'muted' }, ' (away)') : null,
         seat.left ? h('span', { class: 'muted' }, ` \u2014 left (${REASONS[seat.left] || seat.left})`) : null,
