@@ -3,7 +3,9 @@
  * A new game adds its header and one line here.
  */
 #include "rules.h"
+#include "rollerball.h"
 
 const rules_variant *const rules_variants[] = {
+    &rollerball_variant,
     NULL,
 };

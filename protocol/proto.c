@@ -1,0 +1,893 @@
+/*
+ * proto.c - the JSON codec (see proto.h and PROTOCOL.md).
+ */
+#include "proto.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+/* ------------------------------------------------------------------------ */
+/* Tables. */
+
+static const struct {
+    const char *code, *text;
+} errors[] = {
+#define PROTO_ERR_ROW(name, code, text) {code, text},
+    PROTO_ERRORS(PROTO_ERR_ROW)
+#undef PROTO_ERR_ROW
+};
+
+const char *proto_err_code(proto_err e)
+{
+    return (unsigned)e < PROTO_NERRORS ? errors[e].code : "internal";
+}
+
+const char *proto_err_text(proto_err e)
+{
+    return (unsigned)e < PROTO_NERRORS ? errors[e].text : "internal error";
+}
+
+proto_err proto_err_from_rules(int rerr)
+{
+    /* The rules core's codes are spelled like ours: match by code. */
+    const char *code = rules_err_code(rerr);
+    for (int i = 0; i < PROTO_NERRORS; i++)
+        if (strcmp(errors[i].code, code) == 0)
+            return (proto_err)i;
+    return PROTO_EILLEGAL;
+}
+
+enum field_kind { STR, INT, BOOL };
+
+/* Where each field lands in a proto_req. */
+static const struct field {
+    unsigned bit;
+    const char *name;
+    enum field_kind kind;
+    size_t offset, size;
+} fields[] = {
+    {PF_TOKEN, "token", STR, offsetof(proto_req, token), sizeof(((proto_req *)0)->token)},
+    {PF_NAME, "name", STR, offsetof(proto_req, name), sizeof(((proto_req *)0)->name)},
+    {PF_BOARD, "board", BOOL, offsetof(proto_req, board), 0},
+    {PF_GAME, "game", STR, offsetof(proto_req, game), sizeof(((proto_req *)0)->game)},
+    {PF_BASE_MS, "base_ms", INT, offsetof(proto_req, base_ms), 0},
+    {PF_INC_MS, "inc_ms", INT, offsetof(proto_req, inc_ms), 0},
+    {PF_RATED, "rated", BOOL, offsetof(proto_req, rated), 0},
+    {PF_PRIVATE, "private", BOOL, offsetof(proto_req, private_), 0},
+    {PF_SEEK, "seek", INT, offsetof(proto_req, seek), 0},
+    {PF_INVITE, "invite", STR, offsetof(proto_req, invite), sizeof(((proto_req *)0)->invite)},
+    {PF_ROOM, "room", INT, offsetof(proto_req, room), 0},
+    {PF_SINCE, "since", INT, offsetof(proto_req, since), 0},
+    {PF_MOVE, "move", STR, offsetof(proto_req, move), sizeof(((proto_req *)0)->move)},
+    {PF_TEXT, "text", STR, offsetof(proto_req, text), sizeof(((proto_req *)0)->text)},
+};
+_Static_assert(sizeof fields / sizeof fields[0] == PROTO_NFIELDS,
+               "one row per PROTO_FIELDS entry");
+
+static const struct request {
+    const char *type;
+    unsigned required, optional;
+} requests[] = {
+#define PROTO_REQ_ROW(name, type, req, opt) {type, req, opt},
+    PROTO_REQUESTS(PROTO_REQ_ROW)
+#undef PROTO_REQ_ROW
+};
+
+const char *proto_type_name(proto_type t)
+{
+    return (unsigned)t < PROTO_NREQUESTS ? requests[t].type : "?";
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reading. */
+
+static int read_field(const struct field *f, json_t *val, proto_req *req,
+                      char *why, size_t whylen)
+{
+    char *dst = (char *)req + f->offset;
+    switch (f->kind) {
+    case STR: {
+        if (!json_is_string(val))
+            goto wrong_type;
+        size_t n = json_string_length(val);
+        if (n == 0 || n >= f->size) {
+            rules_why(why, whylen, "field '%s' must be 1 to %zu bytes", f->name,
+                      f->size - 1);
+            return PROTO_EBAD_MESSAGE;
+        }
+        const char *s = json_string_value(val);
+        if (memchr(s, '\0', n) != NULL) {
+            rules_why(why, whylen, "field '%s' holds a NUL character", f->name);
+            return PROTO_EBAD_MESSAGE;
+        }
+        memcpy(dst, s, n + 1);
+        return 0;
+    }
+    case INT: {
+        if (!json_is_integer(val))
+            goto wrong_type;
+        int64_t v = (int64_t)json_integer_value(val);
+        memcpy(dst, &v, sizeof v);
+        return 0;
+    }
+    case BOOL: {
+        if (!json_is_boolean(val))
+            goto wrong_type;
+        bool b = json_is_true(val);
+        memcpy(dst, &b, sizeof b);
+        return 0;
+    }
+    }
+wrong_type:
+    rules_why(why, whylen, "field '%s' must be %s", f->name,
+              f->kind == STR ? "a string" : f->kind == INT ? "an integer" : "a boolean");
+    return PROTO_EBAD_MESSAGE;
+}
+
+int proto_decode(const char *buf, size_t len, proto_req *req, bool *typed,
+                 char *why, size_t whylen)
+{
+    memset(req, 0, sizeof *req);
+    req->board = true;
+    *typed = false;
+    if (len > PROTO_MAX_MESSAGE) {
+        rules_why(why, whylen, "message of %zu bytes, the limit is %d", len,
+                  PROTO_MAX_MESSAGE);
+        return PROTO_ETOO_LARGE;
+    }
+    json_error_t jerr;
+    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (root == NULL || !json_is_object(root)) {
+        rules_why(why, whylen, "not a JSON object%s%s", root ? "" : ": ",
+                  root ? "" : jerr.text);
+        json_decref(root);
+        return PROTO_EBAD_JSON;
+    }
+    int err = 0;
+    json_t *id = json_object_get(root, "id");
+    if (id != NULL) {
+        if (!json_is_integer(id)) {
+            rules_why(why, whylen, "field 'id' must be an integer");
+            err = PROTO_EBAD_MESSAGE;
+            goto out_decref;
+        }
+        req->has_id = true;
+        req->id = (int64_t)json_integer_value(id);
+    }
+    const char *type = json_string_value(json_object_get(root, "type"));
+    if (type == NULL) {
+        rules_why(why, whylen, "field 'type' (a string) is required");
+        err = PROTO_EBAD_MESSAGE;
+        goto out_decref;
+    }
+    int t = 0;
+    while (t < PROTO_NREQUESTS && strcmp(requests[t].type, type) != 0)
+        t++;
+    if (t == PROTO_NREQUESTS) {
+        rules_why(why, whylen, "unknown message type '%.40s'", type);
+        err = PROTO_EUNKNOWN_TYPE;
+        goto out_decref;
+    }
+    req->type = (proto_type)t;
+    *typed = true;
+    const struct request *r = &requests[t];
+    for (int i = 0; i < PROTO_NFIELDS; i++) {
+        const struct field *f = &fields[i];
+        if (!((r->required | r->optional) & f->bit))
+            continue;
+        json_t *val = json_object_get(root, f->name);
+        if (val == NULL || json_is_null(val)) {
+            if (r->required & f->bit) {
+                rules_why(why, whylen, "%s needs field '%s'", r->type, f->name);
+                err = PROTO_EBAD_MESSAGE;
+                goto out_decref;
+            }
+            continue;
+        }
+        err = read_field(f, val, req, why, whylen);
+        if (err)
+            goto out_decref;
+        req->present |= f->bit;
+    }
+out_decref:
+    json_decref(root);
+    return err;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The writer. Every message starts with {"type":... so each further field
+ * is written with its leading comma. */
+
+void proto_out_init(proto_out *o, size_t headroom)
+{
+    o->head = headroom;
+    o->len = 0;
+    o->cap = headroom + 256;
+    o->oom = false;
+    o->buf = malloc(o->cap);
+    if (o->buf == NULL)
+        o->oom = true;
+}
+
+void proto_out_free(proto_out *o)
+{
+    free(o->buf);
+    o->buf = NULL;
+    o->len = o->cap = 0;
+}
+
+static bool reserve(proto_out *o, size_t n)
+{
+    if (o->oom)
+        return false;
+    size_t need = o->head + o->len + n + 1;
+    if (need <= o->cap)
+        return true;
+    size_t cap = o->cap * 2;
+    while (cap < need)
+        cap *= 2;
+    char *b = realloc(o->buf, cap);
+    if (b == NULL) {
+        o->oom = true;
+        return false;
+    }
+    o->buf = b;
+    o->cap = cap;
+    return true;
+}
+
+static void put(proto_out *o, const char *s, size_t n)
+{
+    if (!reserve(o, n))
+        return;
+    memcpy(o->buf + o->head + o->len, s, n);
+    o->len += n;
+    o->buf[o->head + o->len] = '\0';
+}
+
+static void puts_(proto_out *o, const char *s) { put(o, s, strlen(s)); }
+
+static void put_int(proto_out *o, int64_t v)
+{
+    char b[24];
+    int n = snprintf(b, sizeof b, "%" PRId64, v);
+    put(o, b, (size_t)n);
+}
+
+/* A JSON string: quotes, escapes for '"', '\\' and control characters. */
+static void put_str(proto_out *o, const char *s)
+{
+    if (!reserve(o, strlen(s) + 2))
+        return;
+    put(o, "\"", 1);
+    const char *run = s;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        put(o, run, (size_t)(s - run));
+        char esc[8];
+        if (c == '"' || c == '\\')
+            snprintf(esc, sizeof esc, "\\%c", c);
+        else
+            snprintf(esc, sizeof esc, "\\u%04x", c);
+        puts_(o, esc);
+        run = s + 1;
+    }
+    put(o, run, (size_t)(s - run));
+    put(o, "\"", 1);
+}
+
+/* ,"key": */
+static void key(proto_out *o, const char *k)
+{
+    put(o, ",\"", 2);
+    puts_(o, k);
+    put(o, "\":", 2);
+}
+
+static void begin(proto_out *o, const char *type, const proto_req *req)
+{
+    puts_(o, "{\"type\":");
+    put_str(o, type);
+    if (req != NULL && req->has_id) {
+        key(o, "re");
+        put_int(o, req->id);
+    }
+}
+
+static void end(proto_out *o) { put(o, "}", 1); }
+
+static void put_bool(proto_out *o, bool b) { puts_(o, b ? "true" : "false"); }
+
+static void put_player(proto_out *o, const proto_player *p)
+{
+    puts_(o, "{\"id\":");
+    put_int(o, p->id);
+    key(o, "name");
+    put_str(o, p->name ? p->name : "");
+    end(o);
+}
+
+static void put_seats_mask(proto_out *o, unsigned mask, int nseats)
+{
+    put(o, "[", 1);
+    bool first = true;
+    for (int i = 0; i < nseats; i++) {
+        if (!(mask & (1u << i)))
+            continue;
+        if (!first)
+            put(o, ",", 1);
+        first = false;
+        put_int(o, i);
+    }
+    put(o, "]", 1);
+}
+
+static const char *outcome_name(int outcome)
+{
+    switch (outcome) {
+    case RULES_OUTCOME_WIN: return "win";
+    case RULES_OUTCOME_LOSS: return "loss";
+    case RULES_OUTCOME_DRAW: return "draw";
+    default: return NULL;
+    }
+}
+
+static void put_result(proto_out *o, const rules_game *g)
+{
+    if (!g->result.over) {
+        puts_(o, "null");
+        return;
+    }
+    puts_(o, "{\"winner\":");
+    put_int(o, g->result.winner);
+    key(o, "reason");
+    put_str(o, rules_reason_name(g->result.reason));
+    key(o, "outcomes");
+    put(o, "[", 1);
+    for (int i = 0; i < g->variant->nplayers; i++) {
+        if (i)
+            put(o, ",", 1);
+        const char *name = outcome_name(g->result.outcome[i]);
+        if (name)
+            put_str(o, name);
+        else
+            puts_(o, "null");
+    }
+    put(o, "]", 1);
+    end(o);
+}
+
+static void put_clocks(proto_out *o, const int64_t *clocks, int n)
+{
+    put(o, "[", 1);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            put(o, ",", 1);
+        put_int(o, clocks[i] < 0 ? 0 : clocks[i]);
+    }
+    put(o, "]", 1);
+}
+
+static void put_cells(proto_out *o, const rules_variant *v, const int *cells, int n)
+{
+    put(o, "[", 1);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            put(o, ",", 1);
+        put_str(o, rules_cell_name(v, cells[i]));
+    }
+    put(o, "]", 1);
+}
+
+/* ,"position":..,"pieces":[..],"check":[..],"legal":[..] */
+static void put_board(proto_out *o, const rules_game *g)
+{
+    const rules_variant *v = g->variant;
+    const rules_pos *p = &g->pos;
+    char text[RULES_POS_TEXT];
+    if (v->print_position(p, text, sizeof text) < 0)
+        text[0] = '\0';
+    key(o, "position");
+    put_str(o, text);
+
+    int check[RULES_MAX_CELLS], ncheck = 0;
+    key(o, "pieces");
+    put(o, "[", 1);
+    bool first = true;
+    for (int c = 0; c < v->ncells; c++) {
+        int owner = -1;
+        char letter = v->piece_at(p, c, &owner);
+        if (letter == 0)
+            continue;
+        unsigned flags = v->cell_flags ? v->cell_flags(p, c) : 0;
+        if (flags & RULES_CELL_CHECK)
+            check[ncheck++] = c;
+        if (!first)
+            put(o, ",", 1);
+        first = false;
+        puts_(o, "{\"cell\":");
+        put_int(o, c);
+        key(o, "name");
+        put_str(o, rules_cell_name(v, c));
+        key(o, "letter");
+        char l[2] = {letter, 0};
+        put_str(o, l);
+        key(o, "owner");
+        put_int(o, owner);
+        key(o, "flags");
+        put(o, "[", 1);
+        const char *sep = "";
+        if (flags & RULES_CELL_FROZEN) {
+            puts_(o, "\"frozen\"");
+            sep = ",";
+        }
+        if (flags & RULES_CELL_INERT) {
+            puts_(o, sep);
+            puts_(o, "\"inert\"");
+            sep = ",";
+        }
+        if (flags & RULES_CELL_CHECK) {
+            puts_(o, sep);
+            puts_(o, "\"check\"");
+        }
+        put(o, "]}", 2);
+    }
+    put(o, "]", 1);
+    key(o, "check");
+    put_cells(o, v, check, ncheck);
+
+    key(o, "legal");
+    put(o, "[", 1);
+    for (int i = 0; i < g->nlegal; i++) {
+        char mv[RULES_MOVE_TEXT];
+        if (v->print_move(p, g->legal[i], mv, sizeof mv) < 0)
+            continue;
+        if (i)
+            put(o, ",", 1);
+        put_str(o, mv);
+    }
+    put(o, "]", 1);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Messages. */
+
+void proto_write_error(proto_out *o, const proto_req *req, bool typed,
+                       proto_err e, const char *reason)
+{
+    begin(o, "error", req);
+    key(o, "code");
+    put_str(o, proto_err_code(e));
+    key(o, "reason");
+    put_str(o, reason && *reason ? reason : proto_err_text(e));
+    if (typed && req != NULL) {
+        key(o, "request");
+        put_str(o, proto_type_name(req->type));
+    }
+    end(o);
+}
+
+void proto_write_welcome(proto_out *o, const proto_req *req, const char *token,
+                         const proto_player *me, const int64_t *rooms, int nrooms)
+{
+    begin(o, "welcome", req);
+    key(o, "token");
+    put_str(o, token);
+    key(o, "player");
+    put_player(o, me);
+    key(o, "protocol");
+    put_int(o, PROTO_VERSION);
+    key(o, "games");
+    put(o, "[", 1);
+    for (int i = 0; rules_variants[i] != NULL; i++) {
+        const rules_variant *v = rules_variants[i];
+        if (i)
+            put(o, ",", 1);
+        puts_(o, "{\"id\":");
+        put_str(o, v->id);
+        key(o, "name");
+        put_str(o, v->name);
+        key(o, "players");
+        put_int(o, v->nplayers);
+        key(o, "colors");
+        put(o, "[", 1);
+        for (int p = 0; p < v->nplayers; p++) {
+            if (p)
+                put(o, ",", 1);
+            put_str(o, v->player_names[p]);
+        }
+        put(o, "]", 1);
+        key(o, "cells");
+        put(o, "[", 1);
+        for (int c = 0; c < v->ncells; c++) {
+            if (c)
+                put(o, ",", 1);
+            put_str(o, rules_cell_name(v, c));
+        }
+        put(o, "]", 1);
+        end(o);
+    }
+    put(o, "]", 1);
+    key(o, "rooms");
+    put(o, "[", 1);
+    for (int i = 0; i < nrooms; i++) {
+        if (i)
+            put(o, ",", 1);
+        put_int(o, rooms[i]);
+    }
+    put(o, "]", 1);
+    end(o);
+}
+
+void proto_write_pong(proto_out *o, const proto_req *req)
+{
+    begin(o, "pong", req);
+    end(o);
+}
+
+static void put_seek(proto_out *o, const proto_seek_view *s)
+{
+    puts_(o, "{\"id\":");
+    put_int(o, s->id);
+    key(o, "game");
+    put_str(o, s->game);
+    key(o, "base_ms");
+    put_int(o, s->base_ms);
+    key(o, "inc_ms");
+    put_int(o, s->inc_ms);
+    key(o, "rated");
+    put_bool(o, s->rated);
+    key(o, "private");
+    put_bool(o, s->private_);
+    key(o, "seats");
+    put_int(o, s->seats);
+    key(o, "players");
+    put(o, "[", 1);
+    for (int i = 0; i < s->nplayers; i++) {
+        if (i)
+            put(o, ",", 1);
+        put_player(o, &s->players[i]);
+    }
+    put(o, "]", 1);
+    end(o);
+}
+
+void proto_write_lobby(proto_out *o, const proto_req *req, uint64_t seq,
+                       const proto_seek_view *seeks, int nseeks)
+{
+    begin(o, "lobby", req);
+    key(o, "seq");
+    put_int(o, (int64_t)seq);
+    key(o, "seeks");
+    put(o, "[", 1);
+    for (int i = 0; i < nseeks; i++) {
+        if (i)
+            put(o, ",", 1);
+        put_seek(o, &seeks[i]);
+    }
+    put(o, "]", 1);
+    end(o);
+}
+
+void proto_write_lobby_update(proto_out *o, uint64_t seq, const char *op,
+                              const proto_seek_view *s)
+{
+    begin(o, "lobby_update", NULL);
+    key(o, "seq");
+    put_int(o, (int64_t)seq);
+    key(o, "op");
+    put_str(o, op);
+    key(o, "seek");
+    put_seek(o, s);
+    end(o);
+}
+
+void proto_write_seek(proto_out *o, const proto_req *req, const char *kind,
+                      const proto_seek_view *s, const char *invite)
+{
+    begin(o, kind, req);
+    key(o, "seek");
+    put_seek(o, s);
+    if (invite != NULL) {
+        key(o, "invite");
+        put_str(o, invite);
+    }
+    end(o);
+}
+
+void proto_write_seek_cancelled(proto_out *o, const proto_req *req, int64_t seek)
+{
+    begin(o, "seek_cancelled", req);
+    key(o, "seek");
+    put_int(o, seek);
+    end(o);
+}
+
+void proto_write_game_started(proto_out *o, const proto_req *req, int64_t room,
+                              int seat, const char *game)
+{
+    begin(o, "game_started", req);
+    key(o, "room");
+    put_int(o, room);
+    key(o, "seat");
+    put_int(o, seat);
+    key(o, "game");
+    put_str(o, game);
+    end(o);
+}
+
+/* The fields of a room view that both `room` and `catchup` carry. */
+static void put_room_now(proto_out *o, const proto_room_view *v)
+{
+    const rules_game *g = v->game;
+    int n = g->variant->nplayers;
+    key(o, "clocks");
+    put_clocks(o, v->clocks, n);
+    key(o, "clock_running");
+    put_bool(o, v->clock_running);
+    key(o, "to_move");
+    put_int(o, rules_game_to_move(g));
+    key(o, "result");
+    put_result(o, g);
+    key(o, "status");
+    put_str(o, g->result.over ? "over" : "playing");
+    put_board(o, g);
+    key(o, "draw_offers");
+    put_seats_mask(o, v->draw_offers, n);
+    key(o, "rematch_offers");
+    put_seats_mask(o, v->rematch_offers, n);
+}
+
+void proto_write_room(proto_out *o, const proto_req *req, const proto_room_view *v)
+{
+    const rules_game *g = v->game;
+    const rules_variant *var = g->variant;
+    int n = var->nplayers;
+    begin(o, "room", req);
+    key(o, "room");
+    put_int(o, v->room);
+    key(o, "seq");
+    put_int(o, (int64_t)v->seq);
+    key(o, "game");
+    put_str(o, var->id);
+    key(o, "game_name");
+    put_str(o, var->name);
+    key(o, "rated");
+    put_bool(o, v->rated);
+    key(o, "base_ms");
+    put_int(o, v->base_ms);
+    key(o, "inc_ms");
+    put_int(o, v->inc_ms);
+    key(o, "seats");
+    put(o, "[", 1);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            put(o, ",", 1);
+        puts_(o, "{\"seat\":");
+        put_int(o, i);
+        key(o, "color");
+        put_str(o, var->player_names[i]);
+        key(o, "player");
+        put_player(o, &v->players[i]);
+        key(o, "connected");
+        put_bool(o, v->connected[i]);
+        key(o, "left");
+        if (v->left[i] >= 0)
+            put_str(o, rules_reason_name((rules_reason)v->left[i]));
+        else
+            puts_(o, "null");
+        end(o);
+    }
+    put(o, "]", 1);
+    key(o, "you");
+    put_int(o, v->you);
+
+    /* The moves, replayed from the start to name them. */
+    key(o, "moves");
+    put(o, "[", 1);
+    rules_pos p = g->start;
+    int last_captures[RULES_MAX_CELLS], nlast = 0;
+    for (size_t i = 0; i < g->nmoves; i++) {
+        char mv[RULES_MOVE_TEXT], disp[RULES_MOVE_TEXT];
+        if (var->print_move(&p, g->moves[i], mv, sizeof mv) < 0)
+            mv[0] = '\0';
+        if (rules_display_move(&p, g->moves[i], disp, sizeof disp) < 0)
+            disp[0] = '\0';
+        if (i + 1 == g->nmoves)
+            nlast = rules_move_captures(&p, g->moves[i], last_captures);
+        if (i)
+            put(o, ",", 1);
+        puts_(o, "{\"move\":");
+        put_str(o, mv);
+        key(o, "display");
+        put_str(o, disp);
+        key(o, "seat");
+        put_int(o, p.to_move);
+        end(o);
+        rules_undo u;
+        var->make(&p, g->moves[i], &u);
+    }
+    put(o, "]", 1);
+    key(o, "last_captures");
+    put_cells(o, var, last_captures, nlast);
+    put_room_now(o, v);
+    key(o, "chat");
+    put(o, "[", 1);
+    for (int i = 0; i < v->nchat; i++) {
+        if (i)
+            put(o, ",", 1);
+        puts_(o, "{\"seat\":");
+        put_int(o, v->chat[i].seat);
+        key(o, "name");
+        put_str(o, v->chat[i].name);
+        key(o, "text");
+        put_str(o, v->chat[i].text);
+        end(o);
+    }
+    put(o, "]", 1);
+    end(o);
+}
+
+static void begin_event(proto_out *o, int64_t room, uint64_t seq, const char *kind)
+{
+    begin(o, "event", NULL);
+    key(o, "room");
+    put_int(o, room);
+    key(o, "seq");
+    put_int(o, (int64_t)seq);
+    key(o, "kind");
+    put_str(o, kind);
+}
+
+static void put_turn(proto_out *o, const rules_game *g, const int64_t *clocks,
+                     bool clock_running)
+{
+    key(o, "clocks");
+    put_clocks(o, clocks, g->variant->nplayers);
+    key(o, "clock_running");
+    put_bool(o, clock_running);
+    key(o, "to_move");
+    put_int(o, rules_game_to_move(g));
+    key(o, "result");
+    put_result(o, g);
+}
+
+void proto_write_event_move(proto_out *o, int64_t room, uint64_t seq,
+                            const proto_move_view *m, const rules_game *g,
+                            const int64_t *clocks, bool clock_running)
+{
+    begin_event(o, room, seq, "move");
+    key(o, "ply");
+    put_int(o, m->ply);
+    key(o, "seat");
+    put_int(o, m->seat);
+    key(o, "move");
+    put_str(o, m->move);
+    key(o, "display");
+    put_str(o, m->display);
+    key(o, "captures");
+    put_cells(o, g->variant, m->captures, m->ncaptures);
+    put_turn(o, g, clocks, clock_running);
+    end(o);
+}
+
+void proto_write_event_left(proto_out *o, int64_t room, uint64_t seq, int seat,
+                            int reason, const rules_game *g,
+                            const int64_t *clocks, bool clock_running)
+{
+    begin_event(o, room, seq, "left");
+    key(o, "seat");
+    put_int(o, seat);
+    key(o, "reason");
+    put_str(o, rules_reason_name((rules_reason)reason));
+    put_turn(o, g, clocks, clock_running);
+    end(o);
+}
+
+void proto_write_event_end(proto_out *o, int64_t room, uint64_t seq,
+                           const rules_game *g, const int64_t *clocks)
+{
+    begin_event(o, room, seq, "end");
+    key(o, "result");
+    put_result(o, g);
+    key(o, "clocks");
+    put_clocks(o, clocks, g->variant->nplayers);
+    end(o);
+}
+
+void proto_write_event_offer(proto_out *o, int64_t room, uint64_t seq,
+                             const char *kind, int seat, unsigned offers,
+                             int nseats)
+{
+    begin_event(o, room, seq, kind);
+    key(o, "seat");
+    put_int(o, seat);
+    if (strcmp(kind, "draw_declined") != 0) {
+        key(o, "offers");
+        put_seats_mask(o, offers, nseats);
+    }
+    end(o);
+}
+
+void proto_write_event_rematch(proto_out *o, int64_t room, uint64_t seq,
+                               int64_t next_room)
+{
+    begin_event(o, room, seq, "rematch");
+    key(o, "next_room");
+    put_int(o, next_room);
+    end(o);
+}
+
+void proto_write_event_presence(proto_out *o, int64_t room, uint64_t seq,
+                                int seat, bool connected)
+{
+    begin_event(o, room, seq, "presence");
+    key(o, "seat");
+    put_int(o, seat);
+    key(o, "connected");
+    put_bool(o, connected);
+    end(o);
+}
+
+void proto_write_event_chat(proto_out *o, int64_t room, uint64_t seq,
+                            const proto_chat_line *line)
+{
+    begin_event(o, room, seq, "chat");
+    key(o, "seat");
+    put_int(o, line->seat);
+    key(o, "name");
+    put_str(o, line->name);
+    key(o, "text");
+    put_str(o, line->text);
+    end(o);
+}
+
+void proto_event_add_board(proto_out *o, const char *lean, size_t len,
+                           const rules_game *g)
+{
+    put(o, lean, len - 1); /* without the closing brace */
+    put_board(o, g);
+    end(o);
+}
+
+void proto_write_catchup(proto_out *o, const proto_req *req,
+                         const proto_room_view *v, const char *const *events,
+                         const size_t *lens, int nevents)
+{
+    begin(o, "catchup", req);
+    key(o, "room");
+    put_int(o, v->room);
+    key(o, "seq");
+    put_int(o, (int64_t)v->seq);
+    key(o, "events");
+    put(o, "[", 1);
+    for (int i = 0; i < nevents; i++) {
+        if (i)
+            put(o, ",", 1);
+        put(o, events[i], lens[i]);
+    }
+    put(o, "]", 1);
+    key(o, "you");
+    put_int(o, v->you);
+    put_room_now(o, v);
+    end(o);
+}
+
+void proto_write_health(proto_out *o, int64_t uptime_s, int64_t connections,
+                        int64_t rooms)
+{
+    puts_(o, "{\"status\":\"ok\"");
+    key(o, "uptime_s");
+    put_int(o, uptime_s);
+    key(o, "connections");
+    put_int(o, connections);
+    key(o, "rooms");
+    put_int(o, rooms);
+    end(o);
+}

@@ -1,0 +1,286 @@
+/*
+ * proto.h - the JSON codec of the chameleon protocol (protocol/PROTOCOL.md).
+ *
+ * The only code that reads or writes protocol messages. Reading is
+ * table-driven: PROTO_REQUESTS lists every client message with its required
+ * and optional fields, PROTO_FIELDS every field with its JSON type and where
+ * it lands in a proto_req; proto_decode checks a frame against the tables
+ * and fills a plain C struct, so the server never sees JSON. Writing goes
+ * through a small append-only writer into a proto_out buffer that keeps
+ * `headroom` free bytes in front (libwebsockets' LWS_PRE), so a message can
+ * be sent without a copy.
+ *
+ * Depends on jansson (reading) and common/rules.h (positions, moves).
+ */
+#ifndef PROTO_H
+#define PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rules.h"
+
+enum {
+    PROTO_VERSION = 1,
+    PROTO_MAX_MESSAGE = 16 * 1024, /* bytes of one client message */
+    PROTO_TOKEN_MAX = 64,          /* token characters */
+    PROTO_NAME_MAX = 24,           /* player name bytes */
+    PROTO_GAME_MAX = 31,
+    PROTO_INVITE_MAX = 31,
+    PROTO_CHAT_MAX = 300,          /* chat text bytes */
+    PROTO_CATCHUP_MAX = 64,        /* events a catchup may carry */
+};
+
+/* Error codes of the protocol: enum, code string, default sentence. The
+ * codes of the rules core (rules.h RULES_ERRORS) that can refuse a move are
+ * repeated here so that one list counts every error the server sends. */
+#define PROTO_ERRORS(X)                                                        \
+    X(PROTO_EBAD_JSON, "bad_json", "the message is not a JSON object")         \
+    X(PROTO_EBAD_MESSAGE, "bad_message", "a field is missing or invalid")     \
+    X(PROTO_EUNKNOWN_TYPE, "unknown_type", "unknown message type")             \
+    X(PROTO_ETOO_LARGE, "too_large", "message too large")                      \
+    X(PROTO_ENOT_HELLO, "not_hello", "send hello first, and only once")        \
+    X(PROTO_ERATE_LIMITED, "rate_limited", "too many messages")                \
+    X(PROTO_EUNKNOWN_GAME, "unknown_game", "no such game id")                  \
+    X(PROTO_EBAD_TIME_CONTROL, "bad_time_control", "invalid time control")     \
+    X(PROTO_EUNKNOWN_SEEK, "unknown_seek", "no such open seek")                \
+    X(PROTO_EOWN_SEEK, "own_seek", "you already sit in that seek")             \
+    X(PROTO_ETOO_MANY_SEEKS, "too_many_seeks", "too many open seeks")          \
+    X(PROTO_EUNKNOWN_ROOM, "unknown_room", "no such room")                     \
+    X(PROTO_ENOT_A_PLAYER, "not_a_player", "you have no seat in this game")    \
+    X(PROTO_ENOT_YOUR_TURN, "not_your_turn", "it is not your turn")            \
+    X(PROTO_EGAME_OVER, "game_over", "the game is over")                       \
+    X(PROTO_EGAME_NOT_OVER, "game_not_over", "the game is not over")           \
+    X(PROTO_ECANNOT_ABORT, "cannot_abort", "every player has moved already")   \
+    X(PROTO_EBAD_MOVE_TEXT, "bad_move_text", "malformed move text")            \
+    X(PROTO_ENO_PIECE, "no_piece", "no piece on that cell")                    \
+    X(PROTO_ENOT_YOUR_PIECE, "not_your_piece", "that piece is not yours")      \
+    X(PROTO_EFROZEN, "frozen", "that piece is frozen")                         \
+    X(PROTO_EUNREACHABLE, "unreachable", "the piece cannot move there")        \
+    X(PROTO_ESELF_CHECK, "self_check", "the move leaves your king in check")   \
+    X(PROTO_EILLEGAL, "illegal_move", "illegal move")                          \
+    X(PROTO_ESTORAGE, "storage_failed", "the move could not be stored")        \
+    X(PROTO_EINTERNAL, "internal", "internal error")
+
+typedef enum {
+#define PROTO_ERR_ENUM(name, code, text) name,
+    PROTO_ERRORS(PROTO_ERR_ENUM)
+#undef PROTO_ERR_ENUM
+    PROTO_NERRORS
+} proto_err;
+
+const char *proto_err_code(proto_err e);
+const char *proto_err_text(proto_err e);
+/* The protocol error for an error of the rules core (rules_err). */
+proto_err proto_err_from_rules(int rerr);
+
+/* Fields a client message may carry: bit, JSON name, JSON type. */
+#define PROTO_FIELDS(X)                                                        \
+    X(PF_TOKEN, "token", STR)                                                  \
+    X(PF_NAME, "name", STR)                                                    \
+    X(PF_BOARD, "board", BOOL)                                                 \
+    X(PF_GAME, "game", STR)                                                    \
+    X(PF_BASE_MS, "base_ms", INT)                                              \
+    X(PF_INC_MS, "inc_ms", INT)                                                \
+    X(PF_RATED, "rated", BOOL)                                                 \
+    X(PF_PRIVATE, "private", BOOL)                                             \
+    X(PF_SEEK, "seek", INT)                                                    \
+    X(PF_INVITE, "invite", STR)                                                \
+    X(PF_ROOM, "room", INT)                                                    \
+    X(PF_SINCE, "since", INT)                                                  \
+    X(PF_MOVE, "move", STR)                                                    \
+    X(PF_TEXT, "text", STR)
+
+enum {
+#define PROTO_FIELD_BIT(bit, name, kind) bit##_INDEX,
+    PROTO_FIELDS(PROTO_FIELD_BIT)
+#undef PROTO_FIELD_BIT
+    PROTO_NFIELDS
+};
+enum {
+#define PROTO_FIELD_MASK(bit, name, kind) bit = 1 << bit##_INDEX,
+    PROTO_FIELDS(PROTO_FIELD_MASK)
+#undef PROTO_FIELD_MASK
+};
+
+/* Client messages: enum, type string, required fields, optional fields. */
+#define PROTO_REQUESTS(X)                                                      \
+    X(PROTO_HELLO, "hello", 0, PF_TOKEN | PF_NAME | PF_BOARD)                  \
+    X(PROTO_PING, "ping", 0, 0)                                                \
+    X(PROTO_LOBBY_WATCH, "lobby_watch", 0, 0)                                  \
+    X(PROTO_LOBBY_UNWATCH, "lobby_unwatch", 0, 0)                              \
+    X(PROTO_SEEK_CREATE, "seek_create", PF_GAME | PF_BASE_MS | PF_INC_MS,      \
+      PF_RATED | PF_PRIVATE)                                                   \
+    X(PROTO_SEEK_CANCEL, "seek_cancel", PF_SEEK, 0)                            \
+    X(PROTO_SEEK_ACCEPT, "seek_accept", 0, PF_SEEK | PF_INVITE)                \
+    X(PROTO_JOIN, "join", PF_ROOM, PF_SINCE)                                   \
+    X(PROTO_PART, "part", PF_ROOM, 0)                                          \
+    X(PROTO_MOVE, "move", PF_ROOM | PF_MOVE, 0)                                \
+    X(PROTO_RESIGN, "resign", PF_ROOM, 0)                                      \
+    X(PROTO_DRAW_OFFER, "draw_offer", PF_ROOM, 0)                              \
+    X(PROTO_DRAW_DECLINE, "draw_decline", PF_ROOM, 0)                          \
+    X(PROTO_ABORT, "abort", PF_ROOM, 0)                                        \
+    X(PROTO_REMATCH, "rematch", PF_ROOM, 0)                                    \
+    X(PROTO_CHAT, "chat", PF_ROOM | PF_TEXT, 0)
+
+typedef enum {
+#define PROTO_REQ_ENUM(name, type, req, opt) name,
+    PROTO_REQUESTS(PROTO_REQ_ENUM)
+#undef PROTO_REQ_ENUM
+    PROTO_NREQUESTS
+} proto_type;
+
+const char *proto_type_name(proto_type t);
+
+/* A decoded client message. `present` has the PF_* bit of every field the
+ * message carried; absent fields are zero. Strings are NUL-terminated. */
+typedef struct proto_req {
+    proto_type type;
+    bool has_id;
+    int64_t id;
+    unsigned present;
+    char token[PROTO_TOKEN_MAX + 1];
+    char name[PROTO_NAME_MAX + 1];
+    bool board;
+    char game[PROTO_GAME_MAX + 1];
+    int64_t base_ms, inc_ms;
+    bool rated, private_;
+    int64_t seek;
+    char invite[PROTO_INVITE_MAX + 1];
+    int64_t room, since;
+    char move[RULES_MOVE_TEXT];
+    char text[PROTO_CHAT_MAX + 1];
+} proto_req;
+
+/*
+ * Decode one client frame. Returns 0 and fills *req, or a proto_err with a
+ * sentence in why. On error after the type was read, req->type is set and
+ * req->has_id/id too, so the error can name the request; *typed says
+ * whether req->type is meaningful.
+ */
+int proto_decode(const char *buf, size_t len, proto_req *req, bool *typed,
+                 char *why, size_t whylen);
+
+/* ------------------------------------------------------------------------ */
+/* Writing. */
+
+/* An output buffer: `head` free bytes, then `len` bytes of message. The
+ * buffer is malloc'd; whoever ends up with it frees buf. On allocation
+ * failure `oom` is set and later writes are ignored. */
+typedef struct proto_out {
+    char *buf;
+    size_t head, len, cap;
+    bool oom;
+} proto_out;
+
+void proto_out_init(proto_out *o, size_t headroom);
+void proto_out_free(proto_out *o);
+/* The message bytes (after the headroom). */
+static inline char *proto_out_data(const proto_out *o) { return o->buf + o->head; }
+
+/* Players and seats as the encoders see them (owned by the caller). */
+typedef struct proto_player {
+    int64_t id;
+    const char *name;
+} proto_player;
+
+typedef struct proto_seek_view {
+    int64_t id;
+    const char *game;
+    int64_t base_ms, inc_ms;
+    bool rated, private_;
+    int seats;
+    int nplayers;
+    proto_player players[RULES_MAX_PLAYERS];
+} proto_seek_view;
+
+typedef struct proto_chat_line {
+    int seat;
+    char name[PROTO_NAME_MAX + 1];
+    char text[PROTO_CHAT_MAX + 1];
+} proto_chat_line;
+
+typedef struct proto_room_view {
+    int64_t room;
+    uint64_t seq;
+    const rules_game *game;
+    bool rated;
+    int64_t base_ms, inc_ms;
+    proto_player players[RULES_MAX_PLAYERS];
+    bool connected[RULES_MAX_PLAYERS];
+    int left[RULES_MAX_PLAYERS]; /* rules_reason, or -1 */
+    int you;
+    int64_t clocks[RULES_MAX_PLAYERS];
+    bool clock_running;
+    unsigned draw_offers, rematch_offers; /* bit per seat */
+    const proto_chat_line *chat;          /* nchat lines, oldest first */
+    int nchat;
+} proto_room_view;
+
+/* What a move changed (the position before the move is needed to name it,
+ * so the caller computes display text and captures before playing). */
+typedef struct proto_move_view {
+    int ply, seat;
+    const char *move, *display;
+    const int *captures;
+    int ncaptures;
+} proto_move_view;
+
+void proto_write_error(proto_out *o, const proto_req *req, bool typed,
+                       proto_err e, const char *reason);
+void proto_write_welcome(proto_out *o, const proto_req *req, const char *token,
+                         const proto_player *me, const int64_t *rooms, int nrooms);
+void proto_write_pong(proto_out *o, const proto_req *req);
+/* lobby: seeks[nseeks]; lobby_update: op "add", "update" or "remove". */
+void proto_write_lobby(proto_out *o, const proto_req *req, uint64_t seq,
+                       const proto_seek_view *seeks, int nseeks);
+void proto_write_lobby_update(proto_out *o, uint64_t seq, const char *op,
+                              const proto_seek_view *s);
+/* kind: "seek_created", "seek_joined"; invite may be NULL. */
+void proto_write_seek(proto_out *o, const proto_req *req, const char *kind,
+                      const proto_seek_view *s, const char *invite);
+void proto_write_seek_cancelled(proto_out *o, const proto_req *req, int64_t seek);
+void proto_write_game_started(proto_out *o, const proto_req *req, int64_t room,
+                              int seat, const char *game);
+void proto_write_room(proto_out *o, const proto_req *req, const proto_room_view *v);
+
+/*
+ * Events. Each writes a whole `event` message. proto_write_event_move and
+ * proto_write_event_left write the lean form (no board); append the board
+ * with proto_event_add_board, which turns a lean event into the full one.
+ */
+void proto_write_event_move(proto_out *o, int64_t room, uint64_t seq,
+                            const proto_move_view *m, const rules_game *g,
+                            const int64_t *clocks, bool clock_running);
+void proto_write_event_left(proto_out *o, int64_t room, uint64_t seq, int seat,
+                            int reason, const rules_game *g,
+                            const int64_t *clocks, bool clock_running);
+void proto_write_event_end(proto_out *o, int64_t room, uint64_t seq,
+                           const rules_game *g, const int64_t *clocks);
+/* kind "draw_offer" or "rematch_offer" (offers = bit per seat) or
+ * "draw_declined" (offers ignored). */
+void proto_write_event_offer(proto_out *o, int64_t room, uint64_t seq,
+                             const char *kind, int seat, unsigned offers,
+                             int nseats);
+void proto_write_event_rematch(proto_out *o, int64_t room, uint64_t seq,
+                               int64_t next_room);
+void proto_write_event_presence(proto_out *o, int64_t room, uint64_t seq,
+                                int seat, bool connected);
+void proto_write_event_chat(proto_out *o, int64_t room, uint64_t seq,
+                            const proto_chat_line *line);
+/* Copy the lean event `lean` (len bytes, ending in '}') into o with the board
+ * fields of g added. */
+void proto_event_add_board(proto_out *o, const char *lean, size_t len,
+                           const rules_game *g);
+/* catchup: the events (each a whole lean event message), then the current
+ * board of the room view. */
+void proto_write_catchup(proto_out *o, const proto_req *req,
+                         const proto_room_view *v, const char *const *events,
+                         const size_t *lens, int nevents);
+
+/* HTTP bodies. */
+void proto_write_health(proto_out *o, int64_t uptime_s, int64_t connections,
+                        int64_t rooms);
+
+#endif

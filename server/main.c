@@ -1,0 +1,142 @@
+/*
+ * main.c - build/chameleon: flags, the libuv loop, start and clean stop.
+ *
+ *   chameleon [--host 127.0.0.1] [--port 8080] [--db chameleon.db]
+ *             [--web-root web-client] [--abandon-seconds N]
+ *
+ * Exit status: 0 after SIGINT/SIGTERM, 2 on a bad flag or when it cannot
+ * listen (port in use), 1 on another start-up failure.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include <uv.h>
+
+#include "hub.h"
+#include "net.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: chameleon [--host ADDR] [--port N] [--db FILE] [--web-root DIR]\n"
+            "                 [--abandon-seconds N]\n"
+            "  --host ADDR          address to listen on (default 127.0.0.1)\n"
+            "  --port N             TCP port, 0 for any free one (default 8080)\n"
+            "  --db FILE            SQLite database (default chameleon.db)\n"
+            "  --web-root DIR       static files of the web client (default web-client)\n"
+            "  --abandon-seconds N  a seated player away this long abandons (default 0: never)\n"
+            "  --help               this text\n");
+}
+
+static bool parse_int(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static uv_signal_t sigint, sigterm;
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    fprintf(stderr, "chameleon: signal %d, stopping\n", signum);
+    uv_stop(h->loop);
+}
+
+/* 10k connections need as many descriptors: raise the soft limit. */
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    net_config cfg = {"127.0.0.1", 8080, "web-client"};
+    const char *db = "chameleon.db";
+    long abandon_s = 0;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "chameleon: unknown flag or missing value: %s\n", a);
+            usage(stderr);
+            return 2;
+        }
+        const char *val = argv[++i];
+        long n;
+        if (strcmp(a, "--host") == 0) {
+            cfg.host = val;
+        } else if (strcmp(a, "--port") == 0) {
+            if (!parse_int(val, 0, 65535, &n)) {
+                fprintf(stderr, "chameleon: --port wants 0..65535, not '%s'\n", val);
+                return 2;
+            }
+            cfg.port = (int)n;
+        } else if (strcmp(a, "--db") == 0) {
+            db = val;
+        } else if (strcmp(a, "--web-root") == 0) {
+            cfg.web_root = val;
+        } else if (strcmp(a, "--abandon-seconds") == 0) {
+            if (!parse_int(val, 0, 86400 * 30, &n)) {
+                fprintf(stderr, "chameleon: --abandon-seconds wants 0..2592000\n");
+                return 2;
+            }
+            abandon_s = n;
+        } else {
+            fprintf(stderr, "chameleon: unknown flag: %s\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    (void)db; /* storage: store_open(loop, db) once server/store.h lands */
+
+    raise_fd_limit();
+    uv_loop_t loop;
+    if (uv_loop_init(&loop) != 0) {
+        fprintf(stderr, "chameleon: cannot start the event loop\n");
+        return 1;
+    }
+    hub_config hcfg = {abandon_s * 1000};
+    hub_init(&loop, &hcfg);
+
+    char why[256];
+    int port = net_start(&loop, &cfg, why, sizeof why);
+    if (port < 0) {
+        fprintf(stderr, "chameleon: %s\n", why);
+        return 2;
+    }
+    uv_signal_init(&loop, &sigint);
+    uv_signal_init(&loop, &sigterm);
+    uv_signal_start(&sigint, on_signal, SIGINT);
+    uv_signal_start(&sigterm, on_signal, SIGTERM);
+
+    printf("chameleon listening on http://%s:%d/\n", cfg.host, port);
+    fflush(stdout);
+
+    uv_run(&loop, UV_RUN_DEFAULT);
+
+    uv_close((uv_handle_t *)&sigint, NULL);
+    uv_close((uv_handle_t *)&sigterm, NULL);
+    net_stop(&loop);
+    hub_shutdown();
+    uv_run(&loop, UV_RUN_DEFAULT);
+    int rc = uv_loop_close(&loop);
+    if (rc != 0)
+        fprintf(stderr, "chameleon: loop not closed cleanly: %s\n", uv_strerror(rc));
+    return 0;
+}

@@ -1,0 +1,70 @@
+/*
+ * metrics.c - Prometheus text for GET /metrics.
+ */
+#include "metrics.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+metrics metrics_now;
+
+/* Append one formatted line; the writer's buffer grows as needed. */
+__attribute__((format(printf, 2, 3))) static void line(proto_out *o, const char *fmt, ...)
+{
+    char b[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(b, sizeof b, fmt, ap);
+    va_end(ap);
+    if (n < 0 || o->oom)
+        return;
+    if ((size_t)n >= sizeof b)
+        n = sizeof b - 1;
+    size_t need = o->head + o->len + (size_t)n + 1;
+    if (need > o->cap) {
+        size_t cap = o->cap * 2 > need ? o->cap * 2 : need;
+        char *nb = realloc(o->buf, cap);
+        if (nb == NULL) {
+            o->oom = true;
+            return;
+        }
+        o->buf = nb;
+        o->cap = cap;
+    }
+    memcpy(o->buf + o->head + o->len, b, (size_t)n + 1);
+    o->len += (size_t)n;
+}
+
+static void gauge(proto_out *o, const char *name, const char *help, int64_t v)
+{
+    line(o, "# HELP chameleon_%s %s\n# TYPE chameleon_%s gauge\nchameleon_%s %" PRId64 "\n",
+         name, help, name, name, v);
+}
+
+static void counter(proto_out *o, const char *name, const char *help, uint64_t v)
+{
+    line(o, "# HELP chameleon_%s %s\n# TYPE chameleon_%s counter\nchameleon_%s %" PRIu64 "\n",
+         name, help, name, name, v);
+}
+
+void metrics_write(proto_out *o)
+{
+    const metrics *m = &metrics_now;
+    gauge(o, "connections", "Open WebSocket connections.", m->connections);
+    gauge(o, "rooms", "Game rooms in memory.", m->rooms);
+    gauge(o, "games_in_progress", "Games not over.", m->games_in_progress);
+    gauge(o, "seeks", "Open seeks.", m->seeks);
+    counter(o, "moves_total", "Moves played and relayed.", m->moves);
+    counter(o, "messages_in_total", "WebSocket messages received.", m->messages_in);
+    counter(o, "messages_out_total", "WebSocket messages queued to clients.",
+            m->messages_out);
+    counter(o, "http_requests_total", "HTTP requests served.", m->http_requests);
+    line(o, "# HELP chameleon_errors_total Error messages sent, by code.\n"
+            "# TYPE chameleon_errors_total counter\n");
+    for (int i = 0; i < PROTO_NERRORS; i++)
+        line(o, "chameleon_errors_total{code=\"%s\"} %" PRIu64 "\n",
+             proto_err_code((proto_err)i), m->errors[i]);
+}

@@ -1,0 +1,750 @@
+/*
+ * room.c - game rooms (see room.h).
+ *
+ * Event flow: a change writes its event at once (seq = ++room.seq, content
+ * as of that moment) into the room's outbox; the outbox is flushed in order
+ * up to the first event that is not yet durable. Only moves wait for
+ * storage, so a chat line sent while a move is being stored is delivered
+ * after that move, in seq order.
+ */
+#include "room.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+
+typedef struct outbox_ev {
+    uint64_t seq;
+    net_msg *lean, *full; /* full: with board fields, NULL if nobody wants it */
+    bool durable;
+    struct outbox_ev *next;
+} outbox_ev;
+
+struct room {
+    int64_t id;
+    rules_game *g;
+    int64_t base_ms, inc_ms;
+    bool rated;
+    int nseats;
+    ident *seats[RULES_MAX_PLAYERS];
+    int left[RULES_MAX_PLAYERS]; /* rules_reason, or -1 */
+    bool moved[RULES_MAX_PLAYERS];
+    int64_t clocks[RULES_MAX_PLAYERS];
+    uint64_t turn_start; /* uv_now when the running clock was last settled */
+    bool clock_running;
+    uv_timer_t timer;
+    uint64_t seq, emitted_seq;
+    net_msg *ring[ROOM_EVENT_RING]; /* emitted lean events by seq % RING */
+    outbox_ev *out_head, *out_tail;
+    int pending; /* moves not yet durable */
+    unsigned draw_offers, rematch_offers;
+    int64_t next_room;
+    proto_chat_line chat[ROOM_CHAT_KEEP];
+    int nchat, chat_head;
+    conn **watchers;
+    int nwatchers, capwatchers;
+    bool finished; /* game over was counted */
+    bool closing;
+    struct room *hnext;
+};
+
+static uv_loop_t *loop;
+static int64_t abandon_after_ms;
+
+enum { ROOM_BUCKETS = 4096 };
+static room *rooms[ROOM_BUCKETS];
+static int64_t next_room_id = 1;
+
+void room_init(uv_loop_t *l, int64_t abandon_ms)
+{
+    loop = l;
+    abandon_after_ms = abandon_ms;
+}
+
+room *room_find(int64_t id)
+{
+    for (room *r = rooms[(uint64_t)id % ROOM_BUCKETS]; r != NULL; r = r->hnext)
+        if (r->id == id && !r->closing)
+            return r;
+    return NULL;
+}
+
+static int seat_of(const room *r, const ident *who)
+{
+    for (int i = 0; i < r->nseats; i++)
+        if (r->seats[i] == who)
+            return i;
+    return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Watchers. */
+
+static bool watching(const room *r, const conn *c)
+{
+    for (int i = 0; i < c->nrooms; i++)
+        if (c->rooms[i] == r)
+            return true;
+    return false;
+}
+
+static int watch(room *r, conn *c)
+{
+    if (watching(r, c))
+        return 0;
+    if (r->nwatchers == r->capwatchers) {
+        int cap = r->capwatchers ? r->capwatchers * 2 : 4;
+        conn **w = realloc(r->watchers, (size_t)cap * sizeof *w);
+        if (w == NULL)
+            return -1;
+        r->watchers = w;
+        r->capwatchers = cap;
+    }
+    if (c->nrooms == c->caprooms) {
+        int cap = c->caprooms ? c->caprooms * 2 : 2;
+        room **rs = realloc(c->rooms, (size_t)cap * sizeof *rs);
+        if (rs == NULL)
+            return -1;
+        c->rooms = rs;
+        c->caprooms = cap;
+    }
+    r->watchers[r->nwatchers++] = c;
+    c->rooms[c->nrooms++] = r;
+    return 0;
+}
+
+static void unwatch(room *r, conn *c)
+{
+    for (int i = 0; i < r->nwatchers; i++)
+        if (r->watchers[i] == c) {
+            r->watchers[i] = r->watchers[--r->nwatchers];
+            break;
+        }
+    for (int i = 0; i < c->nrooms; i++)
+        if (c->rooms[i] == r) {
+            c->rooms[i] = c->rooms[--c->nrooms];
+            break;
+        }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Freeing: a finished room nobody watches, with nothing left to store. */
+
+static void room_free(room *r)
+{
+    rules_game_free(r->g);
+    for (int i = 0; i < ROOM_EVENT_RING; i++)
+        net_msg_unref(r->ring[i]);
+    while (r->out_head != NULL) {
+        outbox_ev *e = r->out_head;
+        r->out_head = e->next;
+        net_msg_unref(e->lean);
+        net_msg_unref(e->full);
+        free(e);
+    }
+    free(r->watchers);
+    free(r);
+}
+
+static void on_timer_closed(uv_handle_t *h) { room_free(h->data); }
+
+static void room_close(room *r)
+{
+    room **p = &rooms[(uint64_t)r->id % ROOM_BUCKETS];
+    while (*p != r)
+        p = &(*p)->hnext;
+    *p = r->hnext;
+    r->closing = true;
+    metrics_now.rooms--;
+    if (!r->finished)
+        metrics_now.games_in_progress--;
+    uv_close((uv_handle_t *)&r->timer, on_timer_closed);
+}
+
+static void maybe_free(room *r)
+{
+    if (r->closing || !r->g->result.over || r->nwatchers > 0 || r->pending > 0)
+        return;
+    room_close(r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Events. */
+
+static bool anyone_wants_board(const room *r)
+{
+    for (int i = 0; i < r->nwatchers; i++)
+        if (r->watchers[i]->board)
+            return true;
+    return false;
+}
+
+static void emit(room *r, outbox_ev *e)
+{
+    for (int i = 0; i < r->nwatchers; i++) {
+        conn *w = r->watchers[i];
+        net_send(w, w->board && e->full ? e->full : e->lean);
+    }
+    net_msg **slot = &r->ring[e->seq % ROOM_EVENT_RING];
+    net_msg_unref(*slot);
+    *slot = e->lean;
+    e->lean = NULL;
+    r->emitted_seq = e->seq;
+}
+
+static void flush(room *r)
+{
+    while (r->out_head != NULL && r->out_head->durable) {
+        outbox_ev *e = r->out_head;
+        r->out_head = e->next;
+        if (r->out_head == NULL)
+            r->out_tail = NULL;
+        emit(r, e);
+        net_msg_unref(e->lean);
+        net_msg_unref(e->full);
+        free(e);
+    }
+}
+
+/* Queue the event written in lean (seq r->seq); with_board adds the board
+ * for the watchers that want it. Returns the entry (for a move to mark
+ * durable later) or NULL if out of memory. */
+static outbox_ev *push_event(room *r, proto_out *lean, bool with_board, bool durable)
+{
+    outbox_ev *e = calloc(1, sizeof *e);
+    if (e == NULL) {
+        proto_out_free(lean);
+        return NULL;
+    }
+    e->seq = r->seq;
+    e->durable = durable;
+    if (with_board && anyone_wants_board(r) && !lean->oom) {
+        proto_out full;
+        proto_out_init(&full, net_headroom());
+        proto_event_add_board(&full, proto_out_data(lean), lean->len, r->g);
+        e->full = net_msg_from(&full);
+    }
+    e->lean = net_msg_from(lean);
+    if (r->out_tail)
+        r->out_tail->next = e;
+    else
+        r->out_head = e;
+    r->out_tail = e;
+    if (durable)
+        flush(r);
+    return e;
+}
+
+static void new_event(room *r, proto_out *o)
+{
+    r->seq++;
+    proto_out_init(o, net_headroom());
+}
+
+/* ------------------------------------------------------------------------ */
+/* Clocks. */
+
+static bool timed(const room *r) { return r->base_ms > 0; }
+
+/* Charge the time since the last settle to the player to move. */
+static void clock_settle(room *r)
+{
+    if (!r->clock_running)
+        return;
+    uint64_t now = uv_now(loop);
+    r->clocks[r->g->pos.to_move] -= (int64_t)(now - r->turn_start);
+    r->turn_start = now;
+}
+
+static void on_flag(uv_timer_t *t);
+
+/* Start the clock of the player to move (or stop all if the game is over). */
+static void clock_arm(room *r)
+{
+    int s = rules_game_to_move(r->g);
+    if (!timed(r) || s < 0) {
+        r->clock_running = false;
+        uv_timer_stop(&r->timer);
+        return;
+    }
+    r->clock_running = true;
+    r->turn_start = uv_now(loop);
+    uv_timer_start(&r->timer, on_flag, r->clocks[s] > 0 ? (uint64_t)r->clocks[s] : 0, 0);
+}
+
+static void game_finished(room *r)
+{
+    if (r->finished || !r->g->result.over)
+        return;
+    r->finished = true;
+    metrics_now.games_in_progress--;
+    /* Storage seam: store_game_finish(r->id, result) goes here. */
+}
+
+/* Seat s leaves the game that goes on (resign, flag, abandon). */
+static void player_leaves(room *r, int s, rules_reason reason)
+{
+    clock_settle(r);
+    if (rules_game_leave(r->g, s, reason) < 0)
+        return;
+    r->left[s] = (int)reason;
+    r->draw_offers = 0;
+    if (reason == RULES_REASON_TIMEOUT)
+        r->clocks[s] = 0;
+    clock_arm(r);
+    proto_out o;
+    new_event(r, &o);
+    proto_write_event_left(&o, r->id, r->seq, s, (int)reason, r->g, r->clocks,
+                           r->clock_running);
+    push_event(r, &o, true, true);
+    game_finished(r);
+}
+
+static void on_flag(uv_timer_t *t)
+{
+    room *r = t->data;
+    clock_settle(r);
+    int s = rules_game_to_move(r->g);
+    if (s < 0)
+        return;
+    if (r->clocks[s] > 0) { /* woke early: wait for the rest */
+        clock_arm(r);
+        return;
+    }
+    player_leaves(r, s, RULES_REASON_TIMEOUT);
+    maybe_free(r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* State for people. */
+
+static proto_room_view view_of(const room *r, const ident *who)
+{
+    proto_room_view v = {
+        .room = r->id,
+        .seq = r->seq,
+        .game = r->g,
+        .rated = r->rated,
+        .base_ms = r->base_ms,
+        .inc_ms = r->inc_ms,
+        .you = seat_of(r, who),
+        .clock_running = r->clock_running,
+        .draw_offers = r->draw_offers,
+        .rematch_offers = r->rematch_offers,
+    };
+    uint64_t now = uv_now(loop);
+    for (int i = 0; i < r->nseats; i++) {
+        v.players[i] = (proto_player){r->seats[i]->id, r->seats[i]->name};
+        v.connected[i] = r->seats[i]->conns != NULL;
+        v.left[i] = r->left[i];
+        v.clocks[i] = r->clocks[i];
+    }
+    if (r->clock_running)
+        v.clocks[r->g->pos.to_move] -= (int64_t)(now - r->turn_start);
+    return v;
+}
+
+static void send_state(room *r, conn *c, const proto_req *req)
+{
+    proto_room_view v = view_of(r, c->who);
+    /* Chat ring in order, oldest first. */
+    proto_chat_line *lines = NULL;
+    if (r->nchat > 0) {
+        lines = malloc((size_t)r->nchat * sizeof *lines);
+        if (lines != NULL) {
+            int first = (r->chat_head - r->nchat + ROOM_CHAT_KEEP) % ROOM_CHAT_KEEP;
+            for (int i = 0; i < r->nchat; i++)
+                lines[i] = r->chat[(first + i) % ROOM_CHAT_KEEP];
+            v.chat = lines;
+            v.nchat = r->nchat;
+        }
+    }
+    proto_out o;
+    proto_out_init(&o, net_headroom());
+    proto_write_room(&o, req, &v);
+    free(lines);
+    net_send_out(c, &o);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Starting. */
+
+room *room_start(const room_settings *s, ident *const *seats, int nseats,
+                 const conn *asker, const proto_req *req, proto_err *err,
+                 char *why, size_t whylen)
+{
+    rules_game *g = NULL;
+    int rerr = rules_game_new(&g, s->game, NULL, why, whylen);
+    if (rerr < 0) {
+        *err = rerr == RULES_EUNKNOWN_GAME ? PROTO_EUNKNOWN_GAME : PROTO_EINTERNAL;
+        return NULL;
+    }
+    room *r = calloc(1, sizeof *r);
+    if (r == NULL) {
+        rules_game_free(g);
+        *err = PROTO_EINTERNAL;
+        return NULL;
+    }
+    r->id = next_room_id++;
+    r->g = g;
+    r->base_ms = s->base_ms;
+    r->inc_ms = s->inc_ms;
+    r->rated = s->rated;
+    r->nseats = nseats;
+    for (int i = 0; i < nseats; i++) {
+        r->seats[i] = seats[i];
+        r->left[i] = -1;
+        r->clocks[i] = s->base_ms;
+    }
+    uv_timer_init(loop, &r->timer);
+    r->timer.data = r;
+    unsigned b = (uint64_t)r->id % ROOM_BUCKETS;
+    r->hnext = rooms[b];
+    rooms[b] = r;
+    metrics_now.rooms++;
+    metrics_now.games_in_progress++;
+    /* Storage seam: store_game_create(r->id, settings, seats) goes here. */
+    clock_arm(r);
+
+    for (int i = 0; i < nseats; i++)
+        for (conn *c = seats[i]->conns; c != NULL; c = c->inext) {
+            proto_out o;
+            proto_out_init(&o, net_headroom());
+            proto_write_game_started(&o, c == asker ? req : NULL, r->id, i,
+                                     g->variant->id);
+            net_send_out(c, &o);
+            if (watch(r, c) == 0)
+                send_state(r, c, NULL);
+        }
+    return r;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Handlers. */
+
+/* The seat of c in r, or an error (not a player / game over). */
+static int acting_seat(room *r, const conn *c, bool need_playing, char *why,
+                       size_t whylen)
+{
+    int s = seat_of(r, c->who);
+    if (s < 0) {
+        rules_why(why, whylen, "you have no seat in room %lld", (long long)r->id);
+        return -PROTO_ENOT_A_PLAYER;
+    }
+    if (need_playing && r->g->result.over) {
+        rules_why(why, whylen, "the game is over");
+        return -PROTO_EGAME_OVER;
+    }
+    if (need_playing && r->left[s] >= 0) {
+        rules_why(why, whylen, "you have left this game");
+        return -PROTO_EGAME_OVER;
+    }
+    return s;
+}
+
+int room_join(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
+{
+    if (watch(r, c) < 0)
+        return PROTO_EINTERNAL;
+    uint64_t since = (uint64_t)req->since;
+    bool catchup = (req->present & PF_SINCE) && req->since >= 0 &&
+                   since <= r->emitted_seq &&
+                   r->emitted_seq - since <= ROOM_EVENT_RING;
+    if (!catchup) {
+        send_state(r, c, req);
+        return 0;
+    }
+    const char *evs[ROOM_EVENT_RING];
+    size_t lens[ROOM_EVENT_RING];
+    int n = 0;
+    for (uint64_t s = since + 1; s <= r->emitted_seq; s++) {
+        net_msg *m = r->ring[s % ROOM_EVENT_RING];
+        if (m == NULL)
+            continue;
+        evs[n] = m->buf + m->head;
+        lens[n] = m->len;
+        n++;
+    }
+    proto_room_view v = view_of(r, c->who);
+    v.seq = r->emitted_seq;
+    proto_out o;
+    proto_out_init(&o, net_headroom());
+    proto_write_catchup(&o, req, &v, evs, lens, n);
+    net_send_out(c, &o);
+    return 0;
+}
+
+void room_part(room *r, conn *c)
+{
+    unwatch(r, c);
+    maybe_free(r);
+}
+
+/*
+ * The one commit point of a move: e becomes durable when storage says so,
+ * and only then is it broadcast (flush). Storage (server/store.h) is wired
+ * here; until then a move is durable at once.
+ */
+static void commit_move(room *r, outbox_ev *e)
+{
+    e->durable = true;
+    r->pending--;
+    flush(r);
+}
+
+int room_move(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
+{
+    int s = acting_seat(r, c, true, why, whylen);
+    if (s < 0)
+        return -s;
+    rules_game *g = r->g;
+    clock_settle(r);
+    if (r->clock_running && r->clocks[g->pos.to_move] <= 0) {
+        /* The flag fell before the timer ran: the move comes too late. */
+        int flagged = g->pos.to_move;
+        player_leaves(r, flagged, RULES_REASON_TIMEOUT);
+        if (flagged == s) {
+            rules_why(why, whylen, "your time ran out");
+            return PROTO_EGAME_OVER;
+        }
+        if (g->result.over) {
+            rules_why(why, whylen, "the game is over");
+            return PROTO_EGAME_OVER;
+        }
+    }
+    rules_pos before = g->pos;
+    rules_move m;
+    int err = rules_game_play_text(g, s, req->move, &m, why, whylen);
+    if (err < 0)
+        return proto_err_from_rules(err);
+
+    char text[RULES_MOVE_TEXT], disp[RULES_MOVE_TEXT];
+    if (before.variant->print_move(&before, m, text, sizeof text) < 0)
+        snprintf(text, sizeof text, "%s", req->move);
+    if (rules_display_move(&before, m, disp, sizeof disp) < 0)
+        snprintf(disp, sizeof disp, "%s", text);
+    int caps[RULES_MAX_CELLS];
+    int ncaps = rules_move_captures(&before, m, caps);
+
+    r->moved[s] = true;
+    if (timed(r))
+        r->clocks[s] += r->inc_ms;
+    r->draw_offers = 0;
+    clock_arm(r);
+    metrics_now.moves++;
+
+    proto_out o;
+    new_event(r, &o);
+    proto_move_view mv = {
+        .ply = (int)g->nmoves,
+        .seat = s,
+        .move = text,
+        .display = disp,
+        .captures = caps,
+        .ncaptures = ncaps,
+    };
+    proto_write_event_move(&o, r->id, r->seq, &mv, g, r->clocks, r->clock_running);
+    outbox_ev *e = push_event(r, &o, true, false);
+    game_finished(r);
+    if (e == NULL)
+        return PROTO_EINTERNAL;
+    r->pending++;
+    commit_move(r, e);
+    maybe_free(r);
+    return 0;
+}
+
+int room_resign(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
+{
+    int s = acting_seat(r, c, true, why, whylen);
+    if (s < 0)
+        return -s;
+    player_leaves(r, s, RULES_REASON_RESIGNATION);
+    maybe_free(r);
+    return 0;
+}
+
+/* Seats still in the game. */
+static unsigned remaining(const room *r)
+{
+    unsigned m = 0;
+    for (int i = 0; i < r->nseats; i++)
+        if (r->g->result.outcome[i] == RULES_OUTCOME_NONE)
+            m |= 1u << i;
+    return m;
+}
+
+/* End the game without a winner (agreement, abort). */
+static void end_drawn(room *r, rules_reason why)
+{
+    clock_settle(r);
+    rules_game_end_draw(r->g, why);
+    clock_arm(r);
+    proto_out o;
+    new_event(r, &o);
+    proto_write_event_end(&o, r->id, r->seq, r->g, r->clocks);
+    push_event(r, &o, false, true);
+    game_finished(r);
+}
+
+int room_draw_offer(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
+{
+    int s = acting_seat(r, c, true, why, whylen);
+    if (s < 0)
+        return -s;
+    r->draw_offers |= 1u << s;
+    proto_out o;
+    new_event(r, &o);
+    proto_write_event_offer(&o, r->id, r->seq, "draw_offer", s, r->draw_offers,
+                            r->nseats);
+    push_event(r, &o, false, true);
+    unsigned need = remaining(r);
+    if ((r->draw_offers & need) == need)
+        end_drawn(r, RULES_REASON_AGREEMENT);
+    maybe_free(r);
+    return 0;
+}
+
+int room_draw_decline(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
+{
+    int s = acting_seat(r, c, true, why, whylen);
+    if (s < 0)
+        return -s;
+    r->draw_offers = 0;
+    proto_out o;
+    new_event(r, &o);
+    proto_write_event_offer(&o, r->id, r->seq, "draw_declined", s, 0, r->nseats);
+    push_event(r, &o, false, true);
+    return 0;
+}
+
+int room_abort(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
+{
+    int s = acting_seat(r, c, true, why, whylen);
+    if (s < 0)
+        return -s;
+    bool all_moved = true;
+    for (int i = 0; i < r->nseats; i++)
+        all_moved &= r->moved[i];
+    if (all_moved) {
+        rules_why(why, whylen, "every player has moved: resign or offer a draw");
+        return PROTO_ECANNOT_ABORT;
+    }
+    end_drawn(r, RULES_REASON_ABORTED);
+    maybe_free(r);
+    return 0;
+}
+
+int room_rematch(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
+{
+    int s = acting_seat(r, c, false, why, whylen);
+    if (s < 0)
+        return -s;
+    if (!r->g->result.over) {
+        rules_why(why, whylen, "the game is still going on");
+        return PROTO_EGAME_NOT_OVER;
+    }
+    if (r->next_room != 0)
+        return 0; /* the rematch has started already */
+    r->rematch_offers |= 1u << s;
+    proto_out o;
+    new_event(r, &o);
+    proto_write_event_offer(&o, r->id, r->seq, "rematch_offer", s, r->rematch_offers,
+                            r->nseats);
+    push_event(r, &o, false, true);
+    unsigned all = (1u << r->nseats) - 1;
+    if ((r->rematch_offers & all) != all)
+        return 0;
+    /* Everyone asked: seats rotate by one, so colours change hands. */
+    ident *seats[RULES_MAX_PLAYERS];
+    for (int i = 0; i < r->nseats; i++)
+        seats[i] = r->seats[(i + 1) % r->nseats];
+    room_settings rs = {r->g->variant->id, r->base_ms, r->inc_ms, r->rated};
+    proto_err err = 0;
+    room *next = room_start(&rs, seats, r->nseats, NULL, NULL, &err, why, whylen);
+    if (next == NULL)
+        return err;
+    r->next_room = next->id;
+    new_event(r, &o);
+    proto_write_event_rematch(&o, r->id, r->seq, next->id);
+    push_event(r, &o, false, true);
+    return 0;
+}
+
+enum { CHAT_BURST = 5, CHAT_WINDOW_MS = 10000 };
+
+int room_chat(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
+{
+    uint64_t now = uv_now(loop);
+    /* chat_times holds the last CHAT_BURST send times: the oldest must be
+     * outside the window. */
+    uint64_t oldest = c->chat_times[c->chat_i];
+    if (oldest != 0 && now - oldest < CHAT_WINDOW_MS) {
+        rules_why(why, whylen, "at most %d chat messages per %d s", CHAT_BURST,
+                  CHAT_WINDOW_MS / 1000);
+        return PROTO_ERATE_LIMITED;
+    }
+    c->chat_times[c->chat_i] = now ? now : 1;
+    c->chat_i = (c->chat_i + 1) % CHAT_BURST;
+
+    proto_chat_line *line = &r->chat[r->chat_head];
+    line->seat = seat_of(r, c->who);
+    snprintf(line->name, sizeof line->name, "%s", c->who->name);
+    snprintf(line->text, sizeof line->text, "%s", req->text);
+    r->chat_head = (r->chat_head + 1) % ROOM_CHAT_KEEP;
+    if (r->nchat < ROOM_CHAT_KEEP)
+        r->nchat++;
+    proto_out o;
+    new_event(r, &o);
+    proto_write_event_chat(&o, r->id, r->seq, line);
+    push_event(r, &o, false, true);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Connections and presence. */
+
+void room_conn_closed(conn *c)
+{
+    while (c->nrooms > 0) {
+        room *r = c->rooms[c->nrooms - 1];
+        unwatch(r, c);
+        maybe_free(r);
+    }
+    free(c->rooms);
+    c->rooms = NULL;
+    c->caprooms = 0;
+}
+
+void room_presence(ident *who, bool connected)
+{
+    for (int b = 0; b < ROOM_BUCKETS; b++)
+        for (room *r = rooms[b]; r != NULL; r = r->hnext) {
+            int s = seat_of(r, who);
+            if (s < 0 || r->g->result.over)
+                continue;
+            proto_out o;
+            new_event(r, &o);
+            proto_write_event_presence(&o, r->id, r->seq, s, connected);
+            push_event(r, &o, false, true);
+        }
+}
+
+int room_active_of(const ident *who, int64_t *out, int max)
+{
+    int n = 0;
+    for (int b = 0; b < ROOM_BUCKETS; b++)
+        for (room *r = rooms[b]; r != NULL && n < max; r = r->hnext)
+            if (!r->closing && !r->g->result.over && seat_of(r, who) >= 0)
+                out[n++] = r->id;
+    return n;
+}
+
+void room_shutdown(void)
+{
+    for (int b = 0; b < ROOM_BUCKETS; b++)
+        while (rooms[b] != NULL)
+            room_close(rooms[b]);
+}

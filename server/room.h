@@ -1,0 +1,68 @@
+/*
+ * room.h - game rooms: seats, spectators, clocks, numbered events.
+ *
+ * A room holds one rules_game, the only judge of a move. Every state change
+ * is an event with the next sequence number; the last ROOM_EVENT_RING events
+ * are kept (lean form) so that a client that reconnects gets what it missed.
+ * Moves go through one commit point (room.c commit_move): a move is
+ * broadcast, and so acknowledged, only once storage says it is durable.
+ *
+ * Clocks: base + increment, kept in milliseconds on the loop's clock; one
+ * libuv timer per room fires when the player to move runs out of time, so a
+ * flag falls even if nobody sends anything.
+ *
+ * Rooms are freed at one safe point (room_sweep), never inside a handler.
+ */
+#ifndef ROOM_H
+#define ROOM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "hub.h"
+#include "proto.h"
+
+enum { ROOM_EVENT_RING = PROTO_CATCHUP_MAX, ROOM_CHAT_KEEP = 50 };
+
+typedef struct room room;
+
+typedef struct room_settings {
+    const char *game;
+    int64_t base_ms, inc_ms;
+    bool rated;
+} room_settings;
+
+void room_init(uv_loop_t *loop, int64_t abandon_ms);
+/* Free every room (shutdown). */
+void room_shutdown(void);
+
+/* Start a game with these identities in seat order; every connection of
+ * each gets game_started and the room state (req, if non-NULL, is the
+ * request of `asker` to echo). Returns the room or NULL with an error. */
+room *room_start(const room_settings *s, ident *const *seats, int nseats,
+                 const conn *asker, const proto_req *req, proto_err *err,
+                 char *why, size_t whylen);
+
+room *room_find(int64_t id);
+
+/* Handlers of the room messages: 0 or a proto_err with a sentence in why. */
+int room_join(room *r, conn *c, const proto_req *req, char *why, size_t whylen);
+void room_part(room *r, conn *c);
+int room_move(room *r, conn *c, const proto_req *req, char *why, size_t whylen);
+int room_resign(room *r, conn *c, const proto_req *req, char *why, size_t whylen);
+int room_draw_offer(room *r, conn *c, const proto_req *req, char *why, size_t whylen);
+int room_draw_decline(room *r, conn *c, const proto_req *req, char *why, size_t whylen);
+int room_abort(room *r, conn *c, const proto_req *req, char *why, size_t whylen);
+int room_rematch(room *r, conn *c, const proto_req *req, char *why, size_t whylen);
+int room_chat(room *r, conn *c, const proto_req *req, char *why, size_t whylen);
+
+/* A connection closes: stop watching every room. */
+void room_conn_closed(conn *c);
+/* An identity came or went (first connection opened / last closed). */
+void room_presence(ident *who, bool connected);
+/* Ids of the rooms where who holds a seat in a game not over. */
+int room_active_of(const ident *who, int64_t *out, int max);
+
+#endif

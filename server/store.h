@@ -1,0 +1,427 @@
+/*
+ * store.h - everything the server keeps on disk: games (live and
+ * correspondence), their moves, the archive, correspondence clocks,
+ * deadlines, vacation and conditional moves. One SQLite database in WAL mode
+ * with synchronous=FULL; the schema is migrations/NNNN_*.sql.
+ *
+ * Threading: every function is called on the loop thread and every callback
+ * runs on the loop thread. The store owns two uv timers on the caller's loop
+ * (group commit, deadlines); password hashing runs on the libuv thread pool
+ * (see accounts.h).
+ *
+ * Durability: writes that must not be lost (moves, game creation, results,
+ * leaves, conditional-move updates) are QUEUED and written by one
+ * transaction per group tick (a few milliseconds); their done callback fires
+ * only after that transaction has committed with synchronous=FULL, i.e. is
+ * on disk. Acknowledge a move to anyone only from its done callback.
+ * Operations are written in the order they were queued.
+ *
+ * Rare writes (vacation, conditional lines set by a player, accounts,
+ * sessions) are written synchronously before the function returns.
+ *
+ * The store does not know the rules: it records the move text the caller has
+ * validated with the rules core (rules_game_play_text) and the player to
+ * move after it. Words: a game's "variant" is the rules id ("ultima"), its
+ * "id" is the store's number for one game.
+ */
+#ifndef STORE_H
+#define STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "rules.h"
+
+/* Errors: 0 is success, every error is negative (distinct from rules_err). */
+#define STORE_ERRORS(X)                                                        \
+    X(STORE_EDB, -101, "db_error", "database error")                           \
+    X(STORE_ETOO_NEW, -102, "db_too_new",                                      \
+      "the database was written by a newer server")                           \
+    X(STORE_ENOT_FOUND, -103, "not_found", "no such record")                   \
+    X(STORE_EBAD_PLY, -104, "bad_ply", "the move does not follow the last one") \
+    X(STORE_EFINISHED, -105, "finished", "the game is over")                   \
+    X(STORE_EBAD_ARG, -106, "bad_argument", "invalid argument")                \
+    X(STORE_EUSERNAME, -107, "bad_username", "invalid username")               \
+    X(STORE_EPASSWORD, -108, "bad_password", "invalid password")               \
+    X(STORE_ETAKEN, -109, "username_taken", "that username is taken")          \
+    X(STORE_ELOGIN, -110, "bad_login", "wrong username or password")           \
+    X(STORE_ENEED_ACCOUNT, -111, "account_required",                           \
+      "correspondence and rated games need an account")                        \
+    X(STORE_EVACATION, -112, "vacation", "no vacation days left this year")    \
+    X(STORE_ENOMEM, -113, "no_memory", "out of memory")                        \
+    X(STORE_ECLOSED, -114, "closed", "the store is closing")                   \
+    X(STORE_EBAD_TC, -115, "bad_time_control", "invalid time control")         \
+    X(STORE_ENOT_YOUR_TURN, -116, "not_your_turn",                             \
+      "conditional moves are entered while the opponent is to move")
+
+typedef enum {
+    STORE_OK = 0,
+#define STORE_ERR_ENUM(name, value, code, text) name = value,
+    STORE_ERRORS(STORE_ERR_ENUM)
+#undef STORE_ERR_ENUM
+} store_err;
+
+/* Machine-readable code ("db_error") and default sentence of an error. */
+const char *store_err_code(int err);
+const char *store_err_text(int err);
+
+enum {
+    STORE_NAME_MAX = 32,      /* username incl. NUL (usernames are 3-20) */
+    STORE_DAY_MS = 86400000,  /* one day in ms */
+    STORE_VACATION_DAYS = 30, /* vacation days per account per year (UTC) */
+};
+
+typedef struct store store;
+
+/* Options of store_open; a NULL options pointer or zero fields mean the
+ * defaults. */
+typedef struct store_options {
+    const char *migrations_dir; /* NULL: $CHAMELEON_MIGRATIONS or "migrations" */
+    unsigned group_ms;          /* group commit tick; 0: 1 ms (the fsync of
+                                   each commit is the real grouping window) */
+    /* Clock in ms since the Unix epoch; NULL: the wall clock. Tests move
+     * time with it (timeouts, vacation). */
+    int64_t (*now_ms)(void *arg);
+    void *now_arg;
+} store_options;
+
+/*
+ * Open (creating if needed) the database at path: WAL, synchronous=FULL,
+ * foreign keys on, then apply every migrations_dir/NNNN_*.sql whose number is
+ * above PRAGMA user_version, each in its own transaction that also sets
+ * user_version. A database whose user_version is above the highest migration
+ * found is refused with STORE_ETOO_NEW and a sentence saying both versions.
+ * Loads the in-progress games into memory (turns, deadlines, conditional
+ * lines). Returns 0 and *out, or a negative store_err with a sentence in why.
+ */
+int store_open(store **out, uv_loop_t *loop, const char *path,
+               const store_options *opt, char *why, size_t whylen);
+
+/*
+ * Write everything queued (its callbacks fire, status 0 or an error), stop
+ * the timers and close. Callbacks of password work still running fire later
+ * with STORE_ECLOSED. The memory is released once the loop has processed the
+ * handle closes: run the loop (uv_run) after store_close.
+ */
+void store_close(store *s);
+
+/* The schema version of the open database (PRAGMA user_version). */
+int store_schema_version(store *s);
+
+/* The current time of the store's clock (ms since the epoch). */
+int64_t store_now(store *s);
+
+/* Called when a queued write is durable (status 0) or has failed (negative:
+ * the write is NOT on disk; do not acknowledge). */
+typedef void (*store_done_cb)(void *arg, int status);
+
+/* Write everything queued now instead of at the next tick (callbacks fire
+ * before this returns). Returns 0 or STORE_EDB. */
+int store_flush(store *s);
+
+/* ------------------------------------------------------------------------ */
+/* Games */
+
+typedef enum { STORE_LIVE = 0, STORE_CORR = 1 } store_kind;
+
+/*
+ * Time control.
+ *   live:  base_ms initial time of each player, inc_ms added after each move
+ *          (Fischer); cap_ms unused. The caller runs live clocks and passes
+ *          the remaining times with each move.
+ *   corr, days per move (inc_ms == 0): base_ms is 1, 2, 3, 5, 7, 10 or 14
+ *          days; each turn the player to move has base_ms from the moment
+ *          the turn began.
+ *   corr, increment (inc_ms > 0): base_ms (1..14 days, as above) is each
+ *          player's initial bank; after each of its moves the bank becomes
+ *          min(cap_ms, time left + inc_ms). inc_ms 1..14 whole days, cap_ms
+ *          whole days, base_ms <= cap_ms <= 60 days.
+ * The store computes correspondence deadlines itself: a clock runs only on
+ * its owner's turn and stops while its owner is on vacation.
+ */
+typedef struct store_tc {
+    int64_t base_ms;
+    int64_t inc_ms;
+    int64_t cap_ms;
+} store_tc;
+
+/* Check a correspondence time control; 0 or STORE_EBAD_TC with a why. */
+int store_tc_check(const store_tc *tc, char *why, size_t whylen);
+
+typedef struct store_player {
+    int64_t account;            /* 0: a guest */
+    char name[STORE_NAME_MAX];  /* username, or the guest's display name */
+} store_player;
+
+typedef struct store_new_game {
+    const char *variant;   /* rules id, already checked with rules_find */
+    const char *position;  /* start position string, NULL for the set-up */
+    store_kind kind;
+    bool rated;
+    int nplayers;
+    store_player players[RULES_MAX_PLAYERS]; /* seat i is rules player i */
+    store_tc tc;
+    const char *options;   /* other options as a JSON object text, or NULL */
+    int to_move;           /* player to move first (rules_game_to_move of the
+                              new game; 0 from the set-up) */
+} store_new_game;
+
+/*
+ * Queue the creation of a game; *id is set at once (ids are never reused).
+ * Correspondence and rated games need an account for every player
+ * (STORE_ENEED_ACCOUNT); correspondence time controls are checked
+ * (STORE_EBAD_TC). The creation is written before any move queued later for
+ * this game. cb may be NULL. Returns 0 or a negative error with a why (then
+ * cb is not called).
+ */
+int store_game_create(store *s, const store_new_game *g, int64_t *id,
+                      store_done_cb cb, void *arg, char *why, size_t whylen);
+
+/* One move, as the caller has just played it through the rules core. */
+typedef struct store_move {
+    int ply;          /* number of moves before this one (0 = first move) */
+    int player;       /* who played it */
+    int next;         /* rules_game_to_move() after it; -1 if the game ended
+                         (then queue store_game_finish next) */
+    const char *text; /* input text (notation.md), e.g. "b1-b6" */
+    /* Live games: remaining time of every player after the move (the
+     * increment included). Ignored for correspondence (the store computes). */
+    int64_t clock_ms[RULES_MAX_PLAYERS];
+} store_move;
+
+/*
+ * Queue a move. Errors returned at once (cb not called): STORE_ENOT_FOUND (no
+ * such game in progress), STORE_EBAD_PLY (ply is not the number of moves
+ * recorded so far), STORE_EBAD_ARG. Otherwise cb(arg, 0) fires once the move
+ * is durable, and players whose "your turn" list changed are reported to the
+ * turn callback. For a correspondence game the deadline of `next` starts
+ * now (see store_tc).
+ */
+int store_move_append(store *s, int64_t game, const store_move *m,
+                      store_done_cb cb, void *arg);
+
+/*
+ * Queue "player left while the others play on" (three-player games:
+ * resignation or timeout of one player; see rules_game_leave). after_ply is
+ * the number of moves played; next is the player to move afterwards.
+ */
+int store_game_leave(store *s, int64_t game, int player, rules_reason reason,
+                     int next, store_done_cb cb, void *arg);
+
+/*
+ * Queue the end of a game with its result (r->over must be true): outcome
+ * of every player, winner, reason. The game moves to the archive. cb may be
+ * NULL.
+ */
+int store_game_finish(store *s, int64_t game, const rules_result *r,
+                      store_done_cb cb, void *arg);
+
+/* A recorded move (pointers valid during the callback only). */
+typedef struct store_move_rec {
+    int ply;
+    int player;
+    const char *text;
+    int64_t at_ms;                        /* when it was recorded */
+    int64_t clock_ms[RULES_MAX_PLAYERS];  /* live: clocks after the move */
+} store_move_rec;
+
+/* A player who left during the game (three-player games). */
+typedef struct store_leave_rec {
+    int after_ply;    /* number of moves played when it left */
+    int player;
+    rules_reason reason;
+    int64_t at_ms;
+} store_leave_rec;
+
+/* A whole game as recorded (pointers valid during the callback only). */
+typedef struct store_game_info {
+    int64_t id;
+    const char *variant;
+    const char *position;   /* NULL: the set-up */
+    store_kind kind;
+    bool rated;
+    int nplayers;
+    store_player players[RULES_MAX_PLAYERS];
+    store_tc tc;
+    const char *options;    /* JSON object text or NULL */
+    int64_t created_ms;
+    int64_t last_move_ms;   /* time of the last move (creation if none) */
+    int to_move;            /* -1 if finished */
+    /* Live: remaining time of each player as of last_move_ms (the caller
+     * decides how to resume them). Correspondence: each player's bank
+     * (increment mode) or base_ms (days per move). */
+    int64_t clock_ms[RULES_MAX_PLAYERS];
+    /* Correspondence: when the player to move runs out of time, vacation
+     * included; 0 for live games and finished games. */
+    int64_t deadline_ms;
+    bool finished;
+    rules_result result;    /* when finished */
+    int64_t finished_ms;
+    int nmoves;
+    const store_move_rec *moves;
+    int nleaves;
+    const store_leave_rec *leaves;
+} store_game_info;
+
+typedef void (*store_game_cb)(void *arg, const store_game_info *g);
+
+/*
+ * Restore at start-up: call cb once per unfinished game (live and
+ * correspondence), with its moves and leaves in order. The caller replays
+ * them with rules_game_play_text (and rules_game_leave at each leave's
+ * after_ply). Returns the number of games or a negative error.
+ */
+int store_load_in_progress(store *s, store_game_cb cb, void *arg);
+
+/*
+ * Rebuild a recorded game through the rules core: the start position, every
+ * move with rules_game_play_text and every leave with rules_game_leave at
+ * its place. 0 and *out (the caller frees it with rules_game_free), or the
+ * rules error of the first record that does not replay, with a why.
+ */
+int store_replay(const store_game_info *g, rules_game **out, char *why,
+                 size_t whylen);
+
+/* One game, finished or not: cb is called once. 0 or STORE_ENOT_FOUND. */
+int store_game_get(store *s, int64_t id, store_game_cb cb, void *arg);
+
+/* ------------------------------------------------------------------------ */
+/* Archive (GET /api/games/<id> and /api/games/<id>.pgn) and profiles */
+
+/*
+ * The game as JSON text (malloc'd, the caller frees): id, variant, kind,
+ * rated, time control, options, players (seat, name, account), start
+ * position, moves (text, ply, player, time), leaves, status, result
+ * (outcome per seat, winner, reason), created/finished times.
+ * 0, STORE_ENOT_FOUND or STORE_ENOMEM.
+ */
+int store_game_json(store *s, int64_t id, char **out);
+
+/* The game as PGN text (malloc'd): see pgn.h. 0 or a negative error. */
+int store_game_pgn(store *s, int64_t id, char **out);
+
+/*
+ * A player's profile as JSON (malloc'd): username, games in progress (id,
+ * variant, kind, to move, deadline), finished games grouped per variant with
+ * win/loss/draw counts. 0, STORE_ENOT_FOUND (no such account) or an error.
+ */
+int store_profile_json(store *s, const char *username, char **out);
+
+/* ------------------------------------------------------------------------ */
+/* "Your turn" list */
+
+typedef struct store_turn {
+    int64_t game;
+    char variant[24];
+    store_kind kind;
+    int ply;               /* moves played so far */
+    int64_t deadline_ms;   /* correspondence; live games: 0 (listed first) */
+} store_turn;
+
+/*
+ * The games where it is the account's turn, most urgent first (live games
+ * first, then by deadline). Writes up to max entries, returns how many there
+ * are in all (may exceed max).
+ */
+int store_your_turn(store *s, int64_t account, store_turn *out, int max);
+
+/* The same list as JSON array text (malloc'd). */
+int store_your_turn_json(store *s, int64_t account, char **out);
+
+/*
+ * Called (after the write is durable) with each account whose "your turn"
+ * list changed: moves, new games, results, timeouts, vacation. The server
+ * pushes the new list to that account's connections.
+ */
+void store_set_turn_cb(store *s, void (*cb)(void *arg, int64_t account),
+                       void *arg);
+
+/* ------------------------------------------------------------------------ */
+/* Correspondence: timeouts, vacation, conditional moves */
+
+/*
+ * Called once for each correspondence game whose player to move has passed
+ * its deadline: right after the callback is set (games that expired while
+ * the server was down: set it once the games are restored) and then by a
+ * timer (checked every second). The
+ * caller applies it: rules_game_leave(g, player, RULES_REASON_TIMEOUT) then
+ * store_game_finish (two players) or store_game_leave (three players, the
+ * others play on). Not called again for the same game and ply.
+ */
+void store_set_timeout_cb(store *s,
+                          void (*cb)(void *arg, int64_t game, int player),
+                          void *arg);
+
+/* Check deadlines now (the timer does this every second). */
+void store_check_deadlines(store *s);
+
+/*
+ * Vacation: every account has STORE_VACATION_DAYS days per calendar year
+ * (UTC) during which its correspondence clocks stop. Start `days` days of
+ * vacation now: every deadline of the account's games is pushed back by the
+ * vacation, turns that reach it during the vacation start counting at its
+ * end. Days started count whole. STORE_EVACATION if fewer days are left
+ * (why says how many), STORE_EBAD_ARG if already on vacation or days < 1.
+ */
+int store_vacation_start(store *s, int64_t account, int days, char *why,
+                         size_t whylen);
+
+/* End a vacation early; days not started go back to the year's budget and
+ * deadlines move forward accordingly. 0 or STORE_ENOT_FOUND (not on
+ * vacation). */
+int store_vacation_end(store *s, int64_t account);
+
+/* Until when the account is on vacation (0 if not) and days left this
+ * year. */
+int store_vacation_status(store *s, int64_t account, int64_t *until_ms,
+                          int *days_left);
+
+/*
+ * Conditional moves (two-player correspondence games): replace the lines of
+ * `player` in `game`. Each line is move texts separated by spaces,
+ * alternating, starting with the opponent's next move: "X Y Z W" means "if
+ * they play X I play Y, then if they play Z I play W". Only while the
+ * opponent is to move (STORE_ENOT_YOUR_TURN). nlines 0 clears. The caller
+ * checks each line with store_cond_check first. Written synchronously.
+ */
+int store_cond_set(store *s, int64_t game, int player,
+                   const char *const *lines, int nlines, char *why,
+                   size_t whylen);
+
+/* The player's lines as a JSON array of strings (malloc'd). */
+int store_cond_get_json(store *s, int64_t game, int player, char **out);
+
+/*
+ * Check a line against the rules: replay it after the moves of g (on a
+ * copy). 0 or the rules error of the first bad move, with a why naming it.
+ */
+int store_cond_check(const rules_game *g, int player, const char *line,
+                     char *why, size_t whylen);
+
+/*
+ * After the opponent's move `move` (already accepted by the rules core and
+ * queued with store_move_append at ply `ply`): if a line of the player now
+ * to move starts with it, write that line's answer into reply and return 1;
+ * the caller plays it (rules_game_play_text) and queues it like any move.
+ * Lines that no longer can match are dropped (queued, written with the
+ * moves). Returns 0 if no line matches (all lines are dropped), negative on
+ * error.
+ */
+int store_cond_reply(store *s, int64_t game, int ply, const char *move,
+                     char reply[RULES_MOVE_TEXT]);
+
+/* ------------------------------------------------------------------------ */
+/* For accounts.c (same database) */
+
+/* The connection (loop thread only). */
+struct sqlite3 *store_db(store *s);
+uv_loop_t *store_loop(store *s);
+/* Work on the thread pool that must finish before the store is freed. */
+void store_work_begin(store *s);
+void store_work_end(store *s);
+bool store_closing(store *s);
+
+#endif

@@ -1,0 +1,820 @@
+/*
+ * test_store.c - the store on real SQLite files in a temporary directory:
+ * migrations (from empty, from each earlier version, a newer database
+ * refused), durable acknowledgement, restart in the middle of games, timeouts
+ * across a restart, vacation, the increment clock, conditional moves, the
+ * "your turn" list and the archive.
+ *
+ * Expected clock values come from the rules stated in store.h (days per
+ * move, increment up to a cap, vacation stops the clock), computed by hand
+ * in each test's comment.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "store.h"
+
+#define DAY ((int64_t)STORE_DAY_MS)
+#define T0 ((int64_t)1767225600000) /* 2026-01-01T00:00:00Z */
+
+static int64_t fake_now;
+static int64_t clock_fn(void *arg)
+{
+    (void)arg;
+    return fake_now;
+}
+
+typedef struct fixture {
+    char dir[256];
+    char db[300];
+    uv_loop_t loop;
+    store *s;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    snprintf(f->dir, sizeof f->dir, "/tmp/test_store.XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    snprintf(f->db, sizeof f->db, "%s/chameleon.db", f->dir);
+    uv_loop_init(&f->loop);
+    fake_now = T0;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    if (f->s) {
+        store_close(f->s);
+        uv_run(&f->loop, UV_RUN_DEFAULT);
+    }
+    assert_int_equal(uv_loop_close(&f->loop), 0);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+    assert_int_equal(system(cmd), 0);
+    free(f);
+    return 0;
+}
+
+static store *open_dir(fixture *f, const char *migrations)
+{
+    store_options o = {.migrations_dir = migrations, .now_ms = clock_fn};
+    char why[256] = "";
+    store *s = NULL;
+    int err = store_open(&s, &f->loop, f->db, &o, why, sizeof why);
+    if (err != 0)
+        fail_msg("store_open: %s", why);
+    return s;
+}
+
+static void reopen(fixture *f)
+{
+    if (f->s) {
+        store_close(f->s);
+        uv_run(&f->loop, UV_RUN_DEFAULT);
+    }
+    f->s = open_dir(f, "migrations");
+}
+
+/* Run a statement on a separate connection: sees only committed data. */
+static int64_t sql_int(fixture *f, const char *sql)
+{
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+    int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+static void sql_exec(fixture *f, const char *sql)
+{
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+    char *err = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+        fail_msg("%s: %s", sql, err);
+    sqlite3_close(db);
+}
+
+static int64_t add_account(fixture *f, const char *name)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO accounts (username, pwhash, created_ms) VALUES "
+             "('%s', 'x', 0)",
+             name);
+    sql_exec(f, sql);
+    snprintf(sql, sizeof sql, "SELECT id FROM accounts WHERE username = '%s'", name);
+    return sql_int(f, sql);
+}
+
+static int64_t new_game(fixture *f, store_kind kind, int nplayers,
+                        const int64_t *accounts, store_tc tc)
+{
+    store_new_game g = {.variant = "ultima", .kind = kind, .nplayers = nplayers,
+                        .tc = tc};
+    for (int p = 0; p < nplayers; p++) {
+        g.players[p].account = accounts ? accounts[p] : 0;
+        snprintf(g.players[p].name, STORE_NAME_MAX, "p%d", p);
+    }
+    int64_t id = 0;
+    char why[160];
+    int err = store_game_create(f->s, &g, &id, NULL, NULL, why, sizeof why);
+    if (err != 0)
+        fail_msg("create: %s", why);
+    return id;
+}
+
+/* A done callback that checks, on another connection, that the move is on
+ * disk when it is acknowledged. */
+typedef struct ack {
+    fixture *f;
+    int64_t game;
+    int ply;
+    int status;
+    bool fired;
+    bool on_disk;
+} ack;
+
+static void ack_cb(void *arg, int status)
+{
+    ack *a = arg;
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM moves WHERE game = %lld AND ply = %d",
+             (long long)a->game, a->ply);
+    a->on_disk = sql_int(a->f, sql) == 1;
+    a->status = status;
+    a->fired = true;
+}
+
+static void play(fixture *f, int64_t game, int ply, int player, int next,
+                 const char *text, const int64_t *clocks)
+{
+    store_move m = {.ply = ply, .player = player, .next = next, .text = text};
+    if (clocks)
+        memcpy(m.clock_ms, clocks, sizeof m.clock_ms);
+    ack a = {.f = f, .game = game, .ply = ply};
+    assert_int_equal(store_move_append(f->s, game, &m, ack_cb, &a), 0);
+    while (!a.fired)
+        uv_run(&f->loop, UV_RUN_ONCE);
+    assert_int_equal(a.status, 0);
+    assert_true(a.on_disk);
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void test_migrations_from_empty(void **state)
+{
+    fixture *f = *state;
+    f->s = open_dir(f, "migrations");
+    assert_int_equal(store_schema_version(f->s), 3);
+    assert_int_equal(sql_int(f, "PRAGMA user_version"), 3);
+    assert_int_equal(sql_int(f, "SELECT count(*) FROM sqlite_master WHERE name "
+                                "IN ('games','moves','accounts','sessions',"
+                                "'cond_lines','games_deadline')"),
+                     6);
+    /* WAL persists in the file. */
+    assert_int_equal(sql_int(f, "SELECT count(*) FROM pragma_journal_mode "
+                                "WHERE journal_mode = 'wal'"),
+                     1);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *a = fopen(path, "rb");
+    assert_non_null(a);
+    static char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, a);
+    buf[n] = '\0';
+    fclose(a);
+    return buf;
+}
+
+/* Upgrade from version 1 and from version 2 with data written by those
+ * versions: the data survives and the schema reaches 3. */
+static void test_migrations_from_each_version(void **state)
+{
+    fixture *f = *state;
+    static const char *const files[] = {"0001_games.sql", "0002_accounts.sql"};
+    for (int k = 1; k <= 2; k++) {
+        /* The database as a server of version k left it: its migrations
+         * applied and user_version = k. */
+        snprintf(f->db, sizeof f->db, "%s/v%d.db", f->dir, k);
+        char path[300], pragma[64];
+        for (int i = 0; i < k; i++) {
+            snprintf(path, sizeof path, "migrations/%s", files[i]);
+            sql_exec(f, slurp(path));
+        }
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", k);
+        sql_exec(f, pragma);
+        /* Data as that version wrote it. */
+        sql_exec(f, "INSERT INTO games (id, variant, kind, nplayers, created_ms,"
+                    " last_move_ms, nmoves, to_move) VALUES (7, 'ultima', 0, 2, 1,"
+                    " 2, 1, 1);"
+                    "INSERT INTO game_players (game, seat, name) VALUES (7, 0,"
+                    " 'ann'), (7, 1, 'bob');"
+                    "INSERT INTO moves (game, ply, player, text, at_ms) VALUES"
+                    " (7, 0, 0, 'b1-b6', 2);");
+        if (k == 2)
+            sql_exec(f, "INSERT INTO accounts (username, pwhash, created_ms) "
+                        "VALUES ('ann', 'h', 1)");
+        f->s = open_dir(f, "migrations");
+        assert_int_equal(store_schema_version(f->s), 3);
+        char *json = NULL;
+        assert_int_equal(store_game_json(f->s, 7, &json), 0);
+        json_t *o = json_loads(json, 0, NULL);
+        assert_non_null(o);
+        assert_string_equal(json_string_value(json_object_get(
+                                json_array_get(json_object_get(o, "moves"), 0), "move")),
+                            "b1-b6");
+        json_decref(o);
+        free(json);
+        if (k == 2)
+            assert_int_equal(sql_int(f, "SELECT vacation_used FROM accounts "
+                                        "WHERE username = 'ann'"),
+                             0);
+        /* The game in progress is restored with its turn. */
+        store_turn t[4];
+        assert_int_equal(store_your_turn(f->s, 0, t, 4), 0);
+        store_close(f->s);
+        uv_run(&f->loop, UV_RUN_DEFAULT);
+        f->s = NULL;
+    }
+}
+
+static void test_refuses_newer_database(void **state)
+{
+    fixture *f = *state;
+    f->s = open_dir(f, "migrations");
+    store_close(f->s);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    f->s = NULL;
+    sql_exec(f, "PRAGMA user_version = 99");
+    store_options o = {.now_ms = clock_fn};
+    char why[256] = "";
+    store *s = NULL;
+    assert_int_equal(store_open(&s, &f->loop, f->db, &o, why, sizeof why),
+                     STORE_ETOO_NEW);
+    assert_null(s);
+    assert_non_null(strstr(why, "99"));
+    assert_non_null(strstr(why, "newer"));
+}
+
+typedef struct restored {
+    int n;
+    store_game_info g[4];
+    char texts[4][8][RULES_MOVE_TEXT];
+} restored;
+
+static void restore_cb(void *arg, const store_game_info *g)
+{
+    restored *r = arg;
+    assert_true(r->n < 4);
+    r->g[r->n] = *g;
+    for (int i = 0; i < g->nmoves && i < 8; i++)
+        snprintf(r->texts[r->n][i], RULES_MOVE_TEXT, "%s", g->moves[i].text);
+    r->g[r->n].moves = NULL;
+    r->g[r->n].variant = NULL;
+    r->n++;
+}
+
+/* A live and a correspondence game interrupted: after a restart both come
+ * back with their moves, turn and clocks. */
+static void test_restart_mid_game(void **state)
+{
+    fixture *f = *state;
+    f->s = open_dir(f, "migrations");
+    int64_t acc[2] = {add_account(f, "ann"), add_account(f, "bob")};
+    int64_t live = new_game(f, STORE_LIVE, 2, NULL, (store_tc){300000, 2000, 0});
+    int64_t corr = new_game(f, STORE_CORR, 2, acc, (store_tc){3 * DAY, 0, 0});
+    int64_t c1[3] = {298000, 300000, 0}, c2[3] = {298000, 291500, 0};
+    play(f, live, 0, 0, 1, "b1-b6", c1);
+    play(f, live, 1, 1, 0, "c8-c5", c2);
+    fake_now = T0 + 5000;
+    play(f, corr, 0, 0, 1, "a2-a4", NULL);
+    /* A wrong ply is refused at once. */
+    store_move bad = {.ply = 5, .player = 1, .next = 0, .text = "x"};
+    assert_int_equal(store_move_append(f->s, corr, &bad, NULL, NULL), STORE_EBAD_PLY);
+
+    reopen(f);
+    restored r = {0};
+    assert_int_equal(store_load_in_progress(f->s, restore_cb, &r), 2);
+    const store_game_info *gl = r.g[0].id == live ? &r.g[0] : &r.g[1];
+    const store_game_info *gc = r.g[0].id == live ? &r.g[1] : &r.g[0];
+    const char(*tl)[RULES_MOVE_TEXT] = r.g[0].id == live ? r.texts[0] : r.texts[1];
+    assert_int_equal(gl->nmoves, 2);
+    assert_string_equal(tl[0], "b1-b6");
+    assert_string_equal(tl[1], "c8-c5");
+    assert_int_equal(gl->to_move, 0);
+    assert_int_equal(gl->clock_ms[0], 298000);
+    assert_int_equal(gl->clock_ms[1], 291500);
+    assert_int_equal(gc->kind, STORE_CORR);
+    assert_int_equal(gc->nmoves, 1);
+    assert_int_equal(gc->to_move, 1);
+    /* Bob's 3 days started when Ann moved. */
+    assert_int_equal(gc->deadline_ms, T0 + 5000 + 3 * DAY);
+    /* Play goes on after the restart. */
+    play(f, corr, 1, 1, 0, "h7-h5", NULL);
+}
+
+static int64_t deadline_of(fixture *f, int64_t game)
+{
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT deadline_ms FROM games WHERE id = %lld",
+             (long long)game);
+    store_flush(f->s);
+    return sql_int(f, sql);
+}
+
+/* Restart in the middle of a correspondence game of every variant the core
+ * knows: the restored records replay through the rules core to the same
+ * position, player to move and deadline. */
+typedef struct replayed {
+    int64_t id;
+    char pos[RULES_POS_TEXT];
+    int to_move;
+    int64_t deadline;
+    bool found;
+} replayed;
+
+static void replay_cb(void *arg, const store_game_info *gi)
+{
+    replayed *r = arg;
+    if (gi->id != r->id)
+        return;
+    rules_game *g;
+    char why[RULES_WHY_TEXT];
+    if (store_replay(gi, &g, why, sizeof why) != 0)
+        fail_msg("replay: %s", why);
+    assert_true(g->variant->print_position(&g->pos, r->pos, sizeof r->pos) > 0);
+    assert_int_equal(rules_game_to_move(g), gi->to_move);
+    r->to_move = gi->to_move;
+    r->deadline = gi->deadline_ms;
+    r->found = true;
+    rules_game_free(g);
+}
+
+static void test_restart_every_variant(void **state)
+{
+    fixture *f = *state;
+    f->s = open_dir(f, "migrations");
+    int64_t acc[3] = {add_account(f, "ann"), add_account(f, "bob"),
+                      add_account(f, "cid")};
+    for (const rules_variant *const *vp = rules_variants; *vp; vp++) {
+        const rules_variant *v = *vp;
+        store_new_game ng = {.variant = v->id, .kind = STORE_CORR,
+                             .nplayers = v->nplayers, .tc = {2 * DAY, 0, 0}};
+        for (int p = 0; p < v->nplayers; p++) {
+            ng.players[p].account = acc[p];
+            snprintf(ng.players[p].name, STORE_NAME_MAX, "p%d", p);
+        }
+        int64_t id;
+        char why[RULES_WHY_TEXT];
+        assert_int_equal(store_game_create(f->s, &ng, &id, NULL, NULL, why, sizeof why), 0);
+        rules_game *g;
+        assert_int_equal(rules_game_new(&g, v->id, NULL, why, sizeof why), 0);
+        unsigned x = 12345;
+        for (int ply = 0; ply < 15 && !g->result.over; ply++) {
+            fake_now += 3600000;
+            if (ply == 6 && v->nplayers == 3 && v->leave) {
+                assert_int_equal(rules_game_leave(g, 1, RULES_REASON_TIMEOUT), 0);
+                assert_int_equal(store_game_leave(f->s, id, 1, RULES_REASON_TIMEOUT,
+                                                  rules_game_to_move(g), NULL, NULL),
+                                 0);
+            }
+            x = x * 1103515245u + 12345u;
+            rules_move m = g->legal[(x >> 8) % (unsigned)g->nlegal];
+            char text[RULES_MOVE_TEXT];
+            assert_true(v->print_move(&g->pos, m, text, sizeof text) > 0);
+            int player = g->pos.to_move;
+            assert_int_equal(rules_game_play(g, m), 0);
+            play(f, id, (int)g->nmoves - 1, player, rules_game_to_move(g), text, NULL);
+        }
+        replayed want = {.id = id};
+        assert_true(v->print_position(&g->pos, want.pos, sizeof want.pos) > 0);
+        int64_t deadline = deadline_of(f, id);
+        reopen(f);
+        replayed got = {.id = id};
+        assert_true(store_load_in_progress(f->s, replay_cb, &got) >= 1);
+        assert_true(got.found);
+        assert_string_equal(got.pos, want.pos);
+        assert_int_equal(got.to_move, rules_game_to_move(g));
+        assert_int_equal(got.deadline, deadline);
+        assert_int_equal(deadline, fake_now + 2 * DAY);
+        rules_game_free(g);
+    }
+}
+
+static int timeouts_seen;
+static int64_t timeout_game;
+static int timeout_player;
+static void timeout_cb(void *arg, int64_t game, int player)
+{
+    (void)arg;
+    timeouts_seen++;
+    timeout_game = game;
+    timeout_player = player;
+}
+
+/* A 1-day game: the server is down when the deadline passes; at start-up the
+ * timeout is reported, once. */
+static void test_timeout_across_restart(void **state)
+{
+    fixture *f = *state;
+    f->s = open_dir(f, "migrations");
+    int64_t acc[2] = {add_account(f, "ann"), add_account(f, "bob")};
+    int64_t g = new_game(f, STORE_CORR, 2, acc, (store_tc){1 * DAY, 0, 0});
+    play(f, g, 0, 0, 1, "a2-a4", NULL);
+    timeouts_seen = 0;
+    store_set_timeout_cb(f->s, timeout_cb, NULL);
+    fake_now = T0 + DAY - 1;
+    store_check_deadlines(f->s);
+    assert_int_equal(timeouts_seen, 0);
+    store_close(f->s);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    f->s = NULL;
+
+    fake_now = T0 + DAY + 3600000;
+    f->s = open_dir(f, "migrations");
+    store_set_timeout_cb(f->s, timeout_cb, NULL);
+    assert_int_equal(timeouts_seen, 1);
+    assert_int_equal(timeout_game, g);
+    assert_int_equal(timeout_player, 1);
+    store_check_deadlines(f->s);
+    assert_int_equal(timeouts_seen, 1); /* once */
+    rules_result r = {.over = true, .winner = 0,
+                      .outcome = {RULES_OUTCOME_WIN, RULES_OUTCOME_LOSS},
+                      .reason = RULES_REASON_TIMEOUT};
+    assert_int_equal(store_game_finish(f->s, g, &r, NULL, NULL), 0);
+    reopen(f);
+    restored rs = {0};
+    assert_int_equal(store_load_in_progress(f->s, restore_cb, &rs), 0);
+    char *json = NULL;
+    assert_int_equal(store_game_json(f->s, g, &json), 0);
+    json_t *o = json_loads(json, 0, NULL);
+    assert_string_equal(json_string_value(json_object_get(o, "status")), "finished");
+    json_t *res = json_object_get(o, "result");
+    assert_string_equal(json_string_value(json_object_get(res, "reason")), "timeout");
+    assert_int_equal(json_integer_value(json_object_get(res, "winner")), 0);
+    json_decref(o);
+    free(json);
+}
+
+
+/* Vacation: 5 days push a running deadline back by 5 days; a turn reaching
+ * the player during the vacation starts at its end; ending early after 2.5
+ * days charges 3 days and moves deadlines forward. */
+static void test_vacation(void **state)
+{
+    fixture *f = *state;
+    f->s = open_dir(f, "migrations");
+    int64_t acc[2] = {add_account(f, "ann"), add_account(f, "bob")};
+    int64_t g1 = new_game(f, STORE_CORR, 2, acc, (store_tc){3 * DAY, 0, 0});
+    int64_t g2 = new_game(f, STORE_CORR, 2, acc, (store_tc){2 * DAY, 0, 0});
+    play(f, g1, 0, 0, 1, "a2-a4", NULL);   /* bob to move: T0 + 3d */
+    assert_int_equal(deadline_of(f, g1), T0 + 3 * DAY);
+
+    fake_now = T0 + DAY;
+    char why[160] = "";
+    assert_int_equal(store_vacation_start(f->s, acc[1], 31, why, sizeof why),
+                     STORE_EVACATION);
+    assert_non_null(strstr(why, "30"));
+    assert_int_equal(store_vacation_start(f->s, acc[1], 5, why, sizeof why), 0);
+    assert_int_equal(deadline_of(f, g1), T0 + 8 * DAY);
+    int64_t until;
+    int left;
+    assert_int_equal(store_vacation_status(f->s, acc[1], &until, &left), 0);
+    assert_int_equal(until, T0 + 6 * DAY);
+    assert_int_equal(left, 25);
+    assert_int_equal(store_vacation_start(f->s, acc[1], 1, why, sizeof why),
+                     STORE_EBAD_ARG);
+
+    /* Ann moves in g2 during bob's vacation: bob's 2 days start at T0 + 6d. */
+    fake_now = T0 + 2 * DAY;
+    play(f, g2, 0, 0, 1, "a2-a4", NULL);
+    assert_int_equal(deadline_of(f, g2), T0 + 8 * DAY);
+
+    /* A restart keeps it. */
+    reopen(f);
+    timeouts_seen = 0;
+    store_set_timeout_cb(f->s, timeout_cb, NULL);
+    fake_now = T0 + 7 * DAY;
+    store_check_deadlines(f->s);
+    assert_int_equal(timeouts_seen, 0);
+
+    /* Back to T0 + 3.5d and end early: 2.5 days started -> 3 charged. */
+    fake_now = T0 + 3 * DAY + DAY / 2;
+    assert_int_equal(store_vacation_end(f->s, acc[1]), 0);
+    assert_int_equal(store_vacation_status(f->s, acc[1], &until, &left), 0);
+    assert_int_equal(until, 0);
+    assert_int_equal(left, 27);
+    /* g1: 8d - (6d - 3.5d) = 5.5d; g2: 3.5d + 2d. */
+    assert_int_equal(deadline_of(f, g1), T0 + 5 * DAY + DAY / 2);
+    assert_int_equal(deadline_of(f, g2), T0 + 5 * DAY + DAY / 2);
+    assert_int_equal(store_vacation_end(f->s, acc[1]), STORE_ENOT_FOUND);
+
+    /* A new year gives 30 days again. */
+    fake_now = T0 + 370 * DAY;
+    assert_int_equal(store_vacation_status(f->s, acc[1], NULL, &left), 0);
+    assert_int_equal(left, 30);
+}
+
+/* Increment mode 3 days + 1 day per move, cap 4 days. */
+static void test_increment_clock(void **state)
+{
+    fixture *f = *state;
+    f->s = open_dir(f, "migrations");
+    int64_t acc[2] = {add_account(f, "ann"), add_account(f, "bob")};
+    char why[160];
+    store_tc badtc = {4 * DAY, 0, 0};
+    assert_int_equal(store_tc_check(&badtc, why, sizeof why), STORE_EBAD_TC);
+    store_tc cap_too_low = {3 * DAY, DAY, 2 * DAY};
+    assert_int_equal(store_tc_check(&cap_too_low, why, sizeof why), STORE_EBAD_TC);
+    int64_t g = new_game(f, STORE_CORR, 2, acc, (store_tc){3 * DAY, DAY, 4 * DAY});
+    /* Ann to move with 3d: deadline T0 + 3d. */
+    assert_int_equal(deadline_of(f, g), T0 + 3 * DAY);
+    /* Ann uses 2d: 1d left + 1d = 2d. Bob's 3d start now. */
+    fake_now = T0 + 2 * DAY;
+    play(f, g, 0, 0, 1, "a2-a4", NULL);
+    assert_int_equal(deadline_of(f, g), T0 + 5 * DAY);
+    /* Bob uses 0.5d: 2.5d + 1d = 3.5d. Ann has 2d from now. */
+    fake_now = T0 + 2 * DAY + DAY / 2;
+    play(f, g, 1, 1, 0, "h7-h5", NULL);
+    assert_int_equal(deadline_of(f, g), T0 + 4 * DAY + DAY / 2);
+    /* Ann at once: 2d + 1d = 3d. Bob has 3.5d. */
+    play(f, g, 2, 0, 1, "a4-a5", NULL);
+    assert_int_equal(deadline_of(f, g), T0 + 6 * DAY);
+    /* Bob at once: 3.5d + 1d capped at 4d. Ann 3d. */
+    play(f, g, 3, 1, 0, "h5-h4", NULL);
+    assert_int_equal(deadline_of(f, g), T0 + 5 * DAY + DAY / 2);
+    reopen(f);
+    restored r = {0};
+    assert_int_equal(store_load_in_progress(f->s, restore_cb, &r), 1);
+    assert_int_equal(r.g[0].clock_ms[0], 3 * DAY);
+    assert_int_equal(r.g[0].clock_ms[1], 4 * DAY);
+    /* Restored banks drive the next deadline: Ann moves at once, 3d+1d = 4d;
+     * Bob has his 4d bank. */
+    play(f, g, 4, 0, 1, "a5-a6", NULL);
+    assert_int_equal(deadline_of(f, g), T0 + 6 * DAY + DAY / 2);
+}
+
+static void test_conditional_moves(void **state)
+{
+    fixture *f = *state;
+    f->s = open_dir(f, "migrations");
+    int64_t acc[2] = {add_account(f, "ann"), add_account(f, "bob")};
+    int64_t g = new_game(f, STORE_CORR, 2, acc, (store_tc){7 * DAY, 0, 0});
+    const char *const lines[] = {"e2-e4 e7-e5 g1-f3 b8-c6",
+                                 "e2-e4 e7-e5 f1-c4 g8-f6", "e2-e4 c7-c5 d2-d4 c5-d4",
+                                 "d2-d4 d7-d5"};
+    char why[160];
+    /* Ann is to move: she cannot set lines, Bob can. */
+    assert_int_equal(store_cond_set(f->s, g, 0, lines, 4, why, sizeof why),
+                     STORE_ENOT_YOUR_TURN);
+    const char *const short_line[] = {"e2-e4"};
+    assert_int_equal(store_cond_set(f->s, g, 1, short_line, 1, why, sizeof why),
+                     STORE_EBAD_ARG);
+    assert_int_equal(store_cond_set(f->s, g, 1, lines, 4, why, sizeof why), 0);
+
+    /* Stored durably: a restart keeps them. */
+    reopen(f);
+    char *json;
+    assert_int_equal(store_cond_get_json(f->s, g, 1, &json), 0);
+    json_t *a = json_loads(json, 0, NULL);
+    assert_int_equal(json_array_size(a), 4);
+    json_decref(a);
+    free(json);
+
+    /* Ann plays e2-e4: the first matching line answers e7-e5; the c7-c5 line
+     * and the d2-d4 line can no longer happen. */
+    play(f, g, 0, 0, 1, "e2-e4", NULL);
+    char reply[RULES_MOVE_TEXT];
+    assert_int_equal(store_cond_reply(f->s, g, 0, "e2-e4", reply), 1);
+    assert_string_equal(reply, "e7-e5");
+    play(f, g, 1, 1, 0, reply, NULL);
+    reopen(f);
+    assert_int_equal(store_cond_get_json(f->s, g, 1, &json), 0);
+    assert_string_equal(json, "[\"g1-f3 b8-c6\",\"f1-c4 g8-f6\"]");
+    free(json);
+
+    /* Ann plays something else: no answer, every line dropped. */
+    play(f, g, 2, 0, 1, "b1-c3", NULL);
+    assert_int_equal(store_cond_reply(f->s, g, 2, "b1-c3", reply), 0);
+    reopen(f);
+    assert_int_equal(store_cond_get_json(f->s, g, 1, &json), 0);
+    assert_string_equal(json, "[]");
+    free(json);
+
+    /* Two-player correspondence only. */
+    int64_t live = new_game(f, STORE_LIVE, 2, NULL, (store_tc){60000, 0, 0});
+    play(f, live, 0, 0, 1, "e2-e4", NULL);
+    assert_int_equal(store_cond_set(f->s, live, 0, lines, 1, why, sizeof why),
+                     STORE_EBAD_ARG);
+}
+
+/* store_cond_check against the rules core: a line of legal moves from the
+ * set-up after one move passes; a line whose answer is illegal fails and
+ * names it. Every two-player variant the core knows. */
+static void test_cond_check_every_variant(void **state)
+{
+    (void)state;
+    for (const rules_variant *const *vp = rules_variants; *vp; vp++) {
+        const rules_variant *v = *vp;
+        if (v->nplayers != 2)
+            continue;
+        rules_game *g, *walk;
+        char why[RULES_WHY_TEXT];
+        assert_int_equal(rules_game_new(&g, v->id, NULL, why, sizeof why), 0);
+        assert_int_equal(rules_game_play(g, g->legal[0]), 0);
+        /* The waiting player's line: 4 moves played on a second game. */
+        assert_int_equal(rules_game_new(&walk, v->id, NULL, why, sizeof why), 0);
+        assert_int_equal(rules_game_play(walk, g->moves[0]), 0);
+        char line[4 * RULES_MOVE_TEXT] = "", text[RULES_MOVE_TEXT];
+        for (int i = 0; i < 4 && !walk->result.over; i++) {
+            rules_move m = walk->legal[walk->nlegal / 2];
+            assert_true(v->print_move(&walk->pos, m, text, sizeof text) > 0);
+            strcat(line, i ? " " : "");
+            strcat(line, text);
+            assert_int_equal(rules_game_play(walk, m), 0);
+        }
+        int waiting = 1 - rules_game_to_move(g);
+        assert_int_equal(store_cond_check(g, waiting, line, why, sizeof why), 0);
+        char bad[4 * RULES_MOVE_TEXT];
+        snprintf(bad, sizeof bad, "%.*s zz-zz", (int)strcspn(line, " "), line);
+        assert_true(store_cond_check(g, waiting, bad, why, sizeof why) < 0);
+        assert_non_null(strstr(why, "zz-zz"));
+        /* The line starts with the opponent's move, not the waiting one's. */
+        assert_true(store_cond_check(g, 1 - waiting, line, why, sizeof why) < 0);
+        rules_game_free(walk);
+        rules_game_free(g);
+    }
+}
+
+static int64_t turn_notified[16];
+static int nturn_notified;
+static void turn_cb(void *arg, int64_t account)
+{
+    (void)arg;
+    if (nturn_notified < 16)
+        turn_notified[nturn_notified++] = account;
+}
+
+static bool notified(int64_t account)
+{
+    for (int i = 0; i < nturn_notified; i++)
+        if (turn_notified[i] == account)
+            return true;
+    return false;
+}
+
+/* Most urgent first; three-player games too; changes are pushed. */
+static void test_your_turn(void **state)
+{
+    fixture *f = *state;
+    f->s = open_dir(f, "migrations");
+    int64_t acc[3] = {add_account(f, "ann"), add_account(f, "bob"),
+                      add_account(f, "cid")};
+    store_set_turn_cb(f->s, turn_cb, NULL);
+    int64_t g7 = new_game(f, STORE_CORR, 2, acc, (store_tc){7 * DAY, 0, 0});
+    int64_t g1 = new_game(f, STORE_CORR, 2, acc, (store_tc){1 * DAY, 0, 0});
+    int64_t acc3[3] = {acc[2], acc[1], acc[0]};
+    int64_t g3 = new_game(f, STORE_CORR, 3, acc3, (store_tc){3 * DAY, 0, 0});
+    nturn_notified = 0;
+    play(f, g3, 0, 0, 1, "a1-a2", NULL); /* cid moved, bob to move */
+    assert_true(notified(acc[1]));
+    assert_true(notified(acc[2]));
+    store_turn t[8];
+    assert_int_equal(store_your_turn(f->s, acc[0], t, 8), 2);
+    assert_int_equal(t[0].game, g1);
+    assert_int_equal(t[1].game, g7);
+    assert_int_equal(store_your_turn(f->s, acc[1], t, 8), 1);
+    assert_int_equal(t[0].game, g3);
+    nturn_notified = 0;
+    play(f, g3, 1, 1, 2, "b1-b2", NULL);
+    assert_true(notified(acc[1]));
+    assert_true(notified(acc[0])); /* ann is seat 2 of g3 */
+    assert_int_equal(store_your_turn(f->s, acc[0], t, 8), 3);
+    assert_int_equal(t[0].game, g1);
+    assert_int_equal(t[1].game, g3);
+    char *json;
+    assert_int_equal(store_your_turn_json(f->s, acc[0], &json), 0);
+    json_t *a = json_loads(json, 0, NULL);
+    assert_int_equal(json_array_size(a), 3);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(a, 0), "id")), g1);
+    json_decref(a);
+    free(json);
+    /* Ann (seat 2) times out in g3 while the others play on: the leave is
+     * recorded and the turn passes to cid (seat 0). */
+    assert_int_equal(store_game_leave(f->s, g3, 2, RULES_REASON_TIMEOUT, 0, NULL,
+                                      NULL),
+                     0);
+    assert_int_equal(store_your_turn(f->s, acc[0], t, 8), 2);
+    assert_int_equal(store_your_turn(f->s, acc[2], t, 8), 1);
+    assert_int_equal(t[0].game, g3);
+    assert_int_equal(store_your_turn(f->s, acc[1], t, 8), 0);
+    /* Guests can't play correspondence. */
+    store_new_game ng = {.variant = "ultima", .kind = STORE_CORR, .nplayers = 2,
+                         .tc = {DAY, 0, 0}};
+    ng.players[0].account = acc[0];
+    int64_t id;
+    char why[160];
+    assert_int_equal(store_game_create(f->s, &ng, &id, NULL, NULL, why, sizeof why),
+                     STORE_ENEED_ACCOUNT);
+    ng.kind = STORE_LIVE;
+    ng.rated = true;
+    assert_int_equal(store_game_create(f->s, &ng, &id, NULL, NULL, why, sizeof why),
+                     STORE_ENEED_ACCOUNT);
+}
+
+/* The archive and the profile of a finished game. */
+static void test_archive_and_profile(void **state)
+{
+    fixture *f = *state;
+    f->s = open_dir(f, "migrations");
+    int64_t acc[2] = {add_account(f, "ann"), add_account(f, "bob")};
+    int64_t g = new_game(f, STORE_CORR, 2, acc, (store_tc){2 * DAY, 0, 0});
+    int64_t other = new_game(f, STORE_CORR, 2, acc, (store_tc){2 * DAY, 0, 0});
+    play(f, g, 0, 0, 1, "b1-b6", NULL);
+    play(f, g, 1, 1, -1, "c8-c5", NULL);
+    rules_result r = {.over = true, .winner = 1,
+                      .outcome = {RULES_OUTCOME_LOSS, RULES_OUTCOME_WIN},
+                      .reason = RULES_REASON_CHECKMATE};
+    ack a = {.f = f, .game = g, .ply = 1};
+    assert_int_equal(store_game_finish(f->s, g, &r, ack_cb, &a), 0);
+    while (!a.fired)
+        uv_run(&f->loop, UV_RUN_ONCE);
+    assert_int_equal(sql_int(f, "SELECT count(*) FROM games WHERE finished = 1"), 1);
+    /* A finished game takes no more moves. */
+    store_move m = {.ply = 2, .player = 0, .next = 1, .text = "a1-a2"};
+    assert_int_equal(store_move_append(f->s, g, &m, NULL, NULL), STORE_ENOT_FOUND);
+
+    char *json;
+    assert_int_equal(store_game_json(f->s, g, &json), 0);
+    json_t *o = json_loads(json, 0, NULL);
+    assert_string_equal(json_string_value(json_object_get(o, "variant")), "ultima");
+    assert_string_equal(json_string_value(json_object_get(o, "kind")), "correspondence");
+    json_t *pl = json_object_get(o, "players");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(pl, 1), "outcome")),
+                        "win");
+    assert_int_equal(json_array_size(json_object_get(o, "moves")), 2);
+    json_decref(o);
+    free(json);
+
+    char *pgn;
+    assert_int_equal(store_game_pgn(f->s, g, &pgn), 0);
+    assert_non_null(strstr(pgn, "[Variant \"ultima\"]"));
+    assert_non_null(strstr(pgn, "[Result \"0-1\"]"));
+    assert_non_null(strstr(pgn, "1. b1-b6 c8-c5 0-1"));
+    free(pgn);
+    assert_int_equal(store_game_json(f->s, 999, &json), STORE_ENOT_FOUND);
+
+    assert_int_equal(store_profile_json(f->s, "BOB", &json), 0);
+    o = json_loads(json, 0, NULL);
+    assert_string_equal(json_string_value(json_object_get(o, "username")), "bob");
+    assert_int_equal(json_array_size(json_object_get(o, "in_progress")), 1);
+    assert_int_equal(json_integer_value(json_object_get(
+                         json_array_get(json_object_get(o, "in_progress"), 0), "id")),
+                     other);
+    json_t *u = json_object_get(json_object_get(o, "finished"), "ultima");
+    assert_int_equal(json_integer_value(json_object_get(u, "wins")), 1);
+    assert_int_equal(json_integer_value(json_object_get(u, "losses")), 0);
+    json_decref(o);
+    free(json);
+    assert_int_equal(store_profile_json(f->s, "nobody", &json), STORE_ENOT_FOUND);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_migrations_from_empty, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_migrations_from_each_version, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refuses_newer_database, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_restart_mid_game, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_restart_every_variant, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_timeout_across_restart, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_vacation, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_increment_clock, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_conditional_moves, setup, teardown),
+        cmocka_unit_test(test_cond_check_every_variant),
+        cmocka_unit_test_setup_teardown(test_your_turn, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_archive_and_profile, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

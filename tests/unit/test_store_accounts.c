@@ -1,0 +1,211 @@
+/*
+ * test_store_accounts.c - accounts and sessions on a real SQLite file:
+ * registration rules, argon2id off the loop, login, sessions stored only as
+ * hashes, logout, the cookie.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "accounts.h"
+
+typedef struct result {
+    bool fired;
+    int status;
+    int64_t account;
+    char username[STORE_NAME_MAX];
+    char token[ACCOUNTS_TOKEN_LEN + 1];
+    char why[160];
+} result;
+
+static void cb(void *arg, int status, int64_t account, const char *username,
+               const char *token, const char *why)
+{
+    result *r = arg;
+    r->fired = true;
+    r->status = status;
+    r->account = account;
+    snprintf(r->username, sizeof r->username, "%s", username ? username : "");
+    snprintf(r->token, sizeof r->token, "%s", token ? token : "");
+    snprintf(r->why, sizeof r->why, "%s", why ? why : "");
+}
+
+static uv_loop_t loop;
+static store *s;
+static char dir[] = "/tmp/test_accounts.XXXXXX";
+static char db[64];
+
+static void wait_for(result *r)
+{
+    while (!r->fired)
+        uv_run(&loop, UV_RUN_ONCE);
+}
+
+static result do_register(const char *u, const char *p)
+{
+    result r = {0};
+    assert_int_equal(accounts_register(s, u, p, cb, &r), 0);
+    /* Hashing runs on the pool: the loop is free while it does. */
+    assert_false(r.fired);
+    wait_for(&r);
+    return r;
+}
+
+static result do_login(const char *u, const char *p)
+{
+    result r = {0};
+    assert_int_equal(accounts_login(s, u, p, cb, &r), 0);
+    wait_for(&r);
+    return r;
+}
+
+static int group_setup(void **state)
+{
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/a.db", dir);
+    uv_loop_init(&loop);
+    char why[200];
+    return store_open(&s, &loop, db, NULL, why, sizeof why);
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    store_close(s);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    uv_loop_close(&loop);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd);
+}
+
+static void test_username_rules(void **state)
+{
+    (void)state;
+    char why[200];
+    assert_int_equal(accounts_username_check("ann", why, sizeof why), 0);
+    assert_int_equal(accounts_username_check("A_b-9", why, sizeof why), 0);
+    const char *bad[] = {"ab", "9lives", "_x1", "has space", "émile",
+                         "abcdefghijklmnopqrstu", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        why[0] = '\0';
+        assert_int_equal(accounts_username_check(bad[i], why, sizeof why),
+                         STORE_EUSERNAME);
+        /* The error states the rule. */
+        assert_non_null(strstr(why, "3 to 20 characters"));
+    }
+    result r = {0};
+    assert_int_equal(accounts_register(s, "x", "password1", cb, &r), STORE_EUSERNAME);
+    assert_int_equal(accounts_register(s, "zoe", "short", cb, &r), STORE_EPASSWORD);
+    assert_false(r.fired);
+}
+
+static void test_register_login_logout(void **state)
+{
+    (void)state;
+    result r = do_register("Ann", "correct horse");
+    assert_int_equal(r.status, 0);
+    assert_true(r.account > 0);
+    assert_int_equal(strlen(r.token), ACCOUNTS_TOKEN_LEN);
+    int64_t ann = r.account;
+
+    /* Taken, whatever the case. */
+    result dup = do_register("ann", "another one");
+    assert_int_equal(dup.status, STORE_ETAKEN);
+    assert_string_equal(dup.token, "");
+
+    /* Log in, case-insensitive name, the name as registered comes back. */
+    result in = do_login("ANN", "correct horse");
+    assert_int_equal(in.status, 0);
+    assert_int_equal(in.account, ann);
+    assert_string_equal(in.username, "Ann");
+    assert_string_not_equal(in.token, r.token);
+
+    result wrong = do_login("ann", "wrong horse");
+    assert_int_equal(wrong.status, STORE_ELOGIN);
+    result nobody = do_login("nobody", "correct horse");
+    assert_int_equal(nobody.status, STORE_ELOGIN);
+    assert_string_equal(wrong.why, nobody.why);
+
+    /* Sessions: both tokens work; only hashes are stored. */
+    int64_t acc = 0;
+    char name[STORE_NAME_MAX];
+    assert_int_equal(accounts_session(s, in.token, &acc, name, sizeof name), 0);
+    assert_int_equal(acc, ann);
+    assert_string_equal(name, "Ann");
+    assert_int_equal(accounts_session(s, r.token, &acc, NULL, 0), 0);
+    sqlite3 *raw;
+    assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(raw,
+                                        "SELECT count(*) FROM sessions WHERE "
+                                        "length(token_hash) = 32 AND "
+                                        "hex(token_hash) <> upper(?)",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    sqlite3_bind_text(st, 1, in.token, -1, SQLITE_STATIC);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 2);
+    sqlite3_finalize(st);
+    assert_int_equal(sqlite3_prepare_v2(raw,
+                                        "SELECT count(*) FROM accounts WHERE "
+                                        "pwhash LIKE '$argon2id$%'",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 1);
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+
+    assert_int_equal(accounts_logout(s, in.token), 0);
+    assert_int_equal(accounts_session(s, in.token, &acc, NULL, 0), STORE_ENOT_FOUND);
+    assert_int_equal(accounts_session(s, r.token, &acc, NULL, 0), 0);
+    assert_int_equal(accounts_session(s, "short", &acc, NULL, 0), STORE_ENOT_FOUND);
+
+    assert_int_equal(accounts_name(s, ann, name, sizeof name), 0);
+    assert_string_equal(name, "Ann");
+    assert_int_equal(accounts_find(s, "aNN", &acc), 0);
+    assert_int_equal(acc, ann);
+    assert_int_equal(accounts_find(s, "zed", &acc), STORE_ENOT_FOUND);
+}
+
+static void test_cookie(void **state)
+{
+    (void)state;
+    char tok[ACCOUNTS_TOKEN_LEN + 1], hdr[300], set[200];
+    const char *t = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    snprintf(hdr, sizeof hdr, "theme=dark; " ACCOUNTS_COOKIE "=%s; other=1", t);
+    assert_int_equal(accounts_cookie_token(hdr, tok, sizeof tok), 0);
+    assert_string_equal(tok, t);
+    assert_int_equal(accounts_cookie_token("theme=dark", tok, sizeof tok),
+                     STORE_ENOT_FOUND);
+    assert_int_equal(accounts_cookie_token("x" ACCOUNTS_COOKIE "=abc", tok, sizeof tok),
+                     STORE_ENOT_FOUND);
+    assert_true(accounts_set_cookie(set, sizeof set, t) > 0);
+    assert_non_null(strstr(set, "HttpOnly"));
+    assert_non_null(strstr(set, "SameSite=Lax"));
+    assert_non_null(strstr(set, t));
+    assert_true(accounts_set_cookie(set, sizeof set, NULL) > 0);
+    assert_non_null(strstr(set, "Max-Age=0"));
+    assert_int_equal(accounts_set_cookie(set, 10, t), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_username_rules),
+        cmocka_unit_test(test_register_login_logout),
+        cmocka_unit_test(test_cookie),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
