@@ -98,6 +98,17 @@ for (const [game, n] of GAMES) {
       await playByClicking(p.page);
       for (const q of ps) await q.page.waitForFunction((k) => document.querySelectorAll('#moves button').length === k, ply);
     }
+    // Stepping back: the position one ply ago, first as the server sent it
+    // live, then rebuilt from the move list after a reload; both the same.
+    const shown = (page) => page.$$eval('svg.board g.piece', (gs) => gs.map((g) => `${g.dataset.cell}:${g.querySelector('title').textContent}`).sort());
+    const p0 = ps[0].page;
+    await p0.click('#step-back');
+    const live = await shown(p0);
+    await p0.reload();
+    await p0.waitForFunction((k) => document.querySelectorAll('#moves button').length === k, PLIES);
+    await p0.click('#step-back');
+    assert.deepEqual(await shown(p0), live, 'replayed position');
+    await p0.click('#step-fwd');
     for (const [i, p] of ps.entries()) {
       assert.equal(await moveCount(p.page), PLIES);
       await p.page.locator('.board-wrap').screenshot({ path: path.join(OUT, `game-${game}-seat${i}.png`) });

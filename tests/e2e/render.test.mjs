@@ -69,6 +69,19 @@ for (const b of BOARDS) {
       const pieces = await page.$$eval('#howto-board g.piece', (gs) => gs.map((g) => g.querySelector('title').textContent));
       assert.equal(pieces.length, b.pieces, 'pieces of the set-up');
       assert.ok(pieces.every((t) => t.length > 2), 'every piece has a name');
+      // The army of the player viewing is the lowest on the screen.
+      const low = await page.$$eval('#howto-board g.piece', (gs) => {
+        const sum = new Map();
+        for (const g of gs) {
+          const army = g.querySelector('title').textContent.split(' ')[0];
+          const r = g.getBoundingClientRect();
+          const [s, n] = sum.get(army) || [0, 0];
+          sum.set(army, [s + r.y + r.height / 2, n + 1]);
+        }
+        return [...sum].map(([a, [s, n]]) => [a, s / n]).sort((x, y) => y[1] - x[1])[0][0];
+      });
+      const viewer = await page.$eval('#howto-view', (s) => s.options[s.selectedIndex].textContent);
+      assert.equal(low, viewer, 'own army at the bottom');
       const box = await page.$('#howto-board');
       await box.screenshot({ path: path.join(OUT, `board-${b.game}-view${v}.png`) });
     }

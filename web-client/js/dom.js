@@ -5,6 +5,8 @@ export function h(tag, attrs = {}, ...children) {
     if (v === null || v === undefined || v === false) continue;
     if (k.startsWith('on') && typeof v === 'function') e.addEventListener(k.slice(2), v);
     else if (k === 'dataset') Object.assign(e.dataset, v);
+    // CSSOM, not a style attribute: a strict style-src CSP allows it.
+    else if (k === 'style') e.style.cssText = v;
     else e.setAttribute(k, v === true ? '' : String(v));
   }
   for (const c of children.flat()) {
