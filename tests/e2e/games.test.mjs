@@ -167,6 +167,15 @@ test('typed move entry and a reconnection in the middle of a game', { skip }, as
   await b.page.evaluate(() => window.chameleon.conn.release());
   await b.page.waitForFunction(() => document.querySelectorAll('#moves button').length === 3);
   await b.page.screenshot({ path: path.join(OUT, 'reconnected.png') });
+  // Resign, then both ask for a rematch: a new room opens for both.
+  const before = a.page.url();
+  await a.page.click('#btn-resign');
+  for (const p of [a, b]) await p.page.waitForSelector('#banner:not([hidden])');
+  await a.page.click('#btn-rematch');
+  await b.page.waitForSelector('#btn-rematch:has-text("Accept rematch")');
+  await b.page.click('#btn-rematch');
+  for (const p of [a, b]) await p.page.waitForURL((u) => String(u) !== before && /#\/game\/\d+$/.test(String(u)));
+  for (const p of [a, b]) await p.page.waitForFunction(() => document.querySelectorAll('#moves button').length === 0);
   await a.ctx.close();
   await b.ctx.close();
 });

@@ -90,7 +90,10 @@ export function mount(main, params, app) {
           h('label', { for: 'new-tc' }, 'Time control (minutes + seconds per move)'), tcSel,
           h('label', {}, priv, ' Private: play a friend by invitation link'),
           h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary', id: 'create-btn' }, 'Create'))),
-        invite, status)));
+        invite, status,
+        h('h2', {}, 'The games'),
+        h('ul', { class: 'game-links' }, GAMES.filter((g) => g !== 'ultima1968').map((g) =>
+          h('li', {}, h('a', { href: `#/howto/${g}` }, GAME_TITLES[g]), h('span', { class: 'muted' }, ' \u2014 how to play')))))));
 
   const start = () => {
     conn.request('lobby_watch').then((m) => {

@@ -359,9 +359,13 @@ export function mount(main, params, app) {
     renderChat();
     renderViewSel();
     tickClocks();
+    const yourTurn = st.status !== 'over' && st.you >= 0 && st.you === st.to_move;
+    document.title = `${yourTurn ? '\u25cf Your turn \u00b7 ' : ''}${GAME_TITLES[st.game] || st.game_name} \u00b7 chameleon`;
   }
 
+  const title = document.title;
   return () => {
+    document.title = title;
     offs.forEach((f) => f());
     clearInterval(timer);
     document.removeEventListener('keydown', onKey);
