@@ -4,8 +4,11 @@
  */
 #include "rules.h"
 #include "rollerball.h"
+#include "ultima.h"
 
 const rules_variant *const rules_variants[] = {
+    &ultima_variant,
+    &ultima1968_variant,
     &rollerball_variant,
     NULL,
 };

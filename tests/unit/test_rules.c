@@ -1,0 +1,254 @@
+/*
+ * test_rules.c - the game layer shared by every game (common/rules.c):
+ * registry, error and reason tables, cell names, move text errors through
+ * rules_game, repetition, players leaving, draws, and the invariants every
+ * registered game must keep (make/unmake restores position and hash,
+ * print/parse round-trips of moves and positions).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rules.h"
+
+static void test_error_tables(void **state)
+{
+    (void)state;
+    assert_string_equal(rules_err_code(RULES_OK), "ok");
+    assert_string_equal(rules_err_code(RULES_ESELF_CHECK), "self_check");
+    assert_string_equal(rules_err_code(RULES_EBAD_MOVE_TEXT), "bad_move_text");
+    assert_string_equal(rules_err_code(-999), "unknown_error");
+    assert_string_equal(rules_err_text(RULES_EFROZEN), "that piece is frozen");
+    assert_string_equal(rules_reason_name(RULES_REASON_CHECKMATE), "checkmate");
+    assert_string_equal(rules_reason_name(RULES_REASON_ABORTED), "aborted");
+    assert_string_equal(rules_reason_name((rules_reason)1000), "none");
+}
+
+static void test_registry(void **state)
+{
+    (void)state;
+    assert_null(rules_find("chess"));
+    assert_null(rules_find(NULL));
+    assert_non_null(rules_find("ultima"));
+    assert_non_null(rules_find("ultima1968"));
+    for (const rules_variant *const *v = rules_variants; *v; v++) {
+        assert_ptr_equal(rules_find((*v)->id), *v);
+        assert_true((*v)->nplayers >= 2 && (*v)->nplayers <= RULES_MAX_PLAYERS);
+        assert_true((*v)->ncells > 0 && (*v)->ncells <= RULES_MAX_CELLS);
+    }
+    char why[RULES_WHY_TEXT];
+    rules_game *g = NULL;
+    assert_int_equal(rules_game_new(&g, "nosuchgame", NULL, why, sizeof why),
+                     RULES_EUNKNOWN_GAME);
+    assert_null(g);
+    assert_non_null(strstr(why, "nosuchgame"));
+}
+
+static void test_cell_names(void **state)
+{
+    (void)state;
+    const rules_variant *v = rules_find("ultima");
+    assert_int_equal(v->ncells, 64);
+    for (int c = 0; c < v->ncells; c++)
+        assert_int_equal(rules_cell_parse(v, rules_cell_name(v, c)), c);
+    assert_int_equal(rules_cell_parse(v, "i1"), -1);
+    assert_int_equal(rules_cell_parse(v, "a9"), -1);
+    assert_int_equal(rules_cell_parse(v, "a1x"), -1);
+    assert_int_equal(rules_cell_parse(v, ""), -1);
+    int len;
+    assert_int_equal(rules_cell_parse_prefix(v, "e2-e4", &len), rules_cell_parse(v, "e2"));
+    assert_int_equal(len, 2);
+    assert_string_equal(rules_cell_name(v, -1), "?");
+    assert_string_equal(rules_cell_name(v, 64), "?");
+}
+
+/* Every game: make/unmake restores the position byte for byte and the hash;
+ * each legal move prints to text that parses back to the same move; the
+ * position string round-trips, along a deterministic walk of 120 plies. */
+static void test_every_game_invariants(void **state)
+{
+    (void)state;
+    for (const rules_variant *const *vp = rules_variants; *vp; vp++) {
+        const rules_variant *v = *vp;
+        rules_pos p;
+        rules_pos_init(&p, v);
+        uint32_t seed = 12345;
+        for (int ply = 0; ply < 120; ply++) {
+            rules_move moves[RULES_MAX_MOVES];
+            int n = v->legal_moves(&p, moves);
+            if (n == 0)
+                break;
+            char text[RULES_POS_TEXT], again[RULES_POS_TEXT];
+            assert_true(v->print_position(&p, text, sizeof text) > 0);
+            rules_pos q;
+            rules_pos_init(&q, v);
+            char why[RULES_WHY_TEXT] = "";
+            assert_int_equal(v->parse_position(&q, text, why, sizeof why), 0);
+            assert_true(v->print_position(&q, again, sizeof again) > 0);
+            assert_string_equal(text, again);
+            assert_true(q.hash == p.hash);
+
+            for (int i = 0; i < n; i++) {
+                char mt[RULES_MOVE_TEXT];
+                assert_true(v->print_move(&p, moves[i], mt, sizeof mt) > 0);
+                rules_move back;
+                assert_int_equal(v->parse_move(&p, mt, &back, why, sizeof why), 0);
+                assert_true(back == moves[i]);
+                rules_pos before = p;
+                rules_undo u;
+                v->make(&p, moves[i], &u);
+                v->unmake(&p, moves[i], &u);
+                assert_memory_equal(&before, &p, sizeof p);
+            }
+            seed = seed * 1103515245u + 12345u;
+            rules_undo u;
+            v->make(&p, moves[(seed >> 16) % (uint32_t)n], &u);
+        }
+    }
+}
+
+static rules_game *new_game(const char *id)
+{
+    rules_game *g = NULL;
+    char why[RULES_WHY_TEXT] = "";
+    assert_int_equal(rules_game_new(&g, id, NULL, why, sizeof why), 0);
+    assert_non_null(g);
+    return g;
+}
+
+static void play(rules_game *g, const char *text)
+{
+    char why[RULES_WHY_TEXT] = "";
+    int err = rules_game_play_text(g, -1, text, NULL, why, sizeof why);
+    if (err != 0)
+        fail_msg("%s refused: %s", text, why);
+}
+
+static void test_game_errors(void **state)
+{
+    (void)state;
+    rules_game *g = new_game("ultima");
+    char why[RULES_WHY_TEXT] = "";
+    assert_int_equal(rules_game_to_move(g), 0);
+    assert_int_equal(g->nlegal, 32);
+
+    /* Black may not move on White's turn. */
+    assert_int_equal(rules_game_play_text(g, 1, "a7-a6", NULL, why, sizeof why),
+                     RULES_ENOT_YOUR_TURN);
+    assert_non_null(strstr(why, "white"));
+    /* Malformed, empty and overlong texts are refused, nothing changes. */
+    const char *bad[] = {"", "e2", "e2-", "-e4", "e2e4", "E2-E4", "z9-a1", "e2-e4 ",
+                         "e2--e4", "a2-a3-a4", "xx", "pass",
+                         "a2-a3aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        why[0] = '\0';
+        int err = rules_game_play_text(g, 0, bad[i], NULL, why, sizeof why);
+        assert_true(err < 0);
+        assert_true(why[0] != '\0');
+    }
+    assert_int_equal(g->nmoves, 0);
+    assert_int_equal(rules_game_play_text(g, 0, "e4-e5", NULL, why, sizeof why), RULES_ENO_PIECE);
+    assert_int_equal(rules_game_play_text(g, 0, "a7-a6", NULL, why, sizeof why),
+                     RULES_ENOT_YOURS);
+    rules_move m;
+    assert_int_equal(rules_game_play_text(g, 0, "a2-a5", &m, why, sizeof why), 0);
+    assert_int_equal(g->nmoves, 1);
+    assert_true(g->moves[0] == m);
+    assert_int_equal(rules_game_to_move(g), 1);
+    /* A move not in the legal list is refused by rules_game_play. */
+    assert_int_equal(rules_game_play(g, 0), RULES_EILLEGAL);
+    rules_game_free(g);
+}
+
+static void test_repetition(void **state)
+{
+    (void)state;
+    rules_game *g = new_game("ultima");
+    /* The a-pawns step out and back: the set-up occurs for the third time
+     * after eight plies. */
+    for (int round = 0; round < 2; round++) {
+        assert_false(g->result.over);
+        play(g, "a2-a3");
+        play(g, "a7-a6");
+        play(g, "a3-a2");
+        play(g, "a6-a7");
+    }
+    assert_true(g->result.over);
+    assert_int_equal(g->result.reason, RULES_REASON_REPETITION);
+    assert_int_equal(g->result.winner, -1);
+    assert_int_equal(g->result.outcome[0], RULES_OUTCOME_DRAW);
+    assert_int_equal(g->result.outcome[1], RULES_OUTCOME_DRAW);
+    assert_int_equal(g->nlegal, 0);
+    assert_int_equal(rules_game_to_move(g), -1);
+    char why[RULES_WHY_TEXT];
+    assert_int_equal(rules_game_play_text(g, -1, "b2-b3", NULL, why, sizeof why),
+                     RULES_EGAME_OVER);
+    rules_game_free(g);
+}
+
+static void test_leave_and_draw(void **state)
+{
+    (void)state;
+    rules_game *g = new_game("ultima");
+    assert_int_equal(rules_game_leave(g, 5, RULES_REASON_RESIGNATION), RULES_EBAD_PLAYER);
+    assert_int_equal(rules_game_leave(g, 1, RULES_REASON_RESIGNATION), 0);
+    assert_true(g->result.over);
+    assert_int_equal(g->result.winner, 0);
+    assert_int_equal(g->result.reason, RULES_REASON_RESIGNATION);
+    assert_int_equal(g->result.outcome[0], RULES_OUTCOME_WIN);
+    assert_int_equal(g->result.outcome[1], RULES_OUTCOME_LOSS);
+    assert_int_equal(rules_game_leave(g, 0, RULES_REASON_TIMEOUT), RULES_EGAME_OVER);
+    rules_game_free(g);
+
+    g = new_game("ultima");
+    rules_game_end_draw(g, RULES_REASON_AGREEMENT);
+    assert_true(g->result.over);
+    assert_int_equal(g->result.outcome[0], RULES_OUTCOME_DRAW);
+    assert_int_equal(g->result.reason, RULES_REASON_AGREEMENT);
+    rules_game_free(g);
+
+    g = new_game("ultima");
+    rules_game_end_draw(g, RULES_REASON_ABORTED);
+    assert_true(g->result.over);
+    assert_int_equal(g->result.outcome[0], RULES_OUTCOME_NONE);
+    assert_int_equal(g->result.reason, RULES_REASON_ABORTED);
+    rules_game_free(g);
+}
+
+static void test_start_from_position(void **state)
+{
+    (void)state;
+    rules_game *g = NULL;
+    char why[RULES_WHY_TEXT] = "";
+    assert_int_equal(rules_game_new(&g, "ultima", "not a position", why, sizeof why),
+                     RULES_EBAD_POSITION);
+    assert_null(g);
+    assert_true(why[0] != '\0');
+    /* The start position and the side to move are taken from the string. */
+    assert_int_equal(rules_game_new(&g, "ultima", "4k3/8/8/8/8/8/8/4K3 b", why, sizeof why), 0);
+    assert_int_equal(rules_game_to_move(g), 1);
+    char text[RULES_POS_TEXT];
+    g->variant->print_position(&g->start, text, sizeof text);
+    assert_string_equal(text, "4k3/8/8/8/8/8/8/4K3 b");
+    rules_game_free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_error_tables),
+        cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_cell_names),
+        cmocka_unit_test(test_every_game_invariants),
+        cmocka_unit_test(test_game_errors),
+        cmocka_unit_test(test_repetition),
+        cmocka_unit_test(test_leave_and_draw),
+        cmocka_unit_test(test_start_from_position),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
