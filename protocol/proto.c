@@ -16,6 +16,7 @@
 static const struct {
     const char *code, *text;
 } errors[] = {
+    {"ok", "no error"},
 #define PROTO_ERR_ROW(name, code, text) {code, text},
     PROTO_ERRORS(PROTO_ERR_ROW)
 #undef PROTO_ERR_ROW
@@ -35,7 +36,7 @@ proto_err proto_err_from_rules(int rerr)
 {
     /* The rules core's codes are spelled like ours: match by code. */
     const char *code = rules_err_code(rerr);
-    for (int i = 0; i < PROTO_NERRORS; i++)
+    for (int i = 1; i < PROTO_NERRORS; i++)
         if (strcmp(errors[i].code, code) == 0)
             return (proto_err)i;
     return PROTO_EILLEGAL;

@@ -61,9 +61,11 @@ enum {
     X(PROTO_ESELF_CHECK, "self_check", "the move leaves your king in check")   \
     X(PROTO_EILLEGAL, "illegal_move", "illegal move")                          \
     X(PROTO_ESTORAGE, "storage_failed", "the move could not be stored")        \
+    X(PROTO_EACCOUNT_REQUIRED, "account_required", "rated games need accounts") \
     X(PROTO_EINTERNAL, "internal", "internal error")
 
 typedef enum {
+    PROTO_OK = 0, /* so that every error is non-zero */
 #define PROTO_ERR_ENUM(name, code, text) name,
     PROTO_ERRORS(PROTO_ERR_ENUM)
 #undef PROTO_ERR_ENUM

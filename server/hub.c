@@ -291,6 +291,12 @@ static int on_seek_create(conn *c, const proto_req *req, char *why, size_t whyle
                   MAX_BASE_MS, MAX_INC_MS);
         return PROTO_EBAD_TIME_CONTROL;
     }
+    if (req->rated) {
+        /* Guests only until accounts reach the protocol: the store refuses
+         * rated games without accounts, so say it now. */
+        rules_why(why, whylen, "rated games need an account for every player");
+        return PROTO_EACCOUNT_REQUIRED;
+    }
     if (c->who->nseeks >= MAX_SEEKS_PER_IDENT) {
         rules_why(why, whylen, "at most %d open seeks", MAX_SEEKS_PER_IDENT);
         return PROTO_ETOO_MANY_SEEKS;
@@ -497,8 +503,10 @@ void hub_init(uv_loop_t *l, const hub_config *cfg)
         abort();
     }
     metrics_now.started_ms = uv_now(loop);
-    room_init(loop, cfg->abandon_ms);
+    room_init(loop, cfg->db, cfg->abandon_ms);
 }
+
+void hub_stop(void) { room_stop_clocks(); }
 
 void hub_shutdown(void)
 {

@@ -27,11 +27,15 @@ typedef struct ident {
     struct ident *hnext;
 } ident;
 
+struct store;
 typedef struct hub_config {
     int64_t abandon_ms; /* a seated player away this long abandons; 0: never */
+    struct store *db;   /* open store (store.h) */
 } hub_config;
 
 void hub_init(uv_loop_t *loop, const hub_config *cfg);
+/* Stop timers so that the loop can wind down (before net_stop). */
+void hub_stop(void);
 /* Free everything (rooms, seeks, identities). Connections must be gone. */
 void hub_shutdown(void);
 uv_loop_t *hub_loop(void);

@@ -17,6 +17,7 @@
 
 #include "hub.h"
 #include "net.h"
+#include "store.h"
 
 static void usage(FILE *f)
 {
@@ -103,7 +104,6 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    (void)db; /* storage: store_open(loop, db) once server/store.h lands */
 
     raise_fd_limit();
     uv_loop_t loop;
@@ -111,10 +111,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "chameleon: cannot start the event loop\n");
         return 1;
     }
-    hub_config hcfg = {abandon_s * 1000};
+    char why[256];
+    store *st = NULL;
+    int serr = store_open(&st, &loop, db, NULL, why, sizeof why);
+    if (serr < 0) {
+        fprintf(stderr, "chameleon: cannot open %s: %s\n", db, why);
+        return 1;
+    }
+    hub_config hcfg = {abandon_s * 1000, st};
     hub_init(&loop, &hcfg);
 
-    char why[256];
     int port = net_start(&loop, &cfg, why, sizeof why);
     if (port < 0) {
         fprintf(stderr, "chameleon: %s\n", why);
@@ -132,7 +138,9 @@ int main(int argc, char **argv)
 
     uv_close((uv_handle_t *)&sigint, NULL);
     uv_close((uv_handle_t *)&sigterm, NULL);
+    hub_stop();
     net_stop(&loop);
+    store_close(st); /* writes what is queued; its callbacks still see rooms */
     hub_shutdown();
     uv_run(&loop, UV_RUN_DEFAULT);
     int rc = uv_loop_close(&loop);

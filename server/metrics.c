@@ -64,7 +64,7 @@ void metrics_write(proto_out *o)
     counter(o, "http_requests_total", "HTTP requests served.", m->http_requests);
     line(o, "# HELP chameleon_errors_total Error messages sent, by code.\n"
             "# TYPE chameleon_errors_total counter\n");
-    for (int i = 0; i < PROTO_NERRORS; i++)
+    for (int i = 1; i < PROTO_NERRORS; i++)
         line(o, "chameleon_errors_total{code=\"%s\"} %" PRIu64 "\n",
              proto_err_code((proto_err)i), m->errors[i]);
 }

@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <libwebsockets.h>
@@ -198,36 +201,30 @@ not_found:
 /* ------------------------------------------------------------------------ */
 /* The protocol callback. */
 
-static void receive(struct lws *wsi, conn *c, const char *in, size_t len)
+/* Returns -1 when the connection must close now. */
+static int receive(struct lws *wsi, conn *c, const char *in, size_t len)
 {
     bool final = lws_is_final_fragment(wsi);
-    if (c->rx_too_large)
-        return;
     if (final && c->rxlen == 0) {
         /* The common case: a whole message in one piece, no copy. */
         metrics_now.messages_in++;
         hub_receive(c, in, len);
-        return;
+        return 0;
     }
     if (c->rxlen + len > PROTO_MAX_MESSAGE) {
-        c->rx_too_large = true;
         metrics_now.errors[PROTO_ETOO_LARGE]++;
         lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE,
                          (unsigned char *)"too_large", 9);
         c->closing = true;
-        lws_callback_on_writable(wsi);
-        return;
+        return -1;
     }
     if (c->rxlen + len > c->rxcap) {
         size_t cap = c->rxcap ? c->rxcap : 1024;
         while (cap < c->rxlen + len)
             cap *= 2;
         char *b = realloc(c->rx, cap);
-        if (b == NULL) {
-            c->closing = true;
-            lws_callback_on_writable(wsi);
-            return;
-        }
+        if (b == NULL)
+            return -1;
         c->rx = b;
         c->rxcap = cap;
     }
@@ -238,6 +235,7 @@ static void receive(struct lws *wsi, conn *c, const char *in, size_t len)
         hub_receive(c, c->rx, c->rxlen);
         c->rxlen = 0;
     }
+    return 0;
 }
 
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
@@ -273,6 +271,12 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         c->wsi = wsi;
         c->is_ws = true;
         c->lobby_index = -1;
+        {
+            /* Small messages, each awaited by someone: no Nagle delay. */
+            int one = 1;
+            setsockopt(lws_get_socket_fd(wsi), IPPROTO_TCP, TCP_NODELAY, &one,
+                       sizeof one);
+        }
         metrics_now.connections++;
         hub_conn_open(c);
         return 0;
@@ -284,8 +288,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             hub_receive(c, "", 0); /* answered as bad_json */
             return 0;
         }
-        receive(wsi, c, in, len);
-        return 0;
+        return receive(wsi, c, in, len);
 
     case LWS_CALLBACK_SERVER_WRITEABLE: {
         if (c->qcount) {

@@ -47,7 +47,6 @@ typedef struct conn {
     /* Reassembly of a fragmented message. */
     char *rx;
     size_t rxlen, rxcap;
-    bool rx_too_large;
     /* Send queue: a ring of message references. */
     net_msg *q[NET_QUEUE_MAX];
     unsigned qhead, qcount;

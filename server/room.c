@@ -14,8 +14,11 @@
 #include <string.h>
 
 #include "metrics.h"
+#include "store.h"
 
 typedef struct outbox_ev {
+    struct room *room;
+    int seat, ply; /* a move: who played it, how many moves before it */
     uint64_t seq;
     net_msg *lean, *full; /* full: with board fields, NULL if nobody wants it */
     bool durable;
@@ -51,15 +54,16 @@ struct room {
 };
 
 static uv_loop_t *loop;
+static store *db;
 static int64_t abandon_after_ms;
 
 enum { ROOM_BUCKETS = 4096 };
 static room *rooms[ROOM_BUCKETS];
-static int64_t next_room_id = 1;
 
-void room_init(uv_loop_t *l, int64_t abandon_ms)
+void room_init(uv_loop_t *l, store *s, int64_t abandon_ms)
 {
     loop = l;
+    db = s;
     abandon_after_ms = abandon_ms;
 }
 
@@ -280,7 +284,9 @@ static void game_finished(room *r)
         return;
     r->finished = true;
     metrics_now.games_in_progress--;
-    /* Storage seam: store_game_finish(r->id, result) goes here. */
+    if (store_game_finish(db, r->id, &r->g->result, NULL, NULL) < 0)
+        fprintf(stderr, "chameleon: room %lld: cannot store the result\n",
+                (long long)r->id);
 }
 
 /* Seat s leaves the game that goes on (resign, flag, abandon). */
@@ -293,6 +299,9 @@ static void player_leaves(room *r, int s, rules_reason reason)
     r->draw_offers = 0;
     if (reason == RULES_REASON_TIMEOUT)
         r->clocks[s] = 0;
+    if (!r->g->result.over &&
+        store_game_leave(db, r->id, s, reason, rules_game_to_move(r->g), NULL, NULL) < 0)
+        fprintf(stderr, "chameleon: room %lld: cannot store a leave\n", (long long)r->id);
     clock_arm(r);
     proto_out o;
     new_event(r, &o);
@@ -387,7 +396,24 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats,
         *err = PROTO_EINTERNAL;
         return NULL;
     }
-    r->id = next_room_id++;
+    /* The store numbers games; the room takes the same number. */
+    store_new_game ng = {
+        .variant = g->variant->id,
+        .kind = STORE_LIVE,
+        .rated = s->rated,
+        .nplayers = nseats,
+        .tc = {s->base_ms, s->inc_ms, 0},
+        .to_move = rules_game_to_move(g),
+    };
+    for (int i = 0; i < nseats; i++)
+        snprintf(ng.players[i].name, sizeof ng.players[i].name, "%s", seats[i]->name);
+    int serr = store_game_create(db, &ng, &r->id, NULL, NULL, why, whylen);
+    if (serr < 0) {
+        rules_game_free(g);
+        free(r);
+        *err = serr == STORE_ENEED_ACCOUNT ? PROTO_EACCOUNT_REQUIRED : PROTO_ESTORAGE;
+        return NULL;
+    }
     r->g = g;
     r->base_ms = s->base_ms;
     r->inc_ms = s->inc_ms;
@@ -405,7 +431,6 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats,
     rooms[b] = r;
     metrics_now.rooms++;
     metrics_now.games_in_progress++;
-    /* Storage seam: store_game_create(r->id, settings, seats) goes here. */
     clock_arm(r);
 
     for (int i = 0; i < nseats; i++)
@@ -482,16 +507,73 @@ void room_part(room *r, conn *c)
     maybe_free(r);
 }
 
-/*
- * The one commit point of a move: e becomes durable when storage says so,
- * and only then is it broadcast (flush). Storage (server/store.h) is wired
- * here; until then a move is durable at once.
- */
-static void commit_move(room *r, outbox_ev *e)
+/* Storage refused the last move: take it back (replay the others), drop
+ * its event and tell its author. */
+static void move_failed(room *r, outbox_ev *e, int status)
 {
-    e->durable = true;
+    for (outbox_ev **p = &r->out_head; *p; p = &(*p)->next)
+        if (*p == e) {
+            *p = e->next;
+            break;
+        }
+    r->out_tail = NULL;
+    for (outbox_ev *t = r->out_head; t; t = t->next)
+        r->out_tail = t;
+    if ((size_t)e->ply + 1 == r->g->nmoves) {
+        rules_game *g = NULL;
+        if (rules_game_new(&g, r->g->variant->id, NULL, NULL, 0) == 0) {
+            for (size_t i = 0; i + 1 < r->g->nmoves; i++)
+                rules_game_play(g, r->g->moves[i]);
+            for (int i = 0; i < r->nseats; i++)
+                if (r->left[i] >= 0 && !g->result.over)
+                    rules_game_leave(g, i, (rules_reason)r->left[i]);
+            rules_game_free(r->g);
+            r->g = g;
+            clock_arm(r);
+        }
+    }
+    char why[RULES_WHY_TEXT];
+    rules_why(why, sizeof why, "the move could not be stored (%s); it is not played",
+              store_err_code(status));
+    for (conn *c = r->seats[e->seat]->conns; c != NULL; c = c->inext)
+        hub_send_error(c, NULL, false, PROTO_ESTORAGE, why);
+    net_msg_unref(e->lean);
+    net_msg_unref(e->full);
+    free(e);
+}
+
+static void on_move_durable(void *arg, int status)
+{
+    outbox_ev *e = arg;
+    room *r = e->room;
     r->pending--;
+    if (status < 0)
+        move_failed(r, e, status);
+    else
+        e->durable = true;
     flush(r);
+    maybe_free(r);
+}
+
+/*
+ * The one commit point of a move: the move is queued in the store, and its
+ * event becomes durable (and is broadcast, in seq order) when the store says
+ * the transaction holding it is on disk.
+ */
+static void commit_move(room *r, outbox_ev *e, const char *text)
+{
+    store_move sm = {
+        .ply = e->ply,
+        .player = e->seat,
+        .next = rules_game_to_move(r->g),
+        .text = text,
+    };
+    for (int i = 0; i < r->nseats; i++)
+        sm.clock_ms[i] = r->clocks[i];
+    r->pending++;
+    int err = store_move_append(db, r->id, &sm, on_move_durable, e);
+    if (err < 0)
+        on_move_durable(e, err);
 }
 
 int room_move(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
@@ -547,11 +629,13 @@ int room_move(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
     };
     proto_write_event_move(&o, r->id, r->seq, &mv, g, r->clocks, r->clock_running);
     outbox_ev *e = push_event(r, &o, true, false);
-    game_finished(r);
     if (e == NULL)
         return PROTO_EINTERNAL;
-    r->pending++;
-    commit_move(r, e);
+    e->room = r;
+    e->seat = s;
+    e->ply = (int)g->nmoves - 1;
+    commit_move(r, e, text);
+    game_finished(r); /* after the move, so the store gets them in order */
     maybe_free(r);
     return 0;
 }
@@ -740,6 +824,13 @@ int room_active_of(const ident *who, int64_t *out, int max)
             if (!r->closing && !r->g->result.over && seat_of(r, who) >= 0)
                 out[n++] = r->id;
     return n;
+}
+
+void room_stop_clocks(void)
+{
+    for (int b = 0; b < ROOM_BUCKETS; b++)
+        for (room *r = rooms[b]; r != NULL; r = r->hnext)
+            uv_timer_stop(&r->timer);
 }
 
 void room_shutdown(void)

@@ -34,8 +34,11 @@ typedef struct room_settings {
     bool rated;
 } room_settings;
 
-void room_init(uv_loop_t *loop, int64_t abandon_ms);
-/* Free every room (shutdown). */
+struct store;
+void room_init(uv_loop_t *loop, struct store *db, int64_t abandon_ms);
+/* Stop every clock (shutdown, before connections close). */
+void room_stop_clocks(void);
+/* Free every room (shutdown, after connections closed). */
 void room_shutdown(void);
 
 /* Start a game with these identities in seat order; every connection of

@@ -1,0 +1,84 @@
+#!/bin/sh
+# make bench, server section: the release server on a free loopback port with
+# a fresh database (on disk, every move durable before it is relayed), driven
+# by build/loadgen (real WebSocket clients on libwebsockets that play legal
+# moves). Prints a markdown section on stdout; progress on stderr.
+set -eu
+cd "$(dirname "$0")/../.."
+[ -x build/chameleon ] && [ -x build/loadgen ] || { echo "build first (make)" >&2; exit 1; }
+dir=$(mktemp -d)
+pid=
+cleanup() {
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+
+start_server() {
+    rm -f "$dir"/b.db*
+    build/chameleon --host 127.0.0.1 --port 0 --db "$dir/b.db" --web-root web-client \
+        > "$dir/out" 2> "$dir/err" &
+    pid=$!
+    for _ in $(seq 50); do
+        port=$(sed -n 's/.*:\([0-9]*\)\/$/\1/p' "$dir/out")
+        [ -n "$port" ] && return 0
+        sleep 0.1
+    done
+    echo "server did not start" >&2
+    cat "$dir/err" >&2
+    exit 1
+}
+stop_server() { kill "$pid"; wait "$pid" 2>/dev/null || true; pid=; }
+rss_kb() { sed -n 's/^VmRSS:\s*\([0-9]*\) kB/\1/p' "/proc/$pid/status"; }
+field() { sed -n "s/^$1 //p" "$2"; }
+
+secs=${BENCH_SECONDS:-10}
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# 1. Throughput: 1000 concurrent games, moves as fast as the server relays.
+start_server
+echo "server bench: 1000 games, full speed, ${secs}s" >&2
+build/loadgen --port "$port" --games 1000 --seconds "$secs" > "$dir/max" || true
+stop_server
+
+# 2. Latency at a fixed rate: 1000 games pacing 5000 moves/s in all.
+start_server
+echo "server bench: 1000 games at 5000 moves/s, ${secs}s" >&2
+build/loadgen --port "$port" --games 1000 --rate 5000 --seconds "$secs" > "$dir/paced" || true
+stop_server
+
+# 3. Memory: 10,000 idle connections (hello, then nothing).
+start_server
+sleep 0.3
+rss0=$(rss_kb)
+echo "server bench: 10000 idle connections" >&2
+build/loadgen --port "$port" --games 0 --idle 10000 --seconds 10 > "$dir/idle" &
+lg=$!
+sleep 8
+rss1=$(rss_kb)
+wait "$lg" || true
+stop_server
+
+machine="$(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+cat <<MD
+Live server, release build, loopback, load generator on the same $(nproc) cores
+(\`build/loadgen\`: real WebSocket clients on libwebsockets, legal random moves
+of \`$(field game "$dir/max")\` kept with the rules core, \`"board":false\`).
+Every move is durable in SQLite (WAL, synchronous=FULL, grouped commits)
+before it is relayed. Latency: from a move sent to the opponent receiving it.
+Measured $(date -u +%Y-%m-%d) on $machine; load average before the runs:
+$load (the machine is shared).
+
+| run | games | target moves/s | moves/s | p50 | p99 | max | errors | command |
+|---|---|---|---|---|---|---|---|---|
+| full speed | 1000 | - | $(field moves_per_s "$dir/max") | $(field p50_us "$dir/max") us | $(field p99_us "$dir/max") us | $(field max_us "$dir/max") us | $(field errors "$dir/max") | \`build/loadgen --port P --games 1000 --seconds $secs\` |
+| paced | 1000 | 5000 | $(field moves_per_s "$dir/paced") | $(field p50_us "$dir/paced") us | $(field p99_us "$dir/paced") us | $(field max_us "$dir/paced") us | $(field errors "$dir/paced") | \`build/loadgen --port P --games 1000 --rate 5000 --seconds $secs\` |
+
+Idle connections: $(field idle_welcomed "$dir/idle") of 10000 welcomed; server RSS
+$((rss0 / 1024)) MiB before, $((rss1 / 1024)) MiB with them open
+($(( (rss1 - rss0) * 1024 / 10000 )) bytes per connection); command
+\`build/loadgen --port P --games 0 --idle 10000 --seconds 10\`.
+
+Targets (issue 6): 20,000 moves/s at 1000 games; p99 under 10 ms at 5,000
+moves/s; 10,000 idle connections under 150 MB.
+MD

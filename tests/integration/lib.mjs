@@ -1,0 +1,189 @@
+// Helpers of the integration tests: start the real server on a free loopback
+// port with a temporary database, and talk to it with real WebSocket clients.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import WebSocket from 'ws';
+
+const root = resolve(new URL('.', import.meta.url).pathname, '../..');
+export const serverBin = process.env.CHAMELEON_BIN ||
+    join(root, 'build/debug/chameleon');
+
+// Start the server (port 0: it picks a free port and prints it). Returns
+// { url, http, stop(), dir }. extra: more flags.
+export async function startServer(extra = []) {
+    const dir = mkdtempSync(join(tmpdir(), 'chameleon-it-'));
+    const web = join(dir, 'web');
+    mkdirSync(web);
+    writeFileSync(join(web, 'index.html'), '<!doctype html><title>t</title>\n');
+    writeFileSync(join(web, 'app.js'), 'export const x = 1;\n');
+    writeFileSync(join(web, 'style.css'), 'body{}\n');
+    writeFileSync(join(web, 'piece.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>\n');
+    const args = ['--host', '127.0.0.1', '--port', '0', '--db', join(dir, 'test.db'),
+        '--web-root', web, ...extra];
+    const env = { ...process.env, CHAMELEON_MIGRATIONS: join(root, 'migrations') };
+    const proc = spawn(serverBin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    proc.stderr.on('data', (d) => { stderr += d; });
+    const port = await new Promise((ok, fail) => {
+        let out = '';
+        const timer = setTimeout(() => fail(new Error('server did not start: ' + stderr)), 15000);
+        proc.stdout.on('data', (d) => {
+            out += d;
+            const m = out.match(/listening on http:\/\/[^:]+:(\d+)\//);
+            if (m) { clearTimeout(timer); ok(Number(m[1])); }
+        });
+        proc.on('exit', (code) => { clearTimeout(timer); fail(new Error(`server exited ${code}: ${stderr}`)); });
+    });
+    const exited = new Promise((ok) => proc.on('exit', (code, sig) => ok({ code, sig })));
+    return {
+        port,
+        url: `ws://127.0.0.1:${port}/`,
+        http: `http://127.0.0.1:${port}`,
+        dir,
+        stderr: () => stderr,
+        // Stop with SIGTERM; resolves to the exit status (0 when clean; the
+        // sanitizers make it non-zero on a memory error or leak).
+        async stop() {
+            proc.kill('SIGTERM');
+            const killer = setTimeout(() => proc.kill('SIGKILL'), 10000);
+            const st = await exited;
+            clearTimeout(killer);
+            rmSync(dir, { recursive: true, force: true });
+            return st;
+        },
+    };
+}
+
+// A WebSocket client that records every message and waits for ones matching
+// a predicate.
+export class Client {
+    constructor(url) {
+        this.url = url;
+        this.inbox = [];
+        this.waiters = [];
+        this.nextId = 1;
+        this.closed = null;
+    }
+    async open() {
+        this.ws = new WebSocket(this.url);
+        this.ws.on('message', (data) => {
+            const msg = JSON.parse(data.toString());
+            this.inbox.push(msg);
+            this.wake();
+        });
+        this.ws.on('close', (code, reason) => {
+            this.closed = { code, reason: reason.toString() };
+            this.wake();
+        });
+        await new Promise((ok, fail) => {
+            this.ws.once('open', ok);
+            this.ws.once('error', fail);
+        });
+        return this;
+    }
+    wake() {
+        for (const w of [...this.waiters]) w.check();
+    }
+    sendRaw(text) { this.ws.send(text); }
+    send(obj) { this.ws.send(JSON.stringify(obj)); }
+    // Wait for (and remove from the inbox) the first message matching pred.
+    waitFor(pred, what = 'a message', ms = 10000) {
+        return new Promise((ok, fail) => {
+            const w = {
+                check: () => {
+                    const i = this.inbox.findIndex(pred);
+                    if (i >= 0) {
+                        const [m] = this.inbox.splice(i, 1);
+                        done();
+                        ok(m);
+                    } else if (this.closed && !w.allowClosed) {
+                        done();
+                        fail(new Error(`closed (${this.closed.code}) while waiting for ${what}`));
+                    }
+                },
+            };
+            const timer = setTimeout(() => {
+                done();
+                fail(new Error(`timed out waiting for ${what}; inbox: ${JSON.stringify(this.inbox).slice(0, 600)}`));
+            }, ms);
+            const done = () => {
+                clearTimeout(timer);
+                this.waiters = this.waiters.filter((x) => x !== w);
+            };
+            this.waiters.push(w);
+            w.check();
+        });
+    }
+    // Send obj with a fresh id and wait for the reply that echoes it.
+    async request(obj, ms) {
+        const id = this.nextId++;
+        this.send({ ...obj, id });
+        return this.waitFor((m) => m.re === id, `reply to ${obj.type}`, ms);
+    }
+    // Expect an error with this code in reply to obj.
+    async expectError(obj, code) {
+        const m = await this.request(obj);
+        if (m.type !== 'error' || m.code !== code)
+            throw new Error(`expected error ${code} for ${JSON.stringify(obj)}, got ${JSON.stringify(m)}`);
+        if (typeof m.reason !== 'string' || m.reason.length === 0)
+            throw new Error(`error ${code} without a reason`);
+        return m;
+    }
+    event(room, kind, ms) {
+        return this.waitFor((m) => m.type === 'event' && m.room === room && (!kind || m.kind === kind),
+            `event ${kind} in room ${room}`, ms);
+    }
+    async hello(extra = {}) {
+        this.welcome = await this.request({ type: 'hello', ...extra });
+        return this.welcome;
+    }
+    close() { this.ws.close(); }
+    async closed_() {
+        if (this.closed) return this.closed;
+        await new Promise((ok) => this.ws.once('close', ok));
+        return this.closed;
+    }
+}
+
+export async function connect(url, hello = {}) {
+    const c = await new Client(url).open();
+    await c.hello(hello);
+    return c;
+}
+
+// Start a game of `game` between `players` (already said hello): the first
+// creates the seek, the others accept. Returns { room, states } where
+// states[i] is the room state player i received.
+export async function startGame(players, game, tc = { base_ms: 0, inc_ms: 0 }) {
+    const [first, ...rest] = players;
+    const created = await first.request({ type: 'seek_create', game, ...tc });
+    if (created.type !== 'seek_created') throw new Error(JSON.stringify(created));
+    const seek = created.seek.id;
+    let last = null;
+    for (const p of rest) {
+        const r = await p.request({ type: 'seek_accept', seek });
+        if (r.type !== 'seek_joined' && r.type !== 'game_started') throw new Error(JSON.stringify(r));
+        if (r.type === 'game_started') last = r;
+    }
+    const states = [];
+    for (const p of players) {
+        const started = p === players[players.length - 1] ? last
+            : await p.waitFor((m) => m.type === 'game_started', 'game_started');
+        const st = await p.waitFor((m) => m.type === 'room' && m.room === started.room, 'room state');
+        states.push(st);
+    }
+    return { room: states[0].room, states };
+}
+
+// A small deterministic generator (xorshift) so that games are repeatable.
+export function rng(seed) {
+    let s = seed >>> 0 || 1;
+    return () => {
+        s ^= s << 13; s >>>= 0;
+        s ^= s >>> 17;
+        s ^= s << 5; s >>>= 0;
+        return s / 4294967296;
+    };
+}

@@ -1,0 +1,392 @@
+// The real server, driven over real WebSockets: HTTP, the lobby, a full game
+// of every game id of the rules core (two and three players) watched by a
+// spectator, reconnect from a sequence number, a flag fall, draws, resign,
+// abort, rematch, chat and every error code that a client can provoke.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, Client, connect, startGame, rng } from './lib.mjs';
+
+let srv;
+let games = [];
+
+before(async () => {
+    srv = await startServer();
+    const c = await connect(srv.url);
+    games = c.welcome.games;
+    c.close();
+});
+
+after(async () => {
+    const st = await srv.stop();
+    assert.equal(st.code, 0, `server exit status (sanitizers): ${srv.stderr().slice(-3000)}`);
+});
+
+test('HTTP: healthz, metrics, static files with their MIME types, 404', async () => {
+    let r = await fetch(srv.http + '/healthz');
+    assert.equal(r.status, 200);
+    const h = await r.json();
+    assert.equal(h.status, 'ok');
+    assert.equal(typeof h.connections, 'number');
+    r = await fetch(srv.http + '/metrics');
+    assert.equal(r.status, 200);
+    const text = await r.text();
+    for (const name of ['chameleon_connections', 'chameleon_rooms', 'chameleon_games_in_progress',
+        'chameleon_moves_total', 'chameleon_errors_total{code="bad_json"}'])
+        assert.ok(text.includes(name), name);
+    const mimes = { '/': 'text/html', '/app.js': 'text/javascript', '/style.css': 'text/css',
+        '/piece.svg': 'image/svg+xml' };
+    for (const [path, mime] of Object.entries(mimes)) {
+        r = await fetch(srv.http + path);
+        assert.equal(r.status, 200, path);
+        assert.ok(r.headers.get('content-type').startsWith(mime), `${path}: ${r.headers.get('content-type')}`);
+        await r.text();
+    }
+    r = await fetch(srv.http + '/nope.js');
+    assert.equal(r.status, 404);
+    await r.text();
+    r = await fetch(srv.http + '/../etc/passwd');
+    assert.notEqual(r.status, 200);
+    await r.text();
+});
+
+test('hello issues a token; the same token resumes the same identity', async () => {
+    const a = await connect(srv.url, { name: 'alice' });
+    assert.match(a.welcome.token, /^[0-9a-f]{32}$/);
+    assert.equal(a.welcome.player.name, 'alice');
+    assert.equal(a.welcome.protocol, 1);
+    assert.ok(Array.isArray(a.welcome.games));
+    const b = await connect(srv.url, { token: a.welcome.token });
+    assert.equal(b.welcome.player.id, a.welcome.player.id);
+    const c = await connect(srv.url, { token: 'unknown' });
+    assert.notEqual(c.welcome.player.id, a.welcome.player.id);
+    assert.notEqual(c.welcome.token, a.welcome.token);
+    const pong = await c.request({ type: 'ping' });
+    assert.equal(pong.type, 'pong');
+    a.close(); b.close(); c.close();
+});
+
+test('every error code a client can provoke', async (t) => {
+    const a = await new Client(srv.url).open();
+    // Before hello.
+    await a.expectError({ type: 'ping' }, 'not_hello');
+    a.sendRaw('not json');
+    let m = await a.waitFor((x) => x.type === 'error', 'bad_json');
+    assert.equal(m.code, 'bad_json');
+    assert.equal(m.request, undefined);
+    await a.expectError({ type: 'no_such_type' }, 'unknown_type');
+    await a.hello();
+    await a.expectError({ type: 'hello' }, 'not_hello');
+    await a.expectError({ type: 'join' }, 'bad_message');
+    await a.expectError({ type: 'join', room: 'x' }, 'bad_message');
+    await a.expectError({ type: 'seek_create', game: 'no-such-game', base_ms: 0, inc_ms: 0 }, 'unknown_game');
+    if (games.length === 0) return;
+    const g2 = games.find((g) => g.players === 2) || games[0];
+    await a.expectError({ type: 'seek_create', game: g2.id, base_ms: -1, inc_ms: 0 }, 'bad_time_control');
+    await a.expectError({ type: 'seek_create', game: g2.id, base_ms: 0, inc_ms: 0, rated: true }, 'account_required');
+    await a.expectError({ type: 'seek_accept', seek: 999999 }, 'unknown_seek');
+    await a.expectError({ type: 'seek_accept' }, 'bad_message');
+    await a.expectError({ type: 'seek_cancel', seek: 999999 }, 'unknown_seek');
+    const s = await a.request({ type: 'seek_create', game: g2.id, base_ms: 0, inc_ms: 0 });
+    await a.expectError({ type: 'seek_accept', seek: s.seek.id }, 'own_seek');
+    for (let i = 1; i < 10; i++)
+        await a.request({ type: 'seek_create', game: g2.id, base_ms: 0, inc_ms: 0 });
+    await a.expectError({ type: 'seek_create', game: g2.id, base_ms: 0, inc_ms: 0 }, 'too_many_seeks');
+    await a.expectError({ type: 'join', room: 999999 }, 'unknown_room');
+    await a.expectError({ type: 'move', room: 999999, move: 'a1-a2' }, 'unknown_room');
+
+    // Room errors need a game of two players.
+    const b = await connect(srv.url);
+    const c = await connect(srv.url);
+    const { room, states } = await startGame([b, c], g2.id);
+    const [mover, other] = states[0].to_move === states[0].you ? [b, c] : [c, b];
+    const st = states[0].to_move === states[0].you ? states[0] : states[1];
+    await a.expectError({ type: 'move', room, move: st.legal[0] }, 'not_a_player');
+    await a.expectError({ type: 'resign', room }, 'not_a_player');
+    await other.expectError({ type: 'move', room, move: st.legal[0] }, 'not_your_turn');
+    await mover.expectError({ type: 'move', room, move: 'zz' }, 'bad_move_text');
+    // A legal-looking move of an empty cell or of the opponent's piece.
+    const empty = st.pieces.length < g2.cells.length
+        ? g2.cells.find((cell) => !st.pieces.some((p) => p.name === cell)) : null;
+    if (empty) {
+        const to = g2.cells.find((cell) => cell !== empty);
+        await mover.expectError({ type: 'move', room, move: `${empty}-${to}` }, 'no_piece');
+    }
+    const theirs = st.pieces.find((p) => p.owner !== st.to_move);
+    const mine = st.pieces.find((p) => p.owner === st.to_move);
+    await mover.expectError({ type: 'move', room, move: `${theirs.name}-${mine.name}` }, 'not_your_piece');
+    await mover.expectError({ type: 'rematch', room }, 'game_not_over');
+    await mover.expectError({ type: 'chat', room, text: 'x'.repeat(301) }, 'bad_message');
+    for (let i = 0; i < 5; i++) {
+        mover.send({ type: 'chat', room, text: `hello ${i}` });
+        await other.event(room, 'chat');
+    }
+    await mover.expectError({ type: 'chat', room, text: 'one too many' }, 'rate_limited');
+    // cannot_abort once both have moved.
+    mover.send({ type: 'move', room, move: st.legal[0] });
+    const ev = await other.event(room, 'move');
+    other.send({ type: 'move', room, move: ev.legal[0] });
+    await mover.event(room, 'move');
+    await other.expectError({ type: 'abort', room }, 'cannot_abort');
+    mover.send({ type: 'resign', room });
+    const resigned = await other.event(room, 'left');
+    assert.equal(resigned.reason, 'resignation');
+    await other.expectError({ type: 'move', room, move: ev.legal[0] }, 'game_over');
+
+    // A message over 16 KiB closes the connection with 1009.
+    a.sendRaw(JSON.stringify({ type: 'chat', room, text: 'y'.repeat(17000) }));
+    const closed = await a.closed_();
+    assert.equal(closed.code, 1009);
+    b.close(); c.close();
+});
+
+test('lobby: watchers see seeks added, updated and removed; private seeks by invite', async () => {
+    if (games.length === 0) return;
+    const g2 = games.find((g) => g.players === 2) || games[0];
+    const w = await connect(srv.url);
+    const lobby = await w.request({ type: 'lobby_watch' });
+    assert.equal(lobby.type, 'lobby');
+    const a = await connect(srv.url);
+    const created = await a.request({ type: 'seek_create', game: g2.id, base_ms: 60000, inc_ms: 1000, rated: false });
+    let up = await w.waitFor((m) => m.type === 'lobby_update' && m.op === 'add' && m.seek.id === created.seek.id, 'add');
+    assert.equal(up.seq, lobby.seq + 1);
+    assert.equal(up.seek.game, g2.id);
+    assert.equal(up.seek.base_ms, 60000);
+    const cancelled = await a.request({ type: 'seek_cancel', seek: created.seek.id });
+    assert.equal(cancelled.type, 'seek_cancelled');
+    up = await w.waitFor((m) => m.type === 'lobby_update' && m.op === 'remove', 'remove');
+    assert.equal(up.seek.id, created.seek.id);
+
+    // Private: not in the lobby, accepted through the invite.
+    const priv = await a.request({ type: 'seek_create', game: g2.id, base_ms: 0, inc_ms: 0, private: true });
+    assert.match(priv.invite, /^[0-9a-f]+$/);
+    const b = await connect(srv.url);
+    await b.expectError({ type: 'seek_accept', seek: priv.seek.id }, 'unknown_seek');
+    const started = await b.request({ type: 'seek_accept', invite: priv.invite });
+    assert.equal(started.type, 'game_started');
+    assert.equal(started.seat, 1);
+    const l2 = await w.request({ type: 'lobby_watch' });
+    assert.ok(!l2.seeks.some((s) => s.id === priv.seek.id));
+
+    // Three seats: update when the second player sits.
+    const g3 = games.find((g) => g.players === 3);
+    if (g3) {
+        const s3 = await a.request({ type: 'seek_create', game: g3.id, base_ms: 0, inc_ms: 0 });
+        await w.waitFor((m) => m.type === 'lobby_update' && m.op === 'add' && m.seek.id === s3.seek.id, 'add 3');
+        const joined = await b.request({ type: 'seek_accept', seek: s3.seek.id });
+        assert.equal(joined.type, 'seek_joined');
+        up = await w.waitFor((m) => m.type === 'lobby_update' && m.op === 'update', 'update');
+        assert.equal(up.seek.players.length, 2);
+        await a.request({ type: 'seek_cancel', seek: s3.seek.id });
+    }
+    a.close(); b.close(); w.close();
+});
+
+// Play a whole game with random legal moves (seeded); every player and a
+// spectator must see the same numbered events. Resign if no end by maxPly.
+async function playGame(game, seed, maxPly = 400) {
+    const players = [];
+    for (let i = 0; i < game.players; i++) players.push(await connect(srv.url));
+    const { room, states } = await startGame(players, game.id);
+    const bySeat = [];
+    states.forEach((st, i) => { bySeat[st.you] = players[i]; });
+    assert.deepEqual([...bySeat.keys()], [...Array(game.players).keys()]);
+    const spectator = await connect(srv.url);
+    const view = await spectator.request({ type: 'join', room });
+    assert.equal(view.type, 'room');
+    assert.equal(view.you, -1);
+    assert.equal(view.game, game.id);
+    assert.equal(view.seats.length, game.players);
+    assert.ok(view.pieces.length > 0 && typeof view.position === 'string');
+    let state = view;
+    let seq = view.seq;
+    const rand = rng(seed);
+    const everyone = [...players, spectator];
+    let ply = 0;
+    while (state.result === null && ply < maxPly) {
+        assert.ok(state.legal.length > 0, 'legal moves while playing');
+        const mv = state.legal[Math.floor(rand() * state.legal.length)];
+        bySeat[state.to_move].send({ type: 'move', room, move: mv });
+        const evs = [];
+        for (const c of everyone) evs.push(await c.waitFor((m) => m.type === 'event' && m.room === room && m.kind === 'move', `move ${ply + 1}`));
+        for (const e of evs) {
+            assert.equal(e.seq, seq + 1);
+            assert.equal(e.move, mv);
+            assert.equal(e.ply, ply + 1);
+        }
+        seq++;
+        ply++;
+        state = evs[evs.length - 1];
+    }
+    if (state.result === null) {
+        bySeat[state.to_move].send({ type: 'resign', room });
+        const left = await spectator.event(room, 'left');
+        assert.equal(left.reason, 'resignation');
+        state = left;
+        // With three players the game goes on between the other two.
+        while (state.result === null) {
+            bySeat[state.to_move].send({ type: 'resign', room });
+            state = await spectator.event(room, 'left');
+        }
+    }
+    assert.ok(state.result.reason);
+    assert.equal(state.result.outcomes.length, game.players);
+    const final = await spectator.request({ type: 'join', room });
+    assert.equal(final.status, 'over');
+    assert.equal(final.moves.length, ply);
+    assert.deepEqual(final.legal, []);
+    for (const c of everyone) c.close();
+    return { ply, result: state.result };
+}
+
+test('a full game of every game id, watched by a spectator', async (t) => {
+    assert.ok(games.length > 0, 'the rules core has at least one game');
+    for (const g of games) {
+        await t.test(g.id, async () => {
+            const { ply, result } = await playGame(g, 12345);
+            t.diagnostic(`${g.id}: ${ply} plies, ${result.reason}`);
+        });
+    }
+});
+
+test('reconnect: the same token resumes the seat and join since N gets what was missed', async () => {
+    const g2 = games.find((g) => g.players === 2);
+    if (!g2) return;
+    const a = await connect(srv.url);
+    const b = await connect(srv.url);
+    const { room, states } = await startGame([a, b], g2.id);
+    const [first, second] = states[0].to_move === states[0].you ? [a, b] : [b, a];
+    const st = states[0].to_move === states[0].you ? states[0] : states[1];
+    first.send({ type: 'move', room, move: st.legal[0] });
+    const e1 = await second.event(room, 'move');
+    await first.event(room, 'move');
+    // second drops; first sees it go; second comes back with its token.
+    const token = second.welcome.token;
+    second.close();
+    await second.closed_();
+    const gone = await first.event(room, 'presence');
+    assert.equal(gone.connected, false);
+    const again = await connect(srv.url, { token, board: true });
+    assert.deepEqual(again.welcome.rooms, [room]);
+    const back = await first.event(room, 'presence');
+    assert.equal(back.connected, true);
+    const cu = await again.request({ type: 'join', room, since: e1.seq });
+    assert.equal(cu.type, 'catchup');
+    assert.deepEqual(cu.events.map((e) => e.kind), ['presence', 'presence']);
+    assert.deepEqual(cu.events.map((e) => e.seq), [e1.seq + 1, e1.seq + 2]);
+    assert.equal(cu.seq, e1.seq + 2);
+    assert.deepEqual(cu.legal, e1.legal);
+    assert.equal(cu.you, 1 - st.you);
+    // The resumed seat can move.
+    again.send({ type: 'move', room, move: cu.legal[0] });
+    const e2 = await first.event(room, 'move');
+    assert.equal(e2.seq, cu.seq + 1);
+    // Too far behind (or unknown seq): a full state.
+    const full = await again.request({ type: 'join', room, since: 100000 });
+    assert.equal(full.type, 'room');
+    assert.equal(full.moves.length, 2);
+    a.close(); b.close(); again.close();
+});
+
+test('a flag falls on the server timer with nobody sending anything', async () => {
+    const g2 = games.find((g) => g.players === 2);
+    if (!g2) return;
+    const a = await connect(srv.url);
+    const b = await connect(srv.url);
+    const t0 = Date.now();
+    const { room, states } = await startGame([a, b], g2.id, { base_ms: 700, inc_ms: 0 });
+    assert.deepEqual(states[0].clocks, [700, 700].map((x, i) => states[0].clocks[i] <= x ? states[0].clocks[i] : -1));
+    assert.equal(states[0].clock_running, true);
+    const left = await a.event(room, 'left', 5000);
+    const waited = Date.now() - t0;
+    assert.equal(left.reason, 'timeout');
+    assert.equal(left.seat, states[0].to_move);
+    assert.equal(left.result.reason, 'timeout');
+    assert.equal(left.result.winner, 1 - states[0].to_move);
+    assert.equal(left.clocks[left.seat], 0);
+    assert.ok(waited >= 650, `flag after ${waited} ms`);
+    a.close(); b.close();
+});
+
+test('increment is added after a move and the clock of the mover stops', async () => {
+    const g2 = games.find((g) => g.players === 2);
+    if (!g2) return;
+    const a = await connect(srv.url);
+    const b = await connect(srv.url);
+    const { room, states } = await startGame([a, b], g2.id, { base_ms: 60000, inc_ms: 5000 });
+    const [first] = states[0].to_move === states[0].you ? [a, b] : [b, a];
+    const st = states[0].to_move === states[0].you ? states[0] : states[1];
+    first.send({ type: 'move', room, move: st.legal[0] });
+    const ev = await first.event(room, 'move');
+    assert.ok(ev.clocks[st.to_move] > 60000 && ev.clocks[st.to_move] <= 65000, `clocks ${ev.clocks}`);
+    assert.equal(ev.clocks[1 - st.to_move], 60000);
+    assert.equal(ev.to_move, 1 - st.to_move);
+    first.send({ type: 'abort', room });
+    const end = await first.event(room, 'end');
+    assert.equal(end.result.reason, 'aborted');
+    assert.equal(end.result.winner, -1);
+    a.close(); b.close();
+});
+
+test('draw by agreement (two players), rematch with seats rotated', async () => {
+    const g2 = games.find((g) => g.players === 2);
+    if (!g2) return;
+    const a = await connect(srv.url);
+    const b = await connect(srv.url);
+    const { room, states } = await startGame([a, b], g2.id);
+    a.send({ type: 'draw_offer', room });
+    const offer = await b.event(room, 'draw_offer');
+    assert.deepEqual(offer.offers, [states[0].you]);
+    b.send({ type: 'draw_decline', room });
+    await a.event(room, 'draw_declined');
+    a.send({ type: 'draw_offer', room });
+    await b.event(room, 'draw_offer');
+    b.send({ type: 'draw_offer', room });
+    const end = await a.event(room, 'end');
+    assert.equal(end.result.reason, 'agreement');
+    assert.deepEqual(end.result.outcomes, ['draw', 'draw']);
+    a.send({ type: 'rematch', room });
+    await b.event(room, 'rematch_offer');
+    b.send({ type: 'rematch', room });
+    const rm = await a.event(room, 'rematch');
+    const started = await a.waitFor((m) => m.type === 'game_started' && m.room === rm.next_room, 'rematch start');
+    assert.equal(started.seat, 1 - states[0].you);
+    const st = await a.waitFor((m) => m.type === 'room' && m.room === rm.next_room, 'rematch state');
+    assert.equal(st.you, 1 - states[0].you);
+    a.close(); b.close();
+});
+
+test('three players: a draw needs every remaining player; a resign lets the others play on', async () => {
+    const g3 = games.find((g) => g.players === 3);
+    if (!g3) return; // no three-player game in the rules core yet
+    const p = [await connect(srv.url), await connect(srv.url), await connect(srv.url)];
+    let { room } = await startGame(p, g3.id);
+    p[0].send({ type: 'draw_offer', room });
+    await p[2].event(room, 'draw_offer');
+    p[1].send({ type: 'draw_offer', room });
+    const two = await p[2].event(room, 'draw_offer');
+    assert.equal(two.offers.length, 2);
+    p[2].send({ type: 'draw_offer', room });
+    const end = await p[0].event(room, 'end');
+    assert.equal(end.result.reason, 'agreement');
+    assert.deepEqual(end.result.outcomes, ['draw', 'draw', 'draw']);
+
+    ({ room } = await startGame(p, g3.id));
+    const bySeat = [];
+    for (const c of p) {
+        const st = await c.request({ type: 'join', room });
+        bySeat[st.you] = c;
+    }
+    // Seat 1 resigns out of turn: seat 0 still moves, then seat 2 (seat 1 skipped).
+    bySeat[1].send({ type: 'resign', room });
+    const left = await bySeat[0].event(room, 'left');
+    assert.equal(left.seat, 1);
+    assert.equal(left.result, null);
+    assert.equal(left.to_move, 0);
+    bySeat[0].send({ type: 'move', room, move: left.legal[0] });
+    const mv = await bySeat[2].event(room, 'move');
+    assert.equal(mv.to_move, 2);
+    assert.ok(mv.pieces.some((pc) => pc.owner === 1 && pc.flags.includes('inert')) ||
+        !mv.pieces.some((pc) => pc.owner === 1), 'the leaver\'s pieces are inert or gone');
+    await bySeat[1].expectError({ type: 'move', room, move: mv.legal[0] }, 'game_over');
+    for (const c of p) c.close();
+});
