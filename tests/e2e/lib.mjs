@@ -71,7 +71,7 @@ export async function realServer() {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chameleon-e2e-'));
   const child = spawn(bin, ['--host', '127.0.0.1', '--port', String(port), '--db', path.join(dir, 'test.db'), '--web-root', WEB],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }); // migrations/ is found from the checkout
   let log = '';
   child.stdout.on('data', (d) => { log += d; });
   child.stderr.on('data', (d) => { log += d; });
