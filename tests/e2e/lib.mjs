@@ -36,7 +36,11 @@ export async function staticServer() {
     if (!file.startsWith(WEB) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
       res.writeHead(404); res.end(); return;
     }
-    res.writeHead(200, { 'Content-Type': MIME[path.extname(file)] || 'application/octet-stream' });
+    // A strict policy, so that an inline script or style attribute fails here.
+    res.writeHead(200, {
+      'Content-Type': MIME[path.extname(file)] || 'application/octet-stream',
+      'Content-Security-Policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:",
+    });
     fs.createReadStream(file).pipe(res);
   });
   await new Promise((r) => srv.listen(0, '127.0.0.1', r));

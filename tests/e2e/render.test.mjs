@@ -58,6 +58,7 @@ for (const b of BOARDS) {
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => { if (m.type() === 'error' && /Content Security Policy/.test(m.text())) errors.push(m.text()); });
     await page.goto(`${web.url}/#/howto/${b.game}`);
     await page.waitForSelector('#howto-board polygon.cell');
     for (let v = 0; v < b.views; v++) {

@@ -5,7 +5,7 @@
 import { h, clockText, timeControl } from '../dom.js';
 import { Board, parseMove } from '../board.js';
 import { pieceName, ARMY_COLOURS } from '../pieces.js';
-import { rebuild, displayCaptures } from '../replay.js';
+import { rebuild, displayCaptures, applyMove } from '../replay.js';
 import { GAME_TITLES } from '../geometry.js';
 
 const REASONS = {
@@ -73,9 +73,17 @@ export function mount(main, params, app) {
   };
   document.addEventListener('keydown', onKey);
 
+  // The piece moves at once on our board (captures wait for the server);
+  // the server's event, or its refusal, then redraws the real position.
   function sendMove(text) {
     status.textContent = '';
-    conn.request('move', { room: id, move: text }).catch(() => {});
+    if (board && viewPly === null) {
+      board.position = applyMove(st.game, board.position, { move: text, captures: [] });
+      board.legal = [];
+      board.interactive = false;
+      board.render();
+    }
+    conn.request('move', { room: id, move: text }, false);
   }
   function sendTyped() {
     const t = typedInput.value.trim();
@@ -92,7 +100,11 @@ export function mount(main, params, app) {
   }
 
   // Errors to our requests in this room (a refused move, a refused action).
-  offs.push(conn.on('error', (m) => { if (m.re !== undefined || m.request) status.textContent = m.reason || m.code; }));
+  offs.push(conn.on('error', (m) => {
+    if (m.re === undefined && !m.request) return;
+    status.textContent = m.reason || m.code;
+    if (m.request === 'move' && st) renderBoard(); // undo the piece we moved ahead
+  }));
 
   function seatName(s) {
     const seat = st.seats[s];
