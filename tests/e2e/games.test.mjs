@@ -167,6 +167,16 @@ test('typed move entry and a reconnection in the middle of a game', { skip }, as
   await b.page.evaluate(() => window.chameleon.conn.release());
   await b.page.waitForFunction(() => document.querySelectorAll('#moves button').length === 3);
   await b.page.screenshot({ path: path.join(OUT, 'reconnected.png') });
+  // A spectator opens the room's link: it sees the moves, cannot play,
+  // and chooses whose army is at the bottom.
+  const c = await player();
+  await c.page.goto(a.page.url());
+  await c.page.waitForFunction(() => document.querySelectorAll('#moves button').length === 3);
+  assert.equal(await c.page.locator('svg.board g.piece.movable').count(), 0);
+  assert.ok(await c.page.isDisabled('#move-input'));
+  await c.page.selectOption('#view-seat', '1');
+  await c.page.waitForSelector('.bottom-bars .player[data-seat="1"]');
+  await c.ctx.close();
   // Resign, then both ask for a rematch: a new room opens for both.
   const before = a.page.url();
   await a.page.click('#btn-resign');

@@ -19,7 +19,7 @@ const TEXT = {
   ],
   rollerball: [
     'Rollerball is played on a 7x7 board without its centre: 40 cells in two rings. Play runs clockwise for both sides (the arrows on the rings); every cell has a forward direction along the ring.',
-    'King: one step in any direction. Pawn: one step forward or diagonally forward; it promotes to a rook or bishop on the enemy\u2019s home cells. Rook: forward any distance (rebounding once at a corner of the outer ring), one step back or sideways. Bishop: diagonally forward any distance, rebounding once off a wall, or one step diagonally back.',
+    'King: one step in any direction. Pawn: one step forward or diagonally forward, to move or capture; a white pawn reaching e6 or e7 (a black one c2 or c1) promotes to a rook or a bishop (never a bishop on a dark cell). Rook: forward any distance (rebounding once at a corner of the outer ring), one step back or sideways. Bishop: diagonally forward any distance, rebounding once off a wall, or one step diagonally back.',
     'Checkmate wins, and so does a king that travels clockwise round to the enemy king\u2019s starting cell.',
   ],
   yalta: [
