@@ -46,6 +46,10 @@ export function mount(main, params, app) {
   const typedInput = h('input', { id: 'move-input', autocomplete: 'off', spellcheck: 'false', 'aria-label': 'Type a move', placeholder: 'Type a move, e.g. e2-e4' });
   const viewSel = h('select', { id: 'view-seat', 'aria-label': 'Army at the bottom' });
   const heading = h('h1', { class: 'room-title' }, `Game ${id}`);
+  // Every legal move as a button: for keyboard and screen-reader players.
+  const legalList = h('div', { class: 'legal-list', id: 'legal-list' });
+  const legalSummary = h('summary', {}, 'Legal moves');
+  const legalBox = h('details', { class: 'legal', hidden: true }, legalSummary, legalList);
 
   const step = (fn) => () => { fn(); renderBoard(); renderMoves(); };
   const stepper = h('div', { class: 'step' },
@@ -62,7 +66,7 @@ export function mount(main, params, app) {
       movesBox, stepper,
       h('form', { class: 'typed', id: 'typed', onsubmit: (e) => { e.preventDefault(); sendTyped(); } },
         typedInput, h('button', { type: 'submit' }, 'Play')),
-      status, actions,
+      legalBox, status, actions,
       h('div', { class: 'chat' }, chatLines,
         h('form', { onsubmit: (e) => { e.preventDefault(); sendChat(); } }, chatInput)))));
 
@@ -286,6 +290,13 @@ export function mount(main, params, app) {
     if (!board.interactive) board.selected = null;
     board.render();
     typedInput.disabled = !mine;
+    legalBox.hidden = !mine;
+    if (mine) {
+      legalSummary.textContent = `Legal moves (${st.legal.length})`;
+      if (legalBox.open) {
+        legalList.replaceChildren(...st.legal.map((t) => h('button', { type: 'button', onclick: () => sendMove(t) }, t)));
+      }
+    }
   }
 
   function renderMoves() {
@@ -359,6 +370,7 @@ export function mount(main, params, app) {
     viewSel.replaceChildren(...st.seats.map((s, i) => h('option', { value: i, selected: String(i) === cur },
       `${s.color}${s.player ? ` (${s.player.name})` : ''}`)));
   }
+  legalBox.addEventListener('toggle', () => renderBoard());
   viewSel.addEventListener('change', () => { viewSeat = Number(viewSel.value); render(); });
 
   function render() {
