@@ -91,16 +91,18 @@ test('promotion: the picker offers each piece and sends the choice (Yalta)', asy
 
 test('ladybug: two walks to one cell, the player picks pivot and turn (Ant Chess)', async () => {
   await boardPage('ant2', { h3: ['L', 0], h4: ['A', 0], i3: ['A', 1], g1: ['Q', 0] },
-    ['h3-i4@h4cw', 'h3-i4@i3ccw', 'h3-g3@h4ccw', 'pass']);
+    ['h3-i4@h4cw', 'h3-i4@h4ccw', 'h3-g4@h4cw', 'pass']);
   await click('h3');
   const dests = await page.$$eval('#test-board .dest', (d) => d.map((e) => e.dataset.cell).sort());
-  assert.deepEqual(dests, ['g3', 'i4']);
+  assert.deepEqual(dests, ['g4', 'i4']);
   await click('i4');
   const labels = await page.$$eval('#test-board .picker-choice', (b) => b.map((e) => e.textContent));
-  assert.deepEqual(labels, ['round h4, clockwise', 'round i3, anticlockwise']);
+  // Round h4 from h3 (antchess.md's axial cells): clockwise goes g4 g5 h5
+  // i4; anticlockwise enters i3, where the enemy ant stands, then i4.
+  assert.deepEqual(labels, ['round h4, clockwise', 'round h4, anticlockwise, takes i3']);
   await page.screenshot({ path: path.join(OUT, 'picker-ladybug.png') });
-  await page.click('#test-board .picker-choice[data-move="h3-i4@i3ccw"]');
-  assert.deepEqual(await sent(), ['h3-i4@i3ccw']);
+  await page.click('#test-board .picker-choice[data-move="h3-i4@h4ccw"]');
+  assert.deepEqual(await sent(), ['h3-i4@h4ccw']);
   await page.close();
 });
 
