@@ -166,6 +166,7 @@ export class Board {
     for (const n of this.marks.last) fillCell(n, 'mark-last');
     for (const n of this.marks.captured) fillCell(n, 'mark-captured');
     if (this.selected) fillCell(this.selected, 'mark-selected');
+    if (this.pendingTo) fillCell(this.pendingTo, 'mark-selected');
     for (const n of this.marks.check) {
       const cell = g.byName.get(n);
       if (!cell) continue;
@@ -283,6 +284,8 @@ export class Board {
     if (cands.length === 1 && !cands[0].suicide) { this.commit(cands[0]); return; }
     const title = cands[0].suicide ? 'Remove this frozen piece (suicide)?'
       : cands[0].promo ? 'Promote to' : 'Choose the ladybug\u2019s walk';
+    this.pendingTo = to;
+    this.render();
     this.showPicker(title, cands.map((m) => ({ move: m, label: this.choiceLabel(m) })));
   }
 
@@ -346,7 +349,10 @@ export class Board {
     p.querySelector('button').focus();
   }
 
-  hidePicker() { this.picker.hidden = true; }
+  hidePicker() {
+    this.picker.hidden = true;
+    if (this.pendingTo) { this.pendingTo = null; this.render(); }
+  }
 
   commit(m) {
     this.selected = null;
