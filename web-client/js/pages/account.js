@@ -5,6 +5,7 @@
 // can still choose the name shown to others (hello's `name`).
 
 import { h } from '../dom.js';
+import { GAME_TITLES } from '../geometry.js';
 
 async function post(path, body) {
   const r = await fetch(path, {
@@ -34,11 +35,22 @@ export function mount(main, params, app) {
         } }, 'Log out'))), status));
     const who = app.me ? app.me.name : null;
     if (who) {
+      // The store's profile (store_profile_json): username, in_progress
+      // [{id, variant, your_turn, deadline...}], finished {variant: {wins,
+      // losses, draws, games: [{id, outcome, reason...}]}}.
       fetch(`/api/profile/${encodeURIComponent(who)}`).then((r) => (r.ok ? r.json() : null)).then((p) => {
         if (!p) { info.append(h('p', { class: 'muted' }, `Playing as ${who} (guest).`)); return; }
-        info.append(h('p', {}, `Username: ${p.username}`));
-        for (const v of p.variants || p.finished || []) {
-          info.append(h('p', {}, `${v.variant}: ${v.win || 0} won, ${v.loss || 0} lost, ${v.draw || 0} drawn`));
+        info.append(h('h2', {}, p.username));
+        const playing = (p.in_progress || []).slice().sort((a, b) => Number(b.your_turn) - Number(a.your_turn));
+        if (playing.length) {
+          info.append(h('h3', {}, 'Games in progress'), h('ul', { id: 'profile-playing' }, playing.map((g) => h('li', {},
+            h('a', { href: `#/game/${g.id}` }, `${GAME_TITLES[g.variant] || g.variant} #${g.id}`),
+            g.your_turn ? h('strong', { class: 'your-turn' }, ' your turn') : '',
+            g.deadline ? h('span', { class: 'muted' }, ` (move by ${new Date(g.deadline).toLocaleString()})`) : ''))));
+        }
+        for (const [variant, v] of Object.entries(p.finished || {})) {
+          info.append(h('h3', {}, `${GAME_TITLES[variant] || variant}: ${v.wins} won, ${v.losses} lost, ${v.draws} drawn`),
+            h('ul', {}, (v.games || []).map((g) => h('li', {}, h('a', { href: `#/game/${g.id}` }, `#${g.id}`), ` ${g.outcome} (${g.reason})`))));
         }
       }).catch(() => {});
     }

@@ -130,7 +130,8 @@ export function mount(main, params, app) {
   }
 
   // A game no longer in the server's memory: the store's archive
-  // (GET /api/games/<id>, issue 7) gives its players, moves and result;
+  // (GET /api/games/<id>, store_game_json in server/store.c) gives its
+  // players, moves, leaves and result;
   // the viewer steps through it with positions rebuilt from the set-up.
   async function archived() {
     try {
@@ -138,14 +139,19 @@ export function mount(main, params, app) {
       if (!r.ok) throw new Error('not found');
       const g = await r.json();
       const players = g.players || [];
-      const moves = (g.moves || []).map((m) => ({ move: m.text || m.move, display: m.display || m.text || m.move, seat: m.player ?? m.seat }));
-      const seats = players.map((p, i) => ({ seat: p.seat ?? i, color: p.color || '', player: { id: p.account || 0, name: p.name }, connected: true, left: null }));
+      const moves = (g.moves || []).map((m) => ({ move: m.move, display: m.move, seat: m.player }));
+      const seats = players.map((p, i) => ({ seat: p.seat ?? i, color: '', player: { id: p.account || 0, name: p.name }, connected: true, left: null }));
+      const leaves = g.leaves || [];
+      for (const l of leaves) if (seats[l.player]) seats[l.player].left = l.reason;
+      if (g.position) throw new Error('a game from a set position: no viewer yet');
       const pos = rebuild(g.variant, moves);
       const pieces = [...pos[pos.length - 1]].map(([name, p]) => ({ name, letter: p.kind, owner: p.owner, flags: [] }));
       setRoom({
-        room: id, seq: 0, game: g.variant, game_name: g.variant, base_ms: (g.tc && g.tc.base_ms) || 0, inc_ms: (g.tc && g.tc.inc_ms) || 0,
+        room: id, seq: 0, game: g.variant, game_name: g.variant,
+        base_ms: 0, inc_ms: 0, // no clocks in the viewer
         status: 'over', seats, you: -1, pieces, moves, last_captures: [], check: [], clocks: seats.map(() => 0), clock_running: false,
-        to_move: -1, legal: [], result: g.result || { winner: -1, reason: 'aborted' }, draw_offers: [], rematch_offers: [], chat: [],
+        to_move: -1, legal: [], draw_offers: [], rematch_offers: [], chat: [],
+        result: g.result ? { winner: g.result.winner ?? -1, reason: g.result.reason } : null,
       });
       if (seats.every((s) => !s.color)) board.colours = null;
       viewPly = 0;
