@@ -99,7 +99,7 @@ export function mount(main, params, app) {
   function sendChat() {
     const t = chatInput.value.trim();
     if (!t) return;
-    conn.request('chat', { room: id, text: t }).catch(() => {});
+    conn.request('chat', { room: id, text: t }, false);
     chatInput.value = '';
   }
 
