@@ -190,7 +190,7 @@ test('typed move entry and a reconnection in the middle of a game', { skip }, as
   await b.ctx.close();
 });
 
-test('a private game by invitation link', { skip }, async () => {
+test('a private game by invitation link, drawn by agreement', { skip }, async () => {
   const a = await player();
   const b = await player();
   await a.page.selectOption('#new-game', offered[0]);
@@ -202,6 +202,14 @@ test('a private game by invitation link', { skip }, async () => {
   await b.page.goto(link.replace(/^https?:\/\/[^/]+/, server.url));
   for (const p of [a, b]) await p.page.waitForURL(/#\/game\/\d+$/);
   for (const p of [a, b]) await p.page.waitForSelector('.player');
+  // A offers a draw, B sees the offer and accepts: drawn by agreement.
+  await a.page.click('#btn-draw_offer');
+  await b.page.waitForSelector('#btn-draw_offer:has-text("Accept draw")');
+  await b.page.click('#btn-draw_offer');
+  for (const p of [a, b]) {
+    await p.page.waitForSelector('#banner:not([hidden])');
+    assert.match(await p.page.textContent('#banner'), /Draw.*agreement/);
+  }
   await a.ctx.close();
   await b.ctx.close();
 });
