@@ -252,6 +252,8 @@ static void put(proto_out *o, const char *s, size_t n)
 
 static void puts_(proto_out *o, const char *s) { put(o, s, strlen(s)); }
 
+void proto_out_append(proto_out *o, const char *s, size_t n) { put(o, s, n); }
+
 static void put_int(proto_out *o, int64_t v)
 {
     char b[24];

@@ -178,6 +178,8 @@ typedef struct proto_out {
 
 void proto_out_init(proto_out *o, size_t headroom);
 void proto_out_free(proto_out *o);
+/* Append n raw bytes. */
+void proto_out_append(proto_out *o, const char *s, size_t n);
 /* The message bytes (after the headroom). */
 static inline char *proto_out_data(const proto_out *o) { return o->buf + o->head; }
 

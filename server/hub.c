@@ -11,8 +11,10 @@
 
 #include "metrics.h"
 #include "room.h"
+#include "store.h"
 
 static uv_loop_t *loop;
+static store *db;
 
 uv_loop_t *hub_loop(void) { return loop; }
 
@@ -39,6 +41,25 @@ static ident *ident_find(const char *token)
     return NULL;
 }
 
+/* The seat key of a token: a hash, so the store never holds tokens. */
+static void token_key(const char *token, char key[HUB_KEY_HEX + 1])
+{
+    unsigned char h[HUB_KEY_HEX / 2];
+    crypto_generichash(h, sizeof h, (const unsigned char *)token, strlen(token), NULL, 0);
+    sodium_bin2hex(key, HUB_KEY_HEX + 1, h, sizeof h);
+}
+
+static void ident_insert(ident *i)
+{
+    unsigned b = token_hash(i->token);
+    i->hnext = idents[b];
+    idents[b] = i;
+}
+
+/* Restored identities waiting for their token (few: one per seat of a game
+ * in progress at start-up), linked by hnext. */
+static ident *orphans;
+
 /* A new identity with a fresh random token. */
 static ident *ident_new(void)
 {
@@ -48,12 +69,44 @@ static ident *ident_new(void)
     unsigned char raw[16];
     randombytes_buf(raw, sizeof raw);
     sodium_bin2hex(i->token, sizeof i->token, raw, sizeof raw);
+    token_key(i->token, i->key);
     i->id = next_ident_id++;
     snprintf(i->name, sizeof i->name, "guest-%lld", (long long)i->id);
-    unsigned b = token_hash(i->token);
-    i->hnext = idents[b];
-    idents[b] = i;
+    ident_insert(i);
     return i;
+}
+
+ident *hub_ident_restored(const char *key, const char *name)
+{
+    for (ident *i = orphans; i != NULL; i = i->hnext)
+        if (strcmp(i->key, key) == 0)
+            return i;
+    ident *i = calloc(1, sizeof *i);
+    if (i == NULL)
+        return NULL;
+    snprintf(i->key, sizeof i->key, "%s", key);
+    snprintf(i->name, sizeof i->name, "%s", name);
+    i->id = next_ident_id++;
+    i->hnext = orphans;
+    orphans = i;
+    return i;
+}
+
+/* A token we do not know may be the owner of a restored seat. */
+static ident *ident_adopt(const char *token)
+{
+    char key[HUB_KEY_HEX + 1];
+    token_key(token, key);
+    for (ident **p = &orphans; *p; p = &(*p)->hnext) {
+        ident *i = *p;
+        if (strcmp(i->key, key) != 0)
+            continue;
+        *p = i->hnext;
+        snprintf(i->token, sizeof i->token, "%s", token);
+        ident_insert(i);
+        return i;
+    }
+    return NULL;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -198,7 +251,12 @@ static int on_hello(conn *c, const proto_req *req, char *why, size_t whylen)
         rules_why(why, whylen, "hello was already sent on this connection");
         return PROTO_ENOT_HELLO;
     }
-    ident *who = (req->present & PF_TOKEN) ? ident_find(req->token) : NULL;
+    ident *who = NULL;
+    if (req->present & PF_TOKEN) {
+        who = ident_find(req->token);
+        if (who == NULL)
+            who = ident_adopt(req->token);
+    }
     if (who == NULL)
         who = ident_new();
     if (who == NULL)
@@ -494,10 +552,43 @@ void hub_conn_closed(conn *c)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The archive over HTTP. */
+
+int hub_http_api(const char *uri, char **body, size_t *len, const char **ctype)
+{
+    const char *games = "/api/games/", *profile = "/api/profile/";
+    int err;
+    char *out = NULL;
+    if (strncmp(uri, games, strlen(games)) == 0) {
+        const char *id = uri + strlen(games);
+        char *end;
+        long long n = strtoll(id, &end, 10);
+        bool pgn = strcmp(end, ".pgn") == 0;
+        if (end == id || n <= 0 || (*end && !pgn))
+            return 404;
+        err = pgn ? store_game_pgn(db, n, &out) : store_game_json(db, n, &out);
+        *ctype = pgn ? "application/x-chess-pgn" : "application/json";
+    } else if (strncmp(uri, profile, strlen(profile)) == 0) {
+        err = store_profile_json(db, uri + strlen(profile), &out);
+        *ctype = "application/json";
+    } else {
+        return 0;
+    }
+    if (err < 0) {
+        free(out);
+        return err == STORE_ENOT_FOUND ? 404 : 500;
+    }
+    *body = out;
+    *len = strlen(out);
+    return 200;
+}
+
+/* ------------------------------------------------------------------------ */
 
 void hub_init(uv_loop_t *l, const hub_config *cfg)
 {
     loop = l;
+    db = cfg->db;
     if (sodium_init() < 0) {
         fprintf(stderr, "chameleon: libsodium failed to start\n");
         abort();
@@ -525,4 +616,9 @@ void hub_shutdown(void)
             idents[b] = i->hnext;
             free(i);
         }
+    while (orphans != NULL) {
+        ident *i = orphans;
+        orphans = i->hnext;
+        free(i);
+    }
 }

@@ -18,9 +18,13 @@
 #include "net.h"
 #include "proto.h"
 
+enum { HUB_KEY_HEX = 32 }; /* hex digits of a seat key */
+
 typedef struct ident {
     int64_t id;
-    char token[PROTO_TOKEN_MAX + 1];
+    char token[PROTO_TOKEN_MAX + 1]; /* empty for a seat restored from the
+                                        store until its owner says hello */
+    char key[HUB_KEY_HEX + 1];       /* hash of the token, kept in the store */
     char name[PROTO_NAME_MAX + 1];
     conn *conns; /* open connections, linked by conn.inext */
     int nseeks;  /* open seeks created by this identity */
@@ -44,6 +48,18 @@ uv_loop_t *hub_loop(void);
 void hub_conn_open(conn *c);
 void hub_receive(conn *c, const char *buf, size_t len);
 void hub_conn_closed(conn *c);
+
+/* The identity that held a seat (by its key) in a game restored from the
+ * store; created without a token: the first hello whose token hashes to key
+ * adopts it. */
+ident *hub_ident_restored(const char *key, const char *name);
+
+/*
+ * GET /api/... served from the store: /api/games/<id> (JSON),
+ * /api/games/<id>.pgn, /api/profile/<username>. Returns the HTTP status and
+ * a malloc'd body (*body, *len, *ctype), or 0 if uri is not an API path.
+ */
+int hub_http_api(const char *uri, char **body, size_t *len, const char **ctype);
 
 /* Send an error reply to c (counts it in the metrics). */
 void hub_send_error(conn *c, const proto_req *req, bool typed, proto_err e,

@@ -17,6 +17,7 @@
 
 #include "hub.h"
 #include "net.h"
+#include "room.h"
 #include "store.h"
 
 static void usage(FILE *f)
@@ -120,6 +121,13 @@ int main(int argc, char **argv)
     }
     hub_config hcfg = {abandon_s * 1000, st};
     hub_init(&loop, &hcfg);
+    int restored = room_restore_all();
+    if (restored < 0) {
+        fprintf(stderr, "chameleon: cannot restore games: %s\n", store_err_text(restored));
+        return 1;
+    }
+    if (restored > 0)
+        fprintf(stderr, "chameleon: %d games in progress restored\n", restored);
 
     int port = net_start(&loop, &cfg, why, sizeof why);
     if (port < 0) {

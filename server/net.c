@@ -68,10 +68,22 @@ void net_send(conn *c, net_msg *m)
         net_close(c);
         return;
     }
+    metrics_now.messages_out++;
+    if (c->qcount == 0 && !lws_send_pipe_choked(c->wsi)) {
+        /* Nothing waiting and the socket takes more: write now, saving a
+         * loop iteration and two epoll_ctl calls per message. What the
+         * kernel does not take, lws keeps and sends when writable. */
+        int n = lws_write(c->wsi, (unsigned char *)m->buf + m->head, m->len,
+                          LWS_WRITE_TEXT);
+        if (n < (int)m->len) {
+            c->closing = true;
+            lws_callback_on_writable(c->wsi);
+        }
+        return;
+    }
     net_msg_ref(m);
     c->q[(c->qhead + c->qcount) % NET_QUEUE_MAX] = m;
     c->qcount++;
-    metrics_now.messages_out++;
     lws_callback_on_writable(c->wsi);
 }
 
@@ -173,6 +185,23 @@ static int http_request(struct lws *wsi, conn *c, const char *uri)
         metrics_write(&o);
         return http_reply(wsi, c, HTTP_STATUS_OK,
                           "text/plain; version=0.0.4; charset=utf-8", &o);
+    }
+
+    char *body = NULL;
+    size_t blen = 0;
+    const char *ctype = NULL;
+    int status = hub_http_api(uri, &body, &blen, &ctype);
+    if (status == 200) {
+        proto_out o;
+        proto_out_init(&o, LWS_PRE);
+        proto_out_append(&o, body, blen);
+        free(body);
+        return http_reply(wsi, c, HTTP_STATUS_OK, ctype, &o);
+    }
+    if (status != 0) {
+        if (lws_return_http_status(wsi, (unsigned)status, NULL))
+            return -1;
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
     }
 
     /* A static file under web_root: no "..", no hidden files. */
@@ -327,7 +356,9 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 }
 
 static const struct lws_protocols protocols[] = {
-    {"chameleon", callback, sizeof(conn), 4096, 0, NULL, 0},
+    /* rx 1024: client messages are small (longer ones arrive in pieces);
+     * tx: a whole message per send (lws caps a send at this size). */
+    {"chameleon", callback, sizeof(conn), 1024, 0, NULL, 256 * 1024},
     {NULL, NULL, 0, 0, 0, NULL, 0},
 };
 

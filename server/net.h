@@ -4,11 +4,12 @@
  *
  * A connection (struct conn) lives in libwebsockets' per-session storage:
  * it exists from ESTABLISHED to CLOSED, and net calls hub_conn_open /
- * hub_receive / hub_conn_closed (hub.h) at those points. Sending only
- * queues: net_send appends a reference to a shared message to the
- * connection's bounded queue and the WRITEABLE callback flushes one message
- * per call. A connection whose queue overflows is closed (a slow reader must
- * not grow memory).
+ * hub_receive / hub_conn_closed (hub.h) at those points. net_send writes
+ * at once when nothing is queued and the socket is not choked (measured:
+ * it removes every epoll_ctl of the write path); otherwise it appends a
+ * reference to the shared message to the connection's bounded queue, which
+ * the WRITEABLE callback flushes one message per call. A connection whose
+ * queue overflows is closed (a slow reader must not grow memory).
  */
 #ifndef NET_H
 #define NET_H

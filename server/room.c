@@ -22,6 +22,7 @@ typedef struct outbox_ev {
     uint64_t seq;
     net_msg *lean, *full; /* full: with board fields, NULL if nobody wants it */
     bool durable;
+    bool board; /* a move or a leave: the board changed */
     struct outbox_ev *next;
 } outbox_ev;
 
@@ -38,8 +39,15 @@ struct room {
     uint64_t turn_start; /* uv_now when the running clock was last settled */
     bool clock_running;
     uv_timer_t timer;
+    uv_timer_t abandon;              /* fires when an away seat abandons */
+    uint64_t away_since[RULES_MAX_PLAYERS]; /* uv_now when its last connection
+                                               went, 0 if present */
+    int open_handles;                /* timers not yet closed */
     uint64_t seq, emitted_seq;
+    uint64_t seq_floor; /* catchup only from here (rooms restored at start-up
+                           start above every seq of their previous life) */
     net_msg *ring[ROOM_EVENT_RING]; /* emitted lean events by seq % RING */
+    bool ring_board[ROOM_EVENT_RING]; /* that event changed the board */
     outbox_ev *out_head, *out_tail;
     int pending; /* moves not yet durable */
     unsigned draw_offers, rematch_offers;
@@ -152,7 +160,12 @@ static void room_free(room *r)
     free(r);
 }
 
-static void on_timer_closed(uv_handle_t *h) { room_free(h->data); }
+static void on_timer_closed(uv_handle_t *h)
+{
+    room *r = h->data;
+    if (--r->open_handles == 0)
+        room_free(r);
+}
 
 static void room_close(room *r)
 {
@@ -165,6 +178,7 @@ static void room_close(room *r)
     if (!r->finished)
         metrics_now.games_in_progress--;
     uv_close((uv_handle_t *)&r->timer, on_timer_closed);
+    uv_close((uv_handle_t *)&r->abandon, on_timer_closed);
 }
 
 static void maybe_free(room *r)
@@ -194,6 +208,7 @@ static void emit(room *r, outbox_ev *e)
     net_msg **slot = &r->ring[e->seq % ROOM_EVENT_RING];
     net_msg_unref(*slot);
     *slot = e->lean;
+    r->ring_board[e->seq % ROOM_EVENT_RING] = e->board;
     e->lean = NULL;
     r->emitted_seq = e->seq;
 }
@@ -224,6 +239,7 @@ static outbox_ev *push_event(room *r, proto_out *lean, bool with_board, bool dur
     }
     e->seq = r->seq;
     e->durable = durable;
+    e->board = with_board;
     if (with_board && anyone_wants_board(r) && !lean->oom) {
         proto_out full;
         proto_out_init(&full, net_headroom());
@@ -327,6 +343,52 @@ static void on_flag(uv_timer_t *t)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Abandonment: a seat whose player has had no connection for
+ * abandon_after_ms leaves the game (rules_game_leave, "abandonment"). */
+
+static void on_abandon(uv_timer_t *t);
+
+static void abandon_arm(room *r)
+{
+    uint64_t now = uv_now(loop), next = 0;
+    if (abandon_after_ms <= 0 || r->g->result.over) {
+        uv_timer_stop(&r->abandon);
+        return;
+    }
+    for (int i = 0; i < r->nseats; i++) {
+        if (r->away_since[i] == 0 || r->left[i] >= 0)
+            continue;
+        uint64_t due = r->away_since[i] + (uint64_t)abandon_after_ms;
+        if (next == 0 || due < next)
+            next = due;
+    }
+    if (next == 0)
+        uv_timer_stop(&r->abandon);
+    else
+        uv_timer_start(&r->abandon, on_abandon, next > now ? next - now : 0, 0);
+}
+
+static void on_abandon(uv_timer_t *t)
+{
+    room *r = t->data;
+    uint64_t now = uv_now(loop);
+    for (int i = 0; i < r->nseats && !r->g->result.over; i++)
+        if (r->away_since[i] != 0 && r->left[i] < 0 &&
+            now - r->away_since[i] >= (uint64_t)abandon_after_ms)
+            player_leaves(r, i, RULES_REASON_ABANDONMENT);
+    abandon_arm(r);
+    maybe_free(r);
+}
+
+static void timers_init(room *r)
+{
+    uv_timer_init(loop, &r->timer);
+    uv_timer_init(loop, &r->abandon);
+    r->timer.data = r->abandon.data = r;
+    r->open_handles = 2;
+}
+
+/* ------------------------------------------------------------------------ */
 /* State for people. */
 
 static proto_room_view view_of(const room *r, const ident *who)
@@ -397,8 +459,15 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats,
         return NULL;
     }
     /* The store numbers games; the room takes the same number. */
+    char options[64 + RULES_MAX_PLAYERS * (HUB_KEY_HEX + 3)];
+    int n = snprintf(options, sizeof options, "{\"seat_keys\":[");
+    for (int i = 0; i < nseats; i++)
+        n += snprintf(options + n, sizeof options - (size_t)n, "%s\"%s\"", i ? "," : "",
+                      seats[i]->key);
+    snprintf(options + n, sizeof options - (size_t)n, "]}");
     store_new_game ng = {
         .variant = g->variant->id,
+        .options = options,
         .kind = STORE_LIVE,
         .rated = s->rated,
         .nplayers = nseats,
@@ -424,14 +493,17 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats,
         r->left[i] = -1;
         r->clocks[i] = s->base_ms;
     }
-    uv_timer_init(loop, &r->timer);
-    r->timer.data = r;
+    timers_init(r);
     unsigned b = (uint64_t)r->id % ROOM_BUCKETS;
     r->hnext = rooms[b];
     rooms[b] = r;
     metrics_now.rooms++;
     metrics_now.games_in_progress++;
     clock_arm(r);
+    for (int i = 0; i < nseats; i++)
+        if (seats[i]->conns == NULL)
+            r->away_since[i] = uv_now(loop);
+    abandon_arm(r);
 
     for (int i = 0; i < nseats; i++)
         for (conn *c = seats[i]->conns; c != NULL; c = c->inext) {
@@ -475,7 +547,7 @@ int room_join(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
         return PROTO_EINTERNAL;
     uint64_t since = (uint64_t)req->since;
     bool catchup = (req->present & PF_SINCE) && req->since >= 0 &&
-                   since <= r->emitted_seq &&
+                   since >= r->seq_floor && since <= r->emitted_seq &&
                    r->emitted_seq - since <= ROOM_EVENT_RING;
     if (!catchup) {
         send_state(r, c, req);
@@ -483,20 +555,33 @@ int room_join(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
     }
     const char *evs[ROOM_EVENT_RING];
     size_t lens[ROOM_EVENT_RING];
-    int n = 0;
+    int n = 0, last_board = -1;
     for (uint64_t s = since + 1; s <= r->emitted_seq; s++) {
         net_msg *m = r->ring[s % ROOM_EVENT_RING];
         if (m == NULL)
             continue;
+        if (r->ring_board[s % ROOM_EVENT_RING])
+            last_board = n;
         evs[n] = m->buf + m->head;
         lens[n] = m->len;
         n++;
+    }
+    /* The ring keeps lean events; a client that wants the board gets it on
+     * the last event that changed it (the board now, as later events do not
+     * change it). */
+    proto_out full = {0};
+    if (c->board && last_board >= 0) {
+        proto_out_init(&full, 0);
+        proto_event_add_board(&full, evs[last_board], lens[last_board], r->g);
+        evs[last_board] = proto_out_data(&full);
+        lens[last_board] = full.len;
     }
     proto_room_view v = view_of(r, c->who);
     v.seq = r->emitted_seq;
     proto_out o;
     proto_out_init(&o, net_headroom());
     proto_write_catchup(&o, req, &v, evs, lens, n);
+    proto_out_free(&full);
     net_send_out(c, &o);
     return 0;
 }
@@ -809,6 +894,8 @@ void room_presence(ident *who, bool connected)
             int s = seat_of(r, who);
             if (s < 0 || r->g->result.over)
                 continue;
+            r->away_since[s] = connected ? 0 : (uv_now(loop) ? uv_now(loop) : 1);
+            abandon_arm(r);
             proto_out o;
             new_event(r, &o);
             proto_write_event_presence(&o, r->id, r->seq, s, connected);
@@ -826,11 +913,92 @@ int room_active_of(const ident *who, int64_t *out, int max)
     return n;
 }
 
+/* Seat keys from the options the room wrote at creation. */
+static int seat_keys(const char *options, char keys[][HUB_KEY_HEX + 1], int n)
+{
+    const char *p = options ? strstr(options, "\"seat_keys\"") : NULL;
+    int k = 0;
+    while (p != NULL && k < n) {
+        p = strchr(p + (k == 0 ? 12 : 1), '"');
+        if (p == NULL)
+            break;
+        const char *end = strchr(p + 1, '"');
+        if (end == NULL || end - p - 1 != HUB_KEY_HEX)
+            break;
+        memcpy(keys[k], p + 1, HUB_KEY_HEX);
+        keys[k][HUB_KEY_HEX] = '\0';
+        k++;
+        p = end;
+    }
+    return k;
+}
+
+static void on_restore(void *arg, const store_game_info *gi)
+{
+    int *count = arg;
+    char why[RULES_WHY_TEXT];
+    char keys[RULES_MAX_PLAYERS][HUB_KEY_HEX + 1];
+    if (seat_keys(gi->options, keys, gi->nplayers) != gi->nplayers) {
+        fprintf(stderr, "chameleon: game %lld has no seat keys: not restored\n",
+                (long long)gi->id);
+        return;
+    }
+    rules_game *g = NULL;
+    if (store_replay(gi, &g, why, sizeof why) < 0) {
+        fprintf(stderr, "chameleon: game %lld does not replay: %s\n", (long long)gi->id,
+                why);
+        return;
+    }
+    room *r = calloc(1, sizeof *r);
+    if (r == NULL) {
+        rules_game_free(g);
+        return;
+    }
+    r->id = gi->id;
+    r->g = g;
+    r->base_ms = gi->tc.base_ms;
+    r->inc_ms = gi->tc.inc_ms;
+    r->rated = gi->rated;
+    r->nseats = gi->nplayers;
+    r->seq = r->emitted_seq = r->seq_floor = 1u << 20;
+    for (int i = 0; i < r->nseats; i++) {
+        r->seats[i] = hub_ident_restored(keys[i], gi->players[i].name);
+        r->left[i] = -1;
+        r->clocks[i] = gi->nmoves ? gi->clock_ms[i] : gi->tc.base_ms;
+    }
+    for (int i = 0; i < gi->nmoves; i++)
+        r->moved[gi->moves[i].player] = true;
+    for (int i = 0; i < gi->nleaves; i++)
+        r->left[gi->leaves[i].player] = (int)gi->leaves[i].reason;
+    timers_init(r);
+    unsigned b = (uint64_t)r->id % ROOM_BUCKETS;
+    r->hnext = rooms[b];
+    rooms[b] = r;
+    metrics_now.rooms++;
+    metrics_now.games_in_progress++;
+    /* The time the server was down is not charged to anyone; nobody is
+     * connected yet, so the abandonment clock starts for every seat. */
+    clock_arm(r);
+    for (int i = 0; i < r->nseats; i++)
+        r->away_since[i] = uv_now(loop) ? uv_now(loop) : 1;
+    abandon_arm(r);
+    (*count)++;
+}
+
+int room_restore_all(void)
+{
+    int count = 0;
+    int err = store_load_in_progress(db, on_restore, &count);
+    return err < 0 ? err : count;
+}
+
 void room_stop_clocks(void)
 {
     for (int b = 0; b < ROOM_BUCKETS; b++)
-        for (room *r = rooms[b]; r != NULL; r = r->hnext)
+        for (room *r = rooms[b]; r != NULL; r = r->hnext) {
             uv_timer_stop(&r->timer);
+            uv_timer_stop(&r->abandon);
+        }
 }
 
 void room_shutdown(void)

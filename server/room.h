@@ -50,6 +50,10 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats,
 
 room *room_find(int64_t id);
 
+/* Rebuild every game in progress from the store (start-up, before any
+ * connection). Returns how many, or a negative store error. */
+int room_restore_all(void);
+
 /* Handlers of the room messages: 0 or a proto_err with a sentence in why. */
 int room_join(room *r, conn *c, const proto_req *req, char *why, size_t whylen);
 void room_part(room *r, conn *c);

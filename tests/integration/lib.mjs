@@ -12,10 +12,11 @@ export const serverBin = process.env.CHAMELEON_BIN ||
 
 // Start the server (port 0: it picks a free port and prints it). Returns
 // { url, http, stop(), dir }. extra: more flags.
-export async function startServer(extra = []) {
-    const dir = mkdtempSync(join(tmpdir(), 'chameleon-it-'));
+// opts.dir: reuse that folder (and its database) instead of a new one.
+export async function startServer(extra = [], opts = {}) {
+    const dir = opts.dir || mkdtempSync(join(tmpdir(), 'chameleon-it-'));
     const web = join(dir, 'web');
-    mkdirSync(web);
+    mkdirSync(web, { recursive: true });
     writeFileSync(join(web, 'index.html'), '<!doctype html><title>t</title>\n');
     writeFileSync(join(web, 'app.js'), 'export const x = 1;\n');
     writeFileSync(join(web, 'style.css'), 'body{}\n');
@@ -45,12 +46,13 @@ export async function startServer(extra = []) {
         stderr: () => stderr,
         // Stop with SIGTERM; resolves to the exit status (0 when clean; the
         // sanitizers make it non-zero on a memory error or leak).
-        async stop() {
+        // keep: leave the folder (and database) for a restart.
+        async stop(keep = false) {
             proc.kill('SIGTERM');
             const killer = setTimeout(() => proc.kill('SIGKILL'), 10000);
             const st = await exited;
             clearTimeout(killer);
-            rmSync(dir, { recursive: true, force: true });
+            if (!keep) rmSync(dir, { recursive: true, force: true });
             return st;
         },
     };

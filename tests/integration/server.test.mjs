@@ -5,6 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, Client, connect, startGame, rng } from './lib.mjs';
+import { rmSync } from 'node:fs';
 
 let srv;
 let games = [];
@@ -389,4 +390,129 @@ test('three players: a draw needs every remaining player; a resign lets the othe
         !mv.pieces.some((pc) => pc.owner === 1), 'the leaver\'s pieces are inert or gone');
     await bySeat[1].expectError({ type: 'move', room, move: mv.legal[0] }, 'game_over');
     for (const c of p) c.close();
+});
+
+test('restart: games in progress come back from the store; the same token resumes its seat', async () => {
+    const g2 = games.find((g) => g.players === 2);
+    if (!g2) return;
+    const one = await startServer();
+    let a = await connect(one.url);
+    let b = await connect(one.url);
+    const { room, states } = await startGame([a, b], g2.id, { base_ms: 600000, inc_ms: 0 });
+    const bySeat = [];
+    states.forEach((st, i) => { bySeat[st.you] = [a, b][i]; });
+    let st = states[0];
+    const played = [];
+    for (let i = 0; i < 3; i++) {
+        const mv = st.legal[0];
+        bySeat[st.to_move].send({ type: 'move', room, move: mv });
+        st = await a.event(room, 'move');
+        played.push(mv);
+    }
+    const tokens = [a.welcome.token, b.welcome.token];
+    const seats = [states[0].you, states[1].you];
+    a.close(); b.close();
+    const st1 = await one.stop(true);
+    assert.equal(st1.code, 0);
+
+    const two = await startServer([], { dir: one.dir });
+    try {
+        a = await connect(two.url, { token: tokens[0] });
+        assert.deepEqual(a.welcome.rooms, [room]);
+        const view = await a.request({ type: 'join', room, since: 5 });
+        assert.equal(view.type, 'room', 'a seq from before the restart gets the full state');
+        assert.equal(view.you, seats[0]);
+        assert.deepEqual(view.moves.map((m) => m.move), played);
+        assert.equal(view.to_move, st.to_move);
+        assert.deepEqual(view.legal, st.legal);
+        b = await connect(two.url, { token: tokens[1] });
+        const vb = await b.request({ type: 'join', room });
+        assert.equal(vb.you, seats[1]);
+        const mover = view.to_move === seats[0] ? a : b;
+        mover.send({ type: 'move', room, move: view.legal[0] });
+        const ev = await (mover === a ? b : a).event(room, 'move');
+        assert.equal(ev.ply, 4);
+        a.close(); b.close();
+    } finally {
+        const st2 = await two.stop(true);
+        rmSync(one.dir, { recursive: true, force: true });
+        assert.equal(st2.code, 0);
+    }
+});
+
+test('abandonment: a seat away longer than --abandon-seconds leaves the game', async () => {
+    const g2 = games.find((g) => g.players === 2);
+    if (!g2) return;
+    const s2 = await startServer(['--abandon-seconds', '1']);
+    try {
+        const a = await connect(s2.url);
+        const b = await connect(s2.url);
+        const { room, states } = await startGame([a, b], g2.id);
+        const seatB = states[1].you;
+        b.close();
+        const t0 = Date.now();
+        const left = await a.event(room, 'left', 5000);
+        assert.equal(left.seat, seatB);
+        assert.equal(left.reason, 'abandonment');
+        assert.equal(left.result.winner, states[0].you);
+        assert.ok(Date.now() - t0 >= 900, 'not before a second');
+        a.close();
+    } finally {
+        const st = await s2.stop();
+        assert.equal(st.code, 0);
+    }
+});
+
+test('archive: GET /api/games/<id> (JSON and PGN) once a game is over', async () => {
+    const g2 = games.find((g) => g.players === 2);
+    if (!g2) return;
+    const a = await connect(srv.url);
+    const b = await connect(srv.url);
+    const { room, states } = await startGame([a, b], g2.id);
+    const first = states[0].to_move === states[0].you ? a : b;
+    const st = states[0].to_move === states[0].you ? states[0] : states[1];
+    first.send({ type: 'move', room, move: st.legal[0] });
+    await a.event(room, 'move');
+    first.send({ type: 'resign', room });
+    await a.event(room, 'left');
+    let r = await fetch(`${srv.http}/api/games/${room}`);
+    assert.equal(r.status, 200);
+    const j = await r.json();
+    assert.equal(j.variant, g2.id);
+    assert.ok(JSON.stringify(j).includes(st.legal[0]));
+    r = await fetch(`${srv.http}/api/games/${room}.pgn`);
+    assert.equal(r.status, 200);
+    assert.ok((await r.text()).includes(st.legal[0]));
+    r = await fetch(`${srv.http}/api/games/99999999`);
+    assert.equal(r.status, 404);
+    await r.text();
+    a.close(); b.close();
+});
+
+test('catchup carries the board on the last move for a board client', async () => {
+    const g2 = games.find((g) => g.players === 2);
+    if (!g2) return;
+    const a = await connect(srv.url);
+    const b = await connect(srv.url);
+    const { room, states } = await startGame([a, b], g2.id);
+    const bySeat = [];
+    states.forEach((s, i) => { bySeat[s.you] = [a, b][i]; });
+    let st = states[0];
+    const seq0 = st.seq;
+    for (let i = 0; i < 3; i++) {
+        bySeat[st.to_move].send({ type: 'move', room, move: st.legal[0] });
+        st = await a.event(room, 'move');
+        await b.event(room, 'move');
+    }
+    const c = await connect(srv.url);
+    const cu = await c.request({ type: 'join', room, since: seq0 });
+    assert.equal(cu.type, 'catchup');
+    assert.equal(cu.events.length, 3);
+    assert.equal(cu.events[0].pieces, undefined);
+    assert.deepEqual(cu.events[2].pieces, st.pieces);
+    assert.deepEqual(cu.events[2].legal, st.legal);
+    const lean = await connect(srv.url, { board: false });
+    const cl = await lean.request({ type: 'join', room, since: seq0 });
+    assert.equal(cl.events[2].pieces, undefined);
+    a.close(); b.close(); c.close(); lean.close();
 });
