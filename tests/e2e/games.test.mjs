@@ -186,6 +186,18 @@ test('typed move entry and a reconnection in the middle of a game', { skip }, as
   await b.page.click('#btn-rematch');
   for (const p of [a, b]) await p.page.waitForURL((u) => String(u) !== before && /#\/game\/\d+$/.test(String(u)));
   for (const p of [a, b]) await p.page.waitForFunction(() => document.querySelectorAll('#moves button').length === 0);
+  // Nobody watches the finished game any more: its link opens the viewer
+  // on the stored game (GET /api/games/<id>), stepping through its moves.
+  const viewer = await player();
+  await viewer.page.goto(before);
+  await viewer.page.waitForFunction(() => document.querySelectorAll('#moves button').length === 3);
+  await viewer.page.waitForSelector('#banner:not([hidden])');
+  assert.match(await viewer.page.textContent('#banner'), /resignation/);
+  const atStart = await viewer.page.$$eval('svg.board g.piece', (g) => g.length);
+  assert.ok(atStart > 0);
+  await viewer.page.click('#step-fwd');
+  await viewer.page.waitForSelector('#moves button.current[data-ply="1"]');
+  await viewer.ctx.close();
   await a.ctx.close();
   await b.ctx.close();
 });

@@ -161,7 +161,19 @@ export function mount(main, params, app) {
 
   function onReply(m) {
     if (m.type === 'room') setRoom(m);
-    else if (m.type === 'catchup') { for (const e of m.events) applyEvent(e); render(); }
+    else if (m.type === 'catchup') {
+      // Lean events (only the last board change carries the board), then
+      // the state now at the top level (PROTOCOL.md, catchup).
+      for (const e of m.events) applyEvent(e);
+      if (st && m.seq === st.seq) {
+        for (const k of ['you', 'clock_running', 'to_move', 'result', 'status', 'pieces', 'check', 'legal', 'draw_offers', 'rematch_offers']) {
+          if (k in m) st[k] = m[k];
+        }
+        if (m.clocks) { st.clocks = m.clocks; receivedAt = performance.now(); }
+        if (m.pieces) snapshots.set(st.moves.length, piecesMap(m.pieces));
+      }
+      render();
+    }
   }
 
   function setRoom(m) {
