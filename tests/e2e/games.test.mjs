@@ -6,7 +6,7 @@
 // to tests/output/e2e/game-<game>-<seat>.png.
 // Skipped (with a message) while no server binary is built.
 
-import { test, before, after } from 'node:test';
+import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { launch, realServer, serverBinary, OUT } from './lib.mjs';
@@ -36,9 +36,24 @@ after(async () => {
   await server?.close();
 });
 
+// Every page opened. A passing test closes its own; a page still open
+// after a test means it failed: its screenshot goes to
+// tests/output/e2e/failed-<n>.png for whoever reads the log, then it closes.
+const openPages = new Set();
+let shots = 0;
+afterEach(async () => {
+  for (const p of openPages) {
+    if (p.isClosed()) continue;
+    await p.screenshot({ path: path.join(OUT, `failed-${++shots}.png`) }).catch(() => {});
+    await p.context().close().catch(() => {});
+  }
+  openPages.clear();
+});
+
 async function player() {
   const ctx = await browser.newContext({ viewport: { width: 1100, height: 800 } });
   const page = await ctx.newPage();
+  openPages.add(page);
   page.on('dialog', (d) => d.accept());
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   await page.goto(`${server.url}/`);
