@@ -184,7 +184,8 @@ export function mount(main, params, app) {
     if (viewSeat === null) viewSeat = st.you >= 0 ? st.you : 0;
     if (!board) {
       board = new Board(boardBox, { game: st.game, onMove: sendMove, pieceName: (k) => pieceName(st.game, k) });
-      heading.textContent = `${GAME_TITLES[st.game] || st.game_name} \u00b7 ${timeControl(st.base_ms, st.inc_ms)}`;
+      heading.replaceChildren(`${GAME_TITLES[st.game] || st.game_name} \u00b7 ${timeControl(st.base_ms, st.inc_ms)} `,
+        h('a', { href: `#/howto/${st.game}`, class: 'rules-link', target: '_blank' }, 'rules'));
     }
     board.colours = st.seats.map((s) => s.color);
     board.view = viewSeat;
