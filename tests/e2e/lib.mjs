@@ -76,6 +76,10 @@ export async function realServer() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chameleon-e2e-'));
   const child = spawn(bin, ['--host', '127.0.0.1', '--port', String(port), '--db', path.join(dir, 'test.db'), '--web-root', WEB],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }); // migrations/ is found from the checkout
+  // Never leave the server behind, even when the test runner is killed.
+  const reap = () => { if (child.exitCode === null) child.kill('SIGKILL'); };
+  process.once('exit', reap);
+  for (const sig of ['SIGTERM', 'SIGINT']) process.once(sig, () => { reap(); process.exit(1); });
   let log = '';
   child.stdout.on('data', (d) => { log += d; });
   child.stderr.on('data', (d) => { log += d; });
