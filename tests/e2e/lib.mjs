@@ -1,0 +1,109 @@
+// Helpers shared by the browser tests: chromium, a static file server for
+// the client alone, the real server on a free loopback port.
+
+import { chromium } from 'playwright-core';
+import http from 'node:http';
+import net from 'node:net';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const WEB = path.join(ROOT, 'web-client');
+export const OUT = path.join(ROOT, 'tests/output/e2e');
+fs.mkdirSync(OUT, { recursive: true });
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+}
+
+const MIME = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml' };
+
+// Serves web-client/ on a free loopback port (no WebSocket behind it: the
+// pages that need none, like "how to play", work). Returns {url, close}.
+export async function staticServer() {
+  const srv = http.createServer((req, res) => {
+    let p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (p === '/') p = '/index.html';
+    const file = path.join(WEB, path.normalize(p));
+    if (!file.startsWith(WEB) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
+      res.writeHead(404); res.end(); return;
+    }
+    // A strict policy, so that an inline script or style attribute fails here.
+    res.writeHead(200, {
+      'Content-Type': MIME[path.extname(file)] || 'application/octet-stream',
+      'Content-Security-Policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:",
+    });
+    fs.createReadStream(file).pipe(res);
+  });
+  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${srv.address().port}`, close: () => new Promise((r) => srv.close(r)) };
+}
+
+export async function freePort() {
+  const s = net.createServer();
+  await new Promise((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address();
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+// CHAMELEON_URL=http://127.0.0.1:PORT runs the game tests against a server
+// already running (a developer's own); otherwise the built binary is used.
+export function serverBinary() {
+  if (process.env.CHAMELEON_URL) return process.env.CHAMELEON_URL;
+  for (const b of ['build/chameleon', 'build/debug/chameleon']) {
+    const p = path.join(ROOT, b);
+    if (fs.existsSync(p)) return p;
+  }
+  return null;
+}
+
+// Starts the real server with a temporary database; resolves once
+// /healthz answers. Returns {url, close}.
+export async function realServer() {
+  const bin = serverBinary();
+  if (!bin) return null;
+  if (process.env.CHAMELEON_URL) return { url: process.env.CHAMELEON_URL, log: () => '', close: async () => {} };
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chameleon-e2e-'));
+  const child = spawn(bin, ['--host', '127.0.0.1', '--port', String(port), '--db', path.join(dir, 'test.db'), '--web-root', WEB],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }); // migrations/ is found from the checkout
+  // Never leave the server behind, even when the test runner is killed.
+  const reap = () => { if (child.exitCode === null) child.kill('SIGKILL'); };
+  process.once('exit', reap);
+  for (const sig of ['SIGTERM', 'SIGINT']) process.once(sig, () => { reap(); process.exit(1); });
+  let log = '';
+  child.stdout.on('data', (d) => { log += d; });
+  child.stderr.on('data', (d) => { log += d; });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 15000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited: ${log}`);
+    try {
+      const r = await fetch(`${url}/healthz`);
+      if (r.ok) break;
+    } catch { /* not yet */ }
+    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`server did not start: ${log}`); }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    log: () => log,
+    close: async () => {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await Promise.race([new Promise((r) => child.once('exit', r)), new Promise((r) => setTimeout(r, 3000))]);
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,18 @@
+#!/bin/sh
+# End-to-end browser tests: Debian's chromium driven by playwright-core,
+# run by Node's test runner. Screenshots go to tests/output/e2e/.
+# Every test starts what it needs (a static file server or the real server
+# on a free loopback port with a temporary database) and stops it.
+set -eu
+cd "$(dirname "$0")"
+command -v node >/dev/null || { echo "e2e: node is missing" >&2; exit 1; }
+[ -x /usr/bin/chromium ] || { echo "e2e: /usr/bin/chromium is missing" >&2; exit 1; }
+if [ ! -d node_modules/playwright-core ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    npm ci --no-audit --no-fund --loglevel=error
+fi
+# Syntax check of every client module (ES modules, no build step).
+for f in $(find ../../web-client -name '*.js'); do
+    node --experimental-default-type=module --check "$f" || { echo "e2e: syntax error in $f" >&2; exit 1; }
+done
+mkdir -p ../output/e2e
+exec node --test --test-concurrency=1 ./*.test.mjs

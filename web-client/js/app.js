@@ -1,0 +1,74 @@
+// The single-page application: one connection, a hash router, the header.
+// Each page module exports mount(main, params, app) and returns a function
+// that unmounts it (unsubscribing from the connection).
+
+import { Conn } from './net.js';
+import * as lobby from './pages/lobby.js';
+import * as room from './pages/room.js';
+import * as howto from './pages/howto.js';
+import * as games from './pages/games.js';
+import * as account from './pages/account.js';
+
+const wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`;
+
+export const app = {
+  conn: new Conn(wsUrl),
+  games: [],
+  me: null,
+  announce(text) {
+    const live = document.getElementById('live');
+    live.textContent = '';
+    setTimeout(() => { live.textContent = text; }, 30);
+  },
+  go(hash) { location.hash = hash; },
+};
+window.chameleon = app; // for the browser tests and the console
+
+const ROUTES = [
+  [/^#?\/?$/, lobby, 'lobby'],
+  [/^#invite=([\w-]+)$/, lobby, 'lobby', (m) => ({ invite: m[1] })],
+  [/^#\/game\/(\d+)$/, room, 'games', (m) => ({ room: Number(m[1]) })],
+  [/^#\/games$/, games, 'games'],
+  [/^#\/howto$/, howto, 'howto'],
+  [/^#\/howto\/(\w+)$/, howto, 'howto', (m) => ({ game: m[1] })],
+  [/^#\/login$/, account, 'login', () => ({ mode: 'login' })],
+  [/^#\/register$/, account, 'login', () => ({ mode: 'register' })],
+  [/^#\/profile$/, account, 'login', () => ({ mode: 'profile' })],
+];
+
+let unmount = null;
+
+function route() {
+  const hash = location.hash || '#/';
+  const main = document.getElementById('main');
+  if (unmount) { unmount(); unmount = null; }
+  main.replaceChildren();
+  for (const [re, page, nav, params] of ROUTES) {
+    const m = re.exec(hash);
+    if (!m) continue;
+    for (const a of document.querySelectorAll('[data-nav]')) a.classList.toggle('active', a.dataset.nav === nav);
+    unmount = page.mount(main, params ? params(m) : {}, app) || null;
+    return;
+  }
+  main.textContent = 'No such page.';
+}
+
+function header() {
+  const conn = document.getElementById('conn');
+  app.conn.on('state', (s) => {
+    conn.textContent = s === 'online' ? 'online' : 'reconnecting\u2026';
+    conn.className = `conn ${s}`;
+  });
+  app.conn.on('welcome', (w) => {
+    app.me = w.player;
+    app.games = w.games || [];
+    document.getElementById('me').textContent = w.player ? w.player.name : 'guest';
+  });
+}
+
+header();
+// A game that starts (a seek filled, a rematch) opens its room wherever we are.
+app.conn.on('game_started', (m) => { if (location.hash !== `#/game/${m.room}`) app.go(`#/game/${m.room}`); });
+app.conn.connect();
+window.addEventListener('hashchange', route);
+route();

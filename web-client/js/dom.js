@@ -1,0 +1,36 @@
+// A tiny element builder: h('button', {class: 'x', onclick: fn}, 'text', child).
+export function h(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith('on') && typeof v === 'function') e.addEventListener(k.slice(2), v);
+    else if (k === 'dataset') Object.assign(e.dataset, v);
+    // CSSOM, not a style attribute: a strict style-src CSP allows it.
+    else if (k === 'style') e.style.cssText = v;
+    else e.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    e.appendChild(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
+  }
+  return e;
+}
+
+// "5+2", "1 day/move"-style time control text from milliseconds.
+export function timeControl(baseMs, incMs) {
+  if (!baseMs) return 'no clock';
+  const min = baseMs / 60000;
+  const base = min >= 1 ? String(Math.round(min * 10) / 10) : `${baseMs / 1000}s`;
+  return `${base}+${Math.round(incMs / 1000)}`;
+}
+
+export function clockText(ms) {
+  const t = Math.max(0, ms);
+  const s = Math.floor(t / 1000);
+  const m = Math.floor(s / 60);
+  const hh = Math.floor(m / 60);
+  const pad = (n) => String(n).padStart(2, '0');
+  if (hh > 0) return `${hh}:${pad(m % 60)}:${pad(s % 60)}`;
+  if (t < 10000) return `${pad(m)}:${pad(s % 60)}.${Math.floor((t % 1000) / 100)}`;
+  return `${pad(m)}:${pad(s % 60)}`;
+}

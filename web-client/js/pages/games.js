@@ -1,0 +1,41 @@
+// "Your games": every game where this identity holds a seat and that is
+// still going on (welcome.rooms), those where it is your turn first. Each
+// room is joined once to read its state, then parted.
+
+import { h, timeControl } from '../dom.js';
+import { GAME_TITLES } from '../geometry.js';
+
+export function mount(main, params, app) {
+  const conn = app.conn;
+  const list = h('tbody', { id: 'your-games' });
+  const note = h('p', { class: 'muted', id: 'your-games-note' }, 'Loading\u2026');
+  main.append(h('section', { class: 'panel' }, h('h1', {}, 'Your games'),
+    h('table', { class: 'list' }, h('thead', {}, h('tr', {}, ['Game', 'Time', 'Players', 'Moves', ''].map((t) => h('th', {}, t)))), list), note));
+  let alive = true;
+
+  async function load(w) {
+    const rooms = (w && w.rooms) || [];
+    const states = [];
+    for (const r of rooms) {
+      try {
+        const st = await conn.request('join', { room: r });
+        conn.request('part', { room: r }, false);
+        states.push(st);
+      } catch { /* gone meanwhile */ }
+    }
+    if (!alive) return;
+    const yourTurn = (s) => s.you >= 0 && s.to_move === s.you && s.status !== 'over';
+    states.sort((a, b) => Number(yourTurn(b)) - Number(yourTurn(a)) || a.room - b.room);
+    list.replaceChildren(...states.map((s) => h('tr', { class: 'seek', 'data-room': s.room, onclick: () => app.go(`#/game/${s.room}`) },
+      h('td', {}, GAME_TITLES[s.game] || s.game_name),
+      h('td', {}, timeControl(s.base_ms, s.inc_ms)),
+      h('td', {}, s.seats.map((x) => (x.player ? x.player.name : '?')).join(' \u2013 ')),
+      h('td', {}, String(s.moves.length)),
+      h('td', {}, yourTurn(s) ? h('strong', { class: 'your-turn' }, 'Your turn') : h('span', { class: 'muted' }, 'waiting')))));
+    note.textContent = states.length ? '' : 'No games in progress. Start one from the lobby.';
+  }
+
+  const off = conn.on('welcome', load);
+  if (conn.ready) load(conn.welcome);
+  return () => { alive = false; off(); };
+}

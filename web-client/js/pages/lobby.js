@@ -1,0 +1,121 @@
+// Lobby: the open seeks, live; create a game (public or by invitation);
+// accept a seek or an invitation link.
+
+import { h, timeControl } from '../dom.js';
+import { GAMES, GAME_TITLES } from '../geometry.js';
+
+const TIME_CONTROLS = [
+  ['1+0', 60000, 0], ['3+2', 180000, 2000], ['5+3', 300000, 3000], ['10+5', 600000, 5000],
+  ['15+10', 900000, 10000], ['30+20', 1800000, 20000], ['no clock', 0, 0],
+];
+
+export function mount(main, params, app) {
+  const conn = app.conn;
+  const offs = [];
+  const seeks = new Map();
+  let lastSeq = -1;
+
+  const tbody = h('tbody', { id: 'seeks' });
+  const empty = h('p', { class: 'muted', id: 'no-seeks' }, 'No open games. Create one!');
+  const status = h('p', { class: 'status', id: 'lobby-status', role: 'status' });
+  const invite = h('div', { id: 'invite' });
+
+  const gameSel = h('select', { id: 'new-game', name: 'game' });
+  const fillGames = () => {
+    const list = app.games.length ? app.games.map((g) => [g.id, g.name]) : GAMES.map((g) => [g, GAME_TITLES[g]]);
+    gameSel.replaceChildren(...list.map(([id, name]) => h('option', { value: id }, name)));
+  };
+  fillGames();
+  const tcSel = h('select', { id: 'new-tc', name: 'tc' },
+    TIME_CONTROLS.map(([n], i) => h('option', { value: i, selected: n === '5+3' }, n)));
+  const priv = h('input', { type: 'checkbox', id: 'new-private' });
+
+  const gameName = (id) => (app.games.find((g) => g.id === id) || {}).name || GAME_TITLES[id] || id;
+
+  function renderSeeks() {
+    const list = [...seeks.values()].sort((a, b) => a.id - b.id);
+    empty.hidden = list.length > 0;
+    tbody.replaceChildren(...list.map((s) => {
+      const mine = app.me && s.players.some((p) => p.id === app.me.id);
+      return h('tr', { class: 'seek', 'data-seek': s.id, 'data-game': s.game, onclick: () => !mine && accept({ seek: s.id }) },
+        h('td', {}, s.players.map((p) => p.name).join(', ')),
+        h('td', {}, gameName(s.game)),
+        h('td', {}, timeControl(s.base_ms, s.inc_ms)),
+        h('td', {}, `${s.players.length}/${s.seats}`),
+        h('td', {}, mine
+          ? h('button', { type: 'button', class: 'cancel', onclick: (e) => { e.stopPropagation(); cancel(s.id); } }, 'Cancel')
+          : h('button', { type: 'button', class: 'join primary', 'data-seek': s.id }, 'Join')));
+    }));
+  }
+
+  async function accept(what) {
+    status.textContent = 'Joining\u2026';
+    try {
+      const r = await conn.request('seek_accept', what);
+      if (r.type === 'seek_joined') status.textContent = 'Seat taken; waiting for the other players\u2026';
+    } catch (e) { status.textContent = e.reason || 'Could not join.'; status.className = 'status error'; }
+  }
+
+  async function cancel(id) {
+    try { await conn.request('seek_cancel', { seek: id }); } catch (e) { status.textContent = e.reason; }
+    invite.replaceChildren();
+  }
+
+  async function create(ev) {
+    ev.preventDefault();
+    const [, base, inc] = TIME_CONTROLS[Number(tcSel.value)];
+    status.className = 'status';
+    try {
+      const r = await conn.request('seek_create', { game: gameSel.value, base_ms: base, inc_ms: inc, rated: false, private: priv.checked });
+      status.textContent = `Waiting for ${r.seek.seats - 1} opponent${r.seek.seats > 2 ? 's' : ''}\u2026`;
+      if (r.invite) {
+        const url = `${location.origin}/#invite=${r.invite}`;
+        invite.replaceChildren(h('label', { for: 'invite-url' }, 'Invitation link: send it to your opponent'),
+          h('div', { class: 'row' }, h('input', { id: 'invite-url', readonly: true, value: url, size: 40 }),
+            h('button', { type: 'button', onclick: () => navigator.clipboard && navigator.clipboard.writeText(url) }, 'Copy')));
+      }
+    } catch (e) { status.textContent = e.reason || 'Could not create the game.'; status.className = 'status error'; }
+  }
+
+  main.append(
+    h('div', { class: 'grid2 lobby' },
+      h('section', { class: 'panel' },
+        h('h2', {}, 'Open games'),
+        h('table', { class: 'list' }, h('thead', {}, h('tr', {}, ['Player', 'Game', 'Time', 'Seats', ''].map((t) => h('th', {}, t)))), tbody),
+        empty),
+      h('section', { class: 'panel' },
+        h('h2', {}, 'Create a game'),
+        h('form', { id: 'create', onsubmit: create },
+          h('label', { for: 'new-game' }, 'Game'), gameSel,
+          h('label', { for: 'new-tc' }, 'Time control (minutes + seconds per move)'), tcSel,
+          h('label', {}, priv, ' Private: play a friend by invitation link'),
+          h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary', id: 'create-btn' }, 'Create'))),
+        invite, status,
+        h('h2', {}, 'The games'),
+        h('ul', { class: 'game-links' }, GAMES.filter((g) => g !== 'ultima1968').map((g) =>
+          h('li', {}, h('a', { href: `#/howto/${g}` }, GAME_TITLES[g]), h('span', { class: 'muted' }, ' \u2014 how to play')))))));
+
+  const start = () => {
+    conn.request('lobby_watch').then((m) => {
+      seeks.clear();
+      for (const s of m.seeks) seeks.set(s.id, s);
+      lastSeq = m.seq;
+      renderSeeks();
+    }).catch(() => {});
+    if (params.invite) { accept({ invite: params.invite }); params.invite = null; }
+  };
+  offs.push(conn.on('lobby_update', (m) => {
+    if (lastSeq >= 0 && m.seq !== lastSeq + 1) { start(); return; }
+    lastSeq = m.seq;
+    if (m.op === 'remove') seeks.delete(m.seek.id); else seeks.set(m.seek.id, m.seek);
+    renderSeeks();
+  }));
+  offs.push(conn.on('welcome', () => { fillGames(); start(); }));
+  if (conn.ready) start();
+  renderSeeks();
+
+  return () => {
+    offs.forEach((f) => f());
+    if (conn.ready) conn.request('lobby_unwatch', {}, false);
+  };
+}
