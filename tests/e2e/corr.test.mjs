@@ -1,0 +1,261 @@
+// Accounts and correspondence play through the real server (build/chameleon
+// on a free loopback port, temporary database), as PROTOCOL.md describes
+// them (HTTP accounts; Correspondence: corr seeks, deadlines, `turns`,
+// vacation, conditional moves):
+//  - register, log out, log in again, a wrong password, the profile;
+//  - a guest is told correspondence needs an account;
+//  - two accounts in two browser contexts play an Ultima correspondence
+//    game by clicking; the other's "your turn" page and header badge change
+//    live; a conditional move is stored, then played by the server; a
+//    vacation is started and ended from the profile.
+// Screenshots: tests/output/e2e/corr-*.png.
+// Skipped (with a message) while no server binary is built, or when the
+// built server does not speak correspondence yet.
+
+import { test, before, after, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { launch, realServer, serverBinary, OUT } from './lib.mjs';
+
+let skip = serverBinary() ? false : 'the server is not built (build/chameleon)';
+let browser, server;
+const pageErrors = [];
+const contexts = new Set();
+let shots = 0;
+
+before(async () => {
+  if (skip) return;
+  browser = await launch();
+  server = await realServer();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+// A test that failed leaves its pages open: screenshot them, then close.
+afterEach(async () => {
+  for (const ctx of contexts) {
+    for (const p of ctx.pages()) await p.screenshot({ path: path.join(OUT, `corr-failed-${++shots}.png`) }).catch(() => {});
+    await ctx.close().catch(() => {});
+  }
+  contexts.clear();
+});
+
+async function context() {
+  const ctx = await browser.newContext({ viewport: { width: 1100, height: 820 } });
+  contexts.add(ctx);
+  return ctx;
+}
+
+async function open(ctx, hash = '#/') {
+  const page = await ctx.newPage();
+  page.on('dialog', (d) => d.accept());
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  await page.goto(`${server.url}/${hash}`);
+  await page.waitForSelector('#conn.online');
+  return page;
+}
+
+// Registers `name` through the page; resolves once the connection is the
+// account's (the header shows the username, the log-in link is hidden).
+async function register(page, name) {
+  await page.goto(`${server.url}/#/register`);
+  await page.fill('#username', name);
+  await page.fill('#password', `${name}-secret-pw`);
+  await page.click('#account-form button[type=submit]');
+  await page.waitForFunction((n) => window.chameleon.account === n && window.chameleon.conn.ready, name);
+  assert.equal(await page.textContent('#me'), name);
+  assert.ok(await page.isHidden('#login-link'));
+}
+
+async function click(page, cell) {
+  const box = await page.locator(`svg.board polygon.cell[data-cell="${cell}"]`).boundingBox();
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+}
+
+// Plays from-to by clicking the two cells (the piece, then its destination).
+async function playClick(page, from, to) {
+  await page.waitForSelector(`svg.board g.piece.movable[data-cell="${from}"]`);
+  await click(page, from);
+  await page.locator(`svg.board .dest[data-cell="${to}"]`).click({ force: true });
+}
+
+const moveTexts = (page) => page.$$eval('#moves button', (b) => b.map((x) => x.textContent));
+const waitMoves = (page, n) => page.waitForFunction((k) => document.querySelectorAll('#moves button').length === k, n);
+
+// Does the built server speak correspondence? A guest asking for `turns`
+// gets account_required from a server that does, unknown_type otherwise.
+async function probe() {
+  if (skip) return skip;
+  const ctx = await context();
+  const page = await open(ctx);
+  const code = await page.evaluate(() => window.chameleon.conn.request('turns').then(() => 'ok', (e) => e.code));
+  await ctx.close();
+  contexts.delete(ctx);
+  return code === 'unknown_type' ? 'the built server does not speak correspondence yet' : false;
+}
+
+test('accounts: register, log out, log in, a wrong password, the profile', { skip }, async () => {
+  const ctx = await context();
+  const page = await open(ctx);
+  await register(page, 'carol');
+  await page.goto(`${server.url}/#/profile`);
+  await page.waitForSelector('#profile-name');
+  assert.equal(await page.textContent('#profile-name'), 'carol');
+  await page.click('#logout-btn');
+  await page.waitForFunction(() => window.chameleon.conn.ready && window.chameleon.account === null);
+  assert.match(await page.textContent('#me'), /^guest/);
+  assert.ok(await page.isVisible('#guest-name'), 'a guest chooses a display name');
+  // A wrong password: the server's 401 reason is shown, still a guest.
+  await page.goto(`${server.url}/#/login`);
+  await page.fill('#username', 'carol');
+  await page.fill('#password', 'not-the-password');
+  await page.click('#account-form button[type=submit]');
+  await page.waitForFunction(() => document.getElementById('account-status').textContent.length > 0);
+  assert.notEqual(await page.textContent('#account-status'), 'Welcome!');
+  // The registered name is taken (409).
+  await page.goto(`${server.url}/#/register`);
+  await page.fill('#username', 'carol');
+  await page.fill('#password', 'another-password');
+  await page.click('#account-form button[type=submit]');
+  await page.waitForFunction(() => document.getElementById('account-status').textContent.length > 0);
+  assert.notEqual(await page.textContent('#account-status'), 'Welcome!');
+  // The right password.
+  await page.goto(`${server.url}/#/login`);
+  await page.fill('#username', 'carol');
+  await page.fill('#password', 'carol-secret-pw');
+  await page.click('#account-form button[type=submit]');
+  await page.waitForFunction(() => window.chameleon.account === 'carol' && window.chameleon.conn.ready);
+  assert.equal(await page.textContent('#me'), 'carol');
+  // The cookie outlives a reload: still carol.
+  await page.reload();
+  await page.waitForFunction(() => window.chameleon.account === 'carol');
+  await ctx.close();
+  contexts.delete(ctx);
+  assert.deepEqual(pageErrors, []);
+});
+
+test('correspondence: seek, deadlines, live "your turn", a conditional move, vacation', async (t) => {
+  const why = await probe();
+  if (why) { t.skip(why); return; }
+
+  // A guest is told why it cannot create a correspondence game.
+  const gctx = await context();
+  const guest = await open(gctx);
+  await guest.check('#kind-corr');
+  await guest.waitForSelector('#corr-login-link');
+  assert.ok(await guest.isDisabled('#create-btn'));
+  await guest.screenshot({ path: path.join(OUT, 'corr-lobby-guest.png') });
+
+  const actx = await context();
+  const bctx = await context();
+  const a = await open(actx);
+  const b = await open(bctx);
+  await register(a, 'alice');
+  await register(b, 'bob');
+
+  // Alice offers Ultima, 3 days per move; Bob and the guest see it marked
+  // as correspondence; Bob accepts.
+  await a.selectOption('#new-game', 'ultima');
+  await a.check('#kind-corr');
+  await a.selectOption('#new-days', '3');
+  assert.ok(await a.isEnabled('#create-btn'));
+  await a.click('#create-btn');
+  for (const p of [b, guest]) {
+    const row = p.locator('tr.seek[data-kind="corr"][data-game="ultima"]');
+    await row.waitFor();
+    assert.match(await row.textContent(), /3 days\/move/);
+  }
+  await b.screenshot({ path: path.join(OUT, 'corr-lobby.png') });
+  await gctx.close();
+  contexts.delete(gctx);
+  await b.locator('tr.seek[data-kind="corr"] button.join').click();
+  for (const p of [a, b]) await p.waitForURL(/#\/game\/\d+$/);
+  const room = Number(/#\/game\/(\d+)$/.exec(a.url())[1]);
+
+  // Deadlines, not clocks: White (Alice) has 3 days, shown as "2 days 23 h
+  // left" a moment later; nobody else has a deadline.
+  for (const p of [a, b]) {
+    await p.waitForSelector('.deadline[data-seat="0"]:not([hidden])');
+    assert.match(await p.textContent('.deadline[data-seat="0"]'), /^(3 days|2 days 23 h) left$/);
+    assert.ok(await p.isHidden('.deadline[data-seat="1"]'));
+    assert.equal(await p.locator('.clock').count(), 0);
+  }
+  assert.match(await a.textContent('.room-title'), /correspondence, 3 days\/move/);
+
+  // Bob's "your turn" page, in a second tab of his browser: empty while
+  // Alice is to move; Alice's header badge says 1.
+  const bTurn = await open(bctx, '#/turn');
+  await bTurn.waitForSelector('#turn-note:has-text("No game is waiting")');
+  await a.waitForSelector('#turn-count:not([hidden]):has-text("1")');
+
+  // Alice plays by clicking; Bob's list shows the game at once, with its
+  // deadline, and his badge; Alice's badge goes.
+  await playClick(a, 'e2', 'e3');
+  await bTurn.waitForSelector(`#turn-list tr[data-room="${room}"]`);
+  assert.match(await bTurn.textContent(`#turn-list tr[data-room="${room}"]`), /Ultima.*(3 days|2 days 23 h)/);
+  await bTurn.waitForSelector('#turn-count:has-text("1")');
+  await a.waitForSelector('#turn-count[hidden]', { state: 'attached' });
+  await bTurn.screenshot({ path: path.join(OUT, 'corr-your-turn.png') });
+
+  // The conditional moves editor is for the player waiting: Bob cannot
+  // save lines on his own turn.
+  await b.waitForSelector('#cond:not([hidden])');
+  assert.ok(await b.isDisabled('#cond-save'));
+  await playClick(b, 'e7', 'e6');
+  await bTurn.waitForSelector('#turn-note:has-text("No game is waiting")');
+  for (const p of [a, b]) await waitMoves(p, 2);
+
+  // Alice to move: Bob stores "if d2-d3 then d7-d6".
+  await b.waitForSelector('#cond-save:not([disabled])');
+  await b.fill('#cond-input', 'd2-d3 d7-d6');
+  await b.click('#cond-save');
+  await b.waitForSelector('#cond-lines li:has-text("d2-d3 d7-d6")');
+  // Stored on the server, not only on the page: a reload reads it back.
+  await b.reload();
+  await b.waitForSelector('#cond-lines li:has-text("d2-d3 d7-d6")');
+  await b.screenshot({ path: path.join(OUT, 'corr-conditional.png') });
+
+  // Alice plays d2-d3: the server answers d7-d6 for Bob at once.
+  await playClick(a, 'd2', 'd3');
+  for (const p of [a, b]) await waitMoves(p, 4);
+  const texts = await moveTexts(a);
+  assert.match(texts[2], /d2-d3$/);
+  assert.match(texts[3], /d7-d6$/);
+  assert.deepEqual(await moveTexts(b), texts);
+  await b.waitForSelector('#cond-lines li.none');
+  // Alice to move again: her badge is back, Bob's list is empty.
+  await a.waitForSelector('#turn-count:not([hidden]):has-text("1")');
+  await bTurn.waitForSelector('#turn-note:has-text("No game is waiting")');
+  await a.screenshot({ path: path.join(OUT, 'corr-room-alice.png') });
+
+  // Alice plays; Bob goes on vacation for 2 days from his profile: 30 days
+  // a year, the running vacation counted as used (PROTOCOL.md, Vacation).
+  await playClick(a, 'a2', 'a3');
+  await bTurn.waitForSelector(`#turn-list tr[data-room="${room}"]`);
+  const before = await b.evaluate(() => {
+    const d = document.querySelector('.deadline[data-seat="1"]');
+    return d ? d.textContent : null;
+  });
+  assert.match(before || '', /^(3 days|2 days 23 h) left$/);
+  const prof = await open(bctx, '#/profile');
+  await prof.waitForSelector('#vacation-state[data-on="false"]');
+  assert.equal(await prof.getAttribute('#vacation-state', 'data-days-left'), '30');
+  await prof.fill('#vacation-days', '2');
+  await prof.click('#vacation-start');
+  await prof.waitForSelector('#vacation-state[data-on="true"]');
+  assert.equal(await prof.getAttribute('#vacation-state', 'data-days-left'), '28');
+  assert.ok(await prof.isVisible('#vacation-end'));
+  // The deadline moved back by the vacation: the pushed list says 5 days.
+  await bTurn.waitForSelector(`#turn-list tr[data-room="${room}"] td:has-text("days")`);
+  await bTurn.waitForFunction((r) => /(5 days|4 days 23 h)/.test(document.querySelector(`#turn-list tr[data-room="${r}"]`).textContent), room);
+  await prof.screenshot({ path: path.join(OUT, 'corr-vacation.png') });
+  // Ended at once: the day started counts, the other goes back.
+  await prof.click('#vacation-end');
+  await prof.waitForSelector('#vacation-state[data-on="false"]');
+  assert.equal(await prof.getAttribute('#vacation-state', 'data-days-left'), '29');
+  await bTurn.waitForFunction((r) => /(3 days|2 days 23 h)/.test(document.querySelector(`#turn-list tr[data-room="${r}"]`).textContent), room);
+
+  for (const ctx of [actx, bctx]) { await ctx.close(); contexts.delete(ctx); }
+  assert.deepEqual(pageErrors, []);
+});
