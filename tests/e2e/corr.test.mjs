@@ -259,3 +259,57 @@ test('correspondence: seek, deadlines, live "your turn", a conditional move, vac
   for (const ctx of [actx, bctx]) { await ctx.close(); contexts.delete(ctx); }
   assert.deepEqual(pageErrors, []);
 });
+
+// The player to move clicks its first movable piece and the first
+// destination shown (choosing the first offer of a picker).
+async function playAnyMove(page) {
+  await page.waitForSelector('svg.board g.piece.movable');
+  await click(page, await page.locator('svg.board g.piece.movable').first().getAttribute('data-cell'));
+  await page.locator('svg.board .dest:not(.suicide)').first().click({ force: true });
+  const picker = page.locator('.picker:not([hidden]) .picker-choice');
+  if (await picker.count()) await picker.first().click();
+}
+
+test('three players: a Yalta correspondence game goes round the "your turn" lists', async (t) => {
+  const why = await probe();
+  if (why) { t.skip(why); return; }
+  const names = ['erin', 'frank', 'grace'];
+  const ps = [];
+  for (const n of names) {
+    const page = await open(await context());
+    await register(page, n);
+    ps.push(page);
+  }
+  await ps[0].selectOption('#new-game', 'yalta');
+  await ps[0].check('#kind-corr');
+  await ps[0].selectOption('#new-days', '1');
+  await ps[0].check('#new-inc');
+  await ps[0].click('#create-btn');
+  for (const p of ps.slice(1)) {
+    const row = p.locator('tr.seek[data-kind="corr"][data-game="yalta"]');
+    await row.waitFor();
+    assert.match(await row.textContent(), /1 day \+ 1 day\/move \(max 4 days\)/);
+    await row.locator('button.join').click();
+  }
+  for (const p of ps) await p.waitForURL(/#\/game\/\d+$/);
+  const room = Number(/#\/game\/(\d+)$/.exec(ps[0].url())[1]);
+  // Each seat in turn: its list holds the game, the others' do not; it
+  // plays; no conditional moves in a three-player game.
+  for (let seat = 0; seat < 3; seat++) {
+    await ps[seat].waitForSelector('#turn-count:not([hidden]):has-text("1")');
+    for (const [i, p] of ps.entries()) {
+      if (i !== seat) await p.waitForSelector('#turn-count[hidden]', { state: 'attached' });
+    }
+    assert.ok(await ps[seat].isHidden('#cond'));
+    // Increment mode: the seat to move has its bank of 1 day as deadline.
+    assert.match(await ps[seat].textContent(`.deadline[data-seat="${seat}"]`), /^(1 day|23 h( \d+ min)?) left$/);
+    await playAnyMove(ps[seat]);
+    for (const p of ps) await waitMoves(p, seat + 1);
+  }
+  await ps[0].goto(`${server.url}/#/turn`);
+  await ps[0].waitForSelector(`#turn-list tr[data-room="${room}"]`);
+  assert.match(await ps[0].textContent(`#turn-list tr[data-room="${room}"]`), /Yalta/);
+  await ps[0].screenshot({ path: path.join(OUT, 'corr-your-turn-yalta.png') });
+  for (const p of ps) { await p.context().close(); contexts.delete(p.context()); }
+  assert.deepEqual(pageErrors, []);
+});

@@ -444,7 +444,11 @@ export function mount(main, params, app) {
   }
 
   function showCond(lines) {
-    condLines.replaceChildren(...lines.map((l) => h('li', {}, l)));
+    // Each line with a button that removes it alone (cond_set of the rest).
+    const myTurn = st && st.to_move === st.you;
+    condLines.replaceChildren(...lines.map((l, i) => h('li', { 'data-line': l }, l, ' ',
+      h('button', { type: 'button', class: 'cond-drop', title: 'Remove this line', 'aria-label': `Remove ${l}`, disabled: myTurn,
+        onclick: () => condRequest('cond_set', { lines: lines.filter((_, j) => j !== i) }) }, '\u00d7'))));
     if (!lines.length) condLines.replaceChildren(h('li', { class: 'muted none' }, 'No conditional moves stored.'));
   }
 
@@ -466,7 +470,7 @@ export function mount(main, params, app) {
     const fresh = condInput.value.split('\n').map((l) => l.trim().split(/\s+/).join(' ')).filter(Boolean);
     if (!fresh.length) { condStatus.textContent = 'Type a line first.'; return; }
     // New lines are added after the stored ones (cond_set replaces them all).
-    const kept = [...condLines.querySelectorAll('li:not(.none)')].map((li) => li.textContent);
+    const kept = [...condLines.querySelectorAll('li[data-line]')].map((li) => li.dataset.line);
     condRequest('cond_set', { lines: [...kept, ...fresh] });
   }
 
