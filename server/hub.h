@@ -75,6 +75,9 @@ int hub_http_post(conn *c, const char *uri, const char *body, size_t len);
 /* c's HTTP connection closed while an answer was being computed. */
 void hub_http_closed(conn *c);
 
+/* The protocol error for a store error (store.h STORE_ERRORS). */
+proto_err hub_store_err(int serr);
+
 /* Send an error reply to c (counts it in the metrics). */
 void hub_send_error(conn *c, const proto_req *req, bool typed, proto_err e, const char *reason);
 
