@@ -181,7 +181,7 @@ test('correspondence: seek, deadlines, live "your turn", a conditional move, vac
     assert.ok(await p.isHidden('.deadline[data-seat="1"]'));
     assert.equal(await p.locator('.clock').count(), 0);
   }
-  assert.match(await a.textContent('.room-title'), /correspondence, 3 days\/move/);
+  assert.match(await a.textContent('.room-title'), /Correspondence, 3 days\/move/);
 
   // Bob's "your turn" page, in a second tab of his browser: empty while
   // Alice is to move; Alice's header badge says 1.
@@ -193,7 +193,8 @@ test('correspondence: seek, deadlines, live "your turn", a conditional move, vac
   // deadline, and his badge; Alice's badge goes.
   await playClick(a, 'e2', 'e3');
   await bTurn.waitForSelector(`#turn-list tr[data-room="${room}"]`);
-  assert.match(await bTurn.textContent(`#turn-list tr[data-room="${room}"]`), /Ultima.*(3 days|2 days 23 h)/);
+  assert.match(await bTurn.textContent(`#turn-list tr[data-room="${room}"]`), /Ultima/);
+  assert.match(await bTurn.textContent(`#turn-list tr[data-room="${room}"] td.left`), /^(3 days|2 days 23 h)$/);
   await bTurn.waitForSelector('#turn-count:has-text("1")');
   await a.waitForSelector('#turn-count[hidden]', { state: 'attached' });
   await bTurn.screenshot({ path: path.join(OUT, 'corr-your-turn.png') });
@@ -206,8 +207,22 @@ test('correspondence: seek, deadlines, live "your turn", a conditional move, vac
   await bTurn.waitForSelector('#turn-note:has-text("No game is waiting")');
   for (const p of [a, b]) await waitMoves(p, 2);
 
-  // Alice to move: Bob stores "if d2-d3 then d7-d6".
+  // Alice to move: Bob enters two lines, removes one, clears all, and at
+  // last stores "if d2-d3 then d7-d6".
   await b.waitForSelector('#cond-save:not([disabled])');
+  await b.fill('#cond-input', 'h2-h3 h7-h6\nb2-b3   b7-b6');
+  await b.click('#cond-save');
+  await b.waitForFunction(() => [...document.querySelectorAll('#cond-lines li')].map((l) => l.dataset.line).join('|') === 'h2-h3 h7-h6|b2-b3 b7-b6');
+  await b.click('#cond-lines li[data-line="h2-h3 h7-h6"] .cond-drop');
+  await b.waitForFunction(() => [...document.querySelectorAll('#cond-lines li')].map((l) => l.dataset.line).join('|') === 'b2-b3 b7-b6');
+  await b.click('#cond-clear');
+  await b.waitForSelector('#cond-none:not([hidden])');
+  // A line the rules refuse (a black move where White's is due) is not stored.
+  await b.fill('#cond-input', 'd7-d6 d2-d3');
+  await b.click('#cond-save');
+  await b.waitForFunction(() => document.getElementById('cond-status').textContent.length > 0);
+  assert.match(await b.textContent('#cond-status'), /d7-d6/);
+  assert.equal(await b.locator('#cond-lines li').count(), 0);
   await b.fill('#cond-input', 'd2-d3 d7-d6');
   await b.click('#cond-save');
   await b.waitForSelector('#cond-lines li:has-text("d2-d3 d7-d6")');
@@ -223,7 +238,8 @@ test('correspondence: seek, deadlines, live "your turn", a conditional move, vac
   assert.match(texts[2], /d2-d3$/);
   assert.match(texts[3], /d7-d6$/);
   assert.deepEqual(await moveTexts(b), texts);
-  await b.waitForSelector('#cond-lines li.none');
+  await b.waitForSelector('#cond-none:not([hidden])');
+  assert.equal(await b.locator('#cond-lines li').count(), 0);
   // Alice to move again: her badge is back, Bob's list is empty.
   await a.waitForSelector('#turn-count:not([hidden]):has-text("1")');
   await bTurn.waitForSelector('#turn-note:has-text("No game is waiting")');
@@ -247,14 +263,16 @@ test('correspondence: seek, deadlines, live "your turn", a conditional move, vac
   assert.equal(await prof.getAttribute('#vacation-state', 'data-days-left'), '28');
   assert.ok(await prof.isVisible('#vacation-end'));
   // The deadline moved back by the vacation: the pushed list says 5 days.
-  await bTurn.waitForSelector(`#turn-list tr[data-room="${room}"] td:has-text("days")`);
-  await bTurn.waitForFunction((r) => /(5 days|4 days 23 h)/.test(document.querySelector(`#turn-list tr[data-room="${r}"]`).textContent), room);
+  const leftIs = (re) => bTurn.waitForFunction(([r, src]) => new RegExp(src).test(document.querySelector(`#turn-list tr[data-room="${r}"] td.left`).textContent), [room, re.source]);
+  await leftIs(/^(5 days|4 days 23 h)$/);
   await prof.screenshot({ path: path.join(OUT, 'corr-vacation.png') });
-  // Ended at once: the day started counts, the other goes back.
+  // Ended at once: the day started counts against the year (29 left), and
+  // the clock stood still only while the vacation lasted (seconds): the
+  // deadline is back where it was.
   await prof.click('#vacation-end');
   await prof.waitForSelector('#vacation-state[data-on="false"]');
   assert.equal(await prof.getAttribute('#vacation-state', 'data-days-left'), '29');
-  await bTurn.waitForFunction((r) => /(3 days|2 days 23 h)/.test(document.querySelector(`#turn-list tr[data-room="${r}"]`).textContent), room);
+  await leftIs(/^(3 days|2 days 23 h)$/);
 
   for (const ctx of [actx, bctx]) { await ctx.close(); contexts.delete(ctx); }
   assert.deepEqual(pageErrors, []);

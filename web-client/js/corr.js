@@ -11,7 +11,7 @@ export const CORR_DAYS = [1, 2, 3, 5, 7, 10, 14];
 // True for a seek, room or "your turn" entry of a correspondence game
 // (SEEK and room carry `corr`, null for live; TURN carries `kind`).
 export function isCorr(x) {
-  return !!x && (!!x.corr || x.kind === 'corr');
+  return !!x && (!!x.corr || x.kind === 'correspondence');
 }
 
 const daysText = (d) => `${d} day${d === 1 ? '' : 's'}`;

@@ -57,6 +57,7 @@ export function mount(main, params, app) {
   // Conditional moves (two-player correspondence): the stored lines, an
   // editor (one line per row, move texts separated by spaces), save, clear.
   const condLines = h('ol', { id: 'cond-lines' });
+  const condNone = h('p', { class: 'muted', id: 'cond-none' }, 'No conditional moves stored.');
   const condInput = h('textarea', { id: 'cond-input', rows: 3, spellcheck: 'false', 'aria-label': 'Conditional lines',
     placeholder: 'One line per row: their move, your answer, their move, your answer\u2026 e.g. e7-e6 d2-d3' });
   const condStatus = h('div', { class: 'status', id: 'cond-status', role: 'status' });
@@ -65,7 +66,7 @@ export function mount(main, params, app) {
   const condBox = h('section', { class: 'cond', id: 'cond', hidden: true },
     h('h3', {}, 'Conditional moves'),
     h('p', { class: 'muted' }, 'If your opponent plays the first move of a line, your answer is played at once, and the line goes on.'),
-    condLines,
+    condLines, condNone,
     h('form', { onsubmit: (e) => { e.preventDefault(); saveCond(); } }, condInput, h('div', { class: 'row' }, condSave, condClear)),
     condStatus);
   let condFor = -1; // the ply the stored lines were read at
@@ -125,6 +126,7 @@ export function mount(main, params, app) {
   // Errors to our requests in this room (a refused move, a refused action).
   offs.push(conn.on('error', (m) => {
     if (m.re === undefined && !m.request) return;
+    if (m.request && m.request.startsWith('cond_')) return; // shown by the editor
     status.textContent = m.reason || m.code;
     if (m.request === 'move' && st) renderBoard(); // undo the piece we moved ahead
   }));
@@ -206,8 +208,9 @@ export function mount(main, params, app) {
     if (viewSeat === null) viewSeat = st.you >= 0 ? st.you : 0;
     if (!board) {
       board = new Board(boardBox, { game: st.game, onMove: sendMove, pieceName: (k) => pieceName(st.game, k) });
-      heading.replaceChildren(`${GAME_TITLES[st.game] || st.game_name} \u00b7 ${st.corr ? `correspondence, ${corrControl(st.corr)}` : timeControl(st.base_ms, st.inc_ms)} `,
-        h('a', { href: `#/howto/${st.game}`, class: 'rules-link', target: '_blank' }, 'rules'));
+      heading.replaceChildren(st.corr ? `${GAME_TITLES[st.game] || st.game_name} ` : `${GAME_TITLES[st.game] || st.game_name} \u00b7 ${timeControl(st.base_ms, st.inc_ms)} `,
+        h('a', { href: `#/howto/${st.game}`, class: 'rules-link', target: '_blank' }, 'rules'),
+        st.corr ? h('span', { class: 'tc-line', id: 'room-tc' }, `\u2709 Correspondence, ${corrControl(st.corr)}`) : null);
     }
     board.colours = st.seats.map((s) => s.color);
     board.view = viewSeat;
@@ -449,7 +452,9 @@ export function mount(main, params, app) {
     condLines.replaceChildren(...lines.map((l, i) => h('li', { 'data-line': l }, l, ' ',
       h('button', { type: 'button', class: 'cond-drop', title: 'Remove this line', 'aria-label': `Remove ${l}`, disabled: myTurn,
         onclick: () => condRequest('cond_set', { lines: lines.filter((_, j) => j !== i) }) }, '\u00d7'))));
-    if (!lines.length) condLines.replaceChildren(h('li', { class: 'muted none' }, 'No conditional moves stored.'));
+    condNone.hidden = lines.length > 0;
+    condLines.hidden = lines.length === 0;
+    condClear.hidden = lines.length === 0;
   }
 
   async function condRequest(type, fields) {

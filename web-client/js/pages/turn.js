@@ -22,7 +22,7 @@ export function mount(main, params, app) {
     list.replaceChildren(...app.yourTurn.map((g) => h('tr', { class: 'seek turn-row', 'data-room': g.id, onclick: () => app.go(`#/game/${g.id}`) },
       h('td', {}, h('a', { href: `#/game/${g.id}` }, `${GAME_TITLES[g.variant] || g.variant} #${g.id}`)),
       h('td', {}, String(g.ply ?? '')),
-      h('td', { class: g.deadline && g.deadline - now < 86400000 ? 'urgent' : '' },
+      h('td', { class: g.deadline && g.deadline - now < 86400000 ? 'left urgent' : 'left' },
         isCorr(g) && g.deadline ? leftText(g.deadline - now) : 'live game'),
       h('td', {}, h('a', { href: `#/game/${g.id}`, class: 'button-link' }, 'Play')))));
   }
