@@ -58,11 +58,24 @@ async function open(ctx, hash = '#/') {
 
 // Registers `name` through the page; resolves once the connection is the
 // account's (the header shows the username, the log-in link is hidden).
-async function register(page, name) {
-  await page.goto(`${server.url}/#/register`);
+// Fills and sends the log-in (mode 'login') or register form.
+async function submitAccount(page, mode, name, password) {
+  await page.goto(`${server.url}/#/${mode}`);
   await page.fill('#username', name);
-  await page.fill('#password', `${name}-secret-pw`);
+  await page.fill('#password', password);
   await page.click('#account-form button[type=submit]');
+}
+
+// A refused log-in or registration: the server's reason is shown, the
+// connection stays a guest's.
+async function refused(page) {
+  await page.waitForFunction(() => document.getElementById('account-status').textContent.length > 0);
+  assert.notEqual(await page.textContent('#account-status'), 'Welcome!');
+  assert.equal(await page.evaluate(() => window.chameleon.account), null);
+}
+
+async function register(page, name) {
+  await submitAccount(page, 'register', name, `${name}-secret-pw`);
   await page.waitForFunction((n) => window.chameleon.account === n && window.chameleon.conn.ready, name);
   assert.equal(await page.textContent('#me'), name);
   assert.ok(await page.isHidden('#login-link'));
@@ -106,25 +119,13 @@ test('accounts: register, log out, log in, a wrong password, the profile', { ski
   await page.waitForFunction(() => window.chameleon.conn.ready && window.chameleon.account === null);
   assert.match(await page.textContent('#me'), /^guest/);
   assert.ok(await page.isVisible('#guest-name'), 'a guest chooses a display name');
-  // A wrong password: the server's 401 reason is shown, still a guest.
-  await page.goto(`${server.url}/#/login`);
-  await page.fill('#username', 'carol');
-  await page.fill('#password', 'not-the-password');
-  await page.click('#account-form button[type=submit]');
-  await page.waitForFunction(() => document.getElementById('account-status').textContent.length > 0);
-  assert.notEqual(await page.textContent('#account-status'), 'Welcome!');
-  // The registered name is taken (409).
-  await page.goto(`${server.url}/#/register`);
-  await page.fill('#username', 'carol');
-  await page.fill('#password', 'another-password');
-  await page.click('#account-form button[type=submit]');
-  await page.waitForFunction(() => document.getElementById('account-status').textContent.length > 0);
-  assert.notEqual(await page.textContent('#account-status'), 'Welcome!');
+  // A wrong password (401), then a name already taken (409).
+  await submitAccount(page, 'login', 'carol', 'not-the-password');
+  await refused(page);
+  await submitAccount(page, 'register', 'carol', 'another-password');
+  await refused(page);
   // The right password.
-  await page.goto(`${server.url}/#/login`);
-  await page.fill('#username', 'carol');
-  await page.fill('#password', 'carol-secret-pw');
-  await page.click('#account-form button[type=submit]');
+  await submitAccount(page, 'login', 'carol', 'carol-secret-pw');
   await page.waitForFunction(() => window.chameleon.account === 'carol' && window.chameleon.conn.ready);
   assert.equal(await page.textContent('#me'), 'carol');
   // The cookie outlives a reload: still carol.
