@@ -164,6 +164,13 @@ void hub_send_error(conn *c, const proto_req *req, bool typed, proto_err e, cons
     net_send_out(c, &o);
 }
 
+int hub_store_fail(int serr, char *why, size_t whylen)
+{
+    if (why[0] == '\0')
+        rules_why(why, whylen, "%s", store_err_text(serr));
+    return (int)hub_store_err(serr);
+}
+
 proto_err hub_store_err(int serr)
 {
     switch (serr) {
@@ -668,11 +675,8 @@ static int on_vacation(conn *c, const proto_req *req, char *why, size_t whylen)
     int left = 0;
     if (err == 0)
         err = store_vacation_status(db, account, &until, &left);
-    if (err < 0) {
-        if (why[0] == '\0')
-            rules_why(why, whylen, "%s", store_err_text(err));
-        return hub_store_err(err);
-    }
+    if (err < 0)
+        return hub_store_fail(err, why, whylen);
     proto_out o;
     proto_out_init(&o, net_headroom());
     proto_write_vacation(&o, req, until, left);

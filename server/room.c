@@ -1209,11 +1209,8 @@ int room_cond(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
     char *json = NULL;
     if (err == 0)
         err = store_cond_get_json(db, r->id, s, &json);
-    if (err < 0) {
-        if (why[0] == '\0')
-            rules_why(why, whylen, "%s", store_err_text(err));
-        return hub_store_err(err);
-    }
+    if (err < 0)
+        return hub_store_fail(err, why, whylen);
     proto_out o;
     proto_out_init(&o, net_headroom());
     proto_write_cond(&o, req, r->id, json);

@@ -30,6 +30,20 @@ async function corrServer(opts = {}) {
     return srv;
 }
 
+// Stop `one` keeping its folder, start again on the same database and test
+// clock, run body(two), then stop and clean up.
+async function restarted(one, body) {
+    assert.equal((await one.stop(true)).code, 0);
+    const two = await startServer(['--clock-offset-file', one.clock], { dir: one.dir });
+    try {
+        await body(two);
+    } finally {
+        const st2 = await two.stop();
+        rmSync(one.clockDir, { recursive: true, force: true });
+        assert.equal(st2.code, 0, two.stderr().slice(-3000));
+    }
+}
+
 async function post(srv, path, body) {
     const r = await fetch(srv.http + path, {
         method: 'POST', body: JSON.stringify(body),
@@ -259,6 +273,11 @@ test('timeout: the deadline passes with nobody connected; three players: the oth
             assert.notEqual(l3.to_move, late);
             const fresh = l3.deadlines[l3.to_move] - l3.now_ms;
             assert.ok(fresh > 2 * DAY - 60000 && fresh <= 2 * DAY, `next clock starts: ${fresh}`);
+            // The "your turn" list covers three-player games too.
+            const nextUp = bySeat[l3.to_move];
+            const list = await nextUp.request({ type: 'turns' });
+            assert.deepEqual(list.games.map((x) => [x.id, x.deadline]), [[s3.room, l3.deadlines[l3.to_move]]]);
+            assert.deepEqual((await bySeat[late].request({ type: 'turns' })).games, []);
             const view = await a.request({ type: 'join', room: s3.room });
             assert.equal(view.seats[late].left, 'timeout');
             a.close(); b.close(); c.close();
@@ -281,13 +300,9 @@ test('timeout across a restart: a game that expired while the server was down en
     const ev = await a.event(room, 'move');
     const late = ev.to_move;
     a.close(); b.close();
-    const st1 = await one.stop(true);
-    assert.equal(st1.code, 0);
-
     // Two days pass while the server is down.
-    writeFileSync(one.clock, `${2 * DAY}\n`);
-    const two = await startServer(['--clock-offset-file', one.clock], { dir: one.dir });
-    try {
+    one.advance(2 * DAY);
+    await restarted(one, async (two) => {
         const arch = await (await fetch(`${two.http}/api/games/${room}`)).json();
         assert.equal(arch.status, 'finished', JSON.stringify(arch).slice(0, 400));
         assert.equal(arch.result.reason, 'timeout');
@@ -296,11 +311,7 @@ test('timeout across a restart: a game that expired while the server was down en
         assert.deepEqual(a.welcome.rooms, [], 'no game in progress any more');
         assert.deepEqual((await a.request({ type: 'turns' })).games, []);
         a.close();
-    } finally {
-        const st2 = await two.stop();
-        rmSync(one.clockDir, { recursive: true, force: true });
-        assert.equal(st2.code, 0, two.stderr().slice(-3000));
-    }
+    });
 });
 
 test('a correspondence game survives a restart with its deadline', async () => {
@@ -312,9 +323,7 @@ test('a correspondence game survives a restart with its deadline', async () => {
     const { room, states } = await startGame([a, b], g2.id, { corr: { days: 5 } });
     const deadline = states[0].deadlines[states[0].to_move];
     a.close(); b.close();
-    assert.equal((await one.stop(true)).code, 0);
-    const two = await startServer(['--clock-offset-file', one.clock], { dir: one.dir });
-    try {
+    await restarted(one, async (two) => {
         a = await login(two, A);
         assert.deepEqual(a.welcome.rooms, [room]);
         const view = await a.request({ type: 'join', room });
@@ -322,11 +331,7 @@ test('a correspondence game survives a restart with its deadline', async () => {
         assert.equal(view.deadlines[view.to_move], deadline);
         assert.equal(view.clock_running, false);
         a.close();
-    } finally {
-        const st2 = await two.stop();
-        rmSync(one.clockDir, { recursive: true, force: true });
-        assert.equal(st2.code, 0, two.stderr().slice(-3000));
-    }
+    });
 });
 
 test('vacation: start, status, end; deadlines move; its error codes', async () => {
