@@ -167,6 +167,7 @@ test('correspondence: seek, deadlines, live "your turn", a conditional move, vac
     await row.waitFor();
     assert.match(await row.textContent(), /3 days\/move/);
   }
+  assert.equal(await guest.locator('tr.seek[data-kind="corr"] a.login-to-join').count(), 1, 'a guest is sent to log in');
   await b.screenshot({ path: path.join(OUT, 'corr-lobby.png') });
   await gctx.close();
   contexts.delete(gctx);

@@ -67,14 +67,18 @@ export function mount(main, params, app) {
     tbody.replaceChildren(...list.map((s) => {
       const mine = app.me && s.players.some((p) => p.id === app.me.id);
       const corr = isCorr(s);
-      return h('tr', { class: corr ? 'seek corr' : 'seek', 'data-seek': s.id, 'data-kind': corr ? 'corr' : 'live', 'data-game': s.game, onclick: () => !mine && accept({ seek: s.id }) },
+      const guestCorr = corr && !app.account;
+      return h('tr', { class: corr ? 'seek corr' : 'seek', 'data-seek': s.id, 'data-kind': corr ? 'corr' : 'live', 'data-game': s.game, onclick: () => !mine && !guestCorr && accept({ seek: s.id }) },
         h('td', {}, s.players.map((p) => p.name).join(', ')),
         h('td', {}, gameName(s.game)),
         h('td', {}, corr ? h('span', { class: 'tag corr' }, '\u2709 ', corrControl(s.corr)) : timeControl(s.base_ms, s.inc_ms)),
         h('td', {}, `${s.players.length}/${s.seats}`),
         h('td', {}, mine
           ? h('button', { type: 'button', class: 'cancel', onclick: (e) => { e.stopPropagation(); cancel(s.id); } }, 'Cancel')
-          : h('button', { type: 'button', class: 'join primary', 'data-seek': s.id }, 'Join')));
+          : guestCorr
+            // The server would refuse a guest (account_required): say why first.
+            ? h('a', { href: '#/login', class: 'login-to-join', onclick: (e) => e.stopPropagation() }, 'Log in to join')
+            : h('button', { type: 'button', class: 'join primary', 'data-seek': s.id }, 'Join')));
     }));
   }
 
@@ -144,7 +148,7 @@ export function mount(main, params, app) {
     if (m.op === 'remove') seeks.delete(m.seek.id); else seeks.set(m.seek.id, m.seek);
     renderSeeks();
   }));
-  offs.push(conn.on('welcome', () => { fillGames(); kindChanged(); start(); }));
+  offs.push(conn.on('welcome', () => { fillGames(); kindChanged(); renderSeeks(); start(); }));
   if (conn.ready) start();
   kindChanged();
   renderSeeks();
