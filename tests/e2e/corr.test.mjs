@@ -267,6 +267,8 @@ test('correspondence: seek, deadlines, live "your turn", a conditional move, vac
   // The deadline moved back by the vacation: the pushed list says 5 days.
   const leftIs = (re) => bTurn.waitForFunction(([r, src]) => new RegExp(src).test(document.querySelector(`#turn-list tr[data-room="${r}"] td.left`).textContent), [room, re.source]);
   await leftIs(/^(5 days|4 days 23 h)$/);
+  // Bob's room shows the moved deadline too.
+  await b.waitForFunction(() => /^(5 days|4 days 23 h) left$/.test(document.querySelector('.deadline[data-seat="1"]').textContent));
   await prof.screenshot({ path: path.join(OUT, 'corr-vacation.png') });
   // Ended at once: the day started counts against the year (29 left), and
   // the clock stood still only while the vacation lasted (seconds): the
@@ -275,6 +277,7 @@ test('correspondence: seek, deadlines, live "your turn", a conditional move, vac
   await prof.waitForSelector('#vacation-state[data-on="false"]');
   assert.equal(await prof.getAttribute('#vacation-state', 'data-days-left'), '29');
   await leftIs(/^(3 days|2 days 23 h)$/);
+  await b.waitForFunction(() => /^(3 days|2 days 23 h) left$/.test(document.querySelector('.deadline[data-seat="1"]').textContent));
 
   for (const ctx of [actx, bctx]) { await ctx.close(); contexts.delete(ctx); }
   assert.deepEqual(pageErrors, []);

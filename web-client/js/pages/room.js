@@ -265,6 +265,13 @@ export function mount(main, params, app) {
   offs.push(conn.on('room', (m) => { if (m.room === id && m.re === undefined) setRoom(m); }));
   offs.push(conn.on('event', (e) => { if (e.room === id) { applyEvent(e); render(); } }));
   offs.push(conn.on('welcome', () => { condFor = -1; join(st ? st.seq : undefined); }));
+  // Our "your turn" list says this game's deadline moved (a vacation
+  // started or ended): the room learns it only with its next event, so ask
+  // for the state now (a join with since = our seq).
+  offs.push(app.onYourTurn((list) => {
+    const mine = st && st.corr && st.status !== 'over' && list.find((g) => g.id === id);
+    if (mine && st.deadlines && mine.deadline !== st.deadlines[st.to_move]) join(st.seq);
+  }));
   if (conn.ready) join();
 
   // --- rendering -----------------------------------------------------------
