@@ -481,6 +481,8 @@ export function mount(main, params, app) {
   function saveCond() {
     const fresh = condInput.value.split('\n').map((l) => l.trim().split(/\s+/).join(' ')).filter(Boolean);
     if (!fresh.length) { condStatus.textContent = 'Type a line first.'; return; }
+    const short = fresh.find((l) => l.split(' ').length < 2);
+    if (short) { condStatus.textContent = `\u201c${short}\u201d: a line needs their move and your answer.`; return; }
     // New lines are added after the stored ones (cond_set replaces them all).
     const kept = [...condLines.querySelectorAll('li[data-line]')].map((li) => li.dataset.line);
     condRequest('cond_set', { lines: [...kept, ...fresh] });
