@@ -249,6 +249,12 @@ test('correspondence: seek, deadlines, live "your turn", a conditional move, vac
   await a.waitForSelector('#turn-count:not([hidden]):has-text("1")');
   await bTurn.waitForSelector('#turn-note:has-text("No game is waiting")');
   await a.screenshot({ path: path.join(OUT, 'corr-room-alice.png') });
+  // Alice's "your games" lists it as correspondence, her turn, time left.
+  const aGames = await open(actx, '#/games');
+  const grow = aGames.locator(`#your-games tr[data-room="${room}"]`);
+  await grow.waitFor();
+  assert.match(await grow.textContent(), /3 days\/move.*Your turn \((3 days|2 days 23 h) left\)/);
+  await aGames.close();
 
   // Alice plays; Bob goes on vacation for 2 days from his profile: 30 days
   // a year, the running vacation counted as used (PROTOCOL.md, Vacation).
