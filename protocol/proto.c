@@ -41,7 +41,7 @@ proto_err proto_err_from_rules(int rerr)
     return PROTO_EILLEGAL;
 }
 
-enum field_kind { STR, INT, BOOL };
+enum field_kind { STR, INT, BOOL, CORR, LINES };
 
 /* Where each field lands in a proto_req. */
 static const struct field {
@@ -64,6 +64,9 @@ static const struct field {
     {PF_SINCE, "since", INT, offsetof(proto_req, since), 0},
     {PF_MOVE, "move", STR, offsetof(proto_req, move), sizeof(((proto_req *)0)->move)},
     {PF_TEXT, "text", STR, offsetof(proto_req, text), sizeof(((proto_req *)0)->text)},
+    {PF_CORR, "corr", CORR, 0, 0},
+    {PF_DAYS, "days", INT, offsetof(proto_req, days), 0},
+    {PF_LINES, "lines", LINES, 0, 0},
 };
 _Static_assert(sizeof fields / sizeof fields[0] == PROTO_NFIELDS, "one row per PROTO_FIELDS entry");
 
@@ -118,12 +121,55 @@ static int read_field(const struct field *f, json_t *val, proto_req *req, char *
         memcpy(dst, &b, sizeof b);
         return 0;
     }
+    case CORR: {
+        /* {"days":D,"inc_days"?:I,"cap_days"?:C}: integers, range checked
+         * by the store (bad_time_control). */
+        if (!json_is_object(val))
+            goto wrong_type;
+        static const char *const names[] = {"days", "inc_days", "cap_days"};
+        int64_t *dsts[] = {&req->corr_days, &req->corr_inc_days, &req->corr_cap_days};
+        for (int i = 0; i < 3; i++) {
+            json_t *v = json_object_get(val, names[i]);
+            if (v == NULL && i > 0)
+                continue;
+            if (v == NULL || !json_is_integer(v)) {
+                rules_why(why, whylen, "corr.%s must be an integer", names[i]);
+                return PROTO_EBAD_MESSAGE;
+            }
+            *dsts[i] = (int64_t)json_integer_value(v);
+        }
+        return 0;
+    }
+    case LINES: {
+        if (!json_is_array(val))
+            goto wrong_type;
+        size_t n = json_array_size(val);
+        if (n > PROTO_COND_LINES) {
+            rules_why(why, whylen, "at most %d conditional lines", PROTO_COND_LINES);
+            return PROTO_EBAD_MESSAGE;
+        }
+        for (size_t i = 0; i < n; i++) {
+            json_t *l = json_array_get(val, i);
+            size_t k = json_is_string(l) ? json_string_length(l) : 0;
+            if (k == 0 || k > PROTO_COND_LINE_MAX ||
+                memchr(json_string_value(l), '\0', k) != NULL) {
+                rules_why(why, whylen, "each line is a string of 1 to %d bytes",
+                          PROTO_COND_LINE_MAX);
+                return PROTO_EBAD_MESSAGE;
+            }
+            memcpy(req->lines[i], json_string_value(l), k + 1);
+        }
+        req->nlines = (int)n;
+        return 0;
+    }
     }
 wrong_type:
     rules_why(why, whylen, "field '%s' must be %s", f->name,
-              f->kind == STR   ? "a string"
-              : f->kind == INT ? "an integer"
-                               : "a boolean");
+              f->kind == STR    ? "a string"
+              : f->kind == INT  ? "an integer"
+              : f->kind == CORR ? "an object"
+              : f->kind == LINES ? "an array of strings"
+                                 : "a boolean");
     return PROTO_EBAD_MESSAGE;
 }
 
@@ -548,6 +594,40 @@ void proto_write_pong(proto_out *o, const proto_req *req)
     end(o);
 }
 
+/* ,"corr":null or ,"corr":{"days":..,"inc_days":..,"cap_days":..} */
+static void put_corr(proto_out *o, const proto_corr *c)
+{
+    key(o, "corr");
+    if (c->days <= 0) {
+        puts_(o, "null");
+        return;
+    }
+    puts_(o, "{\"days\":");
+    put_int(o, c->days);
+    key(o, "inc_days");
+    put_int(o, c->inc_days);
+    key(o, "cap_days");
+    put_int(o, c->cap_days);
+    end(o);
+}
+
+/* ,"deadlines":[..],"now_ms":.. (0 deadlines are null) */
+static void put_deadlines(proto_out *o, const int64_t *deadlines, int n, int64_t now_ms)
+{
+    key(o, "deadlines");
+    put(o, "[", 1);
+    for (int i = 0; i < n; i++) {
+        comma(o, i);
+        if (deadlines[i] > 0)
+            put_int(o, deadlines[i]);
+        else
+            puts_(o, "null");
+    }
+    put(o, "]", 1);
+    key(o, "now_ms");
+    put_int(o, now_ms);
+}
+
 static void put_seek(proto_out *o, const proto_seek_view *s)
 {
     puts_(o, "{\"id\":");
@@ -571,6 +651,7 @@ static void put_seek(proto_out *o, const proto_seek_view *s)
         put_player(o, &s->players[i]);
     }
     put(o, "]", 1);
+    put_corr(o, &s->corr);
     end(o);
 }
 
@@ -656,6 +737,8 @@ static void put_room_now(proto_out *o, const proto_room_view *v)
     put_seats_mask(o, v->draw_offers, n);
     key(o, "rematch_offers");
     put_seats_mask(o, v->rematch_offers, n);
+    if (v->corr.days > 0)
+        put_deadlines(o, v->deadlines, n, v->now_ms);
 }
 
 void proto_write_room(proto_out *o, const proto_req *req, const proto_room_view *v)
@@ -678,6 +761,7 @@ void proto_write_room(proto_out *o, const proto_req *req, const proto_room_view 
     put_int(o, v->base_ms);
     key(o, "inc_ms");
     put_int(o, v->inc_ms);
+    put_corr(o, &v->corr);
     key(o, "seats");
     put(o, "[", 1);
     for (int i = 0; i < n; i++) {
@@ -856,6 +940,45 @@ void proto_event_add_board(proto_out *o, const char *lean, size_t len, const rul
 {
     put(o, lean, len - 1); /* without the closing brace */
     put_board(o, g);
+    end(o);
+}
+
+void proto_event_add_corr(proto_out *o, const int64_t *deadlines, int nseats, int64_t now_ms)
+{
+    if (o->oom || o->len == 0)
+        return;
+    o->len--; /* reopen the object: drop its closing brace */
+    put_deadlines(o, deadlines, nseats, now_ms);
+    end(o);
+}
+
+void proto_write_turns(proto_out *o, const proto_req *req, const char *games_json)
+{
+    begin(o, "turns", req);
+    key(o, "games");
+    puts_(o, games_json);
+    end(o);
+}
+
+void proto_write_vacation(proto_out *o, const proto_req *req, int64_t until_ms, int days_left)
+{
+    begin(o, "vacation", req);
+    key(o, "on");
+    put_bool(o, until_ms > 0);
+    key(o, "until_ms");
+    put_int(o, until_ms);
+    key(o, "days_left");
+    put_int(o, days_left);
+    end(o);
+}
+
+void proto_write_cond(proto_out *o, const proto_req *req, int64_t room, const char *lines_json)
+{
+    begin(o, "cond", req);
+    key(o, "room");
+    put_int(o, room);
+    key(o, "lines");
+    puts_(o, lines_json);
     end(o);
 }
 

@@ -30,6 +30,8 @@ enum {
     PROTO_INVITE_MAX = 31,
     PROTO_CHAT_MAX = 300,   /* chat text bytes */
     PROTO_CATCHUP_MAX = 64, /* events a catchup may carry */
+    PROTO_COND_LINES = 16,     /* conditional lines per cond_set */
+    PROTO_COND_LINE_MAX = 255, /* bytes of one conditional line */
 };
 
 /* Error codes of the protocol: enum, code string, default sentence. The
@@ -61,7 +63,12 @@ enum {
     X(PROTO_ESELF_CHECK, "self_check", "the move leaves your king in check")                       \
     X(PROTO_EILLEGAL, "illegal_move", "illegal move")                                              \
     X(PROTO_ESTORAGE, "storage_failed", "the move could not be stored")                            \
-    X(PROTO_EACCOUNT_REQUIRED, "account_required", "rated games need accounts")                    \
+    X(PROTO_EACCOUNT_REQUIRED, "account_required", "rated and correspondence games need accounts") \
+    X(PROTO_EVACATION, "vacation", "not enough vacation days left this year")                      \
+    X(PROTO_EBAD_ARGUMENT, "bad_argument", "invalid argument")                                     \
+    X(PROTO_ENOT_FOUND, "not_found", "no such record")                                             \
+    X(PROTO_ENOT_CORRESPONDENCE, "not_correspondence",                                             \
+      "conditional moves are for two-player correspondence games")                                 \
     X(PROTO_EINTERNAL, "internal", "internal error")
 
 typedef enum {
@@ -92,7 +99,10 @@ proto_err proto_err_from_rules(int rerr);
     X(PF_ROOM, "room", INT)                                                                        \
     X(PF_SINCE, "since", INT)                                                                      \
     X(PF_MOVE, "move", STR)                                                                        \
-    X(PF_TEXT, "text", STR)
+    X(PF_TEXT, "text", STR)                                                                        \
+    X(PF_CORR, "corr", CORR)                                                                       \
+    X(PF_DAYS, "days", INT)                                                                        \
+    X(PF_LINES, "lines", LINES)
 
 enum {
 #define PROTO_FIELD_BIT(bit, name, kind) bit##_INDEX,
@@ -112,7 +122,8 @@ enum {
     X(PROTO_PING, "ping", 0, 0)                                                                    \
     X(PROTO_LOBBY_WATCH, "lobby_watch", 0, 0)                                                      \
     X(PROTO_LOBBY_UNWATCH, "lobby_unwatch", 0, 0)                                                  \
-    X(PROTO_SEEK_CREATE, "seek_create", PF_GAME | PF_BASE_MS | PF_INC_MS, PF_RATED | PF_PRIVATE)   \
+    X(PROTO_SEEK_CREATE, "seek_create", PF_GAME,                                                   \
+      PF_BASE_MS | PF_INC_MS | PF_RATED | PF_PRIVATE | PF_CORR)                                    \
     X(PROTO_SEEK_CANCEL, "seek_cancel", PF_SEEK, 0)                                                \
     X(PROTO_SEEK_ACCEPT, "seek_accept", 0, PF_SEEK | PF_INVITE)                                    \
     X(PROTO_JOIN, "join", PF_ROOM, PF_SINCE)                                                       \
@@ -123,7 +134,14 @@ enum {
     X(PROTO_DRAW_DECLINE, "draw_decline", PF_ROOM, 0)                                              \
     X(PROTO_ABORT, "abort", PF_ROOM, 0)                                                            \
     X(PROTO_REMATCH, "rematch", PF_ROOM, 0)                                                        \
-    X(PROTO_CHAT, "chat", PF_ROOM | PF_TEXT, 0)
+    X(PROTO_CHAT, "chat", PF_ROOM | PF_TEXT, 0)                                                    \
+    X(PROTO_TURNS, "turns", 0, 0)                                                                  \
+    X(PROTO_VACATION_START, "vacation_start", PF_DAYS, 0)                                          \
+    X(PROTO_VACATION_END, "vacation_end", 0, 0)                                                    \
+    X(PROTO_VACATION_STATUS, "vacation_status", 0, 0)                                              \
+    X(PROTO_COND_SET, "cond_set", PF_ROOM | PF_LINES, 0)                                           \
+    X(PROTO_COND_CLEAR, "cond_clear", PF_ROOM, 0)                                                  \
+    X(PROTO_COND_GET, "cond_get", PF_ROOM, 0)
 
 typedef enum {
 #define PROTO_REQ_ENUM(name, type, req, opt) name,
@@ -152,6 +170,11 @@ typedef struct proto_req {
     int64_t room, since;
     char move[RULES_MOVE_TEXT];
     char text[PROTO_CHAT_MAX + 1];
+    /* corr (seek_create): days, inc_days, cap_days as sent (0 if absent). */
+    int64_t corr_days, corr_inc_days, corr_cap_days;
+    int64_t days; /* vacation_start */
+    int nlines;   /* cond_set */
+    char lines[PROTO_COND_LINES][PROTO_COND_LINE_MAX + 1];
 } proto_req;
 
 /*
@@ -185,6 +208,12 @@ static inline char *proto_out_data(const proto_out *o)
     return o->buf + o->head;
 }
 
+/* A correspondence time control in whole days (PROTOCOL.md CORR); days 0:
+ * a live game (written as null). */
+typedef struct proto_corr {
+    int64_t days, inc_days, cap_days;
+} proto_corr;
+
 /* Players and seats as the encoders see them (owned by the caller). */
 typedef struct proto_player {
     int64_t id;
@@ -199,6 +228,7 @@ typedef struct proto_seek_view {
     int seats;
     int nplayers;
     proto_player players[RULES_MAX_PLAYERS];
+    proto_corr corr;
 } proto_seek_view;
 
 typedef struct proto_chat_line {
@@ -222,6 +252,11 @@ typedef struct proto_room_view {
     unsigned draw_offers, rematch_offers; /* bit per seat */
     const proto_chat_line *chat;          /* nchat lines, oldest first */
     int nchat;
+    /* Correspondence (corr.days > 0): deadline per seat (0: none, written
+     * null) and the server's clock, both ms since the epoch. */
+    proto_corr corr;
+    int64_t deadlines[RULES_MAX_PLAYERS];
+    int64_t now_ms;
 } proto_room_view;
 
 /* What a move changed (the position before the move is needed to name it,
@@ -273,10 +308,19 @@ void proto_write_event_chat(proto_out *o, int64_t room, uint64_t seq, const prot
 /* Copy the lean event `lean` (len bytes, ending in '}') into o with the board
  * fields of g added. */
 void proto_event_add_board(proto_out *o, const char *lean, size_t len, const rules_game *g);
+/* Turn a lean move/left event (just written in o, ending in '}') of a
+ * correspondence game into one with "deadlines" and "now_ms". */
+void proto_event_add_corr(proto_out *o, const int64_t *deadlines, int nseats, int64_t now_ms);
 /* catchup: the events (each a whole lean event message), then the current
  * board of the room view. */
 void proto_write_catchup(proto_out *o, const proto_req *req, const proto_room_view *v,
                          const char *const *events, const size_t *lens, int nevents);
+
+/* Correspondence replies. games_json / lines_json: JSON array texts from the
+ * store, copied as they are. */
+void proto_write_turns(proto_out *o, const proto_req *req, const char *games_json);
+void proto_write_vacation(proto_out *o, const proto_req *req, int64_t until_ms, int days_left);
+void proto_write_cond(proto_out *o, const proto_req *req, int64_t room, const char *lines_json);
 
 /* HTTP bodies. */
 /* The body of POST /api/register and /api/login: {"username":..,

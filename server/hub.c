@@ -164,6 +164,35 @@ void hub_send_error(conn *c, const proto_req *req, bool typed, proto_err e, cons
     net_send_out(c, &o);
 }
 
+int hub_store_fail(int serr, char *why, size_t whylen)
+{
+    if (why[0] == '\0')
+        rules_why(why, whylen, "%s", store_err_text(serr));
+    return (int)hub_store_err(serr);
+}
+
+proto_err hub_store_err(int serr)
+{
+    switch (serr) {
+    case STORE_ENEED_ACCOUNT:
+        return PROTO_EACCOUNT_REQUIRED;
+    case STORE_EVACATION:
+        return PROTO_EVACATION;
+    case STORE_EBAD_ARG:
+        return PROTO_EBAD_ARGUMENT;
+    case STORE_ENOT_FOUND:
+        return PROTO_ENOT_FOUND;
+    case STORE_ENOT_YOUR_TURN:
+        return PROTO_ENOT_YOUR_TURN;
+    case STORE_EBAD_TC:
+        return PROTO_EBAD_TIME_CONTROL;
+    case STORE_EFINISHED:
+        return PROTO_EGAME_OVER;
+    default:
+        return PROTO_EINTERNAL;
+    }
+}
+
 /* ------------------------------------------------------------------------ */
 /* The lobby. */
 
@@ -172,6 +201,7 @@ typedef struct seek {
     const rules_variant *v;
     int64_t base_ms, inc_ms;
     bool rated, private_;
+    proto_corr corr; /* days > 0: correspondence */
     char invite[PROTO_INVITE_MAX + 1];
     ident *players[RULES_MAX_PLAYERS];
     int nplayers;
@@ -195,6 +225,7 @@ static proto_seek_view seek_view(const seek *s)
         .private_ = s->private_,
         .seats = s->v->nplayers,
         .nplayers = s->nplayers,
+        .corr = s->corr,
     };
     for (int i = 0; i < s->nplayers; i++)
         v.players[i] = (proto_player){s->players[i]->id, s->players[i]->name};
@@ -387,8 +418,34 @@ static int on_seek_create(conn *c, const proto_req *req, char *why, size_t whyle
         rules_why(why, whylen, "no game '%s'", req->game);
         return PROTO_EUNKNOWN_GAME;
     }
-    if (req->base_ms < 0 || req->base_ms > MAX_BASE_MS || req->inc_ms < 0 ||
-        req->inc_ms > MAX_INC_MS || (req->base_ms == 0 && req->inc_ms != 0)) {
+    proto_corr corr = {0, 0, 0};
+    if (req->present & PF_CORR) {
+        /* Days per move (inc_days 0) or increment mode (cap_days 0: 60). */
+        corr.days = req->corr_days;
+        corr.inc_days = req->corr_inc_days;
+        corr.cap_days = corr.inc_days == 0 ? 0 : req->corr_cap_days ? req->corr_cap_days : 60;
+        if (corr.days < 1 || corr.days > 60 || corr.inc_days < 0 || corr.inc_days > 60 ||
+            corr.cap_days < 0 || corr.cap_days > 60) {
+            rules_why(why, whylen, "corr: days 1, 2, 3, 5, 7, 10 or 14; inc_days 0..14; "
+                                   "cap_days up to 60");
+            return PROTO_EBAD_TIME_CONTROL;
+        }
+        store_tc tc = {corr.days * STORE_DAY_MS, corr.inc_days * STORE_DAY_MS,
+                       corr.cap_days * STORE_DAY_MS};
+        if (store_tc_check(&tc, why, whylen) < 0)
+            return PROTO_EBAD_TIME_CONTROL;
+        if (c->who->account == 0) {
+            rules_why(why, whylen, "correspondence games need an account: log in");
+            return PROTO_EACCOUNT_REQUIRED;
+        }
+    } else if ((req->present & (PF_BASE_MS | PF_INC_MS)) != (PF_BASE_MS | PF_INC_MS)) {
+        rules_why(why, whylen, "seek_create needs 'base_ms' and 'inc_ms' (or 'corr')");
+        return PROTO_EBAD_MESSAGE;
+    }
+    if (corr.days > 0) {
+        /* base_ms/inc_ms are ignored */
+    } else if (req->base_ms < 0 || req->base_ms > MAX_BASE_MS || req->inc_ms < 0 ||
+               req->inc_ms > MAX_INC_MS || (req->base_ms == 0 && req->inc_ms != 0)) {
         rules_why(why, whylen,
                   "base_ms must be 0 to %d (0: no clock), inc_ms 0 to %d "
                   "(0 without a clock)",
@@ -409,8 +466,9 @@ static int on_seek_create(conn *c, const proto_req *req, char *why, size_t whyle
         return PROTO_EINTERNAL;
     s->id = next_seek_id++;
     s->v = v;
-    s->base_ms = req->base_ms;
-    s->inc_ms = req->inc_ms;
+    s->corr = corr;
+    s->base_ms = corr.days > 0 ? 0 : req->base_ms;
+    s->inc_ms = corr.days > 0 ? 0 : req->inc_ms;
     s->rated = req->rated;
     s->private_ = req->private_;
     if (s->private_) {
@@ -480,8 +538,9 @@ static int on_seek_accept(conn *c, const proto_req *req, char *why, size_t whyle
             rules_why(why, whylen, "you already sit in seek %lld", (long long)s->id);
             return PROTO_EOWN_SEEK;
         }
-    if (s->rated && c->who->account == 0) {
-        rules_why(why, whylen, "a rated game needs an account: log in");
+    if ((s->rated || s->corr.days > 0) && c->who->account == 0) {
+        rules_why(why, whylen, "%s game needs an account: log in",
+                  s->rated ? "a rated" : "a correspondence");
         return PROTO_EACCOUNT_REQUIRED;
     }
     s->players[s->nplayers++] = c->who;
@@ -497,7 +556,7 @@ static int on_seek_accept(conn *c, const proto_req *req, char *why, size_t whyle
     /* Every seat is taken: the game starts, seats in the order taken. */
     seek_unlink(s);
     lobby_broadcast("remove", s);
-    room_settings rs = {s->v->id, s->base_ms, s->inc_ms, s->rated};
+    room_settings rs = {s->v->id, s->base_ms, s->inc_ms, s->rated, s->corr};
     proto_err err = 0;
     room *r = room_start(&rs, s->players, s->nplayers, c, req, &err, why, whylen);
     free(s);
@@ -529,6 +588,7 @@ ROOM_HANDLER(on_draw_decline, room_draw_decline)
 ROOM_HANDLER(on_abort, room_abort)
 ROOM_HANDLER(on_rematch, room_rematch)
 ROOM_HANDLER(on_chat, room_chat)
+ROOM_HANDLER(on_cond, room_cond)
 #undef ROOM_HANDLER
 
 static int on_part(conn *c, const proto_req *req, char *why, size_t whylen)
@@ -537,6 +597,90 @@ static int on_part(conn *c, const proto_req *req, char *why, size_t whylen)
     if (r == NULL)
         return PROTO_EUNKNOWN_ROOM;
     room_part(r, c);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Correspondence: the "your turn" list and vacation (accounts only). */
+
+static int need_account(const conn *c, char *why, size_t whylen)
+{
+    if (c->who->account != 0)
+        return 0;
+    rules_why(why, whylen, "this needs an account: log in");
+    return PROTO_EACCOUNT_REQUIRED;
+}
+
+/* Send the account's "your turn" list to c (req: the request to echo). */
+static void send_turns(conn *c, const proto_req *req)
+{
+    char *json = NULL;
+    if (store_your_turn_json(db, c->who->account, &json) < 0) {
+        hub_send_error(c, req, req != NULL, PROTO_EINTERNAL, "cannot read the turn list");
+        return;
+    }
+    proto_out o;
+    proto_out_init(&o, net_headroom());
+    proto_write_turns(&o, req, json);
+    free(json);
+    net_send_out(c, &o);
+}
+
+static int on_turns(conn *c, const proto_req *req, char *why, size_t whylen)
+{
+    int err = need_account(c, why, whylen);
+    if (err)
+        return err;
+    c->turns_watch = true;
+    send_turns(c, req);
+    return 0;
+}
+
+/* The store's turn callback: push the list to every connection of the
+ * account that asked for it. */
+static void on_turn_changed(void *arg, int64_t account)
+{
+    (void)arg;
+    for (int b = 0; b < IDENT_BUCKETS; b++)
+        for (ident *i = idents[b]; i != NULL; i = i->hnext) {
+            if (i->account != account)
+                continue;
+            for (conn *c = i->conns; c != NULL; c = c->inext)
+                if (c->turns_watch)
+                    send_turns(c, NULL);
+            return;
+        }
+}
+
+static int on_vacation(conn *c, const proto_req *req, char *why, size_t whylen)
+{
+    int err = need_account(c, why, whylen);
+    if (err)
+        return err;
+    int64_t account = c->who->account;
+    if (req->type == PROTO_VACATION_START) {
+        if (req->days < 1 || req->days > STORE_VACATION_DAYS) {
+            rules_why(why, whylen, "days must be 1 to %d", STORE_VACATION_DAYS);
+            return PROTO_EBAD_MESSAGE;
+        }
+        err = store_vacation_start(db, account, (int)req->days, why, whylen);
+        if (err == STORE_EBAD_ARG)
+            rules_why(why, whylen, "you are already on vacation");
+    } else if (req->type == PROTO_VACATION_END) {
+        err = store_vacation_end(db, account);
+        if (err == STORE_ENOT_FOUND)
+            rules_why(why, whylen, "you are not on vacation");
+    }
+    int64_t until = 0;
+    int left = 0;
+    if (err == 0)
+        err = store_vacation_status(db, account, &until, &left);
+    if (err < 0)
+        return hub_store_fail(err, why, whylen);
+    proto_out o;
+    proto_out_init(&o, net_headroom());
+    proto_write_vacation(&o, req, until, left);
+    net_send_out(c, &o);
     return 0;
 }
 
@@ -558,6 +702,13 @@ static const handler handlers[PROTO_NREQUESTS] = {
     [PROTO_ABORT] = on_abort,
     [PROTO_REMATCH] = on_rematch,
     [PROTO_CHAT] = on_chat,
+    [PROTO_TURNS] = on_turns,
+    [PROTO_VACATION_START] = on_vacation,
+    [PROTO_VACATION_END] = on_vacation,
+    [PROTO_VACATION_STATUS] = on_vacation,
+    [PROTO_COND_SET] = on_cond,
+    [PROTO_COND_CLEAR] = on_cond,
+    [PROTO_COND_GET] = on_cond,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -775,6 +926,7 @@ void hub_init(uv_loop_t *l, const hub_config *cfg)
     }
     metrics_now.started_ms = uv_now(loop);
     room_init(loop, cfg->db, cfg->abandon_ms);
+    store_set_turn_cb(db, on_turn_changed, NULL);
     uv_timer_init(loop, &sweep_timer);
     uv_timer_start(&sweep_timer, on_sweep, IDENT_SWEEP_MS, IDENT_SWEEP_MS);
 }

@@ -75,6 +75,12 @@ int hub_http_post(conn *c, const char *uri, const char *body, size_t len);
 /* c's HTTP connection closed while an answer was being computed. */
 void hub_http_closed(conn *c);
 
+/* The protocol error for a store error (store.h STORE_ERRORS). */
+proto_err hub_store_err(int serr);
+/* A handler's return for a store error: its protocol error, with the
+ * store's sentence in why unless why already says something. */
+int hub_store_fail(int serr, char *why, size_t whylen);
+
 /* Send an error reply to c (counts it in the metrics). */
 void hub_send_error(conn *c, const proto_req *req, bool typed, proto_err e, const char *reason);
 

@@ -67,6 +67,7 @@ typedef struct conn {
     struct conn *inext;  /* next connection of the same identity */
     bool board;          /* wants board fields in events */
     int lobby_index;     /* index in the lobby watchers, -1 if none */
+    bool turns_watch;    /* asked for "turns": gets its pushes */
     struct room **rooms; /* rooms watched */
     int nrooms, caprooms;
     uint64_t chat_times[5]; /* chat rate limit: last send times (ms) */

@@ -31,6 +31,8 @@ struct room {
     rules_game *g;
     int64_t base_ms, inc_ms;
     bool rated;
+    proto_corr corr; /* days > 0: correspondence; the store keeps the
+                        deadlines and clocks (bank per seat) */
     int nseats;
     ident *seats[RULES_MAX_PLAYERS];
     int left[RULES_MAX_PLAYERS]; /* rules_reason, or -1 */
@@ -234,31 +236,69 @@ static void flush(room *r)
 /* Queue the event written in lean (seq r->seq); with_board adds the board
  * for the watchers that want it. Returns the entry (for a move to mark
  * durable later) or NULL if out of memory. */
-static outbox_ev *push_event(room *r, proto_out *lean, bool with_board, bool durable)
+/* A new outbox entry for seq r->seq, linked at the tail, content not yet
+ * written (ev_fill). */
+static outbox_ev *ev_link(room *r, bool with_board)
 {
     outbox_ev *e = calloc(1, sizeof *e);
-    if (e == NULL) {
-        proto_out_free(lean);
+    if (e == NULL)
         return NULL;
-    }
     e->seq = r->seq;
-    e->durable = durable;
     e->board = with_board;
-    if (with_board && anyone_wants_board(r) && !lean->oom) {
+    if (r->out_tail)
+        r->out_tail->next = e;
+    else
+        r->out_head = e;
+    r->out_tail = e;
+    return e;
+}
+
+/* Put the event written in lean into e (adding the board if e changed it). */
+static void ev_fill(room *r, outbox_ev *e, proto_out *lean)
+{
+    if (e->board && anyone_wants_board(r) && !lean->oom) {
         proto_out full;
         proto_out_init(&full, net_headroom());
         proto_event_add_board(&full, proto_out_data(lean), lean->len, r->g);
         e->full = net_msg_from(&full);
     }
     e->lean = net_msg_from(lean);
-    if (r->out_tail)
-        r->out_tail->next = e;
-    else
-        r->out_head = e;
-    r->out_tail = e;
+}
+
+static outbox_ev *push_event(room *r, proto_out *lean, bool with_board, bool durable)
+{
+    outbox_ev *e = ev_link(r, with_board);
+    if (e == NULL) {
+        proto_out_free(lean);
+        return NULL;
+    }
+    e->durable = durable;
+    ev_fill(r, e, lean);
     if (durable)
         flush(r);
     return e;
+}
+
+/* Correspondence: the clocks (banks) from the store and the deadline of
+ * the seat to move (others 0). */
+static void corr_clocks(room *r, int64_t deadlines[RULES_MAX_PLAYERS])
+{
+    int64_t dl = 0;
+    memset(deadlines, 0, RULES_MAX_PLAYERS * sizeof *deadlines);
+    if (store_corr_clock(db, r->id, &dl, r->clocks) < 0)
+        return; /* finished: the store keeps only games in progress */
+    int s = rules_game_to_move(r->g);
+    if (s >= 0)
+        deadlines[s] = dl;
+}
+
+/* Add the deadlines to a move or left event of a correspondence game
+ * (deadlines: from corr_clocks, called before the event was written so that
+ * its clocks are the store's too). */
+static void corr_event(room *r, proto_out *o, const int64_t *deadlines)
+{
+    if (r->corr.days > 0)
+        proto_event_add_corr(o, deadlines, r->nseats, store_now(db));
 }
 
 static void new_event(room *r, proto_out *o)
@@ -325,9 +365,13 @@ static void player_leaves(room *r, int s, rules_reason reason)
         store_game_leave(db, r->id, s, reason, rules_game_to_move(r->g), NULL, NULL) < 0)
         fprintf(stderr, "chameleon: room %lld: cannot store a leave\n", (long long)r->id);
     clock_arm(r);
+    int64_t deadlines[RULES_MAX_PLAYERS];
+    if (r->corr.days > 0)
+        corr_clocks(r, deadlines);
     proto_out o;
     new_event(r, &o);
     proto_write_event_left(&o, r->id, r->seq, s, (int)reason, r->g, r->clocks, r->clock_running);
+    corr_event(r, &o, deadlines);
     push_event(r, &o, true, true);
     game_finished(r);
 }
@@ -356,7 +400,8 @@ static void on_abandon(uv_timer_t *t);
 static void abandon_arm(room *r)
 {
     uint64_t now = uv_now(loop), next = 0;
-    if (abandon_after_ms <= 0 || r->g->result.over) {
+    /* Correspondence players are not expected to stay connected. */
+    if (abandon_after_ms <= 0 || r->g->result.over || r->corr.days > 0) {
         uv_timer_stop(&r->abandon);
         return;
     }
@@ -419,6 +464,12 @@ static proto_room_view view_of(const room *r, const ident *who)
     }
     if (r->clock_running)
         v.clocks[r->g->pos.to_move] -= (int64_t)(now - r->turn_start);
+    if (r->corr.days > 0) {
+        v.corr = r->corr;
+        corr_clocks((room *)r, v.deadlines);
+        memcpy(v.clocks, r->clocks, sizeof v.clocks);
+        v.now_ms = store_now(db);
+    }
     return v;
 }
 
@@ -469,15 +520,19 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats, const 
         n += snprintf(options + n, sizeof options - (size_t)n, "%s\"%s\"", i ? "," : "",
                       seats[i]->key);
     snprintf(options + n, sizeof options - (size_t)n, "]}");
+    bool corr = s->corr.days > 0;
     store_new_game ng = {
         .variant = g->variant->id,
         .options = options,
-        .kind = STORE_LIVE,
+        .kind = corr ? STORE_CORR : STORE_LIVE,
         .rated = s->rated,
         .nplayers = nseats,
         .tc = {s->base_ms, s->inc_ms, 0},
         .to_move = rules_game_to_move(g),
     };
+    if (corr)
+        ng.tc = (store_tc){s->corr.days * STORE_DAY_MS, s->corr.inc_days * STORE_DAY_MS,
+                           s->corr.cap_days * STORE_DAY_MS};
     for (int i = 0; i < nseats; i++) {
         ng.players[i].account = seats[i]->account;
         snprintf(ng.players[i].name, sizeof ng.players[i].name, "%s", seats[i]->name);
@@ -486,19 +541,22 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats, const 
     if (serr < 0) {
         rules_game_free(g);
         free(r);
-        *err = serr == STORE_ENEED_ACCOUNT ? PROTO_EACCOUNT_REQUIRED : PROTO_ESTORAGE;
+        *err = serr == STORE_ENEED_ACCOUNT ? PROTO_EACCOUNT_REQUIRED
+               : serr == STORE_EBAD_TC     ? PROTO_EBAD_TIME_CONTROL
+                                           : PROTO_ESTORAGE;
         return NULL;
     }
     r->g = g;
-    r->base_ms = s->base_ms;
-    r->inc_ms = s->inc_ms;
+    r->base_ms = corr ? 0 : s->base_ms;
+    r->inc_ms = corr ? 0 : s->inc_ms;
     r->rated = s->rated;
+    r->corr = s->corr;
     r->nseats = nseats;
     for (int i = 0; i < nseats; i++) {
         r->seats[i] = seats[i];
         seats[i]->refs++;
         r->left[i] = -1;
-        r->clocks[i] = s->base_ms;
+        r->clocks[i] = r->base_ms;
     }
     timers_init(r);
     unsigned b = (uint64_t)r->id % ROOM_BUCKETS;
@@ -649,7 +707,7 @@ static void on_move_durable(void *arg, int status)
  * event becomes durable (and is broadcast, in seq order) when the store says
  * the transaction holding it is on disk.
  */
-static void commit_move(room *r, outbox_ev *e, const char *text)
+static int commit_move(room *r, outbox_ev *e, const char *text)
 {
     store_move sm = {
         .ply = e->ply,
@@ -663,6 +721,31 @@ static void commit_move(room *r, outbox_ev *e, const char *text)
     int err = store_move_append(db, r->id, &sm, on_move_durable, e);
     if (err < 0)
         on_move_durable(e, err);
+    return err;
+}
+
+static int play_move(room *r, int s, const char *input, char *why, size_t whylen);
+
+/*
+ * Conditional moves: after every move of a two-player correspondence game
+ * (the move queued at `ply`), the store says whether a line of the player
+ * now to move answers it; the answer is played like any move (and answered
+ * in turn). An answer the rules refuse drops that player's lines.
+ */
+static void cond_answer(room *r, int ply, const char *text)
+{
+    if (r->corr.days <= 0 || r->nseats != 2)
+        return;
+    char reply[RULES_MOVE_TEXT], why[RULES_WHY_TEXT];
+    if (store_cond_reply(db, r->id, ply, text, reply) != 1)
+        return;
+    int s = rules_game_to_move(r->g);
+    if (s < 0 || play_move(r, s, reply, why, sizeof why) != 0) {
+        fprintf(stderr, "chameleon: room %lld: conditional move %s not played: %s\n",
+                (long long)r->id, reply, why);
+        if (s >= 0)
+            store_cond_clear(db, r->id, s);
+    }
 }
 
 int room_move(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
@@ -685,15 +768,23 @@ int room_move(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
             return PROTO_EGAME_OVER;
         }
     }
+    return play_move(r, s, req->move, why, whylen);
+}
+
+/* Seat s plays `input` (checked by the rules core): stored, then broadcast
+ * once durable. 0 or a proto_err with a why. */
+static int play_move(room *r, int s, const char *input, char *why, size_t whylen)
+{
+    rules_game *g = r->g;
     rules_pos before = g->pos;
     rules_move m;
-    int err = rules_game_play_text(g, s, req->move, &m, why, whylen);
+    int err = rules_game_play_text(g, s, input, &m, why, whylen);
     if (err < 0)
         return proto_err_from_rules(err);
 
     char text[RULES_MOVE_TEXT], disp[RULES_MOVE_TEXT];
     if (before.variant->print_move(&before, m, text, sizeof text) < 0)
-        snprintf(text, sizeof text, "%s", req->move);
+        snprintf(text, sizeof text, "%s", input);
     if (rules_display_move(&before, m, disp, sizeof disp) < 0)
         snprintf(disp, sizeof disp, "%s", text);
     int caps[RULES_MAX_CELLS];
@@ -706,8 +797,22 @@ int room_move(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
     clock_arm(r);
     metrics_now.moves++;
 
+    /* The event is linked now (its seq fixed) but written once the move is
+     * queued: a correspondence deadline is the store's answer to it. */
+    r->seq++;
+    outbox_ev *e = ev_link(r, true);
+    if (e == NULL)
+        return PROTO_EINTERNAL;
+    e->room = r;
+    e->seat = s;
+    e->ply = (int)g->nmoves - 1;
+    if (commit_move(r, e, text) < 0)
+        return 0; /* taken back, its author told (move_failed) */
+    int64_t deadlines[RULES_MAX_PLAYERS];
+    if (r->corr.days > 0)
+        corr_clocks(r, deadlines);
     proto_out o;
-    new_event(r, &o);
+    proto_out_init(&o, net_headroom());
     proto_move_view mv = {
         .ply = (int)g->nmoves,
         .seat = s,
@@ -717,14 +822,10 @@ int room_move(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
         .ncaptures = ncaps,
     };
     proto_write_event_move(&o, r->id, r->seq, &mv, g, r->clocks, r->clock_running);
-    outbox_ev *e = push_event(r, &o, true, false);
-    if (e == NULL)
-        return PROTO_EINTERNAL;
-    e->room = r;
-    e->seat = s;
-    e->ply = (int)g->nmoves - 1;
-    commit_move(r, e, text);
+    corr_event(r, &o, deadlines);
+    ev_fill(r, e, &o);
     game_finished(r); /* after the move, so the store gets them in order */
+    cond_answer(r, e->ply, text);
     maybe_free(r);
     return 0;
 }
@@ -832,7 +933,7 @@ int room_rematch(room *r, conn *c, const proto_req *req, char *why, size_t whyle
     ident *seats[RULES_MAX_PLAYERS];
     for (int i = 0; i < r->nseats; i++)
         seats[i] = r->seats[(i + 1) % r->nseats];
-    room_settings rs = {r->g->variant->id, r->base_ms, r->inc_ms, r->rated};
+    room_settings rs = {r->g->variant->id, r->base_ms, r->inc_ms, r->rated, r->corr};
     proto_err err = 0;
     room *next = room_start(&rs, seats, r->nseats, NULL, NULL, &err, why, whylen);
     if (next == NULL)
@@ -956,9 +1057,14 @@ static void on_restore(void *arg, const store_game_info *gi)
     }
     r->id = gi->id;
     r->g = g;
-    r->base_ms = gi->tc.base_ms;
-    r->inc_ms = gi->tc.inc_ms;
     r->rated = gi->rated;
+    if (gi->kind == STORE_CORR) {
+        r->corr = (proto_corr){gi->tc.base_ms / STORE_DAY_MS, gi->tc.inc_ms / STORE_DAY_MS,
+                               gi->tc.cap_ms / STORE_DAY_MS};
+    } else {
+        r->base_ms = gi->tc.base_ms;
+        r->inc_ms = gi->tc.inc_ms;
+    }
     r->nseats = gi->nplayers;
     r->seq = r->emitted_seq = r->seq_floor = 1u << 20;
     for (int i = 0; i < r->nseats; i++) {
@@ -971,7 +1077,7 @@ static void on_restore(void *arg, const store_game_info *gi)
         }
         r->seats[i]->refs++;
         r->left[i] = -1;
-        r->clocks[i] = gi->nmoves ? gi->clock_ms[i] : gi->tc.base_ms;
+        r->clocks[i] = gi->nmoves || r->corr.days > 0 ? gi->clock_ms[i] : gi->tc.base_ms;
     }
     for (int i = 0; i < gi->nmoves; i++)
         r->moved[gi->moves[i].player] = true;
@@ -992,11 +1098,125 @@ static void on_restore(void *arg, const store_game_info *gi)
     (*count)++;
 }
 
+/* The store's deadline check: the player to move in a correspondence game
+ * ran out of time; it leaves as with a live flag. */
+static void on_corr_timeout(void *arg, int64_t game, int player)
+{
+    (void)arg;
+    room *r = room_find(game);
+    if (r == NULL || r->g->result.over || rules_game_to_move(r->g) != player)
+        return;
+    player_leaves(r, player, RULES_REASON_TIMEOUT);
+    maybe_free(r);
+}
+
 int room_restore_all(void)
 {
     int count = 0;
     int err = store_load_in_progress(db, on_restore, &count);
-    return err < 0 ? err : count;
+    if (err < 0)
+        return err;
+    store_set_timeout_cb(db, on_corr_timeout, NULL);
+    return count;
+}
+
+/* A line in the rules core's own move texts (what store_cond_reply compares
+ * with), checked by replaying it after the game's moves: opponent first. */
+static int cond_canon(const room *r, int me, const char *line, char *out, size_t outlen, char *why,
+                      size_t whylen)
+{
+    char pos[RULES_POS_TEXT];
+    rules_game *g = NULL;
+    int err = r->g->variant->print_position(&r->g->start, pos, sizeof pos);
+    if (err >= 0)
+        err = rules_game_new(&g, r->g->variant->id, pos, why, whylen);
+    if (err < 0)
+        return PROTO_EINTERNAL;
+    for (size_t i = 0; i < r->g->nmoves; i++)
+        rules_game_play(g, r->g->moves[i]);
+    size_t n = 0;
+    out[0] = '\0';
+    const char *p = line;
+    int k = 0, perr = 0;
+    for (;; k++) {
+        p += strspn(p, " ");
+        size_t len = strcspn(p, " ");
+        if (len == 0)
+            break;
+        char mv[RULES_MOVE_TEXT], canon[RULES_MOVE_TEXT];
+        snprintf(mv, sizeof mv, "%.*s", (int)(len < sizeof mv ? len : sizeof mv - 1), p);
+        p += len;
+        rules_pos before = g->pos;
+        rules_move m;
+        int who = k % 2 == 0 ? 1 - me : me;
+        int rerr = rules_game_play_text(g, who, mv, &m, why, whylen);
+        if (rerr < 0) {
+            char inner[RULES_WHY_TEXT];
+            snprintf(inner, sizeof inner, "%s", why);
+            rules_why(why, whylen, "move %d of line '%.60s' (%s): %s", k + 1, line, mv, inner);
+            perr = proto_err_from_rules(rerr);
+            break;
+        }
+        if (before.variant->print_move(&before, m, canon, sizeof canon) < 0)
+            snprintf(canon, sizeof canon, "%s", mv);
+        int w = snprintf(out + n, outlen - n, "%s%s", n ? " " : "", canon);
+        if (w < 0 || (size_t)w >= outlen - n) {
+            rules_why(why, whylen, "line too long");
+            perr = PROTO_EBAD_MESSAGE;
+            break;
+        }
+        n += (size_t)w;
+    }
+    rules_game_free(g);
+    if (perr == 0 && k < 2) {
+        rules_why(why, whylen, "a line holds their move and your answer at least");
+        perr = PROTO_EBAD_MESSAGE;
+    }
+    return perr;
+}
+
+int room_cond(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
+{
+    if (c->who->account == 0) {
+        rules_why(why, whylen, "conditional moves need an account: log in");
+        return PROTO_EACCOUNT_REQUIRED;
+    }
+    int s = acting_seat(r, c, req->type != PROTO_COND_GET, why, whylen);
+    if (s < 0)
+        return -s;
+    if (r->corr.days <= 0 || r->nseats != 2) {
+        rules_why(why, whylen, "conditional moves are for two-player correspondence games");
+        return PROTO_ENOT_CORRESPONDENCE;
+    }
+    int err = 0;
+    if (req->type == PROTO_COND_SET) {
+        if (rules_game_to_move(r->g) == s) {
+            rules_why(why, whylen, "%s", store_err_text(STORE_ENOT_YOUR_TURN));
+            return PROTO_ENOT_YOUR_TURN;
+        }
+        static char canon[PROTO_COND_LINES][PROTO_COND_LINE_MAX + 1];
+        const char *lines[PROTO_COND_LINES];
+        for (int i = 0; i < req->nlines; i++) {
+            err = cond_canon(r, s, req->lines[i], canon[i], sizeof canon[i], why, whylen);
+            if (err)
+                return err;
+            lines[i] = canon[i];
+        }
+        err = store_cond_set(db, r->id, s, lines, req->nlines, why, whylen);
+    } else if (req->type == PROTO_COND_CLEAR) {
+        err = store_cond_clear(db, r->id, s);
+    }
+    char *json = NULL;
+    if (err == 0)
+        err = store_cond_get_json(db, r->id, s, &json);
+    if (err < 0)
+        return hub_store_fail(err, why, whylen);
+    proto_out o;
+    proto_out_init(&o, net_headroom());
+    proto_write_cond(&o, req, r->id, json);
+    free(json);
+    net_send_out(c, &o);
+    return 0;
 }
 
 void room_stop_clocks(void)

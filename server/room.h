@@ -32,6 +32,7 @@ typedef struct room_settings {
     const char *game;
     int64_t base_ms, inc_ms;
     bool rated;
+    proto_corr corr; /* days > 0: a correspondence game (base/inc unused) */
 } room_settings;
 
 struct store;
@@ -50,8 +51,14 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats, const 
 room *room_find(int64_t id);
 
 /* Rebuild every game in progress from the store (start-up, before any
- * connection). Returns how many, or a negative store error. */
+ * connection), then start handling the store's correspondence timeouts
+ * (games that expired while the server was down end now). Returns how
+ * many, or a negative store error. */
 int room_restore_all(void);
+
+/* Conditional moves (two-player correspondence): cond_set, cond_clear,
+ * cond_get; each replies `cond` with the lines now stored. */
+int room_cond(room *r, conn *c, const proto_req *req, char *why, size_t whylen);
 
 /* Handlers of the room messages: 0 or a proto_err with a sentence in why. */
 int room_join(room *r, conn *c, const proto_req *req, char *why, size_t whylen);

@@ -1915,6 +1915,18 @@ void store_check_deadlines(store *s)
     }
 }
 
+int store_corr_clock(store *s, int64_t game, int64_t *deadline_ms,
+                     int64_t clock_ms[RULES_MAX_PLAYERS])
+{
+    game_mem *g = game_find(s, game);
+    if (g == NULL)
+        return STORE_ENOT_FOUND;
+    *deadline_ms = g->kind == STORE_CORR && g->to_move >= 0 ? g->deadline_ms : 0;
+    for (int p = 0; p < RULES_MAX_PLAYERS; p++)
+        clock_ms[p] = p < g->nplayers ? (g->tc.inc_ms ? g->clock_ms[p] : g->tc.base_ms) : 0;
+    return 0;
+}
+
 static void deadline_cb(uv_timer_t *t)
 {
     store_check_deadlines(t->data);

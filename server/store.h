@@ -357,6 +357,15 @@ void store_set_turn_cb(store *s, void (*cb)(void *arg, int64_t account), void *a
  */
 void store_set_timeout_cb(store *s, void (*cb)(void *arg, int64_t game, int player), void *arg);
 
+/*
+ * The correspondence clock of a game in progress as the store has it in
+ * memory (queued moves included): *deadline_ms of the player to move (0 if
+ * none), and each player's bank (increment mode) or base_ms (days per move)
+ * in clock_ms. 0, or STORE_ENOT_FOUND (not in progress).
+ */
+int store_corr_clock(store *s, int64_t game, int64_t *deadline_ms,
+                     int64_t clock_ms[RULES_MAX_PLAYERS]);
+
 /* Check deadlines now (the timer does this every second). */
 void store_check_deadlines(store *s);
 

@@ -48,6 +48,13 @@ static void test_decode_every_type(void **state)
         {"{\"type\":\"abort\",\"room\":1}", PROTO_ABORT},
         {"{\"type\":\"rematch\",\"room\":1}", PROTO_REMATCH},
         {"{\"type\":\"chat\",\"room\":1,\"text\":\"hi\"}", PROTO_CHAT},
+        {"{\"type\":\"turns\"}", PROTO_TURNS},
+        {"{\"type\":\"vacation_start\",\"days\":3}", PROTO_VACATION_START},
+        {"{\"type\":\"vacation_end\"}", PROTO_VACATION_END},
+        {"{\"type\":\"vacation_status\"}", PROTO_VACATION_STATUS},
+        {"{\"type\":\"cond_set\",\"room\":1,\"lines\":[]}", PROTO_COND_SET},
+        {"{\"type\":\"cond_clear\",\"room\":1}", PROTO_COND_CLEAR},
+        {"{\"type\":\"cond_get\",\"room\":1}", PROTO_COND_GET},
     };
     assert_int_equal(sizeof cases / sizeof cases[0], PROTO_NREQUESTS);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -86,6 +93,119 @@ static void test_decode_fields(void **state)
     assert_true(req.board); /* default */
     assert_int_equal(decode("{\"type\":\"join\",\"room\":1,\"since\":null}", &req, &typed), 0);
     assert_false(req.present & PF_SINCE);
+}
+
+static json_t *parse_out(proto_out *o);
+
+/* Correspondence fields: the corr object and the conditional lines. */
+static void test_decode_corr(void **state)
+{
+    (void)state;
+    proto_req req;
+    bool typed;
+    assert_int_equal(decode("{\"type\":\"seek_create\",\"game\":\"g\",\"corr\":{\"days\":2,"
+                            "\"inc_days\":1,\"cap_days\":10}}",
+                            &req, &typed),
+                     0);
+    assert_true(req.present & PF_CORR);
+    assert_false(req.present & PF_BASE_MS);
+    assert_int_equal(req.corr_days, 2);
+    assert_int_equal(req.corr_inc_days, 1);
+    assert_int_equal(req.corr_cap_days, 10);
+    assert_int_equal(decode("{\"type\":\"seek_create\",\"game\":\"g\",\"corr\":{\"days\":3}}",
+                            &req, &typed),
+                     0);
+    assert_int_equal(req.corr_days, 3);
+    assert_int_equal(req.corr_inc_days, 0);
+    static const char *const bad[] = {
+        "{\"type\":\"seek_create\",\"game\":\"g\",\"corr\":3}",
+        "{\"type\":\"seek_create\",\"game\":\"g\",\"corr\":{}}",
+        "{\"type\":\"seek_create\",\"game\":\"g\",\"corr\":{\"days\":\"3\"}}",
+        "{\"type\":\"seek_create\",\"game\":\"g\",\"corr\":{\"days\":3,\"inc_days\":1.5}}",
+        "{\"type\":\"cond_set\",\"room\":1,\"lines\":\"a\"}",
+        "{\"type\":\"cond_set\",\"room\":1,\"lines\":[1]}",
+        "{\"type\":\"cond_set\",\"room\":1,\"lines\":[\"\"]}",
+        "{\"type\":\"cond_set\",\"room\":1}",
+        "{\"type\":\"vacation_start\"}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(decode(bad[i], &req, &typed), PROTO_EBAD_MESSAGE);
+    assert_int_equal(decode("{\"type\":\"cond_set\",\"room\":4,\"lines\":[\"a1-a2 b1-b2\",\"c\"]}",
+                            &req, &typed),
+                     0);
+    assert_int_equal(req.nlines, 2);
+    assert_string_equal(req.lines[0], "a1-a2 b1-b2");
+    assert_string_equal(req.lines[1], "c");
+    /* 17 lines: one too many. */
+    char many[512] = "{\"type\":\"cond_set\",\"room\":1,\"lines\":[";
+    for (int i = 0; i < PROTO_COND_LINES + 1; i++)
+        strcat(many, i ? ",\"a\"" : "\"a\"");
+    strcat(many, "]}");
+    assert_int_equal(decode(many, &req, &typed), PROTO_EBAD_MESSAGE);
+}
+
+/* The correspondence writers: what PROTOCOL.md shows. */
+static void test_writer_corr(void **state)
+{
+    (void)state;
+    proto_out o;
+    proto_out_init(&o, 16);
+    proto_write_event_presence(&o, 3, 9, 1, true);
+    int64_t dl[RULES_MAX_PLAYERS] = {0, 1700000000000};
+    proto_event_add_corr(&o, dl, 2, 1699999000000);
+    json_t *j = parse_out(&o);
+    json_t *d = json_object_get(j, "deadlines");
+    assert_int_equal(json_array_size(d), 2);
+    assert_true(json_is_null(json_array_get(d, 0)));
+    assert_int_equal(json_integer_value(json_array_get(d, 1)), 1700000000000);
+    assert_int_equal(json_integer_value(json_object_get(j, "now_ms")), 1699999000000);
+    assert_int_equal(json_integer_value(json_object_get(j, "seq")), 9);
+    json_decref(j);
+    proto_out_free(&o);
+
+    proto_req req = {.has_id = true, .id = 5};
+    proto_out_init(&o, 0);
+    proto_write_vacation(&o, &req, 0, 30);
+    j = parse_out(&o);
+    assert_string_equal(json_string_value(json_object_get(j, "type")), "vacation");
+    assert_true(json_is_false(json_object_get(j, "on")));
+    assert_int_equal(json_integer_value(json_object_get(j, "days_left")), 30);
+    assert_int_equal(json_integer_value(json_object_get(j, "re")), 5);
+    json_decref(j);
+    proto_out_free(&o);
+
+    proto_out_init(&o, 0);
+    proto_write_cond(&o, NULL, 12, "[\"a b\"]");
+    j = parse_out(&o);
+    assert_int_equal(json_integer_value(json_object_get(j, "room")), 12);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(j, "lines"), 0)), "a b");
+    json_decref(j);
+    proto_out_free(&o);
+
+    proto_out_init(&o, 0);
+    proto_write_turns(&o, NULL, "[]");
+    j = parse_out(&o);
+    assert_int_equal(json_array_size(json_object_get(j, "games")), 0);
+    json_decref(j);
+    proto_out_free(&o);
+
+    proto_seek_view sv = {.id = 1, .game = "ultima", .seats = 2, .corr = {2, 1, 10}};
+    proto_out_init(&o, 0);
+    proto_write_seek(&o, NULL, "seek_created", &sv, NULL);
+    j = parse_out(&o);
+    json_t *c = json_object_get(json_object_get(j, "seek"), "corr");
+    assert_int_equal(json_integer_value(json_object_get(c, "days")), 2);
+    assert_int_equal(json_integer_value(json_object_get(c, "inc_days")), 1);
+    assert_int_equal(json_integer_value(json_object_get(c, "cap_days")), 10);
+    json_decref(j);
+    proto_out_free(&o);
+    sv.corr.days = 0;
+    proto_out_init(&o, 0);
+    proto_write_seek(&o, NULL, "seek_created", &sv, NULL);
+    j = parse_out(&o);
+    assert_true(json_is_null(json_object_get(json_object_get(j, "seek"), "corr")));
+    json_decref(j);
+    proto_out_free(&o);
 }
 
 static void test_decode_errors(void **state)
@@ -338,6 +458,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decode_every_type),
         cmocka_unit_test(test_decode_fields),
+        cmocka_unit_test(test_decode_corr),
+        cmocka_unit_test(test_writer_corr),
         cmocka_unit_test(test_decode_errors),
         cmocka_unit_test(test_error_table),
         cmocka_unit_test(test_writer_escapes_and_ids),

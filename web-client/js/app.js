@@ -8,6 +8,8 @@ import * as room from './pages/room.js';
 import * as howto from './pages/howto.js';
 import * as games from './pages/games.js';
 import * as account from './pages/account.js';
+import * as turn from './pages/turn.js';
+import { watchYourTurn } from './corr.js';
 
 const wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`;
 
@@ -15,6 +17,7 @@ export const app = {
   conn: new Conn(wsUrl),
   games: [],
   me: null,
+  account: null, // the username when logged in (welcome.account)
   announce(text) {
     const live = document.getElementById('live');
     live.textContent = '';
@@ -29,6 +32,7 @@ const ROUTES = [
   [/^#invite=([\w-]+)$/, lobby, 'lobby', (m) => ({ invite: m[1] })],
   [/^#\/game\/(\d+)$/, room, 'games', (m) => ({ room: Number(m[1]) })],
   [/^#\/games$/, games, 'games'],
+  [/^#\/turn$/, turn, 'turn'],
   [/^#\/howto$/, howto, 'howto'],
   [/^#\/howto\/(\w+)$/, howto, 'howto', (m) => ({ game: m[1] })],
   [/^#\/login$/, account, 'login', () => ({ mode: 'login' })],
@@ -62,8 +66,11 @@ function header() {
   app.conn.on('welcome', (w) => {
     app.me = w.player;
     app.games = w.games || [];
+    app.account = w.account || null;
     document.getElementById('me').textContent = w.player ? w.player.name : 'guest';
+    document.getElementById('login-link').hidden = !!app.account;
   });
+  watchYourTurn(app);
 }
 
 header();

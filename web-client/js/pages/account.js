@@ -1,11 +1,12 @@
 // Log in, register, profile. Accounts live in the store (issue 7): the
 // server sets an HttpOnly session cookie on POST /api/login or
 // /api/register and the WebSocket picks it up on its next connection.
-// Until the server offers these endpoints, the page says so and a guest
-// can still choose the name shown to others (hello's `name`).
+// A guest can choose the name shown to others (hello's `name`); an account
+// sees its profile and manages its vacation (correspondence clocks stop).
 
 import { h } from '../dom.js';
 import { GAME_TITLES } from '../geometry.js';
+import { leftText } from '../corr.js';
 
 async function post(path, body) {
   const r = await fetch(path, {
@@ -19,43 +20,7 @@ async function post(path, body) {
 
 export function mount(main, params, app) {
   const status = h('p', { class: 'status', role: 'alert', id: 'account-status' });
-  if (params.mode === 'profile') {
-    const nameIn = h('input', { id: 'guest-name', maxlength: 24, value: (app.me && app.me.name) || '' });
-    const info = h('div', { id: 'profile' });
-    main.append(h('section', { class: 'panel' }, h('h1', {}, 'Profile'), info,
-      h('form', { onsubmit: (e) => {
-        e.preventDefault();
-        app.conn.setName(nameIn.value.trim());
-        app.conn.drop(); // say hello again with the new name
-        status.textContent = 'Saved.';
-      } }, h('label', { for: 'guest-name' }, 'Name shown to other players'), nameIn,
-      h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, 'Save'),
-        h('button', { type: 'button', onclick: async () => {
-          try { await post('/api/logout', {}); status.textContent = 'Logged out.'; app.conn.drop(); } catch (e) { status.textContent = e.message; }
-        } }, 'Log out'))), status));
-    const who = app.me ? app.me.name : null;
-    if (who) {
-      // The store's profile (store_profile_json): username, in_progress
-      // [{id, variant, your_turn, deadline...}], finished {variant: {wins,
-      // losses, draws, games: [{id, outcome, reason...}]}}.
-      fetch(`/api/profile/${encodeURIComponent(who)}`).then((r) => (r.ok ? r.json() : null)).then((p) => {
-        if (!p) { info.append(h('p', { class: 'muted' }, `Playing as ${who} (guest).`)); return; }
-        info.append(h('h2', {}, p.username));
-        const playing = (p.in_progress || []).slice().sort((a, b) => Number(b.your_turn) - Number(a.your_turn));
-        if (playing.length) {
-          info.append(h('h3', {}, 'Games in progress'), h('ul', { id: 'profile-playing' }, playing.map((g) => h('li', {},
-            h('a', { href: `#/game/${g.id}` }, `${GAME_TITLES[g.variant] || g.variant} #${g.id}`),
-            g.your_turn ? h('strong', { class: 'your-turn' }, ' your turn') : '',
-            g.deadline ? h('span', { class: 'muted' }, ` (move by ${new Date(g.deadline).toLocaleString()})`) : ''))));
-        }
-        for (const [variant, v] of Object.entries(p.finished || {})) {
-          info.append(h('h3', {}, `${GAME_TITLES[variant] || variant}: ${v.wins} won, ${v.losses} lost, ${v.draws} drawn`),
-            h('ul', {}, (v.games || []).map((g) => h('li', {}, h('a', { href: `#/game/${g.id}` }, `#${g.id}`), ` ${g.outcome} (${g.reason})`))));
-        }
-      }).catch(() => {});
-    }
-    return null;
-  }
+  if (params.mode === 'profile') return profile(main, app, status);
   const register = params.mode === 'register';
   const user = h('input', { id: 'username', autocomplete: 'username', required: true, minlength: 3, maxlength: 20 });
   const pass = h('input', { id: 'password', type: 'password', autocomplete: register ? 'new-password' : 'current-password', required: true, minlength: 8, maxlength: 128 });
@@ -77,4 +42,110 @@ export function mount(main, params, app) {
       register ? h('a', { href: '#/login' }, 'I have an account') : h('a', { href: '#/register' }, 'Create an account'))),
     status));
   return null;
+}
+
+// The profile page: a guest's display name, or an account's games, record
+// and vacation. Drawn again on each welcome (log-in, log-out, reconnection).
+function profile(main, app, status) {
+  const info = h('div', { id: 'profile' });
+  const guestBox = h('div', { id: 'guest-box' });
+  const vacBox = h('section', { class: 'vacation-box', id: 'vacation', hidden: true });
+  const logout = h('button', { type: 'button', id: 'logout-btn', onclick: async () => {
+    try {
+      await post('/api/logout', {});
+      status.textContent = 'Logged out.';
+      app.conn.drop(); // say hello again without the session
+    } catch (e) { status.textContent = e.message; }
+  } }, 'Log out');
+  main.append(h('section', { class: 'panel' }, h('h1', {}, 'Profile'), guestBox, info, vacBox, h('div', { class: 'row' }, logout), status));
+
+  function drawGuest() {
+    const nameIn = h('input', { id: 'guest-name', maxlength: 24, value: (app.me && app.me.name) || '' });
+    guestBox.replaceChildren(h('p', { class: 'muted' }, 'You play as a guest. ', h('a', { href: '#/login' }, 'Log in'), ' or ',
+      h('a', { href: '#/register' }, 'register'), ' for correspondence games, a record and vacation.'),
+    h('form', { onsubmit: (e) => {
+      e.preventDefault();
+      app.conn.setName(nameIn.value.trim());
+      app.conn.drop(); // say hello again with the new name
+      status.textContent = 'Saved.';
+    } }, h('label', { for: 'guest-name' }, 'Name shown to other players'), nameIn,
+    h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, 'Save'))));
+  }
+
+  // The store's profile (store_profile_json): username, in_progress
+  // [{id, variant, your_turn, deadline...}], finished {variant: {wins,
+  // losses, draws, games: [{id, outcome, reason...}]}}.
+  async function drawAccount(who) {
+    let p = null;
+    try {
+      const r = await fetch(`/api/profile/${encodeURIComponent(who)}`);
+      if (r.ok) p = await r.json();
+    } catch { /* offline */ }
+    if (!p) { info.replaceChildren(h('p', { class: 'muted' }, `Logged in as ${who}.`)); return; }
+    const parts = [h('h2', { id: 'profile-name' }, p.username)];
+    const playing = (p.in_progress || []).slice().sort((a, b) => Number(b.your_turn) - Number(a.your_turn));
+    if (playing.length) {
+      parts.push(h('h3', {}, 'Games in progress'), h('ul', { id: 'profile-playing' }, playing.map((g) => h('li', {},
+        h('a', { href: `#/game/${g.id}` }, `${GAME_TITLES[g.variant] || g.variant} #${g.id}`),
+        g.your_turn ? h('strong', { class: 'your-turn' }, ' your turn') : '',
+        g.deadline ? h('span', { class: 'muted' }, ` (move by ${new Date(g.deadline).toLocaleString()})`) : ''))));
+    }
+    for (const [variant, v] of Object.entries(p.finished || {})) {
+      parts.push(h('h3', {}, `${GAME_TITLES[variant] || variant}: ${v.wins} won, ${v.losses} lost, ${v.draws} drawn`),
+        h('ul', {}, (v.games || []).map((g) => h('li', {}, h('a', { href: `#/game/${g.id}` }, `#${g.id}`), ` ${g.outcome} (${g.reason})`))));
+    }
+    info.replaceChildren(...parts);
+  }
+
+  // Vacation (PROTOCOL.md, Vacation): 30 days a calendar year; while on
+  // vacation, every correspondence clock of the account stops.
+  const vacState = h('p', { id: 'vacation-state' });
+  const vacDays = h('input', { id: 'vacation-days', type: 'number', min: 1, max: 30, value: 7, style: 'width:5em' });
+  const vacStart = h('button', { type: 'submit', class: 'primary', id: 'vacation-start' }, 'Start vacation');
+  const vacEnd = h('button', { type: 'button', id: 'vacation-end', onclick: () => vacation('vacation_end', {}) }, 'End vacation now');
+  const vacStatus = h('p', { class: 'status', id: 'vacation-status', role: 'status' });
+  vacBox.append(h('h3', {}, 'Vacation'),
+    h('p', { class: 'muted' }, 'While you are on vacation your correspondence clocks stop. 30 days a year; a day started counts whole.'),
+    vacState,
+    h('form', { class: 'row', onsubmit: (e) => { e.preventDefault(); vacation('vacation_start', { days: Number(vacDays.value) }); } },
+      h('label', { for: 'vacation-days', class: 'inline' }, 'Days'), vacDays, vacStart, vacEnd),
+    vacStatus);
+
+  function showVacation(v) {
+    vacState.replaceChildren(v.on
+      ? h('strong', {}, `On vacation until ${new Date(v.until_ms).toLocaleString()} (${leftText(v.until_ms - Date.now())} left).`)
+      : 'Not on vacation.', ` ${v.days_left} day${v.days_left === 1 ? '' : 's'} left this year.`);
+    vacState.dataset.on = v.on ? 'true' : 'false';
+    vacState.dataset.daysLeft = String(v.days_left);
+    vacStart.disabled = v.on || v.days_left < 1;
+    vacDays.max = String(Math.max(1, v.days_left));
+    vacEnd.hidden = !v.on;
+  }
+
+  async function vacation(type, fields) {
+    vacStatus.textContent = '';
+    try {
+      const v = await app.conn.request(type, fields);
+      showVacation(v);
+      if (type === 'vacation_start') vacStatus.textContent = 'Enjoy your vacation.';
+      if (type === 'vacation_end') vacStatus.textContent = 'Welcome back.';
+    } catch (e) { if (e.code !== 'disconnected') vacStatus.textContent = e.reason || e.code; }
+  }
+
+  function draw() {
+    const who = app.account;
+    logout.hidden = !who;
+    vacBox.hidden = !who;
+    if (who) {
+      guestBox.replaceChildren();
+      drawAccount(who);
+      vacation('vacation_status', {});
+    } else {
+      info.replaceChildren();
+      drawGuest();
+    }
+  }
+  const off = app.conn.on('welcome', draw);
+  if (app.conn.ready) draw();
+  return off;
 }

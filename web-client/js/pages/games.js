@@ -4,6 +4,7 @@
 
 import { h, timeControl } from '../dom.js';
 import { GAME_TITLES } from '../geometry.js';
+import { corrControl, leftText } from '../corr.js';
 
 export function mount(main, params, app) {
   const conn = app.conn;
@@ -25,13 +26,17 @@ export function mount(main, params, app) {
     }
     if (!alive) return;
     const yourTurn = (s) => s.you >= 0 && s.to_move === s.you && s.status !== 'over';
-    states.sort((a, b) => Number(yourTurn(b)) - Number(yourTurn(a)) || a.room - b.room);
+    // Correspondence: the time left of the seat to move (deadlines are
+    // server times; now_ms is the server's clock when the state was sent).
+    const left = (s) => (s.corr && s.deadlines && s.deadlines[s.to_move] ? s.deadlines[s.to_move] - s.now_ms : Infinity);
+    states.sort((a, b) => Number(yourTurn(b)) - Number(yourTurn(a)) || left(a) - left(b) || a.room - b.room);
     list.replaceChildren(...states.map((s) => h('tr', { class: 'seek', 'data-room': s.room, onclick: () => app.go(`#/game/${s.room}`) },
       h('td', {}, GAME_TITLES[s.game] || s.game_name),
-      h('td', {}, timeControl(s.base_ms, s.inc_ms)),
+      h('td', {}, s.corr ? h('span', { class: 'tag corr' }, '\u2709 ', corrControl(s.corr)) : timeControl(s.base_ms, s.inc_ms)),
       h('td', {}, s.seats.map((x) => (x.player ? x.player.name : '?')).join(' \u2013 ')),
       h('td', {}, String(s.moves.length)),
-      h('td', {}, yourTurn(s) ? h('strong', { class: 'your-turn' }, 'Your turn') : h('span', { class: 'muted' }, 'waiting')))));
+      h('td', {}, yourTurn(s) ? h('strong', { class: 'your-turn' }, 'Your turn') : h('span', { class: 'muted' }, 'waiting'),
+        left(s) < Infinity ? h('span', { class: 'muted' }, ` (${leftText(left(s))} left)`) : null))));
     note.textContent = states.length ? '' : 'No games in progress. Start one from the lobby.';
   }
 

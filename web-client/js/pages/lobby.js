@@ -1,8 +1,10 @@
 // Lobby: the open seeks, live; create a game (public or by invitation);
-// accept a seek or an invitation link.
+// accept a seek or an invitation link. Correspondence seeks (days per
+// move, or a bank with an increment) need an account and are listed apart.
 
 import { h, timeControl } from '../dom.js';
 import { GAMES, GAME_TITLES } from '../geometry.js';
+import { CORR_DAYS, corrControl, corrSeek, isCorr } from '../corr.js';
 
 const TIME_CONTROLS = [
   ['1+0', 60000, 0], ['3+2', 180000, 2000], ['5+3', 300000, 3000], ['10+5', 600000, 5000],
@@ -29,6 +31,33 @@ export function mount(main, params, app) {
   const tcSel = h('select', { id: 'new-tc', name: 'tc' },
     TIME_CONTROLS.map(([n], i) => h('option', { value: i, selected: n === '5+3' }, n)));
   const priv = h('input', { type: 'checkbox', id: 'new-private' });
+  const kindLive = h('input', { type: 'radio', name: 'kind', id: 'kind-live', value: 'live', checked: true });
+  const kindCorr = h('input', { type: 'radio', name: 'kind', id: 'kind-corr', value: 'corr' });
+  const daysSel = h('select', { id: 'new-days', name: 'days' },
+    CORR_DAYS.map((d) => h('option', { value: d, selected: d === 3 }, `${d} day${d === 1 ? '' : 's'}`)));
+  const incMode = h('input', { type: 'checkbox', id: 'new-inc' });
+  const liveBox = h('div', { id: 'live-options' },
+    h('label', { for: 'new-tc' }, 'Time control (minutes + seconds per move)'), tcSel);
+  const corrNote = h('p', { class: 'muted', id: 'corr-login' });
+  const createBtn = h('button', { type: 'submit', class: 'primary', id: 'create-btn' }, 'Create');
+  const corrBox = h('div', { id: 'corr-options', hidden: true },
+    h('label', { for: 'new-days' }, 'Days per move'), daysSel,
+    h('label', {}, incMode, ' Increment mode: a bank of that many days, the same added after each move (up to four times the bank)'),
+    corrNote);
+  function kindChanged() {
+    const corr = kindCorr.checked;
+    liveBox.hidden = corr;
+    corrBox.hidden = !corr;
+    const needLogin = corr && !app.account;
+    corrNote.replaceChildren(...(needLogin
+      ? ['Correspondence games are kept for weeks under your name, so they need an account: ',
+        h('a', { href: '#/login', id: 'corr-login-link' }, 'log in'), ' or ', h('a', { href: '#/register' }, 'register'), '.']
+      : ['You are told on the \u201cYour turn\u201d page when a move is due; vacation days stop your clocks.']));
+    corrNote.className = needLogin ? 'status error' : 'muted';
+    createBtn.disabled = needLogin;
+  }
+  kindLive.addEventListener('change', kindChanged);
+  kindCorr.addEventListener('change', kindChanged);
 
   const gameName = (id) => (app.games.find((g) => g.id === id) || {}).name || GAME_TITLES[id] || id;
 
@@ -37,14 +66,19 @@ export function mount(main, params, app) {
     empty.hidden = list.length > 0;
     tbody.replaceChildren(...list.map((s) => {
       const mine = app.me && s.players.some((p) => p.id === app.me.id);
-      return h('tr', { class: 'seek', 'data-seek': s.id, 'data-game': s.game, onclick: () => !mine && accept({ seek: s.id }) },
+      const corr = isCorr(s);
+      const guestCorr = corr && !app.account;
+      return h('tr', { class: corr ? 'seek corr' : 'seek', 'data-seek': s.id, 'data-kind': corr ? 'corr' : 'live', 'data-game': s.game, onclick: () => !mine && !guestCorr && accept({ seek: s.id }) },
         h('td', {}, s.players.map((p) => p.name).join(', ')),
         h('td', {}, gameName(s.game)),
-        h('td', {}, timeControl(s.base_ms, s.inc_ms)),
+        h('td', {}, corr ? h('span', { class: 'tag corr' }, '\u2709 ', corrControl(s.corr)) : timeControl(s.base_ms, s.inc_ms)),
         h('td', {}, `${s.players.length}/${s.seats}`),
         h('td', {}, mine
           ? h('button', { type: 'button', class: 'cancel', onclick: (e) => { e.stopPropagation(); cancel(s.id); } }, 'Cancel')
-          : h('button', { type: 'button', class: 'join primary', 'data-seek': s.id }, 'Join')));
+          : guestCorr
+            // The server would refuse a guest (account_required): say why first.
+            ? h('a', { href: '#/login', class: 'login-to-join', onclick: (e) => e.stopPropagation() }, 'Log in to join')
+            : h('button', { type: 'button', class: 'join primary', 'data-seek': s.id }, 'Join')));
     }));
   }
 
@@ -64,9 +98,10 @@ export function mount(main, params, app) {
   async function create(ev) {
     ev.preventDefault();
     const [, base, inc] = TIME_CONTROLS[Number(tcSel.value)];
+    const tc = kindCorr.checked ? { base_ms: 0, inc_ms: 0, corr: corrSeek(Number(daysSel.value), incMode.checked) } : { base_ms: base, inc_ms: inc };
     status.className = 'status';
     try {
-      const r = await conn.request('seek_create', { game: gameSel.value, base_ms: base, inc_ms: inc, rated: false, private: priv.checked });
+      const r = await conn.request('seek_create', { game: gameSel.value, ...tc, rated: false, private: priv.checked });
       status.textContent = `Waiting for ${r.seek.seats - 1} opponent${r.seek.seats > 2 ? 's' : ''}\u2026`;
       if (r.invite) {
         const url = `${location.origin}/#invite=${r.invite}`;
@@ -87,9 +122,12 @@ export function mount(main, params, app) {
         h('h2', {}, 'Create a game'),
         h('form', { id: 'create', onsubmit: create },
           h('label', { for: 'new-game' }, 'Game'), gameSel,
-          h('label', { for: 'new-tc' }, 'Time control (minutes + seconds per move)'), tcSel,
+          h('fieldset', { class: 'kind' }, h('legend', {}, 'Kind of game'),
+            h('label', { class: 'inline' }, kindLive, ' Live (clocks)'),
+            h('label', { class: 'inline' }, kindCorr, ' Correspondence (days per move)')),
+          liveBox, corrBox,
           h('label', {}, priv, ' Private: play a friend by invitation link'),
-          h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary', id: 'create-btn' }, 'Create'))),
+          h('div', { class: 'row' }, createBtn)),
         invite, status,
         h('h2', {}, 'The games'),
         h('ul', { class: 'game-links' }, GAMES.filter((g) => g !== 'ultima1968').map((g) =>
@@ -110,8 +148,9 @@ export function mount(main, params, app) {
     if (m.op === 'remove') seeks.delete(m.seek.id); else seeks.set(m.seek.id, m.seek);
     renderSeeks();
   }));
-  offs.push(conn.on('welcome', () => { fillGames(); start(); }));
+  offs.push(conn.on('welcome', () => { fillGames(); kindChanged(); renderSeeks(); start(); }));
   if (conn.ready) start();
+  kindChanged();
   renderSeeks();
 
   return () => {

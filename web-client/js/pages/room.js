@@ -1,12 +1,15 @@
 // Game room: play or watch one game, or view a finished one.
 // State comes from the server's `room` message, then numbered events; a gap
 // in the numbers (or a reconnection) asks for the missed ones with `since`.
+// Correspondence games show each seat's deadline instead of a clock, and
+// (two players) the conditional moves editor.
 
 import { h, clockText, timeControl } from '../dom.js';
 import { Board, parseMove } from '../board.js';
 import { pieceName, ARMY_COLOURS } from '../pieces.js';
 import { rebuild, displayCaptures, applyMove } from '../replay.js';
 import { GAME_TITLES } from '../geometry.js';
+import { corrControl, leftText, HOUR } from '../corr.js';
 
 const REASONS = {
   checkmate: 'checkmate', stalemate: 'stalemate', repetition: 'threefold repetition',
@@ -28,6 +31,7 @@ export function mount(main, params, app) {
   const offs = [];
   let st = null; // the room state, kept up to date by events
   let receivedAt = 0; // when st.clocks were true
+  let deadlineAt = 0; // when st.now_ms was the server's time
   let viewPly = null; // null: live; else the ply shown (0 = start)
   let viewSeat = null; // whose army is at the bottom
   let snapshots = new Map(); // ply -> pieces Map the server sent
@@ -50,6 +54,22 @@ export function mount(main, params, app) {
   const legalList = h('div', { class: 'legal-list', id: 'legal-list' });
   const legalSummary = h('summary', {}, 'Legal moves');
   const legalBox = h('details', { class: 'legal', hidden: true }, legalSummary, legalList);
+  // Conditional moves (two-player correspondence): the stored lines, an
+  // editor (one line per row, move texts separated by spaces), save, clear.
+  const condLines = h('ol', { id: 'cond-lines' });
+  const condNone = h('p', { class: 'muted', id: 'cond-none' }, 'No conditional moves stored.');
+  const condInput = h('textarea', { id: 'cond-input', rows: 3, spellcheck: 'false', 'aria-label': 'Conditional lines',
+    placeholder: 'One line per row: their move, your answer, their move, your answer\u2026 e.g. e7-e6 d2-d3' });
+  const condStatus = h('div', { class: 'status', id: 'cond-status', role: 'status' });
+  const condSave = h('button', { type: 'submit', class: 'primary', id: 'cond-save' }, 'Save lines');
+  const condClear = h('button', { type: 'button', id: 'cond-clear', onclick: () => condRequest('cond_clear', {}) }, 'Clear all');
+  const condBox = h('section', { class: 'cond', id: 'cond', hidden: true },
+    h('h3', {}, 'Conditional moves'),
+    h('p', { class: 'muted' }, 'If your opponent plays the first move of a line, your answer is played at once, and the line goes on.'),
+    condLines, condNone,
+    h('form', { onsubmit: (e) => { e.preventDefault(); saveCond(); } }, condInput, h('div', { class: 'row' }, condSave, condClear)),
+    condStatus);
+  let condFor = -1; // the ply the stored lines were read at
 
   const step = (fn) => () => { fn(); renderBoard(); renderMoves(); };
   const stepper = h('div', { class: 'step' },
@@ -66,7 +86,7 @@ export function mount(main, params, app) {
       movesBox, stepper,
       h('form', { class: 'typed', id: 'typed', onsubmit: (e) => { e.preventDefault(); sendTyped(); } },
         typedInput, h('button', { type: 'submit' }, 'Play')),
-      legalBox, status, actions,
+      legalBox, status, actions, condBox,
       h('div', { class: 'chat' }, chatLines,
         h('form', { onsubmit: (e) => { e.preventDefault(); sendChat(); } }, chatInput)))));
 
@@ -106,6 +126,7 @@ export function mount(main, params, app) {
   // Errors to our requests in this room (a refused move, a refused action).
   offs.push(conn.on('error', (m) => {
     if (m.re === undefined && !m.request) return;
+    if (m.request && m.request.startsWith('cond_')) return; // shown by the editor
     status.textContent = m.reason || m.code;
     if (m.request === 'move' && st) renderBoard(); // undo the piece we moved ahead
   }));
@@ -166,9 +187,10 @@ export function mount(main, params, app) {
       // the state now at the top level (PROTOCOL.md, catchup).
       for (const e of m.events) applyEvent(e);
       if (st && m.seq === st.seq) {
-        for (const k of ['you', 'clock_running', 'to_move', 'result', 'status', 'pieces', 'check', 'legal', 'draw_offers', 'rematch_offers']) {
+        for (const k of ['you', 'clock_running', 'to_move', 'result', 'status', 'pieces', 'check', 'legal', 'draw_offers', 'rematch_offers', 'deadlines']) {
           if (k in m) st[k] = m[k];
         }
+        if ('now_ms' in m) { st.now_ms = m.now_ms; deadlineAt = performance.now(); }
         if (m.clocks) { st.clocks = m.clocks; receivedAt = performance.now(); }
         if (m.pieces) snapshots.set(st.moves.length, piecesMap(m.pieces));
       }
@@ -179,13 +201,16 @@ export function mount(main, params, app) {
   function setRoom(m) {
     st = m;
     receivedAt = performance.now();
+    deadlineAt = receivedAt;
+    condFor = -1;
     snapshots = new Map([[st.moves.length, piecesMap(st.pieces)]]);
     rebuilt = null;
     if (viewSeat === null) viewSeat = st.you >= 0 ? st.you : 0;
     if (!board) {
       board = new Board(boardBox, { game: st.game, onMove: sendMove, pieceName: (k) => pieceName(st.game, k) });
-      heading.replaceChildren(`${GAME_TITLES[st.game] || st.game_name} \u00b7 ${timeControl(st.base_ms, st.inc_ms)} `,
-        h('a', { href: `#/howto/${st.game}`, class: 'rules-link', target: '_blank' }, 'rules'));
+      heading.replaceChildren(st.corr ? `${GAME_TITLES[st.game] || st.game_name} ` : `${GAME_TITLES[st.game] || st.game_name} \u00b7 ${timeControl(st.base_ms, st.inc_ms)} `,
+        h('a', { href: `#/howto/${st.game}`, class: 'rules-link', target: '_blank' }, 'rules'),
+        st.corr ? h('span', { class: 'tc-line', id: 'room-tc' }, `\u2709 Correspondence, ${corrControl(st.corr)}`) : null);
     }
     board.colours = st.seats.map((s) => s.color);
     board.view = viewSeat;
@@ -201,6 +226,8 @@ export function mount(main, params, app) {
       if (e.check) st.check = e.check;
       if (e.legal) st.legal = e.legal;
       if (e.clocks) { st.clocks = e.clocks; receivedAt = performance.now(); }
+      if (e.deadlines) st.deadlines = e.deadlines;
+      if ('now_ms' in e) { st.now_ms = e.now_ms; deadlineAt = performance.now(); }
       if ('clock_running' in e) st.clock_running = e.clock_running;
       if ('to_move' in e) st.to_move = e.to_move;
       if (e.result) { st.result = e.result; st.status = 'over'; st.legal = []; st.clock_running = false; }
@@ -222,6 +249,7 @@ export function mount(main, params, app) {
         break;
       case 'end':
         if (e.clocks) { st.clocks = e.clocks; receivedAt = performance.now(); }
+        st.deadlines = null;
         st.result = e.result; st.status = 'over'; st.legal = []; st.clock_running = false;
         break;
       case 'draw_offer': st.draw_offers = e.offers; app.announce(`${seatName(e.seat)} offers a draw`); break;
@@ -236,7 +264,14 @@ export function mount(main, params, app) {
 
   offs.push(conn.on('room', (m) => { if (m.room === id && m.re === undefined) setRoom(m); }));
   offs.push(conn.on('event', (e) => { if (e.room === id) { applyEvent(e); render(); } }));
-  offs.push(conn.on('welcome', () => join(st ? st.seq : undefined)));
+  offs.push(conn.on('welcome', () => { condFor = -1; join(st ? st.seq : undefined); }));
+  // Our "your turn" list says this game's deadline moved (a vacation
+  // started or ended): the room learns it only with its next event, so ask
+  // for the state now (a join with since = our seq).
+  offs.push(app.onYourTurn((list) => {
+    const mine = st && st.corr && st.status !== 'over' && list.find((g) => g.id === id);
+    if (mine && st.deadlines && mine.deadline !== st.deadlines[st.to_move]) join(st.seq);
+  }));
   if (conn.ready) join();
 
   // --- rendering -----------------------------------------------------------
@@ -247,10 +282,34 @@ export function mount(main, params, app) {
     return t;
   }
 
+  // Correspondence: ms left before the seat's deadline, null if it has
+  // none (not its turn, or the game is over).
+  function deadlineLeft(s) {
+    const d = st.deadlines && st.deadlines[s];
+    if (d === null || d === undefined || st.status === 'over') return null;
+    return d - (st.now_ms || Date.now()) - (performance.now() - deadlineAt);
+  }
+
+  function deadlineText(s) {
+    const left = deadlineLeft(s);
+    if (left !== null) return `${leftText(left)} left`;
+    // Increment mode: the bank waiting for its owner's next turn.
+    if (st.corr && st.corr.inc_days && st.status !== 'over' && !st.seats[s].left) return `bank ${leftText(st.clocks[s] || 0)}`;
+    return '';
+  }
+
   function bar(s) {
     const seat = st.seats[s];
-    const clock = h('span', { class: 'clock', 'data-seat': s }, st.base_ms ? clockText(clockLeft(s)) : '');
-    if (!st.base_ms) clock.hidden = true;
+    let clock;
+    if (st.corr) {
+      clock = h('span', { class: 'deadline', 'data-seat': s }, deadlineText(s));
+      const d = st.deadlines && st.deadlines[s];
+      if (d && st.status !== 'over') clock.title = `Move by ${new Date(d).toLocaleString()}`;
+      clock.hidden = !clock.textContent;
+    } else {
+      clock = h('span', { class: 'clock', 'data-seat': s }, st.base_ms ? clockText(clockLeft(s)) : '');
+      if (!st.base_ms) clock.hidden = true;
+    }
     return h('div', { class: `player${s === st.to_move && st.status !== 'over' ? ' to-move' : ''}`, 'data-seat': s },
       h('span', {},
         h('span', { class: 'swatch', style: `background:${ARMY_COLOURS[board.player(s).colour].body}` }),
@@ -270,6 +329,15 @@ export function mount(main, params, app) {
   }
 
   function tickClocks() {
+    if (st && st.corr) {
+      for (const c of main.querySelectorAll('.deadline[data-seat]')) {
+        const s = Number(c.dataset.seat);
+        c.textContent = deadlineText(s);
+        const left = deadlineLeft(s);
+        c.classList.toggle('low', left !== null && left < 12 * HOUR);
+      }
+      return;
+    }
     if (!st || !st.base_ms) return;
     for (const c of main.querySelectorAll('.clock[data-seat]')) {
       const s = Number(c.dataset.seat);
@@ -379,6 +447,62 @@ export function mount(main, params, app) {
     actions.replaceChildren(...list);
   }
 
+  // --- conditional moves ---------------------------------------------------
+
+  function condPlayable() {
+    return st && st.corr && st.seats.length === 2 && st.you >= 0 && st.status !== 'over' && !st.seats[st.you].left;
+  }
+
+  function showCond(lines) {
+    // Each line with a button that removes it alone (cond_set of the rest).
+    const myTurn = st && st.to_move === st.you;
+    condLines.replaceChildren(...lines.map((l, i) => h('li', { 'data-line': l }, l, ' ',
+      h('button', { type: 'button', class: 'cond-drop', title: 'Remove this line', 'aria-label': `Remove ${l}`, disabled: myTurn,
+        onclick: () => condRequest('cond_set', { lines: lines.filter((_, j) => j !== i) }) }, '\u00d7'))));
+    condNone.hidden = lines.length > 0;
+    condLines.hidden = lines.length === 0;
+    condClear.hidden = lines.length === 0;
+  }
+
+  async function condRequest(type, fields) {
+    condStatus.textContent = '';
+    try {
+      const r = await conn.request(type, { room: id, ...fields });
+      showCond(r.lines || []);
+      if (type === 'cond_set') { condInput.value = ''; condStatus.textContent = `Stored ${r.lines.length} line${r.lines.length === 1 ? '' : 's'}.`; }
+      if (type === 'cond_clear') condStatus.textContent = 'Cleared.';
+      return r;
+    } catch (e) {
+      if (e.code !== 'disconnected') condStatus.textContent = e.reason || e.code;
+      return null;
+    }
+  }
+
+  function saveCond() {
+    const fresh = condInput.value.split('\n').map((l) => l.trim().split(/\s+/).join(' ')).filter(Boolean);
+    if (!fresh.length) { condStatus.textContent = 'Type a line first.'; return; }
+    const short = fresh.find((l) => l.split(' ').length < 2);
+    if (short) { condStatus.textContent = `\u201c${short}\u201d: a line needs their move and your answer.`; return; }
+    // New lines are added after the stored ones (cond_set replaces them all).
+    const kept = [...condLines.querySelectorAll('li[data-line]')].map((li) => li.dataset.line);
+    condRequest('cond_set', { lines: [...kept, ...fresh] });
+  }
+
+  function renderCond() {
+    condBox.hidden = !condPlayable();
+    if (condBox.hidden) return;
+    const myTurn = st.to_move === st.you;
+    condSave.disabled = myTurn;
+    condInput.disabled = myTurn;
+    condInput.placeholder = myTurn ? 'Conditional moves are entered while your opponent is to move.'
+      : 'One line per row: their move, your answer, their move, your answer\u2026 e.g. e7-e6 d2-d3';
+    // Re-read after every move: a move may have answered or dropped lines.
+    if (condFor !== st.moves.length && conn.ready) {
+      condFor = st.moves.length;
+      condRequest('cond_get', {});
+    }
+  }
+
   function renderChat() {
     chatLines.replaceChildren(...(st.chat || []).map((c) => h('div', {}, h('span', { class: 'who' }, c.name), c.text)));
     chatLines.scrollTop = chatLines.scrollHeight;
@@ -401,6 +525,7 @@ export function mount(main, params, app) {
     renderActions();
     renderChat();
     renderViewSel();
+    renderCond();
     tickClocks();
     const yourTurn = st.status !== 'over' && st.you >= 0 && st.you === st.to_move;
     document.title = `${yourTurn ? '\u25cf Your turn \u00b7 ' : ''}${GAME_TITLES[st.game] || st.game_name} \u00b7 chameleon`;

@@ -1,0 +1,68 @@
+// Correspondence play on the client: time-control text, deadline text, the
+// "your turn" list the server pushes (kept in app.yourTurn, shown as a
+// badge in the header). Field names follow protocol/PROTOCOL.md
+// (correspondence section); every page reads them through this module.
+
+export const DAY = 86400000;
+export const HOUR = 3600000;
+// Days per move the store accepts (server/store.h, store_tc).
+export const CORR_DAYS = [1, 2, 3, 5, 7, 10, 14];
+
+// True for a seek, room or "your turn" entry of a correspondence game
+// (SEEK and room carry `corr`, null for live; TURN carries `kind`).
+export function isCorr(x) {
+  return !!x && (!!x.corr || x.kind === 'correspondence');
+}
+
+const daysText = (d) => `${d} day${d === 1 ? '' : 's'}`;
+
+// CORR as text: "3 days/move", "2 days + 1 day/move (max 10 days)".
+export function corrControl(c) {
+  if (!c) return '';
+  if (!c.inc_days) return `${daysText(c.days)}/move`;
+  return `${daysText(c.days)} + ${daysText(c.inc_days)}/move (max ${daysText(c.cap_days || 60)})`;
+}
+
+// Time left as people say it: "2 days 3 h", "5 h 12 min", "7 min",
+// "under a minute", "time is up".
+export function leftText(ms) {
+  if (ms <= 0) return 'time is up';
+  const d = Math.floor(ms / DAY);
+  const hh = Math.floor((ms % DAY) / HOUR);
+  const mm = Math.floor((ms % HOUR) / 60000);
+  if (d > 0) return `${daysText(d)}${hh ? ` ${hh} h` : ''}`;
+  if (hh > 0) return `${hh} h${mm ? ` ${mm} min` : ''}`;
+  if (mm > 0) return `${mm} min`;
+  return 'under a minute';
+}
+
+// seek_create's `corr` (PROTOCOL.md, Correspondence): days per move, or
+// increment mode: a bank of `days`, `days` added after each of your moves,
+// capped at four times the bank (the protocol allows up to 60 days).
+export function corrSeek(days, increment) {
+  if (!increment) return { days };
+  return { days, inc_days: days, cap_days: Math.min(60, 4 * days) };
+}
+
+// The "your turn" list (`turns`): asked once per connection of an account,
+// then pushed by the server on every change; kept in app.yourTurn, most
+// urgent first as the server sends it, shown as a badge in the header.
+export function watchYourTurn(app) {
+  app.yourTurn = [];
+  const listeners = new Set();
+  const set = (list) => {
+    app.yourTurn = list || [];
+    const badge = document.getElementById('turn-count');
+    if (badge) {
+      badge.textContent = String(app.yourTurn.length);
+      badge.hidden = app.yourTurn.length === 0;
+    }
+    for (const fn of [...listeners]) fn(app.yourTurn);
+  };
+  app.conn.on('welcome', (w) => {
+    if (w.account) app.conn.request('turns').catch(() => set([]));
+    else set([]);
+  });
+  app.conn.on('turns', (m) => set(m.games));
+  app.onYourTurn = (fn) => { listeners.add(fn); return () => listeners.delete(fn); };
+}

@@ -1,0 +1,34 @@
+// "Your turn": every game (live or correspondence, two or three players)
+// where the logged-in player is to move, most urgent first, as the server
+// pushes it (corr.js keeps app.yourTurn). Deadlines count down locally.
+
+import { h } from '../dom.js';
+import { GAME_TITLES } from '../geometry.js';
+import { leftText, isCorr } from '../corr.js';
+
+export function mount(main, params, app) {
+  const list = h('tbody', { id: 'turn-list' });
+  const note = h('p', { class: 'muted', id: 'turn-note' });
+  main.append(h('section', { class: 'panel' }, h('h1', {}, 'Your turn'),
+    h('table', { class: 'list' }, h('thead', {}, h('tr', {}, ['Game', 'Moves', 'Time left', ''].map((t) => h('th', {}, t)))), list),
+    note));
+
+  function render() {
+    if (!app.account) {
+      note.replaceChildren('Correspondence games need an account: ', h('a', { href: '#/login' }, 'log in'),
+        ' or ', h('a', { href: '#/register' }, 'register'), ' to see the games waiting for your move.');
+    } else note.textContent = app.yourTurn.length ? '' : 'No game is waiting for your move.';
+    const now = Date.now();
+    list.replaceChildren(...app.yourTurn.map((g) => h('tr', { class: 'seek turn-row', 'data-room': g.id, onclick: () => app.go(`#/game/${g.id}`) },
+      h('td', {}, h('a', { href: `#/game/${g.id}` }, `${GAME_TITLES[g.variant] || g.variant} #${g.id}`)),
+      h('td', {}, String(g.ply ?? '')),
+      h('td', { class: g.deadline && g.deadline - now < 86400000 ? 'left urgent' : 'left' },
+        isCorr(g) && g.deadline ? leftText(g.deadline - now) : 'live game'),
+      h('td', {}, h('a', { href: `#/game/${g.id}`, class: 'button-link' }, 'Play')))));
+  }
+  const off = app.onYourTurn(render);
+  const offW = app.conn.on('welcome', render);
+  const timer = setInterval(render, 30000);
+  render();
+  return () => { off(); offW(); clearInterval(timer); };
+}
