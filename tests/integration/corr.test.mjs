@@ -473,6 +473,7 @@ test('conditional moves: set, get, played by the server, dropped when they no lo
         me.send({ type: 'resign', room });
         await me.event(room, 'left');
         await them.expectError({ type: 'cond_set', room, lines: [] }, 'game_over');
+        await them.expectError({ type: 'cond_get', room }, 'game_over');
         for (const x of [a, b, c, s0, s1]) x.close();
     } finally {
         await stop(srv);
