@@ -165,9 +165,9 @@ static int read_field(const struct field *f, json_t *val, proto_req *req, char *
     }
 wrong_type:
     rules_why(why, whylen, "field '%s' must be %s", f->name,
-              f->kind == STR    ? "a string"
-              : f->kind == INT  ? "an integer"
-              : f->kind == CORR ? "an object"
+              f->kind == STR     ? "a string"
+              : f->kind == INT   ? "an integer"
+              : f->kind == CORR  ? "an object"
               : f->kind == LINES ? "an array of strings"
                                  : "a boolean");
     return PROTO_EBAD_MESSAGE;

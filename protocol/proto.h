@@ -28,8 +28,8 @@ enum {
     PROTO_NAME_MAX = 24,           /* player name bytes */
     PROTO_GAME_MAX = 31,
     PROTO_INVITE_MAX = 31,
-    PROTO_CHAT_MAX = 300,   /* chat text bytes */
-    PROTO_CATCHUP_MAX = 64, /* events a catchup may carry */
+    PROTO_CHAT_MAX = 300,      /* chat text bytes */
+    PROTO_CATCHUP_MAX = 64,    /* events a catchup may carry */
     PROTO_COND_LINES = 16,     /* conditional lines per cond_set */
     PROTO_COND_LINE_MAX = 255, /* bytes of one conditional line */
 };

@@ -426,8 +426,9 @@ static int on_seek_create(conn *c, const proto_req *req, char *why, size_t whyle
         corr.cap_days = corr.inc_days == 0 ? 0 : req->corr_cap_days ? req->corr_cap_days : 60;
         if (corr.days < 1 || corr.days > 60 || corr.inc_days < 0 || corr.inc_days > 60 ||
             corr.cap_days < 0 || corr.cap_days > 60) {
-            rules_why(why, whylen, "corr: days 1, 2, 3, 5, 7, 10 or 14; inc_days 0..14; "
-                                   "cap_days up to 60");
+            rules_why(why, whylen,
+                      "corr: days 1, 2, 3, 5, 7, 10 or 14; inc_days 0..14; "
+                      "cap_days up to 60");
             return PROTO_EBAD_TIME_CONTROL;
         }
         store_tc tc = {corr.days * STORE_DAY_MS, corr.inc_days * STORE_DAY_MS,

@@ -364,6 +364,10 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     }
 
     case LWS_CALLBACK_CLOSED_HTTP:
+        /* lws calls this with no session data for a connection that closed
+         * before any was allocated (seen as a SIGSEGV in the e2e suite). */
+        if (c == NULL)
+            break;
         free(c->http_buf);
         c->http_buf = NULL;
         free(c->rx);

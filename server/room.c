@@ -1181,7 +1181,7 @@ int room_cond(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
         rules_why(why, whylen, "conditional moves need an account: log in");
         return PROTO_EACCOUNT_REQUIRED;
     }
-    int s = acting_seat(r, c, req->type != PROTO_COND_GET, why, whylen);
+    int s = acting_seat(r, c, true, why, whylen); /* lines end with the game */
     if (s < 0)
         return -s;
     if (r->corr.days <= 0 || r->nseats != 2) {

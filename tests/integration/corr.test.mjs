@@ -16,11 +16,11 @@ import { startServer, connect, startGame, bySeatOf } from './lib.mjs';
 const DAY = 86400000;
 
 // A server with its own test clock (offset file in its folder).
-async function corrServer(opts = {}) {
-    const clockDir = opts.clockDir || mkdtempSync(join(tmpdir(), 'chameleon-clock-'));
+async function corrServer() {
+    const clockDir = mkdtempSync(join(tmpdir(), 'chameleon-clock-'));
     const clock = join(clockDir, 'offset');
-    if (!opts.clockDir) writeFileSync(clock, '0\n');
-    const srv = await startServer(['--clock-offset-file', clock], opts);
+    writeFileSync(clock, '0\n');
+    const srv = await startServer(['--clock-offset-file', clock]);
     srv.clock = clock;
     srv.clockDir = clockDir;
     srv.advance = (ms) => {
@@ -473,6 +473,7 @@ test('conditional moves: set, get, played by the server, dropped when they no lo
         me.send({ type: 'resign', room });
         await me.event(room, 'left');
         await them.expectError({ type: 'cond_set', room, lines: [] }, 'game_over');
+        await them.expectError({ type: 'cond_get', room }, 'game_over');
         for (const x of [a, b, c, s0, s1]) x.close();
     } finally {
         await stop(srv);

@@ -112,9 +112,8 @@ static void test_decode_corr(void **state)
     assert_int_equal(req.corr_days, 2);
     assert_int_equal(req.corr_inc_days, 1);
     assert_int_equal(req.corr_cap_days, 10);
-    assert_int_equal(decode("{\"type\":\"seek_create\",\"game\":\"g\",\"corr\":{\"days\":3}}",
-                            &req, &typed),
-                     0);
+    assert_int_equal(
+        decode("{\"type\":\"seek_create\",\"game\":\"g\",\"corr\":{\"days\":3}}", &req, &typed), 0);
     assert_int_equal(req.corr_days, 3);
     assert_int_equal(req.corr_inc_days, 0);
     static const char *const bad[] = {
