@@ -863,16 +863,23 @@ static void end_drawn(room *r, rules_reason why)
     game_finished(r);
 }
 
+/* Broadcast an offer event (draw_offer, draw_declined, rematch_offer): the
+ * seat that acted and the seats whose offers now stand. */
+static void push_offer_event(room *r, const char *kind, int seat, unsigned offers)
+{
+    proto_out o;
+    new_event(r, &o);
+    proto_write_event_offer(&o, r->id, r->seq, kind, seat, offers, r->nseats);
+    push_event(r, &o, false, true);
+}
+
 int room_draw_offer(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
 {
     int s = acting_seat(r, c, true, why, whylen);
     if (s < 0)
         return -s;
     r->draw_offers |= 1u << s;
-    proto_out o;
-    new_event(r, &o);
-    proto_write_event_offer(&o, r->id, r->seq, "draw_offer", s, r->draw_offers, r->nseats);
-    push_event(r, &o, false, true);
+    push_offer_event(r, "draw_offer", s, r->draw_offers);
     unsigned need = remaining(r);
     if ((r->draw_offers & need) == need)
         end_drawn(r, RULES_REASON_AGREEMENT);
@@ -886,10 +893,7 @@ int room_draw_decline(room *r, conn *c, const proto_req *req, char *why, size_t 
     if (s < 0)
         return -s;
     r->draw_offers = 0;
-    proto_out o;
-    new_event(r, &o);
-    proto_write_event_offer(&o, r->id, r->seq, "draw_declined", s, 0, r->nseats);
-    push_event(r, &o, false, true);
+    push_offer_event(r, "draw_declined", s, 0);
     return 0;
 }
 
@@ -922,10 +926,7 @@ int room_rematch(room *r, conn *c, const proto_req *req, char *why, size_t whyle
     if (r->next_room != 0)
         return 0; /* the rematch has started already */
     r->rematch_offers |= 1u << s;
-    proto_out o;
-    new_event(r, &o);
-    proto_write_event_offer(&o, r->id, r->seq, "rematch_offer", s, r->rematch_offers, r->nseats);
-    push_event(r, &o, false, true);
+    push_offer_event(r, "rematch_offer", s, r->rematch_offers);
     unsigned all = (1u << r->nseats) - 1;
     if ((r->rematch_offers & all) != all)
         return 0;
@@ -939,6 +940,7 @@ int room_rematch(room *r, conn *c, const proto_req *req, char *why, size_t whyle
     if (next == NULL)
         return err;
     r->next_room = next->id;
+    proto_out o;
     new_event(r, &o);
     proto_write_event_rematch(&o, r->id, r->seq, next->id);
     push_event(r, &o, false, true);
