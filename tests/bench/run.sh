@@ -10,19 +10,38 @@ out=BENCHMARKS.md
 
 # replace_section NAME FILE: put FILE's content between the markers of NAME.
 replace_section() {
-    python3 - "$out" "$1" "$2" <<'PY'
-import sys, re
-path, name, body_file = sys.argv[1:4]
-text = open(path).read()
-body = open(body_file).read().rstrip("\n")
-start, end = f"<!-- bench:{name} -->", f"<!-- /bench:{name} -->"
-block = f"{start}\n{body}\n{end}"
-if start in text and end in text:
-    text = re.sub(re.escape(start) + ".*?" + re.escape(end), lambda m: block, text, flags=re.S)
-else:
-    text = text.rstrip("\n") + "\n\n" + block + "\n"
-open(path, "w").write(text)
-PY
+    start="<!-- bench:$1 -->"
+    end="<!-- /bench:$1 -->"
+    replace=0
+    grep -qxF "$start" "$out" && grep -qxF "$end" "$out" && replace=1
+    new=$(mktemp)
+    awk -v start="$start" -v end="$end" -v body="$2" -v replace="$replace" '
+        BEGIN {
+            while ((getline line < body) > 0)
+                b[++nb] = line
+            while (nb > 0 && b[nb] == "")
+                nb--
+        }
+        function block(i) {
+            out[++n] = start
+            for (i = 1; i <= nb; i++)
+                out[++n] = b[i]
+            out[++n] = end
+        }
+        replace && $0 == start { block(); skip = 1; next }
+        skip { if ($0 == end) skip = 0; next }
+        { out[++n] = $0 }
+        END {
+            if (!replace) {
+                while (n > 0 && out[n] == "")
+                    n--
+                out[++n] = ""
+                block()
+            }
+            for (i = 1; i <= n; i++)
+                print out[i]
+        }' "$out" > "$new"
+    mv "$new" "$out"
 }
 
 machine="$(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
