@@ -15,7 +15,7 @@
 
 BUILD   := build
 DBG     := $(BUILD)/debug
-PREFIX_DEPS := deploy/install-deps.sh
+DEPS_SCRIPT := deploy/install-deps.sh
 
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 DEFS    := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
@@ -54,10 +54,10 @@ all: $(BUILD)/perft $(SERVER_BIN) $(TOOL_BINS)
 debug: $(DBG)/perft $(DBG_SERVER_BIN) $(UNIT_BINS)
 
 deps:
-	@sh $(PREFIX_DEPS) --build
+	@sh $(DEPS_SCRIPT) --build
 
 deps-test:
-	@sh $(PREFIX_DEPS) --test
+	@sh $(DEPS_SCRIPT) --test
 
 # make run: the server when it exists, else the perft tool on Ultima.
 run: deps
