@@ -177,14 +177,14 @@ static void tables_init(void)
 
 typedef struct {
     uint8_t board[128];
-    uint64_t occ[3][2]; /* cells of each player's pieces */
-    int8_t queen[3];    /* queen cell or -1 */
-    uint8_t left;       /* bit per player who left */
+    uint64_t occ[3][2];  /* cells of each player's pieces */
+    int8_t queen[3];     /* queen cell or -1 */
+    uint8_t left;        /* bit per player who left */
     uint8_t after_leave; /* 1 from a player leaving until the next turn: no
                             player has just ended a turn, so no centre win
                             is judged (not hashed: it lasts one position) */
-    uint8_t v;          /* 0 ant2, 1 ant3 */
-    uint8_t np;         /* players */
+    uint8_t v;           /* 0 ant2, 1 ant3 */
+    uint8_t np;          /* players */
 } ant_pos;
 
 static_assert(sizeof(ant_pos) <= RULES_POS_DATA, "ant_pos fits rules_pos");

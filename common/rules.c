@@ -15,8 +15,8 @@ const char *rules_err_code(int err)
     switch (err) {
     case RULES_OK:
         return "ok";
-#define RULES_ERR_CODE(name, value, code, text) \
-    case name:                                  \
+#define RULES_ERR_CODE(name, value, code, text)                                                    \
+    case name:                                                                                     \
         return code;
         RULES_ERRORS(RULES_ERR_CODE)
 #undef RULES_ERR_CODE
@@ -29,8 +29,8 @@ const char *rules_err_text(int err)
     switch (err) {
     case RULES_OK:
         return "no error";
-#define RULES_ERR_TEXT(name, value, code, text) \
-    case name:                                  \
+#define RULES_ERR_TEXT(name, value, code, text)                                                    \
+    case name:                                                                                     \
         return text;
         RULES_ERRORS(RULES_ERR_TEXT)
 #undef RULES_ERR_TEXT
@@ -244,8 +244,7 @@ static void game_refresh(rules_game *g)
         rules_game_end_draw(g, RULES_REASON_REPETITION);
 }
 
-int rules_game_new(rules_game **out, const char *id, const char *position,
-                   char *why, size_t whylen)
+int rules_game_new(rules_game **out, const char *id, const char *position, char *why, size_t whylen)
 {
     const rules_variant *v = rules_find(id);
     if (v == NULL) {
@@ -309,16 +308,15 @@ int rules_game_play(rules_game *g, rules_move m)
     return 0;
 }
 
-int rules_game_play_text(rules_game *g, int player, const char *text,
-                         rules_move *m, char *why, size_t whylen)
+int rules_game_play_text(rules_game *g, int player, const char *text, rules_move *m, char *why,
+                         size_t whylen)
 {
     if (g->result.over) {
         rules_why(why, whylen, "the game is over");
         return RULES_EGAME_OVER;
     }
     if (player >= 0 && player != g->pos.to_move) {
-        rules_why(why, whylen, "it is %s's turn",
-                  g->variant->player_names[g->pos.to_move]);
+        rules_why(why, whylen, "it is %s's turn", g->variant->player_names[g->pos.to_move]);
         return RULES_ENOT_YOUR_TURN;
     }
     rules_move mv;
@@ -346,6 +344,7 @@ int rules_game_leave(rules_game *g, int player, rules_reason why)
         return RULES_EBAD_PLAYER;
 
     g->result.outcome[player] = RULES_OUTCOME_LOSS;
+    g->left[g->nleft++] = (rules_leave_rec){g->nmoves, player, why};
     if (v->leave != NULL && players_left_in(g) >= 2) {
         v->leave(&g->pos, player);
         /* Earlier positions had this player in them: repetition restarts. */
@@ -373,11 +372,77 @@ void rules_game_end_draw(rules_game *g, rules_reason why)
     const rules_variant *v = g->variant;
     for (int i = 0; i < v->nplayers; i++)
         if (g->result.outcome[i] != RULES_OUTCOME_LOSS)
-            g->result.outcome[i] = why == RULES_REASON_ABORTED
-                                       ? RULES_OUTCOME_NONE
-                                       : RULES_OUTCOME_DRAW;
+            g->result.outcome[i] =
+                why == RULES_REASON_ABORTED ? RULES_OUTCOME_NONE : RULES_OUTCOME_DRAW;
     g->result.over = true;
     g->result.winner = -1;
     g->result.reason = why;
     g->nlegal = 0;
+}
+
+int rules_game_replay(rules_game **out, const char *id, const char *position,
+                      const rules_step *steps, size_t nsteps, char *why, size_t whylen)
+{
+    rules_game *g;
+    int err = rules_game_new(&g, id, position, why, whylen);
+    if (err < 0)
+        return err;
+    size_t nmove = 0;
+    for (size_t i = 0; i < nsteps && err == 0; i++) {
+        const rules_step *st = &steps[i];
+        if (st->text == NULL) {
+            err = rules_game_leave(g, st->player, st->reason);
+            if (err < 0)
+                rules_why(why, whylen, "player %d cannot leave after move %zu: %s", st->player,
+                          nmove, rules_err_text(err));
+            continue;
+        }
+        char sub[RULES_WHY_TEXT];
+        err = rules_game_play_text(g, st->player, st->text, NULL, sub, sizeof sub);
+        nmove++;
+        if (err < 0)
+            rules_why(why, whylen, "move %zu (%s): %s", nmove, st->text, sub);
+    }
+    if (err < 0) {
+        rules_game_free(g);
+        return err;
+    }
+    *out = g;
+    return 0;
+}
+
+int rules_game_clone(rules_game **out, const rules_game *g, size_t nmoves)
+{
+    if (nmoves > g->nmoves)
+        return RULES_EBAD_PLAYER;
+    rules_game *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        return RULES_ENOMEM;
+    c->variant = g->variant;
+    c->start = c->pos = g->start;
+    c->result.winner = -1;
+    if (game_reserve(c, nmoves + 1) < 0) {
+        rules_game_free(c);
+        return RULES_ENOMEM;
+    }
+    c->hashes[0] = c->pos.hash;
+    game_refresh(c);
+    /* Moves and leaves in the order they happened: a leave recorded after
+     * k moves comes before move k + 1. Draws and aborts are not steps: a
+     * copy of the whole game takes g's result as it is. */
+    int li = 0;
+    for (size_t i = 0; i <= nmoves; i++) {
+        for (; li < g->nleft && g->left[li].after == i; li++)
+            rules_game_leave(c, g->left[li].player, g->left[li].reason);
+        if (i < nmoves && rules_game_play(c, g->moves[i]) < 0) {
+            rules_game_free(c);
+            return RULES_EILLEGAL;
+        }
+    }
+    if (nmoves == g->nmoves && g->result.over && !c->result.over) {
+        c->result = g->result;
+        c->nlegal = 0;
+    }
+    *out = c;
+    return 0;
 }

@@ -46,19 +46,19 @@ enum {
  * Error codes: 0 is success, every error is negative. One list gives the
  * enum, the machine-readable code used by the protocol and a default text.
  */
-#define RULES_ERRORS(X)                                                        \
-    X(RULES_EUNKNOWN_GAME, -1, "unknown_game", "no such game id")              \
-    X(RULES_EBAD_POSITION, -2, "bad_position", "malformed position string")    \
-    X(RULES_EBAD_MOVE_TEXT, -3, "bad_move_text", "malformed move text")        \
-    X(RULES_ENO_PIECE, -4, "no_piece", "no piece on that cell")                \
-    X(RULES_ENOT_YOURS, -5, "not_your_piece", "that piece is not yours")       \
-    X(RULES_EFROZEN, -6, "frozen", "that piece is frozen")                     \
-    X(RULES_EUNREACHABLE, -7, "unreachable", "the piece cannot move there")    \
-    X(RULES_ESELF_CHECK, -8, "self_check", "the move leaves your king in check") \
-    X(RULES_EGAME_OVER, -9, "game_over", "the game is over")                   \
-    X(RULES_ENOT_YOUR_TURN, -10, "not_your_turn", "it is not that player's turn") \
-    X(RULES_EBAD_PLAYER, -11, "bad_player", "no such player")                  \
-    X(RULES_EILLEGAL, -12, "illegal_move", "illegal move")                     \
+#define RULES_ERRORS(X)                                                                            \
+    X(RULES_EUNKNOWN_GAME, -1, "unknown_game", "no such game id")                                  \
+    X(RULES_EBAD_POSITION, -2, "bad_position", "malformed position string")                        \
+    X(RULES_EBAD_MOVE_TEXT, -3, "bad_move_text", "malformed move text")                            \
+    X(RULES_ENO_PIECE, -4, "no_piece", "no piece on that cell")                                    \
+    X(RULES_ENOT_YOURS, -5, "not_your_piece", "that piece is not yours")                           \
+    X(RULES_EFROZEN, -6, "frozen", "that piece is frozen")                                         \
+    X(RULES_EUNREACHABLE, -7, "unreachable", "the piece cannot move there")                        \
+    X(RULES_ESELF_CHECK, -8, "self_check", "the move leaves your king in check")                   \
+    X(RULES_EGAME_OVER, -9, "game_over", "the game is over")                                       \
+    X(RULES_ENOT_YOUR_TURN, -10, "not_your_turn", "it is not that player's turn")                  \
+    X(RULES_EBAD_PLAYER, -11, "bad_player", "no such player")                                      \
+    X(RULES_EILLEGAL, -12, "illegal_move", "illegal move")                                         \
     X(RULES_ENOMEM, -13, "no_memory", "out of memory")
 
 typedef enum {
@@ -74,26 +74,26 @@ const char *rules_err_code(int err);
 const char *rules_err_text(int err);
 
 /* Why a game ended (or why a player left it). */
-#define RULES_REASONS(X)                                                       \
-    X(RULES_REASON_NONE, "none")                                               \
-    X(RULES_REASON_CHECKMATE, "checkmate")                                     \
-    X(RULES_REASON_STALEMATE, "stalemate")                                     \
-    X(RULES_REASON_REPETITION, "repetition")                                   \
-    X(RULES_REASON_PLY_LIMIT, "ply_limit")                                     \
-    X(RULES_REASON_CENTRE, "centre")                                           \
-    X(RULES_REASON_JOURNEY, "journey")                                         \
-    X(RULES_REASON_LAST_QUEEN, "last_queen")                                   \
-    X(RULES_REASON_RESIGNATION, "resignation")                                 \
-    X(RULES_REASON_TIMEOUT, "timeout")                                         \
-    X(RULES_REASON_ABANDONMENT, "abandonment")                                 \
-    X(RULES_REASON_AGREEMENT, "agreement")                                     \
+#define RULES_REASONS(X)                                                                           \
+    X(RULES_REASON_NONE, "none")                                                                   \
+    X(RULES_REASON_CHECKMATE, "checkmate")                                                         \
+    X(RULES_REASON_STALEMATE, "stalemate")                                                         \
+    X(RULES_REASON_REPETITION, "repetition")                                                       \
+    X(RULES_REASON_PLY_LIMIT, "ply_limit")                                                         \
+    X(RULES_REASON_CENTRE, "centre")                                                               \
+    X(RULES_REASON_JOURNEY, "journey")                                                             \
+    X(RULES_REASON_LAST_QUEEN, "last_queen")                                                       \
+    X(RULES_REASON_RESIGNATION, "resignation")                                                     \
+    X(RULES_REASON_TIMEOUT, "timeout")                                                             \
+    X(RULES_REASON_ABANDONMENT, "abandonment")                                                     \
+    X(RULES_REASON_AGREEMENT, "agreement")                                                         \
     X(RULES_REASON_ABORTED, "aborted")
 
 typedef enum {
 #define RULES_REASON_ENUM(name, text) name,
     RULES_REASONS(RULES_REASON_ENUM)
 #undef RULES_REASON_ENUM
-    RULES_REASON_COUNT
+        RULES_REASON_COUNT
 } rules_reason;
 
 const char *rules_reason_name(rules_reason r);
@@ -107,10 +107,10 @@ typedef enum {
 
 typedef struct rules_result {
     bool over;
-    int8_t winner;                           /* player index, -1 if none */
-    uint8_t outcome[RULES_MAX_PLAYERS];      /* per player; set for a player
-                                                who left while others play on */
-    rules_reason reason;                     /* why it is over (if over) */
+    int8_t winner;                      /* player index, -1 if none */
+    uint8_t outcome[RULES_MAX_PLAYERS]; /* per player; set for a player
+                                           who left while others play on */
+    rules_reason reason;                /* why it is over (if over) */
 } rules_result;
 
 /*
@@ -127,9 +127,9 @@ struct rules_variant;
  */
 typedef struct rules_pos {
     const struct rules_variant *variant;
-    uint64_t hash;     /* equal positions (same player to move, same rights)
-                          hash equal; kept up to date by make/unmake */
-    uint8_t to_move;   /* player index */
+    uint64_t hash;   /* equal positions (same player to move, same rights)
+                        hash equal; kept up to date by make/unmake */
+    uint8_t to_move; /* player index */
     alignas(16) unsigned char data[RULES_POS_DATA];
 } rules_pos;
 
@@ -150,12 +150,12 @@ enum {
  * a `why` buffer write a human sentence there on error (it may be NULL).
  */
 typedef struct rules_variant {
-    const char *id;       /* "ultima", "ultima1968", "rollerball", ... */
-    const char *name;     /* "Ultima (1963 rules)" */
+    const char *id;   /* "ultima", "ultima1968", "rollerball", ... */
+    const char *name; /* "Ultima (1963 rules)" */
     int nplayers;
     const char *const *player_names; /* "white", "black", ... */
     int ncells;
-    const char *const *cell_names;   /* ncells names, as in the rules file */
+    const char *const *cell_names; /* ncells names, as in the rules file */
 
     /* Set up the starting position. */
     void (*init)(rules_pos *p);
@@ -177,8 +177,8 @@ typedef struct rules_variant {
      * legal move. On error return a negative rules_err that says why the
      * move is refused (syntax, no piece, frozen, self check, ...) with a
      * sentence naming the move in why. */
-    int (*parse_move)(const rules_pos *p, const char *text, rules_move *m,
-                      char *why, size_t whylen);
+    int (*parse_move)(const rules_pos *p, const char *text, rules_move *m, char *why,
+                      size_t whylen);
     /* Print a legal move in input text ("e2-e4", "b1x", "pass"). Returns the
      * length or -1. */
     int (*print_move)(const rules_pos *p, rules_move m, char *buf, size_t len);
@@ -244,17 +244,37 @@ void rules_why(char *why, size_t whylen, const char *fmt, ...)
 /* ------------------------------------------------------------------------ */
 /* A whole game. */
 
+/* A player who left the game while the others played on, after `after`
+ * moves had been played. */
+typedef struct rules_leave_rec {
+    size_t after;
+    int player;
+    rules_reason reason;
+} rules_leave_rec;
+
+/* One step of a recorded game, as storage and PGN keep it: a move as input
+ * text, or (text NULL) a player leaving. */
+typedef struct rules_step {
+    const char *text;    /* notation.md input text; NULL: `player` leaves */
+    int player;          /* who moves (-1: whoever is to move) or who leaves */
+    rules_reason reason; /* why it leaves (leaves only) */
+} rules_step;
+
 typedef struct rules_game {
     const rules_variant *variant;
-    rules_pos start;          /* position before the first move */
-    rules_pos pos;            /* current position */
-    rules_move *moves;        /* moves played, nmoves of them */
-    uint64_t *hashes;         /* hash before each move and after the last:
-                                 nmoves + 1 entries */
+    rules_pos start;   /* position before the first move */
+    rules_pos pos;     /* current position */
+    rules_move *moves; /* moves played, nmoves of them */
+    uint64_t *hashes;  /* hash before each move and after the last:
+                          nmoves + 1 entries */
     size_t nmoves, cap;
     rules_move legal[RULES_MAX_MOVES]; /* legal moves of the player to move */
     int nlegal;
     rules_result result;
+    /* Players who left while the others played on (rules_game_leave), in
+     * order: each once at most, so the array never grows. */
+    rules_leave_rec left[RULES_MAX_PLAYERS];
+    int nleft;
 } rules_game;
 
 /*
@@ -262,15 +282,15 @@ typedef struct rules_game {
  * position is non-NULL. Returns 0 and sets *out, or a negative error
  * (RULES_EUNKNOWN_GAME, RULES_EBAD_POSITION, RULES_ENOMEM) with a why.
  */
-int rules_game_new(rules_game **out, const char *id, const char *position,
-                   char *why, size_t whylen);
+int rules_game_new(rules_game **out, const char *id, const char *position, char *why,
+                   size_t whylen);
 void rules_game_free(rules_game *g);
 
 /* Play a move given as text by `player` (or any player if player < 0).
  * On success returns 0 and, if m is non-NULL, stores the move. On error
  * nothing changes; the return value and why say what was wrong. */
-int rules_game_play_text(rules_game *g, int player, const char *text,
-                         rules_move *m, char *why, size_t whylen);
+int rules_game_play_text(rules_game *g, int player, const char *text, rules_move *m, char *why,
+                         size_t whylen);
 /* Play a move known to be in g->legal. */
 int rules_game_play(rules_game *g, rules_move m);
 
@@ -284,5 +304,24 @@ void rules_game_end_draw(rules_game *g, rules_reason why);
 
 /* The player to move, or -1 if the game is over. */
 int rules_game_to_move(const rules_game *g);
+
+/*
+ * Rebuild a recorded game: variant `id` from its set-up (position NULL) or
+ * a position string, then every step in order (moves by text through
+ * rules_game_play_text, leaves through rules_game_leave). 0 and *out, or
+ * the error of the first step that does not replay, with a why naming it
+ * ("move 12 (e2-e4): ..."). The one replay of the server: storage, PGN
+ * import and the rooms all rebuild games through it.
+ */
+int rules_game_replay(rules_game **out, const char *id, const char *position,
+                      const rules_step *steps, size_t nsteps, char *why, size_t whylen);
+
+/*
+ * A copy of g as it stood after its first nmoves moves (g->nmoves: all of
+ * them), the players who left by then included. The copy is independent
+ * (free it with rules_game_free). 0 and *out, or RULES_ENOMEM, or
+ * RULES_EBAD_PLAYER if nmoves > g->nmoves.
+ */
+int rules_game_clone(rules_game **out, const rules_game *g, size_t nmoves);
 
 #endif

@@ -24,10 +24,9 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: perft <game> <depth> [--moves m1,m2,...] [--position STR] [--divide]\n"
-            "       perft <game> --epd FILE [--max-depth N]\n"
-            "games:");
+    fprintf(f, "usage: perft <game> <depth> [--moves m1,m2,...] [--position STR] [--divide]\n"
+               "       perft <game> --epd FILE [--max-depth N]\n"
+               "games:");
     for (const rules_variant *const *v = rules_variants; *v; v++)
         fprintf(f, " %s", (*v)->id);
     fprintf(f, "\n");
@@ -92,8 +91,8 @@ static uint64_t divide(rules_pos *p, int depth)
 
 /* One EPD line: "<position> ;D1 n ;D2 n". Returns failures, or -1 if the
  * line is malformed. */
-static int check_epd_line(const rules_variant *v, char *line, int max_depth,
-                          int lineno, int *passed)
+static int check_epd_line(const rules_variant *v, char *line, int max_depth, int lineno,
+                          int *passed)
 {
     char *semi = strchr(line, ';');
     if (semi == NULL)
@@ -123,12 +122,11 @@ static int check_epd_line(const rules_variant *v, char *line, int max_depth,
         double dt = now_seconds() - t0;
         if (got == expect) {
             (*passed)++;
-            printf("ok   %s line %d D%d %" PRIu64 " (%.2fs)\n", v->id, lineno,
-                   depth, got, dt);
+            printf("ok   %s line %d D%d %" PRIu64 " (%.2fs)\n", v->id, lineno, depth, got, dt);
         } else {
             failed++;
-            printf("FAIL %s line %d D%d expected %" PRIu64 " got %" PRIu64 "\n",
-                   v->id, lineno, depth, expect, got);
+            printf("FAIL %s line %d D%d expected %" PRIu64 " got %" PRIu64 "\n", v->id, lineno,
+                   depth, expect, got);
         }
     }
     return failed;

@@ -130,7 +130,7 @@ typedef struct {
     char kind[NCELL]; /* letter or 0 */
     int owner[NCELL];
     int to_move;
-    int left; /* bit mask */
+    int left;      /* bit mask */
     int just_left; /* the last event was a player leaving, not a turn: the
                       rules speak of a queen that "ends a move" on g7 */
 } rs;

@@ -43,8 +43,7 @@ static void test_registry(void **state)
     }
     char why[RULES_WHY_TEXT];
     rules_game *g = NULL;
-    assert_int_equal(rules_game_new(&g, "nosuchgame", NULL, why, sizeof why),
-                     RULES_EUNKNOWN_GAME);
+    assert_int_equal(rules_game_new(&g, "nosuchgame", NULL, why, sizeof why), RULES_EUNKNOWN_GAME);
     assert_null(g);
     assert_non_null(strstr(why, "nosuchgame"));
 }
@@ -142,8 +141,18 @@ static void test_game_errors(void **state)
                      RULES_ENOT_YOUR_TURN);
     assert_non_null(strstr(why, "white"));
     /* Malformed, empty and overlong texts are refused, nothing changes. */
-    const char *bad[] = {"", "e2", "e2-", "-e4", "e2e4", "E2-E4", "z9-a1", "e2-e4 ",
-                         "e2--e4", "a2-a3-a4", "xx", "pass",
+    const char *bad[] = {"",
+                         "e2",
+                         "e2-",
+                         "-e4",
+                         "e2e4",
+                         "E2-E4",
+                         "z9-a1",
+                         "e2-e4 ",
+                         "e2--e4",
+                         "a2-a3-a4",
+                         "xx",
+                         "pass",
                          "a2-a3aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         why[0] = '\0';
@@ -153,8 +162,7 @@ static void test_game_errors(void **state)
     }
     assert_int_equal(g->nmoves, 0);
     assert_int_equal(rules_game_play_text(g, 0, "e4-e5", NULL, why, sizeof why), RULES_ENO_PIECE);
-    assert_int_equal(rules_game_play_text(g, 0, "a7-a6", NULL, why, sizeof why),
-                     RULES_ENOT_YOURS);
+    assert_int_equal(rules_game_play_text(g, 0, "a7-a6", NULL, why, sizeof why), RULES_ENOT_YOURS);
     rules_move m;
     assert_int_equal(rules_game_play_text(g, 0, "a2-a5", &m, why, sizeof why), 0);
     assert_int_equal(g->nmoves, 1);
@@ -186,8 +194,7 @@ static void test_repetition(void **state)
     assert_int_equal(g->nlegal, 0);
     assert_int_equal(rules_game_to_move(g), -1);
     char why[RULES_WHY_TEXT];
-    assert_int_equal(rules_game_play_text(g, -1, "b2-b3", NULL, why, sizeof why),
-                     RULES_EGAME_OVER);
+    assert_int_equal(rules_game_play_text(g, -1, "b2-b3", NULL, why, sizeof why), RULES_EGAME_OVER);
     rules_game_free(g);
 }
 
@@ -238,17 +245,115 @@ static void test_start_from_position(void **state)
     rules_game_free(g);
 }
 
+/* Same position, same history, same result. */
+static void assert_same_game(const rules_game *a, const rules_game *b)
+{
+    char pa[RULES_POS_TEXT], pb[RULES_POS_TEXT];
+    assert_true(a->variant->print_position(&a->pos, pa, sizeof pa) >= 0);
+    assert_true(b->variant->print_position(&b->pos, pb, sizeof pb) >= 0);
+    assert_string_equal(pa, pb);
+    assert_int_equal(a->nmoves, b->nmoves);
+    for (size_t i = 0; i < a->nmoves; i++)
+        assert_true(a->moves[i] == b->moves[i]);
+    assert_int_equal(a->nleft, b->nleft);
+    assert_int_equal(a->result.over, b->result.over);
+    assert_int_equal(a->result.winner, b->result.winner);
+    assert_int_equal(rules_game_to_move(a), rules_game_to_move(b));
+    assert_int_equal(a->nlegal, b->nlegal);
+}
+
+/* A game played step by step (moves picked by a fixed sequence, one player
+ * leaving at ply 6 in three-player games) is rebuilt from its recorded steps
+ * by rules_game_replay, and copied whole and in part by rules_game_clone. */
+static void test_replay_and_clone(void **state)
+{
+    (void)state;
+    for (const rules_variant *const *v = rules_variants; *v != NULL; v++) {
+        rules_game *g = new_game((*v)->id);
+        char texts[40][RULES_MOVE_TEXT];
+        rules_step steps[41];
+        size_t nsteps = 0;
+        rules_game *mid = NULL; /* a clone after 5 moves, kept to compare */
+        for (int ply = 0; ply < 30 && !g->result.over; ply++) {
+            if (ply == 6 && (*v)->nplayers == 3) {
+                int who = (rules_game_to_move(g) + 1) % 3;
+                assert_int_equal(rules_game_leave(g, who, RULES_REASON_RESIGNATION), 0);
+                steps[nsteps++] = (rules_step){NULL, who, RULES_REASON_RESIGNATION};
+                if (g->result.over)
+                    break;
+            }
+            rules_move m = g->legal[(ply * 7 + 3) % g->nlegal];
+            assert_true((*v)->print_move(&g->pos, m, texts[ply], sizeof texts[ply]) > 0);
+            steps[nsteps++] = (rules_step){texts[ply], rules_game_to_move(g), 0};
+            assert_int_equal(rules_game_play(g, m), 0);
+            if (g->nmoves == 5)
+                assert_int_equal(rules_game_clone(&mid, g, 5), 0);
+        }
+        char why[RULES_WHY_TEXT] = "";
+        rules_game *r = NULL;
+        assert_int_equal(rules_game_replay(&r, (*v)->id, NULL, steps, nsteps, why, sizeof why), 0);
+        assert_same_game(g, r);
+        rules_game *c = NULL;
+        assert_int_equal(rules_game_clone(&c, g, g->nmoves), 0);
+        assert_same_game(g, c);
+        rules_game *part = NULL;
+        assert_int_equal(rules_game_clone(&part, g, 5), 0);
+        assert_same_game(mid, part);
+        /* The copy is independent of the original. */
+        rules_game_free(g);
+        assert_int_equal(c->nmoves, r->nmoves);
+        rules_game_free(r);
+        rules_game_free(c);
+        rules_game_free(part);
+        rules_game_free(mid);
+    }
+    rules_game *g = new_game("ultima");
+    rules_game *c = NULL;
+    assert_int_equal(rules_game_clone(&c, g, 1), RULES_EBAD_PLAYER);
+    assert_null(c);
+    /* A draw by agreement is no step: a whole copy keeps the result. */
+    rules_game_end_draw(g, RULES_REASON_AGREEMENT);
+    assert_int_equal(rules_game_clone(&c, g, 0), 0);
+    assert_true(c->result.over);
+    assert_int_equal(c->result.reason, RULES_REASON_AGREEMENT);
+    rules_game_free(c);
+    rules_game_free(g);
+}
+
+/* A step that does not replay is named in the why; nothing is returned. */
+static void test_replay_errors(void **state)
+{
+    (void)state;
+    const rules_step steps[] = {
+        {"a2-a3", -1, 0},
+        {"a7-a6", -1, 0},
+        {"e4-e5", -1, 0},
+    };
+    rules_game *g = NULL;
+    char why[RULES_WHY_TEXT] = "";
+    assert_int_equal(rules_game_replay(&g, "ultima", NULL, steps, 3, why, sizeof why),
+                     RULES_ENO_PIECE);
+    assert_null(g);
+    assert_non_null(strstr(why, "move 3 (e4-e5)"));
+    const rules_step wrong_turn[] = {{"a2-a3", 1, 0}};
+    assert_int_equal(rules_game_replay(&g, "ultima", NULL, wrong_turn, 1, why, sizeof why),
+                     RULES_ENOT_YOUR_TURN);
+    const rules_step bad_leave[] = {{NULL, 7, RULES_REASON_TIMEOUT}};
+    assert_int_equal(rules_game_replay(&g, "ultima", NULL, bad_leave, 1, why, sizeof why),
+                     RULES_EBAD_PLAYER);
+    assert_non_null(strstr(why, "player 7"));
+    assert_int_equal(rules_game_replay(&g, "nope", NULL, steps, 0, why, sizeof why),
+                     RULES_EUNKNOWN_GAME);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_error_tables),
-        cmocka_unit_test(test_registry),
-        cmocka_unit_test(test_cell_names),
-        cmocka_unit_test(test_every_game_invariants),
-        cmocka_unit_test(test_game_errors),
-        cmocka_unit_test(test_repetition),
-        cmocka_unit_test(test_leave_and_draw),
-        cmocka_unit_test(test_start_from_position),
+        cmocka_unit_test(test_error_tables),     cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_cell_names),       cmocka_unit_test(test_every_game_invariants),
+        cmocka_unit_test(test_game_errors),      cmocka_unit_test(test_repetition),
+        cmocka_unit_test(test_leave_and_draw),   cmocka_unit_test(test_start_from_position),
+        cmocka_unit_test(test_replay_and_clone), cmocka_unit_test(test_replay_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
