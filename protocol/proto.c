@@ -31,14 +31,18 @@ const char *proto_err_text(proto_err e)
     return (unsigned)e < PROTO_NERRORS ? errors[e].text : "internal error";
 }
 
+proto_err proto_err_from_code(const char *code, proto_err fallback)
+{
+    for (int i = 1; code != NULL && i < PROTO_NERRORS; i++)
+        if (strcmp(errors[i].code, code) == 0)
+            return (proto_err)i;
+    return fallback;
+}
+
 proto_err proto_err_from_rules(int rerr)
 {
     /* The rules core's codes are spelled like ours: match by code. */
-    const char *code = rules_err_code(rerr);
-    for (int i = 1; i < PROTO_NERRORS; i++)
-        if (strcmp(errors[i].code, code) == 0)
-            return (proto_err)i;
-    return PROTO_EILLEGAL;
+    return proto_err_from_code(rules_err_code(rerr), PROTO_EILLEGAL);
 }
 
 enum field_kind { STR, INT, BOOL, CORR, LINES };

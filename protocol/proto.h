@@ -81,7 +81,13 @@ typedef enum {
 
 const char *proto_err_code(proto_err e);
 const char *proto_err_text(proto_err e);
-/* The protocol error for an error of the rules core (rules_err). */
+/* The protocol error whose code is `code` ("self_check"), or fallback if
+ * the protocol has none. Errors of the other layers (rules_err_code,
+ * store_err_code, cond_err_code) are spelled like the protocol's wherever
+ * they mean the same thing, so that they map by their code. */
+proto_err proto_err_from_code(const char *code, proto_err fallback);
+/* The protocol error for an error of the rules core (rules_err):
+ * proto_err_from_code(rules_err_code(rerr), PROTO_EILLEGAL). */
 proto_err proto_err_from_rules(int rerr);
 
 /* Fields a client message may carry: bit, JSON name, JSON type. */

@@ -1,17 +1,19 @@
 /*
  * accounts.c - accounts and sessions (see accounts.h). argon2id runs on the
- * libuv thread pool; everything touching SQLite runs on the loop thread.
+ * libuv thread pool; the store is called on the loop thread only.
  */
 #include "accounts.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <sodium.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { SESSION_DAYS = 30 };
+
+static_assert(crypto_pwhash_STRBYTES <= STORE_PWHASH_MAX, "a hash string fits the store's");
 
 int accounts_username_check(const char *name, char *why, size_t whylen)
 {
@@ -83,32 +85,8 @@ static int session_new(store *s, int64_t account, char *token)
     randombytes_buf(raw, sizeof raw);
     sodium_bin2hex(token, ACCOUNTS_TOKEN_LEN + 1, raw, sizeof raw);
     hash_token(token, h);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s),
-                           "INSERT INTO sessions (token_hash, account, "
-                           "created_ms, expires_ms) VALUES (?,?,?,?)",
-                           -1, &st, NULL) != SQLITE_OK)
-        return STORE_EDB;
-    int64_t now = store_now(s);
-    sqlite3_bind_blob(st, 1, h, sizeof h, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 2, account);
-    sqlite3_bind_int64(st, 3, now);
-    sqlite3_bind_int64(st, 4, now + (int64_t)SESSION_DAYS * STORE_DAY_MS);
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return STORE_EDB;
-    /* The account's expired sessions go at each new one. */
-    if (sqlite3_prepare_v2(store_db(s),
-                           "DELETE FROM sessions WHERE account = ? AND "
-                           "expires_ms <= ?",
-                           -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, account);
-        sqlite3_bind_int64(st, 2, now);
-        sqlite3_step(st);
-        sqlite3_finalize(st);
-    }
-    return 0;
+    return store_session_insert(s, h, sizeof h, account,
+                                store_now(s) + (int64_t)SESSION_DAYS * STORE_DAY_MS);
 }
 
 static void work_done(uv_work_t *w, int status)
@@ -119,27 +97,8 @@ static void work_done(uv_work_t *w, int status)
     const char *why = NULL;
     if (status != 0 || store_closing(s))
         j->status = STORE_ECLOSED;
-    if (j->status == 0 && j->registering) {
-        sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(store_db(s),
-                               "INSERT INTO accounts (username, pwhash, "
-                               "created_ms) VALUES (?,?,?)",
-                               -1, &st, NULL) != SQLITE_OK) {
-            j->status = STORE_EDB;
-        } else {
-            sqlite3_bind_text(st, 1, j->username, -1, SQLITE_STATIC);
-            sqlite3_bind_text(st, 2, j->hash, -1, SQLITE_STATIC);
-            sqlite3_bind_int64(st, 3, store_now(s));
-            int rc = sqlite3_step(st);
-            if (rc == SQLITE_DONE)
-                j->account = sqlite3_last_insert_rowid(store_db(s));
-            else
-                j->status = sqlite3_extended_errcode(store_db(s)) == SQLITE_CONSTRAINT_UNIQUE
-                                ? STORE_ETAKEN
-                                : STORE_EDB;
-            sqlite3_finalize(st);
-        }
-    }
+    if (j->status == 0 && j->registering)
+        j->status = store_account_insert(s, j->username, j->hash, &j->account);
     if (j->status == 0)
         j->status = session_new(s, j->account, token);
     if (j->status < 0)
@@ -204,23 +163,15 @@ int accounts_login(store *s, const char *username, const char *password, account
     job *j = job_new(s, username, password, cb, arg);
     if (j == NULL)
         return STORE_ENOMEM;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s),
-                           "SELECT id, username, pwhash FROM accounts WHERE "
-                           "username = ?",
-                           -1, &st, NULL) != SQLITE_OK) {
-        free(j);
-        return STORE_EDB;
-    }
-    sqlite3_bind_text(st, 1, username, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW) {
+    store_account a;
+    if (store_account_by_name(s, username, &a) == 0) {
         j->known = true;
-        j->account = sqlite3_column_int64(st, 0);
+        j->account = a.id;
         /* The name as registered (the lookup ignores case). */
-        snprintf(j->username, sizeof j->username, "%s", sqlite3_column_text(st, 1));
-        snprintf(j->hash, sizeof j->hash, "%s", sqlite3_column_text(st, 2));
+        snprintf(j->username, sizeof j->username, "%s", a.username);
+        snprintf(j->hash, sizeof j->hash, "%s", a.pwhash);
     }
-    sqlite3_finalize(st);
+    sodium_memzero(&a, sizeof a);
     return submit(s, j);
 }
 
@@ -228,14 +179,7 @@ int accounts_logout(store *s, const char *token)
 {
     unsigned char h[32];
     hash_token(token, h);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), "DELETE FROM sessions WHERE token_hash = ?", -1, &st,
-                           NULL) != SQLITE_OK)
-        return STORE_EDB;
-    sqlite3_bind_blob(st, 1, h, sizeof h, SQLITE_TRANSIENT);
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : STORE_EDB;
+    return store_session_delete(s, h, sizeof h);
 }
 
 int accounts_session(store *s, const char *token, int64_t *account, char *username, size_t len)
@@ -244,55 +188,21 @@ int accounts_session(store *s, const char *token, int64_t *account, char *userna
         return STORE_ENOT_FOUND;
     unsigned char h[32];
     hash_token(token, h);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s),
-                           "SELECT a.id, a.username FROM sessions s JOIN "
-                           "accounts a ON a.id = s.account WHERE s.token_hash "
-                           "= ? AND s.expires_ms > ?",
-                           -1, &st, NULL) != SQLITE_OK)
-        return STORE_EDB;
-    sqlite3_bind_blob(st, 1, h, sizeof h, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 2, store_now(s));
-    int err = STORE_ENOT_FOUND;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        *account = sqlite3_column_int64(st, 0);
-        if (username)
-            snprintf(username, len, "%s", sqlite3_column_text(st, 1));
-        err = 0;
-    }
-    sqlite3_finalize(st);
-    return err;
+    return store_session_find(s, h, sizeof h, account, username, len);
 }
 
 int accounts_name(store *s, int64_t account, char *username, size_t len)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), "SELECT username FROM accounts WHERE id = ?", -1, &st,
-                           NULL) != SQLITE_OK)
-        return STORE_EDB;
-    sqlite3_bind_int64(st, 1, account);
-    int err = STORE_ENOT_FOUND;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        snprintf(username, len, "%s", sqlite3_column_text(st, 0));
-        err = 0;
-    }
-    sqlite3_finalize(st);
-    return err;
+    return store_account_name(s, account, username, len);
 }
 
 int accounts_find(store *s, const char *username, int64_t *account)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), "SELECT id FROM accounts WHERE username = ?", -1, &st,
-                           NULL) != SQLITE_OK)
-        return STORE_EDB;
-    sqlite3_bind_text(st, 1, username, -1, SQLITE_STATIC);
-    int err = STORE_ENOT_FOUND;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        *account = sqlite3_column_int64(st, 0);
-        err = 0;
-    }
-    sqlite3_finalize(st);
+    store_account a;
+    int err = store_account_by_name(s, username, &a);
+    if (err == 0)
+        *account = a.id;
+    sodium_memzero(&a, sizeof a);
     return err;
 }
 

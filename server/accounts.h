@@ -1,5 +1,10 @@
 /*
- * accounts.h - accounts and sessions on the store's database.
+ * accounts.h - accounts and sessions: password hashing, session tokens,
+ * cookies.
+ *
+ * Owns: the password rules and hashing, tokens (only their hash is kept)
+ * and the session cookie. May call: store.h (store_account_* and
+ * store_session_* keep what this produces), libsodium, libuv's pool.
  *
  * Passwords are hashed with argon2id (libsodium crypto_pwhash_str,
  * INTERACTIVE limits, about 60-80 ms) on the libuv thread pool, never on the

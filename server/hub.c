@@ -10,6 +10,7 @@
 #include <sodium.h>
 
 #include "accounts.h"
+#include "archive.h"
 #include "metrics.h"
 #include "room.h"
 #include "store.h"
@@ -173,24 +174,7 @@ int hub_store_fail(int serr, char *why, size_t whylen)
 
 proto_err hub_store_err(int serr)
 {
-    switch (serr) {
-    case STORE_ENEED_ACCOUNT:
-        return PROTO_EACCOUNT_REQUIRED;
-    case STORE_EVACATION:
-        return PROTO_EVACATION;
-    case STORE_EBAD_ARG:
-        return PROTO_EBAD_ARGUMENT;
-    case STORE_ENOT_FOUND:
-        return PROTO_ENOT_FOUND;
-    case STORE_ENOT_YOUR_TURN:
-        return PROTO_ENOT_YOUR_TURN;
-    case STORE_EBAD_TC:
-        return PROTO_EBAD_TIME_CONTROL;
-    case STORE_EFINISHED:
-        return PROTO_EGAME_OVER;
-    default:
-        return PROTO_EINTERNAL;
-    }
+    return proto_err_from_code(store_err_code(serr), PROTO_EINTERNAL);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -615,8 +599,11 @@ static int need_account(const conn *c, char *why, size_t whylen)
 /* Send the account's "your turn" list to c (req: the request to echo). */
 static void send_turns(conn *c, const proto_req *req)
 {
-    char *json = NULL;
-    if (store_your_turn_json(db, c->who->account, &json) < 0) {
+    int n = store_your_turn(db, c->who->account, NULL, 0);
+    store_turn *t = n >= 0 ? calloc((size_t)n + 1, sizeof *t) : NULL;
+    char *json = t ? archive_turns_json(t, store_your_turn(db, c->who->account, t, n)) : NULL;
+    free(t);
+    if (json == NULL) {
         hub_send_error(c, req, req != NULL, PROTO_EINTERNAL, "cannot read the turn list");
         return;
     }
@@ -794,44 +781,85 @@ void hub_conn_closed(conn *c)
 }
 
 /* ------------------------------------------------------------------------ */
-/* The archive over HTTP. */
+/* The archive over HTTP: read by the store off the loop, answered later. */
 
-int hub_http_api(const char *uri, char **body, size_t *len, const char **ctype)
+typedef struct hub_http_req {
+    conn *c;  /* NULL once the HTTP connection closed */
+    bool pgn; /* GET /api/games/<id>.pgn */
+} hub_http_req;
+
+/* Take the answer's request off its connection: the connection, or NULL if
+ * it closed meanwhile. */
+static conn *http_answered(hub_http_req *r)
+{
+    conn *c = r->c;
+    free(r);
+    if (c != NULL)
+        c->http_req = NULL;
+    return c;
+}
+
+/* body (malloc'd, consumed) with 200, or 404 / 500 for a store error. */
+static void http_answer(conn *c, int status, char *body, const char *ctype)
+{
+    if (body != NULL)
+        net_http_reply(c, 200, ctype, body, strlen(body), NULL);
+    else
+        net_http_status(c, status == STORE_ENOT_FOUND ? 404 : 500);
+    free(body);
+}
+
+static void on_archive_game(void *arg, int status, const store_game_info *g)
+{
+    bool pgn = ((hub_http_req *)arg)->pgn;
+    conn *c = http_answered(arg);
+    if (c == NULL)
+        return;
+    char *body = status < 0 ? NULL : pgn ? archive_game_pgn(g) : archive_game_json(g);
+    http_answer(c, status, body, pgn ? "application/x-chess-pgn" : "application/json");
+}
+
+static void on_profile(void *arg, int status, const record_profile *p)
+{
+    conn *c = http_answered(arg);
+    if (c != NULL)
+        http_answer(c, status, status < 0 ? NULL : archive_profile_json(p), "application/json");
+}
+
+int hub_http_api(conn *c, const char *uri)
 {
     const char *games = "/api/games/", *profile = "/api/profile/";
-    int err;
-    char *out = NULL;
-    if (strncmp(uri, games, strlen(games)) == 0) {
+    bool is_game = strncmp(uri, games, strlen(games)) == 0;
+    if (!is_game && strncmp(uri, profile, strlen(profile)) != 0)
+        return -1;
+    long long n = 0;
+    bool pgn = false;
+    if (is_game) {
         const char *id = uri + strlen(games);
         char *end;
-        long long n = strtoll(id, &end, 10);
-        bool pgn = strcmp(end, ".pgn") == 0;
+        n = strtoll(id, &end, 10);
+        pgn = strcmp(end, ".pgn") == 0;
         if (end == id || n <= 0 || (*end && !pgn))
             return 404;
-        err = pgn ? store_game_pgn(db, n, &out) : store_game_json(db, n, &out);
-        *ctype = pgn ? "application/x-chess-pgn" : "application/json";
-    } else if (strncmp(uri, profile, strlen(profile)) == 0) {
-        err = store_profile_json(db, uri + strlen(profile), &out);
-        *ctype = "application/json";
-    } else {
-        return 0;
     }
+    hub_http_req *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return 500;
+    r->c = c;
+    r->pgn = pgn;
+    int err = is_game ? store_game_get(db, n, on_archive_game, r)
+                      : store_profile_get(db, uri + strlen(profile), on_profile, r);
     if (err < 0) {
-        free(out);
-        return err == STORE_ENOT_FOUND ? 404 : 500;
+        free(r);
+        return 500;
     }
-    *body = out;
-    *len = strlen(out);
-    return 200;
+    c->http_req = r;
+    return 0;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Accounts over HTTP: register, log in (password work off the loop), log
  * out. The answer sets or clears the session cookie. */
-
-typedef struct hub_http_req {
-    conn *c; /* NULL once the HTTP connection closed */
-} hub_http_req;
 
 static void reply_json(conn *c, unsigned status, proto_out *o, const char *cookie)
 {

@@ -61,10 +61,12 @@ ident *hub_ident_account(int64_t account, const char *name);
 
 /*
  * GET /api/... served from the store: /api/games/<id> (JSON),
- * /api/games/<id>.pgn, /api/profile/<username>. Returns the HTTP status and
- * a malloc'd body (*body, *len, *ctype), or 0 if uri is not an API path.
+ * /api/games/<id>.pgn, /api/profile/<username>. Returns 0 when the request
+ * is being answered (the store reads off the loop; the answer comes through
+ * net_http_reply or net_http_status), an HTTP status for net to send now
+ * (404), or -1 if uri is not an API path.
  */
-int hub_http_api(const char *uri, char **body, size_t *len, const char **ctype);
+int hub_http_api(conn *c, const char *uri);
 
 /*
  * POST /api/register, /api/login, /api/logout with body. Returns 0 when the

@@ -192,6 +192,18 @@ void net_http_reply(conn *c, unsigned status, const char *ctype, const char *bod
         lws_set_timeout(c->wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC);
 }
 
+void net_http_status(conn *c, unsigned status)
+{
+    /* The page lws_return_http_status sends. */
+    char body[256];
+    int n = snprintf(body, sizeof body,
+                     "<html><head><meta charset=utf-8 http-equiv=\"Content-Language\" "
+                     "content=\"en\"/><link rel=\"stylesheet\" type=\"text/css\" "
+                     "href=\"/error.css\"/></head><body><h1>%u</h1></body></html>",
+                     status);
+    net_http_reply(c, status, "text/html", body, (size_t)n, NULL);
+}
+
 int net_cookie(conn *c, char *buf, size_t len)
 {
     if (lws_hdr_total_length(c->wsi, WSI_TOKEN_HTTP_COOKIE) <= 0)
@@ -226,18 +238,10 @@ static int http_request(struct lws *wsi, conn *c, const char *uri)
         return http_reply(wsi, c, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8", &o);
     }
 
-    char *body = NULL;
-    size_t blen = 0;
-    const char *ctype = NULL;
-    int status = hub_http_api(uri, &body, &blen, &ctype);
-    if (status == 200) {
-        proto_out o;
-        proto_out_init(&o, LWS_PRE);
-        proto_out_append(&o, body, blen);
-        free(body);
-        return http_reply(wsi, c, HTTP_STATUS_OK, ctype, &o);
-    }
-    if (status != 0) {
+    int status = hub_http_api(c, uri);
+    if (status == 0)
+        return 0; /* answered later (net_http_reply, net_http_status) */
+    if (status > 0) {
         if (lws_return_http_status(wsi, (unsigned)status, NULL))
             return -1;
         return lws_http_transaction_completed(wsi) ? -1 : 0;

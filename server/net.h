@@ -88,6 +88,9 @@ void net_close(conn *c);
  * NULL. */
 void net_http_reply(conn *c, unsigned status, const char *ctype, const char *body, size_t len,
                     const char *set_cookie);
+/* Answer an HTTP request of c later with a bare status and the page
+ * libwebsockets sends with one (404, 500). */
+void net_http_status(conn *c, unsigned status);
 /* The Cookie header of c's request into buf; its length, or -1 if none. */
 int net_cookie(conn *c, char *buf, size_t len);
 

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive.h"
+#include "cond.h"
 #include "metrics.h"
 #include "store.h"
 
@@ -541,9 +543,7 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats, const 
     if (serr < 0) {
         rules_game_free(g);
         free(r);
-        *err = serr == STORE_ENEED_ACCOUNT ? PROTO_EACCOUNT_REQUIRED
-               : serr == STORE_EBAD_TC     ? PROTO_EBAD_TIME_CONTROL
-                                           : PROTO_ESTORAGE;
+        *err = proto_err_from_code(store_err_code(serr), PROTO_ESTORAGE);
         return NULL;
     }
     r->g = g;
@@ -1048,7 +1048,7 @@ static void on_restore(void *arg, const store_game_info *gi)
         return;
     }
     rules_game *g = NULL;
-    if (store_replay(gi, &g, why, sizeof why) < 0) {
+    if (record_replay(gi, &g, why, sizeof why) < 0) {
         fprintf(stderr, "chameleon: game %lld does not replay: %s\n", (long long)gi->id, why);
         return;
     }
@@ -1127,54 +1127,8 @@ int room_restore_all(void)
 static int cond_canon(const room *r, int me, const char *line, char *out, size_t outlen, char *why,
                       size_t whylen)
 {
-    char pos[RULES_POS_TEXT];
-    rules_game *g = NULL;
-    int err = r->g->variant->print_position(&r->g->start, pos, sizeof pos);
-    if (err >= 0)
-        err = rules_game_new(&g, r->g->variant->id, pos, why, whylen);
-    if (err < 0)
-        return PROTO_EINTERNAL;
-    for (size_t i = 0; i < r->g->nmoves; i++)
-        rules_game_play(g, r->g->moves[i]);
-    size_t n = 0;
-    out[0] = '\0';
-    const char *p = line;
-    int k = 0, perr = 0;
-    for (;; k++) {
-        p += strspn(p, " ");
-        size_t len = strcspn(p, " ");
-        if (len == 0)
-            break;
-        char mv[RULES_MOVE_TEXT], canon[RULES_MOVE_TEXT];
-        snprintf(mv, sizeof mv, "%.*s", (int)(len < sizeof mv ? len : sizeof mv - 1), p);
-        p += len;
-        rules_pos before = g->pos;
-        rules_move m;
-        int who = k % 2 == 0 ? 1 - me : me;
-        int rerr = rules_game_play_text(g, who, mv, &m, why, whylen);
-        if (rerr < 0) {
-            char inner[RULES_WHY_TEXT];
-            snprintf(inner, sizeof inner, "%s", why);
-            rules_why(why, whylen, "move %d of line '%.60s' (%s): %s", k + 1, line, mv, inner);
-            perr = proto_err_from_rules(rerr);
-            break;
-        }
-        if (before.variant->print_move(&before, m, canon, sizeof canon) < 0)
-            snprintf(canon, sizeof canon, "%s", mv);
-        int w = snprintf(out + n, outlen - n, "%s%s", n ? " " : "", canon);
-        if (w < 0 || (size_t)w >= outlen - n) {
-            rules_why(why, whylen, "line too long");
-            perr = PROTO_EBAD_MESSAGE;
-            break;
-        }
-        n += (size_t)w;
-    }
-    rules_game_free(g);
-    if (perr == 0 && k < 2) {
-        rules_why(why, whylen, "a line holds their move and your answer at least");
-        perr = PROTO_EBAD_MESSAGE;
-    }
-    return perr;
+    int err = cond_check_line(r->g, me, line, out, outlen, why, whylen);
+    return err < 0 ? (int)proto_err_from_code(cond_err_code(err), PROTO_EINTERNAL) : 0;
 }
 
 int room_cond(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
@@ -1208,9 +1162,12 @@ int room_cond(room *r, conn *c, const proto_req *req, char *why, size_t whylen)
     } else if (req->type == PROTO_COND_CLEAR) {
         err = store_cond_clear(db, r->id, s);
     }
+    record_lines cl;
     char *json = NULL;
     if (err == 0)
-        err = store_cond_get_json(db, r->id, s, &json);
+        err = store_cond_get(db, r->id, s, &cl);
+    if (err == 0 && (json = archive_lines_json(&cl)) == NULL)
+        err = STORE_ENOMEM;
     if (err < 0)
         return hub_store_fail(err, why, whylen);
     proto_out o;

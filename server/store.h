@@ -1,22 +1,31 @@
 /*
  * store.h - everything the server keeps on disk: games (live and
  * correspondence), their moves, the archive, correspondence clocks,
- * deadlines, vacation and conditional moves. One SQLite database in WAL mode
- * with synchronous=FULL; the schema is migrations/NNNN_*.sql.
+ * deadlines, vacation, conditional moves, accounts and sessions.
+ *
+ * Owns: the storage contract, in engine-neutral terms. Nothing here names
+ * the database engine: this header is the seam where another engine (e.g.
+ * PostgreSQL) plugs in. The engine in use is server/store_*.c (their
+ * private header store_impl.h says which module does what). May call:
+ * common/rules.h, protocol/record.h (the plain structs it returns), libuv.
+ * Rendering records as JSON or PGN is the protocol's (protocol/archive.h).
  *
  * Threading: every function is called on the loop thread and every callback
  * runs on the loop thread. The store owns two uv timers and a uv_async on
- * the caller's loop, one writer thread with its own SQLite connection (the
- * loop never waits for an fsync), and runs WAL checkpoints and password
- * hashing (accounts.h) on the libuv thread pool.
+ * the caller's loop, one writer thread with its own connection (the loop
+ * never waits for an fsync), and runs checkpoints on the libuv thread pool.
  *
  * Durability: writes that must not be lost (moves, game creation, results,
  * leaves, conditional-move updates) are QUEUED; the writer commits them in
  * batches, one transaction each (the ops queued within a 1 ms tick, or
  * during the previous commit); their done callback fires only after that
- * transaction has committed with synchronous=FULL, i.e. is on disk.
+ * transaction has committed and been synced, i.e. is on disk.
  * Acknowledge a move to anyone only from its done callback. Operations are
  * written in the order they were queued.
+ *
+ * Reads of whole games and profiles are queued too, behind the writes
+ * queued before them (so they see those), and run on the writer thread: the
+ * loop never commits or waits to answer them.
  *
  * Rare writes (vacation, conditional lines set by a player, accounts,
  * sessions) are written synchronously before the function returns.
@@ -35,15 +44,18 @@
 
 #include <uv.h>
 
+#include "record.h"
 #include "rules.h"
 
-/* Errors: 0 is success, every error is negative (distinct from rules_err). */
+/* Errors: 0 is success, every error is negative (distinct from rules_err).
+ * Codes that mean what a protocol error means are spelled like it
+ * (proto_err_from_code maps them); the account codes are the HTTP API's. */
 #define STORE_ERRORS(X)                                                                            \
     X(STORE_EDB, -101, "db_error", "database error")                                               \
     X(STORE_ETOO_NEW, -102, "db_too_new", "the database was written by a newer server")            \
     X(STORE_ENOT_FOUND, -103, "not_found", "no such record")                                       \
     X(STORE_EBAD_PLY, -104, "bad_ply", "the move does not follow the last one")                    \
-    X(STORE_EFINISHED, -105, "finished", "the game is over")                                       \
+    X(STORE_EFINISHED, -105, "game_over", "the game is over")                                      \
     X(STORE_EBAD_ARG, -106, "bad_argument", "invalid argument")                                    \
     X(STORE_EUSERNAME, -107, "bad_username", "invalid username")                                   \
     X(STORE_EPASSWORD, -108, "bad_password", "invalid password")                                   \
@@ -65,15 +77,26 @@ typedef enum {
 #undef STORE_ERR_ENUM
 } store_err;
 
-/* Machine-readable code ("db_error") and default sentence of an error. */
+/* Machine-readable code ("db_error") and default sentence of an error.
+ * Errors of the rules core pass through (rules_err_code). */
 const char *store_err_code(int err);
 const char *store_err_text(int err);
 
 enum {
-    STORE_NAME_MAX = 32,      /* username incl. NUL (usernames are 3-20) */
-    STORE_DAY_MS = 86400000,  /* one day in ms */
-    STORE_VACATION_DAYS = 30, /* vacation days per account per year (UTC) */
+    STORE_NAME_MAX = RECORD_NAME_MAX, /* username incl. NUL (usernames are 3-20) */
+    STORE_DAY_MS = RECORD_DAY_MS,     /* one day in ms */
+    STORE_VACATION_DAYS = 30,         /* vacation days per account per year (UTC) */
+    STORE_PWHASH_MAX = 128,           /* password hash string incl. NUL */
 };
+
+/* The store's names of the records it gives (protocol/record.h). */
+typedef record_kind store_kind;
+#define STORE_LIVE RECORD_LIVE
+#define STORE_CORR RECORD_CORR
+typedef record_tc store_tc;
+typedef record_player store_player;
+typedef record_game store_game_info;
+typedef record_turn store_turn;
 
 typedef struct store store;
 
@@ -90,13 +113,13 @@ typedef struct store_options {
 } store_options;
 
 /*
- * Open (creating if needed) the database at path: WAL, synchronous=FULL,
- * foreign keys on, then apply every migrations_dir/NNNN_*.sql whose number is
- * above PRAGMA user_version, each in its own transaction that also sets
- * user_version. A database whose user_version is above the highest migration
- * found is refused with STORE_ETOO_NEW and a sentence saying both versions.
- * Loads the in-progress games into memory (turns, deadlines, conditional
- * lines). Returns 0 and *out, or a negative store_err with a sentence in why.
+ * Open (creating if needed) the database at path and bring its schema up to
+ * date: every migrations_dir/NNNN_*.sql above the database's version, each
+ * in its own transaction. A database whose version is above the highest
+ * migration found is refused with STORE_ETOO_NEW and a sentence saying both
+ * versions. Loads the in-progress games into memory (turns, deadlines,
+ * conditional lines). Returns 0 and *out, or a negative store_err with a
+ * sentence in why.
  */
 int store_open(store **out, uv_loop_t *loop, const char *path, const store_options *opt, char *why,
                size_t whylen);
@@ -109,7 +132,7 @@ int store_open(store **out, uv_loop_t *loop, const char *path, const store_optio
  */
 void store_close(store *s);
 
-/* The schema version of the open database (PRAGMA user_version). */
+/* The schema version of the open database. */
 int store_schema_version(store *s);
 
 /* The current time of the store's clock (ms since the epoch). */
@@ -127,10 +150,8 @@ int store_flush(store *s);
 /* ------------------------------------------------------------------------ */
 /* Games */
 
-typedef enum { STORE_LIVE = 0, STORE_CORR = 1 } store_kind;
-
 /*
- * Time control.
+ * Time control (store_tc = record_tc).
  *   live:  base_ms initial time of each player, inc_ms added after each move
  *          (Fischer); cap_ms unused. The caller runs live clocks and passes
  *          the remaining times with each move.
@@ -144,19 +165,9 @@ typedef enum { STORE_LIVE = 0, STORE_CORR = 1 } store_kind;
  * The store computes correspondence deadlines itself: a clock runs only on
  * its owner's turn and stops while its owner is on vacation.
  */
-typedef struct store_tc {
-    int64_t base_ms;
-    int64_t inc_ms;
-    int64_t cap_ms;
-} store_tc;
 
 /* Check a correspondence time control; 0 or STORE_EBAD_TC with a why. */
 int store_tc_check(const store_tc *tc, char *why, size_t whylen);
-
-typedef struct store_player {
-    int64_t account;           /* 0: a guest */
-    char name[STORE_NAME_MAX]; /* username, or the guest's display name */
-} store_player;
 
 typedef struct store_new_game {
     const char *variant;  /* rules id, already checked with rules_find */
@@ -222,119 +233,80 @@ int store_game_leave(store *s, int64_t game, int player, rules_reason reason, in
  */
 int store_game_finish(store *s, int64_t game, const rules_result *r, store_done_cb cb, void *arg);
 
-/* A recorded move (pointers valid during the callback only). */
-typedef struct store_move_rec {
-    int ply;
-    int player;
-    const char *text;
-    int64_t at_ms;                       /* when it was recorded */
-    int64_t clock_ms[RULES_MAX_PLAYERS]; /* live: clocks after the move */
-} store_move_rec;
-
-/* A player who left during the game (three-player games). */
-typedef struct store_leave_rec {
-    int after_ply; /* number of moves played when it left */
-    int player;
-    rules_reason reason;
-    int64_t at_ms;
-} store_leave_rec;
-
-/* A whole game as recorded (pointers valid during the callback only). */
-typedef struct store_game_info {
-    int64_t id;
-    const char *variant;
-    const char *position; /* NULL: the set-up */
-    store_kind kind;
-    bool rated;
-    int nplayers;
-    store_player players[RULES_MAX_PLAYERS];
-    store_tc tc;
-    const char *options; /* JSON object text or NULL */
-    int64_t created_ms;
-    int64_t last_move_ms; /* time of the last move (creation if none) */
-    int to_move;          /* -1 if finished */
-    /* Live: remaining time of each player as of last_move_ms (the caller
-     * decides how to resume them). Correspondence: each player's bank
-     * (increment mode) or base_ms (days per move). */
-    int64_t clock_ms[RULES_MAX_PLAYERS];
-    /* Correspondence: when the player to move runs out of time, vacation
-     * included; 0 for live games and finished games. */
-    int64_t deadline_ms;
-    bool finished;
-    rules_result result; /* when finished */
-    int64_t finished_ms;
-    int nmoves;
-    const store_move_rec *moves;
-    int nleaves;
-    const store_leave_rec *leaves;
-} store_game_info;
-
+/* A whole game at start-up (pointers valid during the callback only). */
 typedef void (*store_game_cb)(void *arg, const store_game_info *g);
 
 /*
- * Restore at start-up: call cb once per unfinished game (live and
- * correspondence), in id order, with its moves and leaves in order. The caller replays
- * them with rules_game_play_text (and rules_game_leave at each leave's
- * after_ply). Returns the number of games or a negative error.
+ * Restore at start-up, before the loop runs: call cb once per unfinished
+ * game (live and correspondence), in id order, with its moves and leaves in
+ * order (record_replay rebuilds one through the rules core). Synchronous.
+ * Returns the number of games or a negative error.
  */
 int store_load_in_progress(store *s, store_game_cb cb, void *arg);
 
-/*
- * Rebuild a recorded game through the rules core: the start position, every
- * move with rules_game_play_text and every leave with rules_game_leave at
- * its place. 0 and *out (the caller frees it with rules_game_free), or the
- * rules error of the first record that does not replay, with a why.
- */
-int store_replay(const store_game_info *g, rules_game **out, char *why, size_t whylen);
+/* The answer to store_game_get: status 0 and the game (valid during the
+ * call only), or a negative error (STORE_ENOT_FOUND, STORE_ENOMEM,
+ * STORE_EDB, STORE_ECLOSED) and NULL. */
+typedef void (*store_game_get_cb)(void *arg, int status, const store_game_info *g);
 
-/* One game, finished or not: cb is called once. 0 or STORE_ENOT_FOUND.
- * Like every reader of whole games (json, pgn, profile, load), it first
- * writes the queue (store_flush: one commit on the loop) so that the answer
- * includes everything queued. */
-int store_game_get(store *s, int64_t id, store_game_cb cb, void *arg);
+/*
+ * One game, finished or not (GET /api/games/<id>): queued behind the writes
+ * queued so far and read on the writer thread; cb runs later on the loop,
+ * once. Returns 0, or a negative error at once (STORE_ECLOSED, STORE_EDB,
+ * STORE_ENOMEM; then cb is not called).
+ */
+int store_game_get(store *s, int64_t id, store_game_get_cb cb, void *arg);
 
 /* ------------------------------------------------------------------------ */
-/* Archive (GET /api/games/<id> and /api/games/<id>.pgn) and profiles */
+/* Accounts, sessions and profiles (accounts.h hashes passwords and makes
+ * tokens; the store keeps what they produce). All synchronous but the
+ * profile. Usernames compare case-insensitively. */
+
+typedef struct store_account {
+    int64_t id;
+    char username[STORE_NAME_MAX];    /* as registered */
+    char pwhash[STORE_PWHASH_MAX];    /* the password hash string */
+} store_account;
+
+/* A new account: 0 and *id, STORE_ETAKEN (the name is taken, whatever its
+ * case) or STORE_EDB. */
+int store_account_insert(store *s, const char *username, const char *pwhash, int64_t *id);
+/* The account of a username: 0 and *a, or STORE_ENOT_FOUND. */
+int store_account_by_name(store *s, const char *username, store_account *a);
+/* The username of an account: 0, or STORE_ENOT_FOUND. */
+int store_account_name(store *s, int64_t account, char *username, size_t len);
+
+/* A new session keyed by the hash of its token (the token is never
+ * stored), valid until expires_ms; the account's expired sessions are
+ * deleted. 0 or STORE_EDB. */
+int store_session_insert(store *s, const void *hash, size_t hashlen, int64_t account,
+                         int64_t expires_ms);
+/* The account of an unexpired session: 0 and *account (and its username if
+ * username is non-NULL), or STORE_ENOT_FOUND. */
+int store_session_find(store *s, const void *hash, size_t hashlen, int64_t *account,
+                       char *username, size_t len);
+/* End a session (no-op if unknown). 0 or STORE_EDB. */
+int store_session_delete(store *s, const void *hash, size_t hashlen);
+
+/* The answer to store_profile_get, as store_game_get_cb. */
+typedef void (*store_profile_cb)(void *arg, int status, const record_profile *p);
 
 /*
- * The game as JSON text (malloc'd, the caller frees): id, variant, kind,
- * rated, time control, options, players (seat, name, account), start
- * position, moves (text, ply, player, time), leaves, status, result
- * (outcome per seat, winner, reason), created/finished times.
- * 0, STORE_ENOT_FOUND or STORE_ENOMEM.
+ * A player's profile (GET /api/profile/<name>): games in progress, finished
+ * games per variant with win/loss/draw counts. Queued and read like
+ * store_game_get; STORE_ENOT_FOUND if there is no such account.
  */
-int store_game_json(store *s, int64_t id, char **out);
-
-/* The game as PGN text (malloc'd): see pgn.h. 0 or a negative error. */
-int store_game_pgn(store *s, int64_t id, char **out);
-
-/*
- * A player's profile as JSON (malloc'd): username, games in progress (id,
- * variant, kind, to move, deadline), finished games grouped per variant with
- * win/loss/draw counts. 0, STORE_ENOT_FOUND (no such account) or an error.
- */
-int store_profile_json(store *s, const char *username, char **out);
+int store_profile_get(store *s, const char *username, store_profile_cb cb, void *arg);
 
 /* ------------------------------------------------------------------------ */
 /* "Your turn" list */
 
-typedef struct store_turn {
-    int64_t game;
-    char variant[24];
-    store_kind kind;
-    int ply;             /* moves played so far */
-    int64_t deadline_ms; /* correspondence; live games: 0 (listed first) */
-} store_turn;
-
 /*
  * The games where it is the account's turn, most urgent first (live games
  * first, then by deadline). Writes up to max entries, returns how many there
- * are in all (may exceed max).
+ * are in all (may exceed max), or STORE_ENOMEM.
  */
 int store_your_turn(store *s, int64_t account, store_turn *out, int max);
-
-/* The same list as JSON array text (malloc'd). */
-int store_your_turn_json(store *s, int64_t account, char **out);
 
 /*
  * Called (after the write is durable) with each account whose "your turn"
@@ -394,7 +366,8 @@ int store_vacation_status(store *s, int64_t account, int64_t *until_ms, int *day
  * alternating, starting with the opponent's next move: "X Y Z W" means "if
  * they play X I play Y, then if they play Z I play W". Only while the
  * opponent is to move (STORE_ENOT_YOUR_TURN). nlines 0 clears. The caller
- * checks each line with store_cond_check first. Written synchronously.
+ * checks each line with cond_check_line (cond.h) first. Written
+ * synchronously.
  */
 int store_cond_set(store *s, int64_t game, int player, const char *const *lines, int nlines,
                    char *why, size_t whylen);
@@ -403,14 +376,10 @@ int store_cond_set(store *s, int64_t game, int player, const char *const *lines,
  * played). Queued like a move. */
 int store_cond_clear(store *s, int64_t game, int player);
 
-/* The player's lines as a JSON array of strings (malloc'd). */
-int store_cond_get_json(store *s, int64_t game, int player, char **out);
-
-/*
- * Check a line against the rules: replay it after the moves of g (on a
- * copy). 0 or the rules error of the first bad move, with a why naming it.
- */
-int store_cond_check(const rules_game *g, int player, const char *line, char *why, size_t whylen);
+/* The player's lines (in memory: no read). *out points into the store and
+ * stays valid until the next call that changes lines. 0, STORE_ENOT_FOUND
+ * (not in progress) or STORE_EBAD_ARG. */
+int store_cond_get(store *s, int64_t game, int player, record_lines *out);
 
 /*
  * After the opponent's move `move` (already accepted by the rules core and
@@ -435,12 +404,10 @@ int store_cond_reply(store *s, int64_t game, int ply, const char *move,
                      char reply[RULES_MOVE_TEXT]);
 
 /* ------------------------------------------------------------------------ */
-/* For accounts.c (same database) */
+/* For accounts.c: its password work runs on the store's loop's thread pool
+ * and must end before the store is freed. */
 
-/* The connection (loop thread only). */
-struct sqlite3 *store_db(store *s);
 uv_loop_t *store_loop(store *s);
-/* Work on the thread pool that must finish before the store is freed. */
 void store_work_begin(store *s);
 void store_work_end(store *s);
 bool store_closing(store *s);

@@ -1,8 +1,9 @@
 /*
  * test_pgn.c - PGN writing and parsing, and the round trip of a game of
  * every variant the rules core knows: played with legal moves, stored in a
- * real store (SQLite file), exported as PGN by the store, parsed and
- * replayed through the rules core to the same final position.
+ * real store (SQLite file), read back from the store and rendered as PGN
+ * (archive.h), parsed and replayed through the rules core to the same final
+ * position.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 
 #include "pgn.h"
 #include "store.h"
+#include "store_sync.h"
 
 static void test_write_parse_two_players(void **state)
 {
@@ -178,7 +180,7 @@ static void round_trip(const rules_variant *v, store *s, uv_loop_t *loop, unsign
         uv_run(loop, UV_RUN_ONCE);
 
     char *text;
-    assert_int_equal(store_game_pgn(s, id, &text), 0);
+    assert_int_equal(sync_game_pgn(s, id, &text), 0);
     char tag[64];
     snprintf(tag, sizeof tag, "[Variant \"%s\"]", v->id);
     assert_non_null(strstr(text, tag));

@@ -23,7 +23,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cond.h"
 #include "store.h"
+#include "store_sync.h"
 
 #define DAY ((int64_t)STORE_DAY_MS)
 #define T0 ((int64_t)1767225600000) /* 2026-01-01T00:00:00Z */
@@ -241,7 +243,7 @@ static void test_migrations_from_each_version(void **state)
         f->s = open_dir(f, "migrations");
         assert_int_equal(store_schema_version(f->s), 3);
         char *json = NULL;
-        assert_int_equal(store_game_json(f->s, 7, &json), 0);
+        assert_int_equal(sync_game_json(f->s, 7, &json), 0);
         json_t *o = json_loads(json, 0, NULL);
         assert_non_null(o);
         assert_string_equal(json_string_value(json_object_get(
@@ -362,7 +364,7 @@ static void replay_cb(void *arg, const store_game_info *gi)
         return;
     rules_game *g;
     char why[RULES_WHY_TEXT];
-    if (store_replay(gi, &g, why, sizeof why) != 0)
+    if (record_replay(gi, &g, why, sizeof why) != 0)
         fail_msg("replay: %s", why);
     assert_true(g->variant->print_position(&g->pos, r->pos, sizeof r->pos) > 0);
     assert_int_equal(rules_game_to_move(g), gi->to_move);
@@ -468,7 +470,7 @@ static void test_timeout_across_restart(void **state)
     restored rs = {0};
     assert_int_equal(store_load_in_progress(f->s, restore_cb, &rs), 0);
     char *json = NULL;
-    assert_int_equal(store_game_json(f->s, g, &json), 0);
+    assert_int_equal(sync_game_json(f->s, g, &json), 0);
     json_t *o = json_loads(json, 0, NULL);
     assert_string_equal(json_string_value(json_object_get(o, "status")), "finished");
     json_t *res = json_object_get(o, "result");
@@ -535,11 +537,11 @@ static void test_three_player_timeout(void **state)
     assert_int_equal(r.g[0].to_move, 0);
     assert_int_equal(r.g[0].nleaves, 1);
     char *json;
-    assert_int_equal(store_game_json(f->s, g, &json), 0);
+    assert_int_equal(sync_game_json(f->s, g, &json), 0);
     assert_non_null(strstr(json, "\"reason\":\"timeout\""));
     free(json);
     char *pgn;
-    assert_int_equal(store_game_pgn(f->s, g, &pgn), 0);
+    assert_int_equal(sync_game_pgn(f->s, g, &pgn), 0);
     assert_non_null(strstr(pgn, "1. a1-a2 {leave 1 timeout} b1-b2"));
     free(pgn);
 }
@@ -657,7 +659,7 @@ static void test_conditional_moves(void **state)
     /* Stored durably: a restart keeps them. */
     reopen(f);
     char *json;
-    assert_int_equal(store_cond_get_json(f->s, g, 1, &json), 0);
+    assert_int_equal(sync_cond_json(f->s, g, 1, &json), 0);
     json_t *a = json_loads(json, 0, NULL);
     assert_int_equal(json_array_size(a), 4);
     json_decref(a);
@@ -671,7 +673,7 @@ static void test_conditional_moves(void **state)
     assert_string_equal(reply, "e7-e5");
     play(f, g, 1, 1, 0, reply, NULL);
     reopen(f);
-    assert_int_equal(store_cond_get_json(f->s, g, 1, &json), 0);
+    assert_int_equal(sync_cond_json(f->s, g, 1, &json), 0);
     assert_string_equal(json, "[\"g1-f3 b8-c6\",\"f1-c4 g8-f6\"]");
     free(json);
 
@@ -679,7 +681,7 @@ static void test_conditional_moves(void **state)
     play(f, g, 2, 0, 1, "b1-c3", NULL);
     assert_int_equal(store_cond_reply(f->s, g, 2, "b1-c3", reply), 0);
     reopen(f);
-    assert_int_equal(store_cond_get_json(f->s, g, 1, &json), 0);
+    assert_int_equal(sync_cond_json(f->s, g, 1, &json), 0);
     assert_string_equal(json, "[]");
     free(json);
 
@@ -693,7 +695,7 @@ static void test_conditional_moves(void **state)
     play(f, g, 5, 1, 0, "d6-d5", NULL);
     play(f, g, 6, 0, 1, "g1-f3", NULL);
     assert_int_equal(store_cond_reply(f->s, g, 6, "g1-f3", reply), 0);
-    assert_int_equal(store_cond_get_json(f->s, g, 1, &json), 0);
+    assert_int_equal(sync_cond_json(f->s, g, 1, &json), 0);
     assert_string_equal(json, "[]");
     free(json);
     /* store_cond_clear. */
@@ -701,7 +703,7 @@ static void test_conditional_moves(void **state)
     assert_int_equal(store_cond_set(f->s, g, 1, again, 2, why, sizeof why), 0);
     assert_int_equal(store_cond_clear(f->s, g, 1), 0);
     reopen(f);
-    assert_int_equal(store_cond_get_json(f->s, g, 1, &json), 0);
+    assert_int_equal(sync_cond_json(f->s, g, 1, &json), 0);
     assert_string_equal(json, "[]");
     free(json);
 
@@ -711,9 +713,10 @@ static void test_conditional_moves(void **state)
     assert_int_equal(store_cond_set(f->s, live, 0, lines, 1, why, sizeof why), STORE_EBAD_ARG);
 }
 
-/* store_cond_check against the rules core: a line of legal moves from the
- * set-up after one move passes; a line whose answer is illegal fails and
- * names it. Every two-player variant the core knows. */
+/* cond_check_line against the rules core: a line of legal moves from the
+ * set-up after one move passes, and comes back in the core's own move
+ * texts; a line whose answer is illegal fails and names it; a line of one
+ * move is too short. Every two-player variant the core knows. */
 static void test_cond_check_every_variant(void **state)
 {
     (void)state;
@@ -737,13 +740,25 @@ static void test_cond_check_every_variant(void **state)
             assert_int_equal(rules_game_play(walk, m), 0);
         }
         int waiting = 1 - rules_game_to_move(g);
-        assert_int_equal(store_cond_check(g, waiting, line, why, sizeof why), 0);
+        char canon[4 * RULES_MOVE_TEXT];
+        assert_int_equal(cond_check_line(g, waiting, line, canon, sizeof canon, why, sizeof why), 0);
+        assert_string_equal(canon, line);
+        char spaced[4 * RULES_MOVE_TEXT + 8];
+        snprintf(spaced, sizeof spaced, "  %s ", line);
+        assert_int_equal(
+            cond_check_line(g, waiting, spaced, canon, sizeof canon, why, sizeof why), 0);
+        assert_string_equal(canon, line);
+        char one[RULES_MOVE_TEXT];
+        snprintf(one, sizeof one, "%.*s", (int)strcspn(line, " "), line);
+        assert_int_equal(cond_check_line(g, waiting, one, canon, sizeof canon, why, sizeof why),
+                         COND_ESHORT);
+        assert_string_equal(cond_err_code(COND_ESHORT), "bad_message");
         char bad[4 * RULES_MOVE_TEXT];
         snprintf(bad, sizeof bad, "%.*s zz-zz", (int)strcspn(line, " "), line);
-        assert_true(store_cond_check(g, waiting, bad, why, sizeof why) < 0);
+        assert_true(cond_check_line(g, waiting, bad, canon, sizeof canon, why, sizeof why) < 0);
         assert_non_null(strstr(why, "zz-zz"));
         /* The line starts with the opponent's move, not the waiting one's. */
-        assert_true(store_cond_check(g, 1 - waiting, line, why, sizeof why) < 0);
+        assert_true(cond_check_line(g, 1 - waiting, line, canon, sizeof canon, why, sizeof why) < 0);
         rules_game_free(walk);
         rules_game_free(g);
     }
@@ -795,7 +810,7 @@ static void test_your_turn(void **state)
     assert_int_equal(t[0].game, g1);
     assert_int_equal(t[1].game, g3);
     char *json;
-    assert_int_equal(store_your_turn_json(f->s, acc[0], &json), 0);
+    assert_int_equal(sync_turns_json(f->s, acc[0], &json), 0);
     json_t *a = json_loads(json, 0, NULL);
     assert_int_equal(json_array_size(a), 3);
     assert_int_equal(json_integer_value(json_object_get(json_array_get(a, 0), "id")), g1);
@@ -845,7 +860,7 @@ static void test_archive_and_profile(void **state)
     assert_int_equal(store_move_append(f->s, g, &m, NULL, NULL), STORE_ENOT_FOUND);
 
     char *json;
-    assert_int_equal(store_game_json(f->s, g, &json), 0);
+    assert_int_equal(sync_game_json(f->s, g, &json), 0);
     json_t *o = json_loads(json, 0, NULL);
     assert_string_equal(json_string_value(json_object_get(o, "variant")), "ultima");
     assert_string_equal(json_string_value(json_object_get(o, "kind")), "correspondence");
@@ -857,14 +872,14 @@ static void test_archive_and_profile(void **state)
     free(json);
 
     char *pgn;
-    assert_int_equal(store_game_pgn(f->s, g, &pgn), 0);
+    assert_int_equal(sync_game_pgn(f->s, g, &pgn), 0);
     assert_non_null(strstr(pgn, "[Variant \"ultima\"]"));
     assert_non_null(strstr(pgn, "[Result \"0-1\"]"));
     assert_non_null(strstr(pgn, "1. b1-b6 c8-c5 0-1"));
     free(pgn);
-    assert_int_equal(store_game_json(f->s, 999, &json), STORE_ENOT_FOUND);
+    assert_int_equal(sync_game_json(f->s, 999, &json), STORE_ENOT_FOUND);
 
-    assert_int_equal(store_profile_json(f->s, "BOB", &json), 0);
+    assert_int_equal(sync_profile_json(f->s, "BOB", &json), 0);
     o = json_loads(json, 0, NULL);
     assert_string_equal(json_string_value(json_object_get(o, "username")), "bob");
     assert_int_equal(json_array_size(json_object_get(o, "in_progress")), 1);
@@ -876,7 +891,112 @@ static void test_archive_and_profile(void **state)
     assert_int_equal(json_integer_value(json_object_get(u, "losses")), 0);
     json_decref(o);
     free(json);
-    assert_int_equal(store_profile_json(f->s, "nobody", &json), STORE_ENOT_FOUND);
+    assert_int_equal(sync_profile_json(f->s, "nobody", &json), STORE_ENOT_FOUND);
+}
+
+/* Reads of whole games and profiles are queued behind the writes queued
+ * before them: they see those writes, their callback comes after the
+ * writes' callbacks, and nothing is committed on the loop to answer them. */
+typedef struct order {
+    int seen[8];
+    int n;
+    int nmoves;
+    int status;
+    int in_progress;
+} order;
+
+static void order_write_cb(void *arg, int status)
+{
+    order *o = arg;
+    assert_int_equal(status, 0);
+    o->seen[o->n++] = 1;
+}
+
+static void order_game_cb(void *arg, int status, const store_game_info *g)
+{
+    order *o = arg;
+    o->seen[o->n++] = 2;
+    o->status = status;
+    o->nmoves = status == 0 ? g->nmoves : -1;
+}
+
+static void order_profile_cb(void *arg, int status, const record_profile *p)
+{
+    order *o = arg;
+    o->seen[o->n++] = 3;
+    o->status = status;
+    o->in_progress = status == 0 ? p->nplaying : -1;
+}
+
+static void test_reads_after_queued_writes(void **state)
+{
+    fixture *f = *state;
+    f->s = open_dir(f, "migrations");
+    int64_t acc[2] = {add_account(f, "ann"), add_account(f, "bob")};
+    order o = {0};
+    store_new_game ng = {
+        .variant = "ultima", .kind = STORE_CORR, .nplayers = 2, .tc = {2 * DAY, 0, 0}};
+    for (int p = 0; p < 2; p++) {
+        ng.players[p].account = acc[p];
+        snprintf(ng.players[p].name, STORE_NAME_MAX, "p%d", p);
+    }
+    int64_t g;
+    char why[160];
+    assert_int_equal(store_game_create(f->s, &ng, &g, order_write_cb, &o, why, sizeof why), 0);
+    static const char *const texts[] = {"b1-b6", "c8-c5", "a1-a2"};
+    for (int i = 0; i < 3; i++) {
+        store_move m = {.ply = i, .player = i % 2, .next = (i + 1) % 2, .text = texts[i]};
+        assert_int_equal(store_move_append(f->s, g, &m, order_write_cb, &o), 0);
+    }
+    /* Nothing is on disk yet, and the read does not force it. */
+    assert_int_equal(store_game_get(f->s, g, order_game_cb, &o), 0);
+    assert_int_equal(store_profile_get(f->s, "ANN", order_profile_cb, &o), 0);
+    assert_int_equal(o.n, 0);
+    assert_int_equal(sql_int(f, "SELECT count(*) FROM moves"), 0);
+    while (o.n < 6)
+        uv_run(&f->loop, UV_RUN_ONCE);
+    /* create, 3 moves, then the game (with its 3 moves), then the profile. */
+    const int want[6] = {1, 1, 1, 1, 2, 3};
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(o.seen[i], want[i]);
+    assert_int_equal(o.nmoves, 3);
+    assert_int_equal(o.status, 0);
+    assert_int_equal(o.in_progress, 1);
+
+    /* A finish queued before a read is in what it reads. */
+    rules_result r = {.over = true,
+                      .winner = 0,
+                      .outcome = {RULES_OUTCOME_WIN, RULES_OUTCOME_LOSS},
+                      .reason = RULES_REASON_RESIGNATION};
+    assert_int_equal(store_game_finish(f->s, g, &r, NULL, NULL), 0);
+    char *json;
+    assert_int_equal(sync_game_json(f->s, g, &json), 0);
+    assert_non_null(strstr(json, "\"status\":\"finished\""));
+    free(json);
+    assert_int_equal(sync_profile_json(f->s, "bob", &json), 0);
+    assert_non_null(strstr(json, "\"in_progress\":[]"));
+    assert_non_null(strstr(json, "\"losses\":1"));
+    free(json);
+
+    /* Unknown ids and names answer through the callback. */
+    o = (order){0};
+    assert_int_equal(store_game_get(f->s, 12345, order_game_cb, &o), 0);
+    assert_int_equal(store_profile_get(f->s, "nobody", order_profile_cb, &o), 0);
+    while (o.n < 2)
+        uv_run(&f->loop, UV_RUN_ONCE);
+    assert_int_equal(o.nmoves, -1);
+    assert_int_equal(o.in_progress, -1);
+    assert_int_equal(o.status, STORE_ENOT_FOUND);
+
+    /* A read still queued when the store closes is answered then. */
+    o = (order){0};
+    assert_int_equal(store_game_get(f->s, g, order_game_cb, &o), 0);
+    store_close(f->s);
+    assert_int_equal(o.n, 1);
+    assert_int_equal(o.status, 0);
+    assert_int_equal(o.nmoves, 3);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    f->s = NULL;
 }
 
 int main(void)
@@ -896,6 +1016,7 @@ int main(void)
         cmocka_unit_test(test_cond_check_every_variant),
         cmocka_unit_test_setup_teardown(test_your_turn, setup, teardown),
         cmocka_unit_test_setup_teardown(test_archive_and_profile, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reads_after_queued_writes, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,9 @@
 /*
  * pgn.h - PGN export and import of a game of any variant.
  *
+ * Owns: PGN text (tags, move text, results) and its parser. May call:
+ * common/rules.h only (archive.h turns a stored game into a pgn_game).
+ *
  * Tags: Event, Site, Date (UTC, YYYY.MM.DD), Round, one tag per player named
  * after the variant's player names, capitalised ([White "ann"] [Black "bob"],
  * Yalta [White ..] [Red ..] [Black ..]), Result, Variant (the rules id),
@@ -75,10 +78,10 @@ int pgn_write(const pgn_game *g, int nplayers, char **out);
 int pgn_parse(const char *text, pgn_game *g, char *why, size_t whylen);
 
 /*
- * Replay a parsed game through the rules core: variant from [Variant],
- * start from [FEN] if [SetUp "1"], every move with rules_game_play_text,
- * every leave with rules_game_leave. 0 and *out, or a negative rules error
- * with a why naming the move.
+ * Replay a parsed game through the rules core (rules_game_replay): variant
+ * from [Variant], start from [FEN] if [SetUp "1"], then its items in order
+ * as steps (moves by whoever is to move, leaves). 0 and *out, or a negative
+ * rules error with a why naming the move.
  */
 int pgn_replay(const pgn_game *g, rules_game **out, char *why, size_t whylen);
 

@@ -315,30 +315,16 @@ int pgn_replay(const pgn_game *pg, rules_game **out, char *why, size_t whylen)
         rules_why(why, whylen, "the PGN has no [Variant] tag");
         return RULES_EUNKNOWN_GAME;
     }
-    rules_game *g;
-    int err = rules_game_new(&g, variant, fen, why, whylen);
-    if (err < 0)
-        return err;
-    int k = 0;
-    for (size_t i = 0; i < pg->nitems && err == 0; i++) {
+    rules_step *steps = malloc((pg->nitems + 1) * sizeof *steps);
+    if (steps == NULL)
+        return RULES_ENOMEM;
+    for (size_t i = 0; i < pg->nitems; i++) {
         const pgn_item *it = &pg->items[i];
-        if (it->leave_player >= 0) {
-            err = rules_game_leave(g, it->leave_player, it->leave_reason);
-            if (err < 0)
-                rules_why(why, whylen, "player %d cannot leave: %s", it->leave_player,
-                          rules_err_text(err));
-            continue;
-        }
-        char sub[RULES_WHY_TEXT];
-        err = rules_game_play_text(g, -1, it->text, NULL, sub, sizeof sub);
-        if (err < 0)
-            rules_why(why, whylen, "move %d (%s): %s", k + 1, it->text, sub);
-        k++;
+        steps[i] = it->leave_player >= 0
+                       ? (rules_step){NULL, it->leave_player, it->leave_reason}
+                       : (rules_step){it->text, -1, RULES_REASON_NONE};
     }
-    if (err < 0) {
-        rules_game_free(g);
-        return err;
-    }
-    *out = g;
-    return 0;
+    int err = rules_game_replay(out, variant, fen, steps, pg->nitems, why, whylen);
+    free(steps);
+    return err;
 }

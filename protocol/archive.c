@@ -1,0 +1,195 @@
+/*
+ * archive.c - JSON and PGN of records (see archive.h). Every document is
+ * built with jansson in a fixed key order and dumped compact, so the same
+ * record gives the same bytes.
+ */
+#include "archive.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pgn.h"
+
+/* The text of a JSON value (compact), which is released; NULL if either
+ * ran out of memory. */
+static char *dump(json_t *v)
+{
+    char *text = v ? json_dumps(v, JSON_COMPACT) : NULL;
+    json_decref(v);
+    return text;
+}
+
+char *archive_game_json(const record_game *g)
+{
+    json_t *players = json_array(), *moves = json_array(), *leaves = json_array();
+    for (int p = 0; p < g->nplayers; p++) {
+        json_t *pl = json_pack("{s:i, s:s}", "seat", p, "name", g->players[p].name);
+        if (g->players[p].account)
+            json_object_set_new(pl, "account", json_integer(g->players[p].account));
+        else
+            json_object_set_new(pl, "account", json_null());
+        if (g->finished)
+            json_object_set_new(pl, "outcome",
+                                json_string(record_outcome_name(g->result.outcome[p])));
+        json_array_append_new(players, pl);
+    }
+    for (int i = 0; i < g->nmoves; i++)
+        json_array_append_new(moves,
+                              json_pack("{s:i, s:i, s:s, s:I}", "ply", g->moves[i].ply, "player",
+                                        g->moves[i].player, "move", g->moves[i].text, "at",
+                                        (json_int_t)g->moves[i].at_ms));
+    for (int i = 0; i < g->nleaves; i++)
+        json_array_append_new(leaves,
+                              json_pack("{s:i, s:i, s:s, s:I}", "player", g->leaves[i].player,
+                                        "after_ply", g->leaves[i].after_ply, "reason",
+                                        rules_reason_name(g->leaves[i].reason), "at",
+                                        (json_int_t)g->leaves[i].at_ms));
+    json_t *o = json_pack("{s:I, s:s, s:s, s:b, s:{s:I, s:I, s:I}, s:o, s:o, s:o, s:I, s:s}", "id",
+                          (json_int_t)g->id, "variant", g->variant, "kind",
+                          record_kind_name(g->kind), "rated", g->rated, "time_control", "base_ms",
+                          (json_int_t)g->tc.base_ms, "inc_ms", (json_int_t)g->tc.inc_ms, "cap_ms",
+                          (json_int_t)g->tc.cap_ms, "players", players, "moves", moves, "leaves",
+                          leaves, "created", (json_int_t)g->created_ms, "status",
+                          g->finished ? "finished" : "playing");
+    if (o == NULL)
+        return NULL;
+    json_object_set_new(o, "position", g->position ? json_string(g->position) : json_null());
+    json_t *opts = g->options ? json_loads(g->options, 0, NULL) : NULL;
+    json_object_set_new(o, "options", opts ? opts : json_object());
+    if (g->finished) {
+        json_object_set_new(
+            o, "result",
+            json_pack("{s:o, s:s}", "winner",
+                      g->result.winner >= 0 ? json_integer(g->result.winner) : json_null(),
+                      "reason", rules_reason_name(g->result.reason)));
+        json_object_set_new(o, "finished", json_integer(g->finished_ms));
+    } else {
+        json_object_set_new(o, "to_move", json_integer(g->to_move));
+        if (g->kind == RECORD_CORR)
+            json_object_set_new(o, "deadline", json_integer(g->deadline_ms));
+    }
+    return dump(o);
+}
+
+char *archive_game_pgn(const record_game *g)
+{
+    pgn_game p = {0};
+    const rules_variant *v = rules_find(g->variant);
+    char buf[64];
+    pgn_set_tag(&p, "Event", g->kind == RECORD_CORR ? "Correspondence game" : "Live game");
+    pgn_set_tag(&p, "Site", "chameleon");
+    time_t secs = (time_t)(g->created_ms / 1000);
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    strftime(buf, sizeof buf, "%Y.%m.%d", &tm);
+    pgn_set_tag(&p, "Date", buf);
+    pgn_set_tag(&p, "Round", "-");
+    for (int seat = 0; seat < g->nplayers; seat++) {
+        if (v != NULL && seat < v->nplayers)
+            pgn_seat_tag(v, seat, buf, sizeof buf);
+        else
+            snprintf(buf, sizeof buf, "Player%d", seat + 1);
+        pgn_set_tag(&p, buf, g->players[seat].name);
+    }
+    pgn_result_text(&g->result, g->nplayers, buf, sizeof buf);
+    pgn_set_tag(&p, "Result", buf);
+    pgn_set_tag(&p, "Variant", g->variant);
+    snprintf(buf, sizeof buf, "%lld", (long long)g->id);
+    pgn_set_tag(&p, "GameId", buf);
+    if (g->kind == RECORD_CORR && g->tc.inc_ms)
+        snprintf(buf, sizeof buf, "corr %lldd+%lldd cap %lldd",
+                 (long long)(g->tc.base_ms / RECORD_DAY_MS),
+                 (long long)(g->tc.inc_ms / RECORD_DAY_MS),
+                 (long long)(g->tc.cap_ms / RECORD_DAY_MS));
+    else if (g->kind == RECORD_CORR)
+        snprintf(buf, sizeof buf, "corr %lldd/move", (long long)(g->tc.base_ms / RECORD_DAY_MS));
+    else
+        snprintf(buf, sizeof buf, "%lld+%lld", (long long)(g->tc.base_ms / 1000),
+                 (long long)(g->tc.inc_ms / 1000));
+    pgn_set_tag(&p, "TimeControl", buf);
+    if (g->finished)
+        pgn_set_tag(&p, "Termination", rules_reason_name(g->result.reason));
+    if (g->position) {
+        pgn_set_tag(&p, "SetUp", "1");
+        pgn_set_tag(&p, "FEN", g->position);
+    }
+    /* Leaves at their place: one recorded after k moves comes before move
+     * k. */
+    int err = 0, li = 0;
+    for (int i = 0; i <= g->nmoves && err == 0; i++) {
+        for (; li < g->nleaves && g->leaves[li].after_ply == i && err == 0; li++)
+            err = pgn_add_leave(&p, g->leaves[li].player, g->leaves[li].reason);
+        if (i < g->nmoves && err == 0)
+            err = pgn_add_move(&p, g->moves[i].text);
+    }
+    char *text = NULL;
+    if (err == 0 && pgn_write(&p, g->nplayers, &text) < 0)
+        text = NULL;
+    pgn_free(&p);
+    return text;
+}
+
+/* The fields every game of a profile has. */
+static json_t *profile_game(const record_profile_game *e)
+{
+    return json_pack("{s:I, s:s, s:s, s:i, s:i, s:I}", "id", (json_int_t)e->id, "variant",
+                     e->variant, "kind", record_kind_name(e->kind), "seat", e->seat, "moves",
+                     e->nmoves, "created", (json_int_t)e->created_ms);
+}
+
+char *archive_profile_json(const record_profile *p)
+{
+    json_t *o = json_pack("{s:I, s:s}", "account", (json_int_t)p->account, "username", p->username);
+    json_t *playing = json_array(), *finished = json_object();
+    for (int i = 0; i < p->nplaying; i++) {
+        const record_profile_game *g = &p->playing[i];
+        json_t *e = profile_game(g);
+        json_object_set_new(e, "to_move", json_integer(g->to_move));
+        json_object_set_new(e, "your_turn", json_boolean(g->to_move == g->seat));
+        if (g->kind == RECORD_CORR)
+            json_object_set_new(e, "deadline", json_integer(g->deadline_ms));
+        json_array_append_new(playing, e);
+    }
+    for (int v = 0; v < p->nvariants; v++) {
+        const record_variant_games *vg = &p->variants[v];
+        json_t *games = json_array();
+        for (int i = 0; i < vg->ngames; i++) {
+            const record_profile_game *g = &vg->games[i];
+            json_t *e = profile_game(g);
+            json_object_set_new(e, "outcome", json_string(record_outcome_name(g->outcome)));
+            json_object_set_new(e, "reason", json_string(rules_reason_name(g->reason)));
+            json_object_set_new(e, "finished", json_integer(g->finished_ms));
+            json_array_append_new(games, e);
+        }
+        json_object_set_new(finished, vg->variant,
+                            json_pack("{s:i, s:i, s:i, s:o}", "wins", vg->wins, "losses",
+                                      vg->losses, "draws", vg->draws, "games", games));
+    }
+    json_object_set_new(o, "in_progress", playing);
+    json_object_set_new(o, "finished", finished);
+    return dump(o);
+}
+
+char *archive_turns_json(const record_turn *t, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++) {
+        json_t *e = json_pack("{s:I, s:s, s:s, s:i}", "id", (json_int_t)t[i].game, "variant",
+                              t[i].variant, "kind", record_kind_name(t[i].kind), "ply", t[i].ply);
+        if (t[i].kind == RECORD_CORR)
+            json_object_set_new(e, "deadline", json_integer(t[i].deadline_ms));
+        json_array_append_new(a, e);
+    }
+    return dump(a);
+}
+
+char *archive_lines_json(const record_lines *l)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < l->n; i++)
+        json_array_append_new(a, json_string(l->lines[i]));
+    return dump(a);
+}

@@ -1,0 +1,42 @@
+/*
+ * archive.h - records rendered for the wire: a recorded game as JSON (GET
+ * /api/games/<id>) or PGN (/api/games/<id>.pgn), a profile as JSON
+ * (/api/profile/<name>), the "your turn" list and conditional lines as the
+ * JSON arrays the protocol's turns and cond messages carry.
+ *
+ * Owns: the JSON shape of those documents (PROTOCOL.md) and the PGN tags of
+ * a stored game. May call: record.h, pgn.h, common/rules.h, jansson.
+ *
+ * Every function returns malloc'd NUL-terminated text (the caller frees
+ * it), or NULL if memory ran out.
+ */
+#ifndef ARCHIVE_H
+#define ARCHIVE_H
+
+#include "record.h"
+
+/*
+ * The game as a JSON object: id, variant, kind, rated, time control,
+ * players (seat, name, account, outcome once finished), moves (ply, player,
+ * move, at), leaves, created, status, start position, options; then the
+ * result and finished time, or the player to move (and the deadline of a
+ * correspondence game).
+ */
+char *archive_game_json(const record_game *g);
+
+/* The game as PGN (pgn.h): Event, Site, Date, Round, one tag per seat,
+ * Result, Variant, GameId, TimeControl, Termination, SetUp/FEN. */
+char *archive_game_pgn(const record_game *g);
+
+/* The profile as a JSON object: account, username, in_progress (a list),
+ * finished (per variant: wins, losses, draws and its games). */
+char *archive_profile_json(const record_profile *p);
+
+/* The "your turn" list as a JSON array (id, variant, kind, ply, deadline
+ * for correspondence games). */
+char *archive_turns_json(const record_turn *t, int n);
+
+/* Conditional lines as a JSON array of strings. */
+char *archive_lines_json(const record_lines *l);
+
+#endif

@@ -1,0 +1,152 @@
+/*
+ * record.h - games, turns, profiles and conditional lines as plain structs:
+ * what storage gives (server/store.h returns them) and what the protocol
+ * renders (archive.h: JSON, pgn.h: PGN). No JSON, no SQL, no I/O here.
+ *
+ * Owns: the record types and record_replay (a recorded game rebuilt
+ * through the rules core). May call: common/rules.h only.
+ *
+ * Strings and arrays inside a record belong to whoever handed it out (the
+ * store, for the duration of a callback); a record is read, never freed,
+ * by its receiver.
+ */
+#ifndef RECORD_H
+#define RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rules.h"
+
+enum {
+    RECORD_NAME_MAX = 32,     /* username or guest name incl. NUL */
+    RECORD_VARIANT_MAX = 24,  /* rules id incl. NUL */
+    RECORD_DAY_MS = 86400000, /* one day in ms */
+};
+
+typedef enum { RECORD_LIVE = 0, RECORD_CORR = 1 } record_kind;
+
+/* "live" or "correspondence". */
+const char *record_kind_name(record_kind k);
+/* "none", "win", "loss", "draw" for a rules_outcome ("none" if unknown). */
+const char *record_outcome_name(int outcome);
+
+/* Time control (store.h says what the fields mean for each kind). */
+typedef struct record_tc {
+    int64_t base_ms;
+    int64_t inc_ms;
+    int64_t cap_ms;
+} record_tc;
+
+typedef struct record_player {
+    int64_t account;            /* 0: a guest */
+    char name[RECORD_NAME_MAX]; /* username, or the guest's display name */
+} record_player;
+
+/* A recorded move. */
+typedef struct record_move {
+    int ply;
+    int player;
+    const char *text;                    /* notation.md input text */
+    int64_t at_ms;                       /* when it was recorded */
+    int64_t clock_ms[RULES_MAX_PLAYERS]; /* live: clocks after the move */
+} record_move;
+
+/* A player who left during the game (three-player games). */
+typedef struct record_leave {
+    int after_ply; /* number of moves played when it left */
+    int player;
+    rules_reason reason;
+    int64_t at_ms;
+} record_leave;
+
+/* A whole game as recorded. */
+typedef struct record_game {
+    int64_t id;
+    const char *variant;
+    const char *position; /* NULL: the set-up */
+    record_kind kind;
+    bool rated;
+    int nplayers;
+    record_player players[RULES_MAX_PLAYERS];
+    record_tc tc;
+    const char *options; /* JSON object text or NULL */
+    int64_t created_ms;
+    int64_t last_move_ms; /* time of the last move (creation if none) */
+    int to_move;          /* -1 if finished */
+    /* Live: remaining time of each player as of last_move_ms.
+     * Correspondence: each player's bank (increment mode) or base_ms (days
+     * per move). */
+    int64_t clock_ms[RULES_MAX_PLAYERS];
+    /* Correspondence: when the player to move runs out of time, vacation
+     * included; 0 for live games and finished games. */
+    int64_t deadline_ms;
+    bool finished;
+    rules_result result; /* when finished */
+    int64_t finished_ms;
+    int nmoves;
+    const record_move *moves;
+    int nleaves;
+    const record_leave *leaves; /* in order of after_ply */
+} record_game;
+
+/*
+ * Rebuild a recorded game through the rules core (rules_game_replay): the
+ * start position, then its moves and leaves in order, a leave with
+ * after_ply k before move k. 0 and *out (free it with rules_game_free), or
+ * the rules error of the first step that does not replay, with a why.
+ */
+int record_replay(const record_game *g, rules_game **out, char *why, size_t whylen);
+
+/* One entry of an account's "your turn" list. */
+typedef struct record_turn {
+    int64_t game;
+    char variant[RECORD_VARIANT_MAX];
+    record_kind kind;
+    int ply;             /* moves played so far */
+    int64_t deadline_ms; /* correspondence; live games: 0 (listed first) */
+} record_turn;
+
+/* A game of an account as its profile lists it. */
+typedef struct record_profile_game {
+    int64_t id;
+    char variant[RECORD_VARIANT_MAX];
+    record_kind kind;
+    int seat;
+    int nmoves;
+    int64_t created_ms;
+    /* In progress. */
+    int to_move;
+    int64_t deadline_ms; /* correspondence */
+    /* Finished. */
+    int outcome; /* rules_outcome of this seat */
+    rules_reason reason;
+    int64_t finished_ms;
+} record_profile_game;
+
+/* The finished games of an account in one variant, with its score. */
+typedef struct record_variant_games {
+    char variant[RECORD_VARIANT_MAX];
+    int wins, losses, draws;
+    int ngames;
+    const record_profile_game *games; /* newest first */
+} record_variant_games;
+
+/* A player's profile. */
+typedef struct record_profile {
+    int64_t account;
+    char username[RECORD_NAME_MAX];
+    int nplaying;
+    const record_profile_game *playing; /* games in progress, newest first */
+    int nvariants;
+    const record_variant_games *variants; /* in order of their newest game */
+} record_profile;
+
+/* A player's conditional lines in one game, in priority order. */
+typedef struct record_lines {
+    int n;
+    const char *const *lines;
+} record_lines;
+
+#endif

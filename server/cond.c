@@ -1,0 +1,82 @@
+/*
+ * cond.c - the checker of conditional lines (see cond.h).
+ */
+#include "cond.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    int value;
+    const char *code, *text;
+} cond_errs[] = {
+#define COND_ERR_ROW(name, value, code, text) {value, code, text},
+    COND_ERRORS(COND_ERR_ROW)
+#undef COND_ERR_ROW
+};
+
+const char *cond_err_code(int err)
+{
+    for (size_t i = 0; i < sizeof cond_errs / sizeof *cond_errs; i++)
+        if (cond_errs[i].value == err)
+            return cond_errs[i].code;
+    return rules_err_code(err);
+}
+
+const char *cond_err_text(int err)
+{
+    for (size_t i = 0; i < sizeof cond_errs / sizeof *cond_errs; i++)
+        if (cond_errs[i].value == err)
+            return cond_errs[i].text;
+    return rules_err_text(err);
+}
+
+int cond_check_line(const rules_game *g, int player, const char *line, char *canon,
+                    size_t canonlen, char *why, size_t whylen)
+{
+    rules_game *copy;
+    int err = rules_game_clone(&copy, g, g->nmoves);
+    if (err < 0)
+        return err;
+    size_t n = 0;
+    if (canonlen > 0)
+        canon[0] = '\0';
+    const char *p = line;
+    int k = 0;
+    for (;; k++) {
+        p += strspn(p, " ");
+        size_t len = strcspn(p, " ");
+        if (len == 0)
+            break;
+        char mv[RULES_MOVE_TEXT], text[RULES_MOVE_TEXT];
+        snprintf(mv, sizeof mv, "%.*s", (int)(len < sizeof mv ? len : sizeof mv - 1), p);
+        p += len;
+        /* Alternating: theirs (even), yours (odd). */
+        int who = k % 2 == 0 ? 1 - player : player;
+        rules_pos before = copy->pos;
+        rules_move m;
+        err = rules_game_play_text(copy, who, mv, &m, why, whylen);
+        if (err < 0) {
+            char inner[RULES_WHY_TEXT] = "";
+            if (why != NULL)
+                snprintf(inner, sizeof inner, "%s", why);
+            rules_why(why, whylen, "move %d of line '%.60s' (%s): %s", k + 1, line, mv, inner);
+            break;
+        }
+        if (before.variant->print_move(&before, m, text, sizeof text) < 0)
+            snprintf(text, sizeof text, "%s", mv);
+        int w = snprintf(canon + n, canonlen - n, "%s%s", n ? " " : "", text);
+        if (w < 0 || (size_t)w >= canonlen - n) {
+            rules_why(why, whylen, "%s", cond_err_text(COND_ETOO_LONG));
+            err = COND_ETOO_LONG;
+            break;
+        }
+        n += (size_t)w;
+    }
+    rules_game_free(copy);
+    if (err == 0 && k < 2) {
+        rules_why(why, whylen, "%s", cond_err_text(COND_ESHORT));
+        err = COND_ESHORT;
+    }
+    return err;
+}

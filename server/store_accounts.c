@@ -1,0 +1,277 @@
+/*
+ * store_accounts.c - accounts and sessions (synchronous, on the loop's
+ * connection) and profiles (queued reads on the writer's connection). The
+ * passwords' hashing and the tokens are accounts.c's; this keeps what they
+ * produce. See store.h and store_impl.h.
+ */
+#include "store_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Accounts */
+
+int store_account_insert(store *s, const char *username, const char *pwhash, int64_t *id)
+{
+    sqlite3_stmt *st = db_use(s->st, ST_ACCOUNT_INSERT);
+    sqlite3_bind_text(st, 1, username, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, pwhash, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, store_now(s));
+    int rc = sqlite3_step(st);
+    int err = 0;
+    if (rc == SQLITE_DONE)
+        *id = sqlite3_last_insert_rowid(s->db);
+    else
+        err = sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE ? STORE_ETAKEN
+                                                                          : STORE_EDB;
+    sqlite3_reset(st);
+    return err;
+}
+
+int store_account_by_name(store *s, const char *username, store_account *a)
+{
+    sqlite3_stmt *st = db_use(s->st, ST_ACCOUNT_BY_NAME);
+    sqlite3_bind_text(st, 1, username, -1, SQLITE_STATIC);
+    int err = STORE_ENOT_FOUND;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        a->id = sqlite3_column_int64(st, 0);
+        snprintf(a->username, sizeof a->username, "%s", sqlite3_column_text(st, 1));
+        snprintf(a->pwhash, sizeof a->pwhash, "%s", sqlite3_column_text(st, 2));
+        err = 0;
+    }
+    sqlite3_reset(st);
+    return err;
+}
+
+int store_account_name(store *s, int64_t account, char *username, size_t len)
+{
+    sqlite3_stmt *st = db_use(s->st, ST_ACCOUNT_NAME);
+    sqlite3_bind_int64(st, 1, account);
+    int err = STORE_ENOT_FOUND;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        snprintf(username, len, "%s", sqlite3_column_text(st, 0));
+        err = 0;
+    }
+    sqlite3_reset(st);
+    return err;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sessions */
+
+int store_session_insert(store *s, const void *hash, size_t hashlen, int64_t account,
+                         int64_t expires_ms)
+{
+    int64_t now = store_now(s);
+    sqlite3_stmt *st = db_use(s->st, ST_SESSION_INSERT);
+    sqlite3_bind_blob(st, 1, hash, (int)hashlen, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, account);
+    sqlite3_bind_int64(st, 3, now);
+    sqlite3_bind_int64(st, 4, expires_ms);
+    if (db_run(st) < 0)
+        return STORE_EDB;
+    /* The account's expired sessions go at each new one. */
+    st = db_use(s->st, ST_SESSION_PURGE);
+    sqlite3_bind_int64(st, 1, account);
+    sqlite3_bind_int64(st, 2, now);
+    db_run(st);
+    return 0;
+}
+
+int store_session_find(store *s, const void *hash, size_t hashlen, int64_t *account,
+                       char *username, size_t len)
+{
+    sqlite3_stmt *st = db_use(s->st, ST_SESSION_FIND);
+    sqlite3_bind_blob(st, 1, hash, (int)hashlen, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, store_now(s));
+    int err = STORE_ENOT_FOUND;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        *account = sqlite3_column_int64(st, 0);
+        if (username)
+            snprintf(username, len, "%s", sqlite3_column_text(st, 1));
+        err = 0;
+    }
+    sqlite3_reset(st);
+    return err;
+}
+
+int store_session_delete(store *s, const void *hash, size_t hashlen)
+{
+    sqlite3_stmt *st = db_use(s->st, ST_SESSION_DELETE);
+    sqlite3_bind_blob(st, 1, hash, (int)hashlen, SQLITE_STATIC);
+    return db_run(st);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Profiles */
+
+/* A profile as read, with the memory its record points into. */
+typedef struct profile_buf {
+    record_profile info;
+    record_profile_game *playing, *finished, *grouped;
+    size_t capplaying, capfinished, capvariants;
+    int nfinished;
+    record_variant_games *variants;
+} profile_buf;
+
+static void profile_buf_free(profile_buf *b)
+{
+    free(b->playing);
+    free(b->finished);
+    free(b->grouped);
+    free(b->variants);
+}
+
+/* Append e to a list; 0 or STORE_ENOMEM. */
+static int add_game(record_profile_game **list, size_t *cap, int *n,
+                    const record_profile_game *e)
+{
+    record_profile_game *l = store_grow(*list, cap, (size_t)*n, sizeof *l);
+    if (l == NULL)
+        return STORE_ENOMEM;
+    *list = l;
+    l[(*n)++] = *e;
+    return 0;
+}
+
+/* The finished games grouped per variant (variants in order of their newest
+ * game, games newest first), with each variant's score. 0 or
+ * STORE_ENOMEM. */
+static int group_finished(profile_buf *b)
+{
+    record_profile *p = &b->info;
+    int *which = malloc(((size_t)b->nfinished + 1) * sizeof *which);
+    b->grouped = malloc(((size_t)b->nfinished + 1) * sizeof *b->grouped);
+    if (which == NULL || b->grouped == NULL) {
+        free(which);
+        return STORE_ENOMEM;
+    }
+    for (int i = 0; i < b->nfinished; i++) {
+        const record_profile_game *e = &b->finished[i];
+        int v = 0;
+        while (v < p->nvariants && strcmp(b->variants[v].variant, e->variant) != 0)
+            v++;
+        if (v == p->nvariants) {
+            record_variant_games *nv =
+                store_grow(b->variants, &b->capvariants, (size_t)v, sizeof *nv);
+            if (nv == NULL) {
+                free(which);
+                return STORE_ENOMEM;
+            }
+            b->variants = nv;
+            memset(&nv[v], 0, sizeof nv[v]);
+            snprintf(nv[v].variant, sizeof nv[v].variant, "%s", e->variant);
+            p->nvariants++;
+        }
+        record_variant_games *vg = &b->variants[v];
+        vg->wins += e->outcome == RULES_OUTCOME_WIN;
+        vg->losses += e->outcome == RULES_OUTCOME_LOSS;
+        vg->draws += e->outcome == RULES_OUTCOME_DRAW;
+        vg->ngames++;
+        which[i] = v;
+    }
+    /* Each variant's games side by side, in their order. */
+    int at = 0;
+    for (int v = 0; v < p->nvariants; v++) {
+        b->variants[v].games = &b->grouped[at];
+        for (int i = 0; i < b->nfinished; i++)
+            if (which[i] == v)
+                b->grouped[at++] = b->finished[i];
+    }
+    free(which);
+    p->variants = b->variants;
+    return 0;
+}
+
+/* Read the profile of `username` with the writer's statements. */
+static int profile_read(store *s, const char *username, profile_buf *b)
+{
+    memset(b, 0, sizeof *b);
+    sqlite3_stmt *st = db_use(s->wst, ST_ACCOUNT_BY_NAME);
+    sqlite3_bind_text(st, 1, username, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_reset(st);
+        return STORE_ENOT_FOUND;
+    }
+    record_profile *p = &b->info;
+    p->account = sqlite3_column_int64(st, 0);
+    snprintf(p->username, sizeof p->username, "%s", sqlite3_column_text(st, 1));
+    sqlite3_reset(st);
+    st = db_use(s->wst, ST_ACCOUNT_GAMES);
+    sqlite3_bind_int64(st, 1, p->account);
+    int err = 0;
+    while (err == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        record_profile_game e = {
+            .id = sqlite3_column_int64(st, 0),
+            .kind = (record_kind)sqlite3_column_int(st, 2),
+            .seat = sqlite3_column_int(st, 7),
+            .nmoves = sqlite3_column_int(st, 9),
+            .created_ms = sqlite3_column_int64(st, 10),
+        };
+        snprintf(e.variant, sizeof e.variant, "%s", sqlite3_column_text(st, 1));
+        if (!sqlite3_column_int(st, 3)) {
+            e.to_move = sqlite3_column_int(st, 4);
+            e.deadline_ms = sqlite3_column_int64(st, 5);
+            err = add_game(&b->playing, &b->capplaying, &p->nplaying, &e);
+        } else {
+            e.outcome = sqlite3_column_int(st, 8);
+            e.reason = db_reason(sqlite3_column_text(st, 6));
+            e.finished_ms = sqlite3_column_int64(st, 11);
+            err = add_game(&b->finished, &b->capfinished, &b->nfinished, &e);
+        }
+    }
+    sqlite3_reset(st);
+    p->playing = b->playing;
+    return err < 0 ? err : group_finished(b);
+}
+
+static int run_profile(store *s, op *o)
+{
+    profile_buf *b = malloc(sizeof *b);
+    if (b == NULL) {
+        o->status = STORE_ENOMEM;
+        return 0;
+    }
+    o->answer = b;
+    o->status = profile_read(s, o->name, b);
+    return 0;
+}
+
+static void done_profile(store *s, op *o, int status)
+{
+    (void)s;
+    if (status == 0)
+        status = o->status;
+    profile_buf *b = o->answer;
+    o->cb.profile(o->arg, status, status == 0 ? &b->info : NULL);
+}
+
+static void release_profile(op *o)
+{
+    free(o->name);
+    if (o->answer != NULL) {
+        profile_buf_free(o->answer);
+        free(o->answer);
+    }
+}
+
+static const op_kind profile_kind = {run_profile, done_profile, release_profile};
+
+int store_profile_get(store *s, const char *username, store_profile_cb cb, void *arg)
+{
+    int err = queue_refuses(s);
+    if (err < 0)
+        return err;
+    char *name = strdup(username);
+    op *o = name ? queue_push(s, &profile_kind, 0) : NULL;
+    if (o == NULL) {
+        free(name);
+        return STORE_ENOMEM;
+    }
+    o->name = name;
+    o->cb.profile = cb;
+    o->arg = arg;
+    return 0;
+}

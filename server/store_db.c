@@ -1,0 +1,429 @@
+/*
+ * store_db.c - the SQLite engine's connections: opening (WAL,
+ * synchronous=FULL, foreign keys), migrations, the statement table (every
+ * SQL statement of the server, prepared once on the loop's and the writer's
+ * connection), errors, store_open and store_close. See store_impl.h.
+ */
+#include "store_impl.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ------------------------------------------------------------------------ */
+/* The statement table */
+
+static const char *const stmt_sql[ST_COUNT] = {
+    [ST_BEGIN] = "BEGIN IMMEDIATE",
+    [ST_COMMIT] = "COMMIT",
+    [ST_ROLLBACK] = "ROLLBACK",
+    [ST_GAME_INSERT] = "INSERT INTO games (id, variant, position, kind, rated, nplayers,"
+                       " tc_base_ms, tc_inc_ms, tc_cap_ms, options, created_ms, last_move_ms,"
+                       " nmoves, to_move, deadline_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0,?,?)",
+    [ST_PLAYER_INSERT] = "INSERT INTO game_players (game, seat, account, name, clock_ms)"
+                         " VALUES (?,?,?,?,?)",
+    [ST_MOVE_INSERT] = "INSERT INTO moves (game, ply, player, text, at_ms, clock0, clock1,"
+                       " clock2) VALUES (?,?,?,?,?,?,?,?)",
+    [ST_GAME_ADVANCE] = "UPDATE games SET nmoves = ?, to_move = ?, last_move_ms = ?,"
+                        " deadline_ms = ? WHERE id = ?",
+    [ST_LEAVE_INSERT] = "INSERT INTO leaves (game, player, after_ply, reason, at_ms)"
+                        " VALUES (?,?,?,?,?)",
+    [ST_PLAYER_OUTCOME] = "UPDATE game_players SET outcome = ? WHERE game = ? AND seat = ?",
+    [ST_GAME_FINISH] = "UPDATE games SET finished = 1, to_move = -1, deadline_ms = 0,"
+                       " winner = ?, reason = ?, finished_ms = ? WHERE id = ?",
+    [ST_DEADLINE_SET] = "UPDATE games SET deadline_ms = ? WHERE id = ?",
+    [ST_COND_DELETE] = "DELETE FROM cond_lines WHERE game = ? AND player = ?",
+    [ST_COND_INSERT] = "INSERT INTO cond_lines (game, player, idx, line) VALUES (?,?,?,?)",
+    [ST_COND_SELECT] = "SELECT player, line FROM cond_lines WHERE game = ? ORDER BY player, idx",
+    [ST_GAME_SELECT] = "SELECT variant, position, kind, rated, nplayers, tc_base_ms,"
+                       " tc_inc_ms, tc_cap_ms, options, created_ms, last_move_ms, nmoves,"
+                       " to_move, deadline_ms, finished, winner, reason, finished_ms"
+                       " FROM games WHERE id = ?",
+    [ST_PLAYERS_SELECT] = "SELECT seat, account, name, clock_ms, outcome FROM game_players"
+                          " WHERE game = ? ORDER BY seat",
+    [ST_MOVES_SELECT] = "SELECT ply, player, text, at_ms, clock0, clock1, clock2 FROM moves"
+                        " WHERE game = ? ORDER BY ply",
+    [ST_LEAVES_SELECT] = "SELECT player, after_ply, reason, at_ms FROM leaves WHERE game = ?"
+                         " ORDER BY after_ply, at_ms",
+    [ST_IN_PROGRESS] = "SELECT id FROM games WHERE finished = 0 ORDER BY id",
+    [ST_DEADLINES] = "SELECT id FROM games WHERE finished = 0 AND kind = 1"
+                     " AND deadline_ms <= ? ORDER BY deadline_ms",
+    [ST_MAX_ID] = "SELECT coalesce(max(id), 0) FROM games",
+    [ST_VAC_SELECT] = "SELECT vacation_from_ms, vacation_until_ms, vacation_year,"
+                      " vacation_used FROM accounts WHERE id = ?",
+    [ST_VAC_UPDATE] = "UPDATE accounts SET vacation_from_ms = ?, vacation_until_ms = ?,"
+                      " vacation_year = ?, vacation_used = ? WHERE id = ?",
+    [ST_VAC_ACTIVE] = "SELECT id, vacation_from_ms, vacation_until_ms FROM accounts"
+                      " WHERE vacation_until_ms > ?",
+    [ST_ACCOUNT_INSERT] = "INSERT INTO accounts (username, pwhash, created_ms) VALUES (?,?,?)",
+    [ST_ACCOUNT_BY_NAME] = "SELECT id, username, pwhash FROM accounts WHERE username = ?",
+    [ST_ACCOUNT_NAME] = "SELECT username FROM accounts WHERE id = ?",
+    [ST_ACCOUNT_GAMES] = "SELECT g.id, g.variant, g.kind, g.finished, g.to_move, g.deadline_ms,"
+                         " g.reason, p.seat, p.outcome, g.nmoves, g.created_ms, g.finished_ms"
+                         " FROM game_players p JOIN games g ON g.id = p.game"
+                         " WHERE p.account = ? ORDER BY g.id DESC",
+    [ST_SESSION_INSERT] = "INSERT INTO sessions (token_hash, account, created_ms, expires_ms)"
+                          " VALUES (?,?,?,?)",
+    [ST_SESSION_PURGE] = "DELETE FROM sessions WHERE account = ? AND expires_ms <= ?",
+    [ST_SESSION_FIND] = "SELECT a.id, a.username FROM sessions s JOIN accounts a"
+                        " ON a.id = s.account WHERE s.token_hash = ? AND s.expires_ms > ?",
+    [ST_SESSION_DELETE] = "DELETE FROM sessions WHERE token_hash = ?",
+};
+
+sqlite3_stmt *db_use(sqlite3_stmt *const *set, enum db_stmt which)
+{
+    sqlite3_stmt *st = set[which];
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return st;
+}
+
+int db_run(sqlite3_stmt *st)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : STORE_EDB;
+}
+
+char *db_col_dup(sqlite3_stmt *st, int col)
+{
+    return sqlite3_column_type(st, col) == SQLITE_NULL
+               ? NULL
+               : strdup((const char *)sqlite3_column_text(st, col));
+}
+
+rules_reason db_reason(const unsigned char *name)
+{
+    for (int r = 0; r < RULES_REASON_COUNT; r++)
+        if (name && strcmp((const char *)name, rules_reason_name((rules_reason)r)) == 0)
+            return (rules_reason)r;
+    return RULES_REASON_NONE;
+}
+
+int db_error(store *s, char *why, size_t whylen, const char *what)
+{
+    rules_why(why, whylen, "%s: %s", what, sqlite3_errmsg(s->db));
+    return STORE_EDB;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Errors and small accessors */
+
+/* One row per error of the X list: its value, code and sentence. */
+static const struct {
+    int value;
+    const char *code, *text;
+} store_errs[] = {
+#define STORE_ERR_ROW(name, value, code, text) {value, code, text},
+    STORE_ERRORS(STORE_ERR_ROW)
+#undef STORE_ERR_ROW
+};
+
+static int err_row(int err)
+{
+    for (size_t i = 0; i < sizeof store_errs / sizeof *store_errs; i++)
+        if (store_errs[i].value == err)
+            return (int)i;
+    return -1;
+}
+
+/* Errors of the rules core pass through (they share the range below 0). */
+const char *store_err_code(int err)
+{
+    int i = err_row(err);
+    return i >= 0 ? store_errs[i].code : rules_err_code(err);
+}
+
+const char *store_err_text(int err)
+{
+    int i = err_row(err);
+    return i >= 0 ? store_errs[i].text : rules_err_text(err);
+}
+
+static int64_t wall_ms(void *arg)
+{
+    (void)arg;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t store_now(store *s)
+{
+    return s->now_fn(s->now_arg);
+}
+
+int store_schema_version(store *s)
+{
+    return s->version;
+}
+
+uv_loop_t *store_loop(store *s)
+{
+    return s->loop;
+}
+
+bool store_closing(store *s)
+{
+    return s->closing;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Migrations */
+
+static int user_version(sqlite3 *db, int *v)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+        return STORE_EDB;
+    int rc = sqlite3_step(st);
+    *v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : STORE_EDB;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A whole file as a malloc'd string, or NULL. */
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0, cap = 0, n;
+    char chunk[4096];
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        char *nb = store_grow(buf, &cap, len + n, 1);
+        if (nb == NULL) {
+            free(buf);
+            fclose(f);
+            return NULL;
+        }
+        buf = nb;
+        memcpy(buf + len, chunk, n);
+        len += n;
+    }
+    fclose(f);
+    char *nb = store_grow(buf, &cap, len, 1);
+    if (nb == NULL)
+        free(buf);
+    else
+        nb[len] = '\0';
+    return nb;
+}
+
+/* Apply migrations_dir/NNNN_*.sql above the current version, each in a
+ * transaction that also sets user_version. Numbers must be 1, 2, 3, ... */
+static int migrate(store *s, const char *dir, char *why, size_t whylen)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL) {
+        rules_why(why, whylen, "cannot open migrations directory %s: %s", dir, strerror(errno));
+        return STORE_EDB;
+    }
+    char *names[1000];
+    int n = 0, err = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < 1000) {
+        size_t l = strlen(e->d_name);
+        if (l > 9 && strcmp(e->d_name + l - 4, ".sql") == 0 &&
+            strspn(e->d_name, "0123456789") == 4 && e->d_name[4] == '_')
+            names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, cmp_str);
+
+    int have;
+    if (user_version(s->db, &have) < 0) {
+        err = db_error(s, why, whylen, "reading the schema version");
+        goto out_free_names;
+    }
+    for (int i = 0; i < n; i++)
+        if (atoi(names[i]) != i + 1) {
+            rules_why(why, whylen, "migration %s/%s is out of sequence", dir, names[i]);
+            err = STORE_EDB;
+            goto out_free_names;
+        }
+    if (have > n) {
+        rules_why(why, whylen,
+                  "the database has schema version %d but this server knows "
+                  "only up to %d: it was written by a newer server; refusing "
+                  "to open it",
+                  have, n);
+        err = STORE_ETOO_NEW;
+        goto out_free_names;
+    }
+    for (int i = have; i < n; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        char *sql = read_file(path);
+        if (sql == NULL) {
+            rules_why(why, whylen, "cannot read %s", path);
+            err = STORE_EDB;
+            goto out_free_names;
+        }
+        char tail[64];
+        snprintf(tail, sizeof tail, ";\nPRAGMA user_version = %d;", i + 1);
+        char *errmsg = NULL;
+        int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, &errmsg);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_exec(s->db, sql, NULL, NULL, &errmsg);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_exec(s->db, tail, NULL, NULL, &errmsg);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, &errmsg);
+        free(sql);
+        if (rc != SQLITE_OK) {
+            rules_why(why, whylen, "migration %s failed: %s", names[i], errmsg ? errmsg : "?");
+            sqlite3_free(errmsg);
+            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+            err = STORE_EDB;
+            goto out_free_names;
+        }
+    }
+    s->version = n;
+out_free_names:
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    return err;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Opening and closing */
+
+/* Checkpoints run on the thread pool with their own connection, so that a
+ * commit only appends to the WAL and fsyncs it; the writer's connection
+ * counts the WAL's pages for them. */
+static int wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
+{
+    (void)db;
+    (void)name;
+    ((store *)arg)->wal_pages = pages;
+    return SQLITE_OK;
+}
+
+/* The three connections with their settings and the statement table on the
+ * loop's and the writer's; migrations on the loop's. */
+static int db_open(store *s, const char *path, const char *dir, char *why, size_t whylen)
+{
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK)
+        return db_error(s, why, whylen, path);
+    sqlite3_busy_timeout(s->db, 2000);
+    char *errmsg = NULL;
+    if (sqlite3_exec(s->db,
+                     "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
+                     " PRAGMA foreign_keys = ON;",
+                     NULL, NULL, &errmsg) != SQLITE_OK) {
+        rules_why(why, whylen, "%s: %s", path, errmsg ? errmsg : "?");
+        sqlite3_free(errmsg);
+        return STORE_EDB;
+    }
+    int err = migrate(s, dir, why, whylen);
+    if (err < 0)
+        return err;
+    /* The moves of many games touch many pages: keep them cached (64 MiB). */
+    sqlite3_exec(s->db, "PRAGMA cache_size = -65536", NULL, NULL, NULL);
+    if (sqlite3_open_v2(path, &s->ckpt_db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+        sqlite3_exec(s->ckpt_db, "PRAGMA synchronous = FULL", NULL, NULL, NULL) == SQLITE_OK) {
+        sqlite3_busy_timeout(s->ckpt_db, 100);
+        /* Counted on the writer's connection only (the thread). */
+        sqlite3_wal_autocheckpoint(s->db, 0);
+    } else {
+        /* Fall back to checkpoints by the connections themselves. */
+        sqlite3_close(s->ckpt_db);
+        s->ckpt_db = NULL;
+    }
+    /* The writer's connection, same settings. */
+    if (sqlite3_open_v2(path, &s->wdb, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+        sqlite3_exec(s->wdb,
+                     "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;"
+                     " PRAGMA cache_size = -65536",
+                     NULL, NULL, NULL) != SQLITE_OK) {
+        rules_why(why, whylen, "%s: %s", path, sqlite3_errmsg(s->wdb));
+        return STORE_EDB;
+    }
+    sqlite3_busy_timeout(s->wdb, 2000);
+    if (s->ckpt_db != NULL) {
+        sqlite3_wal_autocheckpoint(s->wdb, 0);
+        sqlite3_wal_hook(s->wdb, wal_hook, s);
+    }
+    for (int i = 0; i < ST_COUNT; i++)
+        if (stmt_sql[i] == NULL ||
+            sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i],
+                               NULL) != SQLITE_OK ||
+            sqlite3_prepare_v3(s->wdb, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->wst[i],
+                               NULL) != SQLITE_OK)
+            return db_error(s, why, whylen, stmt_sql[i] ? stmt_sql[i] : "a statement");
+    return 0;
+}
+
+void db_free(store *s)
+{
+    for (int i = 0; i < ST_COUNT; i++) {
+        sqlite3_finalize(s->st[i]);
+        sqlite3_finalize(s->wst[i]);
+    }
+    if (s->has_writer) {
+        uv_cond_destroy(&s->cv);
+        uv_mutex_destroy(&s->mu);
+    }
+    sqlite3_close(s->ckpt_db);
+    sqlite3_close(s->wdb);
+    sqlite3_close(s->db);
+    mem_free(s);
+    free(s->ops);
+    free(s);
+}
+
+int store_open(store **out, uv_loop_t *loop, const char *path, const store_options *opt, char *why,
+               size_t whylen)
+{
+    store_options o = opt ? *opt : (store_options){0};
+    const char *dir = o.migrations_dir;
+    if (dir == NULL)
+        dir = getenv("CHAMELEON_MIGRATIONS");
+    if (dir == NULL)
+        dir = "migrations";
+
+    store *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return STORE_ENOMEM;
+    s->loop = loop;
+    s->group_ms = o.group_ms ? o.group_ms : 1;
+    s->now_fn = o.now_ms ? o.now_ms : wall_ms;
+    s->now_arg = o.now_arg;
+    int err = db_open(s, path, dir, why, whylen);
+    if (err == 0) {
+        err = games_load(s);
+        if (err == 0)
+            err = corr_load_vacations(s);
+        if (err < 0)
+            db_error(s, why, whylen, "loading games in progress");
+    }
+    if (err < 0) {
+        db_free(s);
+        return err;
+    }
+    queue_start(s);
+    *out = s;
+    return 0;
+}
+
+void store_close(store *s)
+{
+    if (s == NULL)
+        return;
+    /* Callbacks may queue more (a conditional reply, the next move). */
+    for (int round = 0; round < 16 && s->nops > 0; round++)
+        store_flush(s);
+    s->closing = true;
+    queue_stop(s);
+}

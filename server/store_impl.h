@@ -1,0 +1,291 @@
+/*
+ * store_impl.h - PRIVATE to the store's SQLite engine: included by
+ * server/store_*.c and by nothing else (the rest of the server sees only
+ * store.h). It holds the store's shared state, the ids of the statement
+ * table, the records of games in progress, the queued operations, and the
+ * functions the store_*.c modules call in one another.
+ *
+ * Modules (prefix of their internal functions), and what they may call:
+ *   store_db.c       (db_)    connections, pragmas, migrations, the statement
+ *                             table (the only SQL text of the server, prepared
+ *                             once on both connections), errors, store_open
+ *                             (which calls each module's loader), store_close
+ *                             (which calls queue_stop).
+ *   store_mem.c      (mem_)   games in progress, the per-account index and
+ *                             vacations in memory (uthash), store_grow. Calls
+ *                             nothing else.
+ *   store_queue.c    (queue_) the op queue, the writer thread, group commit,
+ *                             checkpoints, store_flush. Calls db_ and each
+ *                             op's kind (op_kind) without knowing what it is.
+ *   store_games.c    (games_) create/move/leave/finish, reading whole games,
+ *                             loading games in progress. Calls db_, mem_,
+ *                             queue_, corr_ (lines of a loaded game).
+ *   store_corr.c     (corr_)  deadlines, vacation, conditional lines, "your
+ *                             turn". Calls db_, mem_, queue_.
+ *   store_accounts.c          accounts, sessions, profiles. Calls db_, queue_.
+ *
+ * Threads: everything runs on the loop thread except op_kind.run, which
+ * runs on the writer thread (or on the loop inside store_flush) with the
+ * writer's connection and touches nothing but its op and that connection.
+ */
+#ifndef STORE_IMPL_H
+#define STORE_IMPL_H
+
+#include <sqlite3.h>
+
+/* An add that runs out of memory leaves the table as it was and sets the
+ * element's hh.tbl to NULL instead of exiting. */
+#define HASH_NONFATAL_OOM 1
+#include <uthash.h>
+
+#include "store.h"
+
+/* The statement table: ids here, SQL text in store_db.c. */
+enum db_stmt {
+    ST_BEGIN,
+    ST_COMMIT,
+    ST_ROLLBACK,
+    ST_GAME_INSERT,
+    ST_PLAYER_INSERT,
+    ST_MOVE_INSERT,
+    ST_GAME_ADVANCE,
+    ST_LEAVE_INSERT,
+    ST_PLAYER_OUTCOME,
+    ST_GAME_FINISH,
+    ST_DEADLINE_SET,
+    ST_COND_DELETE,
+    ST_COND_INSERT,
+    ST_COND_SELECT,
+    ST_GAME_SELECT,
+    ST_PLAYERS_SELECT,
+    ST_MOVES_SELECT,
+    ST_LEAVES_SELECT,
+    ST_IN_PROGRESS,
+    ST_DEADLINES,
+    ST_MAX_ID,
+    ST_VAC_SELECT,
+    ST_VAC_UPDATE,
+    ST_VAC_ACTIVE,
+    ST_ACCOUNT_INSERT,
+    ST_ACCOUNT_BY_NAME,
+    ST_ACCOUNT_NAME,
+    ST_ACCOUNT_GAMES,
+    ST_SESSION_INSERT,
+    ST_SESSION_PURGE,
+    ST_SESSION_FIND,
+    ST_SESSION_DELETE,
+    ST_COUNT
+};
+
+/* A game in progress, kept in memory: what the queue, the turn list, the
+ * deadline timer and conditional moves need without a query. */
+typedef struct game_mem {
+    int64_t id; /* hash key */
+    char variant[RECORD_VARIANT_MAX];
+    store_kind kind;
+    int nplayers;
+    int64_t account[RULES_MAX_PLAYERS];
+    int64_t clock_ms[RULES_MAX_PLAYERS]; /* live clocks or corr banks */
+    store_tc tc;
+    int nmoves;
+    int to_move;
+    int64_t deadline_ms;
+    int64_t last_move_ms;
+    int fired_ply;                  /* timeout reported at this ply, or -1 */
+    int ncond[RULES_MAX_PLAYERS];   /* conditional lines per player */
+    size_t condcap[RULES_MAX_PLAYERS];
+    int cond_at[RULES_MAX_PLAYERS]; /* ply of the opponent move the lines
+                                       start with */
+    char **cond[RULES_MAX_PLAYERS];
+    UT_hash_handle hh;
+} game_mem;
+
+/* The games in progress of one account (its turn list, its vacation). */
+typedef struct acct_games {
+    int64_t account; /* hash key */
+    game_mem **games;
+    size_t n, cap;
+    UT_hash_handle hh;
+} acct_games;
+
+/* An account on vacation now or later. */
+typedef struct vacation {
+    int64_t account; /* hash key */
+    int64_t from_ms, until_ms;
+    UT_hash_handle hh;
+} vacation;
+
+typedef struct op op;
+
+/* What one kind of queued operation does (each module defines its own). */
+typedef struct op_kind {
+    /* Writer's connection, inside the batch's transaction. 0, or an error
+     * that fails the whole batch (reads keep theirs in op.status). */
+    int (*run)(store *s, op *o);
+    /* On the loop once the batch has committed (status 0) or failed, or at
+     * close (STORE_ECLOSED): the caller's callback. */
+    void (*done)(store *s, op *o, int status);
+    /* Free what the op owns (after done); NULL if it owns nothing. */
+    void (*release)(op *o);
+} op_kind;
+
+/* A queued operation: its kind and the fields the kinds use. */
+struct op {
+    const op_kind *kind;
+    int64_t game;
+    void *arg;
+    union {
+        store_done_cb write;
+        store_game_get_cb game;
+        store_profile_cb profile;
+    } cb;
+    int64_t at_ms;
+    int ply, player, next;
+    int64_t deadline_ms;
+    int64_t clock_ms[RULES_MAX_PLAYERS];
+    char text[RULES_MOVE_TEXT];
+    rules_result result;
+    rules_reason reason;
+    store_new_game *create; /* creation: deep copy */
+    char **lines;           /* conditional lines: a copy */
+    int nlines;
+    char *name;   /* profile read: the username */
+    void *answer; /* reads: what run found (owned by the kind) */
+    int status;   /* reads: 0 or the read's error */
+    int64_t notify[RULES_MAX_PLAYERS]; /* accounts whose turn list changes */
+};
+
+struct store {
+    /* The loop's connection (start-up, rare synchronous writes, accounts)
+     * and the writer's; each has the whole statement table. */
+    sqlite3 *db;
+    sqlite3_stmt *st[ST_COUNT];
+    sqlite3 *wdb;
+    sqlite3_stmt *wst[ST_COUNT];
+    sqlite3 *ckpt_db; /* used only by the checkpoint job */
+    uv_loop_t *loop;
+    uv_timer_t group_timer, deadline_timer;
+    int open_handles;
+    int works; /* thread-pool jobs still running */
+    /* The writer: a thread that commits each batch, so that the loop never
+     * waits for an fsync. Between batches (writer idle) the loop may use wdb
+     * itself (store_flush). */
+    bool has_writer;
+    uv_thread_t writer;
+    uv_mutex_t mu;
+    uv_cond_t cv;
+    uv_async_t written;
+    bool quit, job_ready, job_done; /* under mu */
+    bool busy;                      /* a batch is out (loop side) */
+    op *inflight;
+    size_t ninflight;
+    int inflight_err;
+    uv_work_t ckpt_work;
+    bool ckpt_running;
+    int wal_pages; /* frames in the WAL after the last commit */
+    bool closing, broken;
+    unsigned group_ms;
+    int64_t (*now_fn)(void *);
+    void *now_arg;
+    int version;
+    int64_t next_id;
+
+    game_mem *games;   /* uthash by id */
+    size_t ngames;
+    acct_games *accts; /* uthash by account */
+    vacation *vacs;    /* uthash by account */
+
+    op *ops;
+    size_t nops, capops;
+
+    void (*turn_cb)(void *, int64_t);
+    void *turn_arg;
+    void (*timeout_cb)(void *, int64_t, int);
+    void *timeout_arg;
+};
+
+/* store_db.c ------------------------------------------------------------- */
+
+/* Statement `which` of a connection's set (s->st or s->wst), reset and
+ * unbound. */
+sqlite3_stmt *db_use(sqlite3_stmt *const *set, enum db_stmt which);
+/* Run a statement that returns no rows; 0 or STORE_EDB. */
+int db_run(sqlite3_stmt *st);
+/* A text column as a malloc'd copy, NULL for SQL NULL. */
+char *db_col_dup(sqlite3_stmt *st, int col);
+/* A reason name as stored, back to its rules_reason. */
+rules_reason db_reason(const unsigned char *name);
+/* The loop connection's last error into why; returns STORE_EDB. */
+int db_error(store *s, char *why, size_t whylen, const char *what);
+/* Finalize the statements, close the connections, free the memory and s
+ * (once the handles are closed and the pool jobs are done). */
+void db_free(store *s);
+
+/* store_mem.c ------------------------------------------------------------ */
+
+/* Room for element n of a growing array of elem-sized items: the array
+ * (moved perhaps, *cap updated), or NULL if memory ran out (then the old
+ * array is unchanged and still owned by the caller). The store's one way of
+ * growing arrays. */
+void *store_grow(void *arr, size_t *cap, size_t n, size_t elem);
+
+game_mem *mem_game_find(store *s, int64_t id);
+/* Into the table and the index of each of its accounts: 0 or STORE_ENOMEM
+ * (then nothing changed). */
+int mem_game_insert(store *s, game_mem *g);
+/* Out of the table and the indexes, and freed. */
+void mem_game_remove(store *s, int64_t id);
+void mem_game_free(game_mem *g);
+/* Every game id in memory, in increasing order (malloc'd; *n of them), or
+ * NULL if memory ran out. */
+int64_t *mem_game_ids(store *s, size_t *n);
+/* The games in progress of an account, or NULL if none. */
+acct_games *mem_account(store *s, int64_t account);
+void mem_lines_free(char **lines, int n);
+
+vacation *mem_vac_find(store *s, int64_t account);
+/* Add or update; 0 or STORE_ENOMEM. */
+int mem_vac_set(store *s, int64_t account, int64_t from_ms, int64_t until_ms);
+void mem_vac_del(store *s, int64_t account);
+/* When the clock of `account` may start counting if its turn begins at
+ * now: the end of its vacation if it is on one. */
+int64_t mem_clock_start(store *s, int64_t account, int64_t now);
+/* Every game, index and vacation. */
+void mem_free(store *s);
+
+/* store_queue.c ---------------------------------------------------------- */
+
+/* Start the timers, the async handle and the writer thread (store_open). */
+void queue_start(store *s);
+/* A new op of this kind at the end of the queue (zeroed but for kind, game
+ * and at_ms), the group timer armed; NULL if memory ran out. */
+op *queue_push(store *s, const op_kind *kind, int64_t game);
+/* Take back the op queue_push just returned (nothing was set in it that
+ * needs freeing). */
+void queue_pop(store *s);
+/* 0, or the error every new operation gets (closing, broken). */
+int queue_refuses(store *s);
+/* A done callback for writes: cb.write(arg, status) if set. */
+void queue_write_done(store *s, op *o, int status);
+/* Fail every queued op with STORE_ECLOSED, stop the writer, close the
+ * handles; db_free follows once they are closed (store_close, after the
+ * last flush). */
+void queue_stop(store *s);
+
+/* store_games.c ---------------------------------------------------------- */
+
+/* Every game in progress into memory (store_open). 0 or an error. */
+int games_load(store *s);
+
+/* store_corr.c ----------------------------------------------------------- */
+
+/* Accounts on vacation into memory (store_open). 0 or an error. */
+int corr_load_vacations(store *s);
+/* A game's conditional lines from the database into g (loading). */
+void corr_load_lines(store *s, game_mem *g);
+/* The deadline of `player` whose turn begins at now. */
+int64_t corr_deadline(store *s, const game_mem *g, int player, int64_t now);
+/* The deadline timer's tick. */
+void corr_deadline_tick(uv_timer_t *t);
+
+#endif

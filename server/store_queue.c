@@ -1,0 +1,333 @@
+/*
+ * store_queue.c - the queue of operations and the group commit: ops queued
+ * during a tick (or during the previous commit) go to the writer thread as
+ * one batch, run in one transaction on the writer's connection; once it has
+ * committed, the loop calls their callbacks in order, then the turn
+ * callback. Also WAL checkpoints on the thread pool and store_flush. The
+ * queue does not know what an op does: its op_kind says. See store_impl.h.
+ */
+#include "store_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { CKPT_PAGES = 4000 };
+
+static void group_cb(uv_timer_t *t);
+static void written_cb(uv_async_t *a);
+static void writer_main(void *arg);
+static void dispatch(store *s);
+
+int queue_refuses(store *s)
+{
+    if (s->closing)
+        return STORE_ECLOSED;
+    return s->broken ? STORE_EDB : 0;
+}
+
+op *queue_push(store *s, const op_kind *kind, int64_t game)
+{
+    op *ops = store_grow(s->ops, &s->capops, s->nops, sizeof *ops);
+    if (ops == NULL)
+        return NULL;
+    s->ops = ops;
+    op *o = &s->ops[s->nops++];
+    memset(o, 0, sizeof *o);
+    o->kind = kind;
+    o->game = game;
+    o->at_ms = store_now(s);
+    /* While a batch is out, its completion sends the queue on. */
+    if (!s->busy && !uv_is_active((uv_handle_t *)&s->group_timer) && !s->closing)
+        uv_timer_start(&s->group_timer, group_cb, s->group_ms, 0);
+    return o;
+}
+
+void queue_pop(store *s)
+{
+    s->nops--;
+}
+
+void queue_write_done(store *s, op *o, int status)
+{
+    (void)s;
+    if (o->cb.write)
+        o->cb.write(o->arg, status);
+}
+
+static void op_release(op *o)
+{
+    if (o->kind->release)
+        o->kind->release(o);
+}
+
+/* Run one batch in one transaction on the writer's connection (writer
+ * thread, or the loop while the writer is idle). */
+static int write_batch(store *s, op *ops, size_t n)
+{
+    int err = s->broken ? STORE_EDB : db_run(db_use(s->wst, ST_BEGIN));
+    for (size_t i = 0; i < n && err == 0; i++)
+        err = ops[i].kind->run(s, &ops[i]);
+    if (err == 0)
+        err = db_run(db_use(s->wst, ST_COMMIT));
+    if (err < 0 && !s->broken) {
+        fprintf(stderr, "store: writing %zu operations failed: %s\n", n, sqlite3_errmsg(s->wdb));
+        db_run(db_use(s->wst, ST_ROLLBACK));
+    }
+    return err;
+}
+
+static void writer_main(void *arg)
+{
+    store *s = arg;
+    uv_mutex_lock(&s->mu);
+    for (;;) {
+        while (!s->job_ready && !s->quit)
+            uv_cond_wait(&s->cv, &s->mu);
+        if (!s->job_ready)
+            break;
+        s->job_ready = false;
+        uv_mutex_unlock(&s->mu);
+        int err = write_batch(s, s->inflight, s->ninflight);
+        uv_mutex_lock(&s->mu);
+        s->inflight_err = err;
+        s->job_done = true;
+        uv_cond_broadcast(&s->cv);
+        uv_async_send(&s->written);
+    }
+    uv_mutex_unlock(&s->mu);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Checkpoints */
+
+static void ckpt_run(uv_work_t *w)
+{
+    store *s = w->data;
+    sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+}
+
+static void ckpt_done(uv_work_t *w, int status)
+{
+    (void)status;
+    store *s = w->data;
+    s->ckpt_running = false;
+    store_work_end(s);
+}
+
+static void maybe_checkpoint(store *s)
+{
+    if (s->ckpt_db == NULL || s->ckpt_running || s->closing || s->wal_pages < CKPT_PAGES)
+        return;
+    s->ckpt_work.data = s;
+    if (uv_queue_work(s->loop, &s->ckpt_work, ckpt_run, ckpt_done) == 0) {
+        s->ckpt_running = true;
+        s->wal_pages = 0;
+        store_work_begin(s);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Completion */
+
+/* Each account whose turn list changed in a batch, once. */
+static void notify_turns(store *s, const op *ops, size_t n)
+{
+    int64_t seen[64];
+    int nseen = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int p = 0; p < RULES_MAX_PLAYERS; p++) {
+            int64_t a = ops[i].notify[p];
+            if (a == 0)
+                continue;
+            bool dup = false;
+            for (int k = 0; k < nseen && !dup; k++)
+                dup = seen[k] == a;
+            if (dup)
+                continue;
+            if (nseen < 64)
+                seen[nseen++] = a;
+            s->turn_cb(s->turn_arg, a);
+        }
+}
+
+/* On the loop, once the batch out is written: its callbacks (status 0 only
+ * if durable), then the accounts whose turn list changed. With `next`, the
+ * ops queued meanwhile go to the writer at once (its commit time is the
+ * grouping window). */
+static void complete(store *s, bool next)
+{
+    if (!s->busy)
+        return;
+    if (s->has_writer) {
+        uv_mutex_lock(&s->mu);
+        bool done = s->job_done;
+        s->job_done = false;
+        uv_mutex_unlock(&s->mu);
+        if (!done)
+            return;
+        uv_unref((uv_handle_t *)&s->written);
+    }
+    op *ops = s->inflight;
+    size_t n = s->ninflight;
+    int err = s->inflight_err;
+    s->inflight = NULL;
+    s->ninflight = 0;
+    s->busy = false;
+    if (err < 0)
+        /* Memory is ahead of the disk now: refuse everything from here on. */
+        s->broken = true;
+    maybe_checkpoint(s);
+    for (size_t i = 0; i < n; i++)
+        ops[i].kind->done(s, &ops[i], err);
+    if (err == 0 && s->turn_cb)
+        notify_turns(s, ops, n);
+    for (size_t i = 0; i < n; i++)
+        op_release(&ops[i]);
+    free(ops);
+    if (s->nops > 0 && !s->busy) {
+        if (next && s->has_writer)
+            dispatch(s);
+        else if (!s->closing)
+            uv_timer_start(&s->group_timer, group_cb, s->group_ms, 0);
+    }
+}
+
+/* Take the queue as the batch out. */
+static void take_batch(store *s)
+{
+    s->inflight = s->ops;
+    s->ninflight = s->nops;
+    s->ops = NULL;
+    s->nops = s->capops = 0;
+    s->busy = true;
+    uv_timer_stop(&s->group_timer);
+}
+
+/* Send the queue to the writer thread, or write it here if there is none. */
+static void dispatch(store *s)
+{
+    if (s->busy || s->nops == 0)
+        return;
+    take_batch(s);
+    if (!s->has_writer) {
+        s->inflight_err = write_batch(s, s->inflight, s->ninflight);
+        complete(s, false);
+        return;
+    }
+    /* Keep the loop alive until the batch comes back. */
+    uv_ref((uv_handle_t *)&s->written);
+    uv_mutex_lock(&s->mu);
+    s->job_ready = true;
+    uv_cond_signal(&s->cv);
+    uv_mutex_unlock(&s->mu);
+}
+
+static void written_cb(uv_async_t *a)
+{
+    complete(a->data, true);
+}
+
+static void group_cb(uv_timer_t *t)
+{
+    dispatch(t->data);
+}
+
+/* Wait for the batch out (if any) and process it, without sending more. */
+static void wait_writer(store *s)
+{
+    if (!s->busy)
+        return;
+    if (s->has_writer) {
+        uv_mutex_lock(&s->mu);
+        while (!s->job_done)
+            uv_cond_wait(&s->cv, &s->mu);
+        uv_mutex_unlock(&s->mu);
+    }
+    complete(s, false);
+}
+
+int store_flush(store *s)
+{
+    wait_writer(s);
+    if (s->nops == 0)
+        return s->broken ? STORE_EDB : 0;
+    /* The writer is idle: write the queue here, now. */
+    take_batch(s);
+    int err = write_batch(s, s->inflight, s->ninflight);
+    s->inflight_err = err;
+    if (s->has_writer) {
+        uv_mutex_lock(&s->mu);
+        s->job_done = true;
+        uv_mutex_unlock(&s->mu);
+    }
+    complete(s, false);
+    return err;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Start and stop */
+
+void queue_start(store *s)
+{
+    uv_timer_init(s->loop, &s->group_timer);
+    uv_timer_init(s->loop, &s->deadline_timer);
+    s->group_timer.data = s->deadline_timer.data = s;
+    s->open_handles = 2;
+    uv_timer_start(&s->deadline_timer, corr_deadline_tick, 1000, 1000);
+    uv_unref((uv_handle_t *)&s->deadline_timer);
+    /* The writer thread; without it batches are written on the loop. */
+    if (uv_mutex_init(&s->mu) == 0) {
+        if (uv_cond_init(&s->cv) == 0) {
+            uv_async_init(s->loop, &s->written, written_cb);
+            s->written.data = s;
+            uv_unref((uv_handle_t *)&s->written);
+            s->open_handles = 3;
+            s->has_writer = uv_thread_create(&s->writer, writer_main, s) == 0;
+            if (!s->has_writer)
+                uv_cond_destroy(&s->cv);
+        }
+        if (!s->has_writer)
+            uv_mutex_destroy(&s->mu);
+    }
+}
+
+void store_work_begin(store *s)
+{
+    s->works++;
+}
+
+void store_work_end(store *s)
+{
+    if (--s->works == 0 && s->closing && s->open_handles == 0)
+        db_free(s);
+}
+
+static void handle_closed(uv_handle_t *h)
+{
+    store *s = h->data;
+    if (--s->open_handles == 0 && s->works == 0)
+        db_free(s);
+}
+
+void queue_stop(store *s)
+{
+    for (size_t i = 0; i < s->nops; i++) {
+        s->ops[i].kind->done(s, &s->ops[i], STORE_ECLOSED);
+        op_release(&s->ops[i]);
+    }
+    s->nops = 0;
+    if (s->has_writer) {
+        uv_mutex_lock(&s->mu);
+        s->quit = true;
+        uv_cond_signal(&s->cv);
+        uv_mutex_unlock(&s->mu);
+        uv_thread_join(&s->writer);
+    }
+    uv_timer_stop(&s->group_timer);
+    uv_timer_stop(&s->deadline_timer);
+    uv_close((uv_handle_t *)&s->group_timer, handle_closed);
+    uv_close((uv_handle_t *)&s->deadline_timer, handle_closed);
+    if (s->open_handles == 3)
+        uv_close((uv_handle_t *)&s->written, handle_closed);
+}

@@ -1,0 +1,98 @@
+/*
+ * store_sync.h - for the unit tests: the store's queued reads (whole games,
+ * profiles) waited for on the loop and rendered by the protocol, as the
+ * server's HTTP API does, so that a test reads them like a call.
+ */
+#ifndef STORE_SYNC_H
+#define STORE_SYNC_H
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "archive.h"
+#include "store.h"
+
+typedef struct sync_read {
+    bool fired, pgn;
+    int status;
+    char *text;
+} sync_read;
+
+static inline void sync_game_cb(void *arg, int status, const store_game_info *g)
+{
+    sync_read *r = arg;
+    r->fired = true;
+    r->status = status;
+    if (status == 0) {
+        r->text = r->pgn ? archive_game_pgn(g) : archive_game_json(g);
+        r->status = r->text ? 0 : STORE_ENOMEM;
+    }
+}
+
+static inline void sync_profile_cb(void *arg, int status, const record_profile *p)
+{
+    sync_read *r = arg;
+    r->fired = true;
+    r->status = status;
+    if (status == 0) {
+        r->text = archive_profile_json(p);
+        r->status = r->text ? 0 : STORE_ENOMEM;
+    }
+}
+
+/* Run the store's loop until r is answered; its status, the text in *out. */
+static inline int sync_wait(store *s, sync_read *r, int err, char **out)
+{
+    if (err < 0)
+        return err;
+    while (!r->fired)
+        uv_run(store_loop(s), UV_RUN_ONCE);
+    *out = r->text;
+    return r->status;
+}
+
+/* GET /api/games/<id>: the game as JSON (malloc'd), or the store's error. */
+static inline int sync_game_json(store *s, int64_t id, char **out)
+{
+    sync_read r = {0};
+    return sync_wait(s, &r, store_game_get(s, id, sync_game_cb, &r), out);
+}
+
+/* GET /api/games/<id>.pgn */
+static inline int sync_game_pgn(store *s, int64_t id, char **out)
+{
+    sync_read r = {.pgn = true};
+    return sync_wait(s, &r, store_game_get(s, id, sync_game_cb, &r), out);
+}
+
+/* GET /api/profile/<name> */
+static inline int sync_profile_json(store *s, const char *username, char **out)
+{
+    sync_read r = {0};
+    return sync_wait(s, &r, store_profile_get(s, username, sync_profile_cb, &r), out);
+}
+
+/* The "turns" message's list. */
+static inline int sync_turns_json(store *s, int64_t account, char **out)
+{
+    int n = store_your_turn(s, account, NULL, 0);
+    if (n < 0)
+        return n;
+    store_turn *t = calloc((size_t)n + 1, sizeof *t);
+    *out = t ? archive_turns_json(t, store_your_turn(s, account, t, n)) : NULL;
+    free(t);
+    return *out ? 0 : STORE_ENOMEM;
+}
+
+/* The "cond" message's lines. */
+static inline int sync_cond_json(store *s, int64_t game, int player, char **out)
+{
+    record_lines l;
+    int err = store_cond_get(s, game, player, &l);
+    if (err < 0)
+        return err;
+    *out = archive_lines_json(&l);
+    return *out ? 0 : STORE_ENOMEM;
+}
+
+#endif
