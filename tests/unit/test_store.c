@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cond.h"
+#include "proto.h"
 #include "store.h"
 #include "store_sync.h"
 
@@ -894,6 +895,44 @@ static void test_archive_and_profile(void **state)
     assert_int_equal(sync_profile_json(f->s, "nobody", &json), STORE_ENOT_FOUND);
 }
 
+/* One error space: store errors that mean what a protocol error means map
+ * to it by code; the others fall back; the account codes the HTTP API
+ * sends are unchanged. Conditional-line errors map the same way. */
+static void test_error_codes(void **state)
+{
+    (void)state;
+    static const struct {
+        int store;
+        proto_err proto;
+    } same[] = {
+        {STORE_ENOT_FOUND, PROTO_ENOT_FOUND},         {STORE_EBAD_ARG, PROTO_EBAD_ARGUMENT},
+        {STORE_ENEED_ACCOUNT, PROTO_EACCOUNT_REQUIRED}, {STORE_EVACATION, PROTO_EVACATION},
+        {STORE_EBAD_TC, PROTO_EBAD_TIME_CONTROL},     {STORE_ENOT_YOUR_TURN, PROTO_ENOT_YOUR_TURN},
+        {STORE_EFINISHED, PROTO_EGAME_OVER},
+    };
+    for (size_t i = 0; i < sizeof same / sizeof *same; i++)
+        assert_int_equal(proto_err_from_code(store_err_code(same[i].store), PROTO_EINTERNAL),
+                         same[i].proto);
+    static const int other[] = {STORE_EDB,      STORE_ETOO_NEW, STORE_EBAD_PLY, STORE_EUSERNAME,
+                                STORE_EPASSWORD, STORE_ETAKEN,   STORE_ELOGIN,   STORE_ENOMEM,
+                                STORE_ECLOSED};
+    for (size_t i = 0; i < sizeof other / sizeof *other; i++)
+        assert_int_equal(proto_err_from_code(store_err_code(other[i]), PROTO_EINTERNAL),
+                         PROTO_EINTERNAL);
+    assert_string_equal(store_err_code(STORE_ETAKEN), "username_taken");
+    assert_string_equal(store_err_code(STORE_ELOGIN), "bad_login");
+    assert_string_equal(store_err_code(STORE_EUSERNAME), "bad_username");
+    assert_string_equal(store_err_code(STORE_EPASSWORD), "bad_password");
+    assert_int_equal(proto_err_from_code(cond_err_code(COND_ESHORT), PROTO_EINTERNAL),
+                     PROTO_EBAD_MESSAGE);
+    assert_int_equal(proto_err_from_code(cond_err_code(COND_ETOO_LONG), PROTO_EINTERNAL),
+                     PROTO_EBAD_MESSAGE);
+    assert_int_equal(proto_err_from_code(cond_err_code(RULES_ESELF_CHECK), PROTO_EINTERNAL),
+                     PROTO_ESELF_CHECK);
+    assert_int_equal(proto_err_from_code(cond_err_code(RULES_ENOMEM), PROTO_EINTERNAL),
+                     PROTO_EINTERNAL);
+}
+
 /* Reads of whole games and profiles are queued behind the writes queued
  * before them: they see those writes, their callback comes after the
  * writes' callbacks, and nothing is committed on the loop to answer them. */
@@ -1017,6 +1056,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_your_turn, setup, teardown),
         cmocka_unit_test_setup_teardown(test_archive_and_profile, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reads_after_queued_writes, setup, teardown),
+        cmocka_unit_test(test_error_codes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 /*
  * test_store_accounts.c - accounts and sessions on a real SQLite file:
  * registration rules, argon2id off the loop, login, sessions stored only as
- * hashes, logout, the cookie.
+ * hashes, logout, the cookie, and the store functions they are built on.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -197,6 +197,70 @@ static void test_cookie(void **state)
     assert_int_equal(accounts_set_cookie(set, 10, t), -1);
 }
 
+/* The store's own account and session functions (what accounts.c builds
+ * on): names case-insensitive and unique, sessions found by their hash
+ * until they expire, an account's expired sessions deleted at its next. */
+static void test_store_functions(void **state)
+{
+    (void)state;
+    int64_t id = 0, id2 = 0, acc = 0;
+    assert_int_equal(store_account_insert(s, "Zed_9", "$argon2id$h1", &id), 0);
+    assert_true(id > 0);
+    assert_int_equal(store_account_insert(s, "zED_9", "$argon2id$h2", &id2), STORE_ETAKEN);
+    store_account a;
+    assert_int_equal(store_account_by_name(s, "ZED_9", &a), 0);
+    assert_int_equal(a.id, id);
+    assert_string_equal(a.username, "Zed_9");
+    assert_string_equal(a.pwhash, "$argon2id$h1");
+    assert_int_equal(store_account_by_name(s, "nobody", &a), STORE_ENOT_FOUND);
+    char name[STORE_NAME_MAX];
+    assert_int_equal(store_account_name(s, id, name, sizeof name), 0);
+    assert_string_equal(name, "Zed_9");
+    assert_int_equal(store_account_name(s, id + 1000, name, sizeof name), STORE_ENOT_FOUND);
+
+    unsigned char h1[32], h2[32], h3[32];
+    memset(h1, 1, sizeof h1);
+    memset(h2, 2, sizeof h2);
+    memset(h3, 3, sizeof h3);
+    int64_t now = store_now(s);
+    assert_int_equal(store_session_insert(s, h1, sizeof h1, id, now + 60000), 0);
+    /* An expired session, as one left from earlier. */
+    sqlite3 *raw;
+    assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(raw,
+                                        "INSERT INTO sessions (token_hash, account, created_ms,"
+                                        " expires_ms) VALUES (?, ?, 0, 1)",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    sqlite3_bind_blob(st, 1, h2, sizeof h2, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, id);
+    assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+    sqlite3_finalize(st);
+    assert_int_equal(store_session_find(s, h1, sizeof h1, &acc, name, sizeof name), 0);
+    assert_int_equal(acc, id);
+    assert_string_equal(name, "Zed_9");
+    assert_int_equal(store_session_find(s, h2, sizeof h2, &acc, NULL, 0), STORE_ENOT_FOUND);
+    assert_int_equal(store_session_find(s, h3, sizeof h3, &acc, NULL, 0), STORE_ENOT_FOUND);
+    /* A new session of the account takes the expired one away. */
+    assert_int_equal(sqlite3_prepare_v2(raw, "SELECT count(*) FROM sessions WHERE account = ?",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    sqlite3_bind_int64(st, 1, id);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 2);
+    assert_int_equal(store_session_insert(s, h3, sizeof h3, id, now + 60000), 0);
+    sqlite3_reset(st);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 2);
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+    assert_int_equal(store_session_delete(s, h1, sizeof h1), 0);
+    assert_int_equal(store_session_find(s, h1, sizeof h1, &acc, NULL, 0), STORE_ENOT_FOUND);
+    assert_int_equal(store_session_find(s, h3, sizeof h3, &acc, NULL, 0), 0);
+    assert_int_equal(store_session_delete(s, h1, sizeof h1), 0); /* unknown: no-op */
+}
+
 /* A password hash still running when its store closes: the callback comes
  * later with STORE_ECLOSED and nothing is written. */
 static void test_close_while_hashing(void **state)
@@ -230,6 +294,7 @@ int main(void)
         cmocka_unit_test(test_username_rules),
         cmocka_unit_test(test_register_login_logout),
         cmocka_unit_test(test_cookie),
+        cmocka_unit_test(test_store_functions),
         cmocka_unit_test(test_close_while_hashing),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
