@@ -47,13 +47,12 @@ char *archive_game_json(const record_game *g)
                                         "after_ply", g->leaves[i].after_ply, "reason",
                                         rules_reason_name(g->leaves[i].reason), "at",
                                         (json_int_t)g->leaves[i].at_ms));
-    json_t *o = json_pack("{s:I, s:s, s:s, s:b, s:{s:I, s:I, s:I}, s:o, s:o, s:o, s:I, s:s}", "id",
-                          (json_int_t)g->id, "variant", g->variant, "kind",
-                          record_kind_name(g->kind), "rated", g->rated, "time_control", "base_ms",
-                          (json_int_t)g->tc.base_ms, "inc_ms", (json_int_t)g->tc.inc_ms, "cap_ms",
-                          (json_int_t)g->tc.cap_ms, "players", players, "moves", moves, "leaves",
-                          leaves, "created", (json_int_t)g->created_ms, "status",
-                          g->finished ? "finished" : "playing");
+    json_t *o = json_pack(
+        "{s:I, s:s, s:s, s:b, s:{s:I, s:I, s:I}, s:o, s:o, s:o, s:I, s:s}", "id", (json_int_t)g->id,
+        "variant", g->variant, "kind", record_kind_name(g->kind), "rated", g->rated, "time_control",
+        "base_ms", (json_int_t)g->tc.base_ms, "inc_ms", (json_int_t)g->tc.inc_ms, "cap_ms",
+        (json_int_t)g->tc.cap_ms, "players", players, "moves", moves, "leaves", leaves, "created",
+        (json_int_t)g->created_ms, "status", g->finished ? "finished" : "playing");
     if (o == NULL)
         return NULL;
     json_object_set_new(o, "position", g->position ? json_string(g->position) : json_null());

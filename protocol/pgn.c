@@ -320,9 +320,8 @@ int pgn_replay(const pgn_game *pg, rules_game **out, char *why, size_t whylen)
         return RULES_ENOMEM;
     for (size_t i = 0; i < pg->nitems; i++) {
         const pgn_item *it = &pg->items[i];
-        steps[i] = it->leave_player >= 0
-                       ? (rules_step){NULL, it->leave_player, it->leave_reason}
-                       : (rules_step){it->text, -1, RULES_REASON_NONE};
+        steps[i] = it->leave_player >= 0 ? (rules_step){NULL, it->leave_player, it->leave_reason}
+                                         : (rules_step){it->text, -1, RULES_REASON_NONE};
     }
     int err = rules_game_replay(out, variant, fen, steps, pg->nitems, why, whylen);
     free(steps);

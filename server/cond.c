@@ -31,8 +31,8 @@ const char *cond_err_text(int err)
     return rules_err_text(err);
 }
 
-int cond_check_line(const rules_game *g, int player, const char *line, char *canon,
-                    size_t canonlen, char *why, size_t whylen)
+int cond_check_line(const rules_game *g, int player, const char *line, char *canon, size_t canonlen,
+                    char *why, size_t whylen)
 {
     rules_game *copy;
     int err = rules_game_clone(&copy, g, g->nmoves);

@@ -41,7 +41,7 @@ const char *cond_err_text(int err);
  * (zz): ..."); COND_ESHORT if the line has fewer than two moves;
  * COND_ETOO_LONG if canon is too small; RULES_ENOMEM.
  */
-int cond_check_line(const rules_game *g, int player, const char *line, char *canon,
-                    size_t canonlen, char *why, size_t whylen);
+int cond_check_line(const rules_game *g, int player, const char *line, char *canon, size_t canonlen,
+                    char *why, size_t whylen);
 
 #endif

@@ -264,8 +264,8 @@ int store_game_get(store *s, int64_t id, store_game_get_cb cb, void *arg);
 
 typedef struct store_account {
     int64_t id;
-    char username[STORE_NAME_MAX];    /* as registered */
-    char pwhash[STORE_PWHASH_MAX];    /* the password hash string */
+    char username[STORE_NAME_MAX]; /* as registered */
+    char pwhash[STORE_PWHASH_MAX]; /* the password hash string */
 } store_account;
 
 /* A new account: 0 and *id, STORE_ETAKEN (the name is taken, whatever its
@@ -283,8 +283,8 @@ int store_session_insert(store *s, const void *hash, size_t hashlen, int64_t acc
                          int64_t expires_ms);
 /* The account of an unexpired session: 0 and *account (and its username if
  * username is non-NULL), or STORE_ENOT_FOUND. */
-int store_session_find(store *s, const void *hash, size_t hashlen, int64_t *account,
-                       char *username, size_t len);
+int store_session_find(store *s, const void *hash, size_t hashlen, int64_t *account, char *username,
+                       size_t len);
 /* End a session (no-op if unknown). 0 or STORE_EDB. */
 int store_session_delete(store *s, const void *hash, size_t hashlen);
 

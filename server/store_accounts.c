@@ -24,8 +24,8 @@ int store_account_insert(store *s, const char *username, const char *pwhash, int
     if (rc == SQLITE_DONE)
         *id = sqlite3_last_insert_rowid(s->db);
     else
-        err = sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE ? STORE_ETAKEN
-                                                                          : STORE_EDB;
+        err =
+            sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE ? STORE_ETAKEN : STORE_EDB;
     sqlite3_reset(st);
     return err;
 }
@@ -80,8 +80,8 @@ int store_session_insert(store *s, const void *hash, size_t hashlen, int64_t acc
     return 0;
 }
 
-int store_session_find(store *s, const void *hash, size_t hashlen, int64_t *account,
-                       char *username, size_t len)
+int store_session_find(store *s, const void *hash, size_t hashlen, int64_t *account, char *username,
+                       size_t len)
 {
     sqlite3_stmt *st = db_use(s->st, ST_SESSION_FIND);
     sqlite3_bind_blob(st, 1, hash, (int)hashlen, SQLITE_STATIC);
@@ -125,8 +125,7 @@ static void profile_buf_free(profile_buf *b)
 }
 
 /* Append e to a list; 0 or STORE_ENOMEM. */
-static int add_game(record_profile_game **list, size_t *cap, int *n,
-                    const record_profile_game *e)
+static int add_game(record_profile_game **list, size_t *cap, int *n, const record_profile_game *e)
 {
     record_profile_game *l = store_grow(*list, cap, (size_t)*n, sizeof *l);
     if (l == NULL)

@@ -254,8 +254,8 @@ static int split_line(const char *line, char (*moves)[RULES_MOVE_TEXT], int max)
 /* Add a line to a player's lines in memory; 0 or STORE_ENOMEM. */
 static int line_add(game_mem *g, int player, const char *line)
 {
-    char **lines = store_grow(g->cond[player], &g->condcap[player], (size_t)g->ncond[player],
-                              sizeof *lines);
+    char **lines =
+        store_grow(g->cond[player], &g->condcap[player], (size_t)g->ncond[player], sizeof *lines);
     if (lines == NULL)
         return STORE_ENOMEM;
     g->cond[player] = lines;

@@ -91,8 +91,8 @@ typedef struct game_mem {
     int to_move;
     int64_t deadline_ms;
     int64_t last_move_ms;
-    int fired_ply;                  /* timeout reported at this ply, or -1 */
-    int ncond[RULES_MAX_PLAYERS];   /* conditional lines per player */
+    int fired_ply;                /* timeout reported at this ply, or -1 */
+    int ncond[RULES_MAX_PLAYERS]; /* conditional lines per player */
     size_t condcap[RULES_MAX_PLAYERS];
     int cond_at[RULES_MAX_PLAYERS]; /* ply of the opponent move the lines
                                        start with */
@@ -149,9 +149,9 @@ struct op {
     store_new_game *create; /* creation: deep copy */
     char **lines;           /* conditional lines: a copy */
     int nlines;
-    char *name;   /* profile read: the username */
-    void *answer; /* reads: what run found (owned by the kind) */
-    int status;   /* reads: 0 or the read's error */
+    char *name;                        /* profile read: the username */
+    void *answer;                      /* reads: what run found (owned by the kind) */
+    int status;                        /* reads: 0 or the read's error */
     int64_t notify[RULES_MAX_PLAYERS]; /* accounts whose turn list changes */
 };
 
@@ -190,7 +190,7 @@ struct store {
     int version;
     int64_t next_id;
 
-    game_mem *games;   /* uthash by id */
+    game_mem *games; /* uthash by id */
     size_t ngames;
     acct_games *accts; /* uthash by account */
     vacation *vacs;    /* uthash by account */

@@ -80,30 +80,28 @@ static void test_game_json(void **state)
     record_game g = yalta_game();
     char *json = archive_game_json(&g);
     assert_string_equal(
-        json,
-        "{\"id\":2,\"variant\":\"yalta\",\"kind\":\"live\",\"rated\":false,\"time_con"
-        "trol\":{\"base_ms\":300000,\"inc_ms\":2000,\"cap_ms\":0},\"players\":[{\"sea"
-        "t\":0,\"name\":\"ann\",\"account\":1,\"outcome\":\"draw\"},{\"seat\":1,\"nam"
-        "e\":\"guest-\\\"q\\\"\\\\\",\"account\":null,\"outcome\":\"loss\"},{\"seat\""
-        ":2,\"name\":\"cid\",\"account\":3,\"outcome\":\"draw\"}],\"moves\":[{\"ply\""
-        ":0,\"player\":0,\"move\":\"a1-a2\",\"at\":1767225700000},{\"ply\":1,\"player"
-        "\":1,\"move\":\"b1-b2\",\"at\":1767225800000},{\"ply\":2,\"player\":2,\"move"
-        "\":\"c1-c2\",\"at\":1767225900000}],\"leaves\":[{\"player\":1,\"after_ply\":"
-        "2,\"reason\":\"timeout\",\"at\":1767225850000}],\"created\":1767225600000,\""
-        "status\":\"finished\",\"position\":null,\"options\":{},\"result\":{\"winner\""
-        ":null,\"reason\":\"agreement\"},\"finished\":1767226000000}");
+        json, "{\"id\":2,\"variant\":\"yalta\",\"kind\":\"live\",\"rated\":false,\"time_con"
+              "trol\":{\"base_ms\":300000,\"inc_ms\":2000,\"cap_ms\":0},\"players\":[{\"sea"
+              "t\":0,\"name\":\"ann\",\"account\":1,\"outcome\":\"draw\"},{\"seat\":1,\"nam"
+              "e\":\"guest-\\\"q\\\"\\\\\",\"account\":null,\"outcome\":\"loss\"},{\"seat\""
+              ":2,\"name\":\"cid\",\"account\":3,\"outcome\":\"draw\"}],\"moves\":[{\"ply\""
+              ":0,\"player\":0,\"move\":\"a1-a2\",\"at\":1767225700000},{\"ply\":1,\"player"
+              "\":1,\"move\":\"b1-b2\",\"at\":1767225800000},{\"ply\":2,\"player\":2,\"move"
+              "\":\"c1-c2\",\"at\":1767225900000}],\"leaves\":[{\"player\":1,\"after_ply\":"
+              "2,\"reason\":\"timeout\",\"at\":1767225850000}],\"created\":1767225600000,\""
+              "status\":\"finished\",\"position\":null,\"options\":{},\"result\":{\"winner\""
+              ":null,\"reason\":\"agreement\"},\"finished\":1767226000000}");
     free(json);
 
     g = corr_game();
     json = archive_game_json(&g);
     assert_string_equal(
-        json,
-        "{\"id\":3,\"variant\":\"ultima\",\"kind\":\"correspondence\",\"rated\":false"
-        ",\"time_control\":{\"base_ms\":259200000,\"inc_ms\":86400000,\"cap_ms\":3456"
-        "00000},\"players\":[{\"seat\":0,\"name\":\"ann\",\"account\":1},{\"seat\":1,"
-        "\"name\":\"Bob\",\"account\":2}],\"moves\":[],\"leaves\":[],\"created\":1767"
-        "225600000,\"status\":\"playing\",\"position\":\"someposition\",\"options\":{"
-        "},\"to_move\":0,\"deadline\":4102444800000}");
+        json, "{\"id\":3,\"variant\":\"ultima\",\"kind\":\"correspondence\",\"rated\":false"
+              ",\"time_control\":{\"base_ms\":259200000,\"inc_ms\":86400000,\"cap_ms\":3456"
+              "00000},\"players\":[{\"seat\":0,\"name\":\"ann\",\"account\":1},{\"seat\":1,"
+              "\"name\":\"Bob\",\"account\":2}],\"moves\":[],\"leaves\":[],\"created\":1767"
+              "225600000,\"status\":\"playing\",\"position\":\"someposition\",\"options\":{"
+              "},\"to_move\":0,\"deadline\":4102444800000}");
     free(json);
 
     /* Options are a JSON object as stored; a winner is its seat. */
@@ -169,22 +167,50 @@ static void test_profile_json(void **state)
 {
     (void)state;
     const record_profile_game playing[] = {
-        {.id = 4, .variant = "rollerball", .kind = RECORD_LIVE, .seat = 0, .nmoves = 1,
-         .created_ms = T0, .to_move = 1},
-        {.id = 3, .variant = "ultima", .kind = RECORD_CORR, .seat = 0, .nmoves = 0,
-         .created_ms = T0, .to_move = 0, .deadline_ms = 4102444800000},
+        {.id = 4,
+         .variant = "rollerball",
+         .kind = RECORD_LIVE,
+         .seat = 0,
+         .nmoves = 1,
+         .created_ms = T0,
+         .to_move = 1},
+        {.id = 3,
+         .variant = "ultima",
+         .kind = RECORD_CORR,
+         .seat = 0,
+         .nmoves = 0,
+         .created_ms = T0,
+         .to_move = 0,
+         .deadline_ms = 4102444800000},
     };
     const record_profile_game ultima[] = {
-        {.id = 5, .variant = "ultima", .kind = RECORD_CORR, .seat = 0, .created_ms = T0,
-         .outcome = RULES_OUTCOME_WIN, .reason = RULES_REASON_RESIGNATION,
+        {.id = 5,
+         .variant = "ultima",
+         .kind = RECORD_CORR,
+         .seat = 0,
+         .created_ms = T0,
+         .outcome = RULES_OUTCOME_WIN,
+         .reason = RULES_REASON_RESIGNATION,
          .finished_ms = 1767229999000},
-        {.id = 1, .variant = "ultima", .kind = RECORD_CORR, .seat = 0, .nmoves = 2,
-         .created_ms = T0, .outcome = RULES_OUTCOME_LOSS, .reason = RULES_REASON_CHECKMATE,
+        {.id = 1,
+         .variant = "ultima",
+         .kind = RECORD_CORR,
+         .seat = 0,
+         .nmoves = 2,
+         .created_ms = T0,
+         .outcome = RULES_OUTCOME_LOSS,
+         .reason = RULES_REASON_CHECKMATE,
          .finished_ms = 1767225800000},
     };
     const record_profile_game yalta[] = {
-        {.id = 2, .variant = "yalta", .kind = RECORD_LIVE, .seat = 0, .nmoves = 3,
-         .created_ms = T0, .outcome = RULES_OUTCOME_DRAW, .reason = RULES_REASON_AGREEMENT,
+        {.id = 2,
+         .variant = "yalta",
+         .kind = RECORD_LIVE,
+         .seat = 0,
+         .nmoves = 3,
+         .created_ms = T0,
+         .outcome = RULES_OUTCOME_DRAW,
+         .reason = RULES_REASON_AGREEMENT,
          .finished_ms = 1767226000000},
     };
     const record_variant_games variants[] = {
@@ -194,21 +220,20 @@ static void test_profile_json(void **state)
     record_profile p = {1, "ann", 2, playing, 2, variants};
     char *json = archive_profile_json(&p);
     assert_string_equal(
-        json,
-        "{\"account\":1,\"username\":\"ann\",\"in_progress\":[{\"id\":4,\"variant\":\""
-        "rollerball\",\"kind\":\"live\",\"seat\":0,\"moves\":1,\"created\":1767225600"
-        "000,\"to_move\":1,\"your_turn\":false},{\"id\":3,\"variant\":\"ultima\",\"ki"
-        "nd\":\"correspondence\",\"seat\":0,\"moves\":0,\"created\":1767225600000,\"t"
-        "o_move\":0,\"your_turn\":true,\"deadline\":4102444800000}],\"finished\":{\"u"
-        "ltima\":{\"wins\":1,\"losses\":1,\"draws\":0,\"games\":[{\"id\":5,\"variant\""
-        ":\"ultima\",\"kind\":\"correspondence\",\"seat\":0,\"moves\":0,\"created\":1"
-        "767225600000,\"outcome\":\"win\",\"reason\":\"resignation\",\"finished\":176"
-        "7229999000},{\"id\":1,\"variant\":\"ultima\",\"kind\":\"correspondence\",\"s"
-        "eat\":0,\"moves\":2,\"created\":1767225600000,\"outcome\":\"loss\",\"reason\""
-        ":\"checkmate\",\"finished\":1767225800000}]},\"yalta\":{\"wins\":0,\"losses\""
-        ":0,\"draws\":1,\"games\":[{\"id\":2,\"variant\":\"yalta\",\"kind\":\"live\","
-        "\"seat\":0,\"moves\":3,\"created\":1767225600000,\"outcome\":\"draw\",\"reas"
-        "on\":\"agreement\",\"finished\":1767226000000}]}}}");
+        json, "{\"account\":1,\"username\":\"ann\",\"in_progress\":[{\"id\":4,\"variant\":\""
+              "rollerball\",\"kind\":\"live\",\"seat\":0,\"moves\":1,\"created\":1767225600"
+              "000,\"to_move\":1,\"your_turn\":false},{\"id\":3,\"variant\":\"ultima\",\"ki"
+              "nd\":\"correspondence\",\"seat\":0,\"moves\":0,\"created\":1767225600000,\"t"
+              "o_move\":0,\"your_turn\":true,\"deadline\":4102444800000}],\"finished\":{\"u"
+              "ltima\":{\"wins\":1,\"losses\":1,\"draws\":0,\"games\":[{\"id\":5,\"variant\""
+              ":\"ultima\",\"kind\":\"correspondence\",\"seat\":0,\"moves\":0,\"created\":1"
+              "767225600000,\"outcome\":\"win\",\"reason\":\"resignation\",\"finished\":176"
+              "7229999000},{\"id\":1,\"variant\":\"ultima\",\"kind\":\"correspondence\",\"s"
+              "eat\":0,\"moves\":2,\"created\":1767225600000,\"outcome\":\"loss\",\"reason\""
+              ":\"checkmate\",\"finished\":1767225800000}]},\"yalta\":{\"wins\":0,\"losses\""
+              ":0,\"draws\":1,\"games\":[{\"id\":2,\"variant\":\"yalta\",\"kind\":\"live\","
+              "\"seat\":0,\"moves\":3,\"created\":1767225600000,\"outcome\":\"draw\",\"reas"
+              "on\":\"agreement\",\"finished\":1767226000000}]}}}");
     free(json);
 
     record_profile empty = {4, "lonely", 0, NULL, 0, NULL};
@@ -221,8 +246,7 @@ static void test_profile_json(void **state)
 static void test_turns_and_lines_json(void **state)
 {
     (void)state;
-    const record_turn t[] = {{4, "ultima", RECORD_LIVE, 0, 0},
-                             {9, "yalta", RECORD_CORR, 12, T0}};
+    const record_turn t[] = {{4, "ultima", RECORD_LIVE, 0, 0}, {9, "yalta", RECORD_CORR, 12, T0}};
     char *json = archive_turns_json(t, 2);
     assert_string_equal(json, "[{\"id\":4,\"variant\":\"ultima\",\"kind\":\"live\",\"ply\":0},"
                               "{\"id\":9,\"variant\":\"yalta\",\"kind\":\"correspondence\","
@@ -255,8 +279,8 @@ static void test_record_replay(void **state)
     char texts[4][RULES_MOVE_TEXT];
     for (int i = 0; i < 4; i++) {
         int player = want->pos.to_move;
-        assert_true(want->variant->print_move(&want->pos, want->legal[0], texts[i],
-                                              sizeof texts[i]) > 0);
+        assert_true(
+            want->variant->print_move(&want->pos, want->legal[0], texts[i], sizeof texts[i]) > 0);
         assert_int_equal(rules_game_play(want, want->legal[0]), 0);
         moves[i] = (record_move){i, player, texts[i], T0, {0}};
         if (i == 1)
@@ -265,8 +289,13 @@ static void test_record_replay(void **state)
     assert_int_equal(rules_game_leave(want, 0, RULES_REASON_TIMEOUT), 0);
     const record_leave leaves[] = {{2, 2, RULES_REASON_RESIGNATION, T0},
                                    {4, 0, RULES_REASON_TIMEOUT, T0}};
-    record_game rg = {.id = 1, .variant = "yalta", .nplayers = 3, .nmoves = 4, .moves = moves,
-                      .nleaves = 2, .leaves = leaves};
+    record_game rg = {.id = 1,
+                      .variant = "yalta",
+                      .nplayers = 3,
+                      .nmoves = 4,
+                      .moves = moves,
+                      .nleaves = 2,
+                      .leaves = leaves};
     assert_int_equal(record_replay(&rg, &g, why, sizeof why), 0);
     char a[RULES_POS_TEXT], b[RULES_POS_TEXT];
     assert_true(g->variant->print_position(&g->pos, a, sizeof a) > 0);
@@ -286,10 +315,8 @@ static void test_record_replay(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_game_json),
-        cmocka_unit_test(test_game_pgn),
-        cmocka_unit_test(test_profile_json),
-        cmocka_unit_test(test_turns_and_lines_json),
+        cmocka_unit_test(test_game_json),     cmocka_unit_test(test_game_pgn),
+        cmocka_unit_test(test_profile_json),  cmocka_unit_test(test_turns_and_lines_json),
         cmocka_unit_test(test_record_replay),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

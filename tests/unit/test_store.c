@@ -742,12 +742,13 @@ static void test_cond_check_every_variant(void **state)
         }
         int waiting = 1 - rules_game_to_move(g);
         char canon[4 * RULES_MOVE_TEXT];
-        assert_int_equal(cond_check_line(g, waiting, line, canon, sizeof canon, why, sizeof why), 0);
+        assert_int_equal(cond_check_line(g, waiting, line, canon, sizeof canon, why, sizeof why),
+                         0);
         assert_string_equal(canon, line);
         char spaced[4 * RULES_MOVE_TEXT + 8];
         snprintf(spaced, sizeof spaced, "  %s ", line);
-        assert_int_equal(
-            cond_check_line(g, waiting, spaced, canon, sizeof canon, why, sizeof why), 0);
+        assert_int_equal(cond_check_line(g, waiting, spaced, canon, sizeof canon, why, sizeof why),
+                         0);
         assert_string_equal(canon, line);
         char one[RULES_MOVE_TEXT];
         snprintf(one, sizeof one, "%.*s", (int)strcspn(line, " "), line);
@@ -759,7 +760,8 @@ static void test_cond_check_every_variant(void **state)
         assert_true(cond_check_line(g, waiting, bad, canon, sizeof canon, why, sizeof why) < 0);
         assert_non_null(strstr(why, "zz-zz"));
         /* The line starts with the opponent's move, not the waiting one's. */
-        assert_true(cond_check_line(g, 1 - waiting, line, canon, sizeof canon, why, sizeof why) < 0);
+        assert_true(cond_check_line(g, 1 - waiting, line, canon, sizeof canon, why, sizeof why) <
+                    0);
         rules_game_free(walk);
         rules_game_free(g);
     }
@@ -905,17 +907,20 @@ static void test_error_codes(void **state)
         int store;
         proto_err proto;
     } same[] = {
-        {STORE_ENOT_FOUND, PROTO_ENOT_FOUND},         {STORE_EBAD_ARG, PROTO_EBAD_ARGUMENT},
-        {STORE_ENEED_ACCOUNT, PROTO_EACCOUNT_REQUIRED}, {STORE_EVACATION, PROTO_EVACATION},
-        {STORE_EBAD_TC, PROTO_EBAD_TIME_CONTROL},     {STORE_ENOT_YOUR_TURN, PROTO_ENOT_YOUR_TURN},
+        {STORE_ENOT_FOUND, PROTO_ENOT_FOUND},
+        {STORE_EBAD_ARG, PROTO_EBAD_ARGUMENT},
+        {STORE_ENEED_ACCOUNT, PROTO_EACCOUNT_REQUIRED},
+        {STORE_EVACATION, PROTO_EVACATION},
+        {STORE_EBAD_TC, PROTO_EBAD_TIME_CONTROL},
+        {STORE_ENOT_YOUR_TURN, PROTO_ENOT_YOUR_TURN},
         {STORE_EFINISHED, PROTO_EGAME_OVER},
     };
     for (size_t i = 0; i < sizeof same / sizeof *same; i++)
         assert_int_equal(proto_err_from_code(store_err_code(same[i].store), PROTO_EINTERNAL),
                          same[i].proto);
-    static const int other[] = {STORE_EDB,      STORE_ETOO_NEW, STORE_EBAD_PLY, STORE_EUSERNAME,
-                                STORE_EPASSWORD, STORE_ETAKEN,   STORE_ELOGIN,   STORE_ENOMEM,
-                                STORE_ECLOSED};
+    static const int other[] = {STORE_EDB,       STORE_ETOO_NEW,  STORE_EBAD_PLY,
+                                STORE_EUSERNAME, STORE_EPASSWORD, STORE_ETAKEN,
+                                STORE_ELOGIN,    STORE_ENOMEM,    STORE_ECLOSED};
     for (size_t i = 0; i < sizeof other / sizeof *other; i++)
         assert_int_equal(proto_err_from_code(store_err_code(other[i]), PROTO_EINTERNAL),
                          PROTO_EINTERNAL);

@@ -243,9 +243,9 @@ static void test_store_functions(void **state)
     assert_int_equal(store_session_find(s, h2, sizeof h2, &acc, NULL, 0), STORE_ENOT_FOUND);
     assert_int_equal(store_session_find(s, h3, sizeof h3, &acc, NULL, 0), STORE_ENOT_FOUND);
     /* A new session of the account takes the expired one away. */
-    assert_int_equal(sqlite3_prepare_v2(raw, "SELECT count(*) FROM sessions WHERE account = ?",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
+    assert_int_equal(
+        sqlite3_prepare_v2(raw, "SELECT count(*) FROM sessions WHERE account = ?", -1, &st, NULL),
+        SQLITE_OK);
     sqlite3_bind_int64(st, 1, id);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     assert_int_equal(sqlite3_column_int(st, 0), 2);
