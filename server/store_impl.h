@@ -15,8 +15,10 @@
  *                             vacations in memory (uthash), store_grow. Calls
  *                             nothing else.
  *   store_queue.c    (queue_) the op queue, the writer thread, group commit,
- *                             checkpoints, store_flush. Calls db_ and each
- *                             op's kind (op_kind) without knowing what it is.
+ *                             checkpoints, store_flush, the store's uv
+ *                             handles. Calls db_, each op's kind (op_kind)
+ *                             without knowing what it is, and
+ *                             corr_deadline_tick (the deadline timer).
  *   store_games.c    (games_) create/move/leave/finish, reading whole games,
  *                             loading games in progress. Calls db_, mem_,
  *                             queue_, corr_ (lines of a loaded game).
