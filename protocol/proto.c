@@ -41,6 +41,43 @@ proto_err proto_err_from_rules(int rerr)
     return PROTO_EILLEGAL;
 }
 
+const int proto_corr_days[] = {PROTO_CORR_DAYS};
+const int proto_ncorr_days = (int)(sizeof proto_corr_days / sizeof proto_corr_days[0]);
+
+bool proto_corr_days_allowed(int64_t days)
+{
+    for (int i = 0; i < proto_ncorr_days; i++)
+        if (days == proto_corr_days[i])
+            return true;
+    return false;
+}
+
+/* The words clients show for each reason (welcome `reasons`). */
+static const char *const reason_texts[RULES_REASON_COUNT] = {
+    [RULES_REASON_NONE] = "",
+    [RULES_REASON_CHECKMATE] = "checkmate",
+    [RULES_REASON_STALEMATE] = "stalemate",
+    [RULES_REASON_REPETITION] = "threefold repetition",
+    [RULES_REASON_PLY_LIMIT] = "150 plies without capture or pawn move",
+    [RULES_REASON_CENTRE] = "queen reached the centre",
+    [RULES_REASON_JOURNEY] = "king completed its journey",
+    [RULES_REASON_LAST_QUEEN] = "last queen standing",
+    [RULES_REASON_RESIGNATION] = "resignation",
+    [RULES_REASON_TIMEOUT] = "time out",
+    [RULES_REASON_ABANDONMENT] = "abandonment",
+    [RULES_REASON_AGREEMENT] = "draw by agreement",
+    [RULES_REASON_ABORTED] = "game aborted",
+};
+
+const char *proto_reason_text(rules_reason r)
+{
+    /* A reason added to the rules core without words here reads as its
+     * code (the unit test asks for words for every reason). */
+    if ((unsigned)r >= RULES_REASON_COUNT)
+        return "";
+    return reason_texts[r] ? reason_texts[r] : rules_reason_name(r);
+}
+
 enum field_kind { STR, INT, BOOL, CORR, LINES };
 
 /* Where each field lands in a proto_req. */
@@ -448,6 +485,105 @@ static void put_cells(proto_out *o, const rules_variant *v, const int *cells, in
     put(o, "]", 1);
 }
 
+/* One cell's contents: letter 0 when empty (owner -1 then). */
+typedef struct cell_content {
+    int cell;
+    char letter;
+    int owner;
+} cell_content;
+
+/* The cells whose contents differ from a to b, in cell order, each with
+ * its contents in b. out has room for RULES_MAX_CELLS. */
+static int pos_changes(const rules_variant *v, const rules_pos *a, const rules_pos *b,
+                       cell_content *out)
+{
+    int n = 0;
+    for (int c = 0; c < v->ncells; c++) {
+        int oa = -1, ob = -1;
+        char la = v->piece_at(a, c, &oa), lb = v->piece_at(b, c, &ob);
+        if (la == lb && (la == 0 || oa == ob))
+            continue;
+        out[n++] = (cell_content){c, lb, lb ? ob : -1};
+    }
+    return n;
+}
+
+/* {"letter":"K","owner":0} */
+static void put_piece(proto_out *o, char letter, int owner)
+{
+    char l[2] = {letter, 0};
+    puts_(o, "{\"letter\":");
+    put_str(o, l);
+    key(o, "owner");
+    put_int(o, owner);
+    end(o);
+}
+
+/* [["e1",null],["g1",{"letter":"K","owner":0}],...] */
+static void put_changes(proto_out *o, const rules_variant *v, const cell_content *ch, int n)
+{
+    put(o, "[", 1);
+    for (int i = 0; i < n; i++) {
+        comma(o, i);
+        put(o, "[", 1);
+        put_str(o, rules_cell_name(v, ch[i].cell));
+        put(o, ",", 1);
+        if (ch[i].letter)
+            put_piece(o, ch[i].letter, ch[i].owner);
+        else
+            puts_(o, "null");
+        put(o, "]", 1);
+    }
+    put(o, "]", 1);
+}
+
+/* [{"name":"a1","letter":"I","owner":0},...]: the pieces of p, cell order. */
+static void put_setup(proto_out *o, const rules_variant *v, const rules_pos *p)
+{
+    put(o, "[", 1);
+    bool first = true;
+    for (int c = 0; c < v->ncells; c++) {
+        int owner = -1;
+        char letter = v->piece_at(p, c, &owner);
+        if (letter == 0)
+            continue;
+        comma(o, !first);
+        first = false;
+        char l[2] = {letter, 0};
+        puts_(o, "{\"name\":");
+        put_str(o, rules_cell_name(v, c));
+        key(o, "letter");
+        put_str(o, l);
+        key(o, "owner");
+        put_int(o, owner);
+        end(o);
+    }
+    put(o, "]", 1);
+}
+
+/* Replaying g from its start: the players who left after k moves leave p
+ * before its move k + 1 (as rules_game_clone does); *li walks g->left and
+ * k must be given in order 0, 1, 2... */
+static void replay_leaves(const rules_game *g, size_t k, int *li, rules_pos *p)
+{
+    for (; *li < g->nleft && g->left[*li].after == k; (*li)++)
+        if (g->variant->leave != NULL)
+            g->variant->leave(p, g->left[*li].player);
+}
+
+/* The position of g just before its move k (0-based) was played. */
+static void pos_before_move(const rules_game *g, size_t k, rules_pos *p)
+{
+    int li = 0;
+    *p = g->start;
+    for (size_t i = 0; i < k; i++) {
+        replay_leaves(g, i, &li, p);
+        rules_undo u;
+        g->variant->make(p, g->moves[i], &u);
+    }
+    replay_leaves(g, k, &li, p);
+}
+
 /* ,"position":..,"pieces":[..],"check":[..],"legal":[..] */
 static void put_board(proto_out *o, const rules_game *g)
 {
@@ -575,9 +711,29 @@ void proto_write_welcome(proto_out *o, const proto_req *req, const char *token,
             put_str(o, rules_cell_name(v, c));
         }
         put(o, "]", 1);
+        rules_pos setup;
+        rules_pos_init(&setup, v);
+        key(o, "setup");
+        put_setup(o, v, &setup);
         end(o);
     }
     put(o, "]", 1);
+    key(o, "corr_days");
+    put(o, "[", 1);
+    for (int i = 0; i < proto_ncorr_days; i++) {
+        comma(o, i);
+        put_int(o, proto_corr_days[i]);
+    }
+    put(o, "]", 1);
+    key(o, "reasons");
+    put(o, "{", 1);
+    for (int r = RULES_REASON_NONE + 1; r < RULES_REASON_COUNT; r++) {
+        comma(o, r > RULES_REASON_NONE + 1);
+        put_str(o, rules_reason_name((rules_reason)r));
+        put(o, ":", 1);
+        put_str(o, proto_reason_text((rules_reason)r));
+    }
+    put(o, "}", 1);
     key(o, "rooms");
     put(o, "[", 1);
     for (int i = 0; i < nrooms; i++) {
@@ -785,29 +941,45 @@ void proto_write_room(proto_out *o, const proto_req *req, const proto_room_view 
     key(o, "you");
     put_int(o, v->you);
 
-    /* The moves, replayed from the start to name them. */
+    /* The moves, replayed from the start to name them and to say what
+     * each changed (leaves in between, as they happened). */
+    key(o, "start");
+    put_setup(o, var, &g->start);
     key(o, "moves");
     put(o, "[", 1);
     rules_pos p = g->start;
+    int li = 0;
     int last_captures[RULES_MAX_CELLS], nlast = 0;
     for (size_t i = 0; i < g->nmoves; i++) {
+        replay_leaves(g, i, &li, &p);
         char mv[RULES_MOVE_TEXT], disp[RULES_MOVE_TEXT];
         if (var->print_move(&p, g->moves[i], mv, sizeof mv) < 0)
             mv[0] = '\0';
         if (rules_display_move(&p, g->moves[i], disp, sizeof disp) < 0)
             disp[0] = '\0';
-        if (i + 1 == g->nmoves)
-            nlast = rules_move_captures(&p, g->moves[i], last_captures);
+        int caps[RULES_MAX_CELLS];
+        int ncaps = rules_move_captures(&p, g->moves[i], caps);
+        if (i + 1 == g->nmoves) {
+            memcpy(last_captures, caps, (size_t)ncaps * sizeof caps[0]);
+            nlast = ncaps;
+        }
+        rules_pos before = p;
+        rules_undo u;
+        var->make(&p, g->moves[i], &u);
+        cell_content ch[RULES_MAX_CELLS];
+        int nch = pos_changes(var, &before, &p, ch);
         comma(o, i);
         puts_(o, "{\"move\":");
         put_str(o, mv);
         key(o, "display");
         put_str(o, disp);
         key(o, "seat");
-        put_int(o, p.to_move);
+        put_int(o, before.to_move);
+        key(o, "captures");
+        put_cells(o, var, caps, ncaps);
+        key(o, "changes");
+        put_changes(o, var, ch, nch);
         end(o);
-        rules_undo u;
-        var->make(&p, g->moves[i], &u);
     }
     put(o, "]", 1);
     key(o, "last_captures");
@@ -866,6 +1038,16 @@ void proto_write_event_move(proto_out *o, int64_t room, uint64_t seq, const prot
     put_str(o, m->display);
     key(o, "captures");
     put_cells(o, g->variant, m->captures, m->ncaptures);
+    /* What the move changed: the position before it against now. */
+    cell_content ch[RULES_MAX_CELLS];
+    int nch = 0;
+    if (g->nmoves > 0) {
+        rules_pos before;
+        pos_before_move(g, g->nmoves - 1, &before);
+        nch = pos_changes(g->variant, &before, &g->pos, ch);
+    }
+    key(o, "changes");
+    put_changes(o, g->variant, ch, nch);
     put_turn(o, g, clocks, clock_running);
     end(o);
 }
@@ -1057,4 +1239,121 @@ void proto_write_http_error(proto_out *o, const char *code, const char *reason)
     key(o, "reason");
     put_str(o, reason);
     end(o);
+}
+
+/* ------------------------------------------------------------------------ */
+/* A stored game for viewers (GET /api/games/<id>): the store's text with
+ * start, display, captures and changes added (see proto.h). */
+
+static json_t *json_piece(char letter, int owner)
+{
+    char l[2] = {letter, 0};
+    return json_pack("{s:s, s:i}", "letter", l, "owner", owner);
+}
+
+/* [{"name":"a1","letter":"I","owner":0},...], as put_setup writes it. */
+static json_t *json_pieces(const rules_variant *v, const rules_pos *p)
+{
+    json_t *a = json_array();
+    for (int c = 0; a != NULL && c < v->ncells; c++) {
+        int owner = -1;
+        char letter = v->piece_at(p, c, &owner);
+        if (letter == 0)
+            continue;
+        char l[2] = {letter, 0};
+        json_array_append_new(a, json_pack("{s:s, s:s, s:i}", "name", rules_cell_name(v, c),
+                                           "letter", l, "owner", owner));
+    }
+    return a;
+}
+
+static json_t *json_cells(const rules_variant *v, const int *cells, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; a != NULL && i < n; i++)
+        json_array_append_new(a, json_string(rules_cell_name(v, cells[i])));
+    return a;
+}
+
+/* [["e1",null],["g1",{"letter":"K","owner":0}],...], as put_changes. */
+static json_t *json_changes(const rules_variant *v, const cell_content *ch, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; a != NULL && i < n; i++)
+        json_array_append_new(
+            a, json_pack("[s, o]", rules_cell_name(v, ch[i].cell),
+                         ch[i].letter ? json_piece(ch[i].letter, ch[i].owner) : json_null()));
+    return a;
+}
+
+static rules_reason reason_named(const char *name)
+{
+    for (int r = 0; name != NULL && r < RULES_REASON_COUNT; r++)
+        if (strcmp(rules_reason_name((rules_reason)r), name) == 0)
+            return (rules_reason)r;
+    return RULES_REASON_RESIGNATION;
+}
+
+/* The players who left after `after` moves leave g (errors ignored: a leave
+ * changes no cell, and the record keeps its own result). */
+static void record_leaves(rules_game *g, json_t *leaves, size_t after)
+{
+    size_t k;
+    json_t *l;
+    json_array_foreach(leaves, k, l)
+    {
+        json_t *at = json_object_get(l, "after_ply");
+        json_t *who = json_object_get(l, "player");
+        if (!json_is_integer(at) || json_integer_value(at) != (json_int_t)after ||
+            !json_is_integer(who))
+            continue;
+        rules_game_leave(g, (int)json_integer_value(who),
+                         reason_named(json_string_value(json_object_get(l, "reason"))));
+    }
+}
+
+char *proto_game_record(const char *stored, size_t len)
+{
+    char *out = NULL;
+    rules_game *g = NULL;
+    json_t *root = json_loadb(stored, len, 0, NULL);
+    json_t *moves = json_object_get(root, "moves");
+    json_t *leaves = json_object_get(root, "leaves");
+    const char *variant = json_string_value(json_object_get(root, "variant"));
+    const char *position = json_string_value(json_object_get(root, "position"));
+    if (!json_is_object(root) || !json_is_array(moves) || variant == NULL ||
+        rules_game_new(&g, variant, position, NULL, 0) < 0)
+        goto done;
+    const rules_variant *v = g->variant;
+    if (json_object_set_new(root, "start", json_pieces(v, &g->pos)) < 0)
+        goto done;
+    size_t nmoves = json_array_size(moves);
+    for (size_t i = 0; i < nmoves; i++) {
+        record_leaves(g, leaves, i);
+        json_t *m = json_array_get(moves, i);
+        const char *text = json_string_value(json_object_get(m, "move"));
+        json_t *who = json_object_get(m, "player");
+        rules_pos before = g->pos;
+        rules_move mv;
+        if (text == NULL ||
+            rules_game_play_text(g, json_is_integer(who) ? (int)json_integer_value(who) : -1, text,
+                                 &mv, NULL, 0) < 0)
+            goto done;
+        char disp[RULES_MOVE_TEXT];
+        if (rules_display_move(&before, mv, disp, sizeof disp) < 0)
+            snprintf(disp, sizeof disp, "%s", text);
+        int caps[RULES_MAX_CELLS];
+        int ncaps = rules_move_captures(&before, mv, caps);
+        cell_content ch[RULES_MAX_CELLS];
+        int nch = pos_changes(v, &before, &g->pos, ch);
+        if (json_object_set_new(m, "display", json_string(disp)) < 0 ||
+            json_object_set_new(m, "captures", json_cells(v, caps, ncaps)) < 0 ||
+            json_object_set_new(m, "changes", json_changes(v, ch, nch)) < 0)
+            goto done;
+    }
+    out = json_dumps(root, JSON_COMPACT);
+done:
+    rules_game_free(g);
+    json_decref(root);
+    return out;
 }

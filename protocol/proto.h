@@ -34,6 +34,20 @@ enum {
     PROTO_COND_LINE_MAX = 255, /* bytes of one conditional line */
 };
 
+/* The days a correspondence time control may give per move (or as the
+ * initial bank): PROTOCOL.md CORR. The welcome sends them (`corr_days`) so
+ * that clients offer exactly these; whoever checks a seek uses
+ * proto_corr_days_allowed. One list, here. */
+#define PROTO_CORR_DAYS 1, 2, 3, 5, 7, 10, 14
+extern const int proto_corr_days[];
+extern const int proto_ncorr_days;
+bool proto_corr_days_allowed(int64_t days);
+
+/* Words for people for why a game ended or a player left (welcome
+ * `reasons`, keyed by rules_reason_name): "threefold repetition" for
+ * "repetition". "" for RULES_REASON_NONE. */
+const char *proto_reason_text(rules_reason r);
+
 /* Error codes of the protocol: enum, code string, default sentence. The
  * codes of the rules core (rules.h RULES_ERRORS) that can refuse a move are
  * repeated here so that one list counts every error the server sends. */
@@ -260,7 +274,9 @@ typedef struct proto_room_view {
 } proto_room_view;
 
 /* What a move changed (the position before the move is needed to name it,
- * so the caller computes display text and captures before playing). */
+ * so the caller computes display text and captures before playing). The
+ * cells whose contents changed (the event's `changes`) are found by the
+ * writer itself, from the game. */
 typedef struct proto_move_view {
     int ply, seat;
     const char *move, *display;
@@ -323,6 +339,17 @@ void proto_write_vacation(proto_out *o, const proto_req *req, int64_t until_ms, 
 void proto_write_cond(proto_out *o, const proto_req *req, int64_t room, const char *lines_json);
 
 /* HTTP bodies. */
+/*
+ * GET /api/games/<id>: the stored game (store_game_json's text: variant,
+ * position, moves [{ply, player, move, at}], leaves [{player, after_ply,
+ * reason, at}], ...) with what a viewer needs to step through it without
+ * knowing the game's rules, replayed by the rules core: "start" (the
+ * pieces before the first move) and, in each move, "display", "captures"
+ * and "changes" (PROTOCOL.md). Returns a malloc'd text, or NULL when the
+ * stored text cannot be completed (not a game object, unknown variant, a
+ * step that does not replay, no memory): serve it as it is then.
+ */
+char *proto_game_record(const char *stored, size_t len);
 /* The body of POST /api/register and /api/login: {"username":..,
  * "password":..}. 0, or PROTO_EBAD_JSON / PROTO_EBAD_MESSAGE with a why. */
 int proto_decode_credentials(const char *buf, size_t len, char *user, size_t ulen, char *pass,

@@ -810,6 +810,12 @@ int hub_http_api(const char *uri, char **body, size_t *len, const char **ctype)
             return 404;
         err = pgn ? store_game_pgn(db, n, &out) : store_game_json(db, n, &out);
         *ctype = pgn ? "application/x-chess-pgn" : "application/json";
+        /* For viewers: what each move changed (PROTOCOL.md, HTTP). */
+        char *record = !pgn && err >= 0 && out ? proto_game_record(out, strlen(out)) : NULL;
+        if (record != NULL) {
+            free(out);
+            out = record;
+        }
     } else if (strncmp(uri, profile, strlen(profile)) == 0) {
         err = store_profile_json(db, uri + strlen(profile), &out);
         *ctype = "application/json";
