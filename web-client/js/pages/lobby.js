@@ -29,6 +29,7 @@ export function mount(main, params, app) {
     sel.replaceChildren(...items.map(([value, text]) => h('option', { value, selected: String(value) === keep }, text)));
   };
   const gameSel = h('select', { id: 'new-game', name: 'game' });
+  const gamesTitle = h('h2', { hidden: true }, 'The games');
   const gameLinks = h('ul', { class: 'game-links' });
   const tcSel = h('select', { id: 'new-tc', name: 'tc' },
     TIME_CONTROLS.map(([n], i) => h('option', { value: i, selected: n === '5+3' }, n)));
@@ -41,6 +42,7 @@ export function mount(main, params, app) {
     refill(daysSel, corrDays().map((d) => [d, daysText(d)]), 3);
     gameLinks.replaceChildren(...games().map((g) => h('li', {}, h('a', { href: `#/howto/${g.id}` }, g.name),
       h('span', { class: 'muted' }, ' \u2014 how to play'))));
+    gamesTitle.hidden = !games().length;
   }
   fillTables();
   const incMode = h('input', { type: 'checkbox', id: 'new-inc' });
@@ -135,8 +137,7 @@ export function mount(main, params, app) {
           h('label', {}, priv, ' Private: play a friend by invitation link'),
           h('div', { class: 'row' }, createBtn)),
         invite, status,
-        h('h2', {}, 'The games'),
-        gameLinks)));
+        gamesTitle, gameLinks)));
 
   const start = () => {
     conn.request('lobby_watch').then((m) => {

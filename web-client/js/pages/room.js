@@ -103,7 +103,7 @@ function headingOf(st) {
   const name = gameName(st.game);
   return [st.corr ? `${name} ` : `${name} \u00b7 ${timeControl(st.base_ms, st.inc_ms)} `,
     h('a', { href: `#/howto/${st.game}`, class: 'rules-link', target: '_blank' }, 'rules'),
-    st.corr ? h('span', { class: 'tc-line', id: 'room-tc' }, `\u2709 Correspondence, ${corrControl(st.corr)}`) : null];
+    st.corr ? h('span', { class: 'tc-line', id: 'room-tc' }, `\u2709 Correspondence, ${corrControl(st.corr)}`) : ''];
 }
 
 // The room on the connection: join (again after each welcome, with `since`
@@ -140,6 +140,7 @@ function wire(ctx, room) {
     conn.on('error', (m) => {
       if (m.re === undefined && !m.request) return;
       if (m.request && m.request.startsWith('cond_')) return; // shown by the editor
+      if (m.request === 'join') return; // answered by join() (unknown_room: the stored game)
       ctx.say(m.reason || m.code);
       if (m.request === 'move' && model.st) room.redrawBoard(); // undo the piece we moved ahead
     }),
