@@ -97,8 +97,6 @@ export class RoomState {
 
   // --- questions -------------------------------------------------------------
 
-  get isOver() { return this.st.status === 'over'; }
-
   // The player may move now (a seat, its turn, the game going on).
   get myTurn() {
     const st = this.st;
