@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "pgn.h"
+#include "proto.h"
 
 /* The text of a JSON value (compact), which is released; NULL if either
  * ran out of memory. */
@@ -22,7 +23,9 @@ static char *dump(json_t *v)
     return text;
 }
 
-char *archive_game_json(const record_game *g)
+/* The stored game as a JSON object (see archive_game_json), NULL if memory
+ * ran out. */
+static json_t *game_object(const record_game *g)
 {
     json_t *players = json_array(), *moves = json_array(), *leaves = json_array();
     for (int p = 0; p < g->nplayers; p++) {
@@ -69,6 +72,106 @@ char *archive_game_json(const record_game *g)
         json_object_set_new(o, "to_move", json_integer(g->to_move));
         if (g->kind == RECORD_CORR)
             json_object_set_new(o, "deadline", json_integer(g->deadline_ms));
+    }
+    return o;
+}
+
+char *archive_game_json(const record_game *g)
+{
+    return dump(game_object(g));
+}
+
+/* ------------------------------------------------------------------------ */
+/* For viewers: what each move changed, so that a client steps through a
+ * stored game without knowing its rules (PROTOCOL.md, HTTP). */
+
+static json_t *json_piece(char letter, int owner)
+{
+    char l[2] = {letter, 0};
+    return json_pack("{s:s, s:i}", "letter", l, "owner", owner);
+}
+
+/* [{"name":"a1","letter":"I","owner":0},...], as the room's start. */
+static json_t *json_pieces(const rules_variant *v, const rules_pos *p)
+{
+    json_t *a = json_array();
+    for (int c = 0; a != NULL && c < v->ncells; c++) {
+        int owner = -1;
+        char letter = v->piece_at(p, c, &owner);
+        if (letter == 0)
+            continue;
+        char l[2] = {letter, 0};
+        json_array_append_new(a, json_pack("{s:s, s:s, s:i}", "name", rules_cell_name(v, c),
+                                           "letter", l, "owner", owner));
+    }
+    return a;
+}
+
+static json_t *json_cells(const rules_variant *v, const int *cells, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; a != NULL && i < n; i++)
+        json_array_append_new(a, json_string(rules_cell_name(v, cells[i])));
+    return a;
+}
+
+/* [["e1",null],["g1",{"letter":"K","owner":0}],...], as in move events. */
+static json_t *json_changes(const rules_variant *v, const proto_cell_change *ch, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; a != NULL && i < n; i++)
+        json_array_append_new(
+            a, json_pack("[s, o]", rules_cell_name(v, ch[i].cell),
+                         ch[i].letter ? json_piece(ch[i].letter, ch[i].owner) : json_null()));
+    return a;
+}
+
+/* Add "start" and each move's "display", "captures" and "changes" to o (the
+ * game object of g), replaying g through the rules core. -1 if a record does
+ * not replay or memory ran out (o is then left partly completed). */
+static int add_viewer_fields(json_t *o, const record_game *g)
+{
+    rules_game *rg = NULL;
+    if (rules_game_new(&rg, g->variant, g->position, NULL, 0) < 0)
+        return -1;
+    const rules_variant *v = rg->variant;
+    json_t *moves = json_object_get(o, "moves");
+    int err = json_object_set_new(o, "start", json_pieces(v, &rg->pos));
+    int li = 0;
+    for (int i = 0; i < g->nmoves && err == 0; i++) {
+        /* A leave changes no cell; the record keeps its own result. */
+        for (; li < g->nleaves && g->leaves[li].after_ply <= i; li++)
+            rules_game_leave(rg, g->leaves[li].player, g->leaves[li].reason);
+        rules_pos before = rg->pos;
+        rules_move mv;
+        if (rules_game_play_text(rg, g->moves[i].player, g->moves[i].text, &mv, NULL, 0) < 0) {
+            err = -1;
+            break;
+        }
+        char disp[RULES_MOVE_TEXT];
+        if (rules_display_move(&before, mv, disp, sizeof disp) < 0)
+            snprintf(disp, sizeof disp, "%s", g->moves[i].text);
+        int caps[RULES_MAX_CELLS];
+        int ncaps = rules_move_captures(&before, mv, caps);
+        proto_cell_change ch[RULES_MAX_CELLS];
+        int nch = proto_pos_changes(v, &before, &rg->pos, ch);
+        json_t *m = json_array_get(moves, (size_t)i);
+        if (m == NULL || json_object_set_new(m, "display", json_string(disp)) < 0 ||
+            json_object_set_new(m, "captures", json_cells(v, caps, ncaps)) < 0 ||
+            json_object_set_new(m, "changes", json_changes(v, ch, nch)) < 0)
+            err = -1;
+    }
+    rules_game_free(rg);
+    return err < 0 ? -1 : 0;
+}
+
+char *archive_game_view_json(const record_game *g)
+{
+    json_t *o = game_object(g);
+    if (o != NULL && add_viewer_fields(o, g) < 0) {
+        /* Serve the record as it is stored rather than nothing. */
+        json_decref(o);
+        o = game_object(g);
     }
     return dump(o);
 }

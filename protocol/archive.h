@@ -5,7 +5,8 @@
  * JSON arrays the protocol's turns and cond messages carry.
  *
  * Owns: the JSON shape of those documents (PROTOCOL.md) and the PGN tags of
- * a stored game. May call: record.h, pgn.h, common/rules.h, jansson.
+ * a stored game. May call: record.h, pgn.h, proto.h (a move's changes), common/rules.h,
+ * jansson.
  *
  * Every function returns malloc'd NUL-terminated text (the caller frees
  * it), or NULL if memory ran out.
@@ -23,6 +24,16 @@
  * correspondence game).
  */
 char *archive_game_json(const record_game *g);
+
+/*
+ * The same object completed for viewers (GET /api/games/<id>), replayed
+ * through the rules core: "start" (the pieces before the first move) and,
+ * in each move, "display", "captures" (cell names) and "changes" (the cells
+ * the move changed with their new contents), so that a client steps through
+ * the game without knowing its rules. A record that does not replay is
+ * served as archive_game_json gives it.
+ */
+char *archive_game_view_json(const record_game *g);
 
 /* The game as PGN (pgn.h): Event, Site, Date, Round, one tag per seat,
  * Result, Variant, GameId, TimeControl, Termination, SetUp/FEN. */

@@ -45,6 +45,43 @@ proto_err proto_err_from_rules(int rerr)
     return proto_err_from_code(rules_err_code(rerr), PROTO_EILLEGAL);
 }
 
+const int proto_corr_days[] = {PROTO_CORR_DAYS};
+const int proto_ncorr_days = (int)(sizeof proto_corr_days / sizeof proto_corr_days[0]);
+
+bool proto_corr_days_allowed(int64_t days)
+{
+    for (int i = 0; i < proto_ncorr_days; i++)
+        if (days == proto_corr_days[i])
+            return true;
+    return false;
+}
+
+/* The words clients show for each reason (welcome `reasons`). */
+static const char *const reason_texts[RULES_REASON_COUNT] = {
+    [RULES_REASON_NONE] = "",
+    [RULES_REASON_CHECKMATE] = "checkmate",
+    [RULES_REASON_STALEMATE] = "stalemate",
+    [RULES_REASON_REPETITION] = "threefold repetition",
+    [RULES_REASON_PLY_LIMIT] = "150 plies without capture or pawn move",
+    [RULES_REASON_CENTRE] = "queen reached the centre",
+    [RULES_REASON_JOURNEY] = "king completed its journey",
+    [RULES_REASON_LAST_QUEEN] = "last queen standing",
+    [RULES_REASON_RESIGNATION] = "resignation",
+    [RULES_REASON_TIMEOUT] = "time out",
+    [RULES_REASON_ABANDONMENT] = "abandonment",
+    [RULES_REASON_AGREEMENT] = "draw by agreement",
+    [RULES_REASON_ABORTED] = "game aborted",
+};
+
+const char *proto_reason_text(rules_reason r)
+{
+    /* A reason added to the rules core without words here reads as its
+     * code (the unit test asks for words for every reason). */
+    if ((unsigned)r >= RULES_REASON_COUNT)
+        return "";
+    return reason_texts[r] ? reason_texts[r] : rules_reason_name(r);
+}
+
 enum field_kind { STR, INT, BOOL, CORR, LINES };
 
 /* Where each field lands in a proto_req. */
@@ -452,6 +489,96 @@ static void put_cells(proto_out *o, const rules_variant *v, const int *cells, in
     put(o, "]", 1);
 }
 
+int proto_pos_changes(const rules_variant *v, const rules_pos *a, const rules_pos *b,
+                      proto_cell_change *out)
+{
+    int n = 0;
+    for (int c = 0; c < v->ncells; c++) {
+        int oa = -1, ob = -1;
+        char la = v->piece_at(a, c, &oa), lb = v->piece_at(b, c, &ob);
+        if (la == lb && (la == 0 || oa == ob))
+            continue;
+        out[n++] = (proto_cell_change){c, lb, lb ? ob : -1};
+    }
+    return n;
+}
+
+/* {"letter":"K","owner":0} */
+static void put_piece(proto_out *o, char letter, int owner)
+{
+    char l[2] = {letter, 0};
+    puts_(o, "{\"letter\":");
+    put_str(o, l);
+    key(o, "owner");
+    put_int(o, owner);
+    end(o);
+}
+
+/* [["e1",null],["g1",{"letter":"K","owner":0}],...] */
+static void put_changes(proto_out *o, const rules_variant *v, const proto_cell_change *ch, int n)
+{
+    put(o, "[", 1);
+    for (int i = 0; i < n; i++) {
+        comma(o, i);
+        put(o, "[", 1);
+        put_str(o, rules_cell_name(v, ch[i].cell));
+        put(o, ",", 1);
+        if (ch[i].letter)
+            put_piece(o, ch[i].letter, ch[i].owner);
+        else
+            puts_(o, "null");
+        put(o, "]", 1);
+    }
+    put(o, "]", 1);
+}
+
+/* [{"name":"a1","letter":"I","owner":0},...]: the pieces of p, cell order. */
+static void put_setup(proto_out *o, const rules_variant *v, const rules_pos *p)
+{
+    put(o, "[", 1);
+    bool first = true;
+    for (int c = 0; c < v->ncells; c++) {
+        int owner = -1;
+        char letter = v->piece_at(p, c, &owner);
+        if (letter == 0)
+            continue;
+        comma(o, !first);
+        first = false;
+        char l[2] = {letter, 0};
+        puts_(o, "{\"name\":");
+        put_str(o, rules_cell_name(v, c));
+        key(o, "letter");
+        put_str(o, l);
+        key(o, "owner");
+        put_int(o, owner);
+        end(o);
+    }
+    put(o, "]", 1);
+}
+
+/* Replaying g from its start: the players who left after k moves leave p
+ * before its move k + 1 (as rules_game_clone does); *li walks g->left and
+ * k must be given in order 0, 1, 2... */
+static void replay_leaves(const rules_game *g, size_t k, int *li, rules_pos *p)
+{
+    for (; *li < g->nleft && g->left[*li].after == k; (*li)++)
+        if (g->variant->leave != NULL)
+            g->variant->leave(p, g->left[*li].player);
+}
+
+/* The position of g just before its move k (0-based) was played. */
+static void pos_before_move(const rules_game *g, size_t k, rules_pos *p)
+{
+    int li = 0;
+    *p = g->start;
+    for (size_t i = 0; i < k; i++) {
+        replay_leaves(g, i, &li, p);
+        rules_undo u;
+        g->variant->make(p, g->moves[i], &u);
+    }
+    replay_leaves(g, k, &li, p);
+}
+
 /* ,"position":..,"pieces":[..],"check":[..],"legal":[..] */
 static void put_board(proto_out *o, const rules_game *g)
 {
@@ -579,9 +706,29 @@ void proto_write_welcome(proto_out *o, const proto_req *req, const char *token,
             put_str(o, rules_cell_name(v, c));
         }
         put(o, "]", 1);
+        rules_pos setup;
+        rules_pos_init(&setup, v);
+        key(o, "setup");
+        put_setup(o, v, &setup);
         end(o);
     }
     put(o, "]", 1);
+    key(o, "corr_days");
+    put(o, "[", 1);
+    for (int i = 0; i < proto_ncorr_days; i++) {
+        comma(o, i);
+        put_int(o, proto_corr_days[i]);
+    }
+    put(o, "]", 1);
+    key(o, "reasons");
+    put(o, "{", 1);
+    for (int r = RULES_REASON_NONE + 1; r < RULES_REASON_COUNT; r++) {
+        comma(o, r > RULES_REASON_NONE + 1);
+        put_str(o, rules_reason_name((rules_reason)r));
+        put(o, ":", 1);
+        put_str(o, proto_reason_text((rules_reason)r));
+    }
+    put(o, "}", 1);
     key(o, "rooms");
     put(o, "[", 1);
     for (int i = 0; i < nrooms; i++) {
@@ -789,29 +936,45 @@ void proto_write_room(proto_out *o, const proto_req *req, const proto_room_view 
     key(o, "you");
     put_int(o, v->you);
 
-    /* The moves, replayed from the start to name them. */
+    /* The moves, replayed from the start to name them and to say what
+     * each changed (leaves in between, as they happened). */
+    key(o, "start");
+    put_setup(o, var, &g->start);
     key(o, "moves");
     put(o, "[", 1);
     rules_pos p = g->start;
+    int li = 0;
     int last_captures[RULES_MAX_CELLS], nlast = 0;
     for (size_t i = 0; i < g->nmoves; i++) {
+        replay_leaves(g, i, &li, &p);
         char mv[RULES_MOVE_TEXT], disp[RULES_MOVE_TEXT];
         if (var->print_move(&p, g->moves[i], mv, sizeof mv) < 0)
             mv[0] = '\0';
         if (rules_display_move(&p, g->moves[i], disp, sizeof disp) < 0)
             disp[0] = '\0';
-        if (i + 1 == g->nmoves)
-            nlast = rules_move_captures(&p, g->moves[i], last_captures);
+        int caps[RULES_MAX_CELLS];
+        int ncaps = rules_move_captures(&p, g->moves[i], caps);
+        if (i + 1 == g->nmoves) {
+            memcpy(last_captures, caps, (size_t)ncaps * sizeof caps[0]);
+            nlast = ncaps;
+        }
+        rules_pos before = p;
+        rules_undo u;
+        var->make(&p, g->moves[i], &u);
+        proto_cell_change ch[RULES_MAX_CELLS];
+        int nch = proto_pos_changes(var, &before, &p, ch);
         comma(o, i);
         puts_(o, "{\"move\":");
         put_str(o, mv);
         key(o, "display");
         put_str(o, disp);
         key(o, "seat");
-        put_int(o, p.to_move);
+        put_int(o, before.to_move);
+        key(o, "captures");
+        put_cells(o, var, caps, ncaps);
+        key(o, "changes");
+        put_changes(o, var, ch, nch);
         end(o);
-        rules_undo u;
-        var->make(&p, g->moves[i], &u);
     }
     put(o, "]", 1);
     key(o, "last_captures");
@@ -870,6 +1033,18 @@ void proto_write_event_move(proto_out *o, int64_t room, uint64_t seq, const prot
     put_str(o, m->display);
     key(o, "captures");
     put_cells(o, g->variant, m->captures, m->ncaptures);
+    /* What the move changed: the position before it against now. */
+    proto_cell_change ch[RULES_MAX_CELLS];
+    int nch = 0;
+    if (m->before != NULL) {
+        nch = proto_pos_changes(g->variant, m->before, &g->pos, ch);
+    } else if (g->nmoves > 0) {
+        rules_pos before;
+        pos_before_move(g, g->nmoves - 1, &before);
+        nch = proto_pos_changes(g->variant, &before, &g->pos, ch);
+    }
+    key(o, "changes");
+    put_changes(o, g->variant, ch, nch);
     put_turn(o, g, clocks, clock_running);
     end(o);
 }

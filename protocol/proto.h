@@ -34,6 +34,20 @@ enum {
     PROTO_COND_LINE_MAX = 255, /* bytes of one conditional line */
 };
 
+/* The days a correspondence time control may give per move (or as the
+ * initial bank): PROTOCOL.md CORR. The welcome sends them (`corr_days`) so
+ * that clients offer exactly these; whoever checks a seek uses
+ * proto_corr_days_allowed. One list, here. */
+#define PROTO_CORR_DAYS 1, 2, 3, 5, 7, 10, 14
+extern const int proto_corr_days[];
+extern const int proto_ncorr_days;
+bool proto_corr_days_allowed(int64_t days);
+
+/* Words for people for why a game ended or a player left (welcome
+ * `reasons`, keyed by rules_reason_name): "threefold repetition" for
+ * "repetition". "" for RULES_REASON_NONE. */
+const char *proto_reason_text(rules_reason r);
+
 /* Error codes of the protocol: enum, code string, default sentence. The
  * codes of the rules core (rules.h RULES_ERRORS) that can refuse a move are
  * repeated here so that one list counts every error the server sends. */
@@ -266,12 +280,17 @@ typedef struct proto_room_view {
 } proto_room_view;
 
 /* What a move changed (the position before the move is needed to name it,
- * so the caller computes display text and captures before playing). */
+ * so the caller computes display text and captures before playing). The
+ * cells whose contents changed (the event's `changes`) are found by the
+ * writer itself, from the game. */
 typedef struct proto_move_view {
     int ply, seat;
     const char *move, *display;
     const int *captures;
     int ncaptures;
+    /* The position before the move, for its changes; NULL: rebuilt from the
+     * game's start (a replay: rooms pass the position they played it in). */
+    const rules_pos *before;
 } proto_move_view;
 
 void proto_write_error(proto_out *o, const proto_req *req, bool typed, proto_err e,
@@ -327,6 +346,19 @@ void proto_write_catchup(proto_out *o, const proto_req *req, const proto_room_vi
 void proto_write_turns(proto_out *o, const proto_req *req, const char *games_json);
 void proto_write_vacation(proto_out *o, const proto_req *req, int64_t until_ms, int days_left);
 void proto_write_cond(proto_out *o, const proto_req *req, int64_t room, const char *lines_json);
+
+/* One cell's contents after a move: letter 0 when empty (owner -1 then). */
+typedef struct proto_cell_change {
+    int cell;
+    char letter;
+    int owner;
+} proto_cell_change;
+
+/* The cells whose contents differ from position a to b, in cell order, each
+ * with its contents in b (a move's CHANGES, PROTOCOL.md). out has room for
+ * RULES_MAX_CELLS; returns the count. */
+int proto_pos_changes(const rules_variant *v, const rules_pos *a, const rules_pos *b,
+                      proto_cell_change *out);
 
 /* HTTP bodies. */
 /* The body of POST /api/register and /api/login: {"username":..,

@@ -815,7 +815,7 @@ static void on_archive_game(void *arg, int status, const store_game_info *g)
     conn *c = http_answered(arg);
     if (c == NULL)
         return;
-    char *body = status < 0 ? NULL : pgn ? archive_game_pgn(g) : archive_game_json(g);
+    char *body = status < 0 ? NULL : pgn ? archive_game_pgn(g) : archive_game_view_json(g);
     http_answer(c, status, body, pgn ? "application/x-chess-pgn" : "application/json");
 }
 

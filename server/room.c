@@ -820,6 +820,7 @@ static int play_move(room *r, int s, const char *input, char *why, size_t whylen
         .display = disp,
         .captures = caps,
         .ncaptures = ncaps,
+        .before = &before,
     };
     proto_write_event_move(&o, r->id, r->seq, &mv, g, r->clocks, r->clock_running);
     corr_event(r, &o, deadlines);

@@ -10,17 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto.h"
+
 /* ------------------------------------------------------------------------ */
 /* Time controls */
 
-static const int corr_days[] = {1, 2, 3, 5, 7, 10, 14};
-
+/* Whole days of the protocol's list (PROTO_CORR_DAYS, sent to clients). */
 static bool allowed_days(int64_t ms)
 {
-    for (size_t i = 0; i < sizeof corr_days / sizeof *corr_days; i++)
-        if (ms == (int64_t)corr_days[i] * STORE_DAY_MS)
-            return true;
-    return false;
+    return ms % STORE_DAY_MS == 0 && proto_corr_days_allowed(ms / STORE_DAY_MS);
 }
 
 int store_tc_check(const store_tc *tc, char *why, size_t whylen)

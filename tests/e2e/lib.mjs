@@ -26,9 +26,12 @@ export async function launch() {
 
 const MIME = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml' };
 
-// Serves web-client/ on a free loopback port (no WebSocket behind it: the
-// pages that need none, like "how to play", work). Returns {url, close}.
-export async function staticServer() {
+// Serves web-client/ on a free loopback port, under a strict content
+// security policy. Without `backend` there is no WebSocket behind it: only
+// what needs no server works (the board component alone). With `backend`
+// (the URL of a real server), WebSocket upgrades are passed through to it,
+// so that pages get the server's tables (welcome). Returns {url, close}.
+export async function staticServer(backend = null) {
   const srv = http.createServer((req, res) => {
     let p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     if (p === '/') p = '/index.html';
@@ -43,6 +46,21 @@ export async function staticServer() {
     });
     fs.createReadStream(file).pipe(res);
   });
+  if (backend) {
+    const { hostname, port } = new URL(backend);
+    srv.on('upgrade', (req, socket, head) => {
+      const up = net.connect(Number(port), hostname, () => {
+        const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
+        for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+        up.write(`${lines.join('\r\n')}\r\n\r\n`);
+        if (head && head.length) up.write(head);
+        socket.pipe(up);
+        up.pipe(socket);
+      });
+      up.on('error', () => socket.destroy());
+      socket.on('error', () => up.destroy());
+    });
+  }
   await new Promise((r) => srv.listen(0, '127.0.0.1', r));
   return { url: `http://127.0.0.1:${srv.address().port}`, close: () => new Promise((r) => srv.close(r)) };
 }

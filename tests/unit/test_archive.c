@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "archive.h"
 #include "record.h"
 
@@ -312,11 +314,96 @@ static void test_record_replay(void **state)
     rules_game_free(want);
 }
 
+/* The text of a JSON value, compact with sorted keys, equals expected. */
+static void assert_json_text(json_t *j, const char *expected)
+{
+    assert_non_null(j);
+    char *text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+    assert_non_null(text);
+    assert_string_equal(text, expected);
+    free(text);
+}
+
+/* For viewers (GET /api/games/<id>): the start and what each move changed,
+ * replayed through the rules core; a Yalta castling moves the rook too; a
+ * record that does not replay is served as stored. */
+static void test_game_view_json(void **state)
+{
+    (void)state;
+    static const record_move pincer[] = {
+        {0, 0, "a2-a4", 1, {0}},
+        {1, 1, "b7-b4", 2, {0}},
+        {2, 0, "c2-c4", 3, {0}},
+    };
+    static const record_leave resigned[] = {{3, 1, RULES_REASON_RESIGNATION, 4}};
+    record_game g = corr_game();
+    g.position = NULL;
+    g.nmoves = 3;
+    g.moves = pincer;
+    g.nleaves = 1;
+    g.leaves = resigned;
+    char *text = archive_game_view_json(&g);
+    assert_non_null(text);
+    json_t *j = json_loads(text, 0, NULL);
+    assert_non_null(j);
+    assert_int_equal(json_array_size(json_object_get(j, "start")), 32);
+    assert_json_text(json_array_get(json_object_get(j, "start"), 0),
+                     "{\"letter\":\"I\",\"name\":\"a1\",\"owner\":0}");
+    json_t *m = json_array_get(json_object_get(j, "moves"), 2);
+    assert_json_text(m, "{\"at\":3,\"captures\":[\"b4\"],\"changes\":[[\"c2\",null],[\"b4\",null],"
+                        "[\"c4\",{\"letter\":\"P\",\"owner\":0}]],\"display\":\"Pc2-c4xb4\","
+                        "\"move\":\"c2-c4\",\"player\":0,\"ply\":2}");
+    assert_json_text(json_object_get(json_array_get(json_object_get(j, "moves"), 0), "changes"),
+                     "[[\"a2\",null],[\"a4\",{\"letter\":\"P\",\"owner\":0}]]");
+    json_decref(j);
+    free(text);
+
+    static const char *const castling[] = {"g1-h3",   "a7-a6", "l11-l10", "g2-g3",   "b7-b6",
+                                           "k11-k10", "f1-g2", "c7-c6",   "j11-j10", "e1-g1"};
+    record_move ym[10];
+    for (int i = 0; i < 10; i++)
+        ym[i] = (record_move){i, i % 3, castling[i], i, {0}};
+    g = yalta_game();
+    g.nmoves = 10;
+    g.moves = ym;
+    g.nleaves = 0;
+    text = archive_game_view_json(&g);
+    j = json_loads(text, 0, NULL);
+    assert_json_text(json_object_get(json_array_get(json_object_get(j, "moves"), 9), "changes"),
+                     "[[\"h1\",null],[\"g1\",{\"letter\":\"K\",\"owner\":0}],"
+                     "[\"f1\",{\"letter\":\"R\",\"owner\":0}],[\"e1\",null]]");
+    json_decref(j);
+    free(text);
+
+    /* Records that do not replay: exactly the stored JSON. */
+    static const record_move bad_move[] = {{0, 0, "a2-a9", 1, {0}}};
+    static const record_move wrong_turn[] = {{0, 1, "a2-a4", 1, {0}}};
+    const record_move *bad[] = {bad_move, wrong_turn};
+    for (int i = 0; i < 2; i++) {
+        g = corr_game();
+        g.position = NULL;
+        g.nmoves = 1;
+        g.moves = bad[i];
+        char *view = archive_game_view_json(&g), *stored = archive_game_json(&g);
+        assert_string_equal(view, stored);
+        free(view);
+        free(stored);
+    }
+    g = corr_game(); /* "someposition" does not parse */
+    char *view = archive_game_view_json(&g), *stored = archive_game_json(&g);
+    assert_string_equal(view, stored);
+    free(view);
+    free(stored);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_game_json),     cmocka_unit_test(test_game_pgn),
-        cmocka_unit_test(test_profile_json),  cmocka_unit_test(test_turns_and_lines_json),
+        cmocka_unit_test(test_game_json),
+        cmocka_unit_test(test_game_view_json),
+        cmocka_unit_test(test_game_pgn),
+        cmocka_unit_test(test_profile_json),
+        cmocka_unit_test(test_turns_and_lines_json),
         cmocka_unit_test(test_record_replay),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -376,6 +376,283 @@ static void test_writer_room_and_events(void **state)
     }
 }
 
+/* The keys of a JSON object, sorted, space separated (exact field sets). */
+static void keys_of(json_t *obj, char *out, size_t n)
+{
+    const char *names[64];
+    size_t k = 0;
+    const char *name;
+    json_t *val;
+    json_object_foreach(obj, name, val)
+    {
+        if (k < 64)
+            names[k++] = name;
+    }
+    for (size_t i = 1; i < k; i++)
+        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+            const char *t = names[j];
+            names[j] = names[j - 1];
+            names[j - 1] = t;
+        }
+    out[0] = '\0';
+    for (size_t i = 0; i < k; i++) {
+        if (i)
+            strncat(out, " ", n - strlen(out) - 1);
+        strncat(out, names[i], n - strlen(out) - 1);
+    }
+}
+
+/* A JSON value as compact text (sorted keys), for exact comparisons. */
+static void assert_json_text(json_t *j, const char *expected)
+{
+    char *t = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+    assert_non_null(t);
+    assert_string_equal(t, expected);
+    free(t);
+}
+
+static void assert_keys(json_t *obj, const char *expected)
+{
+    char k[1024];
+    assert_true(json_is_object(obj));
+    keys_of(obj, k, sizeof k);
+    assert_string_equal(k, expected);
+}
+
+/* The welcome carries the server's tables: every game with its set-up, the
+ * correspondence days, the reasons' words. */
+static void test_writer_welcome_tables(void **state)
+{
+    (void)state;
+    proto_req req = {.type = PROTO_HELLO, .has_id = true, .id = 1};
+    proto_player me = {7, "guest-7"};
+    int64_t rooms[] = {12};
+    proto_out o;
+    proto_out_init(&o, 0);
+    proto_write_welcome(&o, &req, "9f", &me, NULL, rooms, 1);
+    json_t *w = parse_out(&o);
+    assert_keys(w, "account corr_days games player protocol re reasons rooms token type");
+    assert_json_text(json_object_get(w, "corr_days"), "[1,2,3,5,7,10,14]");
+    assert_json_text(json_object_get(w, "rooms"), "[12]");
+
+    json_t *games = json_object_get(w, "games");
+    size_t nv = 0;
+    while (rules_variants[nv] != NULL)
+        nv++;
+    assert_int_equal(json_array_size(games), nv);
+    for (size_t i = 0; i < nv; i++) {
+        const rules_variant *v = rules_variants[i];
+        json_t *g = json_array_get(games, i);
+        assert_keys(g, "cells colors id name players setup");
+        assert_string_equal(json_string_value(json_object_get(g, "id")), v->id);
+        assert_string_equal(json_string_value(json_object_get(g, "name")), v->name);
+        assert_int_equal(json_integer_value(json_object_get(g, "players")), v->nplayers);
+        assert_int_equal(json_array_size(json_object_get(g, "colors")), v->nplayers);
+        assert_int_equal(json_array_size(json_object_get(g, "cells")), v->ncells);
+        /* The set-up: every piece of rules_pos_init, as {name, letter, owner}. */
+        rules_pos p;
+        rules_pos_init(&p, v);
+        json_t *setup = json_object_get(g, "setup");
+        size_t k = 0;
+        for (int c = 0; c < v->ncells; c++) {
+            int owner = -1;
+            char letter = v->piece_at(&p, c, &owner);
+            if (letter == 0)
+                continue;
+            json_t *e = json_array_get(setup, k++);
+            assert_keys(e, "letter name owner");
+            assert_string_equal(json_string_value(json_object_get(e, "name")),
+                                rules_cell_name(v, c));
+            assert_int_equal(json_string_value(json_object_get(e, "letter"))[0], letter);
+            assert_int_equal(json_integer_value(json_object_get(e, "owner")), owner);
+        }
+        assert_int_equal(json_array_size(setup), k);
+    }
+    /* Ultima's set-up as its rules file writes it (first rank of White). */
+    json_t *u = json_object_get(json_array_get(games, 0), "setup");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(games, 0), "id")),
+                        "ultima");
+    assert_int_equal(json_array_size(u), 32);
+    assert_json_text(json_array_get(u, 0), "{\"letter\":\"I\",\"name\":\"a1\",\"owner\":0}");
+    assert_json_text(json_array_get(u, 3), "{\"letter\":\"K\",\"name\":\"d1\",\"owner\":0}");
+
+    /* Every reason but "none", with its words. */
+    json_t *reasons = json_object_get(w, "reasons");
+    assert_int_equal(json_object_size(reasons), RULES_REASON_COUNT - 1);
+    assert_null(json_object_get(reasons, "none"));
+    for (int r = 1; r < RULES_REASON_COUNT; r++) {
+        const char *t = json_string_value(json_object_get(reasons, rules_reason_name(r)));
+        assert_non_null(t);
+        assert_true(strlen(t) > 0);
+        assert_string_equal(t, proto_reason_text((rules_reason)r));
+    }
+    assert_string_equal(json_string_value(json_object_get(reasons, "repetition")),
+                        "threefold repetition");
+    assert_string_equal(json_string_value(json_object_get(reasons, "timeout")), "time out");
+    assert_string_equal(json_string_value(json_object_get(reasons, "agreement")),
+                        "draw by agreement");
+    json_decref(w);
+    proto_out_free(&o);
+
+    for (int d = 0; d <= 60; d++)
+        assert_int_equal(proto_corr_days_allowed(d),
+                         d == 1 || d == 2 || d == 3 || d == 5 || d == 7 || d == 10 || d == 14);
+}
+
+static rules_game *game_of(const char *id, const char *const *moves, int n)
+{
+    rules_game *g = NULL;
+    char why[RULES_WHY_TEXT] = "";
+    assert_int_equal(rules_game_new(&g, id, NULL, NULL, 0), 0);
+    for (int i = 0; i < n; i++) {
+        int err = rules_game_play_text(g, -1, moves[i], NULL, why, sizeof why);
+        if (err)
+            fail_msg("%s: %s", moves[i], why);
+    }
+    return g;
+}
+
+static const char *const yalta_castling[] = {"g1-h3",   "a7-a6", "l11-l10", "g2-g3",   "b7-b6",
+                                             "k11-k10", "f1-g2", "c7-c6",   "j11-j10", "e1-g1"};
+static const char *const ultima_pincer[] = {"a2-a4", "b7-b4", "c2-c4"};
+
+/* A move event says which cells the move changed and what stands there now:
+ * a castling moves two pieces, a capture empties the captured cell. */
+static void test_writer_event_changes(void **state)
+{
+    (void)state;
+    rules_game *g = game_of("yalta", yalta_castling, 10);
+    int64_t clocks[RULES_MAX_PLAYERS] = {0};
+    proto_move_view mv = {.ply = 10, .seat = 0, .move = "e1-g1", .display = "Ke1-g1"};
+    proto_out o;
+    proto_out_init(&o, 0);
+    proto_write_event_move(&o, 3, 11, &mv, g, clocks, false);
+    json_t *e = parse_out(&o);
+    assert_keys(e, "captures changes clock_running clocks display kind move ply result room "
+                   "seat seq to_move type");
+    assert_json_text(json_object_get(e, "changes"),
+                     "[[\"h1\",null],[\"g1\",{\"letter\":\"K\",\"owner\":0}],"
+                     "[\"f1\",{\"letter\":\"R\",\"owner\":0}],[\"e1\",null]]");
+    json_decref(e);
+    proto_out_free(&o);
+    rules_game_free(g);
+
+    g = game_of("ultima", ultima_pincer, 3);
+    int caps[] = {rules_cell_parse(g->variant, "b4")};
+    mv = (proto_move_view){.ply = 3,
+                           .seat = 0,
+                           .move = "c2-c4",
+                           .display = "Pc2-c4xb4",
+                           .captures = caps,
+                           .ncaptures = 1};
+    proto_out_init(&o, 0);
+    proto_write_event_move(&o, 3, 4, &mv, g, clocks, false);
+    e = parse_out(&o);
+    assert_json_text(json_object_get(e, "captures"), "[\"b4\"]");
+    assert_json_text(json_object_get(e, "changes"),
+                     "[[\"c2\",null],[\"b4\",null],[\"c4\",{\"letter\":\"P\",\"owner\":0}]]");
+    json_decref(e);
+    proto_out_free(&o);
+    rules_game_free(g);
+}
+
+/* The pieces of a JSON PIECE list ({name, letter, owner}) into a board. */
+static void board_of(const rules_variant *v, json_t *list, char *letters, int *owners)
+{
+    memset(letters, 0, RULES_MAX_CELLS);
+    size_t i;
+    json_t *p;
+    json_array_foreach(list, i, p)
+    {
+        int c = rules_cell_parse(v, json_string_value(json_object_get(p, "name")));
+        assert_true(c >= 0);
+        letters[c] = json_string_value(json_object_get(p, "letter"))[0];
+        owners[c] = (int)json_integer_value(json_object_get(p, "owner"));
+    }
+}
+
+/* A room's state: `start` and each move's `changes` lead, applied in
+ * order, to the position now, for every game (three players: with a
+ * player who left in the middle); each move has exactly its fields. */
+static void test_writer_room_replay(void **state)
+{
+    (void)state;
+    for (int vi = 0; rules_variants[vi] != NULL; vi++) {
+        const rules_variant *v = rules_variants[vi];
+        rules_game *g = NULL;
+        assert_int_equal(rules_game_new(&g, v->id, NULL, NULL, 0), 0);
+        for (int ply = 0; ply < 40 && !g->result.over; ply++) {
+            if (v->nplayers == 3 && ply == 12)
+                assert_int_equal(rules_game_leave(g, 1, RULES_REASON_RESIGNATION), 0);
+            assert_int_equal(rules_game_play(g, g->legal[(ply * 7 + 3) % g->nlegal]), 0);
+        }
+        proto_room_view view = {.room = 5, .seq = 1, .game = g, .you = -1};
+        for (int i = 0; i < v->nplayers; i++) {
+            view.players[i] = (proto_player){i + 1, "p"};
+            view.left[i] = -1;
+        }
+        proto_out o;
+        proto_out_init(&o, 0);
+        proto_write_room(&o, NULL, &view);
+        json_t *r = parse_out(&o);
+        char letters[RULES_MAX_CELLS];
+        int owners[RULES_MAX_CELLS];
+        board_of(v, json_object_get(r, "start"), letters, owners);
+        json_t *moves = json_object_get(r, "moves");
+        assert_int_equal(json_array_size(moves), g->nmoves);
+        size_t i;
+        json_t *m;
+        json_array_foreach(moves, i, m)
+        {
+            assert_keys(m, "captures changes display move seat");
+            size_t k;
+            json_t *ch;
+            json_array_foreach(json_object_get(m, "changes"), k, ch)
+            {
+                int c = rules_cell_parse(v, json_string_value(json_array_get(ch, 0)));
+                assert_true(c >= 0);
+                json_t *piece = json_array_get(ch, 1);
+                if (json_is_null(piece)) {
+                    assert_true(letters[c] != 0);
+                    letters[c] = 0;
+                } else {
+                    assert_keys(piece, "letter owner");
+                    letters[c] = json_string_value(json_object_get(piece, "letter"))[0];
+                    owners[c] = (int)json_integer_value(json_object_get(piece, "owner"));
+                }
+            }
+        }
+        for (int c = 0; c < v->ncells; c++) {
+            int owner = -1;
+            char letter = v->piece_at(&g->pos, c, &owner);
+            assert_int_equal(letters[c], letter);
+            if (letter)
+                assert_int_equal(owners[c], owner);
+        }
+        json_decref(r);
+        proto_out_free(&o);
+        rules_game_free(g);
+    }
+
+    /* The castling in a room's move list, and its captures field. */
+    rules_game *g = game_of("yalta", yalta_castling, 10);
+    proto_room_view view = {.room = 5, .game = g, .you = 0};
+    for (int i = 0; i < 3; i++)
+        view.left[i] = -1;
+    proto_out o;
+    proto_out_init(&o, 0);
+    proto_write_room(&o, NULL, &view);
+    json_t *r = parse_out(&o);
+    assert_int_equal(json_array_size(json_object_get(r, "start")), 48);
+    json_t *last = json_array_get(json_object_get(r, "moves"), 9);
+    assert_json_text(last, "{\"captures\":[],\"changes\":[[\"h1\",null],[\"g1\",{\"letter\":\"K\","
+                           "\"owner\":0}],[\"f1\",{\"letter\":\"R\",\"owner\":0}],[\"e1\",null]],"
+                           "\"display\":\"Ke1-g1\",\"move\":\"e1-g1\",\"seat\":0}");
+    json_decref(r);
+    proto_out_free(&o);
+    rules_game_free(g);
+}
+
 /* xorshift: repeatable "random" mutations. */
 static uint64_t fuzz_state = 0x9e3779b97f4a7c15ull;
 static uint64_t fuzz_next(void)
@@ -463,6 +740,9 @@ int main(void)
         cmocka_unit_test(test_error_table),
         cmocka_unit_test(test_writer_escapes_and_ids),
         cmocka_unit_test(test_writer_room_and_events),
+        cmocka_unit_test(test_writer_welcome_tables),
+        cmocka_unit_test(test_writer_event_changes),
+        cmocka_unit_test(test_writer_room_replay),
         cmocka_unit_test(test_fuzz),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,12 +10,13 @@ import * as games from './pages/games.js';
 import * as account from './pages/account.js';
 import * as turn from './pages/turn.js';
 import { watchYourTurn } from './corr.js';
+import { setTables } from './tables.js';
 
 const wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`;
 
 export const app = {
   conn: new Conn(wsUrl),
-  games: [],
+  games: [], // the server's games (welcome.games; tables.js has every table)
   me: null,
   account: null, // the username when logged in (welcome.account)
   announce(text) {
@@ -64,6 +65,7 @@ function header() {
     conn.className = `conn ${s}`;
   });
   app.conn.on('welcome', (w) => {
+    setTables(w); // first: pages hear this welcome after it
     app.me = w.player;
     app.games = w.games || [];
     app.account = w.account || null;

@@ -5,8 +5,8 @@
 
 export const DAY = 86400000;
 export const HOUR = 3600000;
-// Days per move the store accepts (server/store.h, store_tc).
-export const CORR_DAYS = [1, 2, 3, 5, 7, 10, 14];
+// The days per move a seek may ask for are the server's (welcome.corr_days,
+// tables.js corrDays()).
 
 // True for a seek, room or "your turn" entry of a correspondence game
 // (SEEK and room carry `corr`, null for live; TURN carries `kind`).
@@ -14,7 +14,7 @@ export function isCorr(x) {
   return !!x && (!!x.corr || x.kind === 'correspondence');
 }
 
-const daysText = (d) => `${d} day${d === 1 ? '' : 's'}`;
+export const daysText = (d) => `${d} day${d === 1 ? '' : 's'}`;
 
 // CORR as text: "3 days/move", "2 days + 1 day/move (max 10 days)".
 export function corrControl(c) {

@@ -10,17 +10,6 @@
 
 const SQRT3 = Math.sqrt(3);
 
-export const GAMES = ['ultima', 'ultima1968', 'rollerball', 'yalta', 'ant2', 'ant3'];
-
-export const GAME_TITLES = {
-  ultima: 'Ultima',
-  ultima1968: 'Ultima (1968 rule)',
-  rollerball: 'Rollerball',
-  yalta: 'Yalta chess',
-  ant2: 'Ant Chess',
-  ant3: 'Ant Chess (3 players)',
-};
-
 const cache = new Map();
 
 export function geometry(id) {

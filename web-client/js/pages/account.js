@@ -5,7 +5,7 @@
 // sees its profile and manages its vacation (correspondence clocks stop).
 
 import { h } from '../dom.js';
-import { GAME_TITLES } from '../geometry.js';
+import { gameName } from '../tables.js';
 import { leftText } from '../corr.js';
 
 async function post(path, body) {
@@ -86,12 +86,12 @@ function profile(main, app, status) {
     const playing = (p.in_progress || []).slice().sort((a, b) => Number(b.your_turn) - Number(a.your_turn));
     if (playing.length) {
       parts.push(h('h3', {}, 'Games in progress'), h('ul', { id: 'profile-playing' }, playing.map((g) => h('li', {},
-        h('a', { href: `#/game/${g.id}` }, `${GAME_TITLES[g.variant] || g.variant} #${g.id}`),
+        h('a', { href: `#/game/${g.id}` }, `${gameName(g.variant)} #${g.id}`),
         g.your_turn ? h('strong', { class: 'your-turn' }, ' your turn') : '',
         g.deadline ? h('span', { class: 'muted' }, ` (move by ${new Date(g.deadline).toLocaleString()})`) : ''))));
     }
     for (const [variant, v] of Object.entries(p.finished || {})) {
-      parts.push(h('h3', {}, `${GAME_TITLES[variant] || variant}: ${v.wins} won, ${v.losses} lost, ${v.draws} drawn`),
+      parts.push(h('h3', {}, `${gameName(variant)}: ${v.wins} won, ${v.losses} lost, ${v.draws} drawn`),
         h('ul', {}, (v.games || []).map((g) => h('li', {}, h('a', { href: `#/game/${g.id}` }, `#${g.id}`), ` ${g.outcome} (${g.reason})`))));
     }
     info.replaceChildren(...parts);

@@ -3,7 +3,6 @@
 // room is joined once to read its state, then parted.
 
 import { h, timeControl } from '../dom.js';
-import { GAME_TITLES } from '../geometry.js';
 import { corrControl, leftText } from '../corr.js';
 
 export function mount(main, params, app) {
@@ -31,7 +30,7 @@ export function mount(main, params, app) {
     const left = (s) => (s.corr && s.deadlines && s.deadlines[s.to_move] ? s.deadlines[s.to_move] - s.now_ms : Infinity);
     states.sort((a, b) => Number(yourTurn(b)) - Number(yourTurn(a)) || left(a) - left(b) || a.room - b.room);
     list.replaceChildren(...states.map((s) => h('tr', { class: 'seek', 'data-room': s.room, onclick: () => app.go(`#/game/${s.room}`) },
-      h('td', {}, GAME_TITLES[s.game] || s.game_name),
+      h('td', {}, s.game_name),
       h('td', {}, s.corr ? h('span', { class: 'tag corr' }, '\u2709 ', corrControl(s.corr)) : timeControl(s.base_ms, s.inc_ms)),
       h('td', {}, s.seats.map((x) => (x.player ? x.player.name : '?')).join(' \u2013 ')),
       h('td', {}, String(s.moves.length)),

@@ -1,12 +1,12 @@
-// "How to play": one page per game with its board at the start, the piece
-// set with names, and the rules in short (the full text is in the rules
-// files the server enforces).
+// "How to play": one page per game with its board at the start (the
+// server's set-up), the piece set with names, and the rules in short (the
+// full text is in the rules files the server enforces).
 
 import { h } from '../dom.js';
 import { Board } from '../board.js';
-import { GAME_TITLES, geometry } from '../geometry.js';
 import { PIECE_SETS, drawPiece } from '../pieces.js';
-import { startPosition } from '../setups.js';
+import { piecesMap } from '../replay.js';
+import { colourName, gameInfo, games, tablesLoaded } from '../tables.js';
 
 const TEXT = {
   ultima: [
@@ -36,33 +36,47 @@ const TEXT = {
   ],
 };
 
-export function mount(main, params) {
-  if (!params.game) {
-    main.append(h('section', { class: 'panel' }, h('h1', {}, 'How to play'),
-      h('ul', {}, Object.keys(TEXT).map((g) => h('li', {}, h('a', { href: `#/howto/${g}` }, GAME_TITLES[g]))))));
-    return null;
-  }
-  const game = params.game;
-  if (!TEXT[game]) { main.textContent = 'No such game.'; return null; }
+export function mount(main, params, app) {
+  // The games, their names and set-ups are the server's (welcome): draw
+  // once they are known, nothing before.
+  const draw = () => {
+    if (!tablesLoaded() || main.childElementCount) return;
+    if (params.game) page(main, params.game);
+    else index(main);
+  };
+  const off = app.conn.on('welcome', draw);
+  draw();
+  return off;
+}
+
+function index(main) {
+  main.append(h('section', { class: 'panel' }, h('h1', {}, 'How to play'),
+    h('ul', {}, games().map((g) => h('li', {}, h('a', { href: `#/howto/${g.id}` }, g.name))))));
+}
+
+// One game: its board at the start (any army at the bottom), its pieces,
+// its rules in short.
+function page(main, game) {
+  const info = gameInfo(game);
+  if (!info) { main.append(h('p', {}, 'No such game.')); return; }
   const boardBox = h('div', { class: 'howto-board', id: 'howto-board' });
-  const g = geometry(game);
-  const set = PIECE_SETS[game];
+  const set = PIECE_SETS[game] || {};
   const legend = h('div', { class: 'legend' }, Object.entries(set).map(([k, p]) => {
     const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
     svg.setAttribute('viewBox', '0 0 1 1');
-    svg.appendChild(drawPiece(game, k, g.players[0].colour, 0.5, 0.5, 1));
+    svg.appendChild(drawPiece(game, k, info.colors[0], 0.5, 0.5, 1));
     return [svg, h('span', {}, `${p.name} (${k})`)];
   }).flat());
   const viewSel = h('select', { id: 'howto-view', 'aria-label': 'Army at the bottom' },
-    g.players.map((p, i) => h('option', { value: i }, p.name)));
+    info.colors.map((c, i) => h('option', { value: i }, colourName(c))));
   main.append(h('div', { class: 'howto' },
     h('div', {}, boardBox, h('div', { class: 'row' }, h('label', { for: 'howto-view' }, 'View as'), viewSel)),
-    h('section', { class: 'panel' }, h('h1', {}, GAME_TITLES[game]),
-      TEXT[game].map((t) => h('p', {}, t)),
+    h('section', { class: 'panel' }, h('h1', {}, info.name),
+      (TEXT[game] || []).map((t) => h('p', {}, t)),
       h('h2', {}, 'Pieces'), legend,
       h('p', { class: 'muted' }, 'Moves can be typed as in the notation: e2-e4, e7-e8=Q, b1x (suicide), h3-i4@h4cw (ladybug), pass.'))));
   const board = new Board(boardBox, { game });
-  board.setPosition(startPosition(game));
+  board.colours = info.colors;
+  board.setPosition(piecesMap(info.setup));
   viewSel.addEventListener('change', () => board.setView(Number(viewSel.value)));
-  return null;
 }

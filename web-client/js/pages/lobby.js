@@ -3,8 +3,8 @@
 // move, or a bank with an increment) need an account and are listed apart.
 
 import { h, timeControl } from '../dom.js';
-import { GAMES, GAME_TITLES } from '../geometry.js';
-import { CORR_DAYS, corrControl, corrSeek, isCorr } from '../corr.js';
+import { corrControl, corrSeek, daysText, isCorr } from '../corr.js';
+import { corrDays, gameName, games } from '../tables.js';
 
 const TIME_CONTROLS = [
   ['1+0', 60000, 0], ['3+2', 180000, 2000], ['5+3', 300000, 3000], ['10+5', 600000, 5000],
@@ -22,19 +22,29 @@ export function mount(main, params, app) {
   const status = h('p', { class: 'status', id: 'lobby-status', role: 'status' });
   const invite = h('div', { id: 'invite' });
 
-  const gameSel = h('select', { id: 'new-game', name: 'game' });
-  const fillGames = () => {
-    const list = app.games.length ? app.games.map((g) => [g.id, g.name]) : GAMES.map((g) => [g, GAME_TITLES[g]]);
-    gameSel.replaceChildren(...list.map(([id, name]) => h('option', { value: id }, name)));
+  // The server's tables (games, days per move) fill the choices once the
+  // welcome has come, and again after each one; until then they are empty.
+  const refill = (sel, items, fallback) => {
+    const keep = sel.value || String(fallback);
+    sel.replaceChildren(...items.map(([value, text]) => h('option', { value, selected: String(value) === keep }, text)));
   };
-  fillGames();
+  const gameSel = h('select', { id: 'new-game', name: 'game' });
+  const gamesTitle = h('h2', { hidden: true }, 'The games');
+  const gameLinks = h('ul', { class: 'game-links' });
   const tcSel = h('select', { id: 'new-tc', name: 'tc' },
     TIME_CONTROLS.map(([n], i) => h('option', { value: i, selected: n === '5+3' }, n)));
   const priv = h('input', { type: 'checkbox', id: 'new-private' });
   const kindLive = h('input', { type: 'radio', name: 'kind', id: 'kind-live', value: 'live', checked: true });
   const kindCorr = h('input', { type: 'radio', name: 'kind', id: 'kind-corr', value: 'corr' });
-  const daysSel = h('select', { id: 'new-days', name: 'days' },
-    CORR_DAYS.map((d) => h('option', { value: d, selected: d === 3 }, `${d} day${d === 1 ? '' : 's'}`)));
+  const daysSel = h('select', { id: 'new-days', name: 'days' });
+  function fillTables() {
+    refill(gameSel, games().map((g) => [g.id, g.name]), '');
+    refill(daysSel, corrDays().map((d) => [d, daysText(d)]), 3);
+    gameLinks.replaceChildren(...games().map((g) => h('li', {}, h('a', { href: `#/howto/${g.id}` }, g.name),
+      h('span', { class: 'muted' }, ' \u2014 how to play'))));
+    gamesTitle.hidden = !games().length;
+  }
+  fillTables();
   const incMode = h('input', { type: 'checkbox', id: 'new-inc' });
   const liveBox = h('div', { id: 'live-options' },
     h('label', { for: 'new-tc' }, 'Time control (minutes + seconds per move)'), tcSel);
@@ -54,12 +64,10 @@ export function mount(main, params, app) {
         h('a', { href: '#/login', id: 'corr-login-link' }, 'log in'), ' or ', h('a', { href: '#/register' }, 'register'), '.']
       : ['You are told on the \u201cYour turn\u201d page when a move is due; vacation days stop your clocks.']));
     corrNote.className = needLogin ? 'status error' : 'muted';
-    createBtn.disabled = needLogin;
+    createBtn.disabled = needLogin || !games().length; // no game to choose before the welcome
   }
   kindLive.addEventListener('change', kindChanged);
   kindCorr.addEventListener('change', kindChanged);
-
-  const gameName = (id) => (app.games.find((g) => g.id === id) || {}).name || GAME_TITLES[id] || id;
 
   function renderSeeks() {
     const list = [...seeks.values()].sort((a, b) => a.id - b.id);
@@ -129,9 +137,7 @@ export function mount(main, params, app) {
           h('label', {}, priv, ' Private: play a friend by invitation link'),
           h('div', { class: 'row' }, createBtn)),
         invite, status,
-        h('h2', {}, 'The games'),
-        h('ul', { class: 'game-links' }, GAMES.filter((g) => g !== 'ultima1968').map((g) =>
-          h('li', {}, h('a', { href: `#/howto/${g}` }, GAME_TITLES[g]), h('span', { class: 'muted' }, ' \u2014 how to play')))))));
+        gamesTitle, gameLinks)));
 
   const start = () => {
     conn.request('lobby_watch').then((m) => {
@@ -148,7 +154,7 @@ export function mount(main, params, app) {
     if (m.op === 'remove') seeks.delete(m.seek.id); else seeks.set(m.seek.id, m.seek);
     renderSeeks();
   }));
-  offs.push(conn.on('welcome', () => { fillGames(); kindChanged(); renderSeeks(); start(); }));
+  offs.push(conn.on('welcome', () => { fillTables(); kindChanged(); renderSeeks(); start(); }));
   if (conn.ready) start();
   kindChanged();
   renderSeeks();

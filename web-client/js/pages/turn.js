@@ -3,7 +3,7 @@
 // pushes it (corr.js keeps app.yourTurn). Deadlines count down locally.
 
 import { h } from '../dom.js';
-import { GAME_TITLES } from '../geometry.js';
+import { gameName } from '../tables.js';
 import { leftText, isCorr } from '../corr.js';
 
 export function mount(main, params, app) {
@@ -20,7 +20,7 @@ export function mount(main, params, app) {
     } else note.textContent = app.yourTurn.length ? '' : 'No game is waiting for your move.';
     const now = Date.now();
     list.replaceChildren(...app.yourTurn.map((g) => h('tr', { class: 'seek turn-row', 'data-room': g.id, onclick: () => app.go(`#/game/${g.id}`) },
-      h('td', {}, h('a', { href: `#/game/${g.id}` }, `${GAME_TITLES[g.variant] || g.variant} #${g.id}`)),
+      h('td', {}, h('a', { href: `#/game/${g.id}` }, `${gameName(g.variant)} #${g.id}`)),
       h('td', {}, String(g.ply ?? '')),
       h('td', { class: g.deadline && g.deadline - now < 86400000 ? 'left urgent' : 'left' },
         isCorr(g) && g.deadline ? leftText(g.deadline - now) : 'live game'),

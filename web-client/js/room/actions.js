@@ -1,0 +1,68 @@
+// What a player can do besides moving: pass, offer, accept, decline or
+// cancel a draw, abort, resign, ask for (or accept) a rematch; and the
+// banner with the result once the game is over.
+
+import { h } from '../dom.js';
+import { reasonText } from '../tables.js';
+
+// ctx: {conn, id, model, sendMove(text)}. Returns {banner, actions, render}.
+export function createActions(ctx) {
+  const model = ctx.model;
+  const banner = h('div', { class: 'banner', id: 'banner', hidden: true, role: 'status' });
+  const actions = h('div', { class: 'row actions', id: 'actions' });
+
+  function renderBanner() {
+    const r = model.st.result;
+    if (!r) { banner.hidden = true; return; }
+    let text;
+    if (r.reason === 'aborted') text = 'Game aborted';
+    else if (r.winner < 0) text = 'Draw';
+    else text = `${model.seatName(r.winner)} wins`;
+    banner.replaceChildren(text, h('span', { class: 'reason' }, reasonText(r.reason)));
+    banner.hidden = false;
+  }
+
+  // A button that sends `type` for this room (after a confirmation if asked).
+  const act = (type, label, cls, confirmText) => h('button', {
+    type: 'button', class: cls || '', id: `btn-${type}`,
+    onclick: () => {
+      if (confirmText && !window.confirm(confirmText)) return;
+      ctx.conn.request(type, { room: ctx.id }, false);
+    },
+  }, label);
+
+  // While the game goes on: pass, the draw buttons, abort, resign.
+  function playing(st) {
+    const list = [];
+    const offers = st.draw_offers || [];
+    if ((st.legal || []).includes('pass') && st.you === st.to_move) {
+      list.push(h('button', { type: 'button', id: 'btn-pass', onclick: () => ctx.sendMove('pass') }, 'Pass'));
+    }
+    const offered = offers.filter((s) => s !== st.you);
+    if (offers.includes(st.you)) list.push(act('draw_decline', 'Cancel draw offer'));
+    else list.push(act('draw_offer', offered.length ? 'Accept draw' : 'Offer draw', offered.length ? 'primary' : ''));
+    if (offered.length && !offers.includes(st.you)) list.push(act('draw_decline', 'Decline'));
+    if (st.moves.length < st.seats.length) list.push(act('abort', 'Abort'));
+    list.push(act('resign', 'Resign', '', 'Resign this game?'));
+    return list;
+  }
+
+  function renderActions() {
+    const st = model.st;
+    const over = st.status === 'over';
+    const player = st.you >= 0;
+    const list = player && !over ? playing(st) : [];
+    if (player && over && !st.next_room) {
+      const asked = (st.rematch_offers || []).includes(st.you);
+      list.push(asked ? h('span', { class: 'muted' }, 'Rematch asked\u2026')
+        : act('rematch', (st.rematch_offers || []).length ? 'Accept rematch' : 'Rematch', 'primary'));
+    }
+    if (st.next_room) list.push(h('a', { href: `#/game/${st.next_room}` }, 'Go to the rematch'));
+    if (st.draw_offers && st.draw_offers.length && !over) {
+      list.push(h('span', { class: 'muted', id: 'draw-note' }, `Draw offered by ${st.draw_offers.map((s) => model.seatName(s)).join(', ')}`));
+    }
+    actions.replaceChildren(...list);
+  }
+
+  return { banner, actions, render: () => { renderBanner(); renderActions(); } };
+}

@@ -1,0 +1,86 @@
+// The players' bars above and below the board: name, presence, who left
+// and why, whose turn it is, and the clock (live games) or the deadline
+// (correspondence games), counted down locally between messages.
+
+import { h, clockText } from '../dom.js';
+import { ARMY_COLOURS } from '../pieces.js';
+import { leftText, HOUR } from '../corr.js';
+import { reasonText } from '../tables.js';
+
+// ctx: {model, view: {seat}, board()}. Returns {top, bottom, render, tick}.
+export function createBars(ctx) {
+  const top = h('div', { class: 'bars top-bars' });
+  const bottom = h('div', { class: 'bars bottom-bars' });
+  const model = ctx.model;
+
+  function deadlineText(s) {
+    const st = model.st;
+    const left = model.deadlineLeft(s);
+    if (left !== null) return `${leftText(left)} left`;
+    // Increment mode: the bank waiting for its owner's next turn.
+    if (st.corr && st.corr.inc_days && st.status !== 'over' && !st.seats[s].left) return `bank ${leftText(st.clocks[s] || 0)}`;
+    return '';
+  }
+
+  function clock(s) {
+    const st = model.st;
+    if (st.corr) {
+      const c = h('span', { class: 'deadline', 'data-seat': s }, deadlineText(s));
+      const d = st.deadlines && st.deadlines[s];
+      if (d && st.status !== 'over') c.title = `Move by ${new Date(d).toLocaleString()}`;
+      c.hidden = !c.textContent;
+      return c;
+    }
+    const c = h('span', { class: 'clock', 'data-seat': s }, st.base_ms ? clockText(model.clockLeft(s)) : '');
+    if (!st.base_ms) c.hidden = true;
+    return c;
+  }
+
+  function bar(s) {
+    const st = model.st;
+    const seat = st.seats[s];
+    return h('div', { class: `player${s === st.to_move && st.status !== 'over' ? ' to-move' : ''}`, 'data-seat': s },
+      h('span', {},
+        h('span', { class: 'swatch', style: `background:${ARMY_COLOURS[ctx.board().player(s).colour].body}` }),
+        seat.player ? seat.player.name : '(empty)',
+        seat.connected === false ? h('span', { class: 'muted' }, ' (away)') : null,
+        seat.left ? h('span', { class: 'muted' }, ` \u2014 left (${reasonText(seat.left)})`) : null,
+        s === st.you ? h('span', { class: 'muted' }, ' (you)') : null),
+      clock(s));
+  }
+
+  // The army at the bottom of the board has its bar below it; the others,
+  // in turn order from the top, above.
+  function render() {
+    const n = model.st.seats.length;
+    const others = [];
+    for (let i = 1; i < n; i++) others.push((ctx.view.seat + i) % n);
+    top.replaceChildren(...others.reverse().map(bar));
+    bottom.replaceChildren(bar(ctx.view.seat));
+  }
+
+  // Every 100 ms: the clocks and deadlines shown, without redrawing bars.
+  const shown = (sel) => [...top.querySelectorAll(sel), ...bottom.querySelectorAll(sel)];
+  function tick() {
+    const st = model.st;
+    if (!st) return;
+    if (st.corr) {
+      for (const c of shown('.deadline[data-seat]')) {
+        const s = Number(c.dataset.seat);
+        c.textContent = deadlineText(s);
+        const left = model.deadlineLeft(s);
+        c.classList.toggle('low', left !== null && left < 12 * HOUR);
+      }
+      return;
+    }
+    if (!st.base_ms) return;
+    for (const c of shown('.clock[data-seat]')) {
+      const s = Number(c.dataset.seat);
+      const left = model.clockLeft(s);
+      c.textContent = clockText(left);
+      c.classList.toggle('low', left < 10000);
+    }
+  }
+
+  return { top, bottom, render, tick };
+}

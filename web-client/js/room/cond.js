@@ -1,0 +1,85 @@
+// Conditional moves (two-player correspondence games, PROTOCOL.md
+// Conditional moves): the stored lines, each removable alone, and an editor
+// (one line per row, move texts separated by spaces) to add more, or clear
+// them all. Lines are entered while the opponent is to move.
+
+import { h } from '../dom.js';
+
+const PLACEHOLDER = 'One line per row: their move, your answer, their move, your answer\u2026 e.g. e7-e6 d2-d3';
+
+// ctx: {conn, id, model}. Returns {el, render, reread}.
+export function createCond(ctx) {
+  const model = ctx.model;
+  const lines = h('ol', { id: 'cond-lines' });
+  const none = h('p', { class: 'muted', id: 'cond-none' }, 'No conditional moves stored.');
+  const input = h('textarea', { id: 'cond-input', rows: 3, spellcheck: 'false', 'aria-label': 'Conditional lines', placeholder: PLACEHOLDER });
+  const status = h('div', { class: 'status', id: 'cond-status', role: 'status' });
+  const save = h('button', { type: 'submit', class: 'primary', id: 'cond-save' }, 'Save lines');
+  const clear = h('button', { type: 'button', id: 'cond-clear', onclick: () => request('cond_clear', {}) }, 'Clear all');
+  const el = h('section', { class: 'cond', id: 'cond', hidden: true },
+    h('h3', {}, 'Conditional moves'),
+    h('p', { class: 'muted' }, 'If your opponent plays the first move of a line, your answer is played at once, and the line goes on.'),
+    lines, none,
+    h('form', { onsubmit: (e) => { e.preventDefault(); saveLines(); } }, input, h('div', { class: 'row' }, save, clear)),
+    status);
+  let readAt = -1; // the ply the stored lines were read at
+
+  function playable() {
+    const st = model.st;
+    return st && st.corr && st.seats.length === 2 && st.you >= 0 && st.status !== 'over' && !st.seats[st.you].left;
+  }
+
+  // Each line with a button that removes it alone (cond_set of the rest).
+  function show(list) {
+    const st = model.st;
+    const myTurn = st && st.to_move === st.you;
+    lines.replaceChildren(...list.map((l, i) => h('li', { 'data-line': l }, l, ' ',
+      h('button', { type: 'button', class: 'cond-drop', title: 'Remove this line', 'aria-label': `Remove ${l}`, disabled: myTurn,
+        onclick: () => request('cond_set', { lines: list.filter((_, j) => j !== i) }) }, '\u00d7'))));
+    none.hidden = list.length > 0;
+    lines.hidden = list.length === 0;
+    clear.hidden = list.length === 0;
+  }
+
+  async function request(type, fields) {
+    status.textContent = '';
+    try {
+      const r = await ctx.conn.request(type, { room: ctx.id, ...fields });
+      show(r.lines || []);
+      if (type === 'cond_set') { input.value = ''; status.textContent = `Stored ${r.lines.length} line${r.lines.length === 1 ? '' : 's'}.`; }
+      if (type === 'cond_clear') status.textContent = 'Cleared.';
+      return r;
+    } catch (e) {
+      if (e.code !== 'disconnected') status.textContent = e.reason || e.code;
+      return null;
+    }
+  }
+
+  function saveLines() {
+    const fresh = input.value.split('\n').map((l) => l.trim().split(/\s+/).join(' ')).filter(Boolean);
+    if (!fresh.length) { status.textContent = 'Type a line first.'; return; }
+    const short = fresh.find((l) => l.split(' ').length < 2);
+    if (short) { status.textContent = `\u201c${short}\u201d: a line needs their move and your answer.`; return; }
+    // New lines are added after the stored ones (cond_set replaces them all).
+    const kept = [...lines.querySelectorAll('li[data-line]')].map((li) => li.dataset.line);
+    request('cond_set', { lines: [...kept, ...fresh] });
+  }
+
+  function render() {
+    el.hidden = !playable();
+    if (el.hidden) return;
+    const st = model.st;
+    const myTurn = st.to_move === st.you;
+    save.disabled = myTurn;
+    input.disabled = myTurn;
+    input.placeholder = myTurn ? 'Conditional moves are entered while your opponent is to move.' : PLACEHOLDER;
+    // Re-read after every move: a move may have answered or dropped lines.
+    if (readAt !== st.moves.length && ctx.conn.ready) {
+      readAt = st.moves.length;
+      request('cond_get', {});
+    }
+  }
+
+  // Read the lines again at the next render (a new state, a reconnection).
+  return { el, render, reread: () => { readAt = -1; } };
+}

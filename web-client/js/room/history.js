@@ -1,0 +1,52 @@
+// The move list and the buttons (and arrow keys) that step through it.
+// ctx.view.ply is the ply shown: null for the live position, else 0 (the
+// start) up to the number of moves.
+
+import { h } from '../dom.js';
+
+// ctx: {model, view: {ply}, stepped()}: stepped() redraws what shows the ply.
+export function createHistory(ctx) {
+  const model = ctx.model;
+  const moves = h('div', { class: 'moves', id: 'moves', 'aria-label': 'Moves' });
+
+  const count = () => model.st.moves.length;
+  const go = (ply) => { ctx.view.ply = ply; ctx.stepped(); };
+  // The ply after `ply`, or null once that is the live position.
+  const next = (ply) => (ply + 1 >= count() ? null : ply + 1);
+  const button = (label, title, id, onclick) => h('button', { type: 'button', title, 'aria-label': title, id, onclick }, label);
+  const stepper = h('div', { class: 'step' },
+    button('\u00ab', 'First position', null, () => go(0)),
+    button('\u25c0', 'Previous move', 'step-back', () => go(Math.max(0, (ctx.view.ply ?? count()) - 1))),
+    button('\u25b6', 'Next move', 'step-fwd', () => { if (ctx.view.ply !== null) go(next(ctx.view.ply)); }),
+    button('\u00bb', 'Current position', null, () => go(null)));
+
+  const onKey = (e) => {
+    if (!model.st || e.target.closest('input, select, textarea')) return;
+    if (e.key === 'ArrowLeft') document.getElementById('step-back').click();
+    else if (e.key === 'ArrowRight') document.getElementById('step-fwd').click();
+  };
+  document.addEventListener('keydown', onKey);
+
+  function render() {
+    const st = model.st;
+    const n = st.seats.length;
+    const cur = ctx.view.ply === null ? st.moves.length : ctx.view.ply;
+    const items = [];
+    st.moves.forEach((m, i) => {
+      if (i % n === 0) items.push(h('span', { class: 'ply-no' }, `${i / n + 1}.`));
+      items.push(h('button', {
+        type: 'button', class: i + 1 === cur ? 'current' : '', 'data-ply': i + 1,
+        onclick: () => go(i + 1 === st.moves.length ? null : i + 1),
+      }, m.display || m.move));
+    });
+    moves.replaceChildren(...items);
+    if (moves.querySelector('.current') && ctx.view.ply === null) moves.scrollTop = moves.scrollHeight;
+  }
+
+  // A new move arrived while its predecessor was shown: follow the game.
+  function moved(plies) {
+    if (ctx.view.ply !== null && ctx.view.ply === plies - 1) ctx.view.ply = null;
+  }
+
+  return { moves, stepper, render, moved, destroy: () => document.removeEventListener('keydown', onKey) };
+}

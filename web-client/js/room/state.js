@@ -1,0 +1,140 @@
+// The state of one room, as the server tells it: the `room` message, then
+// numbered events (PROTOCOL.md, event), or a `catchup` after a gap. Keeps
+// when clocks and deadlines were last true, and the position after each
+// move for stepping through the game (replay.js).
+
+import { piecesMap, positions } from '../replay.js';
+import { gameInfo, reasonText } from '../tables.js';
+
+// Fields of a catchup that are the state now (PROTOCOL.md, catchup).
+const CATCHUP_NOW = ['you', 'clock_running', 'to_move', 'result', 'status', 'pieces', 'check', 'legal',
+  'draw_offers', 'rematch_offers', 'deadlines'];
+
+export class RoomState {
+  constructor() {
+    this.st = null; // the room state, kept up to date by events
+    this.receivedAt = 0; // when st.clocks were true (performance.now())
+    this.deadlineAt = 0; // when st.now_ms was the server's time
+    this.plies = null; // positions after each move, built when first asked
+  }
+
+  // A whole `room` message (or the viewer's stored game).
+  set(m) {
+    this.st = m;
+    this.receivedAt = performance.now();
+    this.deadlineAt = this.receivedAt;
+    this.plies = null;
+  }
+
+  // A `catchup`: its events (through apply), then the state now.
+  catchup(m, hooks) {
+    for (const e of m.events) this.apply(e, hooks);
+    const st = this.st;
+    if (!st || m.seq !== st.seq) return;
+    for (const k of CATCHUP_NOW) if (k in m) st[k] = m[k];
+    if ('now_ms' in m) { st.now_ms = m.now_ms; this.deadlineAt = performance.now(); }
+    if (m.clocks) { st.clocks = m.clocks; this.receivedAt = performance.now(); }
+  }
+
+  // One event. hooks: gap(seq) when events were missed, announce(text),
+  // moved(ply) after a move was added.
+  apply(e, hooks) {
+    const st = this.st;
+    if (!st || e.seq <= st.seq) return;
+    if (e.seq !== st.seq + 1) { hooks.gap(st.seq); return; }
+    st.seq = e.seq;
+    switch (e.kind) {
+      case 'move':
+        st.moves.push({ move: e.move, display: e.display, seat: e.seat, captures: e.captures, changes: e.changes });
+        st.last_captures = e.captures || [];
+        st.draw_offers = [];
+        this.plies = null;
+        this.boardFields(e);
+        hooks.announce(`${this.seatName(e.seat)} played ${e.display || e.move}`);
+        hooks.moved(st.moves.length);
+        break;
+      case 'left':
+        st.seats[e.seat].left = e.reason;
+        this.boardFields(e);
+        hooks.announce(`${this.seatName(e.seat)} left the game: ${reasonText(e.reason)}`);
+        break;
+      case 'end':
+        if (e.clocks) { st.clocks = e.clocks; this.receivedAt = performance.now(); }
+        st.deadlines = null;
+        this.over(e.result);
+        break;
+      case 'draw_offer': st.draw_offers = e.offers; hooks.announce(`${this.seatName(e.seat)} offers a draw`); break;
+      case 'draw_declined': st.draw_offers = []; break;
+      case 'rematch_offer': st.rematch_offers = e.offers; break;
+      case 'rematch': st.next_room = e.next_room; break;
+      case 'presence': st.seats[e.seat].connected = e.connected; break;
+      case 'chat': st.chat.push({ seat: e.seat, name: e.name, text: e.text }); break;
+      default: break;
+    }
+  }
+
+  // The fields a move or leave event carries about the board and the turn.
+  boardFields(e) {
+    const st = this.st;
+    if (e.pieces) st.pieces = e.pieces;
+    if (e.check) st.check = e.check;
+    if (e.legal) st.legal = e.legal;
+    if (e.clocks) { st.clocks = e.clocks; this.receivedAt = performance.now(); }
+    if (e.deadlines) st.deadlines = e.deadlines;
+    if ('now_ms' in e) { st.now_ms = e.now_ms; this.deadlineAt = performance.now(); }
+    if ('clock_running' in e) st.clock_running = e.clock_running;
+    if ('to_move' in e) st.to_move = e.to_move;
+    if (e.result) this.over(e.result);
+  }
+
+  over(result) {
+    const st = this.st;
+    st.result = result;
+    st.status = 'over';
+    st.legal = [];
+    st.clock_running = false;
+  }
+
+  // --- questions -------------------------------------------------------------
+
+  // The player may move now (a seat, its turn, the game going on).
+  get myTurn() {
+    const st = this.st;
+    return !!st && st.status !== 'over' && st.you >= 0 && st.you === st.to_move;
+  }
+
+  seatName(s) {
+    const seat = this.st.seats[s];
+    return seat && seat.player ? seat.player.name : `seat ${s}`;
+  }
+
+  // The position after `ply` moves (0: the start). The current one is the
+  // server's own `pieces`; earlier ones come from `start` and each move's
+  // `changes`.
+  positionAt(ply) {
+    const st = this.st;
+    if (ply >= st.moves.length && st.pieces) return piecesMap(st.pieces);
+    if (!this.plies) {
+      const start = st.start || (gameInfo(st.game) || {}).setup || [];
+      this.plies = positions(start, st.moves);
+    }
+    return this.plies[Math.min(ply, this.plies.length - 1)];
+  }
+
+  // Time left on a seat's clock now (live games).
+  clockLeft(s) {
+    const st = this.st;
+    let t = st.clocks[s] || 0;
+    if (st.clock_running && s === st.to_move && st.status !== 'over') t -= performance.now() - this.receivedAt;
+    return t;
+  }
+
+  // Correspondence: ms left before the seat's deadline, null if it has
+  // none (not its turn, or the game is over).
+  deadlineLeft(s) {
+    const st = this.st;
+    const d = st.deadlines && st.deadlines[s];
+    if (d === null || d === undefined || st.status === 'over') return null;
+    return d - (st.now_ms || Date.now()) - (performance.now() - this.deadlineAt);
+  }
+}

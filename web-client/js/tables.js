@@ -1,0 +1,45 @@
+// The server's tables, as the welcome message carries them (PROTOCOL.md,
+// welcome): the games (id, name, players, colors, cells, setup), the days a
+// correspondence game may give per move, the words for results' reasons.
+// The client keeps no copy of its own: until the first welcome every table
+// is empty, and pages that show them wait for it (they draw on `welcome`).
+
+const tables = { loaded: false, games: [], corrDays: [], reasons: {} };
+
+// Called with every welcome (app.js, before any page hears it).
+export function setTables(welcome) {
+  tables.games = welcome.games || [];
+  tables.corrDays = welcome.corr_days || [];
+  tables.reasons = welcome.reasons || {};
+  tables.loaded = true;
+}
+
+export const tablesLoaded = () => tables.loaded;
+
+// Every game of the server, in its order.
+export const games = () => tables.games;
+
+// One game's record ({id, name, players, colors, cells, setup}), or null.
+export function gameInfo(id) {
+  return tables.games.find((g) => g.id === id) || null;
+}
+
+// A game's name for people ("Yalta chess (three players)"); its id while
+// the server has not named it.
+export function gameName(id) {
+  const g = gameInfo(id);
+  return g ? g.name : String(id ?? '');
+}
+
+// The days per move a correspondence seek may ask for.
+export const corrDays = () => tables.corrDays;
+
+// Words for a result's or a leave's reason ("threefold repetition").
+export function reasonText(reason) {
+  return tables.reasons[reason] || String(reason ?? '');
+}
+
+// "white" -> "White": a seat's colour as a name.
+export function colourName(colour) {
+  return colour ? colour[0].toUpperCase() + colour.slice(1) : '';
+}
