@@ -180,8 +180,10 @@ static const cmd cmds[PROTO_NREQUESTS] = {
     [PROTO_VACATION_END] = {CMD_HELLO | CMD_ACCOUNT, on_vacation, NULL, ACCOUNT_WHY},
     [PROTO_VACATION_STATUS] = {CMD_HELLO | CMD_ACCOUNT, on_vacation, NULL, ACCOUNT_WHY},
 #define COND_ROW                                                                                   \
-    {CMD_HELLO | CMD_ROOM | CMD_ACCOUNT, NULL, room_cond,                                          \
-     "conditional moves need an account: log in"}
+    {                                                                                              \
+        CMD_HELLO | CMD_ROOM | CMD_ACCOUNT, NULL, room_cond,                                       \
+            "conditional moves need an account: log in"                                            \
+    }
     [PROTO_COND_SET] = COND_ROW,
     [PROTO_COND_CLEAR] = COND_ROW,
     [PROTO_COND_GET] = COND_ROW,

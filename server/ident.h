@@ -39,13 +39,13 @@ typedef struct ident {
                                         store until its owner says hello */
     char key[IDENT_KEY_HEX + 1];     /* hash of the token, kept in the store */
     char name[PROTO_NAME_MAX + 1];
-    int64_t account;       /* the account it is logged in as, 0 for a guest */
-    session *sessions;     /* open sessions (session.iprev/inext) */
-    struct room **rooms;   /* rooms in memory where it holds a seat */
+    int64_t account;     /* the account it is logged in as, 0 for a guest */
+    session *sessions;   /* open sessions (session.iprev/inext) */
+    struct room **rooms; /* rooms in memory where it holds a seat */
     int nrooms, caprooms;
-    int nseeks;            /* open seeks created by this identity (lobby.c) */
-    uint64_t last_seen;    /* uv_now when its last session closed */
-    UT_hash_handle hh;     /* by token, or by key while restored */
+    int nseeks;         /* open seeks created by this identity (lobby.c) */
+    uint64_t last_seen; /* uv_now when its last session closed */
+    UT_hash_handle hh;  /* by token, or by key while restored */
     UT_hash_handle hh_account;
 } ident;
 

@@ -21,7 +21,7 @@
 #include "session.h"
 
 enum {
-    LOBBY_SEEKS_PER_IDENT = 10,       /* open seeks one identity may create */
+    LOBBY_SEEKS_PER_IDENT = 10, /* open seeks one identity may create */
     LOBBY_MAX_BASE_MS = 3 * 3600 * 1000,
     LOBBY_MAX_INC_MS = 60 * 1000,
 };

@@ -17,10 +17,10 @@
 #include "proto.h"
 
 typedef struct metrics {
-    int64_t rooms;             /* rooms in memory */
-    int64_t games_in_progress; /* rooms whose game is not over */
-    int64_t seeks;             /* open seeks */
-    uint64_t moves;            /* moves played and relayed */
+    int64_t rooms;                  /* rooms in memory */
+    int64_t games_in_progress;      /* rooms whose game is not over */
+    int64_t seeks;                  /* open seeks */
+    uint64_t moves;                 /* moves played and relayed */
     uint64_t errors[PROTO_NERRORS]; /* error messages sent, by code */
     uint64_t started_ms;            /* uv_now at start */
 } metrics;

@@ -301,8 +301,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         c->post_route = NULL;
         int status = HTTP_STATUS_NOT_FOUND;
         if (r != NULL)
-            status = r->handler(c, c->post_arg, c->rx.buf ? proto_out_data(&c->rx) : "",
-                                c->rx.len);
+            status = r->handler(c, c->post_arg, c->rx.buf ? proto_out_data(&c->rx) : "", c->rx.len);
         /* The body was read: its buffer goes now (keep-alive connections
          * may never see CLOSED_HTTP). */
         proto_out_free(&c->rx);

@@ -69,10 +69,10 @@ typedef struct net_conn {
     /* Private to net.c. */
     struct lws *wsi;
     bool is_ws, closing;
-    proto_out rx; /* a fragmented message, or the body of an HTTP POST */
+    proto_out rx;              /* a fragmented message, or the body of an HTTP POST */
     net_msg *q[NET_QUEUE_MAX]; /* send queue: a ring of references */
     unsigned qhead, qcount;
-    proto_out http_out; /* an HTTP reply body waiting for HTTP_WRITEABLE */
+    proto_out http_out;                 /* an HTTP reply body waiting for HTTP_WRITEABLE */
     const struct net_route *post_route; /* a POST waiting for its body */
     char post_arg[128];
 } net_conn;

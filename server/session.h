@@ -34,7 +34,7 @@ enum {
 };
 
 enum {
-    SESSION_CHAT_BURST = 5,       /* chat lines per window */
+    SESSION_CHAT_BURST = 5, /* chat lines per window */
     SESSION_CHAT_WINDOW_MS = 10000,
     SESSION_MSG_BURST = 200, /* messages at once, */
     SESSION_MSG_RATE = 200,  /* and per second on average */
@@ -42,13 +42,13 @@ enum {
 };
 
 typedef struct session {
-    net_conn *conn;     /* the transport; NULL once closed (the sink then
-                           drops what it is given) */
-    struct ident *who;  /* NULL before hello */
+    net_conn *conn;                /* the transport; NULL once closed (the sink then
+                                      drops what it is given) */
+    struct ident *who;             /* NULL before hello */
     struct session *iprev, *inext; /* the identity's sessions (ident.c) */
-    unsigned flags;     /* SESSION_* */
-    int lobby_index;    /* index in the lobby watchers (lobby.c), -1 if none */
-    struct room **rooms; /* rooms watched (room_events.c) */
+    unsigned flags;                /* SESSION_* */
+    int lobby_index;               /* index in the lobby watchers (lobby.c), -1 if none */
+    struct room **rooms;           /* rooms watched (room_events.c) */
     int nrooms, caprooms;
     /* Upgrade request: the account of the session cookie (0: none). */
     int64_t account;
@@ -98,7 +98,6 @@ void session_send(session *s, net_msg *m);
 void session_send_out(session *s, proto_out *o);
 /* Send an error reply (counted in the metrics); req may be NULL for an
  * error that answers no request, typed says whether req->type is known. */
-void session_send_error(session *s, const proto_req *req, bool typed, proto_err e,
-                        const char *why);
+void session_send_error(session *s, const proto_req *req, bool typed, proto_err e, const char *why);
 
 #endif

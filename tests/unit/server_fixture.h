@@ -67,8 +67,7 @@ void session_send_out(session *s, proto_out *o)
     proto_out_free(o);
 }
 
-void session_send_error(session *s, const proto_req *req, bool typed, proto_err e,
-                        const char *why)
+void session_send_error(session *s, const proto_req *req, bool typed, proto_err e, const char *why)
 {
     proto_out o;
     proto_out_init(&o, NET_HEADROOM);

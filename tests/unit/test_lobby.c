@@ -180,9 +180,8 @@ static void test_private_seek_by_invite(void **state)
     char why[RULES_WHY_TEXT];
     fake *w = player("watcher"), *a = player("alice"), *b = player("bob");
     watch(w);
-    assert_int_equal(create(a, "ultima", ",\"base_ms\":0,\"inc_ms\":0,\"private\":true", why,
-                            sizeof why),
-                     0);
+    assert_int_equal(
+        create(a, "ultima", ",\"base_ms\":0,\"inc_ms\":0,\"private\":true", why, sizeof why), 0);
     json_t *m = last(a, "seek_created", NULL);
     const char *invite = str_of(m, "invite");
     int64_t id = int_of(json_object_get(m, "seek"), "id");
@@ -205,9 +204,9 @@ static void test_seek_errors(void **state)
     assert_int_equal(create(a, "ultima", "", why, sizeof why), PROTO_EBAD_MESSAGE);
     assert_int_equal(create(a, "ultima", ",\"base_ms\":0,\"inc_ms\":5", why, sizeof why),
                      PROTO_EBAD_TIME_CONTROL);
-    assert_int_equal(create(a, "ultima", ",\"base_ms\":60000,\"inc_ms\":0,\"rated\":true", why,
-                            sizeof why),
-                     PROTO_EACCOUNT_REQUIRED);
+    assert_int_equal(
+        create(a, "ultima", ",\"base_ms\":60000,\"inc_ms\":0,\"rated\":true", why, sizeof why),
+        PROTO_EACCOUNT_REQUIRED);
     assert_int_equal(create(a, "ultima", ",\"corr\":{\"days\":3}", why, sizeof why),
                      PROTO_EACCOUNT_REQUIRED);
     for (int i = 0; i < LOBBY_SEEKS_PER_IDENT; i++)
@@ -226,8 +225,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_create_and_list, world_up, world_down),
-        cmocka_unit_test_setup_teardown(test_three_player_seek_starts_the_room_when_full,
-                                        world_up, world_down),
+        cmocka_unit_test_setup_teardown(test_three_player_seek_starts_the_room_when_full, world_up,
+                                        world_down),
         cmocka_unit_test_setup_teardown(test_cancel, world_up, world_down),
         cmocka_unit_test_setup_teardown(test_forget_an_identity_that_goes, world_up, world_down),
         cmocka_unit_test_setup_teardown(test_private_seek_by_invite, world_up, world_down),

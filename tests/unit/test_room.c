@@ -53,8 +53,8 @@ static const char *const TWO[] = {"alice", "bob"};
 static const char *const THREE[] = {"alice", "bob", "carol"};
 
 /* Send a request of p in g's room through handler; its error code. */
-static int send_req(game *g, fake *p, int (*handler)(room *, session *, const proto_req *, char *,
-                                                     size_t),
+static int send_req(game *g, fake *p,
+                    int (*handler)(room *, session *, const proto_req *, char *, size_t),
                     const char *type, char *why, size_t whylen)
 {
     proto_req req = req_of("{\"type\":\"%s\",\"room\":%lld}", type, (long long)g->id);
@@ -72,8 +72,8 @@ static json_t *play(game *g)
     assert_true(g->mirror->nlegal > 0);
     assert_true(g->mirror->variant->print_move(&g->mirror->pos, g->mirror->legal[0], text,
                                                sizeof text) > 0);
-    proto_req req = req_of("{\"type\":\"move\",\"room\":%lld,\"move\":\"%s\"}", (long long)g->id,
-                           text);
+    proto_req req =
+        req_of("{\"type\":\"move\",\"room\":%lld,\"move\":\"%s\"}", (long long)g->id, text);
     int before = count(g->p[seat], "event", "move");
     int err = room_move(g->r, &g->p[seat]->s, &req, why, sizeof why);
     if (err != 0)
@@ -232,8 +232,7 @@ static void test_three_players_leave_one_by_one(void **state)
     assert_int_equal(int_of(ev, "to_move"), rules_game_to_move(g.mirror));
     assert_int_equal(int_of(ev, "to_move"), 2);
     /* The one who left may not move; the others do. */
-    assert_int_equal(send_req(&g, g.p[1], room_abort, "abort", why, sizeof why),
-                     PROTO_EGAME_OVER);
+    assert_int_equal(send_req(&g, g.p[1], room_abort, "abort", why, sizeof why), PROTO_EGAME_OVER);
     ev = play(&g); /* seat 2 */
     assert_int_equal(int_of(ev, "seat"), 2);
     ev = play(&g); /* seat 0: seat 1 is skipped */
@@ -381,8 +380,8 @@ static void test_chat_limit(void **state)
     game g = start("ultima", 0, 0, 2, TWO);
     char why[RULES_WHY_TEXT];
     for (int i = 0; i < SESSION_CHAT_BURST; i++) {
-        proto_req req = req_of("{\"type\":\"chat\",\"room\":%lld,\"text\":\"hi %d\"}",
-                               (long long)g.id, i);
+        proto_req req =
+            req_of("{\"type\":\"chat\",\"room\":%lld,\"text\":\"hi %d\"}", (long long)g.id, i);
         assert_int_equal(room_chat(g.r, &g.p[0]->s, &req, why, sizeof why), 0);
     }
     assert_int_equal(count(g.p[1], "event", "chat"), SESSION_CHAT_BURST);
@@ -403,8 +402,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_draw_decline_then_agree, world_up, world_down),
         cmocka_unit_test_setup_teardown(test_three_players_draw_needs_every_remaining_player,
                                         world_up, world_down),
-        cmocka_unit_test_setup_teardown(test_three_players_leave_one_by_one, world_up,
-                                        world_down),
+        cmocka_unit_test_setup_teardown(test_three_players_leave_one_by_one, world_up, world_down),
         cmocka_unit_test_setup_teardown(test_move_not_stored_is_taken_back, world_up, world_down),
         cmocka_unit_test_setup_teardown(test_rematch_rotates_seats, world_up, world_down),
         cmocka_unit_test_setup_teardown(test_presence_from_the_identity, world_up, world_down),
