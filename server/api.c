@@ -89,16 +89,16 @@ typedef struct pending {
     net_conn *c; /* NULL once the HTTP connection closed */
 } pending;
 
+/* Reply with the JSON written in o (consumed). */
 static void reply_json(net_conn *c, unsigned status, proto_out *o, const char *cookie)
 {
-    net_http_reply(c, status, "application/json", proto_out_data(o), o->len, cookie);
-    proto_out_free(o);
+    net_http_reply_out(c, status, "application/json", o, cookie);
 }
 
 static void reply_error(net_conn *c, unsigned status, const char *code, const char *reason)
 {
     proto_out o;
-    proto_out_init(&o, 0);
+    proto_out_init(&o, NET_HEADROOM);
     proto_write_http_error(&o, code, reason);
     reply_json(c, status, &o, NULL);
 }
@@ -119,7 +119,7 @@ static void on_account(void *arg, int status, int64_t account, const char *usern
     }
     char cookie[512];
     proto_out o;
-    proto_out_init(&o, 0);
+    proto_out_init(&o, NET_HEADROOM);
     proto_write_account(&o, username);
     reply_json(c, 200, &o, accounts_set_cookie(cookie, sizeof cookie, token) > 0 ? cookie : NULL);
 }
@@ -167,7 +167,7 @@ int api_logout(net_conn *c, const char *arg, const char *body, size_t len)
     if (net_cookie(c, ACCOUNTS_COOKIE, token, sizeof token) > 0)
         accounts_logout(db, token);
     proto_out o;
-    proto_out_init(&o, 0);
+    proto_out_init(&o, NET_HEADROOM);
     proto_write_account(&o, NULL);
     reply_json(c, 200, &o, accounts_set_cookie(clear, sizeof clear, NULL) > 0 ? clear : NULL);
     return 0;
