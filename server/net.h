@@ -74,7 +74,7 @@ typedef struct net_conn {
     unsigned qhead, qcount;
     proto_out http_out;                 /* an HTTP reply body waiting for HTTP_WRITEABLE */
     const struct net_route *post_route; /* a POST waiting for its body */
-    char post_arg[128];
+    char post_arg[64];
 } net_conn;
 
 /* Queue a message on c (takes a reference; m may be NULL: nothing). */
