@@ -11,7 +11,11 @@
 # Layers (each folder only uses the ones before it):
 #   common/    rules core, C11 + libc only        -> libcommon.a
 #   protocol/  JSON codec on jansson               -> libprotocol.a
-#   server/    libuv, libwebsockets, SQLite, sodium -> libserver.a + chameleon
+#   server/    libuv, SQLite, sodium                -> libcore.a (all but net.c, main.c)
+#              + libwebsockets (net.c) + main.c      -> chameleon
+# The unit tests link libcore.a + libprotocol.a + libcommon.a without
+# libwebsockets: rooms, the lobby and identities send through the session
+# sink (session.h), which a test replaces with its own.
 
 BUILD   := build
 DBG     := $(BUILD)/debug
@@ -25,21 +29,24 @@ SAN     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sani
 CFLAGS_ALL = $(WARN) $(DEFS) $(INC) $(CFLAGS)
 
 PKGS        := libwebsockets libuv jansson sqlite3 libsodium
+CORE_PKGS   := libuv jansson sqlite3 libsodium
 PKG_LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CORE_LIBS    = $(shell pkg-config --libs $(CORE_PKGS) 2>/dev/null)
 PKG_CFLAGS   = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 COMMON_SRC   := $(wildcard common/*.c)
 PROTOCOL_SRC := $(wildcard protocol/*.c)
-SERVER_SRC   := $(filter-out server/main.c,$(wildcard server/*.c))
+NET_SRC      := server/net.c
+CORE_SRC     := $(filter-out server/main.c $(NET_SRC),$(wildcard server/*.c))
 UNIT_SRC     := $(wildcard tests/unit/test_*.c)
 TOOL_SRC     := $(wildcard tests/tools/*.c)
 
 # Object lists per mode.
 objs = $(patsubst %.c,$(1)/obj/%.o,$(2))
 
-REL_LIBS = $(BUILD)/libserver.a $(BUILD)/libprotocol.a $(BUILD)/libcommon.a
-DBG_LIBS = $(DBG)/libserver.a $(DBG)/libprotocol.a $(DBG)/libcommon.a
+REL_LIBS = $(BUILD)/libcore.a $(BUILD)/libprotocol.a $(BUILD)/libcommon.a
+DBG_LIBS = $(DBG)/libcore.a $(DBG)/libprotocol.a $(DBG)/libcommon.a
 
 SERVER_BIN := $(if $(wildcard server/main.c),$(BUILD)/chameleon)
 DBG_SERVER_BIN := $(if $(wildcard server/main.c),$(DBG)/chameleon)
@@ -104,10 +111,10 @@ $(1)/lib$(2).a: $(call objs,$(1),$(3))
 endef
 $(eval $(call LIBRARY,$(BUILD),common,$(COMMON_SRC)))
 $(eval $(call LIBRARY,$(BUILD),protocol,$(PROTOCOL_SRC)))
-$(eval $(call LIBRARY,$(BUILD),server,$(SERVER_SRC)))
+$(eval $(call LIBRARY,$(BUILD),core,$(CORE_SRC)))
 $(eval $(call LIBRARY,$(DBG),common,$(COMMON_SRC)))
 $(eval $(call LIBRARY,$(DBG),protocol,$(PROTOCOL_SRC)))
-$(eval $(call LIBRARY,$(DBG),server,$(SERVER_SRC)))
+$(eval $(call LIBRARY,$(DBG),core,$(CORE_SRC)))
 
 # --- programs ----------------------------------------------------------------
 $(BUILD)/perft: $(BUILD)/obj/tests/perft/perft.o $(BUILD)/libcommon.a
@@ -116,10 +123,10 @@ $(BUILD)/perft: $(BUILD)/obj/tests/perft/perft.o $(BUILD)/libcommon.a
 $(DBG)/perft: $(DBG)/obj/tests/perft/perft.o $(DBG)/libcommon.a
 	$(CC) $(SAN) -o $@ $^
 
-$(BUILD)/chameleon: $(BUILD)/obj/server/main.o $(REL_LIBS)
+$(BUILD)/chameleon: $(BUILD)/obj/server/main.o $(call objs,$(BUILD),$(NET_SRC)) $(REL_LIBS)
 	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS) -lm
 
-$(DBG)/chameleon: $(DBG)/obj/server/main.o $(DBG_LIBS)
+$(DBG)/chameleon: $(DBG)/obj/server/main.o $(call objs,$(DBG),$(NET_SRC)) $(DBG_LIBS)
 	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS) -lm
 
 # Helper programs for tests and benchmarks (load generators, reference
@@ -127,8 +134,9 @@ $(DBG)/chameleon: $(DBG)/obj/server/main.o $(DBG_LIBS)
 $(BUILD)/%: $(BUILD)/obj/tests/tools/%.o $(REL_LIBS)
 	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS) -lm
 
+# Unit tests: no net.o, no libwebsockets.
 $(DBG)/tests/%: $(DBG)/obj/tests/unit/%.o $(DBG_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(SAN) -o $@ $^ $(CMOCKA_LIBS) $(PKG_LIBS) -lm
+	$(CC) $(SAN) -o $@ $^ $(CMOCKA_LIBS) $(CORE_LIBS) -lm
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -58,6 +58,9 @@
  *     player who lost its queen; a player whose queen is captured plays on
  *     without any check constraint; the last queen counts only players who
  *     have not left.
+ *
+ * Owns: the Ant Chess games (ant2, ant3): their cell tables, moves, position
+ * and move text, as hooks of a rules_variant. May call: rules.h, libc.
  */
 #ifndef ANTCHESS_H
 #define ANTCHESS_H

@@ -31,6 +31,9 @@
  * When a king stands on the enemy king's starting cell while under way the
  * game is over (reason "journey"): legal_moves then returns no move, so such
  * a position is a leaf in perft.
+ *
+ * Owns: the Rollerball game: its cell tables, moves, position and move text,
+ * as hooks of a rules_variant. May call: rules.h, libc.
  */
 #ifndef ROLLERBALL_H
 #define ROLLERBALL_H

@@ -16,6 +16,11 @@
  * Players are numbered 0..nplayers-1 in turn order (player 0 moves first).
  * Cells are numbered 0..ncells-1 by each variant; their names are the ones
  * of ../shared/rules/<game>.md.
+ *
+ * Owns: the variant interface, positions, whole games (moves, leaves,
+ * result, replay, copy), the lists of errors and reasons, the registry of
+ * games (rules_registry.c). May call: libc and the game modules it
+ * registers; nothing outside common/.
  */
 #ifndef RULES_H
 #define RULES_H

@@ -34,6 +34,9 @@
  *     (as a frozen immobilizer still freezes);
  *   - check ignores whether the capturing move would itself be legal for
  *     the attacker (as in chess).
+ *
+ * Owns: the Ultima games (ultima, ultima1968): their tables, moves, position
+ * and move text, as hooks of a rules_variant. May call: rules.h, libc.
  */
 #ifndef ULTIMA_H
 #define ULTIMA_H

@@ -46,6 +46,9 @@
  *   - en passant is possible only while the double-stepped pawn is still on
  *     its cell and the crossed cell is empty; a player who leaves loses its
  *     own en passant entries and castling rights.
+ *
+ * Owns: the Yalta game: its cell tables, moves, position and move text, as
+ * hooks of a rules_variant. May call: rules.h, libc.
  */
 #ifndef YALTA_H
 #define YALTA_H

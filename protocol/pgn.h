@@ -20,6 +20,9 @@
  * Result: two players "1-0", "0-1", "1/2-1/2"; three players one score per
  * seat in seat order joined by '-', e.g. "0-1-0", "1/2-1/2-0"; "*" while in
  * progress. (PGN has no three-player result; this is our choice.)
+ *
+ * Owns: PGN text of a game (export) and reading it back (import). May call:
+ * rules.h (move text, replay).
  */
 #ifndef PGN_H
 #define PGN_H

@@ -285,61 +285,14 @@ out_decref:
 /* The writer. Every message starts with {"type":... so each further field
  * is written with its leading comma. */
 
-void proto_out_init(proto_out *o, size_t headroom)
-{
-    o->head = headroom;
-    o->len = 0;
-    o->cap = headroom + 256;
-    o->oom = false;
-    o->buf = malloc(o->cap);
-    if (o->buf == NULL)
-        o->oom = true;
-}
-
-void proto_out_free(proto_out *o)
-{
-    free(o->buf);
-    o->buf = NULL;
-    o->len = o->cap = 0;
-}
-
-static bool reserve(proto_out *o, size_t n)
-{
-    if (o->oom)
-        return false;
-    size_t need = o->head + o->len + n + 1;
-    if (need <= o->cap)
-        return true;
-    size_t cap = o->cap * 2;
-    while (cap < need)
-        cap *= 2;
-    char *b = realloc(o->buf, cap);
-    if (b == NULL) {
-        o->oom = true;
-        return false;
-    }
-    o->buf = b;
-    o->cap = cap;
-    return true;
-}
-
 static void put(proto_out *o, const char *s, size_t n)
 {
-    if (!reserve(o, n))
-        return;
-    memcpy(o->buf + o->head + o->len, s, n);
-    o->len += n;
-    o->buf[o->head + o->len] = '\0';
+    proto_out_append(o, s, n);
 }
 
 static void puts_(proto_out *o, const char *s)
 {
     put(o, s, strlen(s));
-}
-
-void proto_out_append(proto_out *o, const char *s, size_t n)
-{
-    put(o, s, n);
 }
 
 static void put_int(proto_out *o, int64_t v)
@@ -352,7 +305,7 @@ static void put_int(proto_out *o, int64_t v)
 /* A JSON string: quotes, escapes for '"', '\\' and control characters. */
 static void put_str(proto_out *o, const char *s)
 {
-    if (!reserve(o, strlen(s) + 2))
+    if (!proto_out_grow(o, strlen(s) + 2))
         return;
     put(o, "\"", 1);
     const char *run = s;

@@ -6,11 +6,12 @@
  * and optional fields, PROTO_FIELDS every field with its JSON type and where
  * it lands in a proto_req; proto_decode checks a frame against the tables
  * and fills a plain C struct, so the server never sees JSON. Writing goes
- * through a small append-only writer into a proto_out buffer that keeps
- * `headroom` free bytes in front (libwebsockets' LWS_PRE), so a message can
- * be sent without a copy.
+ * through a small append-only writer into a proto_out buffer (proto_out.h)
+ * that keeps `headroom` free bytes in front (libwebsockets' LWS_PRE), so a
+ * message can be sent without a copy.
  *
- * Depends on jansson (reading) and common/rules.h (positions, moves).
+ * Owns: the message tables, the decoder, the writers. May call: jansson
+ * (reading), common/rules.h (positions, moves), proto_out.h (the buffer).
  */
 #ifndef PROTO_H
 #define PROTO_H
@@ -19,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto_out.h"
 #include "rules.h"
 
 enum {
@@ -208,25 +210,6 @@ int proto_decode(const char *buf, size_t len, proto_req *req, bool *typed, char 
 
 /* ------------------------------------------------------------------------ */
 /* Writing. */
-
-/* An output buffer: `head` free bytes, then `len` bytes of message. The
- * buffer is malloc'd; whoever ends up with it frees buf. On allocation
- * failure `oom` is set and later writes are ignored. */
-typedef struct proto_out {
-    char *buf;
-    size_t head, len, cap;
-    bool oom;
-} proto_out;
-
-void proto_out_init(proto_out *o, size_t headroom);
-void proto_out_free(proto_out *o);
-/* Append n raw bytes. */
-void proto_out_append(proto_out *o, const char *s, size_t n);
-/* The message bytes (after the headroom). */
-static inline char *proto_out_data(const proto_out *o)
-{
-    return o->buf + o->head;
-}
 
 /* A correspondence time control in whole days (PROTOCOL.md CORR); days 0:
  * a live game (written as null). */

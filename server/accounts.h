@@ -14,6 +14,9 @@
  *
  * Guests (no account) may play live casual games; correspondence and rated
  * games need an account (store_game_create enforces it).
+ *
+ * Owns: accounts, sessions and their cookie; password hashing off the loop.
+ * May call: store.h (its database and loop), SQLite, libsodium, libuv.
  */
 #ifndef ACCOUNTS_H
 #define ACCOUNTS_H

@@ -1,5 +1,11 @@
 /*
- * main.c - build/chameleon: flags, the libuv loop, start and clean stop.
+ * main.c - build/chameleon: flags, the libuv loop, wiring, start and clean
+ * stop.
+ *
+ * Owns: the command line, the loop, the order of start and stop, and the
+ * two tables net is given: the callbacks of WebSocket connections
+ * (dispatch.h) and the HTTP route table (api.h). May call every server
+ * module; nothing calls it.
  *
  *   chameleon [--host 127.0.0.1] [--port 8080] [--db chameleon.db]
  *             [--web-root web-client] [--abandon-seconds N]
@@ -16,11 +22,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sodium.h>
 #include <uv.h>
 
-#include "hub.h"
+#include "api.h"
+#include "dispatch.h"
+#include "ident.h"
+#include "lobby.h"
+#include "metrics.h"
 #include "net.h"
 #include "room.h"
+#include "session.h"
 #include "store.h"
 
 static void usage(FILE *f)
@@ -68,6 +80,21 @@ static int64_t offset_clock(void *arg)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + (int64_t)off;
 }
 
+/* What net reports about WebSocket connections, and who answers HTTP. */
+static const net_callbacks callbacks = {
+    .open = dispatch_open,
+    .message = dispatch_message,
+    .close = dispatch_close,
+    .http_closed = api_http_closed,
+};
+
+static const net_route routes[] = {
+    {NET_GET, "/healthz", false, api_healthz},        {NET_GET, "/metrics", false, api_metrics},
+    {NET_GET, "/api/games/", true, api_game},         {NET_GET, "/api/profile/", true, api_profile},
+    {NET_POST, "/api/register", false, api_register}, {NET_POST, "/api/login", false, api_login},
+    {NET_POST, "/api/logout", false, api_logout},
+};
+
 static uv_signal_t sigint, sigterm;
 
 static void on_signal(uv_signal_t *h, int signum)
@@ -88,7 +115,15 @@ static void raise_fd_limit(void)
 
 int main(int argc, char **argv)
 {
-    net_config cfg = {"127.0.0.1", 8080, "web-client"};
+    net_config cfg = {
+        .host = "127.0.0.1",
+        .port = 8080,
+        .web_root = "web-client",
+        .max_message = PROTO_MAX_MESSAGE,
+        .callbacks = &callbacks,
+        .routes = routes,
+        .nroutes = (int)(sizeof routes / sizeof routes[0]),
+    };
     const char *db = "chameleon.db";
     long abandon_s = 0;
     const char *clock_file = NULL;
@@ -152,8 +187,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "chameleon: cannot open %s: %s\n", db, why);
         return 1;
     }
-    hub_config hcfg = {abandon_s * 1000, st};
-    hub_init(&loop, &hcfg);
+    if (sodium_init() < 0) {
+        fprintf(stderr, "chameleon: libsodium failed to start\n");
+        return 1;
+    }
+    metrics_now.started_ms = uv_now(&loop);
+    session_init(&loop);
+    ident_init(&loop);
+    room_init(&loop, st, abandon_s * 1000);
+    dispatch_init(&loop, st);
+    api_init(&loop, st);
     int restored = room_restore_all();
     if (restored < 0) {
         fprintf(stderr, "chameleon: cannot restore games: %s\n", store_err_text(restored));
@@ -181,11 +224,15 @@ int main(int argc, char **argv)
 
     uv_close((uv_handle_t *)&sigint, NULL);
     uv_close((uv_handle_t *)&sigterm, NULL);
-    hub_stop();
-    net_stop(&loop);
+    room_stop_clocks();
+    ident_stop();
+    net_stop(&loop); /* every session closes (dispatch_close) */
     store_close(st); /* writes what is queued; its callbacks still see rooms */
-    hub_shutdown();
-    uv_run(&loop, UV_RUN_DEFAULT);
+    lobby_shutdown();
+    room_shutdown();
+    session_shutdown();
+    uv_run(&loop, UV_RUN_DEFAULT); /* rooms are freed, their seats let go */
+    ident_shutdown();
     int rc = uv_loop_close(&loop);
     if (rc != 0)
         fprintf(stderr, "chameleon: loop not closed cleanly: %s\n", uv_strerror(rc));

@@ -6,12 +6,10 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 metrics metrics_now;
 
-/* Append one formatted line; the writer's buffer grows as needed. */
+/* Append one formatted line. */
 __attribute__((format(printf, 2, 3))) static void line(proto_out *o, const char *fmt, ...)
 {
     char b[256];
@@ -19,23 +17,11 @@ __attribute__((format(printf, 2, 3))) static void line(proto_out *o, const char 
     va_start(ap, fmt);
     int n = vsnprintf(b, sizeof b, fmt, ap);
     va_end(ap);
-    if (n < 0 || o->oom)
+    if (n < 0)
         return;
     if ((size_t)n >= sizeof b)
         n = sizeof b - 1;
-    size_t need = o->head + o->len + (size_t)n + 1;
-    if (need > o->cap) {
-        size_t cap = o->cap * 2 > need ? o->cap * 2 : need;
-        char *nb = realloc(o->buf, cap);
-        if (nb == NULL) {
-            o->oom = true;
-            return;
-        }
-        o->buf = nb;
-        o->cap = cap;
-    }
-    memcpy(o->buf + o->head + o->len, b, (size_t)n + 1);
-    o->len += (size_t)n;
+    proto_out_append(o, b, (size_t)n);
 }
 
 static void gauge(proto_out *o, const char *name, const char *help, int64_t v)
@@ -50,20 +36,20 @@ static void counter(proto_out *o, const char *name, const char *help, uint64_t v
          help, name, name, v);
 }
 
-void metrics_write(proto_out *o)
+void metrics_write(proto_out *o, const net_stats *net)
 {
     const metrics *m = &metrics_now;
-    gauge(o, "connections", "Open WebSocket connections.", m->connections);
+    gauge(o, "connections", "Open WebSocket connections.", net->connections);
     gauge(o, "rooms", "Game rooms in memory.", m->rooms);
     gauge(o, "games_in_progress", "Games not over.", m->games_in_progress);
     gauge(o, "seeks", "Open seeks.", m->seeks);
     counter(o, "moves_total", "Moves played and relayed.", m->moves);
-    counter(o, "messages_in_total", "WebSocket messages received.", m->messages_in);
-    counter(o, "messages_out_total", "WebSocket messages queued to clients.", m->messages_out);
-    counter(o, "http_requests_total", "HTTP requests served.", m->http_requests);
+    counter(o, "messages_in_total", "WebSocket messages received.", net->messages_in);
+    counter(o, "messages_out_total", "WebSocket messages queued to clients.", net->messages_out);
+    counter(o, "http_requests_total", "HTTP requests served.", net->http_requests);
     line(o, "# HELP chameleon_errors_total Error messages sent, by code.\n"
             "# TYPE chameleon_errors_total counter\n");
     for (int i = 1; i < PROTO_NERRORS; i++)
         line(o, "chameleon_errors_total{code=\"%s\"} %" PRIu64 "\n", proto_err_code((proto_err)i),
-             m->errors[i]);
+             m->errors[i] + (i == PROTO_ETOO_LARGE ? net->too_large : 0));
 }

@@ -3,68 +3,41 @@
  *
  * One protocol, at index 0, serves both HTTP and WebSocket: a client that
  * names no subprotocol lands on protocol 0, so it must be the real one.
+ *
+ * HTTP goes through libwebsockets' mounts: one callback mount per first
+ * path segment of the routes ("/api", "/healthz", ...) sends those requests
+ * to this protocol, where the route table picks the handler; the mount "/"
+ * serves the web root as files (lws's MIME table plus ours, index.html for
+ * "/"). A file that does not exist falls back to this protocol too, which
+ * answers 404.
  */
 #include "net.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 
 #include <libwebsockets.h>
 
-#include "hub.h"
-#include "metrics.h"
+_Static_assert(NET_HEADROOM >= LWS_PRE, "NET_HEADROOM must leave room for LWS_PRE");
 
 static struct lws_context *context;
+static const net_config *config;
+static net_stats stats;
 static char web_root[4096];
 
+const net_stats *net_get_stats(void)
+{
+    return &stats;
+}
+
 /* ------------------------------------------------------------------------ */
-/* Messages. */
+/* WebSocket sending. */
 
-size_t net_headroom(void)
-{
-    return LWS_PRE;
-}
-
-net_msg *net_msg_from(proto_out *o)
-{
-    if (o->oom || o->buf == NULL) {
-        proto_out_free(o);
-        return NULL;
-    }
-    net_msg *m = malloc(sizeof *m);
-    if (m == NULL) {
-        proto_out_free(o);
-        return NULL;
-    }
-    m->refs = 1;
-    m->head = o->head;
-    m->len = o->len;
-    m->buf = o->buf;
-    o->buf = NULL;
-    o->len = o->cap = 0;
-    return m;
-}
-
-void net_msg_ref(net_msg *m)
-{
-    m->refs++;
-}
-
-void net_msg_unref(net_msg *m)
-{
-    if (m != NULL && --m->refs == 0) {
-        free(m->buf);
-        free(m);
-    }
-}
-
-void net_send(conn *c, net_msg *m)
+void net_send(net_conn *c, net_msg *m)
 {
     if (m == NULL || c->closing)
         return;
@@ -74,7 +47,7 @@ void net_send(conn *c, net_msg *m)
         net_close(c);
         return;
     }
-    metrics_now.messages_out++;
+    stats.messages_out++;
     if (c->qcount == 0 && !lws_partial_buffered(c->wsi)) {
         /* Nothing waiting here or in lws: write now, saving a loop
          * iteration and two epoll_ctl calls per message. What the kernel
@@ -93,14 +66,14 @@ void net_send(conn *c, net_msg *m)
     lws_callback_on_writable(c->wsi);
 }
 
-void net_send_out(conn *c, proto_out *o)
+void net_send_out(net_conn *c, proto_out *o)
 {
     net_msg *m = net_msg_from(o);
     net_send(c, m);
     net_msg_unref(m);
 }
 
-void net_close(conn *c)
+void net_close(net_conn *c)
 {
     if (c->closing)
         return;
@@ -110,7 +83,7 @@ void net_close(conn *c)
     lws_callback_on_writable(c->wsi);
 }
 
-static void queue_clear(conn *c)
+static void queue_clear(net_conn *c)
 {
     while (c->qcount) {
         net_msg_unref(c->q[c->qhead]);
@@ -122,40 +95,13 @@ static void queue_clear(conn *c)
 /* ------------------------------------------------------------------------ */
 /* HTTP. */
 
-static const struct {
-    const char *ext, *mime;
-} mimes[] = {
-    {".html", "text/html; charset=utf-8"},
-    {".js", "text/javascript; charset=utf-8"},
-    {".mjs", "text/javascript; charset=utf-8"},
-    {".css", "text/css; charset=utf-8"},
-    {".svg", "image/svg+xml"},
-    {".json", "application/json"},
-    {".png", "image/png"},
-    {".ico", "image/x-icon"},
-    {".txt", "text/plain; charset=utf-8"},
-    {".md", "text/plain; charset=utf-8"},
-    {".woff2", "font/woff2"},
-};
-
-static const char *mime_of(const char *path)
-{
-    size_t n = strlen(path);
-    for (size_t i = 0; i < sizeof mimes / sizeof mimes[0]; i++) {
-        size_t e = strlen(mimes[i].ext);
-        if (n >= e && strcmp(path + n - e, mimes[i].ext) == 0)
-            return mimes[i].mime;
-    }
-    return "application/octet-stream";
-}
-
-/* Send headers now and keep body (from o) for HTTP_WRITEABLE. */
-static int http_reply_cookie(struct lws *wsi, conn *c, unsigned status, const char *ctype,
-                             proto_out *o, const char *set_cookie)
+/* Send headers now and keep the body (o, consumed) for HTTP_WRITEABLE. */
+static int http_reply(struct lws *wsi, net_conn *c, unsigned status, const char *ctype,
+                      proto_out *o, const char *set_cookie)
 {
     unsigned char hdr[LWS_PRE + 1024];
     unsigned char *start = hdr + LWS_PRE, *p = start, *end = hdr + sizeof hdr - 1;
-    if (o->oom) {
+    if (o->oom || o->head < LWS_PRE) {
         proto_out_free(o);
         return -1;
     }
@@ -169,150 +115,141 @@ static int http_reply_cookie(struct lws *wsi, conn *c, unsigned status, const ch
         proto_out_free(o);
         return -1;
     }
-    c->http_buf = o->buf;
-    c->http_head = o->head;
-    c->http_len = o->len;
+    proto_out_free(&c->http_out);
+    c->http_out = *o;
     o->buf = NULL;
+    o->len = o->cap = 0;
     lws_callback_on_writable(wsi);
     return 0;
 }
 
-static int http_reply(struct lws *wsi, conn *c, unsigned status, const char *ctype, proto_out *o)
+void net_http_reply_out(net_conn *c, unsigned status, const char *ctype, proto_out *o,
+                        const char *set_cookie)
 {
-    return http_reply_cookie(wsi, c, status, ctype, o, NULL);
-}
-
-void net_http_reply(conn *c, unsigned status, const char *ctype, const char *body, size_t len,
-                    const char *set_cookie)
-{
-    proto_out o;
-    proto_out_init(&o, LWS_PRE);
-    proto_out_append(&o, body, len);
-    if (http_reply_cookie(c->wsi, c, status, ctype, &o, set_cookie) < 0)
+    if (!o->oom && o->head < NET_HEADROOM) {
+        proto_out copy;
+        proto_out_init(&copy, NET_HEADROOM);
+        proto_out_append(&copy, proto_out_data(o), o->len);
+        proto_out_free(o);
+        *o = copy;
+    }
+    if (http_reply(c->wsi, c, status, ctype, o, set_cookie) < 0)
         lws_set_timeout(c->wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC);
 }
 
-void net_http_status(conn *c, unsigned status)
+void net_http_reply(net_conn *c, unsigned status, const char *ctype, const char *body, size_t len,
+                    const char *set_cookie)
 {
-    /* The page lws_return_http_status sends. */
-    char body[256];
-    int n = snprintf(body, sizeof body,
-                     "<html><head><meta charset=utf-8 http-equiv=\"Content-Language\" "
-                     "content=\"en\"/><link rel=\"stylesheet\" type=\"text/css\" "
-                     "href=\"/error.css\"/></head><body><h1>%u</h1></body></html>",
-                     status);
-    net_http_reply(c, status, "text/html", body, (size_t)n, NULL);
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_out_append(&o, body, len);
+    net_http_reply_out(c, status, ctype, &o, set_cookie);
 }
 
-int net_cookie(conn *c, char *buf, size_t len)
+int net_cookie(net_conn *c, const char *name, char *buf, size_t len)
 {
-    if (lws_hdr_total_length(c->wsi, WSI_TOKEN_HTTP_COOKIE) <= 0)
+    size_t max = len;
+    if (len == 0 || lws_http_cookie_get(c->wsi, name, buf, &max) != 0)
         return -1;
-    return lws_hdr_copy(c->wsi, buf, (int)len, WSI_TOKEN_HTTP_COOKIE);
+    return (int)max;
 }
 
-enum { POST_MAX = 4096 };
-
-static int http_request(struct lws *wsi, conn *c, const char *uri)
+/* An empty page with this status; -1 when the connection must close. */
+static int http_status(struct lws *wsi, unsigned status)
 {
-    metrics_now.http_requests++;
-    c->wsi = wsi;
-    if (lws_hdr_total_length(wsi, WSI_TOKEN_POST_URI) > 0) {
-        /* A POST: wait for its body (HTTP_BODY, then BODY_COMPLETION). */
-        snprintf(c->post_uri, sizeof c->post_uri, "%s", uri);
-        c->posting = true;
-        c->rxlen = 0;
-        return 0;
-    }
-    if (strcmp(uri, "/healthz") == 0) {
-        proto_out o;
-        proto_out_init(&o, LWS_PRE);
-        uint64_t up = uv_now(hub_loop()) - metrics_now.started_ms;
-        proto_write_health(&o, (int64_t)(up / 1000), metrics_now.connections, metrics_now.rooms);
-        return http_reply(wsi, c, HTTP_STATUS_OK, "application/json", &o);
-    }
-    if (strcmp(uri, "/metrics") == 0) {
-        proto_out o;
-        proto_out_init(&o, LWS_PRE);
-        metrics_write(&o);
-        return http_reply(wsi, c, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8", &o);
-    }
-
-    int status = hub_http_api(c, uri);
-    if (status == 0)
-        return 0; /* answered later (net_http_reply, net_http_status) */
-    if (status > 0) {
-        if (lws_return_http_status(wsi, (unsigned)status, NULL))
-            return -1;
-        return lws_http_transaction_completed(wsi) ? -1 : 0;
-    }
-
-    /* A static file under web_root: no "..", no hidden files. */
-    char path[4096 + 512];
-    if (uri[0] != '/' || strstr(uri, "..") != NULL || strstr(uri, "/.") != NULL ||
-        strlen(uri) > 500)
-        goto not_found;
-    int n = snprintf(path, sizeof path, "%s%s%s", web_root, uri,
-                     uri[strlen(uri) - 1] == '/' ? "index.html" : "");
-    if (n < 0 || (size_t)n >= sizeof path)
-        goto not_found;
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-        goto not_found;
-    n = lws_serve_http_file(wsi, path, mime_of(path), NULL, 0);
-    if (n < 0 || (n > 0 && lws_http_transaction_completed(wsi)))
-        return -1;
-    return 0;
-
-not_found:
-    if (lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL))
+    if (lws_return_http_status(wsi, status, NULL))
         return -1;
     return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+/* The first route for this method and path, and the rest of the path. */
+static const net_route *route_find(unsigned method, const char *path, const char **arg)
+{
+    for (int i = 0; i < config->nroutes; i++) {
+        const net_route *r = &config->routes[i];
+        size_t n = strlen(r->path);
+        if (!(r->methods & method))
+            continue;
+        if (r->prefix ? strncmp(path, r->path, n) == 0 : strcmp(path, r->path) == 0) {
+            *arg = path + n;
+            return r;
+        }
+    }
+    return NULL;
+}
+
+enum { POST_MAX = 4096, PATH_MAX_LEN = 512 };
+
+static int http_request(struct lws *wsi, net_conn *c)
+{
+    stats.http_requests++;
+    c->wsi = wsi;
+    char *uri = NULL;
+    int ulen = 0;
+    int meth = lws_http_get_uri_and_method(wsi, &uri, &ulen);
+    char path[PATH_MAX_LEN];
+    if (meth < 0 || uri == NULL || ulen <= 0 || ulen >= (int)sizeof path)
+        return http_status(wsi, HTTP_STATUS_NOT_FOUND);
+    memcpy(path, uri, (size_t)ulen);
+    path[ulen] = '\0';
+    unsigned method = meth == LWSHUMETH_GET ? NET_GET : meth == LWSHUMETH_POST ? NET_POST : 0;
+    const char *arg = "";
+    const net_route *r = route_find(method, path, &arg);
+    if (method == NET_POST) {
+        /* Wait for the body (HTTP_BODY, then BODY_COMPLETION); a POST no
+         * route takes is answered 404 then. */
+        if (r != NULL && strlen(arg) >= sizeof c->post_arg)
+            r = NULL;
+        c->post_route = r;
+        snprintf(c->post_arg, sizeof c->post_arg, "%s", r ? arg : "");
+        proto_out_free(&c->rx);
+        return 0;
+    }
+    if (r == NULL)
+        return http_status(wsi, HTTP_STATUS_NOT_FOUND);
+    int status = r->handler(c, arg, NULL, 0);
+    return status == 0 ? 0 : http_status(wsi, (unsigned)status);
+}
+
+/* The HTTP part of c is over (closed, or lws rebinds it to serve the next
+ * request of a keep-alive connection): free its buffers, tell the owner. */
+static void http_done(net_conn *c)
+{
+    proto_out_free(&c->http_out);
+    proto_out_free(&c->rx);
+    c->post_route = NULL;
+    if (!c->is_ws && c->data != NULL && config->callbacks->http_closed != NULL)
+        config->callbacks->http_closed(c);
+    if (!c->is_ws)
+        c->data = NULL;
 }
 
 /* ------------------------------------------------------------------------ */
 /* The protocol callback. */
 
-/* Append to the reassembly buffer (the caller bounds the size). */
-static int rx_append(conn *c, const void *in, size_t len)
-{
-    if (c->rxlen + len > c->rxcap) {
-        size_t cap = c->rxcap ? c->rxcap : 1024;
-        while (cap < c->rxlen + len)
-            cap *= 2;
-        char *b = realloc(c->rx, cap);
-        if (b == NULL)
-            return -1;
-        c->rx = b;
-        c->rxcap = cap;
-    }
-    memcpy(c->rx + c->rxlen, in, len);
-    c->rxlen += len;
-    return 0;
-}
-
 /* Returns -1 when the connection must close now. */
-static int receive(struct lws *wsi, conn *c, const char *in, size_t len)
+static int receive(struct lws *wsi, net_conn *c, const char *in, size_t len)
 {
     bool final = lws_is_final_fragment(wsi);
-    if (final && c->rxlen == 0) {
+    if (final && c->rx.len == 0) {
         /* The common case: a whole message in one piece, no copy. */
-        metrics_now.messages_in++;
-        hub_receive(c, in, len);
+        stats.messages_in++;
+        config->callbacks->message(c, in, len);
         return 0;
     }
-    if (c->rxlen + len > PROTO_MAX_MESSAGE) {
-        metrics_now.errors[PROTO_ETOO_LARGE]++;
+    if (c->rx.len + len > config->max_message) {
+        stats.too_large++;
         lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, (unsigned char *)"too_large", 9);
         c->closing = true;
         return -1;
     }
-    if (rx_append(c, in, len) < 0)
+    proto_out_append(&c->rx, in, len);
+    if (c->rx.oom)
         return -1;
     if (final) {
-        metrics_now.messages_in++;
-        hub_receive(c, c->rx, c->rxlen);
-        c->rxlen = 0;
+        stats.messages_in++;
+        config->callbacks->message(c, proto_out_data(&c->rx), c->rx.len);
+        c->rx.len = 0;
     }
     return 0;
 }
@@ -320,18 +257,25 @@ static int receive(struct lws *wsi, conn *c, const char *in, size_t len)
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                     size_t len)
 {
-    conn *c = user;
+    net_conn *c = user;
     switch (reason) {
+    case LWS_CALLBACK_FILTER_HTTP_CONNECTION:
+        /* No hidden files ("/.git"): the file mount would serve them. */
+        if (in != NULL && strstr((const char *)in, "/.") != NULL) {
+            lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
+            return -1;
+        }
+        return 0;
+
     case LWS_CALLBACK_HTTP:
-        return http_request(wsi, c, (const char *)in);
+        return http_request(wsi, c);
 
     case LWS_CALLBACK_HTTP_WRITEABLE: {
-        if (c->http_buf == NULL)
+        if (c == NULL || c->http_out.buf == NULL)
             break;
-        int n = lws_write(wsi, (unsigned char *)c->http_buf + c->http_head, c->http_len,
+        int n = lws_write(wsi, (unsigned char *)proto_out_data(&c->http_out), c->http_out.len,
                           LWS_WRITE_HTTP_FINAL);
-        free(c->http_buf);
-        c->http_buf = NULL;
+        proto_out_free(&c->http_out);
         if (n < 0 || lws_http_transaction_completed(wsi))
             return -1;
         return 0;
@@ -341,66 +285,59 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         return lws_http_transaction_completed(wsi) ? -1 : 0;
 
     case LWS_CALLBACK_HTTP_BODY:
-        if (!c->posting)
+        if (c == NULL || c->is_ws)
             break;
-        if (c->rxlen + len > POST_MAX) {
-            c->posting = false;
+        if (c->rx.len + len > POST_MAX) {
             lws_return_http_status(wsi, HTTP_STATUS_REQ_ENTITY_TOO_LARGE, NULL);
             return -1;
         }
-        return rx_append(c, in, len);
+        proto_out_append(&c->rx, in, len);
+        return c->rx.oom ? -1 : 0;
 
     case LWS_CALLBACK_HTTP_BODY_COMPLETION: {
-        if (!c->posting)
+        if (c == NULL || c->is_ws)
             break;
-        c->posting = false;
-        int status = hub_http_post(c, c->post_uri, c->rx ? c->rx : "", c->rxlen);
+        const net_route *r = c->post_route;
+        c->post_route = NULL;
+        int status = HTTP_STATUS_NOT_FOUND;
+        if (r != NULL)
+            status = r->handler(c, c->post_arg, c->rx.buf ? proto_out_data(&c->rx) : "", c->rx.len);
         /* The body was read: its buffer goes now (keep-alive connections
          * may never see CLOSED_HTTP). */
-        free(c->rx);
-        c->rx = NULL;
-        c->rxlen = c->rxcap = 0;
+        proto_out_free(&c->rx);
         if (status == 0)
             return 0; /* answered, or being answered */
-        if (lws_return_http_status(wsi, (unsigned)status, NULL))
-            return -1;
-        return lws_http_transaction_completed(wsi) ? -1 : 0;
+        return http_status(wsi, (unsigned)status);
     }
 
+    case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
     case LWS_CALLBACK_CLOSED_HTTP:
-        /* lws calls this with no session data for a connection that closed
+        /* lws calls these with no session data for a connection that closed
          * before any was allocated (seen as a SIGSEGV in the e2e suite). */
-        if (c == NULL)
-            break;
-        free(c->http_buf);
-        c->http_buf = NULL;
-        free(c->rx);
-        c->rx = NULL;
-        c->rxlen = c->rxcap = 0;
-        if (c->http_req)
-            hub_http_closed(c);
+        if (c != NULL)
+            http_done(c);
         break;
 
     case LWS_CALLBACK_ESTABLISHED:
-        free(c->rx); /* a POST body buffer of the same connection */
+        proto_out_free(&c->rx); /* a POST body buffer of the same connection */
+        proto_out_free(&c->http_out);
         memset(c, 0, sizeof *c);
         c->wsi = wsi;
         c->is_ws = true;
-        c->lobby_index = -1;
         {
             /* Small messages, each awaited by someone: no Nagle delay. */
             int one = 1;
             setsockopt(lws_get_socket_fd(wsi), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         }
-        metrics_now.connections++;
-        hub_conn_open(c);
+        stats.connections++;
+        config->callbacks->open(c);
         return 0;
 
     case LWS_CALLBACK_RECEIVE:
         if (c->closing)
             return 0;
         if (lws_frame_is_binary(wsi)) {
-            hub_receive(c, "", 0); /* answered as bad_json */
+            config->callbacks->message(c, "", 0); /* answered as bad_json */
             return 0;
         }
         return receive(wsi, c, in, len);
@@ -426,12 +363,12 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_CLOSED:
         if (!c->is_ws)
             break;
-        hub_conn_closed(c);
+        config->callbacks->close(c);
         queue_clear(c);
-        free(c->rx);
-        c->rx = NULL;
+        proto_out_free(&c->rx);
         c->is_ws = false;
-        metrics_now.connections--;
+        c->data = NULL;
+        stats.connections--;
         return 0;
 
     default:
@@ -443,9 +380,70 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 static const struct lws_protocols protocols[] = {
     /* rx 1024: client messages are small (longer ones arrive in pieces);
      * tx: a whole message per send (lws caps a send at this size). */
-    {"chameleon", callback, sizeof(conn), 1024, 0, NULL, 256 * 1024},
+    {"chameleon", callback, sizeof(net_conn), 1024, 0, NULL, 256 * 1024},
     {NULL, NULL, 0, 0, 0, NULL, 0},
 };
+
+/* ------------------------------------------------------------------------ */
+/* Mounts. */
+
+/* Types lws's own table lacks or gets otherwise; "*" (anything else) must
+ * stay last. lws looks at its table first, then at this list. */
+static const struct lws_protocol_vhost_options mime_any = {NULL, NULL, "*",
+                                                           "application/octet-stream"};
+static const struct lws_protocol_vhost_options mime_woff2 = {&mime_any, NULL, ".woff2",
+                                                             "font/woff2"};
+static const struct lws_protocol_vhost_options mime_md = {&mime_woff2, NULL, ".md",
+                                                          "text/plain; charset=utf-8"};
+static const struct lws_protocol_vhost_options mime_json = {&mime_md, NULL, ".json",
+                                                            "application/json"};
+static const struct lws_protocol_vhost_options mime_mjs = {&mime_json, NULL, ".mjs",
+                                                           "text/javascript; charset=utf-8"};
+
+enum { MOUNTS_MAX = 16, MOUNT_POINT_MAX = 64 };
+static struct lws_http_mount mounts[MOUNTS_MAX];
+static char mount_points[MOUNTS_MAX][MOUNT_POINT_MAX];
+
+/* One callback mount per distinct first segment of the route paths, then
+ * the files. Returns the number of mounts, or -1 if they do not fit. */
+static int mounts_build(const net_config *cfg)
+{
+    int n = 0;
+    for (int i = 0; i < cfg->nroutes; i++) {
+        const char *p = cfg->routes[i].path;
+        size_t len = 1 + strcspn(p + 1, "/");
+        if (p[0] != '/' || len < 2 || len >= MOUNT_POINT_MAX)
+            return -1;
+        bool seen = false;
+        for (int j = 0; j < n && !seen; j++)
+            seen = strlen(mount_points[j]) == len && strncmp(mount_points[j], p, len) == 0;
+        if (seen)
+            continue;
+        if (n + 1 >= MOUNTS_MAX)
+            return -1;
+        memcpy(mount_points[n], p, len);
+        mount_points[n][len] = '\0';
+        mounts[n] = (struct lws_http_mount){
+            .mountpoint = mount_points[n],
+            .origin = protocols[0].name,
+            .origin_protocol = LWSMPRO_CALLBACK,
+            .mountpoint_len = (unsigned char)len,
+        };
+        n++;
+    }
+    mounts[n] = (struct lws_http_mount){
+        .mountpoint = "/",
+        .origin = web_root,
+        .def = "index.html",
+        .extra_mimetypes = &mime_mjs,
+        .origin_protocol = LWSMPRO_FILE,
+        .mountpoint_len = 1,
+    };
+    n++;
+    for (int i = 0; i + 1 < n; i++)
+        mounts[i].mount_next = &mounts[i + 1];
+    return n;
+}
 
 static void lws_log(int level, const char *line)
 {
@@ -454,10 +452,15 @@ static void lws_log(int level, const char *line)
 
 int net_start(uv_loop_t *loop, const net_config *cfg, char *why, size_t whylen)
 {
+    config = cfg;
     snprintf(web_root, sizeof web_root, "%s", cfg->web_root);
     size_t wl = strlen(web_root);
     while (wl > 1 && web_root[wl - 1] == '/')
         web_root[--wl] = '\0';
+    if (mounts_build(cfg) < 0) {
+        snprintf(why, whylen, "too many routes, or a route path that is not /segment...");
+        return -1;
+    }
 
     lws_set_log_level(LLL_ERR | LLL_WARN, lws_log);
 
@@ -467,6 +470,7 @@ int net_start(uv_loop_t *loop, const net_config *cfg, char *why, size_t whylen)
     info.port = cfg->port;
     info.iface = cfg->host;
     info.protocols = protocols;
+    info.mounts = mounts;
     info.options =
         LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_VALIDATE_UTF8 | LWS_SERVER_OPTION_DISABLE_IPV6;
     info.foreign_loops = loops;
@@ -485,16 +489,16 @@ int net_start(uv_loop_t *loop, const net_config *cfg, char *why, size_t whylen)
 
     context = lws_create_context(&info);
     if (context == NULL) {
-        rules_why(why, whylen,
-                  "cannot listen on %s:%d (port in use, bad address, or "
-                  "libwebsockets-evlib-uv missing)",
-                  cfg->host, cfg->port);
+        snprintf(why, whylen,
+                 "cannot listen on %s:%d (port in use, bad address, or "
+                 "libwebsockets-evlib-uv missing)",
+                 cfg->host, cfg->port);
         return -1;
     }
     struct lws_vhost *vh = lws_get_vhost_by_name(context, "default");
     int port = vh ? lws_get_vhost_listen_port(vh) : -1;
     if (port <= 0) {
-        rules_why(why, whylen, "cannot listen on %s:%d (port in use?)", cfg->host, cfg->port);
+        snprintf(why, whylen, "cannot listen on %s:%d (port in use?)", cfg->host, cfg->port);
         /* The caller exits at once: tearing lws down from here crashes. */
         return -1;
     }

@@ -1,17 +1,29 @@
 /*
- * room.h - game rooms: seats, spectators, clocks, numbered events.
+ * room.h - game rooms: seats, watchers, clocks, numbered events.
  *
- * A room holds one rules_game, the only judge of a move. Every state change
- * is an event with the next sequence number; the last ROOM_EVENT_RING events
- * are kept (lean form) so that a client that reconnects gets what it missed.
- * Moves go through one commit point (room.c commit_move): a move is
- * broadcast, and so acknowledged, only once storage says it is durable.
+ * Owns: every room in memory (a table by id) and what is in one: its
+ * rules_game (the only judge of a move), seats, watchers, clocks, offers,
+ * chat, the events it numbered. Split in three files around one private
+ * header (room_impl.h): room.c (the table, starting, restoring, the
+ * requests), room_clock.c (clocks, flags, abandonment), room_events.c
+ * (events, watchers, the state and catchup sent to a session).
+ * May call: ident.h (seats, an identity's rooms), session.h (the sink),
+ * store.h, errmap.h, metrics.h, proto.h, libuv. Never the transport: it
+ * links without libwebsockets.
+ *
+ * Every state change is an event with the next sequence number; the last
+ * ROOM_EVENT_RING events are kept (lean form) so that a client that
+ * reconnects gets what it missed. Moves go through one commit point
+ * (room.c commit_move): a move is broadcast, and so acknowledged, only once
+ * storage says it is durable.
  *
  * Clocks: base + increment, kept in milliseconds on the loop's clock; one
  * libuv timer per room fires when the player to move runs out of time, so a
  * flag falls even if nobody sends anything.
  *
- * Rooms are freed at one safe point (room_sweep), never inside a handler.
+ * Rooms are freed at one safe point, never inside a handler: a finished
+ * room nobody watches leaves the table at once and is freed from the close
+ * callback of its timers (libuv's close_cb).
  */
 #ifndef ROOM_H
 #define ROOM_H
@@ -21,8 +33,9 @@
 
 #include <uv.h>
 
-#include "hub.h"
+#include "ident.h"
 #include "proto.h"
+#include "session.h"
 
 enum { ROOM_EVENT_RING = PROTO_CATCHUP_MAX, ROOM_CHAT_KEEP = 50 };
 
@@ -39,16 +52,19 @@ struct store;
 void room_init(uv_loop_t *loop, struct store *db, int64_t abandon_ms);
 /* Stop every clock (shutdown, before connections close). */
 void room_stop_clocks(void);
-/* Free every room (shutdown, after connections closed). */
+/* Close every room (shutdown, after connections closed): they are freed
+ * while the loop runs next, before identities go. */
 void room_shutdown(void);
 
-/* Start a game with these identities in seat order; every connection of
- * each gets game_started and the room state (req, if non-NULL, is the
- * request of `asker` to echo). Returns the room or NULL with an error. */
-room *room_start(const room_settings *s, ident *const *seats, int nseats, const conn *asker,
+/* Start a game with these identities in seat order; every session of each
+ * gets game_started and the room state (req, if non-NULL, is the request of
+ * `asker` to echo). Returns the room or NULL with an error. */
+room *room_start(const room_settings *s, ident *const *seats, int nseats, const session *asker,
                  const proto_req *req, proto_err *err, char *why, size_t whylen);
 
+/* The room with this id in memory, or NULL. */
 room *room_find(int64_t id);
+int64_t room_id(const room *r);
 
 /* Rebuild every game in progress from the store (start-up, before any
  * connection), then start handling the store's correspondence timeouts
@@ -56,26 +72,30 @@ room *room_find(int64_t id);
  * many, or a negative store error. */
 int room_restore_all(void);
 
-/* Conditional moves (two-player correspondence): cond_set, cond_clear,
- * cond_get; each replies `cond` with the lines now stored. */
-int room_cond(room *r, conn *c, const proto_req *req, char *why, size_t whylen);
+/*
+ * The requests that name a room (the dispatcher found r and checked what
+ * the request table asks): 0 or a proto_err with a sentence in why.
+ */
+int room_join(room *r, session *s, const proto_req *req, char *why, size_t whylen);
+int room_part(room *r, session *s, const proto_req *req, char *why, size_t whylen);
+int room_move(room *r, session *s, const proto_req *req, char *why, size_t whylen);
+int room_resign(room *r, session *s, const proto_req *req, char *why, size_t whylen);
+int room_draw_offer(room *r, session *s, const proto_req *req, char *why, size_t whylen);
+int room_draw_decline(room *r, session *s, const proto_req *req, char *why, size_t whylen);
+int room_abort(room *r, session *s, const proto_req *req, char *why, size_t whylen);
+int room_rematch(room *r, session *s, const proto_req *req, char *why, size_t whylen);
+int room_chat(room *r, session *s, const proto_req *req, char *why, size_t whylen);
+/* Conditional moves (two-player correspondence, accounts): cond_set,
+ * cond_clear, cond_get; each replies `cond` with the lines now stored. */
+int room_cond(room *r, session *s, const proto_req *req, char *why, size_t whylen);
 
-/* Handlers of the room messages: 0 or a proto_err with a sentence in why. */
-int room_join(room *r, conn *c, const proto_req *req, char *why, size_t whylen);
-void room_part(room *r, conn *c);
-int room_move(room *r, conn *c, const proto_req *req, char *why, size_t whylen);
-int room_resign(room *r, conn *c, const proto_req *req, char *why, size_t whylen);
-int room_draw_offer(room *r, conn *c, const proto_req *req, char *why, size_t whylen);
-int room_draw_decline(room *r, conn *c, const proto_req *req, char *why, size_t whylen);
-int room_abort(room *r, conn *c, const proto_req *req, char *why, size_t whylen);
-int room_rematch(room *r, conn *c, const proto_req *req, char *why, size_t whylen);
-int room_chat(room *r, conn *c, const proto_req *req, char *why, size_t whylen);
-
-/* A connection closes: stop watching every room. */
-void room_conn_closed(conn *c);
-/* An identity came or went (first connection opened / last closed). */
+/* A session closes: it stops watching every room. */
+void room_unwatch_all(session *s);
+/* An identity came or went (first session opened / last closed): the
+ * rooms where it is seated tell their watchers. */
 void room_presence(ident *who, bool connected);
-/* Ids of the rooms where who holds a seat in a game not over. */
+/* Ids of the rooms where who holds a seat in a game not over, oldest
+ * first. */
 int room_active_of(const ident *who, int64_t *out, int max);
 
 #endif

@@ -34,6 +34,10 @@
  * validated with the rules core (rules_game_play_text) and the player to
  * move after it. Words: a game's "variant" is the rules id ("ultima"), its
  * "id" is the store's number for one game.
+ *
+ * Owns: the database and everything in it but accounts; the writer thread;
+ * the store's clock, deadlines and their callbacks. May call: SQLite,
+ * libuv, rules.h, pgn.h. Never a module above it (rooms, sessions, net).
  */
 #ifndef STORE_H
 #define STORE_H

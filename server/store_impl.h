@@ -5,6 +5,9 @@
  * table, the records of games in progress, the queued operations, and the
  * functions the store_*.c modules call in one another.
  *
+ * Owns: the SQLite engine's state. May call: store.h, record.h, rules.h,
+ * sqlite3, libuv, uthash (each module's own calls are listed below).
+ *
  * Modules (prefix of their internal functions), and what they may call:
  *   store_db.c       (db_)    connections, pragmas, migrations, the statement
  *                             table (the only SQL text of the server, prepared

@@ -1,0 +1,232 @@
+/*
+ * api.c - the HTTP routes (see api.h).
+ */
+#include "api.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "accounts.h"
+#include "archive.h"
+#include "metrics.h"
+#include "proto.h"
+#include "store.h"
+
+static uv_loop_t *loop;
+static store *db;
+
+void api_init(uv_loop_t *l, store *s)
+{
+    loop = l;
+    db = s;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Health and metrics. */
+
+int api_healthz(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    const net_stats *ns = net_get_stats();
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    uint64_t up = uv_now(loop) - metrics_now.started_ms;
+    proto_write_health(&o, (int64_t)(up / 1000), ns->connections, metrics_now.rooms);
+    net_http_reply_out(c, 200, "application/json", &o, NULL);
+    return 0;
+}
+
+int api_metrics(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    metrics_write(&o, net_get_stats());
+    net_http_reply_out(c, 200, "text/plain; version=0.0.4; charset=utf-8", &o, NULL);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Requests answered later: the store's reads and the password work. */
+
+typedef struct pending {
+    net_conn *c; /* NULL once the HTTP connection closed */
+    bool pgn;    /* GET /api/games/<id>.pgn */
+} pending;
+
+/* A request whose answer comes later hangs off its connection (c->data),
+ * so that api_http_closed can tell it the connection went. */
+static pending *pending_new(net_conn *c)
+{
+    pending *p = calloc(1, sizeof *p);
+    if (p != NULL) {
+        p->c = c;
+        c->data = p;
+    }
+    return p;
+}
+
+/* Take the answer's request off its connection: the connection, or NULL if
+ * it closed meanwhile. */
+static net_conn *pending_done(pending *p)
+{
+    net_conn *c = p->c;
+    free(p);
+    if (c != NULL)
+        c->data = NULL;
+    return c;
+}
+
+/* Reply with the JSON written in o (consumed). */
+static void reply_json(net_conn *c, unsigned status, proto_out *o, const char *cookie)
+{
+    net_http_reply_out(c, status, "application/json", o, cookie);
+}
+
+static void reply_error(net_conn *c, unsigned status, const char *code, const char *reason)
+{
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_write_http_error(&o, code, reason);
+    reply_json(c, status, &o, NULL);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The archive, read by the store off the loop (queued behind its writes). */
+
+/* body (malloc'd, consumed) with 200, or the store error's status. */
+static void reply_read(net_conn *c, int status, char *body, const char *ctype)
+{
+    if (body != NULL)
+        net_http_reply(c, 200, ctype, body, strlen(body), NULL);
+    else if (status == STORE_ENOT_FOUND)
+        reply_error(c, 404, store_err_code(status), "no such game or player");
+    else
+        reply_error(c, 500, store_err_code(status < 0 ? status : STORE_ENOMEM),
+                    store_err_text(status < 0 ? status : STORE_ENOMEM));
+    free(body);
+}
+
+static void on_game_read(void *arg, int status, const record_game *g)
+{
+    bool pgn = ((pending *)arg)->pgn;
+    net_conn *c = pending_done(arg);
+    if (c == NULL)
+        return;
+    char *body = status < 0 ? NULL : pgn ? archive_game_pgn(g) : archive_game_view_json(g);
+    reply_read(c, status, body, pgn ? "application/x-chess-pgn" : "application/json");
+}
+
+static void on_profile_read(void *arg, int status, const record_profile *p)
+{
+    net_conn *c = pending_done(arg);
+    if (c != NULL)
+        reply_read(c, status, status < 0 ? NULL : archive_profile_json(p), "application/json");
+}
+
+int api_game(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    char *end;
+    long long n = strtoll(arg, &end, 10);
+    bool pgn = strcmp(end, ".pgn") == 0;
+    if (end == arg || n <= 0 || (*end && !pgn))
+        return 404;
+    pending *p = pending_new(c);
+    if (p == NULL)
+        return 500;
+    p->pgn = pgn;
+    if (store_game_get(db, n, on_game_read, p) < 0) {
+        pending_done(p);
+        return 500;
+    }
+    return 0;
+}
+
+int api_profile(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    pending *p = pending_new(c);
+    if (p == NULL)
+        return 500;
+    if (store_profile_get(db, arg, on_profile_read, p) < 0) {
+        pending_done(p);
+        return 500;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Accounts: register, log in (password work off the loop), log out. The
+ * answer sets or clears the session cookie. */
+
+static void on_account(void *arg, int status, int64_t account, const char *username,
+                       const char *token, const char *why)
+{
+    net_conn *c = pending_done(arg);
+    if (c == NULL)
+        return;
+    if (status < 0) {
+        unsigned http = status == STORE_ETAKEN ? 409 : status == STORE_ELOGIN ? 401 : 400;
+        reply_error(c, http, store_err_code(status), why && *why ? why : store_err_text(status));
+        return;
+    }
+    char cookie[512];
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_write_account(&o, username);
+    reply_json(c, 200, &o, accounts_set_cookie(cookie, sizeof cookie, token) > 0 ? cookie : NULL);
+}
+
+static int credentials(net_conn *c, bool reg, const char *body, size_t len)
+{
+    char user[64], pass[ACCOUNTS_PASSWORD_MAX + 1], why[RULES_WHY_TEXT];
+    if (proto_decode_credentials(body, len, user, sizeof user, pass, sizeof pass, why,
+                                 sizeof why) != 0) {
+        reply_error(c, 400, "bad_message", why);
+        return 0;
+    }
+    pending *p = pending_new(c);
+    if (p == NULL)
+        return 500;
+    int err = reg ? accounts_register(db, user, pass, on_account, p)
+                  : accounts_login(db, user, pass, on_account, p);
+    sodium_memzero(pass, sizeof pass);
+    if (err < 0) {
+        pending_done(p);
+        const char *reason = err == STORE_EUSERNAME   ? ACCOUNTS_USERNAME_RULES
+                             : err == STORE_EPASSWORD ? "a password is 8 to 128 characters"
+                                                      : store_err_text(err);
+        reply_error(c, err == STORE_ELOGIN ? 401 : 400, store_err_code(err), reason);
+        return 0;
+    }
+    return 0;
+}
+
+int api_register(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    return credentials(c, true, body, len);
+}
+
+int api_login(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    return credentials(c, false, body, len);
+}
+
+int api_logout(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    char token[128], clear[256];
+    if (net_cookie(c, ACCOUNTS_COOKIE, token, sizeof token) > 0)
+        accounts_logout(db, token);
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_write_account(&o, NULL);
+    reply_json(c, 200, &o, accounts_set_cookie(clear, sizeof clear, NULL) > 0 ? clear : NULL);
+    return 0;
+}
+
+void api_http_closed(net_conn *c)
+{
+    pending *p = c->data;
+    p->c = NULL;
+    c->data = NULL;
+}

@@ -1,0 +1,45 @@
+/*
+ * api.h - the HTTP routes other than static files: the archive
+ * (/api/games/<id>, /api/games/<id>.pgn), profiles (/api/profile/<name>),
+ * accounts (/api/register, /api/login, /api/logout), /healthz, /metrics.
+ *
+ * Owns: the route handlers (main.c puts them in the route table it gives
+ * net_start) and the password work of a request in flight (register and
+ * login answer once it is done, off the loop).
+ * May call: net.h (replies, cookies, the transport's counters), store.h,
+ * accounts.h, metrics.h, proto.h.
+ *
+ * Each handler is a net_handler: arg is the rest of the path after the
+ * route's path, body the POST body; 0 when answered (now or later), else an
+ * HTTP status for net to send.
+ */
+#ifndef API_H
+#define API_H
+
+#include <stddef.h>
+
+#include <uv.h>
+
+#include "net.h"
+
+struct store;
+void api_init(uv_loop_t *loop, struct store *db);
+
+/* GET /api/games/<id> (JSON) and /api/games/<id>.pgn: arg "<id>[.pgn]". */
+int api_game(net_conn *c, const char *arg, const char *body, size_t len);
+/* GET /api/profile/<username>. */
+int api_profile(net_conn *c, const char *arg, const char *body, size_t len);
+/* POST /api/register and /api/login {"username":..,"password":..}: set
+ * the session cookie. */
+int api_register(net_conn *c, const char *arg, const char *body, size_t len);
+int api_login(net_conn *c, const char *arg, const char *body, size_t len);
+/* POST /api/logout: end the session of the cookie, clear the cookie. */
+int api_logout(net_conn *c, const char *arg, const char *body, size_t len);
+/* GET /healthz (JSON) and /metrics (Prometheus text). */
+int api_healthz(net_conn *c, const char *arg, const char *body, size_t len);
+int api_metrics(net_conn *c, const char *arg, const char *body, size_t len);
+
+/* net_callbacks.http_closed: c closed while its answer was being computed. */
+void api_http_closed(net_conn *c);
+
+#endif

@@ -1,0 +1,291 @@
+/*
+ * dispatch.c - sessions come and go, requests are checked and dispatched
+ * (see dispatch.h).
+ */
+#include "dispatch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <utlist.h>
+
+#include "accounts.h"
+#include "archive.h"
+#include "errmap.h"
+#include "ident.h"
+#include "lobby.h"
+#include "metrics.h"
+#include "room.h"
+#include "session.h"
+#include "store.h"
+
+static uv_loop_t *loop;
+static store *db;
+
+/* ------------------------------------------------------------------------ */
+/* The requests of no other module. Each returns 0 or a proto_err with a
+ * sentence in why. */
+
+static int on_hello(session *s, const proto_req *req, char *why, size_t whylen)
+{
+    ident *who = NULL;
+    if (s->account != 0) {
+        /* Logged in (session cookie): the account is the identity. */
+        who = ident_account(s->account, s->account_name);
+    } else if (req->present & PF_TOKEN) {
+        who = ident_by_token(req->token);
+        if (who != NULL && who->account != 0)
+            who = NULL; /* an account's token is not a way in */
+    }
+    if (who == NULL)
+        who = ident_new();
+    if (who == NULL)
+        return PROTO_EINTERNAL;
+    if ((req->present & PF_NAME) && who->account == 0)
+        snprintf(who->name, sizeof who->name, "%s", req->name);
+    if (req->board)
+        s->flags |= SESSION_BOARD;
+    bool first = ident_attach(who, s);
+
+    int64_t rooms[64];
+    int nrooms = room_active_of(who, rooms, 64);
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_player me = {who->id, who->name};
+    proto_write_welcome(&o, req, who->token, &me, who->account ? who->name : NULL, rooms, nrooms);
+    session_send_out(s, &o);
+    if (first)
+        room_presence(who, true);
+    return 0;
+}
+
+static int on_ping(session *s, const proto_req *req, char *why, size_t whylen)
+{
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_write_pong(&o, req);
+    session_send_out(s, &o);
+    return 0;
+}
+
+/* Send the account's "your turn" list to s (req: the request to echo). */
+static void send_turns(session *s, const proto_req *req)
+{
+    int n = store_your_turn(db, s->who->account, NULL, 0);
+    store_turn *t = n >= 0 ? calloc((size_t)n + 1, sizeof *t) : NULL;
+    char *json = t ? archive_turns_json(t, store_your_turn(db, s->who->account, t, n)) : NULL;
+    free(t);
+    if (json == NULL) {
+        session_send_error(s, req, req != NULL, PROTO_EINTERNAL, "cannot read the turn list");
+        return;
+    }
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_write_turns(&o, req, json);
+    free(json);
+    session_send_out(s, &o);
+}
+
+static int on_turns(session *s, const proto_req *req, char *why, size_t whylen)
+{
+    s->flags |= SESSION_TURNS;
+    send_turns(s, req);
+    return 0;
+}
+
+/* The store's turn callback: push the list to every session of the
+ * account that asked for it. */
+static void on_turn_changed(void *arg, int64_t account)
+{
+    (void)arg;
+    ident *who = ident_find_account(account);
+    if (who == NULL)
+        return;
+    session *s;
+    DL_FOREACH2(who->sessions, s, inext)
+    {
+        if (s->flags & SESSION_TURNS)
+            send_turns(s, NULL);
+    }
+}
+
+static int on_vacation(session *s, const proto_req *req, char *why, size_t whylen)
+{
+    int64_t account = s->who->account;
+    int err = 0;
+    if (req->type == PROTO_VACATION_START) {
+        if (req->days < 1 || req->days > STORE_VACATION_DAYS) {
+            rules_why(why, whylen, "days must be 1 to %d", STORE_VACATION_DAYS);
+            return PROTO_EBAD_MESSAGE;
+        }
+        err = store_vacation_start(db, account, (int)req->days, why, whylen);
+        if (err == STORE_EBAD_ARG)
+            rules_why(why, whylen, "you are already on vacation");
+    } else if (req->type == PROTO_VACATION_END) {
+        err = store_vacation_end(db, account);
+        if (err == STORE_ENOT_FOUND)
+            rules_why(why, whylen, "you are not on vacation");
+    }
+    int64_t until = 0;
+    int left = 0;
+    if (err == 0)
+        err = store_vacation_status(db, account, &until, &left);
+    if (err < 0)
+        return errmap_store_fail(err, why, whylen);
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_write_vacation(&o, req, until, left);
+    session_send_out(s, &o);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The request table. */
+
+/* What a request needs, checked in this order before its handler runs. */
+enum {
+    CMD_FIRST = 1 << 0,   /* no hello yet (hello itself) */
+    CMD_HELLO = 1 << 1,   /* hello done: s->who is set */
+    CMD_ROOM = 1 << 2,    /* req->room is a room in memory: passed as r */
+    CMD_ACCOUNT = 1 << 3, /* the identity is an account */
+};
+
+typedef struct cmd {
+    unsigned flags;
+    /* One of the two: fn, or in_room for a CMD_ROOM request. */
+    int (*fn)(session *s, const proto_req *req, char *why, size_t whylen);
+    int (*in_room)(room *r, session *s, const proto_req *req, char *why, size_t whylen);
+    const char *no_account; /* the sentence when CMD_ACCOUNT fails */
+} cmd;
+
+#define ACCOUNT_WHY "this needs an account: log in"
+
+/* One row per message type, in the order of PROTO_REQUESTS. */
+static const cmd cmds[PROTO_NREQUESTS] = {
+    [PROTO_HELLO] = {CMD_FIRST, on_hello, NULL, NULL},
+    [PROTO_PING] = {CMD_HELLO, on_ping, NULL, NULL},
+    [PROTO_LOBBY_WATCH] = {CMD_HELLO, lobby_watch, NULL, NULL},
+    [PROTO_LOBBY_UNWATCH] = {CMD_HELLO, lobby_unwatch, NULL, NULL},
+    [PROTO_SEEK_CREATE] = {CMD_HELLO, lobby_seek_create, NULL, NULL},
+    [PROTO_SEEK_CANCEL] = {CMD_HELLO, lobby_seek_cancel, NULL, NULL},
+    [PROTO_SEEK_ACCEPT] = {CMD_HELLO, lobby_seek_accept, NULL, NULL},
+    [PROTO_JOIN] = {CMD_HELLO | CMD_ROOM, NULL, room_join, NULL},
+    [PROTO_PART] = {CMD_HELLO | CMD_ROOM, NULL, room_part, NULL},
+    [PROTO_MOVE] = {CMD_HELLO | CMD_ROOM, NULL, room_move, NULL},
+    [PROTO_RESIGN] = {CMD_HELLO | CMD_ROOM, NULL, room_resign, NULL},
+    [PROTO_DRAW_OFFER] = {CMD_HELLO | CMD_ROOM, NULL, room_draw_offer, NULL},
+    [PROTO_DRAW_DECLINE] = {CMD_HELLO | CMD_ROOM, NULL, room_draw_decline, NULL},
+    [PROTO_ABORT] = {CMD_HELLO | CMD_ROOM, NULL, room_abort, NULL},
+    [PROTO_REMATCH] = {CMD_HELLO | CMD_ROOM, NULL, room_rematch, NULL},
+    [PROTO_CHAT] = {CMD_HELLO | CMD_ROOM, NULL, room_chat, NULL},
+    [PROTO_TURNS] = {CMD_HELLO | CMD_ACCOUNT, on_turns, NULL, ACCOUNT_WHY},
+    [PROTO_VACATION_START] = {CMD_HELLO | CMD_ACCOUNT, on_vacation, NULL, ACCOUNT_WHY},
+    [PROTO_VACATION_END] = {CMD_HELLO | CMD_ACCOUNT, on_vacation, NULL, ACCOUNT_WHY},
+    [PROTO_VACATION_STATUS] = {CMD_HELLO | CMD_ACCOUNT, on_vacation, NULL, ACCOUNT_WHY},
+#define COND_ROW                                                                                   \
+    {                                                                                              \
+        CMD_HELLO | CMD_ROOM | CMD_ACCOUNT, NULL, room_cond,                                       \
+            "conditional moves need an account: log in"                                            \
+    }
+    [PROTO_COND_SET] = COND_ROW,
+    [PROTO_COND_CLEAR] = COND_ROW,
+    [PROTO_COND_GET] = COND_ROW,
+#undef COND_ROW
+};
+
+/* Check what req's row needs, then run its handler. */
+static int run(session *s, const proto_req *req, char *why, size_t whylen)
+{
+    const cmd *c = &cmds[req->type];
+    if ((c->flags & CMD_FIRST) && s->who != NULL) {
+        rules_why(why, whylen, "hello was already sent on this connection");
+        return PROTO_ENOT_HELLO;
+    }
+    if ((c->flags & CMD_HELLO) && s->who == NULL) {
+        rules_why(why, whylen, "send hello first");
+        return PROTO_ENOT_HELLO;
+    }
+    room *r = NULL;
+    if (c->flags & CMD_ROOM) {
+        r = room_find(req->room);
+        if (r == NULL) {
+            rules_why(why, whylen, "no room %lld", (long long)req->room);
+            return PROTO_EUNKNOWN_ROOM;
+        }
+    }
+    if ((c->flags & CMD_ACCOUNT) && s->who->account == 0) {
+        rules_why(why, whylen, "%s", c->no_account);
+        return PROTO_EACCOUNT_REQUIRED;
+    }
+    if (c->in_room != NULL)
+        return c->in_room(r, s, req, why, whylen);
+    return c->fn != NULL ? c->fn(s, req, why, whylen) : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sessions. */
+
+/* The session cookie of the upgrade request, if any, names the account. */
+static void cookie_account(session *s)
+{
+    char token[128];
+    if (net_cookie(s->conn, ACCOUNTS_COOKIE, token, sizeof token) <= 0)
+        return;
+    int64_t account = 0;
+    if (accounts_session(db, token, &account, s->account_name, sizeof s->account_name) == 0)
+        s->account = account;
+}
+
+void dispatch_open(net_conn *c)
+{
+    session *s = session_new(c);
+    if (s == NULL) {
+        net_close(c);
+        return;
+    }
+    cookie_account(s);
+}
+
+void dispatch_message(net_conn *c, const char *buf, size_t len)
+{
+    session *s = c->data;
+    if (s == NULL)
+        return;
+    proto_req req;
+    bool typed;
+    char why[RULES_WHY_TEXT] = "";
+    if (!session_rate_ok(s, uv_now(loop))) {
+        memset(&req, 0, sizeof req);
+        rules_why(why, sizeof why, "more than %d messages per second", SESSION_MSG_RATE);
+        session_send_error(s, &req, false, PROTO_ERATE_LIMITED, why);
+        return;
+    }
+    int err = proto_decode(buf, len, &req, &typed, why, sizeof why);
+    if (err == 0)
+        err = run(s, &req, why, sizeof why);
+    if (err != 0)
+        session_send_error(s, &req, typed, (proto_err)err, why);
+}
+
+void dispatch_close(net_conn *c)
+{
+    session *s = c->data;
+    if (s == NULL)
+        return;
+    lobby_leave(s);
+    room_unwatch_all(s);
+    ident *who = s->who;
+    if (who != NULL && ident_detach(s)) {
+        lobby_forget(who);
+        room_presence(who, false);
+    }
+    session_close(s);
+}
+
+void dispatch_init(uv_loop_t *l, store *s)
+{
+    loop = l;
+    db = s;
+    store_set_turn_cb(db, on_turn_changed, NULL);
+}

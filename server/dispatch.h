@@ -1,0 +1,32 @@
+/*
+ * dispatch.h - what arrives on a WebSocket connection: sessions open and
+ * close, messages are decoded, checked and dispatched.
+ *
+ * Owns: the request table (one row per message type of PROTO_REQUESTS: its
+ * handler and, as flags, what it needs: hello done, an account, a room);
+ * the open/message/close callbacks net is given (main.c wires them); the
+ * requests of no other module (hello, ping, turns, vacation); the pushes of
+ * the "your turn" list.
+ * May call: session.h, ident.h, lobby.h, room.h, store.h, accounts.h,
+ * errmap.h, metrics.h, net.h, proto.h. Nothing calls it but main.c.
+ *
+ * Receive, check against the table, dispatch: the dispatcher checks the
+ * flags of a request's row and finds its room, so a handler trusts what
+ * its row asks for. Error replies keep the texts clients and tests know.
+ */
+#ifndef DISPATCH_H
+#define DISPATCH_H
+
+#include <uv.h>
+
+#include "net.h"
+
+struct store;
+void dispatch_init(uv_loop_t *loop, struct store *db);
+
+/* The callbacks of net_callbacks for WebSocket connections. */
+void dispatch_open(net_conn *c);
+void dispatch_message(net_conn *c, const char *buf, size_t len);
+void dispatch_close(net_conn *c);
+
+#endif

@@ -1,0 +1,337 @@
+/*
+ * lobby.c - seeks and lobby watchers (see lobby.h).
+ */
+#include "lobby.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+#include <uthash.h>
+
+#include "array.h"
+#include "metrics.h"
+#include "room.h"
+#include "store.h"
+
+typedef struct seek {
+    int64_t id;
+    const rules_variant *v;
+    int64_t base_ms, inc_ms;
+    bool rated, private_;
+    proto_corr corr; /* days > 0: correspondence */
+    char invite[PROTO_INVITE_MAX + 1];
+    ident *players[RULES_MAX_PLAYERS];
+    int nplayers;
+    UT_hash_handle hh;        /* every seek by id, oldest first */
+    UT_hash_handle hh_invite; /* private seeks by invitation code */
+} seek;
+
+static seek *seeks;   /* by id (hh) */
+static seek *invites; /* by invite (hh_invite) */
+static int64_t next_seek_id = 1;
+static uint64_t lobby_seq;
+static session **watchers;
+static int nwatchers, capwatchers;
+
+static proto_seek_view seek_view(const seek *s)
+{
+    proto_seek_view v = {
+        .id = s->id,
+        .game = s->v->id,
+        .base_ms = s->base_ms,
+        .inc_ms = s->inc_ms,
+        .rated = s->rated,
+        .private_ = s->private_,
+        .seats = s->v->nplayers,
+        .nplayers = s->nplayers,
+        .corr = s->corr,
+    };
+    for (int i = 0; i < s->nplayers; i++)
+        v.players[i] = (proto_player){s->players[i]->id, s->players[i]->name};
+    return v;
+}
+
+/* Tell every lobby watcher that s was added, updated or removed. */
+static void broadcast(const char *op, const seek *s)
+{
+    if (s->private_)
+        return;
+    lobby_seq++;
+    if (nwatchers == 0)
+        return;
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_seek_view v = seek_view(s);
+    proto_write_lobby_update(&o, lobby_seq, op, &v);
+    net_msg *m = net_msg_from(&o);
+    for (int i = 0; i < nwatchers; i++)
+        session_send(watchers[i], m);
+    net_msg_unref(m);
+}
+
+void lobby_leave(session *s)
+{
+    if (!(s->flags & SESSION_LOBBY))
+        return;
+    int i = s->lobby_index;
+    watchers[i] = watchers[--nwatchers];
+    watchers[i]->lobby_index = i;
+    s->lobby_index = -1;
+    s->flags &= ~(unsigned)SESSION_LOBBY;
+}
+
+/* Take s out of the lobby (the caller frees it or starts its game). */
+static void seek_unlink(seek *s)
+{
+    HASH_DELETE(hh, seeks, s);
+    if (s->private_)
+        HASH_DELETE(hh_invite, invites, s);
+    s->players[0]->nseeks--;
+    metrics_now.seeks--;
+}
+
+/* An open public seek by id, or a seek by its invitation code. */
+static seek *seek_find(int64_t id, const char *invite)
+{
+    seek *s = NULL;
+    if (invite != NULL) {
+        HASH_FIND(hh_invite, invites, invite, strlen(invite), s);
+        return s;
+    }
+    HASH_FIND(hh, seeks, &id, sizeof id, s);
+    return s != NULL && !s->private_ ? s : NULL;
+}
+
+/* Remove who from a seek it sits in but did not create. */
+static void seek_drop_player(seek *s, const ident *who)
+{
+    int j = 0;
+    for (int i = 0; i < s->nplayers; i++)
+        if (s->players[i] != who)
+            s->players[j++] = s->players[i];
+    s->nplayers = j;
+}
+
+void lobby_forget(const ident *who)
+{
+    seek *s, *tmp;
+    HASH_ITER(hh, seeks, s, tmp)
+    {
+        if (s->players[0] == who) {
+            seek_unlink(s);
+            broadcast("remove", s);
+            free(s);
+            continue;
+        }
+        for (int i = 1; i < s->nplayers; i++)
+            if (s->players[i] == who) {
+                seek_drop_player(s, who);
+                broadcast("update", s);
+                break;
+            }
+    }
+}
+
+void lobby_shutdown(void)
+{
+    HASH_CLEAR(hh_invite, invites);
+    seek *s, *tmp;
+    HASH_ITER(hh, seeks, s, tmp)
+    {
+        HASH_DELETE(hh, seeks, s);
+        free(s);
+    }
+    free(watchers);
+    watchers = NULL;
+    nwatchers = capwatchers = 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Requests. */
+
+int lobby_watch(session *c, const proto_req *req, char *why, size_t whylen)
+{
+    if (!(c->flags & SESSION_LOBBY)) {
+        if (array_reserve((void **)&watchers, &capwatchers, nwatchers + 1, sizeof *watchers) < 0)
+            return PROTO_EINTERNAL;
+        c->lobby_index = nwatchers;
+        c->flags |= SESSION_LOBBY;
+        watchers[nwatchers++] = c;
+    }
+    int n = 0;
+    seek *s;
+    for (s = seeks; s != NULL; s = s->hh.next)
+        n += !s->private_;
+    proto_seek_view *views = calloc((size_t)n + 1, sizeof *views);
+    if (views == NULL)
+        return PROTO_EINTERNAL;
+    n = 0;
+    for (s = seeks; s != NULL; s = s->hh.next)
+        if (!s->private_)
+            views[n++] = seek_view(s);
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_write_lobby(&o, req, lobby_seq, views, n);
+    free(views);
+    session_send_out(c, &o);
+    return 0;
+}
+
+int lobby_unwatch(session *c, const proto_req *req, char *why, size_t whylen)
+{
+    lobby_leave(c);
+    return 0;
+}
+
+int lobby_seek_create(session *c, const proto_req *req, char *why, size_t whylen)
+{
+    const rules_variant *v = rules_find(req->game);
+    if (v == NULL) {
+        rules_why(why, whylen, "no game '%s'", req->game);
+        return PROTO_EUNKNOWN_GAME;
+    }
+    proto_corr corr = {0, 0, 0};
+    if (req->present & PF_CORR) {
+        /* Days per move (inc_days 0) or increment mode (cap_days 0: 60). */
+        corr.days = req->corr_days;
+        corr.inc_days = req->corr_inc_days;
+        corr.cap_days = corr.inc_days == 0 ? 0 : req->corr_cap_days ? req->corr_cap_days : 60;
+        if (corr.days < 1 || corr.days > 60 || corr.inc_days < 0 || corr.inc_days > 60 ||
+            corr.cap_days < 0 || corr.cap_days > 60) {
+            rules_why(why, whylen,
+                      "corr: days 1, 2, 3, 5, 7, 10 or 14; inc_days 0..14; "
+                      "cap_days up to 60");
+            return PROTO_EBAD_TIME_CONTROL;
+        }
+        store_tc tc = {corr.days * STORE_DAY_MS, corr.inc_days * STORE_DAY_MS,
+                       corr.cap_days * STORE_DAY_MS};
+        if (store_tc_check(&tc, why, whylen) < 0)
+            return PROTO_EBAD_TIME_CONTROL;
+        if (c->who->account == 0) {
+            rules_why(why, whylen, "correspondence games need an account: log in");
+            return PROTO_EACCOUNT_REQUIRED;
+        }
+    } else if ((req->present & (PF_BASE_MS | PF_INC_MS)) != (PF_BASE_MS | PF_INC_MS)) {
+        rules_why(why, whylen, "seek_create needs 'base_ms' and 'inc_ms' (or 'corr')");
+        return PROTO_EBAD_MESSAGE;
+    }
+    if (corr.days > 0) {
+        /* base_ms/inc_ms are ignored */
+    } else if (req->base_ms < 0 || req->base_ms > LOBBY_MAX_BASE_MS || req->inc_ms < 0 ||
+               req->inc_ms > LOBBY_MAX_INC_MS || (req->base_ms == 0 && req->inc_ms != 0)) {
+        rules_why(why, whylen,
+                  "base_ms must be 0 to %d (0: no clock), inc_ms 0 to %d "
+                  "(0 without a clock)",
+                  LOBBY_MAX_BASE_MS, LOBBY_MAX_INC_MS);
+        return PROTO_EBAD_TIME_CONTROL;
+    }
+    if (req->rated && c->who->account == 0) {
+        /* The store refuses rated games without accounts: say it now. */
+        rules_why(why, whylen, "rated games need an account for every player: log in");
+        return PROTO_EACCOUNT_REQUIRED;
+    }
+    if (c->who->nseeks >= LOBBY_SEEKS_PER_IDENT) {
+        rules_why(why, whylen, "at most %d open seeks", LOBBY_SEEKS_PER_IDENT);
+        return PROTO_ETOO_MANY_SEEKS;
+    }
+    seek *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return PROTO_EINTERNAL;
+    s->id = next_seek_id++;
+    s->v = v;
+    s->corr = corr;
+    s->base_ms = corr.days > 0 ? 0 : req->base_ms;
+    s->inc_ms = corr.days > 0 ? 0 : req->inc_ms;
+    s->rated = req->rated;
+    s->private_ = req->private_;
+    if (s->private_) {
+        unsigned char raw[12];
+        randombytes_buf(raw, sizeof raw);
+        sodium_bin2hex(s->invite, sizeof s->invite, raw, sizeof raw);
+    }
+    s->players[s->nplayers++] = c->who;
+    c->who->nseeks++;
+    metrics_now.seeks++;
+    /* uthash keeps the order of insertion: the lobby lists seeks oldest
+     * first. */
+    HASH_ADD(hh, seeks, id, sizeof s->id, s);
+    if (s->private_)
+        HASH_ADD_KEYPTR(hh_invite, invites, s->invite, strlen(s->invite), s);
+    broadcast("add", s);
+
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_seek_view view = seek_view(s);
+    proto_write_seek(&o, req, "seek_created", &view, s->private_ ? s->invite : NULL);
+    session_send_out(c, &o);
+    return 0;
+}
+
+int lobby_seek_cancel(session *c, const proto_req *req, char *why, size_t whylen)
+{
+    seek *s = NULL;
+    HASH_FIND(hh, seeks, &req->seek, sizeof req->seek, s);
+    bool seated = false;
+    for (int i = 0; s != NULL && i < s->nplayers; i++)
+        seated |= s->players[i] == c->who;
+    if (!seated) {
+        rules_why(why, whylen, "you sit in no open seek %lld", (long long)req->seek);
+        return PROTO_EUNKNOWN_SEEK;
+    }
+    if (s->players[0] == c->who) {
+        seek_unlink(s);
+        broadcast("remove", s);
+        free(s);
+    } else {
+        seek_drop_player(s, c->who);
+        broadcast("update", s);
+    }
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_write_seek_cancelled(&o, req, req->seek);
+    session_send_out(c, &o);
+    return 0;
+}
+
+int lobby_seek_accept(session *c, const proto_req *req, char *why, size_t whylen)
+{
+    if (!(req->present & (PF_SEEK | PF_INVITE))) {
+        rules_why(why, whylen, "seek_accept needs 'seek' or 'invite'");
+        return PROTO_EBAD_MESSAGE;
+    }
+    seek *s = seek_find(req->seek, (req->present & PF_INVITE) ? req->invite : NULL);
+    if (s == NULL) {
+        rules_why(why, whylen, "no such open seek");
+        return PROTO_EUNKNOWN_SEEK;
+    }
+    for (int i = 0; i < s->nplayers; i++)
+        if (s->players[i] == c->who) {
+            rules_why(why, whylen, "you already sit in seek %lld", (long long)s->id);
+            return PROTO_EOWN_SEEK;
+        }
+    if ((s->rated || s->corr.days > 0) && c->who->account == 0) {
+        rules_why(why, whylen, "%s game needs an account: log in",
+                  s->rated ? "a rated" : "a correspondence");
+        return PROTO_EACCOUNT_REQUIRED;
+    }
+    s->players[s->nplayers++] = c->who;
+    if (s->nplayers < s->v->nplayers) {
+        broadcast("update", s);
+        proto_out o;
+        proto_out_init(&o, NET_HEADROOM);
+        proto_seek_view view = seek_view(s);
+        proto_write_seek(&o, req, "seek_joined", &view, NULL);
+        session_send_out(c, &o);
+        return 0;
+    }
+    /* Every seat is taken: the game starts, seats in the order taken. */
+    seek_unlink(s);
+    broadcast("remove", s);
+    room_settings rs = {s->v->id, s->base_ms, s->inc_ms, s->rated, s->corr};
+    proto_err err = 0;
+    room *r = room_start(&rs, s->players, s->nplayers, c, req, &err, why, whylen);
+    free(s);
+    return r == NULL ? (int)err : 0;
+}

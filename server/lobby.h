@@ -1,0 +1,46 @@
+/*
+ * lobby.h - the lobby: open seeks and the sessions watching them.
+ *
+ * Owns: the seeks (public ones, listed oldest first, and private ones found
+ * by their invitation code), the lobby's watchers and its sequence number;
+ * starting the room when a seek's last seat is taken.
+ * May call: room.h (room_start), ident.h, session.h (the sink), store.h
+ * (checking a correspondence time control), metrics.h, proto.h, libsodium
+ * (invitation codes), uthash. Links without libwebsockets.
+ *
+ * The requests (the dispatcher checked hello) return 0 or a proto_err with
+ * a sentence in why.
+ */
+#ifndef LOBBY_H
+#define LOBBY_H
+
+#include <stddef.h>
+
+#include "ident.h"
+#include "proto.h"
+#include "session.h"
+
+enum {
+    LOBBY_SEEKS_PER_IDENT = 10, /* open seeks one identity may create */
+    LOBBY_MAX_BASE_MS = 3 * 3600 * 1000,
+    LOBBY_MAX_INC_MS = 60 * 1000,
+};
+
+/* lobby_watch: s gets the list of public seeks, then every change. */
+int lobby_watch(session *s, const proto_req *req, char *why, size_t whylen);
+int lobby_unwatch(session *s, const proto_req *req, char *why, size_t whylen);
+int lobby_seek_create(session *s, const proto_req *req, char *why, size_t whylen);
+int lobby_seek_cancel(session *s, const proto_req *req, char *why, size_t whylen);
+/* The last seat taken starts the game (room_start), seats in the order
+ * taken; the accepting session's request is echoed in its game_started. */
+int lobby_seek_accept(session *s, const proto_req *req, char *why, size_t whylen);
+
+/* s closes: it stops watching. */
+void lobby_leave(session *s);
+/* The identity has gone (no session left): its seeks go too, and it leaves
+ * the seeks it had joined. */
+void lobby_forget(const ident *who);
+/* Free every seek and the watchers (shutdown). */
+void lobby_shutdown(void);
+
+#endif

@@ -1,0 +1,95 @@
+/*
+ * room_clock.c - a room's clocks, its flag timer and abandonment (see
+ * room.h).
+ */
+#include "room_impl.h"
+
+/* ------------------------------------------------------------------------ */
+/* Clocks. */
+
+bool room__timed(const room *r)
+{
+    return r->base_ms > 0;
+}
+
+void room__clock_settle(room *r)
+{
+    if (!r->clock_running)
+        return;
+    uint64_t now = uv_now(room__loop);
+    r->clocks[r->g->pos.to_move] -= (int64_t)(now - r->turn_start);
+    r->turn_start = now;
+}
+
+static void on_flag(uv_timer_t *t)
+{
+    room *r = t->data;
+    room__clock_settle(r);
+    int s = rules_game_to_move(r->g);
+    if (s < 0)
+        return;
+    if (r->clocks[s] > 0) { /* woke early: wait for the rest */
+        room__clock_arm(r);
+        return;
+    }
+    room__player_leaves(r, s, RULES_REASON_TIMEOUT);
+    room__maybe_free(r);
+}
+
+void room__clock_arm(room *r)
+{
+    int s = rules_game_to_move(r->g);
+    if (!room__timed(r) || s < 0) {
+        r->clock_running = false;
+        uv_timer_stop(&r->timer);
+        return;
+    }
+    r->clock_running = true;
+    r->turn_start = uv_now(room__loop);
+    uv_timer_start(&r->timer, on_flag, r->clocks[s] > 0 ? (uint64_t)r->clocks[s] : 0, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Abandonment: a seat whose player has had no session for
+ * room__abandon_ms leaves the game (rules_game_leave, "abandonment"). */
+
+static void on_abandon(uv_timer_t *t)
+{
+    room *r = t->data;
+    uint64_t now = uv_now(room__loop);
+    for (int i = 0; i < r->nseats && !r->g->result.over; i++)
+        if (r->away_since[i] != 0 && r->left[i] < 0 &&
+            now - r->away_since[i] >= (uint64_t)room__abandon_ms)
+            room__player_leaves(r, i, RULES_REASON_ABANDONMENT);
+    room__abandon_arm(r);
+    room__maybe_free(r);
+}
+
+void room__abandon_arm(room *r)
+{
+    uint64_t now = uv_now(room__loop), next = 0;
+    /* Correspondence players are not expected to stay connected. */
+    if (room__abandon_ms <= 0 || r->g->result.over || r->corr.days > 0) {
+        uv_timer_stop(&r->abandon);
+        return;
+    }
+    for (int i = 0; i < r->nseats; i++) {
+        if (r->away_since[i] == 0 || r->left[i] >= 0)
+            continue;
+        uint64_t due = r->away_since[i] + (uint64_t)room__abandon_ms;
+        if (next == 0 || due < next)
+            next = due;
+    }
+    if (next == 0)
+        uv_timer_stop(&r->abandon);
+    else
+        uv_timer_start(&r->abandon, on_abandon, next > now ? next - now : 0, 0);
+}
+
+void room__timers_init(room *r)
+{
+    uv_timer_init(room__loop, &r->timer);
+    uv_timer_init(room__loop, &r->abandon);
+    r->timer.data = r->abandon.data = r;
+    r->open_handles = 2;
+}

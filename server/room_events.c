@@ -1,0 +1,315 @@
+/*
+ * room_events.c - a room's events, watchers, and the state sent to a
+ * session (see room.h).
+ *
+ * Event flow: a change writes its event at once (seq = ++room.seq, content
+ * as of that moment) into the room's outbox; the outbox is flushed in order
+ * up to the first event that is not yet durable. Only moves wait for
+ * storage, so a chat line sent while a move is being stored is delivered
+ * after that move, in seq order.
+ */
+#include "room_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+#include "store.h"
+
+/* ------------------------------------------------------------------------ */
+/* Watchers: r->watchers and s->rooms hold each other. */
+
+static bool watching(const room *r, const session *s)
+{
+    for (int i = 0; i < s->nrooms; i++)
+        if (s->rooms[i] == r)
+            return true;
+    return false;
+}
+
+int room__watch(room *r, session *s)
+{
+    if (watching(r, s))
+        return 0;
+    if (array_reserve((void **)&r->watchers, &r->capwatchers, r->nwatchers + 1,
+                      sizeof *r->watchers) < 0 ||
+        array_reserve((void **)&s->rooms, &s->caprooms, s->nrooms + 1, sizeof *s->rooms) < 0)
+        return -1;
+    r->watchers[r->nwatchers++] = s;
+    s->rooms[s->nrooms++] = r;
+    return 0;
+}
+
+void room__unwatch(room *r, session *s)
+{
+    for (int i = 0; i < r->nwatchers; i++)
+        if (r->watchers[i] == s) {
+            r->watchers[i] = r->watchers[--r->nwatchers];
+            break;
+        }
+    for (int i = 0; i < s->nrooms; i++)
+        if (s->rooms[i] == r) {
+            s->rooms[i] = s->rooms[--s->nrooms];
+            break;
+        }
+}
+
+void room_unwatch_all(session *s)
+{
+    while (s->nrooms > 0) {
+        room *r = s->rooms[s->nrooms - 1];
+        room__unwatch(r, s);
+        room__maybe_free(r);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Events. */
+
+static bool anyone_wants_board(const room *r)
+{
+    for (int i = 0; i < r->nwatchers; i++)
+        if (r->watchers[i]->flags & SESSION_BOARD)
+            return true;
+    return false;
+}
+
+static void emit(room *r, outbox_ev *e)
+{
+    for (int i = 0; i < r->nwatchers; i++) {
+        session *w = r->watchers[i];
+        session_send(w, (w->flags & SESSION_BOARD) && e->full ? e->full : e->lean);
+    }
+    net_msg **slot = &r->ring[e->seq % ROOM_EVENT_RING];
+    net_msg_unref(*slot);
+    *slot = e->lean;
+    r->ring_board[e->seq % ROOM_EVENT_RING] = e->board;
+    e->lean = NULL;
+    r->emitted_seq = e->seq;
+}
+
+static void ev_free(outbox_ev *e)
+{
+    net_msg_unref(e->lean);
+    net_msg_unref(e->full);
+    free(e);
+}
+
+void room__flush(room *r)
+{
+    while (r->out_head != NULL && r->out_head->durable) {
+        outbox_ev *e = r->out_head;
+        r->out_head = e->next;
+        if (r->out_head == NULL)
+            r->out_tail = NULL;
+        emit(r, e);
+        ev_free(e);
+    }
+}
+
+void room__outbox_drop(room *r, outbox_ev *e)
+{
+    for (outbox_ev **p = &r->out_head; *p; p = &(*p)->next)
+        if (*p == e) {
+            *p = e->next;
+            break;
+        }
+    r->out_tail = NULL;
+    for (outbox_ev *t = r->out_head; t; t = t->next)
+        r->out_tail = t;
+    ev_free(e);
+}
+
+outbox_ev *room__ev_link(room *r, bool with_board)
+{
+    outbox_ev *e = calloc(1, sizeof *e);
+    if (e == NULL)
+        return NULL;
+    e->seq = r->seq;
+    e->board = with_board;
+    if (r->out_tail)
+        r->out_tail->next = e;
+    else
+        r->out_head = e;
+    r->out_tail = e;
+    return e;
+}
+
+void room__ev_fill(room *r, outbox_ev *e, proto_out *lean)
+{
+    if (e->board && anyone_wants_board(r) && !lean->oom) {
+        proto_out full;
+        proto_out_init(&full, NET_HEADROOM);
+        proto_event_add_board(&full, proto_out_data(lean), lean->len, r->g);
+        e->full = net_msg_from(&full);
+    }
+    e->lean = net_msg_from(lean);
+}
+
+outbox_ev *room__push_event(room *r, proto_out *lean, bool with_board, bool durable)
+{
+    outbox_ev *e = room__ev_link(r, with_board);
+    if (e == NULL) {
+        proto_out_free(lean);
+        return NULL;
+    }
+    e->durable = durable;
+    room__ev_fill(r, e, lean);
+    if (durable)
+        room__flush(r);
+    return e;
+}
+
+void room__new_event(room *r, proto_out *o)
+{
+    r->seq++;
+    proto_out_init(o, NET_HEADROOM);
+}
+
+void room__push_offer(room *r, const char *kind, int seat, unsigned offers)
+{
+    proto_out o;
+    room__new_event(r, &o);
+    proto_write_event_offer(&o, r->id, r->seq, kind, seat, offers, r->nseats);
+    room__push_event(r, &o, false, true);
+}
+
+void room__corr_clocks(room *r, int64_t deadlines[RULES_MAX_PLAYERS])
+{
+    int64_t dl = 0;
+    memset(deadlines, 0, RULES_MAX_PLAYERS * sizeof *deadlines);
+    if (store_corr_clock(room__db, r->id, &dl, r->clocks) < 0)
+        return; /* finished: the store keeps only games in progress */
+    int s = rules_game_to_move(r->g);
+    if (s >= 0)
+        deadlines[s] = dl;
+}
+
+/* deadlines: from room__corr_clocks, called before the event was written
+ * so that its clocks are the store's too. */
+void room__corr_event(room *r, proto_out *o, const int64_t *deadlines)
+{
+    if (r->corr.days > 0)
+        proto_event_add_corr(o, deadlines, r->nseats, store_now(room__db));
+}
+
+void room__events_free(room *r)
+{
+    for (int i = 0; i < ROOM_EVENT_RING; i++)
+        net_msg_unref(r->ring[i]);
+    while (r->out_head != NULL) {
+        outbox_ev *e = r->out_head;
+        r->out_head = e->next;
+        ev_free(e);
+    }
+    free(r->watchers);
+}
+
+/* ------------------------------------------------------------------------ */
+/* State for people. */
+
+static proto_room_view view_of(const room *r, const ident *who)
+{
+    proto_room_view v = {
+        .room = r->id,
+        .seq = r->seq,
+        .game = r->g,
+        .rated = r->rated,
+        .base_ms = r->base_ms,
+        .inc_ms = r->inc_ms,
+        .you = room__seat_of(r, who),
+        .clock_running = r->clock_running,
+        .draw_offers = r->draw_offers,
+        .rematch_offers = r->rematch_offers,
+    };
+    uint64_t now = uv_now(room__loop);
+    for (int i = 0; i < r->nseats; i++) {
+        v.players[i] = (proto_player){r->seats[i]->id, r->seats[i]->name};
+        v.connected[i] = r->seats[i]->sessions != NULL;
+        v.left[i] = r->left[i];
+        v.clocks[i] = r->clocks[i];
+    }
+    if (r->clock_running)
+        v.clocks[r->g->pos.to_move] -= (int64_t)(now - r->turn_start);
+    if (r->corr.days > 0) {
+        v.corr = r->corr;
+        room__corr_clocks((room *)r, v.deadlines);
+        memcpy(v.clocks, r->clocks, sizeof v.clocks);
+        v.now_ms = store_now(room__db);
+    }
+    return v;
+}
+
+void room__send_state(room *r, session *s, const proto_req *req)
+{
+    proto_room_view v = view_of(r, s->who);
+    /* Chat ring in order, oldest first. */
+    proto_chat_line *lines = NULL;
+    if (r->nchat > 0) {
+        lines = malloc((size_t)r->nchat * sizeof *lines);
+        if (lines != NULL) {
+            int first = (r->chat_head - r->nchat + ROOM_CHAT_KEEP) % ROOM_CHAT_KEEP;
+            for (int i = 0; i < r->nchat; i++)
+                lines[i] = r->chat[(first + i) % ROOM_CHAT_KEEP];
+            v.chat = lines;
+            v.nchat = r->nchat;
+        }
+    }
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_write_room(&o, req, &v);
+    free(lines);
+    session_send_out(s, &o);
+}
+
+int room_join(room *r, session *s, const proto_req *req, char *why, size_t whylen)
+{
+    if (room__watch(r, s) < 0)
+        return PROTO_EINTERNAL;
+    uint64_t since = (uint64_t)req->since;
+    bool catchup = (req->present & PF_SINCE) && req->since >= 0 && since >= r->seq_floor &&
+                   since <= r->emitted_seq && r->emitted_seq - since <= ROOM_EVENT_RING;
+    if (!catchup) {
+        room__send_state(r, s, req);
+        return 0;
+    }
+    const char *evs[ROOM_EVENT_RING];
+    size_t lens[ROOM_EVENT_RING];
+    int n = 0, last_board = -1;
+    for (uint64_t i = since + 1; i <= r->emitted_seq; i++) {
+        net_msg *m = r->ring[i % ROOM_EVENT_RING];
+        if (m == NULL)
+            continue;
+        if (r->ring_board[i % ROOM_EVENT_RING])
+            last_board = n;
+        evs[n] = m->buf + m->head;
+        lens[n] = m->len;
+        n++;
+    }
+    /* The ring keeps lean events; a client that wants the board gets it on
+     * the last event that changed it (the board now, as later events do not
+     * change it). */
+    proto_out full = {0};
+    if ((s->flags & SESSION_BOARD) && last_board >= 0) {
+        proto_out_init(&full, 0);
+        proto_event_add_board(&full, evs[last_board], lens[last_board], r->g);
+        evs[last_board] = proto_out_data(&full);
+        lens[last_board] = full.len;
+    }
+    proto_room_view v = view_of(r, s->who);
+    v.seq = r->emitted_seq;
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_write_catchup(&o, req, &v, evs, lens, n);
+    proto_out_free(&full);
+    session_send_out(s, &o);
+    return 0;
+}
+
+int room_part(room *r, session *s, const proto_req *req, char *why, size_t whylen)
+{
+    room__unwatch(r, s);
+    room__maybe_free(r);
+    return 0;
+}

@@ -1,0 +1,119 @@
+/*
+ * room_impl.h - what the three files of the room module share (room.c,
+ * room_clock.c, room_events.c); private to them. See room.h.
+ *
+ * Owns: struct room and its outbox entries; the room module's internal
+ * functions (prefix room__, as libuv's uv__). May call: what room.h may.
+ */
+#ifndef ROOM_IMPL_H
+#define ROOM_IMPL_H
+
+#include <uthash.h>
+
+#include "room.h"
+
+/* An event waiting in a room's outbox until it is durable (moves) and
+ * every event before it is out. */
+typedef struct outbox_ev {
+    struct room *room;
+    int seat, ply; /* a move: who played it, how many moves before it */
+    uint64_t seq;
+    net_msg *lean, *full; /* full: with board fields, NULL if nobody wants it */
+    bool durable;
+    bool board; /* a move or a leave: the board changed */
+    struct outbox_ev *next;
+} outbox_ev;
+
+struct room {
+    int64_t id;
+    rules_game *g;
+    int64_t base_ms, inc_ms;
+    bool rated;
+    proto_corr corr; /* days > 0: correspondence; the store keeps the
+                        deadlines and clocks (bank per seat) */
+    int nseats;
+    ident *seats[RULES_MAX_PLAYERS];
+    int left[RULES_MAX_PLAYERS]; /* rules_reason, or -1 */
+    bool moved[RULES_MAX_PLAYERS];
+    int64_t clocks[RULES_MAX_PLAYERS];
+    uint64_t turn_start; /* uv_now when the running clock was last settled */
+    bool clock_running;
+    uv_timer_t timer;
+    uv_timer_t abandon;                     /* fires when an away seat abandons */
+    uint64_t away_since[RULES_MAX_PLAYERS]; /* uv_now when its last session
+                                               went, 0 if present */
+    int open_handles;                       /* timers not yet closed */
+    uint64_t seq, emitted_seq;
+    uint64_t seq_floor;               /* catchup only from here (rooms restored at start-up
+                                         start above every seq of their previous life) */
+    net_msg *ring[ROOM_EVENT_RING];   /* emitted lean events by seq % RING */
+    bool ring_board[ROOM_EVENT_RING]; /* that event changed the board */
+    outbox_ev *out_head, *out_tail;
+    int pending; /* moves not yet durable */
+    unsigned draw_offers, rematch_offers;
+    int64_t next_room;
+    proto_chat_line chat[ROOM_CHAT_KEEP];
+    int nchat, chat_head;
+    session **watchers;
+    int nwatchers, capwatchers;
+    bool finished; /* game over was counted */
+    bool closing;
+    UT_hash_handle hh; /* the table of rooms, by id */
+};
+
+/* Set by room_init. */
+extern uv_loop_t *room__loop;
+extern struct store *room__db;
+extern int64_t room__abandon_ms;
+
+/* room.c */
+/* The seat of who in r, or -1. */
+int room__seat_of(const room *r, const ident *who);
+/* Close r if it is over, unwatched and has nothing left to store. */
+void room__maybe_free(room *r);
+/* Seat s leaves the game that goes on (resign, flag, abandon). */
+void room__player_leaves(room *r, int s, rules_reason reason);
+
+/* room_clock.c */
+bool room__timed(const room *r);
+/* Charge the time since the last settle to the player to move. */
+void room__clock_settle(room *r);
+/* Start the clock of the player to move (or stop all if the game is over). */
+void room__clock_arm(room *r);
+/* Arm the abandonment timer for the earliest away seat (or stop it). */
+void room__abandon_arm(room *r);
+/* Init r's two timers (r->open_handles counts them). */
+void room__timers_init(room *r);
+
+/* room_events.c */
+/* s watches r (gets its events); 0 or -1 if out of memory. */
+int room__watch(room *r, session *s);
+void room__unwatch(room *r, session *s);
+/* Start an event: the next seq, and o ready to write it. */
+void room__new_event(room *r, proto_out *o);
+/* A new outbox entry for seq r->seq, linked at the tail, content not yet
+ * written (room__ev_fill). NULL if out of memory. */
+outbox_ev *room__ev_link(room *r, bool with_board);
+/* Put the event written in lean into e (adding the board if e changed it). */
+void room__ev_fill(room *r, outbox_ev *e, proto_out *lean);
+/* Queue the event written in lean (seq r->seq); with_board adds the board
+ * for the watchers that want it; durable events go out at once (after
+ * those before them). */
+outbox_ev *room__push_event(room *r, proto_out *lean, bool with_board, bool durable);
+/* Send the outbox in order up to the first event not yet durable. */
+void room__flush(room *r);
+/* Take e out of the outbox, unsent, and free it. */
+void room__outbox_drop(room *r, outbox_ev *e);
+/* Broadcast an offer event (draw_offer, draw_declined, rematch_offer). */
+void room__push_offer(room *r, const char *kind, int seat, unsigned offers);
+/* Correspondence: the clocks (banks) from the store and the deadline of
+ * the seat to move (others 0). */
+void room__corr_clocks(room *r, int64_t deadlines[RULES_MAX_PLAYERS]);
+/* Add the deadlines to a move or left event of a correspondence game. */
+void room__corr_event(room *r, proto_out *o, const int64_t *deadlines);
+/* Send r's whole state to s (req: the request to echo, or NULL). */
+void room__send_state(room *r, session *s, const proto_req *req);
+/* Free what the events hold (ring, outbox, watchers). */
+void room__events_free(room *r);
+
+#endif

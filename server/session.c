@@ -1,0 +1,100 @@
+/*
+ * session.c - WebSocket sessions and the sink (see session.h).
+ */
+#include "session.h"
+
+#include <stdlib.h>
+
+#include "metrics.h"
+
+static uv_loop_t *loop;
+static uv_check_t sweep;
+static session *dead; /* closed sessions, freed by on_sweep */
+
+static void free_dead(void)
+{
+    while (dead != NULL) {
+        session *s = dead;
+        dead = s->dead_next;
+        free(s->rooms);
+        free(s);
+    }
+}
+
+/* Runs once per loop iteration right after I/O, so never inside a callback
+ * of the sessions it frees. */
+static void on_sweep(uv_check_t *h)
+{
+    free_dead();
+    uv_check_stop(h);
+}
+
+void session_init(uv_loop_t *l)
+{
+    loop = l;
+    uv_check_init(loop, &sweep);
+}
+
+void session_shutdown(void)
+{
+    free_dead();
+    uv_close((uv_handle_t *)&sweep, NULL);
+}
+
+session *session_new(net_conn *c)
+{
+    session *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return NULL;
+    s->conn = c;
+    s->lobby_index = -1;
+    s->msg_tokens = SESSION_MSG_BURST;
+    s->msg_refill_ms = uv_now(loop);
+    c->data = s;
+    return s;
+}
+
+void session_close(session *s)
+{
+    if (s->conn != NULL)
+        s->conn->data = NULL;
+    s->conn = NULL;
+    s->dead_next = dead;
+    dead = s;
+    uv_check_start(&sweep, on_sweep);
+}
+
+bool session_rate_ok(session *s, uint64_t now)
+{
+    s->msg_tokens += (double)(now - s->msg_refill_ms) * SESSION_MSG_RATE / 1000.0;
+    if (s->msg_tokens > SESSION_MSG_BURST)
+        s->msg_tokens = SESSION_MSG_BURST;
+    s->msg_refill_ms = now;
+    if (s->msg_tokens < 1)
+        return false;
+    s->msg_tokens -= 1;
+    return true;
+}
+
+void session_send(session *s, net_msg *m)
+{
+    if (s->conn != NULL)
+        net_send(s->conn, m);
+}
+
+void session_send_out(session *s, proto_out *o)
+{
+    if (s->conn != NULL)
+        net_send_out(s->conn, o);
+    else
+        proto_out_free(o);
+}
+
+void session_send_error(session *s, const proto_req *req, bool typed, proto_err e, const char *why)
+{
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_write_error(&o, req, typed, e, why);
+    metrics_now.errors[e]++;
+    session_send_out(s, &o);
+}

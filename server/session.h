@@ -1,0 +1,103 @@
+/*
+ * session.h - one WebSocket connection as the server sees it.
+ *
+ * Owns: struct session (hung off net_conn.data): the identity it speaks for
+ * after hello, the rooms it watches, its flags (board, lobby, turns), its
+ * rate limits, the account of its session cookie; the sink through which
+ * rooms, the lobby and identities reach a client (session_send,
+ * session_send_out, session_send_error); freeing closed sessions at one
+ * safe point (a libuv check handle, after the loop's I/O), never inside a
+ * callback of their own.
+ * May call: net.h (the transport under it), metrics.h (errors sent),
+ * proto.h. Rooms (room.h), the lobby (lobby.h) and identities (ident.h)
+ * read and link the fields below, and send only through the sink: they
+ * link without net.c (the unit tests give them a fake sink).
+ */
+#ifndef SESSION_H
+#define SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "net.h"
+#include "proto.h"
+
+struct ident;
+struct room;
+
+enum {
+    SESSION_BOARD = 1 << 0, /* wants the board fields in events (hello) */
+    SESSION_LOBBY = 1 << 1, /* watches the lobby (lobby_index is valid) */
+    SESSION_TURNS = 1 << 2, /* asked for "turns": gets the pushes */
+};
+
+enum {
+    SESSION_CHAT_BURST = 5, /* chat lines per window */
+    SESSION_CHAT_WINDOW_MS = 10000,
+    SESSION_MSG_BURST = 200, /* messages at once, */
+    SESSION_MSG_RATE = 200,  /* and per second on average */
+    SESSION_ACCOUNT_NAME = 32,
+};
+
+typedef struct session {
+    net_conn *conn;                /* the transport; NULL once closed (the sink then
+                                      drops what it is given) */
+    struct ident *who;             /* NULL before hello */
+    struct session *iprev, *inext; /* the identity's sessions (ident.c) */
+    unsigned flags;                /* SESSION_* */
+    int lobby_index;               /* index in the lobby watchers (lobby.c), -1 if none */
+    struct room **rooms;           /* rooms watched (room_events.c) */
+    int nrooms, caprooms;
+    /* Upgrade request: the account of the session cookie (0: none). */
+    int64_t account;
+    char account_name[SESSION_ACCOUNT_NAME];
+    /* Rate limits: the last chat send times (ms), a token bucket of
+     * messages. */
+    uint64_t chat_times[SESSION_CHAT_BURST];
+    int chat_i;
+    double msg_tokens;
+    uint64_t msg_refill_ms;
+    struct session *dead_next; /* closed, waiting for the sweep */
+} session;
+
+/* Start the sweep on loop (before any session). */
+void session_init(uv_loop_t *loop);
+/* Free the sessions still waiting for the sweep and close its handle. */
+void session_shutdown(void);
+
+/* A session for the WebSocket connection c (c->data points to it). NULL if
+ * out of memory. */
+session *session_new(net_conn *c);
+/* c is closing: the session is cut from it and freed at the next sweep.
+ * The caller has taken it out of rooms, the lobby and its identity. */
+void session_close(session *s);
+
+/* One message more from s now: false when over the rate (token bucket of
+ * SESSION_MSG_BURST, SESSION_MSG_RATE per second). */
+bool session_rate_ok(session *s, uint64_t now_ms);
+
+/* May s send one chat line now (at most SESSION_CHAT_BURST per
+ * SESSION_CHAT_WINDOW_MS)? If so it is counted. */
+static inline bool session_chat_ok(session *s, uint64_t now_ms)
+{
+    /* chat_times holds the last SESSION_CHAT_BURST send times: the oldest
+     * must be outside the window. */
+    uint64_t oldest = s->chat_times[s->chat_i];
+    if (oldest != 0 && now_ms - oldest < SESSION_CHAT_WINDOW_MS)
+        return false;
+    s->chat_times[s->chat_i] = now_ms ? now_ms : 1;
+    s->chat_i = (s->chat_i + 1) % SESSION_CHAT_BURST;
+    return true;
+}
+
+/* The sink. Queue a shared message on s (takes a reference). */
+void session_send(session *s, net_msg *m);
+/* Queue the message written in o (written with NET_HEADROOM; consumed). */
+void session_send_out(session *s, proto_out *o);
+/* Send an error reply (counted in the metrics); req may be NULL for an
+ * error that answers no request, typed says whether req->type is known. */
+void session_send_error(session *s, const proto_req *req, bool typed, proto_err e, const char *why);
+
+#endif

@@ -1,0 +1,100 @@
+#!/bin/sh
+# The shape of server/, checked from the sources:
+#   1. the modules (a .c/.h pair; room_*, store_* and net_msg belong to
+#      room, store and net) include each other's headers without a cycle, and so do the
+#      headers themselves (tsort finds loops);
+#   2. net.c includes no server header but its own (plus the buffer type,
+#      protocol/proto_out.h), and it is the only file that includes
+#      libwebsockets.h;
+#   3. no file of server/ is over 900 lines (a file may be listed in
+#      LONG_OK while it is being split: none is);
+#   4. every header of common/, protocol/ and server/ says in its opening
+#      comment what it owns ("Owns:") and what it may call ("May call:").
+# Prints the modules in dependency order (each after what it uses).
+set -u
+cd "$(dirname "$0")/../.."
+LONG_OK=""
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+module_of() {
+    b=$(basename "$1")
+    b=${b%.[ch]}
+    case $b in
+    room_*) echo room ;;
+    store_*) echo store ;;
+    net_msg) echo net ;;
+    *) echo "$b" ;;
+    esac
+}
+
+includes() {
+    sed -n 's/^#include "\([^"]*\)".*/\1/p' "$1"
+}
+
+: > "$tmp/modules"
+: > "$tmp/headers"
+for f in server/*.c server/*.h; do
+    m=$(module_of "$f")
+    echo "$m $m" >> "$tmp/modules"
+    for h in $(includes "$f"); do
+        [ -f "server/$h" ] || continue
+        hm=$(module_of "$h")
+        [ "$hm" = "$m" ] || echo "$hm $m" >> "$tmp/modules"
+        case $f in *.h) echo "$h $(basename "$f")" >> "$tmp/headers" ;; esac
+    done
+done
+if ! tsort "$tmp/modules" > "$tmp/order" 2> "$tmp/err"; then
+    echo "layers: the server modules include each other in a cycle:"
+    cat "$tmp/err"
+    fail=1
+fi
+if [ -s "$tmp/headers" ] && ! tsort "$tmp/headers" > /dev/null 2> "$tmp/err"; then
+    echo "layers: server headers include each other in a cycle:"
+    cat "$tmp/err"
+    fail=1
+fi
+
+for h in $(includes server/net.c); do
+    case $h in
+    net.h | proto_out.h) ;;
+    *)
+        echo "layers: net.c includes $h (only net.h and proto_out.h)"
+        fail=1
+        ;;
+    esac
+done
+for f in $(grep -l 'include <libwebsockets.h>' server/* protocol/* common/*); do
+    [ "$f" = server/net.c ] || {
+        echo "layers: $f includes libwebsockets.h (only net.c may)"
+        fail=1
+    }
+done
+
+for f in server/*.c server/*.h; do
+    n=$(wc -l < "$f")
+    [ "$n" -le 900 ] && continue
+    case " $LONG_OK " in
+    *" $f "*) echo "layers: $f has $n lines (allowed for now: being split)" ;;
+    *)
+        echo "layers: $f has $n lines (at most 900)"
+        fail=1
+        ;;
+    esac
+done
+
+for f in common/*.h protocol/*.h server/*.h; do
+    head=$(sed -n '1,/\*\//p' "$f")
+    case $head in
+    *"Owns:"*"May call:"*) ;;
+    *)
+        echo "layers: $f does not open with what it owns and may call"
+        fail=1
+        ;;
+    esac
+done
+
+echo "server modules, each after what it uses: $(tr '\n' ' ' < "$tmp/order")"
+[ "$fail" -eq 0 ] && echo "layers: ok"
+exit "$fail"

@@ -1,0 +1,236 @@
+/*
+ * test_lobby.c - the lobby without the transport: a seek's life (created,
+ * listed for watchers, joined, cancelled, the room started when full),
+ * private seeks by invitation, an identity's seeks forgotten when it goes,
+ * the errors a seek request can get.
+ *
+ * Linked without libwebsockets: server_fixture.h is the session sink and
+ * records what each session was sent.
+ */
+#include "server_fixture.h"
+
+static int create(fake *f, const char *game, const char *extra, char *why, size_t whylen)
+{
+    proto_req req = req_of("{\"type\":\"seek_create\",\"game\":\"%s\"%s}", game, extra);
+    why[0] = '\0';
+    return lobby_seek_create(&f->s, &req, why, whylen);
+}
+
+static int64_t created(const fake *f)
+{
+    json_t *m = last(f, "seek_created", NULL);
+    assert_non_null(m);
+    return int_of(json_object_get(m, "seek"), "id");
+}
+
+static int accept_seek(fake *f, int64_t id, char *why, size_t whylen)
+{
+    proto_req req = req_of("{\"type\":\"seek_accept\",\"seek\":%lld}", (long long)id);
+    why[0] = '\0';
+    return lobby_seek_accept(&f->s, &req, why, whylen);
+}
+
+static int cancel(fake *f, int64_t id, char *why, size_t whylen)
+{
+    proto_req req = req_of("{\"type\":\"seek_cancel\",\"seek\":%lld}", (long long)id);
+    why[0] = '\0';
+    return lobby_seek_cancel(&f->s, &req, why, whylen);
+}
+
+static void watch(fake *f)
+{
+    char why[RULES_WHY_TEXT];
+    proto_req req = req_of("{\"type\":\"lobby_watch\"}");
+    assert_int_equal(lobby_watch(&f->s, &req, why, sizeof why), 0);
+}
+
+static json_t *seeks_of(const fake *f)
+{
+    json_t *m = last(f, "lobby", NULL);
+    assert_non_null(m);
+    return json_object_get(m, "seeks");
+}
+
+static const char *LIVE = ",\"base_ms\":60000,\"inc_ms\":0";
+
+/* ------------------------------------------------------------------------ */
+
+static void test_create_and_list(void **state)
+{
+    char why[RULES_WHY_TEXT];
+    fake *w = player("watcher"), *a = player("alice");
+    watch(w);
+    assert_int_equal(json_array_size(seeks_of(w)), 0);
+    assert_int_equal(create(a, "ultima", LIVE, why, sizeof why), 0);
+    int64_t id = created(a);
+    json_t *up = last(w, "lobby_update", NULL);
+    assert_string_equal(str_of(up, "op"), "add");
+    assert_int_equal(int_of(json_object_get(up, "seek"), "id"), id);
+    assert_int_equal(create(a, "yalta", LIVE, why, sizeof why), 0);
+    int64_t id2 = created(a);
+    /* A watcher coming now gets both, oldest first, and the same seq. */
+    fake *w2 = player("late");
+    watch(w2);
+    json_t *list = seeks_of(w2);
+    assert_int_equal(json_array_size(list), 2);
+    assert_int_equal(int_of(json_array_get(list, 0), "id"), id);
+    assert_int_equal(int_of(json_array_get(list, 1), "id"), id2);
+    assert_int_equal(int_of(last(w2, "lobby", NULL), "seq"),
+                     int_of(last(w, "lobby_update", NULL), "seq"));
+    /* Unwatched: no more updates. */
+    proto_req req = req_of("{\"type\":\"lobby_unwatch\"}");
+    assert_int_equal(lobby_unwatch(&w->s, &req, why, sizeof why), 0);
+    int before = count(w, "lobby_update", NULL);
+    assert_int_equal(cancel(a, id, why, sizeof why), 0);
+    assert_int_equal(count(w, "lobby_update", NULL), before);
+    assert_string_equal(str_of(last(w2, "lobby_update", NULL), "op"), "remove");
+}
+
+static void test_three_player_seek_starts_the_room_when_full(void **state)
+{
+    char why[RULES_WHY_TEXT];
+    fake *w = player("watcher"), *a = player("alice"), *b = player("bob"), *c = player("carol");
+    watch(w);
+    assert_int_equal(create(a, "yalta", LIVE, why, sizeof why), 0);
+    int64_t id = created(a);
+    assert_int_equal(accept_seek(b, id, why, sizeof why), 0);
+    json_t *joined = last(b, "seek_joined", NULL);
+    assert_non_null(joined);
+    assert_int_equal(json_array_size(json_object_get(json_object_get(joined, "seek"), "players")),
+                     2);
+    json_t *up = last(w, "lobby_update", NULL);
+    assert_string_equal(str_of(up, "op"), "update");
+    assert_null(last(a, "game_started", NULL));
+    /* The last seat: the room starts, seats in the order taken. */
+    proto_req req = req_of("{\"type\":\"seek_accept\",\"seek\":%lld,\"id\":7}", (long long)id);
+    assert_int_equal(lobby_seek_accept(&c->s, &req, why, sizeof why), 0);
+    assert_string_equal(str_of(last(w, "lobby_update", NULL), "op"), "remove");
+    fake *seated[] = {a, b, c};
+    int64_t rid = -1;
+    for (int i = 0; i < 3; i++) {
+        json_t *st = last(seated[i], "game_started", NULL);
+        assert_non_null(st);
+        assert_int_equal(int_of(st, "seat"), i);
+        assert_string_equal(str_of(st, "game"), "yalta");
+        if (rid < 0)
+            rid = int_of(st, "room");
+        assert_int_equal(int_of(st, "room"), rid);
+        assert_int_equal(int_of(last(seated[i], "room", NULL), "you"), i);
+    }
+    /* Carol's request is echoed in her game_started only. */
+    assert_int_equal(int_of(last(c, "game_started", NULL), "re"), 7);
+    assert_null(json_object_get(last(a, "game_started", NULL), "re"));
+    assert_non_null(room_find(rid));
+    /* The seek is gone. */
+    assert_int_equal(accept_seek(w, id, why, sizeof why), PROTO_EUNKNOWN_SEEK);
+}
+
+static void test_cancel(void **state)
+{
+    char why[RULES_WHY_TEXT];
+    fake *w = player("watcher"), *a = player("alice"), *b = player("bob");
+    watch(w);
+    assert_int_equal(create(a, "yalta", LIVE, why, sizeof why), 0);
+    int64_t id = created(a);
+    assert_int_equal(accept_seek(b, id, why, sizeof why), 0);
+    /* A joined player leaves the seek; it stays open. */
+    assert_int_equal(cancel(b, id, why, sizeof why), 0);
+    assert_int_equal(int_of(last(b, "seek_cancelled", NULL), "seek"), id);
+    json_t *up = last(w, "lobby_update", NULL);
+    assert_string_equal(str_of(up, "op"), "update");
+    assert_int_equal(json_array_size(json_object_get(json_object_get(up, "seek"), "players")), 1);
+    /* Not seated any more: nothing to cancel. */
+    assert_int_equal(cancel(b, id, why, sizeof why), PROTO_EUNKNOWN_SEEK);
+    char expected[64];
+    snprintf(expected, sizeof expected, "you sit in no open seek %lld", (long long)id);
+    assert_string_equal(why, expected);
+    /* Its creator cancels it: gone. */
+    assert_int_equal(cancel(a, id, why, sizeof why), 0);
+    assert_string_equal(str_of(last(w, "lobby_update", NULL), "op"), "remove");
+    assert_int_equal(accept_seek(b, id, why, sizeof why), PROTO_EUNKNOWN_SEEK);
+}
+
+static void test_forget_an_identity_that_goes(void **state)
+{
+    char why[RULES_WHY_TEXT];
+    fake *w = player("watcher"), *a = player("alice"), *c = player("carol");
+    watch(w);
+    assert_int_equal(create(a, "ultima", LIVE, why, sizeof why), 0);
+    int64_t mine = created(a);
+    assert_int_equal(create(c, "yalta", LIVE, why, sizeof why), 0);
+    int64_t hers = created(c);
+    assert_int_equal(accept_seek(a, hers, why, sizeof why), 0);
+    /* A second tab keeps alice here. */
+    fake *tab = other_tab(a);
+    fake_close(a);
+    watch(w);
+    assert_int_equal(json_array_size(seeks_of(w)), 2);
+    /* Her last session goes: her seek goes, she leaves carol's. */
+    fake_close(tab);
+    watch(w);
+    json_t *list = seeks_of(w);
+    assert_int_equal(json_array_size(list), 1);
+    assert_int_equal(int_of(json_array_get(list, 0), "id"), hers);
+    assert_int_equal(json_array_size(json_object_get(json_array_get(list, 0), "players")), 1);
+    assert_int_equal(accept_seek(c, mine, why, sizeof why), PROTO_EUNKNOWN_SEEK);
+}
+
+static void test_private_seek_by_invite(void **state)
+{
+    char why[RULES_WHY_TEXT];
+    fake *w = player("watcher"), *a = player("alice"), *b = player("bob");
+    watch(w);
+    assert_int_equal(
+        create(a, "ultima", ",\"base_ms\":0,\"inc_ms\":0,\"private\":true", why, sizeof why), 0);
+    json_t *m = last(a, "seek_created", NULL);
+    const char *invite = str_of(m, "invite");
+    int64_t id = int_of(json_object_get(m, "seek"), "id");
+    /* Not listed, not taken by id. */
+    assert_null(last(w, "lobby_update", NULL));
+    assert_int_equal(accept_seek(b, id, why, sizeof why), PROTO_EUNKNOWN_SEEK);
+    proto_req req = req_of("{\"type\":\"seek_accept\",\"invite\":\"nope\"}");
+    assert_int_equal(lobby_seek_accept(&b->s, &req, why, sizeof why), PROTO_EUNKNOWN_SEEK);
+    req = req_of("{\"type\":\"seek_accept\",\"invite\":\"%s\"}", invite);
+    assert_int_equal(lobby_seek_accept(&b->s, &req, why, sizeof why), 0);
+    assert_int_equal(int_of(last(b, "game_started", NULL), "seat"), 1);
+    assert_null(last(w, "lobby_update", NULL));
+}
+
+static void test_seek_errors(void **state)
+{
+    char why[RULES_WHY_TEXT];
+    fake *a = player("alice");
+    assert_int_equal(create(a, "chess", LIVE, why, sizeof why), PROTO_EUNKNOWN_GAME);
+    assert_int_equal(create(a, "ultima", "", why, sizeof why), PROTO_EBAD_MESSAGE);
+    assert_int_equal(create(a, "ultima", ",\"base_ms\":0,\"inc_ms\":5", why, sizeof why),
+                     PROTO_EBAD_TIME_CONTROL);
+    assert_int_equal(
+        create(a, "ultima", ",\"base_ms\":60000,\"inc_ms\":0,\"rated\":true", why, sizeof why),
+        PROTO_EACCOUNT_REQUIRED);
+    assert_int_equal(create(a, "ultima", ",\"corr\":{\"days\":3}", why, sizeof why),
+                     PROTO_EACCOUNT_REQUIRED);
+    for (int i = 0; i < LOBBY_SEEKS_PER_IDENT; i++)
+        assert_int_equal(create(a, "ultima", LIVE, why, sizeof why), 0);
+    assert_int_equal(create(a, "ultima", LIVE, why, sizeof why), PROTO_ETOO_MANY_SEEKS);
+    int64_t id = created(a);
+    assert_int_equal(accept_seek(a, id, why, sizeof why), PROTO_EOWN_SEEK);
+    proto_req req = req_of("{\"type\":\"seek_accept\"}");
+    assert_int_equal(lobby_seek_accept(&a->s, &req, why, sizeof why), PROTO_EBAD_MESSAGE);
+    /* A cancelled seek frees a place. */
+    assert_int_equal(cancel(a, id, why, sizeof why), 0);
+    assert_int_equal(create(a, "ultima", LIVE, why, sizeof why), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_create_and_list, world_up, world_down),
+        cmocka_unit_test_setup_teardown(test_three_player_seek_starts_the_room_when_full, world_up,
+                                        world_down),
+        cmocka_unit_test_setup_teardown(test_cancel, world_up, world_down),
+        cmocka_unit_test_setup_teardown(test_forget_an_identity_that_goes, world_up, world_down),
+        cmocka_unit_test_setup_teardown(test_private_seek_by_invite, world_up, world_down),
+        cmocka_unit_test_setup_teardown(test_seek_errors, world_up, world_down),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
