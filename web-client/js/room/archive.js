@@ -22,7 +22,7 @@ export async function loadArchived(id) {
   return {
     room: id, seq: 0, game: g.variant, game_name: gameName(g.variant),
     base_ms: 0, inc_ms: 0, // no clocks in the viewer
-    status: 'over', seats, you: -1, start: g.start, moves, last_captures: [], check: [],
+    status: 'over', archived: true, seats, you: -1, start: g.start, moves, last_captures: [], check: [],
     pieces: [...end].map(([name, p]) => ({ name, letter: p.kind, owner: p.owner, flags: [] })),
     clocks: seats.map(() => 0), clock_running: false,
     to_move: -1, legal: [], draw_offers: [], rematch_offers: [], chat: [],

@@ -16,6 +16,8 @@ export function createChat(ctx) {
   }
 
   function render() {
+    // A stored game has no room left to talk in.
+    el.hidden = !!ctx.model.st.archived;
     lines.replaceChildren(...(ctx.model.st.chat || []).map((c) => h('div', {}, h('span', { class: 'who' }, c.name), c.text)));
     lines.scrollTop = lines.scrollHeight;
   }

@@ -97,6 +97,8 @@ export function createPlay(ctx) {
     if (!board.interactive) board.selected = null;
     board.render();
     typedInput.disabled = !mine;
+    // Only a player still in a game in progress types moves.
+    typed.hidden = !(st.you >= 0 && st.status !== 'over');
     legal.hidden = !mine;
     if (mine) {
       legalSummary.textContent = `Legal moves (${st.legal.length})`;
