@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
+#include "proto_out.h"
+
 int pgn_set_tag(pgn_game *g, const char *name, const char *value)
 {
     pgn_tag *t = NULL;
@@ -35,14 +38,8 @@ const char *pgn_tag_value(const pgn_game *g, const char *name)
 
 static pgn_item *add_item(pgn_game *g)
 {
-    if (g->nitems == g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 64;
-        pgn_item *n = realloc(g->items, cap * sizeof *n);
-        if (n == NULL)
-            return NULL;
-        g->items = n;
-        g->cap = cap;
-    }
+    if (array_reserve((void **)&g->items, &g->cap, g->nitems + 1, sizeof *g->items) < 0)
+        return NULL;
     pgn_item *it = &g->items[g->nitems++];
     memset(it, 0, sizeof *it);
     it->leave_player = -1;
@@ -105,32 +102,19 @@ void pgn_result_text(const rules_result *r, int nplayers, char *buf, size_t len)
     }
 }
 
-/* A growing output buffer; len < 0 after an allocation failure. */
+/* The text being written (a proto_out without headroom: out.oom after an
+ * allocation failure) and the column its last line has reached. */
 typedef struct sbuf {
-    char *s;
-    long len, cap;
+    proto_out out;
     int col;
 } sbuf;
 
 static void put(sbuf *b, const char *text)
 {
-    if (b->len < 0)
-        return;
-    long l = (long)strlen(text);
-    if (b->len + l + 1 > b->cap) {
-        long cap = (b->len + l + 1) * 2;
-        char *n = realloc(b->s, (size_t)cap);
-        if (n == NULL) {
-            b->len = -1;
-            return;
-        }
-        b->s = n;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, text, (size_t)l + 1);
-    b->len += l;
+    size_t l = strlen(text);
+    proto_out_append(&b->out, text, l);
     const char *nl = strrchr(text, '\n');
-    b->col = nl ? (int)(l - (nl - text) - 1) : b->col + (int)l;
+    b->col = nl ? (int)(l - (size_t)(nl - text) - 1) : b->col + (int)l;
 }
 
 /* A move-text token, wrapped at 79 columns. */
@@ -145,8 +129,8 @@ static void put_token(sbuf *b, const char *tok)
 
 int pgn_write(const pgn_game *g, int nplayers, char **out)
 {
-    sbuf b = {0};
-    put(&b, "");
+    sbuf b = {.col = 0};
+    proto_out_init(&b.out, 0);
     for (int i = 0; i < g->ntags; i++) {
         put(&b, "[");
         put(&b, g->tags[i].name);
@@ -182,11 +166,11 @@ int pgn_write(const pgn_game *g, int nplayers, char **out)
     const char *result = pgn_tag_value(g, "Result");
     put_token(&b, result ? result : "*");
     put(&b, "\n");
-    if (b.len < 0) {
-        free(b.s);
+    if (b.out.oom) {
+        proto_out_free(&b.out);
         return -1;
     }
-    *out = b.s;
+    *out = b.out.buf;
     return 0;
 }
 

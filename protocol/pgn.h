@@ -2,7 +2,8 @@
  * pgn.h - PGN export and import of a game of any variant.
  *
  * Owns: PGN text (tags, move text, results) and its parser. May call:
- * common/rules.h only (archive.h turns a stored game into a pgn_game).
+ * common/rules.h, and array.h and proto_out.h to grow its items and text
+ * (archive.h turns a stored game into a pgn_game).
  *
  * Tags: Event, Site, Date (UTC, YYYY.MM.DD), Round, one tag per player named
  * after the variant's player names, capitalised ([White "ann"] [Black "bob"],
@@ -20,9 +21,6 @@
  * Result: two players "1-0", "0-1", "1/2-1/2"; three players one score per
  * seat in seat order joined by '-', e.g. "0-1-0", "1/2-1/2-0"; "*" while in
  * progress. (PGN has no three-player result; this is our choice.)
- *
- * Owns: PGN text of a game (export) and reading it back (import). May call:
- * rules.h (move text, replay).
  */
 #ifndef PGN_H
 #define PGN_H

@@ -5,6 +5,8 @@
 
 #include <stdlib.h>
 
+#include "array.h"
+
 void proto_out_init(proto_out *o, size_t headroom)
 {
     o->head = headroom;
@@ -15,7 +17,9 @@ void proto_out_init(proto_out *o, size_t headroom)
     if (o->buf == NULL) {
         o->cap = 0;
         o->oom = true;
+        return;
     }
+    o->buf[o->head] = '\0';
 }
 
 void proto_out_free(proto_out *o)
@@ -29,18 +33,9 @@ bool proto_out_grow(proto_out *o, size_t n)
 {
     if (o->oom)
         return false;
-    size_t need = o->head + o->len + n + 1;
-    if (need <= o->cap)
-        return true;
-    size_t cap = o->cap ? o->cap * 2 : 256;
-    while (cap < need)
-        cap *= 2;
-    char *b = realloc(o->buf, cap);
-    if (b == NULL) {
+    if (array_reserve((void **)&o->buf, &o->cap, o->head + o->len + n + 1, 1) < 0) {
         o->oom = true;
         return false;
     }
-    o->buf = b;
-    o->cap = cap;
     return true;
 }

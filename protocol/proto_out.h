@@ -3,8 +3,9 @@
  *
  * Owns: struct proto_out, a growable byte buffer that keeps `head` free
  * bytes in front of the message (libwebsockets' LWS_PRE), so the transport
- * sends it without a copy. May call: libc only (no JSON, no rules), so the
- * transport (server/net.c) can use it without the rest of the codec.
+ * sends it without a copy. May call: libc and array.h only (no JSON, no
+ * rules), so the transport (server/net.c) can use it without the rest of
+ * the codec.
  */
 #ifndef PROTO_OUT_H
 #define PROTO_OUT_H
@@ -14,8 +15,10 @@
 #include <string.h>
 
 /* An output buffer: `head` free bytes, then `len` bytes of message, then a
- * NUL. The buffer is malloc'd; whoever ends up with it frees buf. On
- * allocation failure `oom` is set and later writes are ignored. */
+ * NUL (from proto_out_init on). The buffer is malloc'd; whoever ends up
+ * with it frees buf. On allocation failure `oom` is set and later writes
+ * are ignored. Also the growable byte string of any module that builds
+ * one (headroom 0: buf is then the string). */
 typedef struct proto_out {
     char *buf;
     size_t head, len, cap;

@@ -182,11 +182,10 @@ int ident_seat(ident *who, struct room *r)
 
 void ident_unseat(ident *who, const struct room *r)
 {
-    for (int i = 0; i < who->nrooms; i++)
+    for (size_t i = 0; i < who->nrooms; i++)
         if (who->rooms[i] == r) {
             /* Keep the order: the rooms listed at hello come oldest first. */
-            memmove(&who->rooms[i], &who->rooms[i + 1],
-                    (size_t)(who->nrooms - i - 1) * sizeof *who->rooms);
+            memmove(&who->rooms[i], &who->rooms[i + 1], (who->nrooms - i - 1) * sizeof *who->rooms);
             who->nrooms--;
             return;
         }

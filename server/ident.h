@@ -42,7 +42,7 @@ typedef struct ident {
     int64_t account;     /* the account it is logged in as, 0 for a guest */
     session *sessions;   /* open sessions (session.iprev/inext) */
     struct room **rooms; /* rooms in memory where it holds a seat */
-    int nrooms, caprooms;
+    size_t nrooms, caprooms;
     int nseeks;         /* open seeks created by this identity (lobby.c) */
     uint64_t last_seen; /* uv_now when its last session closed */
     UT_hash_handle hh;  /* by token, or by key while restored */

@@ -33,7 +33,7 @@ static seek *invites; /* by invite (hh_invite) */
 static int64_t next_seek_id = 1;
 static uint64_t lobby_seq;
 static session **watchers;
-static int nwatchers, capwatchers;
+static size_t nwatchers, capwatchers;
 
 static proto_seek_view seek_view(const seek *s)
 {
@@ -66,7 +66,7 @@ static void broadcast(const char *op, const seek *s)
     proto_seek_view v = seek_view(s);
     proto_write_lobby_update(&o, lobby_seq, op, &v);
     net_msg *m = net_msg_from(&o);
-    for (int i = 0; i < nwatchers; i++)
+    for (size_t i = 0; i < nwatchers; i++)
         session_send(watchers[i], m);
     net_msg_unref(m);
 }
@@ -156,7 +156,7 @@ int lobby_watch(session *c, const proto_req *req, char *why, size_t whylen)
     if (!(c->flags & SESSION_LOBBY)) {
         if (array_reserve((void **)&watchers, &capwatchers, nwatchers + 1, sizeof *watchers) < 0)
             return PROTO_EINTERNAL;
-        c->lobby_index = nwatchers;
+        c->lobby_index = (int)nwatchers;
         c->flags |= SESSION_LOBBY;
         watchers[nwatchers++] = c;
     }

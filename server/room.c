@@ -550,7 +550,7 @@ int room_chat(room *r, session *c, const proto_req *req, char *why, size_t whyle
 
 void room_presence(ident *who, bool connected)
 {
-    for (int i = 0; i < who->nrooms; i++) {
+    for (size_t i = 0; i < who->nrooms; i++) {
         room *r = who->rooms[i];
         int s = room__seat_of(r, who);
         if (s < 0 || r->closing || r->g->result.over)
@@ -567,7 +567,7 @@ void room_presence(ident *who, bool connected)
 int room_active_of(const ident *who, int64_t *out, int max)
 {
     int n = 0;
-    for (int i = 0; i < who->nrooms && n < max; i++) {
+    for (size_t i = 0; i < who->nrooms && n < max; i++) {
         const room *r = who->rooms[i];
         if (!r->closing && !r->g->result.over)
             out[n++] = r->id;

@@ -22,7 +22,7 @@
 
 static bool watching(const room *r, const session *s)
 {
-    for (int i = 0; i < s->nrooms; i++)
+    for (size_t i = 0; i < s->nrooms; i++)
         if (s->rooms[i] == r)
             return true;
     return false;
@@ -43,12 +43,12 @@ int room__watch(room *r, session *s)
 
 void room__unwatch(room *r, session *s)
 {
-    for (int i = 0; i < r->nwatchers; i++)
+    for (size_t i = 0; i < r->nwatchers; i++)
         if (r->watchers[i] == s) {
             r->watchers[i] = r->watchers[--r->nwatchers];
             break;
         }
-    for (int i = 0; i < s->nrooms; i++)
+    for (size_t i = 0; i < s->nrooms; i++)
         if (s->rooms[i] == r) {
             s->rooms[i] = s->rooms[--s->nrooms];
             break;
@@ -69,7 +69,7 @@ void room_unwatch_all(session *s)
 
 static bool anyone_wants_board(const room *r)
 {
-    for (int i = 0; i < r->nwatchers; i++)
+    for (size_t i = 0; i < r->nwatchers; i++)
         if (r->watchers[i]->flags & SESSION_BOARD)
             return true;
     return false;
@@ -77,7 +77,7 @@ static bool anyone_wants_board(const room *r)
 
 static void emit(room *r, outbox_ev *e)
 {
-    for (int i = 0; i < r->nwatchers; i++) {
+    for (size_t i = 0; i < r->nwatchers; i++) {
         session *w = r->watchers[i];
         session_send(w, (w->flags & SESSION_BOARD) && e->full ? e->full : e->lean);
     }

@@ -55,7 +55,7 @@ struct room {
     proto_chat_line chat[ROOM_CHAT_KEEP];
     int nchat, chat_head;
     session **watchers;
-    int nwatchers, capwatchers;
+    size_t nwatchers, capwatchers;
     bool finished; /* game over was counted */
     bool closing;
     UT_hash_handle hh; /* the table of rooms, by id */

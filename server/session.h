@@ -49,7 +49,7 @@ typedef struct session {
     unsigned flags;                /* SESSION_* */
     int lobby_index;               /* index in the lobby watchers (lobby.c), -1 if none */
     struct room **rooms;           /* rooms watched (room_events.c) */
-    int nrooms, caprooms;
+    size_t nrooms, caprooms;
     /* Upgrade request: the account of the session cookie (0: none). */
     int64_t account;
     char account_name[SESSION_ACCOUNT_NAME];

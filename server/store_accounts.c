@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
+
 /* ------------------------------------------------------------------------ */
 /* Accounts */
 
@@ -127,11 +129,9 @@ static void profile_buf_free(profile_buf *b)
 /* Append e to a list; 0 or STORE_ENOMEM. */
 static int add_game(record_profile_game **list, size_t *cap, int *n, const record_profile_game *e)
 {
-    record_profile_game *l = store_grow(*list, cap, (size_t)*n, sizeof *l);
-    if (l == NULL)
+    if (array_reserve((void **)list, cap, (size_t)*n + 1, sizeof **list) < 0)
         return STORE_ENOMEM;
-    *list = l;
-    l[(*n)++] = *e;
+    (*list)[(*n)++] = *e;
     return 0;
 }
 
@@ -153,15 +153,14 @@ static int group_finished(profile_buf *b)
         while (v < p->nvariants && strcmp(b->variants[v].variant, e->variant) != 0)
             v++;
         if (v == p->nvariants) {
-            record_variant_games *nv =
-                store_grow(b->variants, &b->capvariants, (size_t)v, sizeof *nv);
-            if (nv == NULL) {
+            if (array_reserve((void **)&b->variants, &b->capvariants, (size_t)v + 1,
+                              sizeof *b->variants) < 0) {
                 free(which);
                 return STORE_ENOMEM;
             }
-            b->variants = nv;
-            memset(&nv[v], 0, sizeof nv[v]);
-            snprintf(nv[v].variant, sizeof nv[v].variant, "%s", e->variant);
+            record_variant_games *nv = &b->variants[v];
+            memset(nv, 0, sizeof *nv);
+            snprintf(nv->variant, sizeof nv->variant, "%s", e->variant);
             p->nvariants++;
         }
         record_variant_games *vg = &b->variants[v];

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "array.h"
+
 /* ------------------------------------------------------------------------ */
 /* Deadlines */
 
@@ -254,12 +256,10 @@ static int split_line(const char *line, char (*moves)[RULES_MOVE_TEXT], int max)
 /* Add a line to a player's lines in memory; 0 or STORE_ENOMEM. */
 static int line_add(game_mem *g, int player, const char *line)
 {
-    char **lines =
-        store_grow(g->cond[player], &g->condcap[player], (size_t)g->ncond[player], sizeof *lines);
-    if (lines == NULL)
+    if (array_reserve((void **)&g->cond[player], &g->condcap[player], (size_t)g->ncond[player] + 1,
+                      sizeof *g->cond[player]) < 0)
         return STORE_ENOMEM;
-    g->cond[player] = lines;
-    if ((lines[g->ncond[player]] = strdup(line)) == NULL)
+    if ((g->cond[player][g->ncond[player]] = strdup(line)) == NULL)
         return STORE_ENOMEM;
     g->ncond[player]++;
     return 0;
@@ -483,12 +483,10 @@ int store_your_turn(store *s, int64_t account, store_turn *out, int max)
         const game_mem *g = a->games[i];
         if (g->to_move < 0 || g->account[g->to_move] != account)
             continue;
-        store_turn *na = store_grow(all, &cap, (size_t)n, sizeof *na);
-        if (na == NULL) {
+        if (array_reserve((void **)&all, &cap, (size_t)n + 1, sizeof *all) < 0) {
             free(all);
             return STORE_ENOMEM;
         }
-        all = na;
         store_turn *t = &all[n++];
         memset(t, 0, sizeof *t);
         t->game = g->id;

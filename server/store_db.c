@@ -13,6 +13,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "proto_out.h"
+
 /* ------------------------------------------------------------------------ */
 /* The statement table */
 
@@ -196,27 +198,18 @@ static char *read_file(const char *path)
     FILE *f = fopen(path, "rb");
     if (f == NULL)
         return NULL;
-    char *buf = NULL;
-    size_t len = 0, cap = 0, n;
+    proto_out o;
+    proto_out_init(&o, 0);
     char chunk[4096];
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        char *nb = store_grow(buf, &cap, len + n, 1);
-        if (nb == NULL) {
-            free(buf);
-            fclose(f);
-            return NULL;
-        }
-        buf = nb;
-        memcpy(buf + len, chunk, n);
-        len += n;
-    }
+    size_t n;
+    while (!o.oom && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        proto_out_append(&o, chunk, n);
     fclose(f);
-    char *nb = store_grow(buf, &cap, len, 1);
-    if (nb == NULL)
-        free(buf);
-    else
-        nb[len] = '\0';
-    return nb;
+    if (o.oom) {
+        proto_out_free(&o);
+        return NULL;
+    }
+    return o.buf;
 }
 
 /* Apply migrations_dir/NNNN_*.sql above the current version, each in a

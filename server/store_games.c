@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "proto.h"
 
 /* ------------------------------------------------------------------------ */
@@ -595,13 +596,11 @@ int games_load(store *s)
     size_t nids = 0, capids = 0;
     st = db_use(s->st, ST_IN_PROGRESS);
     while (sqlite3_step(st) == SQLITE_ROW) {
-        int64_t *n = store_grow(ids, &capids, nids, sizeof *n);
-        if (n == NULL) {
+        if (array_reserve((void **)&ids, &capids, nids + 1, sizeof *ids) < 0) {
             free(ids);
             sqlite3_reset(st);
             return STORE_ENOMEM;
         }
-        ids = n;
         ids[nids++] = sqlite3_column_int64(st, 0);
     }
     sqlite3_reset(st);

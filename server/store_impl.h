@@ -6,7 +6,8 @@
  * functions the store_*.c modules call in one another.
  *
  * Owns: the SQLite engine's state. May call: store.h, record.h, rules.h,
- * sqlite3, libuv, uthash (each module's own calls are listed below).
+ * array.h, proto_out.h, sqlite3, libuv, uthash (each module's own calls are
+ * listed below).
  *
  * Modules (prefix of their internal functions), and what they may call:
  *   store_db.c       (db_)    connections, pragmas, migrations, the statement
@@ -15,8 +16,8 @@
  *                             (which calls each module's loader), store_close
  *                             (which calls queue_stop).
  *   store_mem.c      (mem_)   games in progress, the per-account index and
- *                             vacations in memory (uthash), store_grow. Calls
- *                             nothing else.
+ *                             vacations in memory (uthash). Calls nothing
+ *                             else.
  *   store_queue.c    (queue_) the op queue, the writer thread, group commit,
  *                             checkpoints, store_flush, the store's uv
  *                             handles. Calls db_, each op's kind (op_kind)
@@ -227,12 +228,6 @@ int db_error(store *s, char *why, size_t whylen, const char *what);
 void db_free(store *s);
 
 /* store_mem.c ------------------------------------------------------------ */
-
-/* Room for element n of a growing array of elem-sized items: the array
- * (moved perhaps, *cap updated), or NULL if memory ran out (then the old
- * array is unchanged and still owned by the caller). The store's one way of
- * growing arrays. */
-void *store_grow(void *arr, size_t *cap, size_t n, size_t elem);
 
 game_mem *mem_game_find(store *s, int64_t id);
 /* Into the table and the index of each of its accounts: 0 or STORE_ENOMEM

@@ -8,18 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void *store_grow(void *arr, size_t *cap, size_t n, size_t elem)
-{
-    if (n < *cap)
-        return arr;
-    size_t ncap = *cap ? *cap * 2 : 16;
-    while (ncap <= n)
-        ncap *= 2;
-    void *p = realloc(arr, ncap * elem);
-    if (p != NULL)
-        *cap = ncap;
-    return p;
-}
+#include "array.h"
 
 void mem_lines_free(char **lines, int n)
 {
@@ -62,10 +51,8 @@ static int acct_add(store *s, int64_t account, game_mem *g)
     for (size_t i = 0; i < a->n; i++)
         if (a->games[i] == g)
             return 0; /* one account in two seats */
-    game_mem **games = store_grow(a->games, &a->cap, a->n, sizeof *games);
-    if (games == NULL)
+    if (array_reserve((void **)&a->games, &a->cap, a->n + 1, sizeof *a->games) < 0)
         return STORE_ENOMEM;
-    a->games = games;
     a->games[a->n++] = g;
     return 0;
 }

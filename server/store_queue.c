@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
+
 enum { CKPT_PAGES = 4000 };
 
 static void group_cb(uv_timer_t *t);
@@ -28,10 +30,8 @@ int queue_refuses(store *s)
 
 op *queue_push(store *s, const op_kind *kind, int64_t game)
 {
-    op *ops = store_grow(s->ops, &s->capops, s->nops, sizeof *ops);
-    if (ops == NULL)
+    if (array_reserve((void **)&s->ops, &s->capops, s->nops + 1, sizeof *s->ops) < 0)
         return NULL;
-    s->ops = ops;
     op *o = &s->ops[s->nops++];
     memset(o, 0, sizeof *o);
     o->kind = kind;
