@@ -215,6 +215,15 @@ static int players_left_in(const rules_game *g)
     return n;
 }
 
+/* Whether a leave, after which `in` players are still in, takes the
+ * leaver's pieces out of play while the others play on (else it ends the
+ * game and the position stays as it is). rules_game_leave and
+ * rules_game_walk both ask here, so the walk's positions are the game's. */
+static bool leave_plays_on(const rules_variant *v, int in)
+{
+    return v->leave != NULL && in >= 2;
+}
+
 /* After a change of position: list the legal moves, then ask the variant
  * and the history whether the game is over. */
 static void game_refresh(rules_game *g)
@@ -345,7 +354,7 @@ int rules_game_leave(rules_game *g, int player, rules_reason why)
 
     g->result.outcome[player] = RULES_OUTCOME_LOSS;
     g->left[g->nleft++] = (rules_leave_rec){g->nmoves, player, why};
-    if (v->leave != NULL && players_left_in(g) >= 2) {
+    if (leave_plays_on(v, players_left_in(g))) {
         v->leave(&g->pos, player);
         /* Earlier positions had this player in them: repetition restarts. */
         g->hashes[g->nmoves] = g->pos.hash;
@@ -411,6 +420,49 @@ int rules_game_replay(rules_game **out, const char *id, const char *position,
     return 0;
 }
 
+int rules_game_walk(const rules_game *g, size_t upto,
+                    int (*visit)(void *arg, const rules_walk_step *s), void *arg)
+{
+    if (upto > g->nmoves)
+        return RULES_EBAD_PLAYER;
+    const rules_variant *v = g->variant;
+    rules_pos pos = g->start, before;
+    int in = v->nplayers, li = 0, err;
+    for (size_t k = 0;; k++) {
+        /* Recorded leaves are accepted ones: each takes one player out. */
+        for (; li < g->nleft && g->left[li].after == k; li++) {
+            const rules_leave_rec *l = &g->left[li];
+            before = pos;
+            in--;
+            if (leave_plays_on(v, in))
+                v->leave(&pos, l->player);
+            err = visit(arg, &(rules_walk_step){k, 0, l, &before, &pos});
+            if (err)
+                return err;
+        }
+        if (k == upto)
+            return 0;
+        rules_undo u;
+        before = pos;
+        v->make(&pos, g->moves[k], &u);
+        err = visit(arg, &(rules_walk_step){k, g->moves[k], NULL, &before, &pos});
+        if (err)
+            return err;
+    }
+}
+
+/* rules_game_clone's visit: each step through the game layer, so that the
+ * copy has the result, legal moves and hashes of the original. */
+static int clone_step(void *arg, const rules_walk_step *s)
+{
+    rules_game *c = arg;
+    if (s->m == 0) {
+        rules_game_leave(c, s->leave->player, s->leave->reason);
+        return 0;
+    }
+    return rules_game_play(c, s->m) < 0 ? RULES_EILLEGAL : 0;
+}
+
 int rules_game_clone(rules_game **out, const rules_game *g, size_t nmoves)
 {
     if (nmoves > g->nmoves)
@@ -427,17 +479,11 @@ int rules_game_clone(rules_game **out, const rules_game *g, size_t nmoves)
     }
     c->hashes[0] = c->pos.hash;
     game_refresh(c);
-    /* Moves and leaves in the order they happened: a leave recorded after
-     * k moves comes before move k + 1. Draws and aborts are not steps: a
-     * copy of the whole game takes g's result as it is. */
-    int li = 0;
-    for (size_t i = 0; i <= nmoves; i++) {
-        for (; li < g->nleft && g->left[li].after == i; li++)
-            rules_game_leave(c, g->left[li].player, g->left[li].reason);
-        if (i < nmoves && rules_game_play(c, g->moves[i]) < 0) {
-            rules_game_free(c);
-            return RULES_EILLEGAL;
-        }
+    /* Draws and aborts are not steps: a copy of the whole game takes g's
+     * result as it is. */
+    if (rules_game_walk(g, nmoves, clone_step, c) < 0) {
+        rules_game_free(c);
+        return RULES_EILLEGAL;
     }
     if (nmoves == g->nmoves && g->result.over && !c->result.over) {
         c->result = g->result;

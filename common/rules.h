@@ -18,9 +18,9 @@
  * of ../shared/rules/<game>.md.
  *
  * Owns: the variant interface, positions, whole games (moves, leaves,
- * result, replay, copy), the lists of errors and reasons, the registry of
- * games (rules_registry.c). May call: libc and the game modules it
- * registers; nothing outside common/.
+ * result, replay, copy, the walk of their history), the lists of errors
+ * and reasons, the registry of games (rules_registry.c). May call: libc
+ * and the game modules it registers; nothing outside common/.
  */
 #ifndef RULES_H
 #define RULES_H
@@ -328,5 +328,31 @@ int rules_game_replay(rules_game **out, const char *id, const char *position,
  * RULES_EBAD_PLAYER if nmoves > g->nmoves.
  */
 int rules_game_clone(rules_game **out, const rules_game *g, size_t nmoves);
+
+/* One step of a game's history as rules_game_walk shows it: the move
+ * g->moves[k] (m non-zero), or a player leaving after k moves (m is 0,
+ * `leave` its record in g->left). before and after are the positions around
+ * the step, as the live game had them; they belong to the walk and last
+ * only for the call. */
+typedef struct rules_walk_step {
+    size_t k;                     /* moves played before this step */
+    rules_move m;                 /* the move, or 0 for a leave */
+    const rules_leave_rec *leave; /* the leave, or NULL for a move */
+    const rules_pos *before, *after;
+} rules_walk_step;
+
+/*
+ * The one walk of a game's own history: from g->start, its first `upto`
+ * moves (g->nmoves: all of them) and the players who left by then, in the
+ * order they happened (a leave recorded after k moves before move k + 1),
+ * each step handed to visit. The positions are those of the live game: a
+ * leave takes the leaver's pieces out of play (variant->leave) only while
+ * two players or more play on, as rules_game_leave does. No allocation.
+ * Returns 0 once every step is visited, the first non-zero value a visit
+ * returns (the walk stops there), or RULES_EBAD_PLAYER, before any visit,
+ * if upto > g->nmoves.
+ */
+int rules_game_walk(const rules_game *g, size_t upto,
+                    int (*visit)(void *arg, const rules_walk_step *s), void *arg);
 
 #endif

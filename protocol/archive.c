@@ -126,41 +126,46 @@ static json_t *json_changes(const rules_variant *v, const proto_cell_change *ch,
     return a;
 }
 
+/* rules_game_walk's visit for the viewer fields of each move of a record. */
+struct viewer_moves {
+    json_t *moves; /* the "moves" array of the game object */
+    const record_game *g;
+};
+
+static int add_move_fields(void *arg, const rules_walk_step *s)
+{
+    struct viewer_moves *vm = arg;
+    if (s->m == 0)
+        return 0; /* a leave changes no cell */
+    const rules_variant *v = s->before->variant;
+    char disp[RULES_MOVE_TEXT];
+    if (rules_display_move(s->before, s->m, disp, sizeof disp) < 0)
+        snprintf(disp, sizeof disp, "%s", vm->g->moves[s->k].text);
+    int caps[RULES_MAX_CELLS];
+    int ncaps = rules_move_captures(s->before, s->m, caps);
+    proto_cell_change ch[RULES_MAX_CELLS];
+    int nch = proto_pos_changes(v, s->before, s->after, ch);
+    json_t *m = json_array_get(vm->moves, s->k);
+    if (m == NULL || json_object_set_new(m, "display", json_string(disp)) < 0 ||
+        json_object_set_new(m, "captures", json_cells(v, caps, ncaps)) < 0 ||
+        json_object_set_new(m, "changes", json_changes(v, ch, nch)) < 0)
+        return -1;
+    return 0;
+}
+
 /* Add "start" and each move's "display", "captures" and "changes" to o (the
- * game object of g), replaying g through the rules core. -1 if a record does
- * not replay or memory ran out (o is then left partly completed). */
+ * game object of g): g replayed through the rules core (record_replay), then
+ * its history walked. -1 if a record does not replay or memory ran out (o is
+ * then left partly completed). */
 static int add_viewer_fields(json_t *o, const record_game *g)
 {
     rules_game *rg = NULL;
-    if (rules_game_new(&rg, g->variant, g->position, NULL, 0) < 0)
+    if (record_replay(g, &rg, NULL, 0) < 0)
         return -1;
-    const rules_variant *v = rg->variant;
-    json_t *moves = json_object_get(o, "moves");
-    int err = json_object_set_new(o, "start", json_pieces(v, &rg->pos));
-    int li = 0;
-    for (int i = 0; i < g->nmoves && err == 0; i++) {
-        /* A leave changes no cell; the record keeps its own result. */
-        for (; li < g->nleaves && g->leaves[li].after_ply <= i; li++)
-            rules_game_leave(rg, g->leaves[li].player, g->leaves[li].reason);
-        rules_pos before = rg->pos;
-        rules_move mv;
-        if (rules_game_play_text(rg, g->moves[i].player, g->moves[i].text, &mv, NULL, 0) < 0) {
-            err = -1;
-            break;
-        }
-        char disp[RULES_MOVE_TEXT];
-        if (rules_display_move(&before, mv, disp, sizeof disp) < 0)
-            snprintf(disp, sizeof disp, "%s", g->moves[i].text);
-        int caps[RULES_MAX_CELLS];
-        int ncaps = rules_move_captures(&before, mv, caps);
-        proto_cell_change ch[RULES_MAX_CELLS];
-        int nch = proto_pos_changes(v, &before, &rg->pos, ch);
-        json_t *m = json_array_get(moves, (size_t)i);
-        if (m == NULL || json_object_set_new(m, "display", json_string(disp)) < 0 ||
-            json_object_set_new(m, "captures", json_cells(v, caps, ncaps)) < 0 ||
-            json_object_set_new(m, "changes", json_changes(v, ch, nch)) < 0)
-            err = -1;
-    }
+    struct viewer_moves vm = {json_object_get(o, "moves"), g};
+    int err = json_object_set_new(o, "start", json_pieces(rg->variant, &rg->start));
+    if (err == 0)
+        err = rules_game_walk(rg, rg->nmoves, add_move_fields, &vm);
     rules_game_free(rg);
     return err < 0 ? -1 : 0;
 }

@@ -509,27 +509,19 @@ static void put_setup(proto_out *o, const rules_variant *v, const rules_pos *p)
     put(o, "]", 1);
 }
 
-/* Replaying g from its start: the players who left after k moves leave p
- * before its move k + 1 (as rules_game_clone does); *li walks g->left and
- * k must be given in order 0, 1, 2... */
-static void replay_leaves(const rules_game *g, size_t k, int *li, rules_pos *p)
-{
-    for (; *li < g->nleft && g->left[*li].after == k; (*li)++)
-        if (g->variant->leave != NULL)
-            g->variant->leave(p, g->left[*li].player);
-}
+/* rules_game_walk's visit for the position before one move. */
+struct before_move {
+    size_t k;       /* the move (0-based) */
+    rules_pos *pos; /* where its position before goes */
+};
 
-/* The position of g just before its move k (0-based) was played. */
-static void pos_before_move(const rules_game *g, size_t k, rules_pos *p)
+static int keep_before_move(void *arg, const rules_walk_step *s)
 {
-    int li = 0;
-    *p = g->start;
-    for (size_t i = 0; i < k; i++) {
-        replay_leaves(g, i, &li, p);
-        rules_undo u;
-        g->variant->make(p, g->moves[i], &u);
-    }
-    replay_leaves(g, k, &li, p);
+    struct before_move *b = arg;
+    if (s->m == 0 || s->k != b->k)
+        return 0;
+    *b->pos = *s->before;
+    return 1;
 }
 
 /* ,"position":..,"pieces":[..],"check":[..],"legal":[..] */
@@ -845,6 +837,50 @@ static void put_room_now(proto_out *o, const proto_room_view *v)
         put_deadlines(o, v->deadlines, n, v->now_ms);
 }
 
+/* rules_game_walk's visit for a room's move list: each move's text,
+ * display, seat, captures and changes; the captures of the last move are
+ * kept for `last_captures`. */
+struct room_moves {
+    proto_out *o;
+    const rules_game *g;
+    int last_captures[RULES_MAX_CELLS], nlast;
+};
+
+static int put_room_move(void *arg, const rules_walk_step *s)
+{
+    struct room_moves *rm = arg;
+    if (s->m == 0)
+        return 0; /* a leave changes no cell */
+    proto_out *o = rm->o;
+    const rules_variant *var = rm->g->variant;
+    char mv[RULES_MOVE_TEXT], disp[RULES_MOVE_TEXT];
+    if (var->print_move(s->before, s->m, mv, sizeof mv) < 0)
+        mv[0] = '\0';
+    if (rules_display_move(s->before, s->m, disp, sizeof disp) < 0)
+        disp[0] = '\0';
+    int caps[RULES_MAX_CELLS];
+    int ncaps = rules_move_captures(s->before, s->m, caps);
+    if (s->k + 1 == rm->g->nmoves) {
+        memcpy(rm->last_captures, caps, (size_t)ncaps * sizeof caps[0]);
+        rm->nlast = ncaps;
+    }
+    proto_cell_change ch[RULES_MAX_CELLS];
+    int nch = proto_pos_changes(var, s->before, s->after, ch);
+    comma(o, s->k);
+    puts_(o, "{\"move\":");
+    put_str(o, mv);
+    key(o, "display");
+    put_str(o, disp);
+    key(o, "seat");
+    put_int(o, s->before->to_move);
+    key(o, "captures");
+    put_cells(o, var, caps, ncaps);
+    key(o, "changes");
+    put_changes(o, var, ch, nch);
+    end(o);
+    return 0;
+}
+
 void proto_write_room(proto_out *o, const proto_req *req, const proto_room_view *v)
 {
     const rules_game *g = v->game;
@@ -889,49 +925,17 @@ void proto_write_room(proto_out *o, const proto_req *req, const proto_room_view 
     key(o, "you");
     put_int(o, v->you);
 
-    /* The moves, replayed from the start to name them and to say what
-     * each changed (leaves in between, as they happened). */
+    /* The moves, walked from the start to name them and to say what each
+     * changed. */
     key(o, "start");
     put_setup(o, var, &g->start);
     key(o, "moves");
     put(o, "[", 1);
-    rules_pos p = g->start;
-    int li = 0;
-    int last_captures[RULES_MAX_CELLS], nlast = 0;
-    for (size_t i = 0; i < g->nmoves; i++) {
-        replay_leaves(g, i, &li, &p);
-        char mv[RULES_MOVE_TEXT], disp[RULES_MOVE_TEXT];
-        if (var->print_move(&p, g->moves[i], mv, sizeof mv) < 0)
-            mv[0] = '\0';
-        if (rules_display_move(&p, g->moves[i], disp, sizeof disp) < 0)
-            disp[0] = '\0';
-        int caps[RULES_MAX_CELLS];
-        int ncaps = rules_move_captures(&p, g->moves[i], caps);
-        if (i + 1 == g->nmoves) {
-            memcpy(last_captures, caps, (size_t)ncaps * sizeof caps[0]);
-            nlast = ncaps;
-        }
-        rules_pos before = p;
-        rules_undo u;
-        var->make(&p, g->moves[i], &u);
-        proto_cell_change ch[RULES_MAX_CELLS];
-        int nch = proto_pos_changes(var, &before, &p, ch);
-        comma(o, i);
-        puts_(o, "{\"move\":");
-        put_str(o, mv);
-        key(o, "display");
-        put_str(o, disp);
-        key(o, "seat");
-        put_int(o, before.to_move);
-        key(o, "captures");
-        put_cells(o, var, caps, ncaps);
-        key(o, "changes");
-        put_changes(o, var, ch, nch);
-        end(o);
-    }
+    struct room_moves rm = {.o = o, .g = g};
+    rules_game_walk(g, g->nmoves, put_room_move, &rm);
     put(o, "]", 1);
     key(o, "last_captures");
-    put_cells(o, var, last_captures, nlast);
+    put_cells(o, var, rm.last_captures, rm.nlast);
     put_room_now(o, v);
     key(o, "chat");
     put(o, "[", 1);
@@ -993,7 +997,8 @@ void proto_write_event_move(proto_out *o, int64_t room, uint64_t seq, const prot
         nch = proto_pos_changes(g->variant, m->before, &g->pos, ch);
     } else if (g->nmoves > 0) {
         rules_pos before;
-        pos_before_move(g, g->nmoves - 1, &before);
+        rules_game_walk(g, g->nmoves, keep_before_move,
+                        &(struct before_move){g->nmoves - 1, &before});
         nch = proto_pos_changes(g->variant, &before, &g->pos, ch);
     }
     key(o, "changes");

@@ -1,9 +1,10 @@
 /*
  * test_rules.c - the game layer shared by every game (common/rules.c):
  * registry, error and reason tables, cell names, move text errors through
- * rules_game, repetition, players leaving, draws, and the invariants every
- * registered game must keep (make/unmake restores position and hash,
- * print/parse round-trips of moves and positions).
+ * rules_game, repetition, players leaving, draws, replay, copy and the walk
+ * of a game's history, and the invariants every registered game must keep
+ * (make/unmake restores position and hash, print/parse round-trips of moves
+ * and positions).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -320,6 +321,120 @@ static void test_replay_and_clone(void **state)
     rules_game_free(g);
 }
 
+/* A game as it was played, one entry per step: the position before it
+ * (pos[n]: the position at the end), the move (0: a leave), its leaver and
+ * how many moves were played before it. */
+static struct history {
+    const rules_game *g;
+    rules_pos pos[48];
+    rules_move m[47];
+    int leaver[47];
+    size_t k[47];
+    size_t n;
+    size_t seen; /* steps a walk has visited */
+    size_t stop; /* the visit returns 7 at this step (0-based), or never */
+} hist;
+
+/* Equal positions: the same player to move, hash and variant data. */
+static void assert_same_pos(const rules_pos *a, const rules_pos *b)
+{
+    assert_ptr_equal(a->variant, b->variant);
+    assert_int_equal(a->to_move, b->to_move);
+    assert_true(a->hash == b->hash);
+    assert_memory_equal(a->data, b->data, sizeof a->data);
+}
+
+/* A walk's visit: each step is the next one of hist, as it was played. */
+static int check_step(void *arg, const rules_walk_step *s)
+{
+    struct history *h = arg;
+    size_t i = h->seen++;
+    assert_true(i < h->n);
+    assert_int_equal(s->k, h->k[i]);
+    assert_true(s->m == h->m[i]);
+    if (s->m == 0) {
+        assert_non_null(s->leave);
+        assert_int_equal(s->leave->player, h->leaver[i]);
+        assert_int_equal(s->leave->after, s->k);
+    } else {
+        assert_null(s->leave);
+        assert_true(s->m == h->g->moves[s->k]);
+    }
+    assert_same_pos(s->before, &h->pos[i]);
+    assert_same_pos(s->after, &h->pos[i + 1]);
+    return i == h->stop ? 7 : 0;
+}
+
+/* Record the step just played on g into hist. */
+static void hist_add(const rules_game *g, rules_move m, int leaver, size_t k)
+{
+    hist.m[hist.n] = m;
+    hist.leaver[hist.n] = leaver;
+    hist.k[hist.n] = k;
+    hist.pos[++hist.n] = g->pos;
+}
+
+/* rules_game_walk shows each step of a game with the positions the game
+ * had around it, for every game: a player leaving at ply 6 in three-player
+ * games (its pieces out of play) and the game ended by a leave (which
+ * changes no piece); a part of the game; a walk stopped by its visit. */
+static void test_walk(void **state)
+{
+    (void)state;
+    for (const rules_variant *const *v = rules_variants; *v != NULL; v++) {
+        rules_game *g = new_game((*v)->id);
+        hist = (struct history){.g = g, .stop = (size_t)-1};
+        hist.pos[0] = g->pos;
+        for (int ply = 0; ply < 30 && !g->result.over; ply++) {
+            if (ply == 6 && (*v)->nplayers == 3) {
+                int who = (rules_game_to_move(g) + 1) % 3;
+                assert_int_equal(rules_game_leave(g, who, RULES_REASON_RESIGNATION), 0);
+                hist_add(g, 0, who, g->nmoves);
+                assert_true(hist.pos[hist.n].hash != hist.pos[hist.n - 1].hash);
+            }
+            rules_move m = g->legal[(ply * 7 + 3) % g->nlegal];
+            assert_int_equal(rules_game_play(g, m), 0);
+            hist_add(g, m, -1, g->nmoves - 1);
+        }
+        if (!g->result.over) {
+            int who = rules_game_to_move(g);
+            assert_int_equal(rules_game_leave(g, who, RULES_REASON_TIMEOUT), 0);
+            assert_true(g->result.over);
+            hist_add(g, 0, who, g->nmoves);
+            assert_same_pos(&hist.pos[hist.n], &hist.pos[hist.n - 1]);
+        }
+        assert_same_pos(&hist.pos[hist.n], &g->pos);
+
+        /* The whole game. */
+        assert_int_equal(rules_game_walk(g, g->nmoves, check_step, &hist), 0);
+        assert_int_equal(hist.seen, hist.n);
+
+        /* Its first 6 moves and the leaves by then. */
+        size_t want = 0;
+        while (want < hist.n && (hist.k[want] < 6 || (hist.k[want] == 6 && hist.m[want] == 0)))
+            want++;
+        hist.seen = 0;
+        assert_int_equal(rules_game_walk(g, 6, check_step, &hist), 0);
+        assert_int_equal(hist.seen, want);
+        rules_game *part = NULL;
+        assert_int_equal(rules_game_clone(&part, g, 6), 0);
+        assert_same_pos(&part->pos, &hist.pos[want]);
+        rules_game_free(part);
+
+        /* Stopped by the visit at step 4: its value is the walk's. */
+        hist.seen = 0;
+        hist.stop = 4;
+        assert_int_equal(rules_game_walk(g, g->nmoves, check_step, &hist), 7);
+        assert_int_equal(hist.seen, 5);
+
+        /* Past the end: nothing visited. */
+        hist.seen = 0;
+        assert_int_equal(rules_game_walk(g, g->nmoves + 1, check_step, &hist), RULES_EBAD_PLAYER);
+        assert_int_equal(hist.seen, 0);
+        rules_game_free(g);
+    }
+}
+
 /* A step that does not replay is named in the why; nothing is returned. */
 static void test_replay_errors(void **state)
 {
@@ -349,11 +464,17 @@ static void test_replay_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_error_tables),     cmocka_unit_test(test_registry),
-        cmocka_unit_test(test_cell_names),       cmocka_unit_test(test_every_game_invariants),
-        cmocka_unit_test(test_game_errors),      cmocka_unit_test(test_repetition),
-        cmocka_unit_test(test_leave_and_draw),   cmocka_unit_test(test_start_from_position),
-        cmocka_unit_test(test_replay_and_clone), cmocka_unit_test(test_replay_errors),
+        cmocka_unit_test(test_error_tables),
+        cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_cell_names),
+        cmocka_unit_test(test_every_game_invariants),
+        cmocka_unit_test(test_game_errors),
+        cmocka_unit_test(test_repetition),
+        cmocka_unit_test(test_leave_and_draw),
+        cmocka_unit_test(test_start_from_position),
+        cmocka_unit_test(test_replay_and_clone),
+        cmocka_unit_test(test_replay_errors),
+        cmocka_unit_test(test_walk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
