@@ -610,22 +610,9 @@ void proto_write_error(proto_out *o, const proto_req *req, bool typed, proto_err
     end(o);
 }
 
-void proto_write_welcome(proto_out *o, const proto_req *req, const char *token,
-                         const proto_player *me, const char *account, const int64_t *rooms,
-                         int nrooms)
+/* ,"games":[...]: each game with its names and cells (and its set-up). */
+static void put_games(proto_out *o, bool with_setup)
 {
-    begin(o, "welcome", req);
-    key(o, "token");
-    put_str(o, token);
-    key(o, "player");
-    put_player(o, me);
-    key(o, "account");
-    if (account)
-        put_str(o, account);
-    else
-        puts_(o, "null");
-    key(o, "protocol");
-    put_int(o, PROTO_VERSION);
     key(o, "games");
     put(o, "[", 1);
     for (int i = 0; rules_variants[i] != NULL; i++) {
@@ -651,13 +638,24 @@ void proto_write_welcome(proto_out *o, const proto_req *req, const char *token,
             put_str(o, rules_cell_name(v, c));
         }
         put(o, "]", 1);
-        rules_pos setup;
-        rules_pos_init(&setup, v);
-        key(o, "setup");
-        put_setup(o, v, &setup);
+        if (with_setup) {
+            rules_pos setup;
+            rules_pos_init(&setup, v);
+            key(o, "setup");
+            put_setup(o, v, &setup);
+        }
         end(o);
     }
     put(o, "]", 1);
+}
+
+void proto_write_tables(proto_out *o)
+{
+    put(o, "{", 1);
+    /* key() writes a leading comma: the first field goes without it. */
+    puts_(o, "\"protocol\":");
+    put_int(o, PROTO_VERSION);
+    put_games(o, true);
     key(o, "corr_days");
     put(o, "[", 1);
     for (int i = 0; i < proto_ncorr_days; i++) {
@@ -674,6 +672,26 @@ void proto_write_welcome(proto_out *o, const proto_req *req, const char *token,
         put_str(o, proto_reason_text((rules_reason)r));
     }
     put(o, "}", 1);
+    end(o);
+}
+
+void proto_write_welcome(proto_out *o, const proto_req *req, const char *token,
+                         const proto_player *me, const char *account, const int64_t *rooms,
+                         int nrooms)
+{
+    begin(o, "welcome", req);
+    key(o, "token");
+    put_str(o, token);
+    key(o, "player");
+    put_player(o, me);
+    key(o, "account");
+    if (account)
+        put_str(o, account);
+    else
+        puts_(o, "null");
+    key(o, "protocol");
+    put_int(o, PROTO_VERSION);
+    put_games(o, false);
     key(o, "rooms");
     put(o, "[", 1);
     for (int i = 0; i < nrooms; i++) {
@@ -927,8 +945,15 @@ void proto_write_room(proto_out *o, const proto_req *req, const proto_room_view 
 
     /* The moves, walked from the start to name them and to say what each
      * changed. */
-    key(o, "start");
-    put_setup(o, var, &g->start);
+    /* The pieces before the first move, unless they are the game's set-up
+     * (GET /api/tables has it): every seat gets a room state as its game
+     * starts, and most games start from the set-up. */
+    rules_pos setup;
+    rules_pos_init(&setup, var);
+    if (setup.hash != g->start.hash || setup.to_move != g->start.to_move) {
+        key(o, "start");
+        put_setup(o, var, &g->start);
+    }
     key(o, "moves");
     put(o, "[", 1);
     struct room_moves rm = {.o = o, .g = g};

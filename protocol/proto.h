@@ -352,6 +352,13 @@ int proto_decode_credentials(const char *buf, size_t len, char *user, size_t ule
 void proto_write_account(proto_out *o, const char *username);
 /* {"error":code,"reason":..} for an HTTP API error. */
 void proto_write_http_error(proto_out *o, const char *code, const char *reason);
+/*
+ * GET /api/tables: the server's tables, which clients keep no copy of
+ * (PROTOCOL.md, HTTP): {"protocol", "games" (id, name, players, colors,
+ * cells, setup), "corr_days", "reasons" (reason -> words)}. They never
+ * change while the server runs: the server writes them once.
+ */
+void proto_write_tables(proto_out *o);
 void proto_write_health(proto_out *o, int64_t uptime_s, int64_t connections, int64_t rooms);
 
 #endif

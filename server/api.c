@@ -25,7 +25,22 @@ void api_init(uv_loop_t *l, store *s)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Health and metrics. */
+/* The tables, health and metrics. */
+
+int api_tables(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    /* The tables never change while the server runs: written once. */
+    static proto_out tables;
+    if (tables.buf == NULL || tables.oom) {
+        proto_out_free(&tables);
+        proto_out_init(&tables, 0);
+        proto_write_tables(&tables);
+        if (tables.oom)
+            return 500;
+    }
+    net_http_reply(c, 200, "application/json", proto_out_data(&tables), tables.len, NULL);
+    return 0;
+}
 
 int api_healthz(net_conn *c, const char *arg, const char *body, size_t len)
 {

@@ -29,12 +29,20 @@ const MIME = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css
 // Serves web-client/ on a free loopback port, under a strict content
 // security policy. Without `backend` there is no WebSocket behind it: only
 // what needs no server works (the board component alone). With `backend`
-// (the URL of a real server), WebSocket upgrades are passed through to it,
-// so that pages get the server's tables (welcome). Returns {url, close}.
+// (the URL of a real server), WebSocket upgrades and /api/ requests are
+// passed through to it, so that pages get the server's tables and welcome.
+// Returns {url, close}.
 export async function staticServer(backend = null) {
   const srv = http.createServer((req, res) => {
     let p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     if (p === '/') p = '/index.html';
+    if (backend && p.startsWith('/api/')) {
+      http.get(new URL(req.url, backend), (up) => {
+        res.writeHead(up.statusCode, up.headers);
+        up.pipe(res);
+      }).on('error', () => { res.writeHead(502); res.end(); });
+      return;
+    }
     const file = path.join(WEB, path.normalize(p));
     if (!file.startsWith(WEB) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
       res.writeHead(404); res.end(); return;

@@ -419,9 +419,10 @@ static void assert_keys(json_t *obj, const char *expected)
     assert_string_equal(k, expected);
 }
 
-/* The welcome carries the server's tables: every game with its set-up, the
- * correspondence days, the reasons' words. */
-static void test_writer_welcome_tables(void **state)
+/* GET /api/tables gives the server's tables: every game with its set-up,
+ * the correspondence days, the reasons' words. The welcome lists the games
+ * without their set-ups (it goes to every connection). */
+static void test_writer_tables(void **state)
 {
     (void)state;
     proto_req req = {.type = PROTO_HELLO, .has_id = true, .id = 1};
@@ -431,9 +432,17 @@ static void test_writer_welcome_tables(void **state)
     proto_out_init(&o, 0);
     proto_write_welcome(&o, &req, "9f", &me, NULL, rooms, 1);
     json_t *w = parse_out(&o);
-    assert_keys(w, "account corr_days games player protocol re reasons rooms token type");
-    assert_json_text(json_object_get(w, "corr_days"), "[1,2,3,5,7,10,14]");
+    assert_keys(w, "account games player protocol re rooms token type");
     assert_json_text(json_object_get(w, "rooms"), "[12]");
+    assert_keys(json_array_get(json_object_get(w, "games"), 0), "cells colors id name players");
+    json_decref(w);
+    proto_out_free(&o);
+
+    proto_out_init(&o, 0);
+    proto_write_tables(&o);
+    w = parse_out(&o);
+    assert_keys(w, "corr_days games protocol reasons");
+    assert_json_text(json_object_get(w, "corr_days"), "[1,2,3,5,7,10,14]");
 
     json_t *games = json_object_get(w, "games");
     size_t nv = 0;
@@ -571,9 +580,10 @@ static void board_of(const rules_variant *v, json_t *list, char *letters, int *o
     }
 }
 
-/* A room's state: `start` and each move's `changes` lead, applied in
- * order, to the position now, for every game (three players: with a
- * player who left in the middle); each move has exactly its fields. */
+/* A room's state: the set-up (no `start`: the game began from it) and each
+ * move's `changes` lead, applied in order, to the position now, for every
+ * game (three players: with a player who left in the middle); each move has
+ * exactly its fields. A game from another position carries `start`. */
 static void test_writer_room_replay(void **state)
 {
     (void)state;
@@ -597,7 +607,17 @@ static void test_writer_room_replay(void **state)
         json_t *r = parse_out(&o);
         char letters[RULES_MAX_CELLS];
         int owners[RULES_MAX_CELLS];
-        board_of(v, json_object_get(r, "start"), letters, owners);
+        assert_null(json_object_get(r, "start"));
+        proto_out t;
+        proto_out_init(&t, 0);
+        proto_write_tables(&t);
+        json_t *tables = parse_out(&t);
+        board_of(
+            v,
+            json_object_get(json_array_get(json_object_get(tables, "games"), (size_t)vi), "setup"),
+            letters, owners);
+        json_decref(tables);
+        proto_out_free(&t);
         json_t *moves = json_object_get(r, "moves");
         assert_int_equal(json_array_size(moves), g->nmoves);
         size_t i;
@@ -643,11 +663,25 @@ static void test_writer_room_replay(void **state)
     proto_out_init(&o, 0);
     proto_write_room(&o, NULL, &view);
     json_t *r = parse_out(&o);
-    assert_int_equal(json_array_size(json_object_get(r, "start")), 48);
+    assert_null(json_object_get(r, "start"));
     json_t *last = json_array_get(json_object_get(r, "moves"), 9);
     assert_json_text(last, "{\"captures\":[],\"changes\":[[\"h1\",null],[\"g1\",{\"letter\":\"K\","
                            "\"owner\":0}],[\"f1\",{\"letter\":\"R\",\"owner\":0}],[\"e1\",null]],"
                            "\"display\":\"Ke1-g1\",\"move\":\"e1-g1\",\"seat\":0}");
+    json_decref(r);
+    proto_out_free(&o);
+    rules_game_free(g);
+
+    /* A game from another position: its room state says where it began. */
+    assert_int_equal(rules_game_new(&g, "ultima", "4k3/8/8/8/8/8/8/4K3 b", NULL, 0), 0);
+    view = (proto_room_view){.room = 6, .game = g, .you = -1};
+    view.left[0] = view.left[1] = -1;
+    proto_out_init(&o, 0);
+    proto_write_room(&o, NULL, &view);
+    r = parse_out(&o);
+    assert_json_text(json_object_get(r, "start"),
+                     "[{\"letter\":\"K\",\"name\":\"e1\",\"owner\":0},"
+                     "{\"letter\":\"K\",\"name\":\"e8\",\"owner\":1}]");
     json_decref(r);
     proto_out_free(&o);
     rules_game_free(g);
@@ -740,7 +774,7 @@ int main(void)
         cmocka_unit_test(test_error_table),
         cmocka_unit_test(test_writer_escapes_and_ids),
         cmocka_unit_test(test_writer_room_and_events),
-        cmocka_unit_test(test_writer_welcome_tables),
+        cmocka_unit_test(test_writer_tables),
         cmocka_unit_test(test_writer_event_changes),
         cmocka_unit_test(test_writer_room_replay),
         cmocka_unit_test(test_fuzz),

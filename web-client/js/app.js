@@ -65,7 +65,6 @@ function header() {
     conn.className = `conn ${s}`;
   });
   app.conn.on('welcome', (w) => {
-    setTables(w); // first: pages hear this welcome after it
     app.me = w.player;
     app.games = w.games || [];
     app.account = w.account || null;
@@ -78,6 +77,13 @@ function header() {
 header();
 // A game that starts (a seek filled, a rematch) opens its room wherever we are.
 app.conn.on('game_started', (m) => { if (location.hash !== `#/game/${m.room}`) app.go(`#/game/${m.room}`); });
-app.conn.connect();
+// The server's tables (GET /api/tables) come first: pages draw them when the
+// welcome arrives, so the connection opens once they are here (or could not
+// be had: the pages then show ids rather than names).
+fetch('/api/tables')
+  .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`tables: ${r.status}`))))
+  .then(setTables)
+  .catch((e) => console.warn(e))
+  .finally(() => app.conn.connect());
 window.addEventListener('hashchange', route);
 route();

@@ -1,16 +1,16 @@
-// The server's tables, as the welcome message carries them (PROTOCOL.md,
-// welcome): the games (id, name, players, colors, cells, setup), the days a
+// The server's tables, as GET /api/tables gives them (PROTOCOL.md, HTTP):
+// the games (id, name, players, colors, cells, setup), the days a
 // correspondence game may give per move, the words for results' reasons.
-// The client keeps no copy of its own: until the first welcome every table
-// is empty, and pages that show them wait for it (they draw on `welcome`).
+// The client keeps no copy of its own: app.js reads them before it opens
+// the connection, and pages that show them draw on the welcome.
 
 const tables = { loaded: false, games: [], corrDays: [], reasons: {} };
 
-// Called with every welcome (app.js, before any page hears it).
-export function setTables(welcome) {
-  tables.games = welcome.games || [];
-  tables.corrDays = welcome.corr_days || [];
-  tables.reasons = welcome.reasons || {};
+// Called once with GET /api/tables' answer (app.js, before connecting).
+export function setTables(t) {
+  tables.games = t.games || [];
+  tables.corrDays = t.corr_days || [];
+  tables.reasons = t.reasons || {};
   tables.loaded = true;
 }
 

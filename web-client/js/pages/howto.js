@@ -37,8 +37,9 @@ const TEXT = {
 };
 
 export function mount(main, params, app) {
-  // The games, their names and set-ups are the server's (welcome): draw
-  // once they are known, nothing before.
+  // The games, their names and set-ups are the server's (GET /api/tables,
+  // read before the connection opens): draw once the welcome says we are
+  // connected, nothing before.
   const draw = () => {
     if (!tablesLoaded() || main.childElementCount) return;
     if (params.game) page(main, params.game);
