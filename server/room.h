@@ -4,7 +4,7 @@
  * Owns: every room in memory (a table by id) and what is in one: its
  * rules_game (the only judge of a move), seats, watchers, clocks, offers,
  * chat, the events it numbered. Split in three files around one private
- * header (room_impl.h): room.c (the table, starting, restoring, the
+ * header (room_impl.h): room_game.c (the table, starting, restoring, the
  * requests), room_clock.c (clocks, flags, abandonment), room_events.c
  * (events, watchers, the state and catchup sent to a session).
  * May call: ident.h (seats, an identity's rooms), session.h (the sink),
@@ -14,7 +14,7 @@
  * Every state change is an event with the next sequence number; the last
  * ROOM_EVENT_RING events are kept (lean form) so that a client that
  * reconnects gets what it missed. Moves go through one commit point
- * (room.c commit_move): a move is broadcast, and so acknowledged, only once
+ * (room_game.c commit_move): a move is broadcast, and so acknowledged, only once
  * storage says it is durable.
  *
  * Clocks: base + increment, kept in milliseconds on the loop's clock; one

@@ -1,5 +1,5 @@
 /*
- * room_impl.h - what the three files of the room module share (room.c,
+ * room_impl.h - what the three files of the room module share (room_game.c,
  * room_clock.c, room_events.c); private to them. See room.h.
  *
  * Owns: struct room and its outbox entries; the room module's internal
@@ -66,7 +66,7 @@ extern uv_loop_t *room__loop;
 extern struct store *room__db;
 extern int64_t room__abandon_ms;
 
-/* room.c */
+/* room_game.c */
 /* The seat of who in r, or -1. */
 int room__seat_of(const room *r, const ident *who);
 /* Close r if it is over, unwatched and has nothing left to store. */

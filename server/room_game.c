@@ -1,5 +1,5 @@
 /*
- * room.c - the table of rooms, starting and restoring them, and the
+ * room_game.c - the table of rooms, starting and restoring them, and the
  * requests that change a game (see room.h).
  */
 #include "room_impl.h"
