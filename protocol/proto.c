@@ -509,21 +509,6 @@ static void put_setup(proto_out *o, const rules_variant *v, const rules_pos *p)
     put(o, "]", 1);
 }
 
-/* rules_game_walk's visit for the position before one move. */
-struct before_move {
-    size_t k;       /* the move (0-based) */
-    rules_pos *pos; /* where its position before goes */
-};
-
-static int keep_before_move(void *arg, const rules_walk_step *s)
-{
-    struct before_move *b = arg;
-    if (s->m == 0 || s->k != b->k)
-        return 0;
-    *b->pos = *s->before;
-    return 1;
-}
-
 /* ,"position":..,"pieces":[..],"check":[..],"legal":[..] */
 static void put_board(proto_out *o, const rules_game *g)
 {
@@ -1017,15 +1002,7 @@ void proto_write_event_move(proto_out *o, int64_t room, uint64_t seq, const prot
     put_cells(o, g->variant, m->captures, m->ncaptures);
     /* What the move changed: the position before it against now. */
     proto_cell_change ch[RULES_MAX_CELLS];
-    int nch = 0;
-    if (m->before != NULL) {
-        nch = proto_pos_changes(g->variant, m->before, &g->pos, ch);
-    } else if (g->nmoves > 0) {
-        rules_pos before;
-        rules_game_walk(g, g->nmoves, keep_before_move,
-                        &(struct before_move){g->nmoves - 1, &before});
-        nch = proto_pos_changes(g->variant, &before, &g->pos, ch);
-    }
+    int nch = proto_pos_changes(g->variant, m->before, &g->pos, ch);
     key(o, "changes");
     put_changes(o, g->variant, ch, nch);
     put_turn(o, g, clocks, clock_running);

@@ -271,8 +271,8 @@ typedef struct proto_move_view {
     const char *move, *display;
     const int *captures;
     int ncaptures;
-    /* The position before the move, for its changes; NULL: rebuilt from the
-     * game's start (a replay: rooms pass the position they played it in). */
+    /* The position the move was played in (its changes are this against
+     * the game's position now): rooms have it at hand. */
     const rules_pos *before;
 } proto_move_view;
 

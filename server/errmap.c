@@ -9,11 +9,6 @@ int errmap_store_fail(int serr, char *why, size_t whylen)
 {
     if (why[0] == '\0')
         rules_why(why, whylen, "%s", store_err_text(serr));
-    return (int)errmap_store(serr);
-}
-
-proto_err errmap_store(int serr)
-{
     /* The store's codes are spelled like the protocol's: match by code. */
-    return proto_err_from_code(store_err_code(serr), PROTO_EINTERNAL);
+    return (int)proto_err_from_code(store_err_code(serr), PROTO_EINTERNAL);
 }

@@ -14,10 +14,9 @@
 
 #include "proto.h"
 
-/* The protocol error for a store error (store.h STORE_ERRORS). */
-proto_err errmap_store(int serr);
-/* A handler's return for a store error: its protocol error, with the
- * store's sentence in why unless why already says something. */
+/* A handler's return for a store error (store.h STORE_ERRORS): its protocol
+ * error, with the store's sentence in why unless why already says
+ * something. */
 int errmap_store_fail(int serr, char *why, size_t whylen);
 
 #endif

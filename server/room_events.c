@@ -41,7 +41,7 @@ int room__watch(room *r, session *s)
     return 0;
 }
 
-void room__unwatch(room *r, session *s)
+static void unwatch(room *r, session *s)
 {
     for (size_t i = 0; i < r->nwatchers; i++)
         if (r->watchers[i] == s) {
@@ -59,7 +59,7 @@ void room_unwatch_all(session *s)
 {
     while (s->nrooms > 0) {
         room *r = s->rooms[s->nrooms - 1];
-        room__unwatch(r, s);
+        unwatch(r, s);
         room__maybe_free(r);
     }
 }
@@ -309,7 +309,7 @@ int room_join(room *r, session *s, const proto_req *req, char *why, size_t whyle
 
 int room_part(room *r, session *s, const proto_req *req, char *why, size_t whylen)
 {
-    room__unwatch(r, s);
+    unwatch(r, s);
     room__maybe_free(r);
     return 0;
 }

@@ -105,7 +105,8 @@ rules_reason db_reason(const unsigned char *name)
     return RULES_REASON_NONE;
 }
 
-int db_error(store *s, char *why, size_t whylen, const char *what)
+/* The loop connection's last error into why; returns STORE_EDB. */
+static int db_error(store *s, char *why, size_t whylen, const char *what)
 {
     rules_why(why, whylen, "%s: %s", what, sqlite3_errmsg(s->db));
     return STORE_EDB;

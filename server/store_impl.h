@@ -221,8 +221,6 @@ int db_run(sqlite3_stmt *st);
 char *db_col_dup(sqlite3_stmt *st, int col);
 /* A reason name as stored, back to its rules_reason. */
 rules_reason db_reason(const unsigned char *name);
-/* The loop connection's last error into why; returns STORE_EDB. */
-int db_error(store *s, char *why, size_t whylen, const char *what);
 /* Finalize the statements, close the connections, free the memory and s
  * (once the handles are closed and the pool jobs are done). */
 void db_free(store *s);
@@ -243,7 +241,6 @@ int64_t *mem_game_ids(store *s, size_t *n);
 acct_games *mem_account(store *s, int64_t account);
 void mem_lines_free(char **lines, int n);
 
-vacation *mem_vac_find(store *s, int64_t account);
 /* Add or update; 0 or STORE_ENOMEM. */
 int mem_vac_set(store *s, int64_t account, int64_t from_ms, int64_t until_ms);
 void mem_vac_del(store *s, int64_t account);

@@ -138,7 +138,7 @@ int64_t *mem_game_ids(store *s, size_t *n)
 /* ------------------------------------------------------------------------ */
 /* Vacations */
 
-vacation *mem_vac_find(store *s, int64_t account)
+static vacation *mem_vac_find(store *s, int64_t account)
 {
     vacation *v;
     HASH_FIND(hh, s->vacs, &account, sizeof account, v);

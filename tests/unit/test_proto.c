@@ -324,7 +324,8 @@ static void test_writer_room_and_events(void **state)
         assert_int_equal(rules_game_play(g, m), 0);
 
         int64_t clocks[RULES_MAX_PLAYERS] = {1000, 2000, 3000};
-        proto_move_view mv = {.ply = 1, .seat = 0, .move = text, .display = disp};
+        proto_move_view mv = {
+            .ply = 1, .seat = 0, .move = text, .display = disp, .before = &before};
         proto_out lean;
         proto_out_init(&lean, 8);
         proto_write_event_move(&lean, 5, 1, &mv, g, clocks, true);
@@ -530,9 +531,11 @@ static const char *const ultima_pincer[] = {"a2-a4", "b7-b4", "c2-c4"};
 static void test_writer_event_changes(void **state)
 {
     (void)state;
-    rules_game *g = game_of("yalta", yalta_castling, 10);
+    rules_game *g = game_of("yalta", yalta_castling, 10), *prev = NULL;
+    assert_int_equal(rules_game_clone(&prev, g, g->nmoves - 1), 0);
     int64_t clocks[RULES_MAX_PLAYERS] = {0};
-    proto_move_view mv = {.ply = 10, .seat = 0, .move = "e1-g1", .display = "Ke1-g1"};
+    proto_move_view mv = {
+        .ply = 10, .seat = 0, .move = "e1-g1", .display = "Ke1-g1", .before = &prev->pos};
     proto_out o;
     proto_out_init(&o, 0);
     proto_write_event_move(&o, 3, 11, &mv, g, clocks, false);
@@ -545,15 +548,18 @@ static void test_writer_event_changes(void **state)
     json_decref(e);
     proto_out_free(&o);
     rules_game_free(g);
+    rules_game_free(prev);
 
     g = game_of("ultima", ultima_pincer, 3);
+    assert_int_equal(rules_game_clone(&prev, g, g->nmoves - 1), 0);
     int caps[] = {rules_cell_parse(g->variant, "b4")};
     mv = (proto_move_view){.ply = 3,
                            .seat = 0,
                            .move = "c2-c4",
                            .display = "Pc2-c4xb4",
                            .captures = caps,
-                           .ncaptures = 1};
+                           .ncaptures = 1,
+                           .before = &prev->pos};
     proto_out_init(&o, 0);
     proto_write_event_move(&o, 3, 4, &mv, g, clocks, false);
     e = parse_out(&o);
@@ -563,6 +569,7 @@ static void test_writer_event_changes(void **state)
     json_decref(e);
     proto_out_free(&o);
     rules_game_free(g);
+    rules_game_free(prev);
 }
 
 /* The pieces of a JSON PIECE list ({name, letter, owner}) into a board. */
