@@ -206,6 +206,21 @@ typedef struct rules_variant {
     /* Optional (three-player games): the player leaves; its pieces become
      * inert obstacles and the turn skips it. NULL: leaving ends the game. */
     void (*leave)(rules_pos *p, int player);
+
+    /* The bots' hooks (search.h). All optional. */
+
+    /* How well each player stands, in centipawns, judged from the rules of
+     * the game (material, mobility, what wins it): score[player] for every
+     * player, larger is better. The search compares them; it never calls
+     * this on a finished game. NULL: the search counts mobility only. */
+    void (*evaluate)(const rules_pos *p, int32_t *score);
+    /* Is this legal move a capture (a move quiescence must follow)? NULL:
+     * no quiescence. */
+    bool (*is_capture)(const rules_pos *p, rules_move m);
+    /* Three-player games (best-reply search): make `player` the one to move
+     * without a move, the hash updated. The search undoes it by calling it
+     * again with the player it replaced. */
+    void (*set_to_move)(rules_pos *p, int player);
 } rules_variant;
 
 /* Every game the core knows, NULL-terminated. */
