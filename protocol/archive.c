@@ -28,12 +28,20 @@ static char *dump(json_t *v)
 static json_t *game_object(const record_game *g)
 {
     json_t *players = json_array(), *moves = json_array(), *leaves = json_array();
+    /* Bots are named in the options the server wrote: "bots":[0,5,5]. */
+    json_t *opts = g->options ? json_loads(g->options, 0, NULL) : NULL;
+    json_t *bots = json_object_get(opts, "bots");
     for (int p = 0; p < g->nplayers; p++) {
         json_t *pl = json_pack("{s:i, s:s}", "seat", p, "name", g->players[p].name);
         if (g->players[p].account)
             json_object_set_new(pl, "account", json_integer(g->players[p].account));
         else
             json_object_set_new(pl, "account", json_null());
+        json_int_t level = json_integer_value(json_array_get(bots, (size_t)p));
+        if (level > 0) {
+            json_object_set_new(pl, "bot", json_true());
+            json_object_set_new(pl, "level", json_integer(level));
+        }
         if (g->finished)
             json_object_set_new(pl, "outcome",
                                 json_string(record_outcome_name(g->result.outcome[p])));
@@ -56,10 +64,11 @@ static json_t *game_object(const record_game *g)
         "base_ms", (json_int_t)g->tc.base_ms, "inc_ms", (json_int_t)g->tc.inc_ms, "cap_ms",
         (json_int_t)g->tc.cap_ms, "players", players, "moves", moves, "leaves", leaves, "created",
         (json_int_t)g->created_ms, "status", g->finished ? "finished" : "playing");
-    if (o == NULL)
+    if (o == NULL) {
+        json_decref(opts);
         return NULL;
+    }
     json_object_set_new(o, "position", g->position ? json_string(g->position) : json_null());
-    json_t *opts = g->options ? json_loads(g->options, 0, NULL) : NULL;
     json_object_set_new(o, "options", opts ? opts : json_object());
     if (g->finished) {
         json_object_set_new(

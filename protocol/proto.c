@@ -108,6 +108,8 @@ static const struct field {
     {PF_CORR, "corr", CORR, 0, 0},
     {PF_DAYS, "days", INT, offsetof(proto_req, days), 0},
     {PF_LINES, "lines", LINES, 0, 0},
+    {PF_LEVEL, "level", INT, offsetof(proto_req, level), 0},
+    {PF_SEAT, "seat", INT, offsetof(proto_req, seat), 0},
 };
 _Static_assert(sizeof fields / sizeof fields[0] == PROTO_NFIELDS, "one row per PROTO_FIELDS entry");
 
@@ -367,6 +369,12 @@ static void put_player(proto_out *o, const proto_player *p)
     put_int(o, p->id);
     key(o, "name");
     put_str(o, p->name ? p->name : "");
+    if (p->bot > 0) {
+        key(o, "bot");
+        put_bool(o, true);
+        key(o, "level");
+        put_int(o, p->bot);
+    }
     end(o);
 }
 

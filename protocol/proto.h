@@ -65,6 +65,7 @@ const char *proto_reason_text(rules_reason r);
     X(PROTO_EUNKNOWN_SEEK, "unknown_seek", "no such open seek")                                    \
     X(PROTO_EOWN_SEEK, "own_seek", "you already sit in that seek")                                 \
     X(PROTO_ETOO_MANY_SEEKS, "too_many_seeks", "too many open seeks")                              \
+    X(PROTO_ETOO_MANY_GAMES, "too_many_games", "too many games with bots at once")                 \
     X(PROTO_EUNKNOWN_ROOM, "unknown_room", "no such room")                                         \
     X(PROTO_ENOT_A_PLAYER, "not_a_player", "you have no seat in this game")                        \
     X(PROTO_ENOT_YOUR_TURN, "not_your_turn", "it is not your turn")                                \
@@ -124,7 +125,9 @@ proto_err proto_err_from_rules(int rerr);
     X(PF_TEXT, "text", STR)                                                                        \
     X(PF_CORR, "corr", CORR)                                                                       \
     X(PF_DAYS, "days", INT)                                                                        \
-    X(PF_LINES, "lines", LINES)
+    X(PF_LINES, "lines", LINES)                                                                    \
+    X(PF_LEVEL, "level", INT)                                                                      \
+    X(PF_SEAT, "seat", INT)
 
 enum {
 #define PROTO_FIELD_BIT(bit, name, kind) bit##_INDEX,
@@ -163,7 +166,10 @@ enum {
     X(PROTO_VACATION_STATUS, "vacation_status", 0, 0)                                              \
     X(PROTO_COND_SET, "cond_set", PF_ROOM | PF_LINES, 0)                                           \
     X(PROTO_COND_CLEAR, "cond_clear", PF_ROOM, 0)                                                  \
-    X(PROTO_COND_GET, "cond_get", PF_ROOM, 0)
+    X(PROTO_COND_GET, "cond_get", PF_ROOM, 0)                                                      \
+    X(PROTO_BOT_GAME, "bot_game", PF_GAME | PF_LEVEL,                                              \
+      PF_SEAT | PF_BASE_MS | PF_INC_MS | PF_RATED | PF_CORR)                                       \
+    X(PROTO_SEEK_FILL, "seek_fill", PF_SEEK | PF_LEVEL, 0)
 
 typedef enum {
 #define PROTO_REQ_ENUM(name, type, req, opt) name,
@@ -197,6 +203,8 @@ typedef struct proto_req {
     int64_t days; /* vacation_start */
     int nlines;   /* cond_set */
     char lines[PROTO_COND_LINES][PROTO_COND_LINE_MAX + 1];
+    int64_t level; /* bot_game, seek_fill: the bots' level (1..8) */
+    int64_t seat;  /* bot_game: the seat to take (-1 or absent: random) */
 } proto_req;
 
 /*
@@ -221,6 +229,7 @@ typedef struct proto_corr {
 typedef struct proto_player {
     int64_t id;
     const char *name;
+    int bot; /* a bot's level (1..8), written "bot":true,"level":N; 0: a person */
 } proto_player;
 
 typedef struct proto_seek_view {

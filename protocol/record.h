@@ -40,8 +40,12 @@ typedef struct record_tc {
 } record_tc;
 
 typedef struct record_player {
-    int64_t account;            /* 0: a guest */
+    int64_t account;            /* 0: a guest or a bot */
     char name[RECORD_NAME_MAX]; /* username, or the guest's display name */
+    /* A bot's level (1..8), 0: a person. Only set where a game is created
+     * (the store lets bots sit in correspondence games without an
+     * account); stored games keep it in their options ("bots"). */
+    int bot;
 } record_player;
 
 /* A recorded move. */

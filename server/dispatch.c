@@ -52,7 +52,7 @@ static int on_hello(session *s, const proto_req *req, char *why, size_t whylen)
     int nrooms = room_active_of(who, rooms, 64);
     proto_out o;
     proto_out_init(&o, NET_HEADROOM);
-    proto_player me = {who->id, who->name};
+    proto_player me = {who->id, who->name, who->bot};
     proto_write_welcome(&o, req, who->token, &me, who->account ? who->name : NULL, rooms, nrooms);
     session_send_out(s, &o);
     if (first)
@@ -192,6 +192,8 @@ static const cmd cmds[PROTO_NREQUESTS] = {
     [PROTO_COND_CLEAR] = COND_ROW,
     [PROTO_COND_GET] = COND_ROW,
 #undef COND_ROW
+    [PROTO_BOT_GAME] = {CMD_HELLO, lobby_bot_game, NULL, NULL},
+    [PROTO_SEEK_FILL] = {CMD_HELLO, lobby_seek_fill, NULL, NULL},
 };
 
 /* Check what req's row needs, then run its handler. */

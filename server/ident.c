@@ -17,6 +17,7 @@ static ident *tokens;   /* by token (hh) */
 static ident *orphans;  /* restored seats waiting for their token, by key (hh) */
 static ident *accounts; /* by account (hh_account) */
 static int64_t next_id = 1;
+static ident *bots[9]; /* by level, 1..8 */
 
 /* The seat key of a token: a hash, so the store never holds tokens. */
 static void token_key(const char *token, char key[IDENT_KEY_HEX + 1])
@@ -67,6 +68,11 @@ void ident_stop(void)
 
 void ident_shutdown(void)
 {
+    for (int l = 0; l < 9; l++) {
+        if (bots[l] != NULL)
+            ident_free(bots[l]);
+        bots[l] = NULL;
+    }
     HASH_CLEAR(hh_account, accounts);
     ident *i, *tmp;
     HASH_ITER(hh, tokens, i, tmp)
@@ -127,6 +133,24 @@ ident *ident_restored(const char *key, const char *name)
     snprintf(i->name, sizeof i->name, "%s", name);
     i->id = next_id++;
     HASH_ADD_KEYPTR(hh, orphans, i->key, strlen(i->key), i);
+    return i;
+}
+
+ident *ident_bot(int level)
+{
+    if (level < 1 || level > 8)
+        return NULL;
+    if (bots[level] != NULL)
+        return bots[level];
+    ident *i = calloc(1, sizeof *i);
+    if (i == NULL)
+        return NULL;
+    snprintf(i->name, sizeof i->name, "bot-level-%d", level);
+    /* A seat key for the store like anyone's, from a name no token has. */
+    token_key(i->name, i->key);
+    i->bot = level;
+    i->id = next_id++;
+    bots[level] = i;
     return i;
 }
 

@@ -7,7 +7,8 @@
  * account (one identity per account); each identity's open sessions and the
  * rooms in memory where it holds a seat, so that nothing scans every
  * identity or every room to answer one client; forgetting guests unseen for
- * a day (a sweep timer).
+ * a day (a sweep timer); the bots' identities (one per level, "bot-level-5",
+ * never in a table of tokens: nobody can speak for them).
  * May call: session.h (the fields of a session), proto.h (sizes),
  * libsodium (tokens, keys), libuv (the timer), uthash/utlist.
  *
@@ -43,6 +44,7 @@ typedef struct ident {
     session *sessions;   /* open sessions (session.iprev/inext) */
     struct room **rooms; /* rooms in memory where it holds a seat */
     size_t nrooms, caprooms;
+    int bot;            /* a bot's level (1..8): never has a session; 0: a person */
     int nseeks;         /* open seeks created by this identity (lobby.c) */
     uint64_t last_seen; /* uv_now when its last session closed */
     UT_hash_handle hh;  /* by token, or by key while restored */
@@ -67,6 +69,10 @@ ident *ident_by_token(const char *token);
 ident *ident_restored(const char *key, const char *name);
 /* The identity of an account, created (with a fresh token) if needed. */
 ident *ident_account(int64_t account, const char *name);
+/* The bot of this level (1..8), "bot-level-<level>", created at first use
+ * and kept until ident_shutdown; NULL if out of memory or no such level.
+ * One identity per level: the same bot may hold two seats of a room. */
+ident *ident_bot(int level);
 /* The identity of an account if there is one in memory, else NULL. */
 ident *ident_find_account(int64_t account);
 

@@ -49,7 +49,7 @@ static proto_seek_view seek_view(const seek *s)
         .corr = s->corr,
     };
     for (int i = 0; i < s->nplayers; i++)
-        v.players[i] = (proto_player){s->players[i]->id, s->players[i]->name};
+        v.players[i] = (proto_player){s->players[i]->id, s->players[i]->name, s->players[i]->bot};
     return v;
 }
 
@@ -185,13 +185,11 @@ int lobby_unwatch(session *c, const proto_req *req, char *why, size_t whylen)
     return 0;
 }
 
-int lobby_seek_create(session *c, const proto_req *req, char *why, size_t whylen)
+/* The time control of seek_create and bot_game: corr (days > 0) or a live
+ * base_ms/inc_ms, checked. 0 or a proto_err with a why. */
+static int time_control(const session *c, const proto_req *req, proto_corr *out, char *why,
+                        size_t whylen)
 {
-    const rules_variant *v = rules_find(req->game);
-    if (v == NULL) {
-        rules_why(why, whylen, "no game '%s'", req->game);
-        return PROTO_EUNKNOWN_GAME;
-    }
     proto_corr corr = {0, 0, 0};
     if (req->present & PF_CORR) {
         /* Days per move (inc_days 0) or increment mode (cap_days 0: 60). */
@@ -227,6 +225,21 @@ int lobby_seek_create(session *c, const proto_req *req, char *why, size_t whylen
                   LOBBY_MAX_BASE_MS, LOBBY_MAX_INC_MS);
         return PROTO_EBAD_TIME_CONTROL;
     }
+    *out = corr;
+    return 0;
+}
+
+int lobby_seek_create(session *c, const proto_req *req, char *why, size_t whylen)
+{
+    const rules_variant *v = rules_find(req->game);
+    if (v == NULL) {
+        rules_why(why, whylen, "no game '%s'", req->game);
+        return PROTO_EUNKNOWN_GAME;
+    }
+    proto_corr corr;
+    int err = time_control(c, req, &corr, why, whylen);
+    if (err != 0)
+        return err;
     if (req->rated && c->who->account == 0) {
         /* The store refuses rated games without accounts: say it now. */
         rules_why(why, whylen, "rated games need an account for every player: log in");
@@ -334,4 +347,97 @@ int lobby_seek_accept(session *c, const proto_req *req, char *why, size_t whylen
     room *r = room_start(&rs, s->players, s->nplayers, c, req, &err, why, whylen);
     free(s);
     return r == NULL ? (int)err : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Bots. */
+
+/* The level of a bot_game or seek_fill, checked: 0 or a proto_err. */
+static int bot_level(const proto_req *req, char *why, size_t whylen)
+{
+    if (req->level < 1 || req->level > 8) {
+        rules_why(why, whylen, "level must be 1 (weakest) to 8 (strongest), not %lld",
+                  (long long)req->level);
+        return PROTO_EBAD_MESSAGE;
+    }
+    if (req->rated) {
+        rules_why(why, whylen, "games with bots are never rated");
+        return PROTO_EBAD_ARGUMENT;
+    }
+    return 0;
+}
+
+/* Does who already play LOBBY_BOT_GAMES_PER_IDENT games with bots? */
+static int bot_games_full(const ident *who, char *why, size_t whylen)
+{
+    if (room_bot_games_of(who) < LOBBY_BOT_GAMES_PER_IDENT)
+        return 0;
+    rules_why(why, whylen, "at most %d games with bots at once: finish one first",
+              LOBBY_BOT_GAMES_PER_IDENT);
+    return PROTO_ETOO_MANY_GAMES;
+}
+
+int lobby_bot_game(session *c, const proto_req *req, char *why, size_t whylen)
+{
+    const rules_variant *v = rules_find(req->game);
+    if (v == NULL) {
+        rules_why(why, whylen, "no game '%s'", req->game);
+        return PROTO_EUNKNOWN_GAME;
+    }
+    int err = bot_level(req, why, whylen);
+    proto_corr corr;
+    if (err == 0)
+        err = time_control(c, req, &corr, why, whylen);
+    if (err == 0)
+        err = bot_games_full(c->who, why, whylen);
+    if (err != 0)
+        return err;
+    int seat = (int)randombytes_uniform((uint32_t)v->nplayers);
+    if ((req->present & PF_SEAT) && req->seat != -1) {
+        if (req->seat < 0 || req->seat >= v->nplayers) {
+            rules_why(why, whylen, "seat must be 0 to %d, or -1 for a random one", v->nplayers - 1);
+            return PROTO_EBAD_MESSAGE;
+        }
+        seat = (int)req->seat;
+    }
+    ident *seats[RULES_MAX_PLAYERS];
+    for (int i = 0; i < v->nplayers; i++)
+        if ((seats[i] = i == seat ? c->who : ident_bot((int)req->level)) == NULL)
+            return PROTO_EINTERNAL;
+    room_settings rs = {v->id, corr.days > 0 ? 0 : req->base_ms, corr.days > 0 ? 0 : req->inc_ms,
+                        false, corr};
+    proto_err perr = 0;
+    room *r = room_start(&rs, seats, v->nplayers, c, req, &perr, why, whylen);
+    return r == NULL ? (int)perr : 0;
+}
+
+int lobby_seek_fill(session *c, const proto_req *req, char *why, size_t whylen)
+{
+    seek *s = NULL;
+    HASH_FIND(hh, seeks, &req->seek, sizeof req->seek, s);
+    if (s == NULL || s->players[0] != c->who) {
+        rules_why(why, whylen, "you created no open seek %lld", (long long)req->seek);
+        return PROTO_EUNKNOWN_SEEK;
+    }
+    int err = bot_level(req, why, whylen);
+    if (err == 0 && s->rated) {
+        rules_why(why, whylen, "games with bots are never rated: this seek is rated");
+        err = PROTO_EBAD_ARGUMENT;
+    }
+    if (err == 0)
+        err = bot_games_full(c->who, why, whylen);
+    if (err != 0)
+        return err;
+    ident *bot = ident_bot((int)req->level);
+    if (bot == NULL)
+        return PROTO_EINTERNAL;
+    while (s->nplayers < s->v->nplayers)
+        s->players[s->nplayers++] = bot;
+    seek_unlink(s);
+    broadcast("remove", s);
+    room_settings rs = {s->v->id, s->base_ms, s->inc_ms, false, s->corr};
+    proto_err perr = 0;
+    room *r = room_start(&rs, s->players, s->nplayers, c, req, &perr, why, whylen);
+    free(s);
+    return r == NULL ? (int)perr : 0;
 }

@@ -3,7 +3,8 @@
  *
  * Owns: the seeks (public ones, listed oldest first, and private ones found
  * by their invitation code), the lobby's watchers and its sequence number;
- * starting the room when a seek's last seat is taken.
+ * starting the room when a seek's last seat is taken, or at once with bots
+ * in the free seats (bot_game, seek_fill).
  * May call: room.h (room_start), ident.h, session.h (the sink), store.h
  * (checking a correspondence time control), metrics.h, proto.h, libsodium
  * (invitation codes), uthash. Links without libwebsockets.
@@ -24,6 +25,7 @@ enum {
     LOBBY_SEEKS_PER_IDENT = 10, /* open seeks one identity may create */
     LOBBY_MAX_BASE_MS = 3 * 3600 * 1000,
     LOBBY_MAX_INC_MS = 60 * 1000,
+    LOBBY_BOT_GAMES_PER_IDENT = 10, /* games with bots going on at once */
 };
 
 /* lobby_watch: s gets the list of public seeks, then every change. */
@@ -34,6 +36,16 @@ int lobby_seek_cancel(session *s, const proto_req *req, char *why, size_t whylen
 /* The last seat taken starts the game (room_start), seats in the order
  * taken; the accepting session's request is echoed in its game_started. */
 int lobby_seek_accept(session *s, const proto_req *req, char *why, size_t whylen);
+
+/* bot_game: a game of req->game starts at once with the asker at
+ * req->seat (absent or -1: a random seat) and a bot of req->level at every
+ * other seat; it gets game_started (echoing req) and the room state. Never
+ * rated (bad_argument); level 1..8 (bad_message); the time control as for
+ * seek_create. */
+int lobby_bot_game(session *s, const proto_req *req, char *why, size_t whylen);
+/* seek_fill: the creator of an open seek has its free seats taken by bots
+ * of req->level now, and the game starts. */
+int lobby_seek_fill(session *s, const proto_req *req, char *why, size_t whylen);
 
 /* s closes: it stops watching. */
 void lobby_leave(session *s);

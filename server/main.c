@@ -9,7 +9,7 @@
  *
  *   chameleon [--host 127.0.0.1] [--port 8080] [--db chameleon.db]
  *             [--web-root web-client] [--abandon-seconds N]
- *             [--clock-offset-file FILE]
+ *             [--bot-threads N] [--bot-table-mb N] [--clock-offset-file FILE]
  *
  * Exit status: 0 after SIGINT/SIGTERM, 2 on a bad flag or when it cannot
  * listen (port in use), 1 on another start-up failure.
@@ -26,6 +26,7 @@
 #include <uv.h>
 
 #include "api.h"
+#include "bot.h"
 #include "dispatch.h"
 #include "ident.h"
 #include "lobby.h"
@@ -38,12 +39,16 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: chameleon [--host ADDR] [--port N] [--db FILE] [--web-root DIR]\n"
-               "                 [--abandon-seconds N] [--clock-offset-file FILE]\n"
+               "                 [--abandon-seconds N] [--bot-threads N] [--bot-table-mb N]\n"
+               "                 [--clock-offset-file FILE]\n"
                "  --host ADDR          address to listen on (default 127.0.0.1)\n"
                "  --port N             TCP port, 0 for any free one (default 8080)\n"
                "  --db FILE            SQLite database (default chameleon.db)\n"
                "  --web-root DIR       static files of the web client (default web-client)\n"
                "  --abandon-seconds N  a seated player away this long abandons (default 0: never)\n"
+               "  --bot-threads N      bots' searches running at once, 1..64 (default: the\n"
+               "                       number of cores); more wait in a queue\n"
+               "  --bot-table-mb N     each search's table in MiB, 1..4096 (default 16)\n"
                "  --clock-offset-file FILE  TESTS ONLY: the store's clock (correspondence\n"
                "                       deadlines, vacation) runs ahead of the wall clock by\n"
                "                       the milliseconds written in FILE (re-read each time)\n"
@@ -127,6 +132,10 @@ int main(int argc, char **argv)
     const char *db = "chameleon.db";
     long abandon_s = 0;
     const char *clock_file = NULL;
+    long bot_threads = (long)uv_available_parallelism();
+    long bot_table_mb = BOT_TABLE_MB_DEFAULT;
+    if (bot_threads > BOT_THREADS_MAX)
+        bot_threads = BOT_THREADS_MAX;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -155,6 +164,16 @@ int main(int argc, char **argv)
             cfg.web_root = val;
         } else if (strcmp(a, "--clock-offset-file") == 0) {
             clock_file = val;
+        } else if (strcmp(a, "--bot-threads") == 0) {
+            if (!parse_int(val, 1, BOT_THREADS_MAX, &bot_threads)) {
+                fprintf(stderr, "chameleon: --bot-threads wants 1..%d\n", BOT_THREADS_MAX);
+                return 2;
+            }
+        } else if (strcmp(a, "--bot-table-mb") == 0) {
+            if (!parse_int(val, 1, 4096, &bot_table_mb)) {
+                fprintf(stderr, "chameleon: --bot-table-mb wants 1..4096\n");
+                return 2;
+            }
         } else if (strcmp(a, "--abandon-seconds") == 0) {
             if (!parse_int(val, 0, 86400 * 30, &n)) {
                 fprintf(stderr, "chameleon: --abandon-seconds wants 0..2592000\n");
@@ -192,6 +211,11 @@ int main(int argc, char **argv)
         return 1;
     }
     metrics_now.started_ms = uv_now(&loop);
+    if (bot_init(&loop, (int)bot_threads, (size_t)bot_table_mb << 20) < 0) {
+        fprintf(stderr, "chameleon: cannot start %ld bot threads with %ld MiB tables\n",
+                bot_threads, bot_table_mb);
+        return 1;
+    }
     session_init(&loop);
     ident_init(&loop);
     room_init(&loop, st, abandon_s * 1000);
@@ -230,6 +254,7 @@ int main(int argc, char **argv)
     store_close(st); /* writes what is queued; its callbacks still see rooms */
     lobby_shutdown();
     room_shutdown();
+    bot_shutdown(); /* every search was cancelled by room_stop_clocks */
     session_shutdown();
     uv_run(&loop, UV_RUN_DEFAULT); /* rooms are freed, their seats let go */
     ident_shutdown();

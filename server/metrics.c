@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "bot.h"
+
 metrics metrics_now;
 
 /* Append one formatted line. */
@@ -47,6 +49,11 @@ void metrics_write(proto_out *o, const net_stats *net)
     counter(o, "messages_in_total", "WebSocket messages received.", net->messages_in);
     counter(o, "messages_out_total", "WebSocket messages queued to clients.", net->messages_out);
     counter(o, "http_requests_total", "HTTP requests served.", net->http_requests);
+    bot_stats b = bot_get_stats();
+    gauge(o, "bot_threads", "Bots' searches that may run at once.", b.threads);
+    gauge(o, "bot_searches_running", "Bots' searches running now.", b.running);
+    gauge(o, "bot_searches_queued", "Bots' searches waiting for a thread.", b.queued);
+    counter(o, "bot_searches_total", "Bots' moves found.", b.searches);
     line(o, "# HELP chameleon_errors_total Error messages sent, by code.\n"
             "# TYPE chameleon_errors_total counter\n");
     for (int i = 1; i < PROTO_NERRORS; i++)

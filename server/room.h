@@ -8,7 +8,7 @@
  * requests), room_clock.c (clocks, flags, abandonment), room_events.c
  * (events, watchers, the state and catchup sent to a session).
  * May call: ident.h (seats, an identity's rooms), session.h (the sink),
- * store.h, errmap.h, metrics.h, proto.h, libuv. Never the transport: it
+ * store.h, errmap.h, metrics.h, bot.h (the bots' searches), proto.h, libuv. Never the transport: it
  * links without libwebsockets.
  *
  * Every state change is an event with the next sequence number; the last
@@ -20,6 +20,17 @@
  * Clocks: base + increment, kept in milliseconds on the loop's clock; one
  * libuv timer per room fires when the player to move runs out of time, so a
  * flag falls even if nobody sends anything.
+ *
+ * Bots: a seat whose identity is a bot (ident.bot) is played by the
+ * server (room_bot.c). When a bot is to move the room asks bot.h for a
+ * move; the answer comes back on the loop and is played through the same
+ * path as a person's move (room__play_as: the rules core checks it, it is
+ * stored before it is broadcast). A search about a position that is no
+ * longer the room's (a leave, an end, a take-back) is cancelled, and so is
+ * the search of a room that closes, so no answer ever reaches a freed room.
+ * Bots resign lost games (level 3 and up), answer draw offers from their
+ * last score and agree to every rematch; they never time out: a search
+ * gets search_time_for_move of the bot's clock (live) or a second or two.
  *
  * Rooms are freed at one safe point, never inside a handler: a finished
  * room nobody watches leaves the table at once and is freed from the close
@@ -50,7 +61,7 @@ typedef struct room_settings {
 
 struct store;
 void room_init(uv_loop_t *loop, struct store *db, int64_t abandon_ms);
-/* Stop every clock (shutdown, before connections close). */
+/* Stop every clock and every bot (shutdown, before connections close). */
 void room_stop_clocks(void);
 /* Close every room (shutdown, after connections closed): they are freed
  * while the loop runs next, before identities go. */
@@ -94,6 +105,8 @@ void room_unwatch_all(session *s);
 /* An identity came or went (first session opened / last closed): the
  * rooms where it is seated tell their watchers. */
 void room_presence(ident *who, bool connected);
+/* How many games not over who plays with a bot. */
+int room_bot_games_of(const ident *who);
 /* Ids of the rooms where who holds a seat in a game not over, oldest
  * first. */
 int room_active_of(const ident *who, int64_t *out, int max);

@@ -225,8 +225,8 @@ static proto_room_view view_of(const room *r, const ident *who)
     };
     uint64_t now = uv_now(room__loop);
     for (int i = 0; i < r->nseats; i++) {
-        v.players[i] = (proto_player){r->seats[i]->id, r->seats[i]->name};
-        v.connected[i] = r->seats[i]->sessions != NULL;
+        v.players[i] = (proto_player){r->seats[i]->id, r->seats[i]->name, r->seats[i]->bot};
+        v.connected[i] = r->seats[i]->sessions != NULL || r->seats[i]->bot > 0;
         v.left[i] = r->left[i];
         v.clocks[i] = r->clocks[i];
     }

@@ -82,6 +82,7 @@ static void room_close(room *r)
 {
     HASH_DELETE(hh, rooms, r);
     r->closing = true;
+    room__bot_cancel(r); /* its answer would name r */
     metrics_now.rooms--;
     if (!r->finished)
         metrics_now.games_in_progress--;
@@ -138,6 +139,7 @@ void room__player_leaves(room *r, int s, rules_reason reason)
     room__corr_event(r, &o, deadlines);
     room__push_event(r, &o, true, true);
     game_finished(r);
+    room__bot_kick(r);
 }
 
 /* End the game without a winner (agreement, abort). */
@@ -151,6 +153,7 @@ static void end_drawn(room *r, rules_reason why)
     proto_write_event_end(&o, r->id, r->seq, r->g, r->clocks);
     room__push_event(r, &o, false, true);
     game_finished(r);
+    room__bot_kick(r);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -172,12 +175,21 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats, const 
         return NULL;
     }
     /* The store numbers games; the room takes the same number. */
-    char options[64 + RULES_MAX_PLAYERS * (IDENT_KEY_HEX + 3)];
+    char options[96 + RULES_MAX_PLAYERS * (IDENT_KEY_HEX + 6)];
     int n = snprintf(options, sizeof options, "{\"seat_keys\":[");
-    for (int i = 0; i < nseats; i++)
+    bool bots = false;
+    for (int i = 0; i < nseats; i++) {
         n += snprintf(options + n, sizeof options - (size_t)n, "%s\"%s\"", i ? "," : "",
                       seats[i]->key);
-    snprintf(options + n, sizeof options - (size_t)n, "]}");
+        bots |= seats[i]->bot > 0;
+    }
+    n += snprintf(options + n, sizeof options - (size_t)n, "]");
+    /* The bots' levels by seat (0: a person), read back at restore and by
+     * the archive. */
+    for (int i = 0; bots && i < nseats; i++)
+        n += snprintf(options + n, sizeof options - (size_t)n, "%s%d", i ? "," : ",\"bots\":[",
+                      seats[i]->bot);
+    snprintf(options + n, sizeof options - (size_t)n, "%s}", bots ? "]" : "");
     bool corr = s->corr.days > 0;
     store_new_game ng = {
         .variant = g->variant->id,
@@ -193,6 +205,7 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats, const 
                            s->corr.cap_days * STORE_DAY_MS};
     for (int i = 0; i < nseats; i++) {
         ng.players[i].account = seats[i]->account;
+        ng.players[i].bot = seats[i]->bot;
         snprintf(ng.players[i].name, sizeof ng.players[i].name, "%s", seats[i]->name);
     }
     int serr = store_game_create(room__db, &ng, &r->id, NULL, NULL, why, whylen);
@@ -218,7 +231,7 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats, const 
     table_add(r);
     room__clock_arm(r);
     for (int i = 0; i < nseats; i++)
-        if (seats[i]->sessions == NULL)
+        if (seats[i]->sessions == NULL && seats[i]->bot == 0)
             r->away_since[i] = uv_now(room__loop);
     room__abandon_arm(r);
 
@@ -234,6 +247,7 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats, const 
                 room__send_state(r, c, NULL);
         }
     }
+    room__bot_kick(r);
     return r;
 }
 
@@ -277,6 +291,7 @@ static void move_failed(room *r, outbox_ev *e, int status)
         }
     }
     room__outbox_drop(r, e);
+    room__bot_kick(r); /* the position is the one before the move again */
     char why[RULES_WHY_TEXT];
     rules_why(why, sizeof why, "the move could not be stored (%s); it is not played",
               store_err_code(status));
@@ -349,6 +364,11 @@ int room_move(room *r, session *c, const proto_req *req, char *why, size_t whyle
     int s = acting_seat(r, c, true, why, whylen);
     if (s < 0)
         return -s;
+    return room__play_as(r, s, req->move, why, whylen);
+}
+
+int room__play_as(room *r, int s, const char *input, char *why, size_t whylen)
+{
     rules_game *g = r->g;
     room__clock_settle(r);
     if (r->clock_running && r->clocks[g->pos.to_move] <= 0) {
@@ -364,7 +384,7 @@ int room_move(room *r, session *c, const proto_req *req, char *why, size_t whyle
             return PROTO_EGAME_OVER;
         }
     }
-    return play_move(r, s, req->move, why, whylen);
+    return play_move(r, s, input, why, whylen);
 }
 
 /* Seat s plays `input` (checked by the rules core): stored, then broadcast
@@ -423,6 +443,7 @@ static int play_move(room *r, int s, const char *input, char *why, size_t whylen
     room__ev_fill(r, e, &o);
     game_finished(r); /* after the move, so the store gets them in order */
     cond_answer(r, e->ply, text);
+    room__bot_kick(r);
     room__maybe_free(r);
     return 0;
 }
@@ -457,8 +478,21 @@ int room_draw_offer(room *r, session *c, const proto_req *req, char *why, size_t
         return -s;
     r->draw_offers |= 1u << s;
     room__push_offer(r, "draw_offer", s, r->draw_offers);
+    /* The bots answer at once: each takes the draw or declines it. */
+    unsigned bots = room__bot_seats(r);
+    for (int i = 0; i < r->nseats; i++) {
+        if (!(bots & (1u << i)) || (r->draw_offers & (1u << i)))
+            continue;
+        if (!room__bot_takes_draw(r, i)) {
+            r->draw_offers = 0;
+            room__push_offer(r, "draw_declined", i, 0);
+            break;
+        }
+        r->draw_offers |= 1u << i;
+        room__push_offer(r, "draw_offer", i, r->draw_offers);
+    }
     unsigned need = remaining(r);
-    if ((r->draw_offers & need) == need)
+    if (r->draw_offers != 0 && (r->draw_offers & need) == need)
         end_drawn(r, RULES_REASON_AGREEMENT);
     room__maybe_free(r);
     return 0;
@@ -502,6 +536,10 @@ int room_rematch(room *r, session *c, const proto_req *req, char *why, size_t wh
     }
     if (r->next_room != 0)
         return 0; /* the rematch has started already */
+    /* Bots always agree to a rematch. */
+    for (int i = 0; i < r->nseats; i++)
+        if (r->seats[i]->bot > 0)
+            r->rematch_offers |= 1u << i;
     r->rematch_offers |= 1u << s;
     room__push_offer(r, "rematch_offer", s, r->rematch_offers);
     unsigned all = (1u << r->nseats) - 1;
@@ -564,6 +602,16 @@ void room_presence(ident *who, bool connected)
     }
 }
 
+int room_bot_games_of(const ident *who)
+{
+    int n = 0;
+    for (size_t i = 0; i < who->nrooms; i++) {
+        const room *r = who->rooms[i];
+        n += !r->closing && !r->g->result.over && room__bot_seats(r) != 0;
+    }
+    return n;
+}
+
 int room_active_of(const ident *who, int64_t *out, int max)
 {
     int n = 0;
@@ -598,6 +646,25 @@ static int seat_keys(const char *options, char keys[][IDENT_KEY_HEX + 1], int n)
     return k;
 }
 
+/* The bots' levels by seat from the options ("bots":[0,5,5]); 0 for every
+ * seat if there are none. */
+static void bot_levels(const char *options, int *levels, int n)
+{
+    memset(levels, 0, (size_t)n * sizeof *levels);
+    const char *p = options ? strstr(options, "\"bots\":[") : NULL;
+    if (p == NULL)
+        return;
+    p += strlen("\"bots\":[");
+    for (int k = 0; k < n; k++) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p)
+            return;
+        levels[k] = v >= 1 && v <= 8 ? (int)v : 0;
+        p = end + (*end == ',');
+    }
+}
+
 static void on_restore(void *arg, const store_game_info *gi)
 {
     int *count = arg;
@@ -629,8 +696,11 @@ static void on_restore(void *arg, const store_game_info *gi)
     }
     r->nseats = gi->nplayers;
     r->seq = r->emitted_seq = r->seq_floor = 1u << 20;
+    int bots[RULES_MAX_PLAYERS];
+    bot_levels(gi->options, bots, r->nseats);
     for (int i = 0; i < r->nseats; i++) {
-        r->seats[i] = gi->players[i].account
+        r->seats[i] = bots[i] > 0 ? ident_bot(bots[i])
+                      : gi->players[i].account
                           ? ident_account(gi->players[i].account, gi->players[i].name)
                           : ident_restored(keys[i], gi->players[i].name);
         if (r->seats[i] == NULL) {
@@ -651,8 +721,10 @@ static void on_restore(void *arg, const store_game_info *gi)
      * connected yet, so the abandonment clock starts for every seat. */
     room__clock_arm(r);
     for (int i = 0; i < r->nseats; i++)
-        r->away_since[i] = uv_now(room__loop) ? uv_now(room__loop) : 1;
+        if (r->seats[i]->bot == 0)
+            r->away_since[i] = uv_now(room__loop) ? uv_now(room__loop) : 1;
     room__abandon_arm(r);
+    room__bot_kick(r); /* a bot to move thinks again */
     (*count)++;
 }
 
@@ -738,11 +810,13 @@ int room_cond(room *r, session *c, const proto_req *req, char *why, size_t whyle
 
 void room_stop_clocks(void)
 {
+    room__bots_stop();
     room *r, *tmp;
     HASH_ITER(hh, rooms, r, tmp)
     {
         uv_timer_stop(&r->timer);
         uv_timer_stop(&r->abandon);
+        room__bot_cancel(r);
     }
 }
 

@@ -10,6 +10,7 @@
 
 #include <uthash.h>
 
+#include "bot.h"
 #include "room.h"
 
 /* An event waiting in a room's outbox until it is durable (moves) and
@@ -56,7 +57,16 @@ struct room {
     int nchat, chat_head;
     session **watchers;
     size_t nwatchers, capwatchers;
-    bool finished; /* game over was counted */
+    /* Bots (seats whose identity is a bot): the search under way for the
+     * seat to move, and for which state of the game (moves, leaves). */
+    bot_job *bot_job;
+    int bot_seat;
+    size_t bot_nmoves;
+    int bot_nleft;
+    int bot_score[RULES_MAX_PLAYERS];    /* last answer's score, own view */
+    bool bot_scored[RULES_MAX_PLAYERS];  /* it has answered once */
+    int bot_hopeless[RULES_MAX_PLAYERS]; /* answers in a row scored lost */
+    bool finished;                       /* game over was counted */
     bool closing;
     UT_hash_handle hh; /* the table of rooms, by id */
 };
@@ -73,6 +83,24 @@ int room__seat_of(const room *r, const ident *who);
 void room__maybe_free(room *r);
 /* Seat s leaves the game that goes on (resign, flag, abandon). */
 void room__player_leaves(room *r, int s, rules_reason reason);
+/* Seat s plays `input` now, as a move request does (clock settled, a
+ * fallen flag first): 0 or a proto_err with a why. */
+int room__play_as(room *r, int s, const char *input, char *why, size_t whylen);
+
+/* room_bot.c */
+/* After any change of r: if a bot is to move, make sure it is thinking
+ * about this very position; cancel a search about another one (or when
+ * the game is over or r is closing). */
+void room__bot_kick(room *r);
+/* Forget r's search (r closes). */
+void room__bot_cancel(room *r);
+/* Bit per seat held by a bot still in the game. */
+unsigned room__bot_seats(const room *r);
+/* Does the bot at seat s take a draw now (its last score is within
+ * ROOM_BOT_DRAW_MARGIN of equal, or worse)? */
+bool room__bot_takes_draw(const room *r, int s);
+/* Stop every bot for good (shutdown). */
+void room__bots_stop(void);
 
 /* room_clock.c */
 bool room__timed(const room *r);

@@ -188,11 +188,10 @@ typedef struct store_new_game {
 
 /*
  * Queue the creation of a game; *id is set at once (ids are never reused).
- * Correspondence and rated games need an account for every player
- * (STORE_ENEED_ACCOUNT); correspondence time controls are checked
- * (STORE_EBAD_TC). The creation is written before any move queued later for
- * this game. cb may be NULL. Returns 0 or a negative error with a why (then
- * cb is not called).
+ * Rated games need an account for every player, correspondence games for
+ * every player but bots (players[].bot > 0) (STORE_ENEED_ACCOUNT); correspondence time controls are
+ * checked (STORE_EBAD_TC). The creation is written before any move queued later for this game. cb
+ * may be NULL. Returns 0 or a negative error with a why (then cb is not called).
  */
 int store_game_create(store *s, const store_new_game *g, int64_t *id, store_done_cb cb, void *arg,
                       char *why, size_t whylen);

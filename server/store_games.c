@@ -200,7 +200,7 @@ int store_game_create(store *s, const store_new_game *ng, int64_t *id, store_don
     }
     if (ng->kind == STORE_CORR || ng->rated)
         for (int p = 0; p < ng->nplayers; p++)
-            if (ng->players[p].account == 0) {
+            if (ng->players[p].account == 0 && (ng->players[p].bot == 0 || ng->rated)) {
                 rules_why(why, whylen, "%s: %s", ng->players[p].name,
                           store_err_text(STORE_ENEED_ACCOUNT));
                 return STORE_ENEED_ACCOUNT;

@@ -55,6 +55,8 @@ static void test_decode_every_type(void **state)
         {"{\"type\":\"cond_set\",\"room\":1,\"lines\":[]}", PROTO_COND_SET},
         {"{\"type\":\"cond_clear\",\"room\":1}", PROTO_COND_CLEAR},
         {"{\"type\":\"cond_get\",\"room\":1}", PROTO_COND_GET},
+        {"{\"type\":\"bot_game\",\"game\":\"g\",\"level\":3}", PROTO_BOT_GAME},
+        {"{\"type\":\"seek_fill\",\"seek\":3,\"level\":3}", PROTO_SEEK_FILL},
     };
     assert_int_equal(sizeof cases / sizeof cases[0], PROTO_NREQUESTS);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -355,7 +357,7 @@ static void test_writer_room_and_events(void **state)
 
         proto_room_view view = {.room = 5, .seq = 1, .game = g, .you = -1};
         for (int i = 0; i < v->nplayers; i++) {
-            view.players[i] = (proto_player){i + 1, "p\"q"};
+            view.players[i] = (proto_player){i + 1, "p\"q", i == 1 ? 5 : 0};
             view.left[i] = -1;
         }
         proto_chat_line line = {.seat = -1, .name = "n", .text = "t\n"};
@@ -371,6 +373,13 @@ static void test_writer_room_and_events(void **state)
                             text);
         assert_string_equal(json_string_value(json_object_get(r, "game")), v->id);
         assert_int_equal(json_array_size(json_object_get(r, "seats")), v->nplayers);
+        /* A bot's player object says so, with its level; a person's has
+         * no such fields. */
+        json_t *p0 = json_object_get(json_array_get(json_object_get(r, "seats"), 0), "player");
+        json_t *p1 = json_object_get(json_array_get(json_object_get(r, "seats"), 1), "player");
+        assert_null(json_object_get(p0, "bot"));
+        assert_true(json_is_true(json_object_get(p1, "bot")));
+        assert_int_equal(json_integer_value(json_object_get(p1, "level")), 5);
         json_decref(r);
         proto_out_free(&o);
         rules_game_free(g);
@@ -427,7 +436,7 @@ static void test_writer_tables(void **state)
 {
     (void)state;
     proto_req req = {.type = PROTO_HELLO, .has_id = true, .id = 1};
-    proto_player me = {7, "guest-7"};
+    proto_player me = {7, "guest-7", 0};
     int64_t rooms[] = {12};
     proto_out o;
     proto_out_init(&o, 0);
@@ -605,7 +614,7 @@ static void test_writer_room_replay(void **state)
         }
         proto_room_view view = {.room = 5, .seq = 1, .game = g, .you = -1};
         for (int i = 0; i < v->nplayers; i++) {
-            view.players[i] = (proto_player){i + 1, "p"};
+            view.players[i] = (proto_player){i + 1, "p", 0};
             view.left[i] = -1;
         }
         proto_out o;

@@ -1,0 +1,303 @@
+/*
+ * bot.c - searches on worker threads, answers on the loop (see bot.h).
+ *
+ * One mutex guards the queue, the list of answers, each job's state and
+ * the counters. A worker takes the oldest queued job, searches without the
+ * lock, then puts the job on the answer list and wakes the loop
+ * (uv_async_send). A job's `cancelled` flag is also read by its worker
+ * after each finished depth (the search's report), so a cancel that comes
+ * just before the search starts (search_run clears the stop flag) still
+ * stops it after its first depth.
+ */
+#include "bot.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search.h"
+
+typedef enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE } job_state;
+
+struct worker;
+
+struct bot_job {
+    rules_pos root;
+    uint64_t history[BOT_HISTORY_KEEP];
+    size_t nhistory;
+    search_limits limits;
+    int64_t deadline; /* ms on bot_clock: the whole budget, queue included */
+    bot_cb cb;
+    void *arg;
+    job_state state;  /* under mu */
+    struct worker *w; /* running on (under mu) */
+    atomic_bool cancelled;
+    bot_answer answer;
+    bot_job *next;
+};
+
+typedef struct worker {
+    uv_thread_t tid;
+    search_ctx *ctx;
+    const rules_variant *last; /* the game its table knows */
+    bot_job *job;              /* running now (under mu) */
+    bool started;
+} worker;
+
+static uv_mutex_t mu;
+static uv_cond_t cv;
+static bot_job *q_head, *q_tail; /* waiting, oldest first */
+static bot_job *done_head;       /* answered, for the loop */
+static worker workers[BOT_THREADS_MAX];
+static int nworkers;
+static bool quitting, started;
+static uv_async_t async;
+static bot_stats stats;
+
+/* Milliseconds of a monotonic clock, from any thread. */
+static int64_t bot_clock(void)
+{
+    return (int64_t)(uv_hrtime() / 1000000u);
+}
+
+typedef struct run_arg {
+    search_ctx *ctx;
+    bot_job *job;
+} run_arg;
+
+/* After each completed depth: a cancelled job stops now. */
+static void on_depth(void *arg, const search_report *r)
+{
+    run_arg *ra = arg;
+    (void)r;
+    if (atomic_load(&ra->job->cancelled))
+        search_stop(ra->ctx);
+}
+
+static void worker_main(void *arg)
+{
+    worker *w = arg;
+    uv_mutex_lock(&mu);
+    for (;;) {
+        while (!quitting && q_head == NULL)
+            uv_cond_wait(&cv, &mu);
+        if (quitting)
+            break;
+        bot_job *j = q_head;
+        q_head = j->next;
+        if (q_head == NULL)
+            q_tail = NULL;
+        j->next = NULL;
+        j->state = JOB_RUNNING;
+        j->w = w;
+        w->job = j;
+        stats.queued--;
+        stats.running++;
+        uv_mutex_unlock(&mu);
+
+        if (w->last != j->root.variant) {
+            search_clear(w->ctx);
+            w->last = j->root.variant;
+        }
+        search_limits l = j->limits;
+        int64_t left = j->deadline - bot_clock();
+        l.ms = left > 10 ? left : 10;
+        search_report out;
+        run_arg ra = {w->ctx, j};
+        if (!atomic_load(&j->cancelled))
+            search_run(w->ctx, &j->root, j->history, j->nhistory, &l, on_depth, &ra, &out);
+        else
+            memset(&out, 0, sizeof out);
+        j->answer = (bot_answer){out.best, out.score, out.depth, out.nodes, out.ms};
+
+        uv_mutex_lock(&mu);
+        j->state = JOB_DONE;
+        j->w = NULL;
+        w->job = NULL;
+        j->next = done_head;
+        done_head = j;
+        stats.running--;
+        uv_mutex_unlock(&mu);
+        uv_async_send(&async);
+        uv_mutex_lock(&mu);
+    }
+    uv_mutex_unlock(&mu);
+}
+
+/* The loop: deliver the answers (oldest first), free their jobs. */
+static void on_async(uv_async_t *h)
+{
+    (void)h;
+    uv_mutex_lock(&mu);
+    bot_job *list = done_head;
+    done_head = NULL;
+    uv_mutex_unlock(&mu);
+    /* The list is newest first: reverse it. */
+    bot_job *rev = NULL;
+    while (list != NULL) {
+        bot_job *j = list;
+        list = j->next;
+        j->next = rev;
+        rev = j;
+    }
+    while (rev != NULL) {
+        bot_job *j = rev;
+        rev = j->next;
+        /* A callback may cancel a job further down this list: its flag is
+         * read just before its turn. */
+        if (atomic_load(&j->cancelled)) {
+            stats.cancelled++;
+        } else {
+            stats.searches++;
+            j->cb(j->arg, &j->answer);
+        }
+        free(j);
+    }
+}
+
+int bot_init(uv_loop_t *loop, int threads, size_t table_bytes)
+{
+    if (threads < 1 || threads > BOT_THREADS_MAX)
+        return -1;
+    if (uv_mutex_init(&mu) != 0)
+        return -1;
+    if (uv_cond_init(&cv) != 0) {
+        uv_mutex_destroy(&mu);
+        return -1;
+    }
+    uv_async_init(loop, &async, on_async);
+    /* The handle must not keep the loop alive: shutdown runs the loop until
+     * the transport's handles are closed. */
+    uv_unref((uv_handle_t *)&async);
+    quitting = false;
+    memset(&stats, 0, sizeof stats);
+    for (nworkers = 0; nworkers < threads; nworkers++) {
+        worker *w = &workers[nworkers];
+        memset(w, 0, sizeof *w);
+        w->ctx = search_new(table_bytes);
+        if (w->ctx == NULL)
+            goto out_stop;
+    }
+    for (int i = 0; i < nworkers; i++) {
+        if (uv_thread_create(&workers[i].tid, worker_main, &workers[i]) != 0)
+            goto out_stop;
+        workers[i].started = true;
+    }
+    stats.threads = nworkers;
+    started = true;
+    return 0;
+
+out_stop:
+    started = true;
+    bot_shutdown();
+    return -1;
+}
+
+bot_job *bot_think(const rules_game *g, int level, int64_t ms, bot_cb cb, void *arg)
+{
+    if (!started || quitting || g->result.over || g->nlegal == 0)
+        return NULL;
+    bot_job *j = calloc(1, sizeof *j);
+    if (j == NULL)
+        return NULL;
+    j->root = g->pos;
+    /* hashes[k] is the hash before move k; hashes[nmoves] is the root's. */
+    size_t from = g->nmoves > BOT_HISTORY_KEEP ? g->nmoves - BOT_HISTORY_KEEP : 0;
+    j->nhistory = g->nmoves - from;
+    memcpy(j->history, g->hashes + from, j->nhistory * sizeof *j->history);
+    uint64_t seed = g->pos.hash ^ ((uint64_t)g->nmoves * 0x9E3779B97F4A7C15u);
+    search_level_limits(&j->limits, level, ms, seed);
+    j->limits.multi = SEARCH_MULTI_BRS;
+    j->limits.now_ms = bot_clock;
+    j->deadline = bot_clock() + (ms > 0 ? ms : 1);
+    j->cb = cb;
+    j->arg = arg;
+    atomic_init(&j->cancelled, false);
+    uv_mutex_lock(&mu);
+    j->state = JOB_QUEUED;
+    if (q_tail != NULL)
+        q_tail->next = j;
+    else
+        q_head = j;
+    q_tail = j;
+    stats.queued++;
+    uv_cond_signal(&cv);
+    uv_mutex_unlock(&mu);
+    return j;
+}
+
+void bot_cancel(bot_job *j)
+{
+    if (j == NULL)
+        return;
+    uv_mutex_lock(&mu);
+    if (j->state == JOB_QUEUED) {
+        bot_job **p = &q_head;
+        while (*p != j)
+            p = &(*p)->next;
+        *p = j->next;
+        q_tail = NULL;
+        for (bot_job *t = q_head; t != NULL; t = t->next)
+            q_tail = t;
+        stats.queued--;
+        stats.cancelled++;
+        uv_mutex_unlock(&mu);
+        free(j);
+        return;
+    }
+    /* Running: stop it; answered: its answer is thrown away on the loop. */
+    atomic_store(&j->cancelled, true);
+    if (j->state == JOB_RUNNING)
+        search_stop(j->w->ctx);
+    uv_mutex_unlock(&mu);
+}
+
+bot_stats bot_get_stats(void)
+{
+    if (!started)
+        return (bot_stats){0};
+    uv_mutex_lock(&mu);
+    bot_stats s = stats;
+    uv_mutex_unlock(&mu);
+    return s;
+}
+
+void bot_shutdown(void)
+{
+    if (!started)
+        return;
+    uv_mutex_lock(&mu);
+    quitting = true;
+    while (q_head != NULL) {
+        bot_job *j = q_head;
+        q_head = j->next;
+        free(j);
+    }
+    q_tail = NULL;
+    stats.queued = 0;
+    for (int i = 0; i < nworkers; i++)
+        if (workers[i].job != NULL) {
+            atomic_store(&workers[i].job->cancelled, true);
+            search_stop(workers[i].ctx);
+        }
+    uv_cond_broadcast(&cv);
+    uv_mutex_unlock(&mu);
+    for (int i = 0; i < nworkers; i++)
+        if (workers[i].started)
+            uv_thread_join(&workers[i].tid);
+    while (done_head != NULL) {
+        bot_job *j = done_head;
+        done_head = j->next;
+        free(j);
+    }
+    for (int i = 0; i < nworkers; i++) {
+        search_free(workers[i].ctx);
+        workers[i] = (worker){0};
+    }
+    nworkers = 0;
+    uv_close((uv_handle_t *)&async, NULL);
+    uv_cond_destroy(&cv);
+    uv_mutex_destroy(&mu);
+    started = false;
+}

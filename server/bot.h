@@ -1,0 +1,89 @@
+/*
+ * bot.h - the bots' thinking: searches off the loop, a bounded number at
+ * once, answers back on the loop.
+ *
+ * bot_init starts `threads` worker threads, each with its own search
+ * context (search.h) allocated once; no search allocates. bot_think copies
+ * what the search needs (the position, the hashes of the game's earlier
+ * positions) into a job, so the job never points into a room: a room may
+ * change or go away while its bot thinks. A job waits in a queue (first
+ * come, first served) while every thread is busy; the loop never waits for
+ * a search. A finished search is handed back to the loop through a
+ * uv_async_t and its callback runs there.
+ *
+ * Cancelling (bot_cancel, on the loop): a queued job is dropped; a running
+ * one is stopped (search_stop) and its answer thrown away when it comes
+ * back. Either way the callback is never called after bot_cancel returns,
+ * so its argument may be freed at once.
+ *
+ * Owns: the worker threads, their search contexts, the queue of jobs, the
+ * answers on their way back, and the bots' counters (bot_stats).
+ * May call: search.h and rules.h (common/), libuv (threads, mutex, async).
+ * Everything but the workers runs on the loop thread.
+ */
+#ifndef BOT_H
+#define BOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "rules.h"
+
+enum {
+    BOT_THREADS_MAX = 64,
+    BOT_TABLE_MB_DEFAULT = 16,
+    BOT_HISTORY_KEEP = 256, /* earlier positions given to the search */
+};
+
+typedef struct bot_job bot_job;
+
+/* What a search found: the move (0 if none) and its score, centipawns for
+ * the side to move (search.h: SEARCH_WIN_BOUND and beyond is forced). */
+typedef struct bot_answer {
+    rules_move best;
+    int score;
+    int depth;
+    uint64_t nodes;
+    int64_t ms;
+} bot_answer;
+
+typedef void (*bot_cb)(void *arg, const bot_answer *a);
+
+typedef struct bot_stats {
+    int threads;
+    int running;       /* searches running now */
+    int queued;        /* jobs waiting for a thread */
+    uint64_t searches; /* answers delivered since start */
+    uint64_t cancelled;
+} bot_stats;
+
+/* Start `threads` workers (1..BOT_THREADS_MAX), each with a search table of
+ * about table_bytes. 0, or -1 if a context or a thread cannot be made
+ * (nothing is left running then). */
+int bot_init(uv_loop_t *loop, int threads, size_t table_bytes);
+
+/*
+ * Ask for a move of the player to move in g at `level` (1..8) within `ms`
+ * milliseconds of wall time from now (time spent in the queue counts), the
+ * answer given to cb(arg, answer) on the loop. The game is copied; g may
+ * change at once. NULL if out of memory, if the game is over or if the
+ * module is stopping (cb is then never called).
+ */
+bot_job *bot_think(const rules_game *g, int level, int64_t ms, bot_cb cb, void *arg);
+
+/* Forget j (from bot_think, its callback not yet called): cb will not be
+ * called. Loop thread only. */
+void bot_cancel(bot_job *j);
+
+bot_stats bot_get_stats(void);
+
+/* Cancel everything, stop and join the workers, free the contexts; the
+ * async handle is closed (run the loop once more to finish). Every job
+ * must have been cancelled or answered by then: jobs still queued are
+ * dropped without their callback. */
+void bot_shutdown(void);
+
+#endif
