@@ -1,0 +1,173 @@
+/*
+ * test_bot.c - the bots' thinking pool (bot.h) on a real libuv loop: never
+ * more searches at once than threads (the rest wait in a queue, first come
+ * first served), answers come back on the loop with a legal move, a
+ * cancelled job (queued or running) never calls back, shutdown with work
+ * under way stops cleanly.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uv.h>
+
+#include "bot.h"
+
+enum { JOBS = 6 };
+
+typedef struct probe {
+    int answered[JOBS];
+    rules_move best[JOBS];
+    int order[JOBS], norder;
+    int max_running;
+    int want; /* stop the loop after this many answers */
+    int got;
+    uv_loop_t *loop;
+} probe;
+
+static probe P;
+
+static void on_answer(void *arg, const bot_answer *a)
+{
+    int i = (int)(intptr_t)arg;
+    P.answered[i]++;
+    P.best[i] = a->best;
+    P.order[P.norder++] = i;
+    if (++P.got >= P.want)
+        uv_stop(P.loop);
+}
+
+/* Sample the counters while waiting: the bound must hold at every look. */
+static void on_tick(uv_timer_t *t)
+{
+    bot_stats s = bot_get_stats();
+    if (s.running > P.max_running)
+        P.max_running = s.running;
+    assert_true(s.running <= s.threads);
+}
+
+static void run_until(uv_loop_t *loop, int answers)
+{
+    uv_timer_t tick;
+    uv_timer_init(loop, &tick);
+    uv_timer_start(&tick, on_tick, 1, 1);
+    P.want = answers;
+    if (P.got < answers)
+        uv_run(loop, UV_RUN_DEFAULT);
+    uv_timer_stop(&tick);
+    uv_close((uv_handle_t *)&tick, NULL);
+    uv_run(loop, UV_RUN_NOWAIT);
+}
+
+static bool legal_in(const rules_game *g, rules_move m)
+{
+    for (int i = 0; i < g->nlegal; i++)
+        if (g->legal[i] == m)
+            return true;
+    return false;
+}
+
+static void test_queue_bound(void **state)
+{
+    (void)state;
+    memset(&P, 0, sizeof P);
+    uv_loop_t loop;
+    assert_int_equal(uv_loop_init(&loop), 0);
+    P.loop = &loop;
+    assert_int_equal(bot_init(&loop, 2, 1 << 20), 0);
+    rules_game *g = NULL;
+    char why[RULES_WHY_TEXT];
+    assert_int_equal(rules_game_new(&g, "ultima", NULL, why, sizeof why), 0);
+
+    /* Six full-strength searches of 300 ms on two threads. */
+    bot_job *jobs[JOBS];
+    for (int i = 0; i < JOBS; i++) {
+        jobs[i] = bot_think(g, 8, 300, on_answer, (void *)(intptr_t)i);
+        assert_non_null(jobs[i]);
+    }
+    bot_stats s = bot_get_stats();
+    assert_int_equal(s.threads, 2);
+    assert_int_equal(s.running + s.queued, JOBS);
+    assert_true(s.running <= 2);
+    uv_sleep(100);
+    s = bot_get_stats();
+    assert_int_equal(s.running, 2);
+    assert_int_equal(s.queued, JOBS - 2);
+
+    /* Cancel one that is queued (the last) and one that runs (the first:
+     * first come, first served). Neither calls back. */
+    bot_cancel(jobs[JOBS - 1]);
+    bot_cancel(jobs[0]);
+    s = bot_get_stats();
+    assert_int_equal(s.queued, JOBS - 3);
+
+    run_until(&loop, JOBS - 2);
+    assert_int_equal(P.got, JOBS - 2);
+    assert_int_equal(P.answered[0], 0);
+    assert_int_equal(P.answered[JOBS - 1], 0);
+    for (int i = 1; i < JOBS - 1; i++) {
+        assert_int_equal(P.answered[i], 1);
+        assert_true(legal_in(g, P.best[i]));
+    }
+    assert_true(P.max_running <= 2);
+    /* The cancelled running job comes back (stopped) and is thrown away:
+     * give it time, it must still not call back. */
+    uv_sleep(50);
+    uv_run(&loop, UV_RUN_NOWAIT);
+    assert_int_equal(P.answered[0], 0);
+    s = bot_get_stats();
+    assert_int_equal(s.running, 0);
+    assert_int_equal(s.queued, 0);
+    assert_int_equal((int)s.searches, JOBS - 2);
+    assert_int_equal((int)s.cancelled, 2);
+
+    /* A game that is over gets no job. */
+    rules_game_end_draw(g, RULES_REASON_AGREEMENT);
+    assert_null(bot_think(g, 1, 100, on_answer, NULL));
+
+    bot_shutdown();
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    rules_game_free(g);
+}
+
+static void test_shutdown_with_work(void **state)
+{
+    (void)state;
+    memset(&P, 0, sizeof P);
+    uv_loop_t loop;
+    assert_int_equal(uv_loop_init(&loop), 0);
+    P.loop = &loop;
+    assert_int_equal(bot_init(&loop, 1, 1 << 20), 0);
+    rules_game *g = NULL;
+    char why[RULES_WHY_TEXT];
+    assert_int_equal(rules_game_new(&g, "yalta", NULL, why, sizeof why), 0);
+    for (int i = 0; i < 3; i++)
+        assert_non_null(bot_think(g, 8, 5000, on_answer, (void *)(intptr_t)i));
+    uv_sleep(50);
+    /* A long search runs, two wait: shutdown stops it and drops the rest
+     * without calling back. */
+    uint64_t t0 = uv_hrtime();
+    bot_shutdown();
+    assert_true(uv_hrtime() - t0 < 2000000000u);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_int_equal(P.got, 0);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    rules_game_free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_queue_bound),
+        cmocka_unit_test(test_shutdown_with_work),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
