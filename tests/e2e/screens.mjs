@@ -5,7 +5,7 @@
 // prints what it checked on the way: no "undefined", "null" or "NaN" in a
 // page's text, no sideways overflow, and the positions of earlier moves
 // (a Yalta castling, an Ultima capture) live, after a reload and in the
-// viewer of the stored game.
+// viewer of the stored game. `node screens.mjs bots`: only the bots' pages.
 
 import path from 'node:path';
 import fs from 'node:fs';
@@ -214,8 +214,45 @@ async function accounts() {
   await b.ctx.close();
 }
 
+// Bots: the lobby's "Play the computer" form, your own three-player seek
+// with its "Add bots" button, a Yalta game against two bots (the bots'
+// marks in the bars) and the list of your games.
+async function bots() {
+  const p = await player();
+  await p.page.waitForSelector('#bot-game option', { state: 'attached' });
+  await p.page.selectOption('#new-game', 'yalta');
+  await p.page.click('#create-btn');
+  await p.page.locator('tr.seek[data-game="yalta"] button.fill').waitFor();
+  await shoot(p.page, 'lobby-bots');
+  await p.page.locator('tr.seek[data-game="yalta"] button.fill').click();
+  await p.page.waitForURL(/#\/game\/\d+$/);
+  await p.page.waitForSelector('.player .tag.bot');
+  await p.page.goto(`${server.url}/#/`);
+  await p.page.selectOption('#bot-game', 'ultima');
+  await p.page.selectOption('#bot-level', '2');
+  await p.page.selectOption('#bot-seat', '0');
+  await p.page.click('#bot-btn');
+  await p.page.waitForURL(/#\/game\/\d+$/);
+  await p.page.waitForSelector('svg.board g.piece.movable');
+  await p.page.fill('#move-input', 'e2-e3');
+  await p.page.press('#move-input', 'Enter');
+  await p.page.waitForFunction(() => document.querySelectorAll('#moves button').length === 2);
+  await shoot(p.page, 'room-bot-ultima');
+  await p.page.goto(`${server.url}/#/games`);
+  await p.page.reload(); // the welcome lists the games started since
+  await p.page.waitForSelector('#your-games tr');
+  await shoot(p.page, 'your-games-bots');
+  await p.ctx.close();
+}
+
 async function main() {
   browser = await launch();
+  if (process.argv[2] === 'bots') {
+    server = await realServer();
+    try { await bots(); } finally { await browser.close(); await server.close(); }
+    console.log(problems.length ? `PROBLEMS:\n${problems.join('\n')}` : 'no problems found');
+    process.exit(problems.length ? 1 : 0);
+  }
   // Before any welcome: the client alone, no WebSocket behind it.
   const lone = await staticServer();
   const ctx = await browser.newContext();
@@ -248,6 +285,7 @@ async function main() {
     await g.ctx.close();
     for (const [id, n] of [['ultima', 2], ['yalta', 3], ['ultima1968', 2], ['rollerball', 2], ['ant2', 2], ['ant3', 3]]) await game(id, n);
     await accounts();
+    await bots();
   } finally {
     await browser.close();
     await server.close();

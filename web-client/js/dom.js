@@ -24,6 +24,14 @@ export function timeControl(baseMs, incMs) {
   return `${base}+${Math.round(incMs / 1000)}`;
 }
 
+// A player's name with a mark when it is a bot (PLAYER's `bot`, `level`:
+// PROTOCOL.md, Bots): an element for lists, bars and the viewer.
+export function playerName(p) {
+  if (!p) return h('span', { class: 'muted' }, '(empty)');
+  return h('span', { class: p.bot ? 'pname bot' : 'pname' }, p.name,
+    p.bot ? h('span', { class: 'tag bot', title: `computer, level ${p.level}` }, '\u2699 bot') : null);
+}
+
 export function clockText(ms) {
   const t = Math.max(0, ms);
   const s = Math.floor(t / 1000);

@@ -2,7 +2,7 @@
 // still going on (welcome.rooms), those where it is your turn first. Each
 // room is joined once to read its state, then parted.
 
-import { h, timeControl } from '../dom.js';
+import { h, playerName, timeControl } from '../dom.js';
 import { corrControl, leftText } from '../corr.js';
 
 export function mount(main, params, app) {
@@ -32,7 +32,7 @@ export function mount(main, params, app) {
     list.replaceChildren(...states.map((s) => h('tr', { class: 'seek', 'data-room': s.room, onclick: () => app.go(`#/game/${s.room}`) },
       h('td', {}, s.game_name),
       h('td', {}, s.corr ? h('span', { class: 'tag corr' }, '\u2709 ', corrControl(s.corr)) : timeControl(s.base_ms, s.inc_ms)),
-      h('td', {}, s.seats.map((x) => (x.player ? x.player.name : '?')).join(' \u2013 ')),
+      h('td', {}, s.seats.flatMap((x, i) => [i ? ' \u2013 ' : null, playerName(x.player)])),
       h('td', {}, String(s.moves.length)),
       h('td', {}, yourTurn(s) ? h('strong', { class: 'your-turn' }, 'Your turn') : h('span', { class: 'muted' }, 'waiting'),
         left(s) < Infinity ? h('span', { class: 'muted' }, ` (${leftText(left(s))} left)`) : null))));

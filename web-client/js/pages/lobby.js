@@ -1,10 +1,14 @@
 // Lobby: the open seeks, live; create a game (public or by invitation);
-// accept a seek or an invitation link. Correspondence seeks (days per
-// move, or a bank with an increment) need an account and are listed apart.
+// accept a seek or an invitation link; play the computer (bot_game: game,
+// level, colour, clock) or fill the free seats of your own three-player
+// seek with bots (seek_fill). Correspondence seeks (days per move, or a
+// bank with an increment) need an account and are listed apart.
 
-import { h, timeControl } from '../dom.js';
+import { h, playerName, timeControl } from '../dom.js';
 import { corrControl, corrSeek, daysText, isCorr } from '../corr.js';
-import { corrDays, gameName, games } from '../tables.js';
+import { colourName, corrDays, gameInfo, gameName, games } from '../tables.js';
+
+const LEVELS = [[1, '1 (beginner)'], [2, '2'], [3, '3'], [4, '4'], [5, '5'], [6, '6'], [7, '7'], [8, '8 (strongest)']];
 
 const TIME_CONTROLS = [
   ['1+0', 60000, 0], ['3+2', 180000, 2000], ['5+3', 300000, 3000], ['10+5', 600000, 5000],
@@ -37,8 +41,30 @@ export function mount(main, params, app) {
   const kindLive = h('input', { type: 'radio', name: 'kind', id: 'kind-live', value: 'live', checked: true });
   const kindCorr = h('input', { type: 'radio', name: 'kind', id: 'kind-corr', value: 'corr' });
   const daysSel = h('select', { id: 'new-days', name: 'days' });
+  // Play the computer.
+  const botGameSel = h('select', { id: 'bot-game', name: 'bot-game' });
+  const levelSel = h('select', { id: 'bot-level', name: 'level' },
+    LEVELS.map(([v, t]) => h('option', { value: v, selected: v === 3 }, t)));
+  const seatSel = h('select', { id: 'bot-seat', name: 'seat' });
+  const botTcSel = h('select', { id: 'bot-tc', name: 'bot-tc' });
+  const botBtn = h('button', { type: 'submit', class: 'primary', id: 'bot-btn' }, 'Play');
+  const botStatus = h('p', { class: 'status', id: 'bot-status', role: 'status' });
+  const fillSeats = () => {
+    const g = gameInfo(botGameSel.value);
+    refill(seatSel, [[-1, 'Random'], ...((g && g.colors) || []).map((c, i) => [i, colourName(c)])], -1);
+  };
+  const fillBotTc = () => refill(botTcSel, [
+    ...TIME_CONTROLS.map(([n], i) => [i, n]),
+    ...(app.account ? [['corr', `Correspondence, ${daysText(1)}/move`]] : []),
+  ], 6);
+  botGameSel.addEventListener('change', fillSeats);
+
   function fillTables() {
     refill(gameSel, games().map((g) => [g.id, g.name]), '');
+    refill(botGameSel, games().map((g) => [g.id, `${g.name}${g.players > 2 ? ' (you + 2 bots)' : ''}`]), '');
+    fillSeats();
+    fillBotTc();
+    botBtn.disabled = !games().length;
     refill(daysSel, corrDays().map((d) => [d, daysText(d)]), 3);
     gameLinks.replaceChildren(...games().map((g) => h('li', {}, h('a', { href: `#/howto/${g.id}` }, g.name),
       h('span', { class: 'muted' }, ' \u2014 how to play'))));
@@ -76,13 +102,17 @@ export function mount(main, params, app) {
       const mine = app.me && s.players.some((p) => p.id === app.me.id);
       const corr = isCorr(s);
       const guestCorr = corr && !app.account;
+      // Your own seek waiting for more than one player: bots may take the
+      // free seats now (seek_fill, at the level chosen below).
+      const fill = mine && s.players[0].id === app.me.id && s.seats > 2 && s.players.length < s.seats;
       return h('tr', { class: corr ? 'seek corr' : 'seek', 'data-seek': s.id, 'data-kind': corr ? 'corr' : 'live', 'data-game': s.game, onclick: () => !mine && !guestCorr && accept({ seek: s.id }) },
-        h('td', {}, s.players.map((p) => p.name).join(', ')),
+        h('td', {}, s.players.flatMap((p, i) => [i ? ', ' : null, playerName(p)])),
         h('td', {}, gameName(s.game)),
         h('td', {}, corr ? h('span', { class: 'tag corr' }, '\u2709 ', corrControl(s.corr)) : timeControl(s.base_ms, s.inc_ms)),
         h('td', {}, `${s.players.length}/${s.seats}`),
         h('td', {}, mine
-          ? h('button', { type: 'button', class: 'cancel', onclick: (e) => { e.stopPropagation(); cancel(s.id); } }, 'Cancel')
+          ? h('div', { class: 'seek-actions' }, fill ? h('button', { type: 'button', class: 'fill', 'data-seek': s.id, title: `Fill the free seats with level ${levelSel.value} bots and start`, onclick: (e) => { e.stopPropagation(); fillBots(s.id); } }, 'Add bots') : null,
+            h('button', { type: 'button', class: 'cancel', onclick: (e) => { e.stopPropagation(); cancel(s.id); } }, 'Cancel'))
           : guestCorr
             // The server would refuse a guest (account_required): say why first.
             ? h('a', { href: '#/login', class: 'login-to-join', onclick: (e) => e.stopPropagation() }, 'Log in to join')
@@ -96,6 +126,26 @@ export function mount(main, params, app) {
       const r = await conn.request('seek_accept', what);
       if (r.type === 'seek_joined') status.textContent = 'Seat taken; waiting for the other players\u2026';
     } catch (e) { status.textContent = e.reason || 'Could not join.'; status.className = 'status error'; }
+  }
+
+  async function fillBots(id) {
+    status.className = 'status';
+    status.textContent = 'Starting with bots\u2026';
+    try { await conn.request('seek_fill', { seek: id, level: Number(levelSel.value) }); } catch (e) { status.textContent = e.reason || 'Could not add bots.'; status.className = 'status error'; }
+    invite.replaceChildren();
+  }
+
+  async function playBot(ev) {
+    ev.preventDefault();
+    const tcv = botTcSel.value;
+    const tc = tcv === 'corr' ? { corr: { days: 1 } } : { base_ms: TIME_CONTROLS[Number(tcv)][1], inc_ms: TIME_CONTROLS[Number(tcv)][2] };
+    botStatus.className = 'status';
+    botStatus.textContent = 'Starting\u2026';
+    try {
+      // The reply is game_started: the app opens the room.
+      await conn.request('bot_game', { game: botGameSel.value, level: Number(levelSel.value), seat: Number(seatSel.value), ...tc });
+      botStatus.textContent = '';
+    } catch (e) { botStatus.textContent = e.reason || 'Could not start the game.'; botStatus.className = 'status error'; }
   }
 
   async function cancel(id) {
@@ -126,6 +176,17 @@ export function mount(main, params, app) {
         h('h2', {}, 'Open games'),
         h('table', { class: 'list' }, h('thead', {}, h('tr', {}, ['Player', 'Game', 'Time', 'Seats', ''].map((t) => h('th', {}, t)))), tbody),
         empty),
+      h('div', { class: 'stack' },
+      h('section', { class: 'panel', id: 'play-computer' },
+        h('h2', {}, 'Play the computer'),
+        h('form', { id: 'bot-form', onsubmit: playBot },
+          h('div', { class: 'form-grid' },
+            h('label', { for: 'bot-game' }, 'Game'), botGameSel,
+            h('label', { for: 'bot-level' }, 'Level'), levelSel,
+            h('label', { for: 'bot-seat' }, 'You play'), seatSel,
+            h('label', { for: 'bot-tc' }, 'Time'), botTcSel),
+          h('div', { class: 'row' }, botBtn)),
+        botStatus),
       h('section', { class: 'panel' },
         h('h2', {}, 'Create a game'),
         h('form', { id: 'create', onsubmit: create },
@@ -137,7 +198,7 @@ export function mount(main, params, app) {
           h('label', {}, priv, ' Private: play a friend by invitation link'),
           h('div', { class: 'row' }, createBtn)),
         invite, status,
-        gamesTitle, gameLinks)));
+        gamesTitle, gameLinks))));
 
   const start = () => {
     conn.request('lobby_watch').then((m) => {
@@ -155,6 +216,7 @@ export function mount(main, params, app) {
     renderSeeks();
   }));
   offs.push(conn.on('welcome', () => { fillTables(); kindChanged(); renderSeeks(); start(); }));
+  levelSel.addEventListener('change', renderSeeks);
   if (conn.ready) start();
   kindChanged();
   renderSeeks();

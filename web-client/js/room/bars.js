@@ -2,7 +2,7 @@
 // and why, whose turn it is, and the clock (live games) or the deadline
 // (correspondence games), counted down locally between messages.
 
-import { h, clockText } from '../dom.js';
+import { h, clockText, playerName } from '../dom.js';
 import { ARMY_COLOURS } from '../pieces.js';
 import { leftText, HOUR } from '../corr.js';
 import { reasonText } from '../tables.js';
@@ -42,7 +42,7 @@ export function createBars(ctx) {
     return h('div', { class: `player${s === st.to_move && st.status !== 'over' ? ' to-move' : ''}`, 'data-seat': s },
       h('span', {},
         h('span', { class: 'swatch', style: `background:${ARMY_COLOURS[ctx.board().player(s).colour].body}` }),
-        seat.player ? seat.player.name : '(empty)',
+        playerName(seat.player),
         seat.connected === false ? h('span', { class: 'muted' }, ' (away)') : null,
         seat.left ? h('span', { class: 'muted' }, ` \u2014 left (${reasonText(seat.left)})`) : null,
         s === st.you ? h('span', { class: 'muted' }, ' (you)') : null),
