@@ -11,12 +11,23 @@
  */
 #include "bot.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "search.h"
+
+#ifdef SCHED_IDLE
+#define BOT_SCHED_IDLE SCHED_IDLE
+#else
+#define BOT_SCHED_IDLE 5 /* Linux's SCHED_IDLE, hidden without _GNU_SOURCE */
+#endif
 
 typedef enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE } job_state;
 
@@ -28,10 +39,13 @@ struct bot_job {
     size_t nhistory;
     search_limits limits;
     int64_t deadline; /* ms on bot_clock: the whole budget, queue included */
+    int64_t due;      /* past this, the loop answers itself (overdue) */
     bot_cb cb;
     void *arg;
     job_state state;  /* under mu */
     struct worker *w; /* running on (under mu) */
+    bool overdue;     /* answered by the loop (under mu) */
+    bot_answer quick; /* that answer */
     atomic_bool cancelled;
     bot_answer answer;
     bot_job *next;
@@ -53,6 +67,8 @@ static worker workers[BOT_THREADS_MAX];
 static int nworkers;
 static bool quitting, started;
 static uv_async_t async;
+static uv_timer_t overdue_timer;
+static search_ctx *loop_ctx; /* the overdue answers' small search */
 static bot_stats stats;
 
 /* Milliseconds of a monotonic clock, from any thread. */
@@ -78,6 +94,17 @@ static void on_depth(void *arg, const search_report *r)
 static void worker_main(void *arg)
 {
     worker *w = arg;
+    /* Searches yield the cores to the loop thread: a person's move is
+     * relayed first, a bot's search waits. Linux: SCHED_IDLE (runs only on
+     * a core nothing else wants; a search is bounded by wall time, so a
+     * starved bot plays a shallower move, never a late one), else a nice
+     * value of its own; elsewhere both fail harmlessly. */
+    struct sched_param sp = {0};
+    if (pthread_setschedparam(pthread_self(), BOT_SCHED_IDLE, &sp) != 0) {
+#ifdef SYS_gettid
+        (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), BOT_NICE);
+#endif
+    }
     uv_mutex_lock(&mu);
     for (;;) {
         while (!quitting && q_head == NULL)
@@ -109,7 +136,7 @@ static void worker_main(void *arg)
             search_run(w->ctx, &j->root, j->history, j->nhistory, &l, on_depth, &ra, &out);
         else
             memset(&out, 0, sizeof out);
-        j->answer = (bot_answer){out.best, out.score, out.depth, out.nodes, out.ms};
+        j->answer = (bot_answer){out.best, out.score, out.depth, out.nodes, out.ms, false};
 
         uv_mutex_lock(&mu);
         j->state = JOB_DONE;
@@ -148,10 +175,83 @@ static void on_async(uv_async_t *h)
          * read just before its turn. */
         if (atomic_load(&j->cancelled)) {
             stats.cancelled++;
+        } else if (j->overdue) {
+            /* answered by on_overdue already */
         } else {
             stats.searches++;
             j->cb(j->arg, &j->answer);
         }
+        free(j);
+    }
+}
+
+/*
+ * The loop's safety net: a job not answered well after its budget (its
+ * search starved of CPU: the workers yield to everything else) is answered
+ * on the loop by a tiny search (level 1: a few hundred nodes, well under a
+ * millisecond), so that a bot never loses on time because the machine is
+ * busy. The job is cancelled: a late answer from its worker is dropped.
+ */
+/* The quick answer for j, on the loop. */
+static void answer_now(bot_job *j)
+{
+    search_limits l;
+    search_level_limits(&l, 1, 50, j->limits.seed);
+    l.multi = j->limits.multi;
+    l.now_ms = bot_clock;
+    search_report out;
+    search_run(loop_ctx, &j->root, j->history, j->nhistory, &l, NULL, NULL, &out);
+    j->quick = (bot_answer){out.best, out.score, out.depth, out.nodes, out.ms, true};
+    stats.overdue++;
+    stats.searches++;
+    j->cb(j->arg, &j->quick);
+}
+
+static void on_overdue(uv_timer_t *t)
+{
+    (void)t;
+    int64_t now = bot_clock();
+    bot_job *late = NULL; /* queued ones, taken out: ours now */
+    bot_job *running[BOT_THREADS_MAX];
+    int nrunning = 0;
+    uv_mutex_lock(&mu);
+    for (bot_job **p = &q_head; *p != NULL;) {
+        bot_job *j = *p;
+        if (j->due > now) {
+            p = &j->next;
+            continue;
+        }
+        *p = j->next;
+        stats.queued--;
+        j->state = JOB_DONE;
+        j->overdue = true;
+        j->next = late;
+        late = j;
+    }
+    q_tail = NULL;
+    for (bot_job *q = q_head; q != NULL; q = q->next)
+        q_tail = q;
+    for (int i = 0; i < nworkers; i++) {
+        bot_job *j = workers[i].job;
+        if (j == NULL || j->due > now || j->overdue || atomic_load(&j->cancelled))
+            continue;
+        /* Running: it stays its worker's; its answer will be dropped. */
+        j->overdue = true;
+        search_stop(workers[i].ctx);
+        running[nrunning++] = j;
+    }
+    uv_mutex_unlock(&mu);
+    /* A callback may cancel a job further down (its flag is read just
+     * before its turn); running jobs are freed only by on_async, which
+     * cannot run meanwhile (same thread). */
+    for (int i = 0; i < nrunning; i++)
+        if (!atomic_load(&running[i]->cancelled))
+            answer_now(running[i]);
+    while (late != NULL) {
+        bot_job *j = late;
+        late = j->next;
+        if (!atomic_load(&j->cancelled))
+            answer_now(j);
         free(j);
     }
 }
@@ -170,8 +270,14 @@ int bot_init(uv_loop_t *loop, int threads, size_t table_bytes)
     /* The handle must not keep the loop alive: shutdown runs the loop until
      * the transport's handles are closed. */
     uv_unref((uv_handle_t *)&async);
+    uv_timer_init(loop, &overdue_timer);
+    uv_timer_start(&overdue_timer, on_overdue, BOT_OVERDUE_TICK_MS, BOT_OVERDUE_TICK_MS);
+    uv_unref((uv_handle_t *)&overdue_timer);
     quitting = false;
     memset(&stats, 0, sizeof stats);
+    loop_ctx = search_new(1 << 20);
+    if (loop_ctx == NULL)
+        goto out_stop;
     for (nworkers = 0; nworkers < threads; nworkers++) {
         worker *w = &workers[nworkers];
         memset(w, 0, sizeof *w);
@@ -211,6 +317,9 @@ bot_job *bot_think(const rules_game *g, int level, int64_t ms, bot_cb cb, void *
     j->limits.multi = SEARCH_MULTI_BRS;
     j->limits.now_ms = bot_clock;
     j->deadline = bot_clock() + (ms > 0 ? ms : 1);
+    /* Half the budget again, and a little more, before the loop steps in
+     * (a live budget is at most a quarter of the clock: search.h). */
+    j->due = j->deadline + (ms > 0 ? ms / 2 : 0) + BOT_OVERDUE_GRACE_MS;
     j->cb = cb;
     j->arg = arg;
     atomic_init(&j->cancelled, false);
@@ -296,7 +405,10 @@ void bot_shutdown(void)
         workers[i] = (worker){0};
     }
     nworkers = 0;
+    search_free(loop_ctx);
+    loop_ctx = NULL;
     uv_close((uv_handle_t *)&async, NULL);
+    uv_close((uv_handle_t *)&overdue_timer, NULL);
     uv_cond_destroy(&cv);
     uv_mutex_destroy(&mu);
     started = false;

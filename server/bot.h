@@ -36,6 +36,9 @@ enum {
     BOT_THREADS_MAX = 64,
     BOT_TABLE_MB_DEFAULT = 16,
     BOT_HISTORY_KEEP = 256, /* earlier positions given to the search */
+    BOT_NICE = 10,          /* the workers' nice value: below the loop's */
+    BOT_OVERDUE_TICK_MS = 50,
+    BOT_OVERDUE_GRACE_MS = 150,
 };
 
 typedef struct bot_job bot_job;
@@ -48,6 +51,7 @@ typedef struct bot_answer {
     int depth;
     uint64_t nodes;
     int64_t ms;
+    bool overdue; /* the search was starved: a quick answer from the loop */
 } bot_answer;
 
 typedef void (*bot_cb)(void *arg, const bot_answer *a);
@@ -58,6 +62,7 @@ typedef struct bot_stats {
     int queued;        /* jobs waiting for a thread */
     uint64_t searches; /* answers delivered since start */
     uint64_t cancelled;
+    uint64_t overdue; /* answered on the loop (see bot_think) */
 } bot_stats;
 
 /* Start `threads` workers (1..BOT_THREADS_MAX), each with a search table of
@@ -71,6 +76,12 @@ int bot_init(uv_loop_t *loop, int threads, size_t table_bytes);
  * answer given to cb(arg, answer) on the loop. The game is copied; g may
  * change at once. NULL if out of memory, if the game is over or if the
  * module is stopping (cb is then never called).
+ *
+ * The workers run at the lowest priority (SCHED_IDLE on Linux): they never
+ * take a core from the loop. So that a starved search cannot make a bot
+ * lose on time, a job still unanswered at 1.5 times its budget plus
+ * BOT_OVERDUE_GRACE_MS is answered on the loop by a level-1 search (a few
+ * hundred nodes) with answer.overdue set, and its worker's result dropped.
  */
 bot_job *bot_think(const rules_game *g, int level, int64_t ms, bot_cb cb, void *arg);
 

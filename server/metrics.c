@@ -54,6 +54,8 @@ void metrics_write(proto_out *o, const net_stats *net)
     gauge(o, "bot_searches_running", "Bots' searches running now.", b.running);
     gauge(o, "bot_searches_queued", "Bots' searches waiting for a thread.", b.queued);
     counter(o, "bot_searches_total", "Bots' moves found.", b.searches);
+    counter(o, "bot_overdue_total", "Bots' moves found by the loop's quick search (starved).",
+            b.overdue);
     line(o, "# HELP chameleon_errors_total Error messages sent, by code.\n"
             "# TYPE chameleon_errors_total counter\n");
     for (int i = 1; i < PROTO_NERRORS; i++)

@@ -50,6 +50,15 @@ echo "server bench: 1000 games at 5000 moves/s, ${secs}s" >&2
 build/loadgen --port "$port" --games 1000 --rate 5000 --seconds "$secs" > "$dir/paced" || true
 stop_server
 
+# 2c. The same while 50 games against the computer (level 8, the bot threads
+# always busy: --bot-threads defaults to the cores) run beside them: the
+# relay of people's moves must not wait for the bots' searches.
+start_server
+echo "server bench: same, with 50 games against level-8 bots" >&2
+build/loadgen --port "$port" --games 1000 --rate 5000 --seconds "$secs" --bot-games 50 --bot-level 8 \
+    > "$dir/bots" || true
+stop_server
+
 # 2b. The same on a RAM disk: what the server costs without the disk's fsync.
 shm=
 if [ -d /dev/shm ] && shm=$(mktemp -d /dev/shm/chameleon-bench.XXXXXX); then
@@ -86,7 +95,13 @@ $load (the machine is shared).
 |---|---|---|---|---|---|---|---|---|
 | full speed | 1000 | - | $(field moves_per_s "$dir/max") | $(field p50_us "$dir/max") us | $(field p99_us "$dir/max") us | $(field max_us "$dir/max") us | $(field errors "$dir/max") | \`build/loadgen --port P --games 1000 --seconds $secs\` |
 | paced | 1000 | 5000 | $(field moves_per_s "$dir/paced") | $(field p50_us "$dir/paced") us | $(field p99_us "$dir/paced") us | $(field max_us "$dir/paced") us | $(field errors "$dir/paced") | \`build/loadgen --port P --games 1000 --rate 5000 --seconds $secs\` |
+| paced, with 50 games against level-8 bots | 1000 | 5000 | $(field moves_per_s "$dir/bots") | $(field p50_us "$dir/bots") us | $(field p99_us "$dir/bots") us | $(field max_us "$dir/bots") us | $(field errors "$dir/bots") | \`build/loadgen --port P --games 1000 --rate 5000 --seconds $secs --bot-games 50 --bot-level 8\` |
 | paced, database on /dev/shm (no disk fsync) | 1000 | 5000 | $(field moves_per_s "$dir/shm") | $(field p50_us "$dir/shm") us | $(field p99_us "$dir/shm") us | $(field max_us "$dir/shm") us | $(field errors "$dir/shm") | same, \`--db /dev/shm/...\` |
+
+With bots: the 50 games against the computer played $(field bot_moves_per_s "$dir/bots") bot moves/s
+($(field bot_moves "$dir/bots") in all) on the server's bot threads (SCHED_IDLE: searches run on
+what the loop and the store leave), while the latency above is only the
+moves between people.
 
 Idle connections: $(field idle_welcomed "$dir/idle") of 10000 welcomed; server RSS
 $((rss0 / 1024)) MiB before, $((rss1 / 1024)) MiB with them open

@@ -5,6 +5,7 @@
  *
  *   loadgen --port N [--host 127.0.0.1] [--game ID] [--games G]
  *           [--rate MOVES_PER_S] [--seconds S] [--idle C] [--seed N]
+ *           [--bot-games B] [--bot-level L]
  *
  * Each game is two connections (hello with "board":false, so that events
  * carry no board: the generator keeps every position itself with the rules
@@ -16,6 +17,12 @@
  * Latency: from the moment a move is sent to the moment the OPPONENT
  * receives its event (both ends are in this process, one clock).
  * --idle C opens C connections that say hello and then do nothing.
+ * --bot-games B opens B more connections, each playing the computer
+ * (bot_game at --bot-level L, default 8, no clock) with random legal moves
+ * as fast as its bot answers, a new game after each end: load on the
+ * server's bot threads while the games above measure the relay of moves
+ * between people. Their moves are counted apart (bot_moves), not in the
+ * latency figures.
  *
  * Prints one line per figure ("moves_per_s 21034.2", "p99_us 812", ...) and
  * exits 0 if no protocol error was received and at least one move was played
@@ -41,11 +48,14 @@ enum { OUTQ = 8, MAX_SAMPLES = 4 * 1000 * 1000 };
 
 struct game;
 
+struct botgame;
+
 typedef struct client {
     struct lws *wsi;
-    struct game *game; /* NULL for an idle connection */
-    int role;          /* 0 creates the seek, 1 accepts */
-    int seat;          /* seat in the current room */
+    struct game *game;  /* NULL for an idle connection or a bot game */
+    struct botgame *bg; /* a game against the computer, or NULL */
+    int role;           /* 0 creates the seek, 1 accepts */
+    int seat;           /* seat in the current room */
     bool welcomed, connected;
     char *outq[OUTQ];
     size_t outlen[OUTQ];
@@ -65,11 +75,21 @@ typedef struct game {
     bool waiting_pace;
 } game;
 
+/* A connection playing the computer. */
+typedef struct botgame {
+    client c;
+    int64_t room;
+    int seat;
+    rules_game *g;
+} botgame;
+
 /* Options and totals. */
 static const char *host = "127.0.0.1";
 static int port;
 static const char *game_id;
-static int ngames = 100, nidle;
+static int ngames = 100, nidle, nbots, bot_level = 8;
+static botgame *bots;
+static uint64_t bot_moves, bot_games_done;
 static double rate, seconds = 10;
 static uint64_t seed = 1;
 
@@ -187,6 +207,75 @@ static void game_over(game *gm)
         start_game(gm);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Games against the computer. */
+
+static void bot_start(botgame *b)
+{
+    rules_game_free(b->g);
+    b->g = NULL;
+    b->room = 0;
+    if (!stopping)
+        send_text(&b->c,
+                  "{\"type\":\"bot_game\",\"game\":\"%s\",\"level\":%d,\"seat\":0,"
+                  "\"base_ms\":0,\"inc_ms\":0}",
+                  game_id, bot_level);
+}
+
+static void bot_our_move(botgame *b)
+{
+    if (stopping || b->g == NULL || b->g->result.over || rules_game_to_move(b->g) != b->seat)
+        return;
+    rules_move m = b->g->legal[rnd() % (uint64_t)b->g->nlegal];
+    char text[RULES_MOVE_TEXT];
+    b->g->variant->print_move(&b->g->pos, m, text, sizeof text);
+    send_text(&b->c, "{\"type\":\"move\",\"room\":%lld,\"move\":\"%s\"}", (long long)b->room, text);
+}
+
+static void bot_over(botgame *b)
+{
+    bot_games_done++;
+    send_text(&b->c, "{\"type\":\"part\",\"room\":%lld}", (long long)b->room);
+    bot_start(b);
+}
+
+static void bot_message(botgame *b, const char *type, json_t *m)
+{
+    if (strcmp(type, "welcome") == 0) {
+        b->c.welcomed = true;
+        bot_start(b);
+    } else if (strcmp(type, "room") == 0) {
+        b->seat = (int)json_integer_value(json_object_get(m, "you"));
+        b->room = json_integer_value(json_object_get(m, "room"));
+        char why[RULES_WHY_TEXT];
+        if (rules_game_new(&b->g, game_id, NULL, why, sizeof why) < 0) {
+            fprintf(stderr, "loadgen: %s\n", why);
+            exit(1);
+        }
+        bot_our_move(b);
+    } else if (strcmp(type, "event") == 0 && b->g != NULL &&
+               json_integer_value(json_object_get(m, "room")) == b->room) {
+        const char *kind = json_string_value(json_object_get(m, "kind"));
+        int seat = (int)json_integer_value(json_object_get(m, "seat"));
+        if (kind && strcmp(kind, "move") == 0) {
+            const char *text = json_string_value(json_object_get(m, "move"));
+            char why[RULES_WHY_TEXT];
+            if (rules_game_play_text(b->g, seat, text, NULL, why, sizeof why) < 0) {
+                fprintf(stderr, "loadgen: the bot played %s: %s\n", text, why);
+                errors++;
+                return;
+            }
+            bot_moves += seat != b->seat;
+            if (b->g->result.over)
+                bot_over(b);
+            else
+                bot_our_move(b);
+        } else if (kind && (strcmp(kind, "left") == 0 || strcmp(kind, "end") == 0)) {
+            bot_over(b); /* the bot resigned */
+        }
+    }
+}
+
 static void on_message(client *c, const char *buf, size_t len)
 {
     json_error_t jerr;
@@ -197,7 +286,9 @@ static void on_message(client *c, const char *buf, size_t len)
     }
     const char *type = json_string_value(json_object_get(m, "type"));
     game *gm = c->game;
-    if (type == NULL) {
+    if (type != NULL && c->bg != NULL && strcmp(type, "error") != 0) {
+        bot_message(c->bg, type, m);
+    } else if (type == NULL) {
         errors++;
     } else if (strcmp(type, "welcome") == 0) {
         c->welcomed = true;
@@ -346,7 +437,9 @@ static client *client_at(int k)
 {
     if (k < 2 * ngames)
         return games[k / 2].c[k % 2];
-    return &idle[k - 2 * ngames];
+    if (k < 2 * ngames + nidle)
+        return &idle[k - 2 * ngames];
+    return &bots[k - 2 * ngames - nidle].c;
 }
 
 static void on_connect_batch(uv_timer_t *t)
@@ -373,7 +466,8 @@ static int cmp_u32(const void *a, const void *b)
 static void usage(void)
 {
     fprintf(stderr, "usage: loadgen --port N [--host ADDR] [--game ID] [--games G]\n"
-                    "               [--rate MOVES_PER_S] [--seconds S] [--idle C] [--seed N]\n");
+                    "               [--rate MOVES_PER_S] [--seconds S] [--idle C] [--seed N]\n"
+                    "               [--bot-games B] [--bot-level L]\n");
     exit(2);
 }
 
@@ -397,12 +491,16 @@ int main(int argc, char **argv)
             seconds = atof(v);
         else if (!strcmp(a, "--idle"))
             nidle = atoi(v);
+        else if (!strcmp(a, "--bot-games"))
+            nbots = atoi(v);
+        else if (!strcmp(a, "--bot-level"))
+            bot_level = atoi(v);
         else if (!strcmp(a, "--seed"))
             seed = strtoull(v, NULL, 10) | 1;
         else
             usage();
     }
-    if (port <= 0 || ngames < 0 || nidle < 0 || seconds <= 0 || seconds > 600)
+    if (port <= 0 || ngames < 0 || nidle < 0 || nbots < 0 || seconds <= 0 || seconds > 600)
         usage();
     if (game_id == NULL) {
         for (int i = 0; rules_variants[i] && !game_id; i++)
@@ -448,7 +546,10 @@ int main(int argc, char **argv)
         uv_timer_init(&loop, &games[i].pace);
         games[i].pace.data = &games[i];
     }
-    total_clients = 2 * ngames + nidle;
+    bots = calloc((size_t)nbots + 1, sizeof *bots);
+    for (int i = 0; i < nbots; i++)
+        bots[i].c.bg = &bots[i];
+    total_clients = 2 * ngames + nidle + nbots;
     uv_timer_init(&loop, &connect_timer);
     uv_timer_start(&connect_timer, on_connect_batch, 0, 20);
     uv_timer_init(&loop, &stop_timer);
@@ -467,6 +568,10 @@ int main(int argc, char **argv)
     printf("moves %llu\nmoves_per_s %.1f\ngames_finished %llu\n", (unsigned long long)moves,
            moves / secs, (unsigned long long)games_done);
     printf("p50_us %u\np99_us %u\nmax_us %u\n", p50, p99, pmax);
+    printf("bot_games %d\nbot_level %d\nbot_moves %llu\nbot_moves_per_s %.1f\nbot_games_finished "
+           "%llu\n",
+           nbots, bot_level, (unsigned long long)bot_moves, bot_moves / secs,
+           (unsigned long long)bot_games_done);
     printf("idle_welcomed %llu\nerrors %llu\nconnection_errors %llu\n",
            (unsigned long long)welcomed_idle, (unsigned long long)errors,
            (unsigned long long)conn_errors);

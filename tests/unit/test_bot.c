@@ -2,8 +2,9 @@
  * test_bot.c - the bots' thinking pool (bot.h) on a real libuv loop: never
  * more searches at once than threads (the rest wait in a queue, first come
  * first served), answers come back on the loop with a legal move, a
- * cancelled job (queued or running) never calls back, shutdown with work
- * under way stops cleanly.
+ * cancelled job (queued or running) never calls back, a job waiting past
+ * its time is answered by the loop (overdue), shutdown with work under way
+ * stops cleanly.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,6 +30,8 @@ typedef struct probe {
     int max_running;
     int want; /* stop the loop after this many answers */
     int got;
+    bool overdue[JOBS];
+    uint64_t at_ms[JOBS];
     uv_loop_t *loop;
 } probe;
 
@@ -39,6 +42,8 @@ static void on_answer(void *arg, const bot_answer *a)
     int i = (int)(intptr_t)arg;
     P.answered[i]++;
     P.best[i] = a->best;
+    P.overdue[i] = a->overdue;
+    P.at_ms[i] = uv_now(P.loop);
     P.order[P.norder++] = i;
     if (++P.got >= P.want)
         uv_stop(P.loop);
@@ -163,10 +168,46 @@ static void test_shutdown_with_work(void **state)
     rules_game_free(g);
 }
 
+static void test_overdue(void **state)
+{
+    (void)state;
+    memset(&P, 0, sizeof P);
+    uv_loop_t loop;
+    assert_int_equal(uv_loop_init(&loop), 0);
+    P.loop = &loop;
+    assert_int_equal(bot_init(&loop, 1, 1 << 20), 0);
+    rules_game *g = NULL;
+    char why[RULES_WHY_TEXT];
+    assert_int_equal(rules_game_new(&g, "rollerball", NULL, why, sizeof why), 0);
+    /* One thread, busy for 1.5 s; a job of 100 ms waits behind it. */
+    uint64_t t0 = uv_now(&loop);
+    assert_non_null(bot_think(g, 8, 1500, on_answer, (void *)(intptr_t)0));
+    assert_non_null(bot_think(g, 8, 100, on_answer, (void *)(intptr_t)1));
+    run_until(&loop, 1);
+    /* The waiting one is answered by the loop, long before the first is
+     * done: 100 ms * 1.5 + the grace, plus a tick. */
+    assert_int_equal(P.answered[1], 1);
+    assert_int_equal(P.answered[0], 0);
+    assert_true(P.overdue[1]);
+    assert_true(legal_in(g, P.best[1]));
+    assert_true(P.at_ms[1] - t0 < 1000);
+    run_until(&loop, 2);
+    assert_int_equal(P.answered[0], 1); /* (overdue too if starved: a busy machine) */
+    assert_true(legal_in(g, P.best[0]));
+    bot_stats s = bot_get_stats();
+    assert_true(s.overdue >= 1);
+    assert_int_equal((int)s.searches, 2);
+    bot_shutdown();
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    rules_game_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_queue_bound),
+        cmocka_unit_test(test_overdue),
         cmocka_unit_test(test_shutdown_with_work),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
