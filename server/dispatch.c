@@ -29,6 +29,11 @@ static store *db;
 
 static int on_hello(session *s, const proto_req *req, char *why, size_t whylen)
 {
+    if ((req->present & PF_NAME) && strncmp(req->name, "bot-", 4) == 0) {
+        /* The bots' names ("bot-level-5") are theirs alone. */
+        rules_why(why, whylen, "names starting with 'bot-' belong to the computer");
+        return PROTO_EBAD_MESSAGE;
+    }
     ident *who = NULL;
     if (s->account != 0) {
         /* Logged in (session cookie): the account is the identity. */

@@ -139,6 +139,11 @@ test('bad bot requests get clear errors', async () => {
     await c.expectError({ ...base, level: 3, base_ms: -5 }, 'bad_time_control');
     await c.expectError({ type: 'bot_game', game: 'ultima', level: 3, corr: { days: 3 } }, 'account_required');
     await c.expectError({ type: 'bot_game', level: 3 }, 'bad_message');
+    // Nobody else may call itself bot-...
+    const { Client } = await import('./lib.mjs');
+    const imp = await new Client(srv.url).open();
+    await imp.expectError({ type: 'hello', name: 'bot-level-8' }, 'bad_message');
+    imp.close();
     // seek_fill: only the creator of an open seek, never a rated one.
     const d = await connect(srv.url);
     const s = await c.request({ type: 'seek_create', game: 'yalta', base_ms: 0, inc_ms: 0 });
@@ -269,6 +274,46 @@ test('restart: a game with a bot comes back and the bot to move thinks again', a
         rmSync(one.dir, { recursive: true, force: true });
         assert.equal(st2.code, 0, two.stderr().slice(-2000));
     }
+});
+
+test('rematch: the bot agrees at once; seats rotate', async () => {
+    const c = await connect(srv.url);
+    const { room, state } = await botGame(c, { game: 'rollerball', level: 1, seat: 0, base_ms: 0, inc_ms: 0 });
+    assert.equal(state.you, 0);
+    c.send({ type: 'resign', room });
+    await c.event(room, 'left');
+    c.send({ type: 'rematch', room });
+    const ev = await c.event(room, 'rematch');
+    const started = await c.waitFor((m) => m.type === 'game_started' && m.room === ev.next_room, 'the rematch');
+    assert.equal(started.seat, 1, 'seats rotate: now the bot opens');
+    const first = await c.waitFor((m) => m.type === 'event' && m.room === ev.next_room && m.kind === 'move', 'the bot opens');
+    assert.equal(first.seat, 0);
+    c.send({ type: 'resign', room: ev.next_room });
+    c.close();
+});
+
+test('correspondence against a bot (an account): the bot answers within seconds, deadlines shown', async () => {
+    const name = `bt_${Date.now() % 100000}`;
+    const r = await fetch(`${srv.http}/api/register`, {
+        method: 'POST', body: JSON.stringify({ username: name, password: 'correct horse' }),
+        headers: { 'Content-Type': 'application/json' },
+    });
+    assert.equal(r.status, 200);
+    const cookie = r.headers.get('set-cookie').split(';')[0];
+    const c = await connect(srv.url, {}, { Cookie: cookie });
+    const { room, state } = await botGame(c, { game: 'ultima', level: 3, seat: 0, corr: { days: 1 } });
+    assert.deepEqual(state.corr, { days: 1, inc_days: 0, cap_days: 0 });
+    c.send({ type: 'move', room, move: state.legal[0] });
+    await c.event(room, 'move');
+    const ev = await c.waitFor((m) => m.type === 'event' && m.kind === 'move' && m.seat === 1, 'the bot answers', 10000);
+    assert.ok(ev.deadlines[0] > ev.now_ms, 'our deadline runs again');
+    // The bot's seat is marked in the archive of a game in progress too.
+    const doc = await (await fetch(`${srv.http}/api/games/${room}`)).json();
+    assert.equal(doc.players[1].bot, true);
+    assert.equal(doc.players[1].level, 3);
+    assert.deepEqual(doc.options.bots, [0, 3]);
+    c.send({ type: 'resign', room });
+    c.close();
 });
 
 test('metrics count the bots', async () => {
