@@ -994,8 +994,7 @@ static inline u64 moves_from(const ult_pos *q, int s, int c, int kind, u64 occ)
     return to;
 }
 
-/* How well side s stands on its own terms (the caller subtracts the
- * enemy's). */
+/* How well side s stands on its own terms. */
 static int eval_side(const ult_pos *q, int s, u64 occ)
 {
     const ult_eval_weights *w = &EVAL_W;
@@ -1045,16 +1044,14 @@ static int eval_side(const ult_pos *q, int s, u64 occ)
     return score;
 }
 
-/* Both sides' standing: each side's terms minus the enemy's, so that
- * score[0] == -score[1] and a difference of the two counts each term
- * twice (the search compares the mover's against the other's). */
+/* Each side's standing on its own terms (what it has, less what threatens
+ * it); the search weighs one side's against the other's. */
 static void evaluate(const rules_pos *p, int32_t *score)
 {
     const ult_pos *q = CU(p);
     u64 occ = q->bb[WHITE][0] | q->bb[BLACK][0];
-    int d = eval_side(q, WHITE, occ) - eval_side(q, BLACK, occ);
-    score[WHITE] = d;
-    score[BLACK] = -d;
+    score[WHITE] = eval_side(q, WHITE, occ);
+    score[BLACK] = eval_side(q, BLACK, occ);
 }
 
 static const char *const PLAYER_NAMES[] = {"white", "black"};

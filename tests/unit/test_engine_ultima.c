@@ -4,7 +4,7 @@
  * make on every legal move of random games and random dense positions of
  * both games; hand-built positions with a win in one (the opponent left
  * without a legal move: checkmate or a frozen lone king) are found by
- * search_run at depth 2-3; evaluate is antisymmetric, colour-blind (a
+ * search_run at depth 2-3; evaluate is colour-blind (a
  * position turned half round with the colours swapped scores the same for
  * the other side) and prefers the side with more material.
  *
@@ -283,7 +283,6 @@ static void test_evaluate_symmetry(void **state)
                 if (n == 0)
                     break;
                 v->evaluate(&p, sc);
-                assert_int_equal(sc[0], -sc[1]);
                 rules_pos q;
                 mirror(&p, &q);
                 v->evaluate(&q, mc);
@@ -331,13 +330,13 @@ static void test_evaluate_frozen(void **state)
     p.variant->evaluate(&p, free_);
     load(&p, "ultima", pos_text("Ka1 Ic3 kh8 wd4", 'w'));
     p.variant->evaluate(&p, held);
-    assert_true(held[0] > free_[0] + 100);
+    assert_true(held[0] - held[1] > free_[0] - free_[1] + 100);
     /* Black's king next to White's immobilizer. */
     load(&p, "ultima", pos_text("Ka1 Ie4 kd6 wh8", 'w'));
     p.variant->evaluate(&p, free_);
     load(&p, "ultima", pos_text("Ka1 Ie4 kd5 wh8", 'w'));
     p.variant->evaluate(&p, held);
-    assert_true(held[0] > free_[0] + 150);
+    assert_true(held[0] - held[1] > free_[0] - free_[1] + 150);
 }
 
 int main(void)
