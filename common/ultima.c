@@ -973,12 +973,12 @@ typedef struct ult_eval_weights {
 static const ult_eval_weights EVAL_W = {
     /*           -  K    P    W    L    C    I    X */
     .value = {0, 0, 100, 400, 450, 350, 600, 350},
-    .frozen_pct = {0, 0, 40, 35, 35, 35, 60, 35},
+    .frozen_pct = {0, 0, 60, 60, 60, 60, 80, 60},
     .mob_piece = 3,
     .mob_pawn = 2,
     .king_frozen = 250,
-    .king_near = {0, 30, 10, 40, 20, 15, 50, 40},
-    .king_shield = 8,
+    .king_near = {0, 15, 5, 20, 10, 8, 25, 20},
+    .king_shield = 4,
     .coord_line = 30,
     .coord_reach = 80,
 };

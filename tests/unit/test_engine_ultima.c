@@ -248,6 +248,9 @@ static void test_win_in_one(void **state)
     /* Long leaper mate: the frozen king on e5, the leaper steps onto
      * rank 5 and threatens to leap it to f5. */
     expect_win_in_one("ultima", "Ka1 Id4 La6 ke5 ph1", 'w', 3, "a6-a5");
+    /* Several threats at once on the frozen king (a withdrawer next to
+     * it, a pawn's pincer against an anchor): any of them wins. */
+    expect_win_in_one("ultima", "Ka1 Id4 Wg4 Pa6 ke5 ph1", 'w', 3, NULL);
 }
 
 /* The position turned half round with the colours swapped. */
