@@ -220,7 +220,7 @@ static void expect_win_in_one(const char *id, const char *pieces, char side, int
     if (want != NULL)
         assert_string_equal(mt, want);
     assert_true(out.score >= SEARCH_WIN_BOUND);
-    assert_true(out.nodes < 200000);
+    assert_true(out.nodes < 20000); /* a few ms: under 200 nodes when written */
     rules_undo u;
     v->make(&p, out.best, &u);
     rules_move list[RULES_MAX_MOVES];
