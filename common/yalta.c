@@ -132,8 +132,10 @@ static struct {
     uint8_t castle_clear[NCELLS];                /* rights lost when a move touches cell */
     uint8_t hostile[8][64];                      /* by attacker mask and piece: H_* bits */
     uint64_t zpiece[NCELLS][24], zturn[3], zcastle[64], zep[NCELLS], zleft[8];
-    uint8_t rank_cells[12][8];  /* cells of each rank, alphabetical */
-    uint64_t zone[NCELLS][2];   /* a king's cell and its neighbours, a bit per cell */
+    uint8_t rank_cells[12][8]; /* cells of each rank, alphabetical */
+    /* Cell sets, a bit per cell: a king's cell and its neighbours, the
+     * cells a knight attacks, the cells a pawn of player attacks. */
+    uint64_t zone[NCELLS][2], knight_set[NCELLS][2], pawn_att[3][NCELLS][2];
     uint8_t advance[3][NCELLS]; /* steps a pawn of player has made from its start (0-5) */
 } T;
 
@@ -394,6 +396,11 @@ static void tables_build(void)
         T.zone[cell][cell >> 6] |= 1ull << (cell & 63);
         for (int i = 0; i < T.adj_n[cell]; i++)
             T.zone[cell][T.adj[cell][i] >> 6] |= 1ull << (T.adj[cell][i] & 63);
+        for (int i = 0; i < T.knight_n[cell]; i++)
+            T.knight_set[cell][T.knight[cell][i] >> 6] |= 1ull << (T.knight[cell][i] & 63);
+        for (int pl = 0; pl < 3; pl++)
+            for (int i = 0; i < T.cap_n[pl][cell]; i++)
+                T.pawn_att[pl][cell][T.cap[pl][cell][i] >> 6] |= 1ull << (T.cap[pl][cell][i] & 63);
     }
     memset(T.ep_pawn, NONE, sizeof T.ep_pawn);
     for (int q = 0; q < 6; q++)
@@ -1432,9 +1439,15 @@ static inline bool in_set(const uint64_t s[2], int cell)
 {
     return s[cell >> 6] >> (cell & 63) & 1;
 }
-static inline void set_add(uint64_t s[2], int cell)
+/* Bits set in a0 and a1 (by hand: without -mpopcnt the builtin is a call). */
+static inline int count_set(uint64_t a0, uint64_t a1)
 {
-    s[cell >> 6] |= 1ull << (cell & 63);
+    uint64_t x = a0 - ((a0 >> 1) & 0x5555555555555555ull);
+    uint64_t z = a1 - ((a1 >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    z = (z & 0x3333333333333333ull) + ((z >> 2) & 0x3333333333333333ull);
+    x = ((x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full) + ((z + (z >> 4)) & 0x0f0f0f0f0f0f0f0full);
+    return (int)((x * 0x0101010101010101ull) >> 56);
 }
 
 /* What one player's pieces do: a sum of terms and the cells they attack. */
@@ -1442,42 +1455,39 @@ typedef struct side_eval {
     int raw;
     int bishops;
     int units, attackers; /* on this player's king zone, by both opponents */
+    uint64_t occ[2];      /* cells of its pieces */
     uint64_t pawn_att[2], att[2];
 } side_eval;
 
-/* Mobility and attacks of a slider, walking its rays (the cells a fork
- * repeats are walked once). */
-static int slider_reach(const uint8_t *b, int me, const ray *rays, int n, const uint64_t guard[2],
-                        uint64_t a[2])
+/* The cells a slider attacks along its rays: every cell up to and with the
+ * first piece met (the cells a fork repeats are walked once). */
+static void slider_reach(const uint8_t *b, const ray *rays, int n, uint64_t a[2])
 {
-    int mob = 0;
+    uint64_t lo = 0, hi = 0;
     for (int i = 0; i < n; i++) {
         const uint8_t *rc = T.ray_cells + rays[i].start;
         for (int j = 0; j < rays[i].len; j++) {
             int t = rc[j];
-            uint8_t pc = b[t];
-            if (j < rays[i].skip) {
-                if (pc)
-                    break;
-                continue;
+            if (j >= rays[i].skip) {
+                uint64_t bit = 1ull << (t & 63), high = 0 - (uint64_t)(t >> 6);
+                hi |= bit & high;
+                lo |= bit & ~high;
             }
-            set_add(a, t);
-            if (pc) {
-                mob += OWNER(pc) != me && !in_set(guard, t);
+            if (b[t])
                 break;
-            }
-            mob += !in_set(guard, t);
         }
     }
-    return mob;
+    a[0] |= lo;
+    a[1] |= hi;
 }
 
 /*
  * score[pl] = raw[pl] - the mean raw of its opponents still in the game; a
  * player who left gets INT32_MIN. raw is material, mobility, pawn advance and
- * king safety. Two passes over the board: pawns first (material, advance,
- * the cells they guard), then the pieces, whose mobility counts the cells no
- * enemy pawn guards. No allocation, no move generation.
+ * king safety. Two passes: the board (material, advance, who stands where,
+ * the cells pawns guard), then the pieces, whose mobility counts the cells
+ * they attack that hold no piece of their own and no enemy pawn guards. No
+ * allocation, no move generation.
  */
 static void eval_with(const ypos *y, int to_move, const eval_weights *w, int32_t *score)
 {
@@ -1490,9 +1500,12 @@ static void eval_with(const ypos *y, int to_move, const eval_weights *w, int32_t
 
     for (int c = 0; c < NCELLS; c++) {
         uint8_t pc = b[c];
-        if (!pc || !(active & (1 << OWNER(pc))))
+        if (!pc)
             continue;
         int pl = OWNER(pc), kind = KIND(pc);
+        s[pl].occ[c >> 6] |= 1ull << (c & 63);
+        if (!(active & (1 << pl)))
+            continue;
         s[pl].raw += w->value[kind];
         if (kind != PAWN) {
             if (kind != KING)
@@ -1500,51 +1513,50 @@ static void eval_with(const ypos *y, int to_move, const eval_weights *w, int32_t
             continue;
         }
         s[pl].raw += w->advance[T.advance[pl][c]];
-        for (int i = 0; i < T.cap_n[pl][c]; i++)
-            set_add(s[pl].pawn_att, T.cap[pl][c][i]);
+        s[pl].pawn_att[0] |= T.pawn_att[pl][c][0];
+        s[pl].pawn_att[1] |= T.pawn_att[pl][c][1];
     }
 
-    /* Pawn attacks on the kings' zones; what the enemy pawns guard. */
-    uint64_t guard[3][2] = {{0, 0}, {0, 0}, {0, 0}};
+    /* What the enemy pawns guard; their attacks on the king's zone. */
+    uint64_t free_[3][2] = {{0, 0}, {0, 0}, {0, 0}};
     for (int pl = 0; pl < 3; pl++) {
         if (!(active & (1 << pl)))
             continue;
         const uint64_t *z = T.zone[y->king[pl]];
+        uint64_t g0 = s[pl].occ[0], g1 = s[pl].occ[1];
         for (int op = 0; op < 3; op++) {
             if (op == pl || !(active & (1 << op)))
                 continue;
-            guard[pl][0] |= s[op].pawn_att[0];
-            guard[pl][1] |= s[op].pawn_att[1];
+            g0 |= s[op].pawn_att[0];
+            g1 |= s[op].pawn_att[1];
             if ((s[op].pawn_att[0] & z[0]) | (s[op].pawn_att[1] & z[1]))
                 s[pl].units += w->king_unit[PAWN];
         }
+        free_[pl][0] = ~g0;
+        free_[pl][1] = ~g1;
     }
 
     for (int i = 0; i < npieces; i++) {
         int c = pieces[i], pl = OWNER(b[c]), kind = KIND(b[c]);
         uint64_t a[2] = {0, 0};
-        int mob = 0;
         switch (kind) {
         case KNIGHT:
-            for (int k = 0; k < T.knight_n[c]; k++) {
-                int t = T.knight[c][k];
-                set_add(a, t);
-                mob += (!b[t] || OWNER(b[t]) != pl) && !in_set(guard[pl], t);
-            }
+            a[0] = T.knight_set[c][0];
+            a[1] = T.knight_set[c][1];
             break;
         case BISHOP:
             s[pl].bishops++;
-            mob = slider_reach(b, pl, T.diag[c], T.diag_n[c], guard[pl], a);
+            slider_reach(b, T.diag[c], T.diag_n[c], a);
             break;
         case ROOK:
-            mob = slider_reach(b, pl, T.orth[c], T.orth_n[c], guard[pl], a);
+            slider_reach(b, T.orth[c], T.orth_n[c], a);
             break;
         default: /* QUEEN */
-            mob = slider_reach(b, pl, T.orth[c], T.orth_n[c], guard[pl], a) +
-                  slider_reach(b, pl, T.diag[c], T.diag_n[c], guard[pl], a);
+            slider_reach(b, T.orth[c], T.orth_n[c], a);
+            slider_reach(b, T.diag[c], T.diag_n[c], a);
             break;
         }
-        s[pl].raw += w->mobility[kind] * mob;
+        s[pl].raw += w->mobility[kind] * count_set(a[0] & free_[pl][0], a[1] & free_[pl][1]);
         s[pl].att[0] |= a[0];
         s[pl].att[1] |= a[1];
         for (int op = 0; op < 3; op++) {
