@@ -1482,9 +1482,9 @@ static void slider_reach(const uint8_t *b, const ray *rays, int n, uint64_t a[2]
 }
 
 /*
- * score[pl] = raw[pl] - the mean raw of its opponents still in the game; a
- * player who left gets INT32_MIN. raw is material, mobility, pawn advance and
- * king safety. Two passes: the board (material, advance, who stands where,
+ * score[pl]: material, mobility, pawn advance and king safety of each player
+ * on its own (the search compares each with the mean of the others); a
+ * player who left gets INT32_MIN. Two passes: the board (material, advance, who stands where,
  * the cells pawns guard), then the pieces, whose mobility counts the cells
  * they attack that hold no piece of their own and no enemy pawn guards. No
  * allocation, no move generation.
@@ -1570,7 +1570,6 @@ static void eval_with(const ypos *y, int to_move, const eval_weights *w, int32_t
         }
     }
 
-    int nactive = 0, total = 0;
     for (int pl = 0; pl < 3; pl++) {
         if (!(active & (1 << pl)))
             continue;
@@ -1593,17 +1592,9 @@ static void eval_with(const ypos *y, int to_move, const eval_weights *w, int32_t
                     e->raw -= w->check;
                     break;
                 }
-        nactive++;
-        total += e->raw;
     }
-    for (int pl = 0; pl < 3; pl++) {
-        if (!(active & (1 << pl))) {
-            score[pl] = INT32_MIN;
-            continue;
-        }
-        int others = nactive - 1;
-        score[pl] = others > 0 ? s[pl].raw - (total - s[pl].raw) / others : s[pl].raw;
-    }
+    for (int pl = 0; pl < 3; pl++)
+        score[pl] = active & (1 << pl) ? s[pl].raw : INT32_MIN;
 }
 
 static void yalta_evaluate(const rules_pos *p, int32_t *score)

@@ -451,8 +451,8 @@ static void test_evaluate(void **state)
     /* A white rook more than red and black in a bare ending. */
     q = pos_of("wKe1 wRa3 rKd8 bKi12", "r - - - 0");
     V->evaluate(&q, score);
-    assert_true(score[0] > 400);
-    assert_true(score[1] < 0 && score[2] < 0);
+    assert_true(score[0] > score[1] + 400);
+    assert_true(score[0] > score[2] + 400);
 
     /* A pawn closer to promotion is worth more. */
     rules_pos a = pos_of("wKe1 wPa3 rKd8 bKi12", "w - - - 0");
@@ -469,17 +469,97 @@ static void test_evaluate(void **state)
     V->evaluate(&b, sb);
     assert_true(sa[0] < sb[0]);
 
-    /* A player who left scores INT32_MIN; the two others are compared. */
-    q = pos_of("wKe1 wRa3 rKd8 bKi12 bQl12", "w - - r 0");
+    /* A player who left scores INT32_MIN; its inert pieces count for
+     * nobody. */
+    q = pos_of("wKe1 wRa3 rKd8 rQa8 bKi12 bQl12", "w - - r 0");
     V->evaluate(&q, score);
     assert_int_equal(score[1], INT32_MIN);
-    assert_true(score[2] > 0 && score[0] < 0);
-    assert_int_equal(score[0], -score[2]);
+    assert_true(score[2] > score[0] + 300);
 
     /* Rotating the board rotates the scores. */
     sym_stats st = {0};
     playouts(5, 600, check_symmetry, &st);
     assert_true(st.positions > 500);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The search finds mates in one. */
+
+static search_ctx *ctx;
+
+static int ctx_new(void **state)
+{
+    (void)state;
+    ctx = search_new(1 << 20);
+    return ctx == NULL;
+}
+
+static int ctx_free(void **state)
+{
+    (void)state;
+    search_free(ctx);
+    return 0;
+}
+
+/* p turned `turns` thirds, the player to move turned with it. */
+static rules_pos rotated(const rules_pos *p, int turns)
+{
+    static const char owners[3] = {'w', 'r', 'b'};
+    char pieces[1024], rest[32];
+    placements(p, turns, pieces);
+    snprintf(rest, sizeof rest, "%c - - - 0", owners[(p->to_move + turns) % 3]);
+    return pos_of(pieces, rest);
+}
+
+/* Search p with method `multi` to `depth`; the move found must mate the
+ * next player at once, and be found in a few milliseconds. */
+static void expect_mate(const rules_pos *p, search_multi multi, int depth)
+{
+    search_limits l = {.depth = depth, .multi = multi};
+    search_report r;
+    assert_int_equal(search_run(ctx, p, NULL, 0, &l, NULL, NULL, &r), 0);
+    char text[RULES_POS_TEXT], mt[RULES_MOVE_TEXT];
+    print_pos(p, text);
+    V->print_move(p, r.best, mt, sizeof mt);
+    rules_pos after = *p;
+    rules_undo u;
+    V->make(&after, r.best, &u);
+    rules_move mv[RULES_MAX_MOVES];
+    int n = V->legal_moves(&after, mv);
+    rules_result res;
+    V->status(&after, n, &res);
+    if (!res.over || res.reason != RULES_REASON_CHECKMATE || res.winner != p->to_move)
+        fail_msg("%s, depth %d: %s in %s does not mate", search_multi_name(multi), depth, mt, text);
+    assert_true(r.score >= SEARCH_WIN_BOUND);
+    print_message("%s depth %d: %s, %llu nodes, %lld ms\n", search_multi_name(multi), depth, mt,
+                  (unsigned long long)r.nodes, (long long)r.ms);
+    /* A few ms in a release build; generous for the sanitizers. */
+    assert_true(r.ms < 500);
+}
+
+static void test_search_finds_mates(void **state)
+{
+    (void)state;
+    static const char *const mates[][2] = {
+        /* Queen b7 held by the rook b1. */
+        {"wKe1 wQb6 wRb1 rKa8 bKl12", "w - - - 0"},
+        /* Back rank: red's king walled in by its own pawns. */
+        {"wKe1 wRa1 rKd8 rPc7 rPd7 rPi7 bKl12 bRl11 bPk11", "w - - - 0"},
+        /* Smothered: the knight d5-c7 (not b6, which the pawn a7 guards). */
+        {"wKe1 wNd5 wPe2 wPf2 rKa8 rRb8 rPa7 rPb7 rPc6 bKi12 bQe12 bPi11 bPj11", "w - - - 0"},
+    };
+    for (size_t k = 0; k < sizeof mates / sizeof mates[0]; k++) {
+        rules_pos p = pos_of(mates[k][0], mates[k][1]);
+        for (int turns = 0; turns < 3; turns++) {
+            rules_pos q = rotated(&p, turns);
+            for (int depth = 2; depth <= 3; depth++) {
+                search_clear(ctx);
+                expect_mate(&q, SEARCH_MULTI_PARANOID, depth);
+            }
+            search_clear(ctx);
+            expect_mate(&q, SEARCH_MULTI_BRS, 2);
+        }
+    }
 }
 
 int main(void)
@@ -488,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_is_capture_agrees),
         cmocka_unit_test(test_set_to_move_round_trips),
         cmocka_unit_test(test_evaluate),
+        cmocka_unit_test_setup_teardown(test_search_finds_mates, ctx_new, ctx_free),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
