@@ -24,6 +24,14 @@
  * king move, an en passant capture, a move of a pinned piece, or the king is
  * in check; any other move cannot uncover the king.
  *
+ * Bots. evaluate walks the board twice (pawns, then pieces along their rays
+ * into cell sets) and never generates moves. set_to_move gives the turn to
+ * a player out of turn, as if it had come round: that player's own en
+ * passant entry has then had its chances, so it is parked in ypos.parked
+ * (outside the hash) and comes back when the turn is handed back; a make
+ * drops parked entries and its unmake restores them, so make/unmake and
+ * set/set-back nest in any order the search uses.
+ *
  * Choices where the rules file leaves room (seed 002 keeps "every rule of
  * orthodox chess"):
  *   - the king of a player still in the game is never captured, even when
