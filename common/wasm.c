@@ -218,6 +218,20 @@ EXPORT(wasm_play) int wasm_play(int h, const char *text)
     return (int)strlen(io);
 }
 
+EXPORT(wasm_leave) int wasm_leave(int h, int player, const char *reason)
+{
+    GAME_OR_FAIL(g, h);
+    rules_reason r = RULES_REASON_RESIGNATION;
+    for (int i = 0; i < RULES_REASON_COUNT; i++)
+        if (strcmp(reason, rules_reason_name((rules_reason)i)) == 0)
+            r = (rules_reason)i;
+    int err = rules_game_leave(g, player, r);
+    if (err < 0)
+        return fail(err, rules_err_text(err));
+    io[0] = '\0';
+    return 0;
+}
+
 EXPORT(wasm_undo) int wasm_undo(int h)
 {
     GAME_OR_FAIL(g, h);

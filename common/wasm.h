@@ -39,6 +39,9 @@ void wasm_free(int h);
 int wasm_legal(int h);
 /* Play a move given as text; its display text into io on success. */
 int wasm_play(int h, const char *text);
+/* `player` leaves the game for `reason` (a reason's name, "resignation"),
+ * as rules_game_leave: three-player games play on without it. */
+int wasm_leave(int h, int player, const char *reason);
 /* Take back the last move (RULES_EILLEGAL if there is none). */
 int wasm_undo(int h);
 /* The position string. */

@@ -5,7 +5,8 @@
 //   const rules = await loadRules(bytes?)   // bytes: Node and tests
 //   rules.games                             // [{id, name, players, colours, cells}]
 //   const g = rules.newGame('ultima', position?)
-//   g.legalMoves() g.play(text) g.undo() g.position() g.status()
+//   g.legalMoves() g.play(text) g.undo() g.leave(player, reason)
+//   g.position() g.status()
 //   g.perft(depth) g.pieces() g.analyse({ms, depth, multi, onInfo}) g.free()
 //
 // analyse() is synchronous: in the browser, call it in a Web Worker
@@ -81,6 +82,10 @@ export async function loadRules(bytes) {
     // Plays a move given as text; returns its display text ("Lb1-b6xb3").
     play(text) {
       return answer(ex.wasm_play(this.handle, put(text)));
+    }
+    // `player` leaves (a reason's name: "resignation", "timeout", ...).
+    leave(player, reason = 'resignation') {
+      answer(ex.wasm_leave(this.handle, player, put(reason)));
     }
     undo() {
       answer(ex.wasm_undo(this.handle));
