@@ -1290,9 +1290,8 @@ typedef struct {
     int16_t check;       /* the queen attacked */
     int16_t near[8];     /* an enemy piece of that kind within 2 of the queen */
     int16_t guard;       /* an own piece next to the queen */
-    int16_t threat_pct;  /* percent of the value of each enemy piece attacked */
     int16_t worm_line;   /* a worm line with one enemy piece over a landing */
-    int16_t rival_gone;  /* ant3: each rival who lost its queen or left */
+    int16_t queen_lost;  /* ant3: a player without its queen */
 } ant_weights;
 
 static const ant_weights W = {
@@ -1300,34 +1299,25 @@ static const ant_weights W = {
     .value = {0, 0, 100, 350, 550, 350, 300, 300},
     .mob = {0, 0, 2, 4, 3, 3, 3, 2},
     .adv = {0, 80, 50, 35, 25, 15, 10, 5, 0, 0, 0, 0, 0},
-    .centre = {0, 150, 90, 50, 25, 10, 0},
-    .centre_open = 200,
+    .centre = {0, 300, 180, 100, 50, 20, 0},
+    .centre_open = 400,
     .centre_go = 3000,
     .check = 60,
     .near = {0, 0, 10, 25, 25, 30, 25, 15},
     .guard = 8,
-    .threat_pct = 5,
     .worm_line = 10,
-    .rival_gone = 1500,
+    .queen_lost = 10000,
 };
 
-/* Threat value of an enemy piece: the queen's is the check term's. */
-static int threat_value(uint8_t code)
-{
-    return KIND(code) == K_Q ? 400 : W.value[KIND(code)];
-}
-
-/* Player me's score, its rivals' queens and the turn aside: material,
- * mobility and threats of each piece (pseudo moves counted, never
- * generated), soldiers' progress, the queen's distance to the centre and
- * her safety. */
+/* Player me's score, a lost queen aside: material and mobility of each
+ * piece (its pseudo moves counted, never generated), soldiers' progress,
+ * the worms' lines, the queen's distance to the centre and her safety. */
 static int32_t eval_player(const ant_pos *a, int me, int to_move)
 {
     const uint8_t *b = a->board;
     uint8_t rel[24];
     relations(a, me, rel);
-    int32_t mat = 0, mob = 0, threat = 0, pos = 0;
-    int mobk[8] = {0};
+    int32_t mat = 0, mob = 0, pos = 0;
     for (int h = 0; h < 2; h++) {
         uint64_t bits = a->occ[me][h];
         while (bits) {
@@ -1341,11 +1331,7 @@ static int32_t eval_player(const ant_pos *a, int me, int to_move)
                 int f = fwd_dir[a->v][me];
                 for (int k = -1; k <= 1; k++) {
                     int t = T.nb[c][(f + k + 6) % 6];
-                    if (t >= 0 && rel[b[t]] != 1) {
-                        n++;
-                        if (rel[b[t]] == 2)
-                            threat += threat_value(b[t]);
-                    }
+                    n += t >= 0 && rel[b[t]] != 1;
                 }
                 break;
             }
@@ -1355,16 +1341,10 @@ static int32_t eval_player(const ant_pos *a, int me, int to_move)
                     if (t < 0 || rel[b[t]] == 1)
                         continue;
                     n++;
-                    if (b[t]) {
-                        threat += threat_value(b[t]);
+                    if (b[t])
                         continue;
-                    }
                     int u = T.nb[t][d];
-                    if (u >= 0 && rel[b[u]] != 1) {
-                        n++;
-                        if (b[u])
-                            threat += threat_value(b[u]);
-                    }
+                    n += u >= 0 && rel[b[u]] != 1;
                 }
                 break;
             case K_B:
@@ -1375,22 +1355,14 @@ static int32_t eval_player(const ant_pos *a, int me, int to_move)
                         if (rel[code] == 1)
                             break;
                         n++;
-                        if (code) {
-                            threat += threat_value(code);
+                        if (code)
                             break;
-                        }
                     }
                 }
                 break;
             case K_G:
-                for (int i = 0, len = T.nd2[c]; i < len; i++) {
-                    uint8_t code = b[T.d2[c][i]];
-                    if (rel[code] != 1) {
-                        n++;
-                        if (code)
-                            threat += threat_value(code);
-                    }
-                }
+                for (int i = 0, len = T.nd2[c]; i < len; i++)
+                    n += rel[b[T.d2[c][i]]] != 1;
                 break;
             case K_L:
                 /* Every walk round every pivot, duplicates counted. */
@@ -1405,8 +1377,6 @@ static int32_t eval_player(const ant_pos *a, int me, int to_move)
                             if (t < 0 || rel[b[t]] == 1)
                                 break;
                             n++;
-                            if (b[t])
-                                threat += threat_value(b[t]);
                         }
                 }
                 n /= 2;
@@ -1414,11 +1384,13 @@ static int32_t eval_player(const ant_pos *a, int me, int to_move)
             case K_W:
                 if (!T.edge[c])
                     break;
-                /* Its lines: landings, and the one enemy piece a line
-                 * holds before a landing (two or more block it). */
+                /* Its lines: the landings (empty edge cells it reaches
+                 * under its own pieces and at most one enemy), and each
+                 * line where one enemy piece lies before a landing: a
+                 * capture it threatens (two or more enemies block). */
                 for (int d = 0; d < 6; d++) {
                     const int8_t *ray = T.ray[c][d];
-                    int enemies = 0, prey = -1, preyed = 0;
+                    int enemies = 0, preyed = 0;
                     for (int i = 0, len = T.raylen[c][d]; i < len && enemies < 2; i++) {
                         int t = ray[i];
                         if (b[t] == 0) {
@@ -1426,13 +1398,11 @@ static int32_t eval_player(const ant_pos *a, int me, int to_move)
                                 n++;
                                 if (enemies && !preyed) {
                                     preyed = 1;
-                                    threat += threat_value(b[prey]);
                                     pos += W.worm_line;
                                 }
                             }
-                        } else if (rel[b[t]] == 2) {
-                            enemies++;
-                            prey = t;
+                        } else {
+                            enemies += rel[b[t]] == 2;
                         }
                     }
                 }
@@ -1440,11 +1410,9 @@ static int32_t eval_player(const ant_pos *a, int me, int to_move)
             default:
                 break;
             }
-            mobk[kind] += n;
+            mob += n * W.mob[kind];
         }
     }
-    for (int k = K_A; k <= K_W; k++)
-        mob += mobk[k] * W.mob[k];
 
     int q = a->queen[me];
     if (q >= 0) {
@@ -1477,24 +1445,22 @@ static int32_t eval_player(const ant_pos *a, int me, int to_move)
                 pos += to_move == me ? W.centre_go : W.centre_open;
         }
     }
-    return mat + mob + pos + threat * W.threat_pct / 100;
+    return mat + mob + pos;
 }
 
-/* Each player's score; a player who left, or (three players) lost its
- * queen and so can no longer win, gets INT32_MIN. In three players a
- * player gains for each rival out of the race: the last queen wins. */
+/* Each player's score. A player who left gets INT32_MIN (the search leaves
+ * it out). In three players a player who lost its queen plays on but can
+ * no longer win: it keeps a finite score far below the others', so that
+ * the search (which values a player against the mean of the others) sees
+ * taking a rival's queen as the big step towards the last queen that it
+ * is, and losing its own as nearly a lost game. */
 static void evaluate(const rules_pos *p, int32_t *score)
 {
     const ant_pos *a = CAP(p);
-    int in = 0;
-    bool alive[3] = {false, false, false};
-    for (int pl = 0; pl < a->np; pl++) {
-        alive[pl] = !(a->left >> pl & 1) && a->queen[pl] >= 0;
-        in += alive[pl];
-    }
     for (int pl = 0; pl < a->np; pl++)
-        score[pl] =
-            alive[pl] ? eval_player(a, pl, p->to_move) + (a->np - in) * W.rival_gone : INT32_MIN;
+        score[pl] = (a->left >> pl & 1) ? INT32_MIN
+                    : a->queen[pl] < 0  ? eval_player(a, pl, p->to_move) - W.queen_lost
+                                        : eval_player(a, pl, p->to_move);
 }
 
 /* Make player pl the one to move, without a move. The hash holds the
