@@ -373,13 +373,40 @@ static void test_search_wins_in_one(void **state)
     search_free(S);
 }
 
+/* ant3: taking a rival's queen (not yet the last one) is worth more than
+ * a beetle, whichever three-player method searches. (The green ant on i7
+ * shuts the row g7-n7: a beetle on g7 would fork both queens, which
+ * best-reply search, where one opponent replies, values as highly.) */
+static void test_search_takes_queen(void **state)
+{
+    (void)state;
+    S = search_new(1 << 20);
+    assert_non_null(S);
+    rules_pos p;
+    load(V3, &p, "bQg1 bBg5 bGc4 rQg9 rAa3 gQn7 gBc6 gAi5 gAi7", 'b', "-");
+    rules_move want;
+    assert_int_equal(V3->parse_move(&p, "g5-g9", &want, NULL, 0), 0);
+    for (int multi = SEARCH_MULTI_PARANOID; multi <= SEARCH_MULTI_MAXN; multi++) {
+        search_limits lim = {.depth = 2, .multi = (search_multi)multi};
+        search_report r;
+        search_clear(S);
+        assert_int_equal(search_run(S, &p, NULL, 0, &lim, NULL, NULL, &r), 0);
+        if (r.best != want) {
+            char t[RULES_MOVE_TEXT];
+            V3->print_move(&p, r.best, t, sizeof t);
+            fail_msg("%s plays %s", search_multi_name((search_multi)multi), t);
+        }
+    }
+    search_free(S);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_is_capture_random),  cmocka_unit_test(test_is_capture_kinds),
         cmocka_unit_test(test_set_to_move),        cmocka_unit_test(test_evaluate_setup),
         cmocka_unit_test(test_evaluate_terms),     cmocka_unit_test(test_evaluate_speed),
-        cmocka_unit_test(test_search_wins_in_one),
+        cmocka_unit_test(test_search_wins_in_one), cmocka_unit_test(test_search_takes_queen),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
