@@ -1465,7 +1465,10 @@ static void evaluate(const rules_pos *p, int32_t *score)
 
 /* Make player pl the one to move, without a move. The hash holds the
  * player to move as one key, swapped here as make_move swaps it, so a
- * second call with the previous player restores the position exactly. */
+ * second call with the previous player restores the position exactly.
+ * The centre win is judged for the player before the one to move: if that
+ * player's queen stands unthreatened on g7, the position is then won for
+ * it, as it would be after its next turn. */
 static void set_to_move(rules_pos *p, int pl)
 {
     p->hash ^= T.zmove[p->to_move] ^ T.zmove[pl];
