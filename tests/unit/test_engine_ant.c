@@ -135,7 +135,7 @@ static void playouts(const rules_variant *v, int games, int plies, uint64_t seed
 /* ------------------------------------------------------------------------ */
 /* is_capture */
 
-static long checked_moves, checked_captures;
+static long checked_moves, checked_captures, worm_captures, lady_multi;
 
 static void check_captures(const rules_pos *p, uint64_t *seed)
 {
@@ -153,18 +153,29 @@ static void check_captures(const rules_pos *p, uint64_t *seed)
         }
         checked_moves++;
         checked_captures += want;
+        if (want) {
+            char t[RULES_MOVE_TEXT];
+            int len, owner;
+            v->print_move(p, m[i], t, sizeof t);
+            char kind = v->piece_at(p, rules_cell_parse_prefix(v, t, &len), &owner);
+            worm_captures += kind == 'W';
+            lady_multi += kind == 'L' && rules_move_captures(p, m[i], cells) > 1;
+        }
     }
 }
 
 static void test_is_capture_random(void **state)
 {
     (void)state;
-    checked_moves = checked_captures = 0;
+    checked_moves = checked_captures = worm_captures = lady_multi = 0;
     playouts(V2, 40, 80, 1, check_captures);
     playouts(V3, 40, 90, 2, check_captures);
-    /* thousands of positions, and captures of every sort among them */
+    /* thousands of positions, and captures of every sort among them:
+     * worms passing under a piece, ladybugs taking two or more */
     assert_true(checked_moves > 100000);
     assert_true(checked_captures > 5000);
+    assert_true(worm_captures > 100);
+    assert_true(lady_multi >= 5);
 }
 
 static void test_is_capture_kinds(void **state)
