@@ -1006,9 +1006,9 @@ static const rb_weights rb_weights_tuned = {
     .journey = {0, 400, 200, 110, 70, 45, 30, 20, 12, 6},
     .journey_guarded = 40,
     .journey_stuck = 60,
-    .king_attack = 12,
-    .king_attackers = 20,
-    .king_safe = 6,
+    .king_attack = 6,
+    .king_attackers = 10,
+    .king_safe = 3,
     .tempo = 10,
 };
 
