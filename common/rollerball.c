@@ -993,6 +993,7 @@ typedef struct rb_weights {
     int journey[RB_JOURNEY_SLOTS]; /* the king by its steps to the win */
     int journey_guarded;           /* % of it kept while the enemy guards the goal */
     int journey_stuck;             /* % kept when no step ahead is free and safe */
+    int journey_now;               /* the side to move can end the journey */
     int king_attack;               /* per attack of an enemy piece on the king's ring */
     int king_attackers;            /* extra per attacker beyond the first */
     int king_safe;                 /* per free, unattacked cell around the king */
@@ -1006,6 +1007,7 @@ static const rb_weights rb_weights_tuned = {
     .journey = {0, 400, 200, 110, 70, 45, 30, 20, 12, 6},
     .journey_guarded = 40,
     .journey_stuck = 60,
+    .journey_now = 1500,
     .king_attack = 6,
     .king_attackers = 10,
     .king_safe = 3,
@@ -1079,12 +1081,18 @@ static void rb_eval_with(const rules_pos *p, const rb_weights *w, int32_t *score
         int u = s->underway >> side & 1;
         int d = T.journey_dist[side][u][k];
         int32_t j = w->journey[d < RB_JOURNEY_SLOTS ? d : RB_JOURNEY_SLOTS - 1];
+        uint64_t ahead = T.journey_next[side][u][k] & ~s->occ[side] & ~t->attacks;
+        bool held = s->king[them] == goal[side];
         if (j) {
-            if (s->king[them] == goal[side] || (t->attacks & RB_BIT(goal[side])))
+            if (held || (t->attacks & RB_BIT(goal[side])))
                 j = j * w->journey_guarded / 100;
-            if ((T.journey_next[side][u][k] & ~s->occ[side] & ~t->attacks) == 0)
+            if (ahead == 0)
                 j = j * w->journey_stuck / 100;
         }
+        /* One step from the goal, free and unattacked, and to move: the
+         * win is there (quiescence follows captures only, so say it). */
+        if (d == 1 && side == p->to_move && !held && (ahead & RB_BIT(goal[side])))
+            j += w->journey_now;
         v += j;
         score[side] = v;
     }

@@ -206,6 +206,10 @@ static void test_evaluate_progress(void **state)
     /* A white king under way, nearer d6 (b5 vs b3), with the black king
      * away from its home. */
     assert_true(lead("7/7/1K***2/2***2/2***2/7/6k w W") > lead("7/7/2***2/2***2/1K***2/7/6k w W"));
+    /* A king next to its goal, free and unattacked: far more for the side
+     * to move, who can step in and win. */
+    assert_true(lead("7/4K2/2***2/2***2/2***2/7/k6 w W") >
+                lead("7/4K2/2***2/2***2/2***2/7/k6 b W") + 1000);
     /* Under way on c2 beats standing on d2. */
     assert_true(lead("7/7/2***2/2***2/2***2/2K4/6k w W") >
                 lead("7/7/2***2/2***2/2***2/3K3/6k w -"));
