@@ -157,8 +157,8 @@ static const struct {
     uint64_t nodes;
     int noise;
 } levels[SEARCH_LEVEL_MAX] = {
-    {1, 500, 400},   {1, 2000, 200},  {2, 8000, 120},  {3, 30000, 70},
-    {4, 120000, 40}, {5, 500000, 20}, {7, 2000000, 8}, {0, 0, 0},
+    {1, 2000, 500},  {1, 2000, 150},   {2, 10000, 100},   {2, 20000, 30},
+    {3, 60000, 20},  {4, 250000, 10},  {5, 1000000, 5},   {0, 0, 0},
 };
 
 void search_level_limits(search_limits *l, int level, int64_t ms, uint64_t seed)
