@@ -1104,6 +1104,22 @@ static void rb_evaluate(const rules_pos *p, int32_t *score)
     rb_eval_with(p, &rb_weights_tuned, score);
 }
 
+/* The bots' in_check hook: the king of the side to move attacked. */
+static bool rb_in_check_hook(const rules_pos *p)
+{
+    return rb_in_check(rb_cst(p), p->to_move);
+}
+
+/* The bots' set_to_move hook (the search's null move): the other side to
+ * move, nothing else changed; the hash as if parsed that way. */
+static void rb_set_to_move(rules_pos *p, int player)
+{
+    if (player == p->to_move)
+        return;
+    p->hash ^= T.zobrist_black;
+    p->to_move = (uint8_t)player;
+}
+
 const rules_variant rollerball_variant = {
     .id = "rollerball",
     .name = "Rollerball",
@@ -1126,5 +1142,6 @@ const rules_variant rollerball_variant = {
     .leave = NULL,
     .evaluate = rb_evaluate,
     .is_capture = rb_is_capture,
-    .set_to_move = NULL,
+    .in_check = rb_in_check_hook,
+    .set_to_move = rb_set_to_move,
 };

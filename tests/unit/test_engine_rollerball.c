@@ -1,7 +1,8 @@
 /*
  * test_engine_rollerball.c - the bots' hooks of Rollerball (is_capture and
  * evaluate in common/rollerball.c) and the search on them: the capture test
- * agrees with the rules on every legal move of random playouts; a depth 2-3
+ * agrees with the rules on every legal move of random playouts, in_check
+ * with the rules' check flag, set_to_move with the parsed position; a depth 2-3
  * search finds a checkmate and a journey win in one (and a journey win in
  * two); the evaluation is symmetric under the half-turn that swaps the
  * colours, equal at the set-up, and ranks an extra rook, a nearer
@@ -112,6 +113,44 @@ static void test_is_capture_agrees_with_rules(void **state)
     captures_seen = 0;
     playouts(150, 60, 1, check_is_capture);
     assert_true(captures_seen > 1000);
+}
+
+static int checks_seen;
+
+/* in_check agrees with the rules' check flag on the king's cell; set_to_move
+ * gives the position parsed with the other side to move (when that side may
+ * move: the side not to move must not be in check) and undoes itself. */
+static void check_hooks(rules_pos *p)
+{
+    const rules_variant *v = rb();
+    bool check = false;
+    for (int c = 0; c < v->ncells; c++) {
+        int owner = -1;
+        if (v->piece_at(p, c, &owner) == 'K' && owner == p->to_move)
+            check = (v->cell_flags(p, c) & RULES_CELL_CHECK) != 0;
+    }
+    assert_int_equal(v->in_check(p), check);
+    checks_seen += check;
+    if (check)
+        return;
+    rules_pos q = *p;
+    v->set_to_move(&q, 1 - p->to_move);
+    assert_int_equal(q.to_move, 1 - p->to_move);
+    char text[RULES_POS_TEXT];
+    assert_true(v->print_position(&q, text, sizeof text) > 0);
+    rules_pos parsed;
+    load(&parsed, text);
+    assert_true(parsed.hash == q.hash);
+    v->set_to_move(&q, p->to_move);
+    assert_memory_equal(&q, p, sizeof q);
+}
+
+static void test_in_check_and_set_to_move(void **state)
+{
+    (void)state;
+    checks_seen = 0;
+    playouts(60, 60, 3, check_hooks);
+    assert_true(checks_seen > 50);
 }
 
 /* The position turned half round with the colours swapped: it is the same
@@ -255,6 +294,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_is_capture_agrees_with_rules),
+        cmocka_unit_test(test_in_check_and_set_to_move),
         cmocka_unit_test(test_evaluate_symmetric),
         cmocka_unit_test(test_evaluate_setup_equal),
         cmocka_unit_test(test_evaluate_material),
