@@ -7,7 +7,9 @@
  * "pass only": they must be empty and the piece cannot stop there), and for
  * every (kind, from, to) the masks of the cells that must be empty for the
  * piece on `from` to reach `to`. Move generation walks the lines; legality
- * and check use the masks with a 40-bit occupancy.
+ * and check use the masks with a 40-bit occupancy. The evaluation walks the
+ * same lines, and reads distance tables built with them (pawn steps to
+ * promotion, king steps to the journey's win).
  *
  * Where the rules text leaves the exact walk open, the lines follow the
  * published implementation the rules file names (Jocly's Rollerball):
