@@ -1242,6 +1242,12 @@ static char piece_at(const rules_pos *p, int cell, int *owner)
     return kind_letter[KIND(a->board[cell])];
 }
 
+/* The bots' in_check hook: the queen of the player to move attacked. */
+static bool to_move_in_check(const rules_pos *p)
+{
+    return in_check(CAP(p), p->to_move);
+}
+
 static unsigned cell_flags(const rules_pos *p, int cell)
 {
     const ant_pos *a = CAP(p);
@@ -1484,7 +1490,7 @@ static const char *const names3[] = {"black", "red", "green"};
     .legal_moves = legal_moves, .make = make_move, .unmake = unmake_move,                          \
     .parse_move = parse_move, .print_move = print_move, .display_move = NULL,                      \
     .piece_at = piece_at, .cell_flags = cell_flags, .status = status, .evaluate = evaluate,        \
-    .is_capture = is_capture, .set_to_move = set_to_move
+    .is_capture = is_capture, .set_to_move = set_to_move, .in_check = to_move_in_check
 
 const rules_variant antchess_variant2 = {
     .id = "ant2",

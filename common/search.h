@@ -41,6 +41,15 @@ enum {
     SEARCH_LEVEL_MAX = 8,
 };
 
+enum {
+    /* No forward pruning (null move, reverse futility): every line is
+     * searched to its depth. For tests and for measuring what pruning
+     * gains. */
+    SEARCH_FLAG_NO_PRUNING = 1u << 0,
+    /* No null-move pruning only (reverse futility stays). */
+    SEARCH_FLAG_NO_NULL_MOVE = 1u << 1,
+};
+
 /* How a three-player game is searched (two-player games ignore this). */
 typedef enum {
     SEARCH_MULTI_PARANOID = 0, /* both opponents minimise the searcher */
@@ -57,6 +66,7 @@ typedef struct search_limits {
     int level;      /* 1..8; 0 means 8 (full strength) */
     uint64_t seed;  /* the weaker levels' randomness: same seed, same move */
     search_multi multi;
+    unsigned flags; /* SEARCH_FLAG_* */
     /* Milliseconds from any fixed origin; NULL: C11 timespec_get. */
     int64_t (*now_ms)(void);
 } search_limits;

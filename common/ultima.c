@@ -897,6 +897,22 @@ static char piece_at(const rules_pos *p, int cell, int *owner)
     return LETTERS[KIND_OF(c)];
 }
 
+/* The bots' in_check hook: the side to move's king attacked. */
+static bool to_move_in_check(const rules_pos *p)
+{
+    return in_check(CU(p), p->to_move);
+}
+
+/* The bots' set_to_move hook (null-move pruning): the other side moves,
+ * nothing else changes. */
+static void set_to_move(rules_pos *p, int player)
+{
+    if (player != p->to_move) {
+        p->to_move = (uint8_t)player;
+        p->hash ^= ZOB_BLACK;
+    }
+}
+
 static unsigned cell_flags(const rules_pos *p, int cell)
 {
     const ult_pos *q = CU(p);
@@ -1066,6 +1082,7 @@ static const char *const PLAYER_NAMES[] = {"white", "black"};
         .unmake = unmake, .parse_move = parse_move, .print_move = print_move,                      \
         .display_move = NULL, .piece_at = piece_at, .cell_flags = cell_flags, .status = status,    \
         .leave = NULL, .evaluate = evaluate, .is_capture = is_capture,                             \
+        .in_check = to_move_in_check, .set_to_move = set_to_move,                                  \
     }
 
 const rules_variant ultima_variant = ULTIMA_VARIANT("ultima", "Ultima (1963 rules)");

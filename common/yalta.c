@@ -1311,6 +1311,21 @@ static char yalta_piece_at(const rules_pos *p, int cell, int *owner)
     return KIND_CH[KIND(pc)];
 }
 
+/* The bots' in_check hook: the king of the player to move attacked by
+ * an opponent still in. */
+static bool yalta_in_check(const rules_pos *p)
+{
+    tables_init();
+    const ypos *y = CY(p);
+    int me = p->to_move;
+    for (int c = 0; c < NCELLS; c++) {
+        uint8_t pc = y->board[c];
+        if (pc && KIND(pc) == KING && OWNER(pc) == me)
+            return attacked(y, c, active_opponents(y, me));
+    }
+    return false;
+}
+
 static unsigned yalta_cell_flags(const rules_pos *p, int cell)
 {
     tables_init();
@@ -1688,4 +1703,5 @@ const rules_variant yalta_variant = {
     .evaluate = yalta_evaluate,
     .is_capture = yalta_is_capture,
     .set_to_move = yalta_set_to_move,
+    .in_check = yalta_in_check,
 };
