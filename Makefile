@@ -148,6 +148,6 @@ $(BUILD)/%: $(BUILD)/obj/tests/tools/%.o $(REL_LIBS)
 # Unit tests: no net.o, no libwebsockets.
 $(DBG)/tests/%: $(DBG)/obj/tests/unit/%.o $(DBG_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(SAN) -o $@ $^ $(CMOCKA_LIBS) $(CORE_LIBS) -lm
+	$(CC) $(SAN) -o $@ $^ $(CMOCKA_LIBS) $(CORE_LIBS) -lpthread -lm
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

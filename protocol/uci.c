@@ -219,7 +219,12 @@ static void print_info(uci *u, const search_report *r)
 
 static void on_report(void *arg, const search_report *r)
 {
-    print_info(arg, r);
+    uci *u = arg;
+    print_info(u, r);
+    /* A stop that came between `go` and the start of search_run was
+     * cleared by it: ask again. */
+    if (atomic_load(&u->stopped))
+        search_stop(u->search);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -467,6 +472,17 @@ static void cmd_go(uci *u, const words *ws)
     rules_game *g = u->game;
     int me = g->pos.to_move;
     int64_t ms = movetime;
+    if (!has_left[me]) {
+        /* Clocks given but not the mover's (a two-player GUI in a
+         * three-player game): the smallest one given stands in for it. */
+        for (int p = 0; p < RULES_MAX_PLAYERS; p++) {
+            if (has_left[p] && (!has_left[me] || left[p] < left[me])) {
+                left[me] = left[p];
+                inc[me] = inc[p];
+                has_left[me] = true;
+            }
+        }
+    }
     if (!infinite && ms == 0 && has_left[me]) {
         if (togo > 0)
             ms = left[me] / togo + inc[me] * 3 / 4;
