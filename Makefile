@@ -1,6 +1,7 @@
 # chameleon - one hand-written Makefile.
 #
-#   make            release build into build/ (rules core, perft, server)
+#   make            release build into build/ (rules core, perft, server,
+#                   rules.wasm)
 #   make run        install what is missing, build, start the server
 #   make test       install what is missing, build with ASan+UBSan, run every test
 #   make bench      measure speed (perft, server) and record it in BENCHMARKS.md
@@ -59,7 +60,7 @@ TOOL_BINS  := $(patsubst tests/tools/%.c,$(BUILD)/%,$(TOOL_SRC))
 .PHONY: all run test bench debug format format-check clean deps deps-test
 .DEFAULT_GOAL := all
 
-all: $(BUILD)/perft $(SERVER_BIN) $(BUILD)/chameleon-engine $(TOOL_BINS)
+all: $(BUILD)/perft $(SERVER_BIN) $(BUILD)/chameleon-engine $(TOOL_BINS) $(BUILD)/rules.wasm
 
 debug: $(DBG)/perft $(DBG_SERVER_BIN) $(DBG)/chameleon-engine $(UNIT_BINS)
 
@@ -139,6 +140,15 @@ $(BUILD)/chameleon-engine: $(BUILD)/obj/$(ENGINE_MAIN:.c=.o) $(BUILD)/libprotoco
 
 $(DBG)/chameleon-engine: $(DBG)/obj/$(ENGINE_MAIN:.c=.o) $(DBG)/libprotocol.a $(DBG)/libcommon.a
 	$(CC) $(SAN) -o $@ $^ -lpthread -lm
+
+# The rules core and the engine for the browser (common/wasm.h): Debian's
+# clang, lld and wasi-libc; a reactor module (no main), no runtime beyond
+# wasi-libc.
+WASM_CC := clang
+$(BUILD)/rules.wasm: $(COMMON_SRC) $(wildcard common/*.h)
+	@mkdir -p $(dir $@)
+	$(WASM_CC) --target=wasm32-wasi -mexec-model=reactor $(WARN) -D_DEFAULT_SOURCE -Icommon -O2 \
+	    -o $@ $(COMMON_SRC)
 
 # Helper programs for tests and benchmarks (load generators, reference
 # generators, the match tool): release build, linked with every layer.

@@ -12,7 +12,7 @@ set -eu
 mode=${1:---build}
 
 runtime="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 libsodium23"
-build="gcc make pkg-config uthash-dev libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev libsqlite3-dev libsodium-dev"
+build="gcc make pkg-config clang lld wasi-libc libclang-rt-dev-wasm32 uthash-dev libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev libsqlite3-dev libsodium-dev"
 test="libcmocka-dev chromium sqlite3"
 
 case "$mode" in

@@ -3,6 +3,7 @@
  */
 #include "api.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,51 @@ int api_tables(net_conn *c, const char *arg, const char *body, size_t len)
             return 500;
     }
     net_http_reply(c, 200, "application/json", proto_out_data(&tables), tables.len, NULL);
+    return 0;
+}
+
+/* The module's bytes, read before the loop starts: serving it never waits
+ * on the disk. */
+static char *wasm_bytes;
+static size_t wasm_len;
+
+int api_wasm_load(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return -1;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len == cap) {
+            cap = cap ? cap * 2 : 1 << 18;
+            char *nb = realloc(buf, cap);
+            if (nb == NULL)
+                break;
+            buf = nb;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    bool ok = !ferror(f) && len > 0;
+    fclose(f);
+    if (!ok) {
+        free(buf);
+        return -1;
+    }
+    free(wasm_bytes);
+    wasm_bytes = buf;
+    wasm_len = len;
+    return 0;
+}
+
+int api_wasm(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    if (wasm_bytes == NULL)
+        return 404;
+    net_http_reply(c, 200, "application/wasm", wasm_bytes, wasm_len, NULL);
     return 0;
 }
 

@@ -1,7 +1,8 @@
 /*
  * api.h - the HTTP routes other than static files: the archive
  * (/api/games/<id>, /api/games/<id>.pgn), profiles (/api/profile/<name>),
- * accounts (/api/register, /api/login, /api/logout), /healthz, /metrics.
+ * accounts (/api/register, /api/login, /api/logout), /healthz, /metrics,
+ * and the rules core for the browser (/rules.wasm).
  *
  * Owns: the route handlers (main.c puts them in the route table it gives
  * net_start) and the password work of a request in flight (register and
@@ -39,6 +40,11 @@ int api_logout(net_conn *c, const char *arg, const char *body, size_t len);
 /* GET /api/tables: the server's tables (proto_write_tables), written once. */
 int api_tables(net_conn *c, const char *arg, const char *body, size_t len);
 int api_healthz(net_conn *c, const char *arg, const char *body, size_t len);
+/* Read build/rules.wasm (or the file given) once, at start; -1 if it cannot
+ * be read (the route then answers 404). */
+int api_wasm_load(const char *path);
+/* GET /rules.wasm, as application/wasm. */
+int api_wasm(net_conn *c, const char *arg, const char *body, size_t len);
 int api_metrics(net_conn *c, const char *arg, const char *body, size_t len);
 
 /* net_callbacks.http_closed: c closed while its answer was being computed. */

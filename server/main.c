@@ -43,6 +43,7 @@ static void usage(FILE *f)
                "  --port N             TCP port, 0 for any free one (default 8080)\n"
                "  --db FILE            SQLite database (default chameleon.db)\n"
                "  --web-root DIR       static files of the web client (default web-client)\n"
+               "  --wasm FILE          the rules core for the browser (default build/rules.wasm)\n"
                "  --abandon-seconds N  a seated player away this long abandons (default 0: never)\n"
                "  --clock-offset-file FILE  TESTS ONLY: the store's clock (correspondence\n"
                "                       deadlines, vacation) runs ahead of the wall clock by\n"
@@ -93,6 +94,7 @@ static const net_route routes[] = {
     {NET_GET, "/api/tables", false, api_tables},   {NET_GET, "/api/games/", true, api_game},
     {NET_GET, "/api/profile/", true, api_profile}, {NET_POST, "/api/register", false, api_register},
     {NET_POST, "/api/login", false, api_login},    {NET_POST, "/api/logout", false, api_logout},
+    {NET_GET, "/rules.wasm", false, api_wasm},
 };
 
 static uv_signal_t sigint, sigterm;
@@ -127,6 +129,7 @@ int main(int argc, char **argv)
     const char *db = "chameleon.db";
     long abandon_s = 0;
     const char *clock_file = NULL;
+    const char *wasm_file = "build/rules.wasm";
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -153,6 +156,8 @@ int main(int argc, char **argv)
             db = val;
         } else if (strcmp(a, "--web-root") == 0) {
             cfg.web_root = val;
+        } else if (strcmp(a, "--wasm") == 0) {
+            wasm_file = val;
         } else if (strcmp(a, "--clock-offset-file") == 0) {
             clock_file = val;
         } else if (strcmp(a, "--abandon-seconds") == 0) {
@@ -197,6 +202,10 @@ int main(int argc, char **argv)
     room_init(&loop, st, abandon_s * 1000);
     dispatch_init(&loop, st);
     api_init(&loop, st);
+    if (api_wasm_load(wasm_file) < 0)
+        fprintf(stderr,
+                "chameleon: cannot read %s: the client's own rules (hints, analysis) are off\n",
+                wasm_file);
     int restored = room_restore_all();
     if (restored < 0) {
         fprintf(stderr, "chameleon: cannot restore games: %s\n", store_err_text(restored));

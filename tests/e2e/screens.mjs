@@ -240,6 +240,12 @@ async function main() {
       await g.page.waitForSelector('#howto-board g.piece');
       await shoot(g.page, `howto-${id}`);
     }
+    for (const id of ['ultima', 'rollerball', 'yalta', 'ant2', 'ant3']) {
+      await g.page.goto(`${server.url}/#/analysis/${id}`);
+      await g.page.waitForSelector('svg.board g.piece');
+      await g.page.waitForFunction(() => /depth/.test(document.getElementById('engine-info').textContent), null, { timeout: 20000 });
+      await shoot(g.page, `analysis-${id}`);
+    }
     await g.page.goto(`${server.url}/#/turn`);
     await shoot(g.page, 'your-turn-guest');
     await g.page.goto(`${server.url}/#/games`);

@@ -9,6 +9,7 @@ import * as howto from './pages/howto.js';
 import * as games from './pages/games.js';
 import * as account from './pages/account.js';
 import * as turn from './pages/turn.js';
+import * as analysis from './pages/analysis.js';
 import { watchYourTurn } from './corr.js';
 import { setTables } from './tables.js';
 
@@ -34,6 +35,10 @@ const ROUTES = [
   [/^#\/game\/(\d+)$/, room, 'games', (m) => ({ room: Number(m[1]) })],
   [/^#\/games$/, games, 'games'],
   [/^#\/turn$/, turn, 'turn'],
+  [/^#\/analysis$/, analysis, 'analysis'],
+  [/^#\/analysis\/game\/(\d+)$/, analysis, 'analysis', (m) => ({ stored: Number(m[1]) })],
+  [/^#\/analysis\/(\w+)$/, analysis, 'analysis', (m) => ({ game: m[1] })],
+  [/^#\/analysis\/(\w+)\/(.+)$/, analysis, 'analysis', (m) => ({ game: m[1], position: decodeURIComponent(m[2]) })],
   [/^#\/howto$/, howto, 'howto'],
   [/^#\/howto\/(\w+)$/, howto, 'howto', (m) => ({ game: m[1] })],
   [/^#\/login$/, account, 'login', () => ({ mode: 'login' })],

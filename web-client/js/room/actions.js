@@ -58,6 +58,10 @@ export function createActions(ctx) {
         : act('rematch', (st.rematch_offers || []).length ? 'Accept rematch' : 'Rematch', 'primary'));
     }
     if (st.next_room) list.push(h('a', { href: `#/game/${st.next_room}` }, 'Go to the rematch'));
+    // The analysis board: with the engine once the game is over; during
+    // the game, for its players, without (in a new tab: the game goes on).
+    if (over) list.push(h('a', { href: `#/analysis/game/${ctx.id}`, id: 'analysis-link' }, 'Analysis board'));
+    else if (player) list.push(h('a', { href: `#/analysis/game/${ctx.id}`, id: 'analysis-link', target: '_blank', rel: 'noopener' }, 'Analysis board (no engine)'));
     if (st.draw_offers && st.draw_offers.length && !over) {
       list.push(h('span', { class: 'muted', id: 'draw-note' }, `Draw offered by ${st.draw_offers.map((s) => model.seatName(s)).join(', ')}`));
     }

@@ -1,0 +1,394 @@
+// The analysis board: any game from its set-up, from a pasted position
+// string or from a stored game (#/analysis/game/<id>). Moves for every side
+// are checked by the rules core in the browser (rules.js), kept as a tree
+// with variations, and the engine thinks in a Web Worker
+// (engine-worker.js): nothing here asks the server, so the board goes on
+// working when the connection is gone. A game still in progress opens
+// without the engine, as on lichess: no help during a game.
+//
+// Routes: #/analysis (Ultima), #/analysis/<game>, #/analysis/<game>/<position,
+// URI-encoded>, #/analysis/game/<id>.
+
+import { h } from '../dom.js';
+import { Board, parseMove } from '../board.js';
+import { pieceName } from '../pieces.js';
+import { loadRules } from '../rules.js';
+
+const FLAG_FROZEN = 1, FLAG_INERT = 2, FLAG_CHECK = 4;
+
+// The module's bytes and the rules, loaded once per page load: the worker
+// gets a copy of the bytes, so that neither fetches again.
+let loaded = null;
+function rulesOnce() {
+  if (!loaded) {
+    loaded = fetch('/rules.wasm')
+      .then((r) => (r.ok ? r.arrayBuffer() : Promise.reject(new Error(`rules.wasm: HTTP ${r.status}`))))
+      .then(async (bytes) => ({ bytes, rules: await loadRules(bytes.slice(0)) }));
+  }
+  return loaded;
+}
+
+// A node of the move tree: the move that leads to it (input and display
+// text) and the moves played from it; children[0] is the main line.
+const node = (move, display, parent) => ({ move, display, parent, children: [] });
+
+function pathTo(n) {
+  const out = [];
+  for (let x = n; x.parent; x = x.parent) out.unshift(x);
+  return out;
+}
+
+export function mount(main, params, app) {
+  const say = h('div', { class: 'status', id: 'analysis-status', role: 'alert' });
+  const title = h('h1', { class: 'room-title' }, 'Analysis board');
+  const boardBox = h('div', { class: 'board-box' });
+  const gameSel = h('select', { id: 'analysis-game', 'aria-label': 'Game' });
+  const posIn = h('textarea', { id: 'analysis-paste', rows: 2, placeholder: 'Paste a position string', spellcheck: 'false' });
+  const engineOn = h('input', { type: 'checkbox', id: 'engine-on', checked: true });
+  const engineBox = h('div', { class: 'engine', id: 'engine' });
+  const evalText = h('span', { class: 'eval', id: 'engine-eval' }, '\u2026');
+  const engineInfo = h('span', { class: 'muted', id: 'engine-info' });
+  const pvLine = h('div', { class: 'pv', id: 'engine-pv' });
+  const tree = h('div', { class: 'moves tree', id: 'analysis-moves' });
+  const fenOut = h('input', { id: 'analysis-position', readonly: true, 'aria-label': 'Position string' });
+  const pgnOut = h('textarea', { id: 'analysis-pgn', rows: 4, readonly: true, 'aria-label': 'PGN' });
+  const step = (label, aria, fn) => h('button', { type: 'button', 'aria-label': aria, onclick: fn }, label);
+
+  const st = {
+    rules: null, bytes: null, game: params.game || 'ultima', root: null, rootPosition: null,
+    leaves: [], cur: null, board: null, view: 0, worker: null, question: 0, engineAllowed: true, source: null,
+  };
+
+  engineBox.append(h('div', { class: 'row' },
+    h('label', { class: 'inline', for: 'engine-on', style: 'margin:0' }, engineOn, ' Engine'), evalText, engineInfo), pvLine);
+  engineOn.addEventListener('change', () => think());
+
+  main.append(h('div', { class: 'room analysis', id: 'analysis' },
+    h('div', { class: 'board-col' }, boardBox,
+      h('div', { class: 'step' },
+        step('\u00ab', 'First position', () => go(st.root)),
+        step('\u25c0', 'Previous move', () => go(st.cur.parent || st.cur)),
+        step('\u25b6', 'Next move', () => go(st.cur.children[0] || st.cur)),
+        step('\u00bb', 'Last position', () => { let n = st.cur; while (n.children[0]) n = n.children[0]; go(n); }),
+        step('\u21c5', 'Flip board', () => flip()))),
+    h('div', { class: 'side' },
+      title, engineBox, tree, say,
+      h('div', { class: 'panel export' },
+        h('label', { for: 'analysis-position' }, 'Position string'), fenOut,
+        h('label', { for: 'analysis-pgn' }, 'PGN'), pgnOut,
+        h('div', { class: 'row' },
+          h('button', { type: 'button', id: 'analysis-copy', onclick: () => copy(fenOut.value, 'Position string copied.') }, 'Copy position'),
+          h('button', { type: 'button', id: 'analysis-download', onclick: download }, 'Download PGN'))),
+      h('form', { class: 'panel', id: 'analysis-setup', onsubmit: (e) => { e.preventDefault(); setUpFromForm(); } },
+        h('label', { for: 'analysis-game' }, 'Game'), gameSel,
+        h('label', { for: 'analysis-paste' }, 'Start from a position string (empty: the set-up)'), posIn,
+        h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, 'Set up'))))));
+
+  const onKey = (e) => {
+    if (e.target.closest && e.target.closest('input, textarea, select')) return;
+    if (e.key === 'ArrowLeft') go(st.cur.parent || st.cur);
+    else if (e.key === 'ArrowRight') go(st.cur.children[0] || st.cur);
+    else return;
+    e.preventDefault();
+  };
+  document.addEventListener('keydown', onKey);
+
+  // ---- the position of a node: the game replayed along its path --------
+  function gameAt(n) {
+    const g = st.rules.newGame(st.game, st.rootPosition || undefined);
+    const path = pathTo(n);
+    const info = st.rules.games.find((x) => x.id === st.game);
+    let left = 0;
+    const leavesAt = (k) => {
+      for (const l of st.leaves) {
+        // Only leaves the others play on after: a leave that ends the
+        // game would end the analysis too.
+        if (l.after === k && info.players - left - 1 >= 2) { g.leave(l.player, l.reason); left++; }
+      }
+    };
+    path.forEach((x, k) => { leavesAt(k); g.play(x.move); });
+    leavesAt(path.length);
+    return g;
+  }
+
+  function go(n) {
+    st.cur = n;
+    render();
+    think();
+  }
+
+  function render() {
+    const g = gameAt(st.cur);
+    try {
+      const pieces = g.pieces();
+      const pos = new Map(pieces.map((p) => [p.cell, { kind: p.letter, owner: p.owner }]));
+      const cells = (f) => pieces.filter((p) => p.flags & f).map((p) => p.cell);
+      const lm = st.cur.move ? parseMove(st.cur.move) : null;
+      const b = st.board;
+      b.position = pos;
+      b.view = st.view;
+      b.marks = { last: lm && lm.from ? [lm.from, lm.to] : [], captured: [], check: cells(FLAG_CHECK), frozen: cells(FLAG_FROZEN), inert: cells(FLAG_INERT) };
+      const status = g.status();
+      b.legal = status.over ? [] : g.legalMoves().map(parseMove).filter(Boolean);
+      b.interactive = b.legal.length > 0;
+      if (!b.interactive) b.selected = null;
+      b.render();
+      fenOut.value = g.position();
+      if (status.over) {
+        const info = st.rules.games.find((x) => x.id === st.game);
+        const who = status.winner === null ? 'Draw' : `${cap(info.colours[status.winner])} wins`;
+        say.textContent = `${who} (${status.reason}).`;
+      }
+    } finally {
+      g.free();
+    }
+    renderTree();
+    pgnOut.value = pgn();
+  }
+
+  // ---- the move tree -----------------------------------------------------
+  function renderTree() {
+    const info = st.rules.games.find((x) => x.id === st.game);
+    const n = info.players;
+    const out = [];
+    const moveBtn = (x, ply, first) => {
+      const parts = [];
+      if (ply % n === 0) parts.push(h('span', { class: 'ply-no' }, `${ply / n + 1}.`));
+      else if (first) parts.push(h('span', { class: 'ply-no' }, `${Math.floor(ply / n) + 1}\u2026`));
+      parts.push(h('button', { type: 'button', class: x === st.cur ? 'current' : '', onclick: () => go(x), title: x.move }, x.display));
+      return parts;
+    };
+    // The main line of `from` (whose first move is at `ply`), with each
+    // alternative in parentheses after the move it replaces.
+    const line = (from, ply, into, first) => {
+      let x = from, p = ply, f = first;
+      while (x.children.length) {
+        const [mainMove, ...alts] = x.children;
+        into.push(...moveBtn(mainMove, p, f));
+        f = false;
+        for (const alt of alts) {
+          const v = [h('span', { class: 'paren' }, '(')];
+          v.push(...moveBtn(alt, p, true));
+          line(alt, p + 1, v, false);
+          v.push(h('span', { class: 'paren' }, ')'));
+          into.push(h('span', { class: 'variation' }, ...v));
+          f = true;
+        }
+        x = mainMove;
+        p++;
+      }
+    };
+    line(st.root, 0, out, false);
+    tree.replaceChildren(...(out.length ? out : [h('span', { class: 'muted' }, 'Play a move on the board.')]));
+    const cur = tree.querySelector('.current');
+    if (cur) cur.scrollIntoView({ block: 'nearest' });
+  }
+
+  function onMove(text) {
+    say.textContent = '';
+    let next = st.cur.children.find((c) => c.move === text);
+    if (!next) {
+      const g = gameAt(st.cur);
+      try {
+        const display = g.play(text);
+        next = node(text, display, st.cur);
+        st.cur.children.push(next);
+      } catch (e) {
+        say.textContent = e.message;
+        return;
+      } finally {
+        g.free();
+      }
+    }
+    go(next);
+  }
+
+  // ---- the engine ----------------------------------------------------------
+  function think() {
+    if (!st.worker) return;
+    const id = ++st.question;
+    const on = st.engineAllowed && engineOn.checked;
+    engineBox.classList.toggle('off', !on);
+    if (!on) {
+      st.worker.postMessage({ stop: true });
+      evalText.textContent = st.engineAllowed ? '' : '';
+      engineInfo.textContent = st.engineAllowed ? 'Engine off' : 'No engine while this game is in progress.';
+      pvLine.textContent = '';
+      return;
+    }
+    evalText.textContent = '\u2026';
+    engineInfo.textContent = 'thinking';
+    pvLine.textContent = '';
+    const path = pathTo(st.cur);
+    st.worker.postMessage({
+      id, game: st.game, position: st.rootPosition, moves: path.map((x) => x.move), leaves: st.leaves, ms: 60000,
+    });
+  }
+
+  function showInfo(m) {
+    if (m.id !== st.question) return;
+    if (m.type === 'error') { engineInfo.textContent = `Engine: ${m.message}`; return; }
+    if (m.over) { evalText.textContent = ''; engineInfo.textContent = 'Game over'; return; }
+    if (m.score === undefined) return;
+    const info = st.rules.games.find((x) => x.id === st.game);
+    evalText.textContent = evalOf(m.score, m.toMove, info);
+    const nps = m.ms > 0 ? Math.round(m.nodes / m.ms) : 0;
+    engineInfo.textContent = `depth ${m.depth}${m.type === 'done' ? '' : ' \u2026'} \u00b7 ${nps} knodes/s`;
+    pvLine.textContent = (m.pv || []).join(' ');
+  }
+
+  // Two players: from the first player's side, as lichess shows it (+ is
+  // good for White); three: for the player to move.
+  function evalOf(score, toMove, info) {
+    const WIN = 100000, BOUND = WIN - 1000;
+    const mine = info.players === 2 && toMove === 1 ? -score : score;
+    const sign = mine > 0 ? '+' : mine < 0 ? '\u2212' : '';
+    let text;
+    if (Math.abs(score) >= BOUND) {
+      const plies = WIN - Math.abs(score);
+      text = `${sign}#${Math.ceil(plies / info.players)}`;
+    } else {
+      text = `${sign}${(Math.abs(mine) / 100).toFixed(2)}`;
+    }
+    return info.players === 2 ? text : `${text} for ${info.colours[toMove]}`;
+  }
+
+  // ---- export --------------------------------------------------------------
+  function pgn() {
+    const info = st.rules.games.find((x) => x.id === st.game);
+    const n = info.players;
+    const tags = [['Event', 'Analysis'], ['Site', 'chameleon'], ['Variant', st.game]];
+    if (st.rootPosition) tags.push(['SetUp', '1'], ['FEN', st.rootPosition]);
+    if (st.source) tags.push(['GameId', String(st.source)]);
+    tags.push(['Result', '*']);
+    const toks = [];
+    const num = (ply, first) => (ply % n === 0 ? [`${ply / n + 1}.`] : first ? [`${Math.floor(ply / n) + 1}...`] : []);
+    const line = (from, ply, out, first) => {
+      let x = from, p = ply, f = first;
+      while (x.children.length) {
+        const [m, ...alts] = x.children;
+        out.push(...num(p, f), m.move);
+        f = false;
+        for (const alt of alts) {
+          const v = ['(', ...num(p, true), alt.move];
+          line(alt, p + 1, v, false);
+          v.push(')');
+          out.push(v.join(' ').replace('( ', '(').replace(' )', ')'));
+          f = true;
+        }
+        x = m;
+        p++;
+      }
+    };
+    line(st.root, 0, toks, false);
+    toks.push('*');
+    const head = tags.map(([k, v]) => `[${k} "${v.replace(/[\\"]/g, '\\$&')}"]`).join('\n');
+    // Move text wrapped at 79 columns, as the server writes it.
+    const lines = [];
+    let lineText = '';
+    for (const t of toks) {
+      if (lineText && lineText.length + 1 + t.length > 79) { lines.push(lineText); lineText = t; } else lineText = lineText ? `${lineText} ${t}` : t;
+    }
+    if (lineText) lines.push(lineText);
+    return `${head}\n\n${lines.join('\n')}\n`;
+  }
+
+  function download() {
+    const a = h('a', { href: URL.createObjectURL(new Blob([pgn()], { type: 'application/x-chess-pgn' })), download: `analysis-${st.game}.pgn` });
+    document.body.append(a);
+    a.click();
+    a.remove();
+  }
+
+  function copy(text, done) {
+    if (navigator.clipboard) navigator.clipboard.writeText(text).then(() => { say.textContent = done; }, () => { fenOut.select(); });
+    else fenOut.select();
+  }
+
+  function flip() {
+    const info = st.rules.games.find((x) => x.id === st.game);
+    st.view = (st.view + 1) % info.players;
+    render();
+  }
+
+  // ---- setting up ------------------------------------------------------------
+  function start(game, position, moves = [], leaves = [], engineAllowed = true, source = null) {
+    st.game = game;
+    st.rootPosition = position || null;
+    st.leaves = leaves;
+    st.engineAllowed = engineAllowed;
+    st.source = source;
+    st.root = node(null, null, null);
+    st.cur = st.root;
+    // Check the position (and the moves) before anything is drawn.
+    const g = st.rules.newGame(game, position || undefined);
+    try {
+      for (const m of moves) {
+        const display = g.play(m);
+        const x = node(m, display, st.cur);
+        st.cur.children.push(x);
+        st.cur = x;
+      }
+    } finally {
+      g.free();
+    }
+    if (st.board) st.board.destroy();
+    st.board = new Board(boardBox, { game, onMove, pieceName: (k) => pieceName(game, k) });
+    st.view = 0;
+    for (const o of gameSel.options) o.selected = o.value === game;
+    const info = st.rules.games.find((x) => x.id === game);
+    title.replaceChildren('Analysis board', h('span', { class: 'tc-line' },
+      `${info.name}${source ? ` \u00b7 game ${source}` : position ? ' \u00b7 from a position' : ' \u00b7 from the set-up'}`));
+    if (source) title.querySelector('.tc-line').append(' \u00b7 ', h('a', { href: `#/game/${source}` }, 'back to the game'));
+    document.title = `Analysis \u00b7 ${info.name} \u00b7 chameleon`;
+    render();
+    think();
+  }
+
+  function setUpFromForm() {
+    const game = gameSel.value;
+    const pos = posIn.value.trim();
+    say.textContent = '';
+    try {
+      start(game, pos || null);
+      const hash = pos ? `#/analysis/${game}/${encodeURIComponent(pos)}` : `#/analysis/${game}`;
+      history.replaceState(null, '', hash);
+    } catch (e) {
+      say.textContent = `That position does not set up: ${e.message}`;
+    }
+  }
+
+  async function fromStoredGame(id) {
+    const r = await fetch(`/api/games/${id}`);
+    if (!r.ok) throw new Error(`no game ${id}`);
+    const g = await r.json();
+    const moves = (g.moves || []).map((m) => m.move);
+    const leaves = (g.leaves || []).map((l) => ({ after: l.after_ply, player: l.player, reason: l.reason }));
+    start(g.variant, g.position || null, moves, leaves, g.status === 'finished', id);
+  }
+
+  let gone = false;
+  rulesOnce().then(async ({ bytes, rules }) => {
+    if (gone) return;
+    st.rules = rules;
+    gameSel.replaceChildren(...rules.games.map((x) => h('option', { value: x.id }, x.name)));
+    st.worker = new Worker(new URL('../engine-worker.js', import.meta.url), { type: 'module' });
+    st.worker.onmessage = (e) => showInfo(e.data);
+    st.worker.postMessage({ bytes: bytes.slice(0) });
+    try {
+      if (params.stored) await fromStoredGame(params.stored);
+      else start(rules.games.some((x) => x.id === params.game) ? params.game : 'ultima', params.position || null);
+    } catch (e) {
+      if (!st.root) start('ultima', null);
+      say.textContent = e.message;
+    }
+  }).catch((e) => { say.textContent = `The rules could not be loaded: ${e.message}`; });
+
+  return () => {
+    gone = true;
+    document.removeEventListener('keydown', onKey);
+    if (st.worker) st.worker.terminate();
+  };
+}
+
+const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : '');
