@@ -575,9 +575,10 @@ uci_action uci_line(uci *u, const char *line)
         goto out_free_words;
     }
     if (!c->while_busy && atomic_load(&u->busy)) {
-        /* A search that ends by itself is waited for, as Stockfish does;
-         * `go infinite` would never end, so the command is refused. */
-        if (!u->infinite)
+        /* A search that ends by itself (or was told to stop) is waited
+         * for, as Stockfish does; `go infinite` before its `stop` would
+         * never end, so the command is refused. */
+        if (!u->infinite || atomic_load(&u->stopped))
             act = UCI_WAIT;
         else
             ERROR(u, "a search is running: send stop and wait for bestmove before %s", c->name);

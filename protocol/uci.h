@@ -12,8 +12,8 @@
  * `stop`, `quit`, `uci` and `d` at once; a command that would change what
  * the search reads (position, setoption, ucinewgame, go) is not run: it
  * returns UCI_WAIT (the caller waits for bestmove and hands the line in
- * again, as Stockfish waits for its search), or during `go infinite`, which
- * only `stop` ends, it is refused with an error. So the searching thread
+ * again, as Stockfish waits for its search), or during `go infinite` before
+ * its `stop`, which would never come, it is refused with an error. So the searching thread
  * and the reading thread never write the same state.
  *
  * Commands: uci, isready, setoption name N [value V], ucinewgame,

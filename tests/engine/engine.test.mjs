@@ -186,6 +186,13 @@ test('go infinite answers isready while thinking and stops at once on stop', asy
     const took = Date.now() - t0;
     assert.ok(took < 300, `stop took ${took} ms (aim: about 100)`);
     assert.ok(legal('ultima', ['e2-e4', best.split(' ')[1]]).ok, best);
+    // Stop then go at once: the go waits for the first answer.
+    let n = e.lines.length;
+    e.send('go infinite');
+    e.send('stop');
+    e.send('go depth 1');
+    await e.waitFor(() => e.lines.slice(n).filter((l) => l.startsWith('bestmove')).length === 2, 3000, n);
+    assert.ok(!e.lines.slice(n).some((l) => l.startsWith('info string error')), e.lines.slice(n).join('\n'));
     // Stop right after go (before the search has started) is not lost.
     t0 = Date.now();
     e.send('go infinite');

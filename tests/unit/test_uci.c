@@ -390,6 +390,15 @@ static void test_busy(void **state)
     assert_non_null(best);
     assert_string_not_equal(best, "bestmove (none)");
     assert_non_null(strstr(show(f), "moves 1 to_move black"));
+
+    /* Once stop has come, commands wait for the answer instead of being
+     * refused; a stop that came before the search started still ends it. */
+    assert_int_equal(uci_line(f->u, "go infinite"), UCI_GO);
+    assert_int_equal(uci_line(f->u, "stop"), UCI_STOP);
+    assert_int_equal(uci_line(f->u, "position startpos"), UCI_WAIT);
+    clear(&f->cap);
+    assert_string_not_equal(think(f), "(none)");
+    assert_int_equal(uci_line(f->u, "position startpos"), UCI_NONE);
 }
 
 int main(void)
