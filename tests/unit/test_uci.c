@@ -342,6 +342,36 @@ static void test_game_over(void **state)
     assert_non_null(find(&f->cap, "info string the game is over"));
 }
 
+/* Forced results are `score mate N`: N the side to move's own moves, less
+ * than zero when it is the one mated (a Rollerball game that ended so). */
+static void test_mate_score(void **state)
+{
+    fixture *f = *state;
+    const char *before = "position startpos moves c2-b1 c6-b6 d1-d7 d6-d7 c1-b2 e6-f5 d2-d1 "
+                         "b6-g6 e1-f1 g6-f1 d1-d2 f1-g1 d2-c2 g1-g2 b2-a3 g2-e2 c2-d1 e2-f2";
+    char line[512];
+    uci_line(f->u, "setoption name UCI_Variant value rollerball");
+    assert_int_equal(uci_line(f->u, before), UCI_NONE);
+    clear(&f->cap);
+    assert_int_equal(uci_line(f->u, "go depth 3"), UCI_GO);
+    think(f);
+    assert_non_null(strstr(f->cap.lines[f->cap.n - 2], " score mate -1 "));
+
+    /* White has moved; black mates at once. */
+    snprintf(line, sizeof line, "%s d1-c1", before);
+    assert_int_equal(uci_line(f->u, line), UCI_NONE);
+    clear(&f->cap);
+    assert_int_equal(uci_line(f->u, "go depth 3"), UCI_GO);
+    char best[RULES_MOVE_TEXT];
+    snprintf(best, sizeof best, "%s", think(f));
+    assert_non_null(strstr(f->cap.lines[f->cap.n - 2], " score mate 1 "));
+    size_t len = strlen(line);
+    snprintf(line + len, sizeof line - len, " %s", best);
+    assert_int_equal(uci_line(f->u, line), UCI_NONE);
+    show(f);
+    assert_non_null(find(&f->cap, "info string game over: checkmate"));
+}
+
 static void *think_thread(void *arg)
 {
     fixture *f = arg;
@@ -412,6 +442,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_go_words, setup, teardown),
         cmocka_unit_test_setup_teardown(test_three_players_clock, setup, teardown),
         cmocka_unit_test_setup_teardown(test_game_over, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mate_score, setup, teardown),
         cmocka_unit_test_setup_teardown(test_busy, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
