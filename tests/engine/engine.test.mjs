@@ -9,6 +9,7 @@ import { createInterface } from 'node:readline';
 const ENGINE = process.env.ENGINE_BIN;
 const CHECK = process.env.ENGINE_CHECK_BIN;
 const PERFT = process.env.PERFT_BIN;
+const MATCH = process.env.MATCH_BIN;
 const GAMES = ['ultima', 'ultima1968', 'rollerball', 'yalta', 'ant2', 'ant3'];
 const PLIES = 6;
 
@@ -225,4 +226,44 @@ test('quit during a search and end of input both end the program', async () => {
     e.send('go depth 2');
     e.proc.stdin.end();
     assert.equal(await e.exited, 0);
+});
+
+// The match tool: short matches end with one parsable result line whose
+// averages share one point a game; bad arguments exit 2.
+test('match: two and three players, result line, usage errors', () => {
+    const run = (args) => spawnSync(MATCH, args, { encoding: 'utf8' });
+    const parse = (out) => {
+        const line = out.trim().split('\n').pop();
+        assert.match(line, /^result /);
+        return Object.fromEntries(line.split(' ').slice(1).map((kv) => kv.split('=')));
+    };
+    let r = run(['--game', 'rollerball', '--games', '4', '--depth', '1', '--openings', '2',
+                 '--max-plies', '80', '-j', '2', 'greedy', 'level:1']);
+    assert.equal(r.status, 0, r.stderr);
+    let res = parse(r.stdout);
+    assert.equal(res.games, '4');
+    assert.equal(res.players, 'greedy,level:1');
+    assert.equal(res.errors, '0');
+    let avg = res.avg.split(',').map(Number);
+    assert.ok(Math.abs(avg[0] + avg[1] - 1) < 0.01, res.avg);
+    assert.ok('elo' in res && 'err' in res);
+    assert.equal((r.stdout.match(/^game \d+\/4:/gm) || []).length, 4);
+
+    r = run(['--game', 'yalta', '--games', '5', '--depth', '1', '--max-plies', '60',
+             '--players', 'random,greedy,brs:1']);
+    assert.equal(r.status, 0, r.stderr);
+    res = parse(r.stdout);
+    assert.equal(res.games, '6'); // rounded up to every seating
+    avg = res.avg.split(',').map(Number);
+    assert.ok(Math.abs(avg[0] + avg[1] + avg[2] - 1) < 0.01, res.avg);
+    assert.ok('elo_0_1' in res && 'elo_0_2' in res && 'elo_1_2' in res);
+
+    assert.equal(run(['--game', 'chess', 'random', 'random']).status, 2);
+    assert.equal(run(['--game', 'yalta', 'random', 'random']).status, 2);
+    assert.equal(run(['--game', 'ultima', 'random', 'level:9']).status, 2);
+    assert.equal(run(['--game', 'ultima', '--games', 'x', 'random', 'random']).status, 2);
+
+    r = run(['--bench', '--game', 'rollerball', '--movetime', '50']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^bench game=rollerball method=- depth=\d+ seldepth=\d+ nodes=\d+ ms=\d+ nps=\d+ best=\S+$/m);
 });
