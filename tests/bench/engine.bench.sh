@@ -34,7 +34,8 @@ trap 'rm -f "$tmp"' EXIT
 field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
 echo "The bots' search (common/search.c) through \`build/match\`; the figures depend"
-echo "on each game's evaluation as it stands. Measured $(date -u +%Y-%m-%d) on $machine."
+echo "on each game's evaluation as it stands. Measured $(date -u +%Y-%m-%d) on $machine;"
+echo "load average when it started: $(cut -d' ' -f1-3 /proc/loadavg) (nodes/s fall when other work shares the cores)."
 echo
 echo "Speed from the set-up: one search of $SPEED_MS ms at level 8 on one core."
 echo
