@@ -79,6 +79,10 @@ static struct {
     bool promo[2][3][NC];
     uint8_t file_start[14]; /* first cell of each file, [13] = NC */
     uint64_t zpiece[NC][24], zmove[3], zleft[3];
+    /* For the evaluation: each cell's distance to the centre, and the
+     * fewest soldier steps from a cell to its player's promotion edge. */
+    uint8_t cdist[NC];
+    uint8_t pdist[2][3][NC];
 } T;
 
 /* Army geometry: the queen's corner gives the soldiers' forward direction
@@ -156,6 +160,30 @@ static void tables_build(void)
         for (int pl = 0; pl < 2 + v; pl++)
             for (int c = 0; c < NC; c++)
                 T.promo[v][pl][c] = on_edge_through(c, opp[v][pl][0], opp[v][pl][1]);
+    for (int c = 0; c < NC; c++) {
+        int q = T.q[c], r = T.r[c], e = -q - r;
+        q = q < 0 ? -q : q;
+        r = r < 0 ? -r : r;
+        e = e < 0 ? -e : e;
+        T.cdist[c] = (uint8_t)(q > r ? (q > e ? q : e) : (r > e ? r : e));
+    }
+    for (int v = 0; v < 2; v++)
+        for (int pl = 0; pl < 2 + v; pl++) {
+            uint8_t *pd = T.pdist[v][pl];
+            for (int c = 0; c < NC; c++)
+                pd[c] = T.promo[v][pl][c] ? 0 : 99;
+            for (bool changed = true; changed;) {
+                changed = false;
+                for (int c = 0; c < NC; c++)
+                    for (int k = -1; k <= 1; k++) {
+                        int t = T.nb[c][(fwd_dir[v][pl] + k + 6) % 6];
+                        if (t >= 0 && pd[t] + 1 < pd[c]) {
+                            pd[c] = (uint8_t)(pd[t] + 1);
+                            changed = true;
+                        }
+                    }
+            }
+        }
     uint64_t seed = 0x616e746368657373ull;
     for (int c = 0; c < NC; c++)
         for (int k = 0; k < 24; k++)
@@ -1214,6 +1242,12 @@ static char piece_at(const rules_pos *p, int cell, int *owner)
     return kind_letter[KIND(a->board[cell])];
 }
 
+/* The bots' in_check hook: the queen of the player to move attacked. */
+static bool to_move_in_check(const rules_pos *p)
+{
+    return in_check(CAP(p), p->to_move);
+}
+
 static unsigned cell_flags(const rules_pos *p, int cell)
 {
     const ant_pos *a = CAP(p);
@@ -1227,6 +1261,226 @@ static unsigned cell_flags(const rules_pos *p, int cell)
     return 0;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The bots' hooks (search.h): capture test, evaluation, turn switch. */
+
+/* Does legal move m take anything? A ladybug takes every piece on the
+ * cells it enters (its walk stops before its own and inert pieces, so any
+ * piece there is an enemy); a worm the one piece it passes under (kept in
+ * the move); any other piece the piece on its landing cell. */
+static bool is_capture(const rules_pos *p, rules_move m)
+{
+    const ant_pos *a = CAP(p);
+    if (m == M_PASS)
+        return false;
+    if (m & M_LADY) {
+        int from = M_FROM(m), pd = M_PDIR(m), pv = T.nb[from][pd], k0 = (pd + 3) % 6;
+        int s = (m & M_CCW) ? 5 : 1;
+        for (int i = 1, n = M_STEPS(m); i <= n; i++)
+            if (a->board[T.nb[pv][(k0 + i * s) % 6]])
+                return true;
+        return false;
+    }
+    return M_WCAP(m) != 0 || a->board[M_TO(m)] != 0;
+}
+
+/* The evaluation's weights, in centipawns (a soldier ant is 100). Why these
+ * values: ../ENGINE.md, "Ant Chess". */
+typedef struct {
+    int16_t value[8];    /* material by kind (the queen is not counted) */
+    int16_t mob[8];      /* per pseudo move (cells it could go to), by kind */
+    int16_t adv[13];     /* a soldier by its steps to promotion */
+    int16_t centre[7];   /* the queen by her distance to g7 */
+    int16_t centre_open; /* the queen next to g7, which no enemy attacks */
+    int16_t centre_go;   /* ... and her player is to move: a win in one */
+    int16_t check;       /* the queen attacked */
+    int16_t near[8];     /* an enemy piece of that kind within 2 of the queen */
+    int16_t guard;       /* an own piece next to the queen */
+    int16_t worm_line;   /* a worm line with one enemy piece over a landing */
+    int16_t queen_lost;  /* ant3: a player without its queen */
+} ant_weights;
+
+static const ant_weights W = {
+    /*             ?  Q    A    S    B    L    G    W */
+    .value = {0, 0, 100, 350, 550, 350, 300, 300},
+    .mob = {0, 0, 2, 4, 3, 3, 3, 2},
+    .adv = {0, 80, 50, 35, 25, 15, 10, 5, 0, 0, 0, 0, 0},
+    .centre = {0, 300, 180, 100, 50, 20, 0},
+    .centre_open = 400,
+    .centre_go = 3000,
+    .check = 60,
+    .near = {0, 0, 10, 25, 25, 30, 25, 15},
+    .guard = 8,
+    .worm_line = 10,
+    .queen_lost = 10000,
+};
+
+/* Player me's score, a lost queen aside: material and mobility of each
+ * piece (its pseudo moves counted, never generated), soldiers' progress,
+ * the worms' lines, the queen's distance to the centre and her safety. */
+static int32_t eval_player(const ant_pos *a, int me, int to_move)
+{
+    const uint8_t *b = a->board;
+    uint8_t rel[24];
+    relations(a, me, rel);
+    int32_t mat = 0, mob = 0, pos = 0;
+    for (int h = 0; h < 2; h++) {
+        uint64_t bits = a->occ[me][h];
+        while (bits) {
+            int c = h * 64 + __builtin_ctzll(bits);
+            bits &= bits - 1;
+            int kind = KIND(b[c]), n = 0;
+            mat += W.value[kind];
+            switch (kind) {
+            case K_A: {
+                pos += W.adv[T.pdist[a->v][me][c]];
+                int f = fwd_dir[a->v][me];
+                for (int k = -1; k <= 1; k++) {
+                    int t = T.nb[c][(f + k + 6) % 6];
+                    n += t >= 0 && rel[b[t]] != 1;
+                }
+                break;
+            }
+            case K_S:
+                for (int d = 0; d < 6; d++) {
+                    int t = T.nb[c][d];
+                    if (t < 0 || rel[b[t]] == 1)
+                        continue;
+                    n++;
+                    if (b[t])
+                        continue;
+                    int u = T.nb[t][d];
+                    n += u >= 0 && rel[b[u]] != 1;
+                }
+                break;
+            case K_B:
+                for (int d = 0; d < 6; d++) {
+                    const int8_t *ray = T.ray[c][d];
+                    for (int i = 0, len = T.raylen[c][d]; i < len; i++) {
+                        uint8_t code = b[ray[i]];
+                        if (rel[code] == 1)
+                            break;
+                        n++;
+                        if (code)
+                            break;
+                    }
+                }
+                break;
+            case K_G:
+                for (int i = 0, len = T.nd2[c]; i < len; i++)
+                    n += rel[b[T.d2[c][i]]] != 1;
+                break;
+            case K_L:
+                /* Every walk round every pivot, duplicates counted. */
+                for (int pd = 0; pd < 6; pd++) {
+                    int pv = T.nb[c][pd];
+                    if (pv < 0 || b[pv] == 0)
+                        continue;
+                    int k0 = (pd + 3) % 6;
+                    for (int s = 1; s <= 5; s += 4)
+                        for (int i = 1; i <= 5; i++) {
+                            int t = T.nb[pv][(k0 + i * s) % 6];
+                            if (t < 0 || rel[b[t]] == 1)
+                                break;
+                            n++;
+                        }
+                }
+                n /= 2;
+                break;
+            case K_W:
+                if (!T.edge[c])
+                    break;
+                /* Its lines: the landings (empty edge cells it reaches
+                 * under its own pieces and at most one enemy), and each
+                 * line where one enemy piece lies before a landing: a
+                 * capture it threatens (two or more enemies block). */
+                for (int d = 0; d < 6; d++) {
+                    const int8_t *ray = T.ray[c][d];
+                    int enemies = 0, preyed = 0;
+                    for (int i = 0, len = T.raylen[c][d]; i < len && enemies < 2; i++) {
+                        int t = ray[i];
+                        if (b[t] == 0) {
+                            if (T.edge[t]) {
+                                n++;
+                                if (enemies && !preyed) {
+                                    preyed = 1;
+                                    pos += W.worm_line;
+                                }
+                            }
+                        } else {
+                            enemies += rel[b[t]] == 2;
+                        }
+                    }
+                }
+                break;
+            default:
+                break;
+            }
+            mob += n * W.mob[kind];
+        }
+    }
+
+    int q = a->queen[me];
+    if (q >= 0) {
+        pos += W.centre[T.cdist[q]];
+        for (int x = 0; x < a->np; x++)
+            if (x != me && !(a->left >> x & 1) && attacks(a, x, q)) {
+                pos -= W.check;
+                break;
+            }
+        for (int d = 0; d < 6; d++) {
+            int t = T.nb[q][d];
+            if (t >= 0 && b[t]) {
+                if (rel[b[t]] == 2)
+                    pos -= W.near[KIND(b[t])];
+                else if (OWNER(b[t]) == me)
+                    pos += W.guard;
+            }
+        }
+        for (int i = 0, len = T.nd2[q]; i < len; i++) {
+            uint8_t code = b[T.d2[q][i]];
+            if (rel[code] == 2)
+                pos -= W.near[KIND(code)];
+        }
+        if (T.cdist[q] == 1 && rel[b[CENTRE]] != 1) {
+            bool open = true;
+            for (int x = 0; x < a->np && open; x++)
+                if (x != me && !(a->left >> x & 1) && attacks(a, x, CENTRE))
+                    open = false;
+            if (open)
+                pos += to_move == me ? W.centre_go : W.centre_open;
+        }
+    }
+    return mat + mob + pos;
+}
+
+/* Each player's score. A player who left gets INT32_MIN (the search leaves
+ * it out). In three players a player who lost its queen plays on but can
+ * no longer win: it keeps a finite score far below the others', so that
+ * the search (which values a player against the mean of the others) sees
+ * taking a rival's queen as the big step towards the last queen that it
+ * is, and losing its own as nearly a lost game. */
+static void evaluate(const rules_pos *p, int32_t *score)
+{
+    const ant_pos *a = CAP(p);
+    for (int pl = 0; pl < a->np; pl++)
+        score[pl] = (a->left >> pl & 1) ? INT32_MIN
+                    : a->queen[pl] < 0  ? eval_player(a, pl, p->to_move) - W.queen_lost
+                                        : eval_player(a, pl, p->to_move);
+}
+
+/* Make player pl the one to move, without a move. The hash holds the
+ * player to move as one key, swapped here as make_move swaps it, so a
+ * second call with the previous player restores the position exactly.
+ * The centre win is judged for the player before the one to move: if that
+ * player's queen stands unthreatened on g7, the position is then won for
+ * it, as it would be after its next turn. */
+static void set_to_move(rules_pos *p, int pl)
+{
+    p->hash ^= T.zmove[p->to_move] ^ T.zmove[pl];
+    p->to_move = (uint8_t)pl;
+}
+
 static const char *const names2[] = {"black", "red"};
 static const char *const names3[] = {"black", "red", "green"};
 
@@ -1235,7 +1489,8 @@ static const char *const names3[] = {"black", "red", "green"};
     .ncells = NC, .cell_names = cell_names, .print_position = print_position,                      \
     .legal_moves = legal_moves, .make = make_move, .unmake = unmake_move,                          \
     .parse_move = parse_move, .print_move = print_move, .display_move = NULL,                      \
-    .piece_at = piece_at, .cell_flags = cell_flags, .status = status
+    .piece_at = piece_at, .cell_flags = cell_flags, .status = status, .evaluate = evaluate,        \
+    .is_capture = is_capture, .set_to_move = set_to_move, .in_check = to_move_in_check
 
 const rules_variant antchess_variant2 = {
     .id = "ant2",

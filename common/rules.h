@@ -217,9 +217,13 @@ typedef struct rules_variant {
     /* Is this legal move a capture (a move quiescence must follow)? NULL:
      * no quiescence. */
     bool (*is_capture)(const rules_pos *p, rules_move m);
-    /* Three-player games (best-reply search): make `player` the one to move
-     * without a move, the hash updated. The search undoes it by calling it
-     * again with the player it replaced. */
+    /* Is the player to move in check (its king or queen attacked)? The
+     * search extends checks and never prunes forward while in check. NULL:
+     * never. */
+    bool (*in_check)(const rules_pos *p);
+    /* Make `player` the one to move without a move, the hash updated
+     * (three-player best-reply search; two-player null-move pruning). The
+     * search undoes it by calling it again with the player it replaced. */
     void (*set_to_move)(rules_pos *p, int player);
 } rules_variant;
 

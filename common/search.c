@@ -34,6 +34,11 @@ enum {
     ORDER_CAPTURE = 1 << 28,
     ORDER_KILLER = 1 << 27,
     CHECK_EVERY = 1023,
+    /* Reverse futility: a node this far above beta per ply of depth left
+     * (at most FUTILITY_DEPTH) is taken to hold. */
+    FUTILITY_MARGIN = 120,
+    FUTILITY_DEPTH = 3,
+    NULL_MOVE_DEPTH = 3,
 };
 
 typedef struct tt_entry {
@@ -59,6 +64,7 @@ struct search_ctx {
     const rules_variant *v;
     int me, nplayers;
     search_multi multi;
+    bool prune;
     uint64_t salt;
     uint64_t nodes, node_limit;
     int64_t start, deadline;
@@ -71,6 +77,7 @@ struct search_ctx {
     int npath_base;
 
     rules_move killers[SEARCH_MAX_PLY][2];
+    bool null_at[SEARCH_MAX_PLY]; /* the move from ply k to k + 1 was a pass */
     int32_t history[RULES_MAX_PLAYERS][HISTORY_SLOTS];
     rules_move pv[SEARCH_MAX_PLY][SEARCH_MAX_PLY];
     int pvlen[SEARCH_MAX_PLY];
@@ -150,8 +157,8 @@ static const struct {
     uint64_t nodes;
     int noise;
 } levels[SEARCH_LEVEL_MAX] = {
-    {1, 500, 400},   {1, 2000, 200},  {2, 8000, 120},  {3, 30000, 70},
-    {4, 120000, 40}, {5, 500000, 20}, {7, 2000000, 8}, {0, 0, 0},
+    {1, 2000, 500},  {1, 2000, 150},   {2, 10000, 100},   {2, 20000, 30},
+    {3, 60000, 20},  {4, 250000, 10},  {5, 1000000, 5},   {0, 0, 0},
 };
 
 void search_level_limits(search_limits *l, int level, int64_t ms, uint64_t seed)
@@ -558,6 +565,44 @@ static int32_t alphabeta(search_ctx *s, rules_pos *p, int depth, int ply, int32_
         }
     }
 
+    /* A check is searched one ply deeper (so mates and escapes are seen),
+     * and never pruned. */
+    bool check = s->v->in_check != NULL && s->v->in_check(p);
+    if (check && ply < SEARCH_MAX_PLY / 2)
+        depth++;
+    if (s->prune && two && !check && ply > 0 && beta - alpha == 1 && alpha > -SEARCH_WIN_BOUND &&
+        beta < SEARCH_WIN_BOUND) {
+        int32_t stand = evaluate(s, p, n).v[s->me];
+        /* Reverse futility: far enough above the window near the leaves,
+         * the side to move keeps it whatever the other does. */
+        if (depth <= FUTILITY_DEPTH) {
+            int32_t margin = FUTILITY_MARGIN * depth;
+            if (maxing && stand - margin >= beta)
+                return stand - margin;
+            if (!maxing && stand + margin <= alpha)
+                return stand + margin;
+        }
+        /* Null move: if passing still holds the window at a reduced
+         * depth, a real move will too (not twice in a row). */
+        if (depth >= NULL_MOVE_DEPTH && s->v->set_to_move != NULL && !s->null_at[ply - 1] &&
+            (maxing ? stand >= beta : stand <= alpha)) {
+            int reduce = 2 + depth / 4;
+            int mover = p->to_move;
+            s->v->set_to_move(p, 1 - mover);
+            s->path[s->npath_base + ply] = p->hash;
+            s->null_at[ply] = true;
+            int32_t v = alphabeta(s, p, depth - 1 - reduce, ply + 1, alpha, beta);
+            s->null_at[ply] = false;
+            s->v->set_to_move(p, mover);
+            if (s->aborted)
+                return 0;
+            if (maxing && v >= beta && v < SEARCH_WIN_BOUND)
+                return v;
+            if (!maxing && v <= alpha && v > -SEARCH_WIN_BOUND)
+                return v;
+        }
+    }
+
     int32_t alpha0 = alpha, beta0 = beta;
     if (!maxing && !two && s->multi == SEARCH_MULTI_BRS && s->v->set_to_move != NULL) {
         int32_t v = best_reply(s, p, depth, ply, alpha, beta, tt_move);
@@ -752,6 +797,8 @@ int search_run(search_ctx *s, const rules_pos *root, const uint64_t *history, si
     s->me = root->to_move;
     s->nplayers = s->v->nplayers;
     s->multi = limits->multi;
+    s->prune = !(limits->flags & SEARCH_FLAG_NO_PRUNING);
+    memset(s->null_at, 0, sizeof s->null_at);
     s->salt = 0;
     if (s->nplayers > 2) {
         uint64_t st = 0x5EA5C11u + (uint64_t)s->me * 7 + (uint64_t)s->multi;

@@ -41,6 +41,13 @@ enum {
     SEARCH_LEVEL_MAX = 8,
 };
 
+enum {
+    /* No forward pruning (null move, reverse futility): every line is
+     * searched to its depth. For tests and for measuring what pruning
+     * gains. */
+    SEARCH_FLAG_NO_PRUNING = 1u << 0,
+};
+
 /* How a three-player game is searched (two-player games ignore this). */
 typedef enum {
     SEARCH_MULTI_PARANOID = 0, /* both opponents minimise the searcher */
@@ -51,12 +58,13 @@ typedef enum {
 const char *search_multi_name(search_multi m);
 
 typedef struct search_limits {
-    int depth;       /* plies; 0: no limit */
-    uint64_t nodes;  /* 0: no limit */
-    int64_t ms;      /* wall time for this search; 0: no limit */
-    int level;       /* 1..8; 0 means 8 (full strength) */
-    uint64_t seed;   /* the weaker levels' randomness: same seed, same move */
+    int depth;      /* plies; 0: no limit */
+    uint64_t nodes; /* 0: no limit */
+    int64_t ms;     /* wall time for this search; 0: no limit */
+    int level;      /* 1..8; 0 means 8 (full strength) */
+    uint64_t seed;  /* the weaker levels' randomness: same seed, same move */
     search_multi multi;
+    unsigned flags; /* SEARCH_FLAG_* */
     /* Milliseconds from any fixed origin; NULL: C11 timespec_get. */
     int64_t (*now_ms)(void);
 } search_limits;
@@ -101,8 +109,8 @@ void search_level_limits(search_limits *l, int level, int64_t ms, uint64_t seed)
  * Returns 0, or RULES_EGAME_OVER when there is nothing to search.
  */
 int search_run(search_ctx *s, const rules_pos *root, const uint64_t *history, size_t nhistory,
-               const search_limits *limits,
-               void (*report)(void *arg, const search_report *r), void *arg, search_report *out);
+               const search_limits *limits, void (*report)(void *arg, const search_report *r),
+               void *arg, search_report *out);
 
 /* The time a bot should spend on a move with `left` ms on its clock and
  * `inc` ms increment, `moves_played` moves into the game. */

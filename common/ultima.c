@@ -897,6 +897,22 @@ static char piece_at(const rules_pos *p, int cell, int *owner)
     return LETTERS[KIND_OF(c)];
 }
 
+/* The bots' in_check hook: the side to move's king attacked. */
+static bool to_move_in_check(const rules_pos *p)
+{
+    return in_check(CU(p), p->to_move);
+}
+
+/* The bots' set_to_move hook (null-move pruning): the other side moves,
+ * nothing else changes. */
+static void set_to_move(rules_pos *p, int player)
+{
+    if (player != p->to_move) {
+        p->to_move = (uint8_t)player;
+        p->hash ^= ZOB_BLACK;
+    }
+}
+
 static unsigned cell_flags(const rules_pos *p, int cell)
 {
     const ult_pos *q = CU(p);
@@ -923,6 +939,137 @@ static void status(const rules_pos *p, int nlegal, rules_result *r)
     r->reason = in_check(CU(p), loser) ? RULES_REASON_CHECKMATE : RULES_REASON_STALEMATE;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The bots' hooks: capture test and evaluation (../search.h, ENGINE.md). */
+
+/* A legal move captures when the captures make() would take are not empty:
+ * move_caps is the very function make() uses, a few table reads. A suicide
+ * removes one's own piece and captures nothing. */
+static bool is_capture(const rules_pos *p, rules_move m)
+{
+    if (m & MOVE_SUICIDE)
+        return false;
+    return move_caps(CU(p), p->to_move, m & 63, (m >> 6) & 63) != 0;
+}
+
+/*
+ * The weights of the evaluation, in centipawns (ENGINE.md says where each
+ * comes from and how the values were tuned by self-play).
+ *   value[k]         a piece of kind k free to move;
+ *   frozen_pct[k]    what is left of it, in percent, while an enemy
+ *                    immobilizer (or, for an immobilizer, an enemy chameleon)
+ *                    holds it: it cannot move nor capture nor check, but it
+ *                    still blocks, still anchors a pincer, may be released
+ *                    and may always be removed by suicide; a frozen
+ *                    immobilizer still freezes, so it keeps more;
+ *   mob_piece/pawn   per empty cell a free piece (pawn) could move to;
+ *   king_frozen      an immobilized king: it cannot step out of any threat
+ *                    and captures nothing, so every attack on it is mate;
+ *   king_near[k]     an active enemy piece of kind k within two steps of the
+ *                    king (the king and the chameleon capture it by a step,
+ *                    the withdrawer from next to it, the immobilizer can
+ *                    freeze it with one move);
+ *   king_shield      a friend next to the king: it fills a cell a pawn, a
+ *                    leaper or a chameleon would need to capture the king;
+ *   coord_line       one's king on the enemy king's rank or file with a free
+ *                    coordinator: any coordinator move onto the other line
+ *                    of the enemy king captures it;
+ *   coord_reach      ... and the coordinator can make that move now.
+ */
+typedef struct ult_eval_weights {
+    int value[NKINDS];
+    int frozen_pct[NKINDS];
+    int mob_piece, mob_pawn;
+    int king_frozen;
+    int king_near[NKINDS];
+    int king_shield;
+    int coord_line, coord_reach;
+} ult_eval_weights;
+
+static const ult_eval_weights EVAL_W = {
+    /*           -  K    P    W    L    C    I    X */
+    .value = {0, 0, 100, 400, 450, 350, 600, 350},
+    .frozen_pct = {0, 0, 60, 60, 60, 60, 80, 60},
+    .mob_piece = 3,
+    .mob_pawn = 2,
+    .king_frozen = 250,
+    .king_near = {0, 15, 5, 20, 10, 8, 25, 20},
+    .king_shield = 4,
+    .coord_line = 30,
+    .coord_reach = 80,
+};
+
+/* The cells a free piece of kind k on c could move to (1968 limit
+ * included). */
+static inline u64 moves_from(const ult_pos *q, int s, int c, int kind, u64 occ)
+{
+    u64 to = kind == PAWN ? rook_attack(c, occ) : queen_attack(c, occ);
+    to &= ~occ;
+    if (q->r1968)
+        to &= DIST[c][reach(true, s, c)];
+    return to;
+}
+
+/* How well side s stands on its own terms. */
+static int eval_side(const ult_pos *q, int s, u64 occ)
+{
+    const ult_eval_weights *w = &EVAL_W;
+    int e = s ^ 1;
+    u64 frozen = frozen_of(q, s);
+    int score = 0;
+
+    /* Material and mobility, piece by piece. */
+    for (int kind = PAWN; kind < NKINDS; kind++) {
+        u64 b = q->bb[s][kind];
+        int nfrozen = __builtin_popcountll(b & frozen);
+        score += (__builtin_popcountll(b) - nfrozen) * w->value[kind] +
+                 nfrozen * w->value[kind] * w->frozen_pct[kind] / 100;
+        int mob = 0;
+        for (u64 f = b & ~frozen; f; f &= f - 1)
+            mob += __builtin_popcountll(moves_from(q, s, __builtin_ctzll(f), kind, occ));
+        score += mob * (kind == PAWN ? w->mob_pawn : w->mob_piece);
+    }
+
+    /* King safety. */
+    int k = q->king[s];
+    if (frozen & BIT(k))
+        score -= w->king_frozen;
+    u64 near = DIST[k][2] & q->bb[e][0] & ~frozen_of(q, e);
+    for (; near; near &= near - 1)
+        score -= w->king_near[KIND_OF(q->sq[__builtin_ctzll(near)])];
+    score += __builtin_popcountll(ADJ[k] & q->bb[s][0]) * w->king_shield;
+
+    /* Coordinator and king against the enemy king: with one's king on the
+     * enemy king's file, a coordinator landing on its rank captures it (and
+     * the same with rank and file exchanged). */
+    u64 coords = q->bb[s][COORD] & ~frozen;
+    int ke = q->king[e];
+    if (coords) {
+        u64 line = FILE_OF(k) == FILE_OF(ke)   ? RANKBB[RANK_OF(ke)]
+                   : RANK_OF(k) == RANK_OF(ke) ? FILEBB[FILE_OF(ke)]
+                                               : 0;
+        if (line) {
+            score += w->coord_line;
+            for (; coords; coords &= coords - 1)
+                if (moves_from(q, s, __builtin_ctzll(coords), COORD, occ) & line) {
+                    score += w->coord_reach;
+                    break;
+                }
+        }
+    }
+    return score;
+}
+
+/* Each side's standing on its own terms (what it has, less what threatens
+ * it); the search weighs one side's against the other's. */
+static void evaluate(const rules_pos *p, int32_t *score)
+{
+    const ult_pos *q = CU(p);
+    u64 occ = q->bb[WHITE][0] | q->bb[BLACK][0];
+    score[WHITE] = eval_side(q, WHITE, occ);
+    score[BLACK] = eval_side(q, BLACK, occ);
+}
+
 static const char *const PLAYER_NAMES[] = {"white", "black"};
 
 /* The two ids differ only in name; the 1968 rule is read from the variant
@@ -934,7 +1081,8 @@ static const char *const PLAYER_NAMES[] = {"white", "black"};
         .print_position = print_position, .legal_moves = legal_moves, .make = make,                \
         .unmake = unmake, .parse_move = parse_move, .print_move = print_move,                      \
         .display_move = NULL, .piece_at = piece_at, .cell_flags = cell_flags, .status = status,    \
-        .leave = NULL,                                                                             \
+        .leave = NULL, .evaluate = evaluate, .is_capture = is_capture,                             \
+        .in_check = to_move_in_check, .set_to_move = set_to_move,                             \
     }
 
 const rules_variant ultima_variant = ULTIMA_VARIANT("ultima", "Ultima (1963 rules)");

@@ -199,6 +199,74 @@ EXPORT(wasm_legal) int wasm_legal(int h)
     return w_done(&w);
 }
 
+/* The texts collected by wasm_premoves: a set by hash (open addressing),
+ * the texts written one per line into io as they are first seen. */
+enum { PREMOVE_SLOTS = 4096 };
+static uint32_t premove_seen[PREMOVE_SLOTS];
+
+static uint32_t text_hash(const char *t)
+{
+    uint32_t h = 2166136261u;
+    for (; *t; t++)
+        h = (h ^ (unsigned char)*t) * 16777619u;
+    return h | 1; /* 0 marks an empty slot */
+}
+
+static void premove_add(writer *w, const char *t)
+{
+    uint32_t h = text_hash(t);
+    for (uint32_t i = h & (PREMOVE_SLOTS - 1);; i = (i + 1) & (PREMOVE_SLOTS - 1)) {
+        if (premove_seen[i] == h)
+            return; /* (a collision drops a move: harmless for hints) */
+        if (premove_seen[i] == 0) {
+            premove_seen[i] = h;
+            break;
+        }
+    }
+    if (w->len)
+        w_str(w, "\n");
+    w_str(w, t);
+}
+
+static void premoves_from(writer *w, rules_pos *p, int player, int depth)
+{
+    const rules_variant *v = p->variant;
+    rules_move mv[RULES_MAX_MOVES];
+    int n = v->legal_moves(p, mv);
+    rules_result r = {0};
+    r.winner = -1;
+    v->status(p, n, &r);
+    if (r.over)
+        return;
+    if (p->to_move == player) {
+        char t[RULES_MOVE_TEXT];
+        for (int i = 0; i < n; i++)
+            if (v->print_move(p, mv[i], t, sizeof t) >= 0)
+                premove_add(w, t);
+        return;
+    }
+    if (depth == 0)
+        return;
+    for (int i = 0; i < n; i++) {
+        rules_undo u;
+        v->make(p, mv[i], &u);
+        premoves_from(w, p, player, depth - 1);
+        v->unmake(p, mv[i], &u);
+    }
+}
+
+EXPORT(wasm_premoves) int wasm_premoves(int h, int player)
+{
+    GAME_OR_FAIL(g, h);
+    writer w = writer_io();
+    if (g->result.over || player < 0 || player >= g->variant->nplayers)
+        return w_done(&w);
+    memset(premove_seen, 0, sizeof premove_seen);
+    rules_pos p = g->pos;
+    premoves_from(&w, &p, player, g->variant->nplayers - 1);
+    return w_done(&w);
+}
+
 EXPORT(wasm_play) int wasm_play(int h, const char *text)
 {
     GAME_OR_FAIL(g, h);

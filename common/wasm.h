@@ -37,6 +37,11 @@ void wasm_free(int h);
 
 /* The legal moves of the player to move, input text, one per line. */
 int wasm_legal(int h);
+/* The moves `player` might have when its turn comes, whatever the others
+ * play before it (premoves): the union of its legal moves over every
+ * sequence of the others' moves up to its turn, one per line. Its own
+ * legal moves if it is to move. */
+int wasm_premoves(int h, int player);
 /* Play a move given as text; its display text into io on success. */
 int wasm_play(int h, const char *text);
 /* `player` leaves the game for `reason` (a reason's name, "resignation"),

@@ -24,6 +24,14 @@
  * king move, an en passant capture, a move of a pinned piece, or the king is
  * in check; any other move cannot uncover the king.
  *
+ * Bots. evaluate walks the board twice (pawns, then pieces along their rays
+ * into cell sets) and never generates moves. set_to_move gives the turn to
+ * a player out of turn, as if it had come round: that player's own en
+ * passant entry has then had its chances, so it is parked in ypos.parked
+ * (outside the hash) and comes back when the turn is handed back; a make
+ * drops parked entries and its unmake restores them, so make/unmake and
+ * set/set-back nest in any order the search uses.
+ *
  * Choices where the rules file leaves room (seed 002 keeps "every rule of
  * orthodox chess"):
  *   - the king of a player still in the game is never captured, even when
@@ -81,6 +89,11 @@ typedef struct ypos {
     uint8_t ep[3];   /* crossed cell of the player's last double step, or NONE */
     uint8_t left;    /* bit per player who left */
     uint16_t clock;  /* plies since the last capture or pawn move */
+    /* The en passant entry of a player made to move out of turn
+     * (yalta_set_to_move), held aside until the turn goes back; NONE
+     * otherwise. Not part of the position (not hashed, not printed); make
+     * clears it and unmake restores it. */
+    uint8_t parked[3];
 } ypos;
 static_assert(sizeof(ypos) <= RULES_POS_DATA, "ypos must fit rules_pos.data");
 
@@ -89,6 +102,7 @@ typedef struct yundo {
     uint8_t captured; /* piece taken (on `to`, or beside it for en passant) */
     uint8_t castle;
     uint8_t ep[3];
+    uint8_t parked[3];
     uint8_t to_move;
     uint16_t clock;
 } yundo;
@@ -127,6 +141,10 @@ static struct {
     uint8_t hostile[8][64];                      /* by attacker mask and piece: H_* bits */
     uint64_t zpiece[NCELLS][24], zturn[3], zcastle[64], zep[NCELLS], zleft[8];
     uint8_t rank_cells[12][8]; /* cells of each rank, alphabetical */
+    /* Cell sets, a bit per cell: a king's cell and its neighbours, the
+     * cells a knight attacks, the cells a pawn of player attacks. */
+    uint64_t zone[NCELLS][2], knight_set[NCELLS][2], pawn_att[3][NCELLS][2];
+    uint8_t advance[3][NCELLS]; /* steps a pawn of player has made from its start (0-5) */
 } T;
 
 enum { H_KNIGHT = 1, H_KING = 2, H_ORTH = 4, H_DIAG = 8 };
@@ -374,6 +392,23 @@ static void tables_build(void)
                 int t = T.cap[pl][from][i];
                 add_unique(T.att[pl][t], &T.att_n[pl][t], from, 6);
             }
+    }
+    /* Pawn advance: ranks 1-3 of the own section are 0-2 steps; ranks 3-1 of
+     * another section (counted from its back rank) are 3-5. */
+    for (int pl = 0; pl < 3; pl++)
+        for (int cell = 0; cell < NCELLS; cell++) {
+            int r = r_of(cell), adv = T.section[cell] == pl ? r - 1 : 6 - r;
+            T.advance[pl][cell] = (uint8_t)(adv < 0 ? 0 : adv > 5 ? 5 : adv);
+        }
+    for (int cell = 0; cell < NCELLS; cell++) {
+        T.zone[cell][cell >> 6] |= 1ull << (cell & 63);
+        for (int i = 0; i < T.adj_n[cell]; i++)
+            T.zone[cell][T.adj[cell][i] >> 6] |= 1ull << (T.adj[cell][i] & 63);
+        for (int i = 0; i < T.knight_n[cell]; i++)
+            T.knight_set[cell][T.knight[cell][i] >> 6] |= 1ull << (T.knight[cell][i] & 63);
+        for (int pl = 0; pl < 3; pl++)
+            for (int i = 0; i < T.cap_n[pl][cell]; i++)
+                T.pawn_att[pl][cell][T.cap[pl][cell][i] >> 6] |= 1ull << (T.cap[pl][cell][i] & 63);
     }
     memset(T.ep_pawn, NONE, sizeof T.ep_pawn);
     for (int q = 0; q < 6; q++)
@@ -753,6 +788,8 @@ static void yalta_make(rules_pos *p, rules_move m, rules_undo *ru)
     u->hash = h;
     u->castle = y->castle;
     memcpy(u->ep, y->ep, 3);
+    memcpy(u->parked, y->parked, 3);
+    memset(y->parked, NONE, 3);
     u->to_move = (uint8_t)me;
     u->clock = y->clock;
 
@@ -829,6 +866,7 @@ static void yalta_unmake(rules_pos *p, rules_move m, const rules_undo *ru)
     }
     y->castle = u->castle;
     memcpy(y->ep, u->ep, 3);
+    memcpy(y->parked, u->parked, 3);
     y->clock = u->clock;
     p->to_move = (uint8_t)me;
     p->hash = u->hash;
@@ -987,6 +1025,7 @@ static int yalta_parse_position(rules_pos *p, const char *text, char *why, size_
     ypos y;
     memset(&y, 0, sizeof y);
     memset(y.ep, NONE, sizeof y.ep);
+    memset(y.parked, NONE, sizeof y.parked);
 
     /* Board. */
     const char *s = f[0];
@@ -1272,6 +1311,21 @@ static char yalta_piece_at(const rules_pos *p, int cell, int *owner)
     return KIND_CH[KIND(pc)];
 }
 
+/* The bots' in_check hook: the king of the player to move attacked by
+ * an opponent still in. */
+static bool yalta_in_check(const rules_pos *p)
+{
+    tables_init();
+    const ypos *y = CY(p);
+    int me = p->to_move;
+    for (int c = 0; c < NCELLS; c++) {
+        uint8_t pc = y->board[c];
+        if (pc && KIND(pc) == KING && OWNER(pc) == me)
+            return attacked(y, c, active_opponents(y, me));
+    }
+    return false;
+}
+
 static unsigned yalta_cell_flags(const rules_pos *p, int cell)
 {
     tables_init();
@@ -1372,6 +1426,244 @@ static void yalta_leave(rules_pos *p, int player)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The bots' hooks (search.h): evaluation, capture test, turn change. */
+
+/*
+ * Evaluation weights, in centipawns. The values come from chess, adapted by
+ * how far each piece reaches on this board (ENGINE.md, "Yalta"): on an empty
+ * Yalta board a knight has 5.6 moves on average (chess 5.25), a bishop 9.4
+ * (8.75; its rays fork at the centre), a rook 13.6 (14), a queen 23.0
+ * (22.75), so knights and bishops gain a little against the rook.
+ */
+typedef struct eval_weights {
+    int value[7];     /* material by kind (index PAWN..QUEEN; the king 0) */
+    int bishop_pair;  /* both bishops still on the board */
+    int mobility[7];  /* per cell a piece reaches that no enemy pawn guards */
+    int advance[6];   /* a pawn by steps made from its starting rank */
+    int shield;       /* an own pawn next to the king in its own section */
+    int king_unit[7]; /* attack units of a piece that hits the king's zone */
+    int danger;       /* king danger: danger * units^2 / 16 (halved for one
+                         attacker) */
+    int check;        /* the king is attacked (its owner not to move) */
+} eval_weights;
+
+static const eval_weights EVAL_W = {
+    .value = {0, 100, 325, 345, 500, 950, 0},
+    .bishop_pair = 30,
+    .mobility = {0, 0, 4, 4, 2, 1, 0},
+    .advance = {0, 5, 12, 25, 45, 80},
+    .shield = 12,
+    .king_unit = {0, 1, 2, 2, 3, 5, 0},
+    .danger = 6,
+    .check = 40,
+};
+
+static inline bool in_set(const uint64_t s[2], int cell)
+{
+    return s[cell >> 6] >> (cell & 63) & 1;
+}
+/* Bits set in a0 and a1 (by hand: without -mpopcnt the builtin is a call). */
+static inline int count_set(uint64_t a0, uint64_t a1)
+{
+    uint64_t x = a0 - ((a0 >> 1) & 0x5555555555555555ull);
+    uint64_t z = a1 - ((a1 >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    z = (z & 0x3333333333333333ull) + ((z >> 2) & 0x3333333333333333ull);
+    x = ((x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full) + ((z + (z >> 4)) & 0x0f0f0f0f0f0f0f0full);
+    return (int)((x * 0x0101010101010101ull) >> 56);
+}
+
+/* What one player's pieces do: a sum of terms and the cells they attack. */
+typedef struct side_eval {
+    int raw;
+    int bishops;
+    int units, attackers; /* on this player's king zone, by both opponents */
+    uint64_t occ[2];      /* cells of its pieces */
+    uint64_t pawn_att[2], att[2];
+} side_eval;
+
+/* The cells a slider attacks along its rays: every cell up to and with the
+ * first piece met (the cells a fork repeats are walked once). */
+static void slider_reach(const uint8_t *b, const ray *rays, int n, uint64_t a[2])
+{
+    uint64_t lo = 0, hi = 0;
+    for (int i = 0; i < n; i++) {
+        const uint8_t *rc = T.ray_cells + rays[i].start;
+        for (int j = 0; j < rays[i].len; j++) {
+            int t = rc[j];
+            if (j >= rays[i].skip) {
+                uint64_t bit = 1ull << (t & 63), high = 0 - (uint64_t)(t >> 6);
+                hi |= bit & high;
+                lo |= bit & ~high;
+            }
+            if (b[t])
+                break;
+        }
+    }
+    a[0] |= lo;
+    a[1] |= hi;
+}
+
+/*
+ * score[pl]: material, mobility, pawn advance and king safety of each player
+ * on its own (the search compares each with the mean of the others); a
+ * player who left gets INT32_MIN. Two passes: the board (material, advance, who stands where,
+ * the cells pawns guard), then the pieces, whose mobility counts the cells
+ * they attack that hold no piece of their own and no enemy pawn guards. No
+ * allocation, no move generation.
+ */
+static void eval_with(const ypos *y, int to_move, const eval_weights *w, int32_t *score)
+{
+    const uint8_t *b = y->board;
+    int active = 7 & ~y->left;
+    side_eval s[3];
+    memset(s, 0, sizeof s);
+    uint8_t pieces[NCELLS];
+    int npieces = 0;
+
+    for (int c = 0; c < NCELLS; c++) {
+        uint8_t pc = b[c];
+        if (!pc)
+            continue;
+        int pl = OWNER(pc), kind = KIND(pc);
+        s[pl].occ[c >> 6] |= 1ull << (c & 63);
+        if (!(active & (1 << pl)))
+            continue;
+        s[pl].raw += w->value[kind];
+        if (kind != PAWN) {
+            if (kind != KING)
+                pieces[npieces++] = (uint8_t)c;
+            continue;
+        }
+        s[pl].raw += w->advance[T.advance[pl][c]];
+        s[pl].pawn_att[0] |= T.pawn_att[pl][c][0];
+        s[pl].pawn_att[1] |= T.pawn_att[pl][c][1];
+    }
+
+    /* What the enemy pawns guard; their attacks on the king's zone. */
+    uint64_t free_[3][2] = {{0, 0}, {0, 0}, {0, 0}};
+    for (int pl = 0; pl < 3; pl++) {
+        if (!(active & (1 << pl)))
+            continue;
+        const uint64_t *z = T.zone[y->king[pl]];
+        uint64_t g0 = s[pl].occ[0], g1 = s[pl].occ[1];
+        for (int op = 0; op < 3; op++) {
+            if (op == pl || !(active & (1 << op)))
+                continue;
+            g0 |= s[op].pawn_att[0];
+            g1 |= s[op].pawn_att[1];
+            if ((s[op].pawn_att[0] & z[0]) | (s[op].pawn_att[1] & z[1]))
+                s[pl].units += w->king_unit[PAWN];
+        }
+        free_[pl][0] = ~g0;
+        free_[pl][1] = ~g1;
+    }
+
+    for (int i = 0; i < npieces; i++) {
+        int c = pieces[i], pl = OWNER(b[c]), kind = KIND(b[c]);
+        uint64_t a[2] = {0, 0};
+        switch (kind) {
+        case KNIGHT:
+            a[0] = T.knight_set[c][0];
+            a[1] = T.knight_set[c][1];
+            break;
+        case BISHOP:
+            s[pl].bishops++;
+            slider_reach(b, T.diag[c], T.diag_n[c], a);
+            break;
+        case ROOK:
+            slider_reach(b, T.orth[c], T.orth_n[c], a);
+            break;
+        default: /* QUEEN */
+            slider_reach(b, T.orth[c], T.orth_n[c], a);
+            slider_reach(b, T.diag[c], T.diag_n[c], a);
+            break;
+        }
+        s[pl].raw += w->mobility[kind] * count_set(a[0] & free_[pl][0], a[1] & free_[pl][1]);
+        s[pl].att[0] |= a[0];
+        s[pl].att[1] |= a[1];
+        for (int op = 0; op < 3; op++) {
+            if (op == pl || !(active & (1 << op)))
+                continue;
+            const uint64_t *z = T.zone[y->king[op]];
+            if ((a[0] & z[0]) | (a[1] & z[1])) {
+                s[op].units += w->king_unit[kind];
+                s[op].attackers++;
+            }
+        }
+    }
+
+    for (int pl = 0; pl < 3; pl++) {
+        if (!(active & (1 << pl)))
+            continue;
+        side_eval *e = &s[pl];
+        int k = y->king[pl];
+        if (e->bishops >= 2)
+            e->raw += w->bishop_pair;
+        int penalty = w->danger * e->units * e->units / 16;
+        e->raw -= e->attackers >= 2 ? penalty : penalty / 2;
+        if (T.section[k] == pl && r_of(k) <= 1) {
+            int shield = 0;
+            for (int i = 0; i < T.adj_n[k]; i++)
+                shield += b[T.adj[k][i]] == PC(PAWN, pl);
+            e->raw += w->shield * (shield < 3 ? shield : 3);
+        }
+        if (pl != to_move)
+            for (int op = 0; op < 3; op++)
+                if (op != pl && (active & (1 << op)) &&
+                    (in_set(s[op].att, k) || in_set(s[op].pawn_att, k))) {
+                    e->raw -= w->check;
+                    break;
+                }
+    }
+    for (int pl = 0; pl < 3; pl++)
+        score[pl] = active & (1 << pl) ? s[pl].raw : INT32_MIN;
+}
+
+static void yalta_evaluate(const rules_pos *p, int32_t *score)
+{
+    eval_with(CY(p), p->to_move, &EVAL_W, score);
+}
+
+/* A legal move captures when it lands on a piece (castling never does) or
+ * takes en passant. */
+static bool yalta_is_capture(const rules_pos *p, rules_move m)
+{
+    return CY(p)->board[MV_TO(m)] != 0 || MV_FLAG(m) == MF_EP;
+}
+
+/*
+ * Give the turn to `player` as if it had come round to it: its own en
+ * passant entry has had its chances, so it is parked (out of the hash)
+ * until the turn goes back; the entry parked for the player that had the
+ * turn comes back. Calling it again with the previous player restores the
+ * position exactly. A make clears the parked entries (the player has moved:
+ * its old double step is over) and the unmake restores them.
+ */
+static void yalta_set_to_move(rules_pos *p, int player)
+{
+    tables_init();
+    ypos *y = Y(p);
+    int was = p->to_move;
+    assert(player >= 0 && player < 3 && !(y->left & (1 << player)));
+    if (player == was)
+        return;
+    uint64_t h = p->hash ^ T.zturn[was] ^ T.zturn[player];
+    if (y->parked[was] != NONE) {
+        y->ep[was] = y->parked[was];
+        y->parked[was] = NONE;
+        h ^= T.zep[y->ep[was]];
+    }
+    if (y->ep[player] != NONE) {
+        h ^= T.zep[y->ep[player]];
+        y->parked[player] = y->ep[player];
+        y->ep[player] = NONE;
+    }
+    p->to_move = (uint8_t)player;
+    p->hash = h;
+}
+
+/* ------------------------------------------------------------------------ */
 
 static const char *const player_names[3] = {"white", "red", "black"};
 
@@ -1408,4 +1700,8 @@ const rules_variant yalta_variant = {
     .cell_flags = yalta_cell_flags,
     .status = yalta_status,
     .leave = yalta_leave,
+    .evaluate = yalta_evaluate,
+    .is_capture = yalta_is_capture,
+    .set_to_move = yalta_set_to_move,
+    .in_check = yalta_in_check,
 };

@@ -47,8 +47,15 @@
  *     its cell and the crossed cell is empty; a player who leaves loses its
  *     own en passant entries and castling rights.
  *
- * Owns: the Yalta game: its cell tables, moves, position and move text, as
- * hooks of a rules_variant. May call: rules.h, libc.
+ * The bots' hooks (rules.h, search.h): evaluate gives each player's own
+ * score (material, mobility, pawn advance, king safety against both
+ * opponents; INT32_MIN for a player who left), is_capture, and set_to_move,
+ * which hands the turn to any player still in the game as if it had come
+ * round to it (see yalta.c) and is undone by calling it with the previous
+ * player. The weights and how they were chosen: ENGINE.md, "Yalta".
+ *
+ * Owns: the Yalta game: its cell tables, moves, position and move text, its
+ * evaluation, as hooks of a rules_variant. May call: rules.h, libc.
  */
 #ifndef YALTA_H
 #define YALTA_H

@@ -45,7 +45,7 @@ export class Board {
     this.view = 0;
     this.position = new Map();
     this.legal = [];
-    this.marks = { last: [], captured: [], check: [], frozen: [], inert: [] };
+    this.marks = { last: [], captured: [], check: [], frozen: [], inert: [], premove: [] };
     this.colours = null; // army colour per seat, from the server's seat list
     this.selected = null;
     this.interactive = false;
@@ -165,6 +165,7 @@ export class Board {
     };
     for (const n of this.marks.last) fillCell(n, 'mark-last');
     for (const n of this.marks.captured) fillCell(n, 'mark-captured');
+    for (const n of this.marks.premove || []) fillCell(n, 'mark-premove');
     if (this.selected) fillCell(this.selected, 'mark-selected');
     if (this.pendingTo) fillCell(this.pendingTo, 'mark-selected');
     for (const n of this.marks.check) {
@@ -184,7 +185,8 @@ export class Board {
       if (this.marks.inert.includes(name)) pg.classList.add('inert');
       pg.setAttribute('data-cell', name);
       if (frozen.has(name)) pg.classList.add('frozen');
-      if (this.movesFrom(name).length) pg.classList.add('movable');
+      // A premove's pieces are not "movable": they cannot move now.
+      if (this.movesFrom(name).length) pg.classList.add(this.premoving ? 'premovable' : 'movable');
       piecesG.appendChild(pg);
       if (frozen.has(name)) {
         el('circle', { class: 'mark-frozen', cx, cy, r: cell.size * 0.52, 'data-cell': name }, marksG);

@@ -7,7 +7,7 @@
 //   const g = rules.newGame('ultima', position?)
 //   g.legalMoves() g.play(text) g.undo() g.leave(player, reason)
 //   g.position() g.status()
-//   g.perft(depth) g.pieces() g.analyse({ms, depth, multi, onInfo}) g.free()
+//   g.premoves(player) g.perft(depth) g.pieces() g.analyse({ms, depth, multi, onInfo}) g.free()
 //
 // analyse() is synchronous: in the browser, call it in a Web Worker
 // (engine-worker.js) so that the page never waits on a search.
@@ -18,6 +18,19 @@ const decoder = new TextDecoder();
 // WASI's "function not supported": the module never writes to files, but
 // libc's formatting code links the imports.
 const ENOSYS = 52;
+
+// The page's one instance (browser): rules.wasm fetched once; its bytes are
+// kept for workers (engine-worker.js), which get a copy and fetch nothing.
+let pageOnce = null;
+export function pageRules() {
+  if (!pageOnce) {
+    pageOnce = fetch('/rules.wasm')
+      .then((r) => (r.ok ? r.arrayBuffer() : Promise.reject(new Error(`rules.wasm: HTTP ${r.status}`))))
+      .then(async (bytes) => ({ bytes, rules: await loadRules(bytes.slice(0)) }));
+    pageOnce.catch(() => { pageOnce = null; }); // try again next time
+  }
+  return pageOnce;
+}
 
 export async function loadRules(bytes) {
   if (!bytes) {
@@ -77,6 +90,12 @@ export async function loadRules(bytes) {
     }
     legalMoves() {
       const t = answer(ex.wasm_legal(this.handle));
+      return t ? t.split('\n') : [];
+    }
+    // The moves `player` might have when its turn comes, whatever the
+    // others play first (premoves).
+    premoves(player) {
+      const t = answer(ex.wasm_premoves(this.handle, player));
       return t ? t.split('\n') : [];
     }
     // Plays a move given as text; returns its display text ("Lb1-b6xb3").

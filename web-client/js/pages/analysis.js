@@ -12,21 +12,9 @@
 import { h } from '../dom.js';
 import { Board, parseMove } from '../board.js';
 import { pieceName } from '../pieces.js';
-import { loadRules } from '../rules.js';
+import { pageRules } from '../rules.js';
 
 const FLAG_FROZEN = 1, FLAG_INERT = 2, FLAG_CHECK = 4;
-
-// The module's bytes and the rules, loaded once per page load: the worker
-// gets a copy of the bytes, so that neither fetches again.
-let loaded = null;
-function rulesOnce() {
-  if (!loaded) {
-    loaded = fetch('/rules.wasm')
-      .then((r) => (r.ok ? r.arrayBuffer() : Promise.reject(new Error(`rules.wasm: HTTP ${r.status}`))))
-      .then(async (bytes) => ({ bytes, rules: await loadRules(bytes.slice(0)) }));
-  }
-  return loaded;
-}
 
 // A node of the move tree: the move that leads to it (input and display
 // text) and the moves played from it; children[0] is the main line.
@@ -368,7 +356,7 @@ export function mount(main, params, app) {
   }
 
   let gone = false;
-  rulesOnce().then(async ({ bytes, rules }) => {
+  pageRules().then(async ({ bytes, rules }) => {
     if (gone) return;
     st.rules = rules;
     gameSel.replaceChildren(...rules.games.map((x) => h('option', { value: x.id }, x.name)));

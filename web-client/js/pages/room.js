@@ -76,7 +76,7 @@ export function mount(main, params, app) {
 
   const offs = wire(ctx, {
     setRoom,
-    moved: history.moved,
+    moved: (ply) => { history.moved(ply); play.moved(); },
     reread: cond.reread,
     redrawBoard: play.render,
     async archived() {

@@ -2,10 +2,18 @@
 // a typed move, the list of legal moves as buttons (for keyboard and
 // screen-reader players); and the "view as" choice of the army at the
 // bottom. The board shows the ply the move list points at (history.js).
+//
+// Legal moves come from the rules core in the page (rules.js, from the
+// room's position string), so hints never wait for the server (its own
+// list serves until the module has loaded). In a live game the player may
+// premove while the others think: one move, chosen among those it might
+// have when its turn comes, played as soon as it is legal, cancelled by a
+// click on the board.
 
 import { h } from '../dom.js';
 import { Board, parseMove } from '../board.js';
 import { pieceName } from '../pieces.js';
+import { pageRules } from '../rules.js';
 
 // Our own move at once on our board, before the server's answer: the piece
 // goes from its cell to the destination (a suicide removes it). Whatever
@@ -25,6 +33,37 @@ function preview(pos, text) {
 export function createPlay(ctx) {
   const model = ctx.model;
   let board = null;
+  let rules = null; // the rules core, once loaded
+  let premove = null; // the move to play when our turn comes
+  pageRules().then((r) => { rules = r.rules; if (model.st) render(); }).catch(() => {});
+
+  // The rules core's answer for the room's position now, cached by
+  // position: f(game) with a game set up there.
+  const cache = { key: null, legal: null, premoves: null };
+  function fromCore(kind) {
+    const st = model.st;
+    if (!rules || !st || !st.position) return null;
+    const key = `${st.game}|${st.position}|${st.you}`;
+    if (cache.key !== key) Object.assign(cache, { key, legal: null, premoves: null });
+    if (cache[kind] === null) {
+      let g = null;
+      try {
+        g = rules.newGame(st.game, st.position);
+        cache[kind] = kind === 'legal' ? g.legalMoves() : g.premoves(st.you);
+      } catch {
+        return null; // a position the module cannot read: the server's list
+      } finally {
+        if (g) g.free();
+      }
+    }
+    return cache[kind];
+  }
+  const legalNow = () => fromCore('legal') || model.st.legal || [];
+  // Premoves: live games only, a player still in, not its turn.
+  const canPremove = () => {
+    const st = model.st;
+    return !!st && !st.corr && st.you >= 0 && st.status !== 'over' && !model.myTurn && !(st.seats[st.you] || {}).left;
+  };
 
   const box = h('div', { class: 'board-box' });
   const typedInput = h('input', { id: 'move-input', autocomplete: 'off', spellcheck: 'false', 'aria-label': 'Type a move', placeholder: 'Type a move, e.g. e2-e4' });
@@ -41,9 +80,35 @@ export function createPlay(ctx) {
   // The board, made with the first state of the room.
   function ensureBoard() {
     const st = model.st;
-    if (!board) board = new Board(box, { game: st.game, onMove: sendMove, pieceName: (k) => pieceName(st.game, k) });
+    if (!board) {
+      board = new Board(box, { game: st.game, onMove: boardMove, pieceName: (k) => pieceName(st.game, k) });
+      // Any click on the board cancels a premove (and may start another).
+      box.addEventListener('pointerdown', () => { if (premove) cancelPremove('Premove cancelled.'); }, true);
+    }
     board.colours = st.seats.map((s) => s.color);
     board.view = ctx.view.seat;
+  }
+
+  function boardMove(text) {
+    if (model.myTurn || !canPremove()) { sendMove(text); return; }
+    premove = text;
+    ctx.say(`Premove ${text}: played when your turn comes (click the board to cancel).`);
+    render();
+  }
+
+  function cancelPremove(why) {
+    premove = null;
+    ctx.say(why);
+    render();
+  }
+
+  // After each move of the game: our premove, if it is legal now.
+  function moved() {
+    if (!premove || !model.myTurn) return;
+    const text = premove;
+    premove = null;
+    if (legalNow().includes(text)) sendMove(text);
+    else ctx.say(`Premove ${text} is not legal now: cancelled.`);
   }
 
   function sendMove(text) {
@@ -92,7 +157,13 @@ export function createPlay(ctx) {
     board.position = model.positionAt(ply) || new Map();
     board.marks = marks(ply, live);
     const mine = live && model.myTurn;
-    board.legal = mine ? (st.legal || []).map(parseMove).filter(Boolean) : [];
+    const pre = live && !mine && canPremove() && !premove ? fromCore('premoves') : null;
+    if (premove && live) {
+      const pm = parseMove(premove);
+      if (pm && pm.from) board.marks.premove = [pm.from, pm.to];
+    }
+    board.legal = (mine ? legalNow() : pre || []).map(parseMove).filter(Boolean);
+    board.premoving = !!pre;
     board.interactive = board.legal.length > 0;
     if (!board.interactive) board.selected = null;
     board.render();
@@ -101,8 +172,9 @@ export function createPlay(ctx) {
     typed.hidden = !(st.you >= 0 && st.status !== 'over');
     legal.hidden = !mine;
     if (mine) {
-      legalSummary.textContent = `Legal moves (${st.legal.length})`;
-      if (legal.open) legalList.replaceChildren(...st.legal.map((t) => h('button', { type: 'button', onclick: () => sendMove(t) }, t)));
+      const list = legalNow();
+      legalSummary.textContent = `Legal moves (${list.length})`;
+      if (legal.open) legalList.replaceChildren(...list.map((t) => h('button', { type: 'button', onclick: () => sendMove(t) }, t)));
     }
   }
 
@@ -112,5 +184,5 @@ export function createPlay(ctx) {
       `${s.color}${s.player ? ` (${s.player.name})` : ''}`)));
   }
 
-  return { box, typed, legal, viewRow, ensureBoard, board: () => board, render, renderViewSel, sendMove };
+  return { box, typed, legal, viewRow, ensureBoard, board: () => board, render, renderViewSel, sendMove, moved };
 }

@@ -7,7 +7,7 @@ import { piecesMap, positions } from '../replay.js';
 import { gameInfo, reasonText } from '../tables.js';
 
 // Fields of a catchup that are the state now (PROTOCOL.md, catchup).
-const CATCHUP_NOW = ['you', 'clock_running', 'to_move', 'result', 'status', 'pieces', 'check', 'legal',
+const CATCHUP_NOW = ['you', 'clock_running', 'to_move', 'result', 'status', 'position', 'pieces', 'check', 'legal',
   'draw_offers', 'rematch_offers', 'deadlines'];
 
 export class RoomState {
@@ -76,6 +76,7 @@ export class RoomState {
   // The fields a move or leave event carries about the board and the turn.
   boardFields(e) {
     const st = this.st;
+    if (e.position) st.position = e.position;
     if (e.pieces) st.pieces = e.pieces;
     if (e.check) st.check = e.check;
     if (e.legal) st.legal = e.legal;

@@ -1,9 +1,11 @@
-// The analysis board in chromium against the real server: moves for every
-// side checked in the browser (no WebSocket frame sent while playing), a
-// variation, the engine's evaluation from the Web Worker, the position
-// string and PGN, the board going on with the server stopped, and the
-// board opened from a finished game (engine on) and from a game in
-// progress (engine off).
+// The rules core in the page (rules.wasm), in chromium against the real
+// server. The analysis board: moves for every side checked in the browser
+// (no WebSocket frame sent while playing), a variation, the engine's
+// evaluation from the Web Worker, the position string and PGN, the board
+// going on with the server stopped, and the board opened from a finished
+// game (engine on) and from a game in progress (engine off). The game
+// room: hints without a message to the server, and a premove played on
+// the opponent's move.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -37,9 +39,9 @@ async function open(hash, size = { width: 1440, height: 900 }, ready = 'svg.boar
 
 // Plays the first legal move the board offers: a movable piece, then its
 // first destination (the first choice of a picker).
-async function playFirst(page) {
-  await page.waitForSelector('svg.board g.piece.movable');
-  const cell = await page.locator('svg.board g.piece.movable').first().getAttribute('data-cell');
+async function playFirst(page, kind = 'movable') {
+  await page.waitForSelector(`svg.board g.piece.${kind}`);
+  const cell = await page.locator(`svg.board g.piece.${kind}`).first().getAttribute('data-cell');
   const box = await page.locator(`svg.board polygon.cell[data-cell="${cell}"]`).boundingBox();
   await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
   await page.locator('svg.board .dest:not(.suicide)').first().click({ force: true });
@@ -163,6 +165,41 @@ test('from a finished game (engine on) and from a game in progress (engine off)'
   await a.page.waitForFunction(() => /\d/.test(document.getElementById('engine-eval').textContent), null, { timeout: 15000 });
   assert.match(await a.page.inputValue('#analysis-pgn'), new RegExp(`\\[GameId "${id}"\\]`));
   await a.page.screenshot({ path: path.join(OUT, 'analysis-from-game.png') });
+  await a.ctx.close();
+  await b.ctx.close();
+  assert.deepEqual(pageErrors, []);
+});
+
+test('the game room: hints without asking the server, a premove played on the opponent\'s move', { skip }, async () => {
+  const { a, b } = await twoPlayerGame('rollerball');
+  for (const p of [a, b]) await p.page.waitForURL(/#\/game\/\d+$/);
+  await a.page.waitForSelector('svg.board g.piece.movable');
+  // White picks a piece: the destinations show, no frame goes out.
+  const before = a.sent.length;
+  const cell = await a.page.locator('svg.board g.piece.movable').first().getAttribute('data-cell');
+  const box = await a.page.locator(`svg.board polygon.cell[data-cell="${cell}"]`).boundingBox();
+  await a.page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+  assert.ok(await a.page.locator('svg.board .dest').count() > 0);
+  assert.equal(a.sent.length, before, 'hints need no message');
+  // Black premoves while White thinks.
+  await playFirst(b.page, 'premovable');
+  await b.page.waitForSelector('svg.board .mark-premove');
+  assert.match(await b.page.textContent('#room-status'), /Premove/);
+  const pre = (await b.page.textContent('#room-status')).match(/Premove (\S+):/)[1];
+  // White moves; Black's premove follows at once.
+  await a.page.locator('svg.board .dest').first().click({ force: true });
+  await a.page.waitForFunction(() => document.querySelectorAll('#moves button').length === 2, null, { timeout: 10000 });
+  const moves = await a.page.$$eval('#moves button', (x) => x.map((e) => e.getAttribute('title') || e.textContent));
+  assert.ok(moves[1].includes(pre.split('-')[1]), `${moves[1]} is the premove ${pre}`);
+  // A premove cancelled by a click is not played.
+  await b.page.waitForFunction(() => document.querySelectorAll('#moves button').length === 2);
+  await a.page.waitForSelector('svg.board g.piece.movable');
+  await playFirst(b.page, 'premovable');
+  await b.page.waitForSelector('svg.board .mark-premove');
+  const bb = await b.page.locator('svg.board').boundingBox();
+  await b.page.mouse.click(bb.x + 2, bb.y + 2);
+  await b.page.waitForFunction(() => /cancelled/.test(document.getElementById('room-status').textContent));
+  assert.equal(await b.page.locator('svg.board .mark-premove').count(), 0);
   await a.ctx.close();
   await b.ctx.close();
   assert.deepEqual(pageErrors, []);
