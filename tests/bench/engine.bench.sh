@@ -34,16 +34,17 @@ trap 'rm -f "$tmp"' EXIT
 field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
 echo "The bots' search (common/search.c) through \`build/match\`; the figures depend"
-echo "on each game's evaluation as it stands. Measured $(date -u +%Y-%m-%d) on $machine;"
+echo "on each game's evaluation as it stands (a game without an evaluate hook is"
+echo "searched on mobility alone). Measured $(date -u +%Y-%m-%d) on $machine;"
 echo "load average when it started: $(cut -d' ' -f1-3 /proc/loadavg) (nodes/s fall when other work shares the cores)."
 echo
 echo "Speed from the set-up: one search of $SPEED_MS ms at level 8 on one core."
 echo
-echo "| game | method | depth | seldepth | nodes | nodes/s | best move |"
-echo "|---|---|---|---|---|---|---|"
+echo "| game | method | evaluate hook | depth | seldepth | nodes | nodes/s | best move |"
+echo "|---|---|---|---|---|---|---|---|"
 $bin --bench --movetime "$SPEED_MS" > "$tmp"
 while read -r line; do
-    echo "| $(field "$line" game) | $(field "$line" method) | $(field "$line" depth) |" \
+    echo "| $(field "$line" game) | $(field "$line" method) | $(field "$line" eval) | $(field "$line" depth) |" \
         "$(field "$line" seldepth) | $(field "$line" nodes) | $(field "$line" nps) |" \
         "$(field "$line" best) |"
     echo "speed: $line" >&2

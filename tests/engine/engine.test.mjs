@@ -265,5 +265,5 @@ test('match: two and three players, result line, usage errors', () => {
 
     r = run(['--bench', '--game', 'rollerball', '--movetime', '50']);
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /^bench game=rollerball method=- depth=\d+ seldepth=\d+ nodes=\d+ ms=\d+ nps=\d+ best=\S+$/m);
+    assert.match(r.stdout, /^bench game=rollerball method=- depth=\d+ seldepth=\d+ nodes=\d+ ms=\d+ nps=\d+ best=\S+ eval=(yes|no)$/m);
 });

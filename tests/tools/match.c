@@ -429,9 +429,10 @@ static void bench_one(const rules_variant *v, search_multi multi, int64_t ms, in
     if (r.best)
         v->print_move(&p, r.best, best, sizeof best);
     printf("bench game=%s method=%s depth=%d seldepth=%d nodes=%" PRIu64 " ms=%" PRId64
-           " nps=%" PRIu64 " best=%s\n",
+           " nps=%" PRIu64 " best=%s eval=%s\n",
            v->id, v->nplayers > 2 ? search_multi_name(multi) : "-", r.depth, r.seldepth, r.nodes,
-           took, took > 0 ? r.nodes * 1000 / (uint64_t)took : r.nodes, best);
+           took, took > 0 ? r.nodes * 1000 / (uint64_t)took : r.nodes, best,
+           v->evaluate ? "yes" : "no");
     fflush(stdout);
     search_free(s);
 }
