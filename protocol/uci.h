@@ -13,14 +13,16 @@
  * the search reads (position, setoption, ucinewgame, go) is not run: it
  * returns UCI_WAIT (the caller waits for bestmove and hands the line in
  * again, as Stockfish waits for its search), or during `go infinite` before
- * its `stop`, which would never come, it is refused with an error. So the searching thread
- * and the reading thread never write the same state.
+ * its `stop`, which would never come, it is refused with an error. So the
+ * searching thread and the reading thread never write the same state.
  *
  * Commands: uci, isready, setoption name N [value V], ucinewgame,
  * position startpos|fen <position string> [moves m1 m2 ...],
- * go [movetime N] [depth N] [nodes N] [wtime|btime|<x>time N]
- * [winc|binc|<x>inc N] [movestogo N] [infinite], stop, quit, debug, ponderhit
- * (accepted, ignored), d (the current position as `info string`).
+ * go [movetime N] [depth N] [nodes N] [wtime|btime|p1time|p2time|p3time N]
+ * [winc|binc|p1inc|p2inc|p3inc N] [movestogo N] [infinite] (wtime and btime
+ * are the first and second player in turn order; the mover's clock is
+ * used, or the smallest given if its own is missing), stop, quit, debug and
+ * ponderhit (accepted, ignored), d (the current position as `info string`).
  * A malformed command prints `info string error: <sentence>` and changes
  * nothing.
  *
