@@ -7,7 +7,9 @@
  * "pass only": they must be empty and the piece cannot stop there), and for
  * every (kind, from, to) the masks of the cells that must be empty for the
  * piece on `from` to reach `to`. Move generation walks the lines; legality
- * and check use the masks with a 40-bit occupancy.
+ * and check use the masks with a 40-bit occupancy. The evaluation walks the
+ * same lines, and reads distance tables built with them (pawn steps to
+ * promotion, king steps to the journey's win).
  *
  * Where the rules text leaves the exact walk open, the lines follow the
  * published implementation the rules file names (Jocly's Rollerball):
@@ -125,6 +127,11 @@ typedef struct rb_tables {
     uint64_t path[RB_NKINDS][RB_CELLS][RB_CELLS][RB_MAXPATHS];
     uint64_t zobrist[16][RB_CELLS];
     uint64_t zobrist_black, zobrist_underway[2];
+    /* The evaluation's tables (rb_build_eval_tables). */
+    uint64_t king_ring[RB_CELLS];          /* a king's neighbours */
+    uint8_t promo_dist[2][RB_CELLS];       /* pawn steps to promotion */
+    uint8_t journey_dist[2][2][RB_CELLS];  /* [side][under way][king cell] */
+    uint64_t journey_next[2][2][RB_CELLS]; /* neighbours one step nearer */
 } rb_tables;
 
 static rb_tables T;
@@ -255,6 +262,8 @@ static void rb_add_run_on(int c)
     }
 }
 
+static void rb_build_eval_tables(void);
+
 static void rb_build_tables(void)
 {
     memset(&T, 0, sizeof T);
@@ -327,6 +336,7 @@ static void rb_build_tables(void)
     T.zobrist_black = rules_splitmix64(&seed);
     T.zobrist_underway[0] = rules_splitmix64(&seed);
     T.zobrist_underway[1] = rules_splitmix64(&seed);
+    rb_build_eval_tables();
 }
 
 static void rb_tables_init(void)
@@ -905,6 +915,213 @@ static int rb_parse_position(rules_pos *p, const char *text, char *why, size_t w
     return 0;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The bots' hooks: capture test and evaluation. */
+
+/* A legal move captures exactly when its target cell holds a piece (never
+ * the mover's own). */
+static bool rb_is_capture(const rules_pos *p, rules_move m)
+{
+    return rb_cst(p)->board[RB_TO(m)] != 0;
+}
+
+enum { RB_DIST_NONE = 255, RB_JOURNEY_SLOTS = 16, RB_PROMO_SLOTS = 16 };
+
+/* Distances the evaluation reads, ignoring the pieces in the way:
+ *   - promo_dist: a pawn's steps (its own moves: forward, forward-left,
+ *     forward-right, always clockwise) to its side's promotion cells;
+ *   - journey_dist: a king's steps to a journey win, over the states
+ *     (cell, under way) with the flag changing as rb_journey_after says; so
+ *     a king not under way counts the detour over the c-file line, and one
+ *     under way is never sent back the short way round;
+ *   - journey_next: the neighbours of a king's cell one step nearer. */
+static void rb_build_eval_tables(void)
+{
+    static const uint8_t promo[2][2] = {{E6, E7}, {C1, C2}};
+    static const uint8_t goal[2] = {D6, D2};
+    for (int c = 0; c < RB_CELLS; c++)
+        for (int i = 0; i < T.nlines[RB_KING][c]; i++)
+            T.king_ring[c] |= RB_BIT(T.lines[RB_KING][c][i].cell[0]);
+    for (int side = 0; side < 2; side++) {
+        uint8_t *d = T.promo_dist[side];
+        memset(d, RB_DIST_NONE, RB_CELLS);
+        d[promo[side][0]] = d[promo[side][1]] = 0;
+        for (bool changed = true; changed;) {
+            changed = false;
+            for (int c = 0; c < RB_CELLS; c++)
+                for (int i = 0; i < T.nlines[RB_PAWN][c]; i++) {
+                    int t = T.lines[RB_PAWN][c][i].cell[0];
+                    if (d[t] != RB_DIST_NONE && d[t] + 1 < d[c]) {
+                        d[c] = (uint8_t)(d[t] + 1);
+                        changed = true;
+                    }
+                }
+        }
+        uint8_t(*j)[RB_CELLS] = T.journey_dist[side];
+        memset(j, RB_DIST_NONE, sizeof T.journey_dist[side]);
+        j[1][goal[side]] = 0;
+        for (bool changed = true; changed;) {
+            changed = false;
+            for (int u = 0; u < 2; u++)
+                for (int c = 0; c < RB_CELLS; c++) {
+                    if (u == 1 && c == goal[side])
+                        continue;
+                    for (uint64_t r = T.king_ring[c]; r; r &= r - 1) {
+                        int t = __builtin_ctzll(r);
+                        int ut = rb_journey_after((uint8_t)(u << side), side, c, t) >> side & 1;
+                        if (j[ut][t] != RB_DIST_NONE && j[ut][t] + 1 < j[u][c]) {
+                            j[u][c] = (uint8_t)(j[ut][t] + 1);
+                            changed = true;
+                        }
+                    }
+                }
+        }
+        for (int u = 0; u < 2; u++)
+            for (int c = 0; c < RB_CELLS; c++)
+                for (uint64_t r = T.king_ring[c]; r; r &= r - 1) {
+                    int t = __builtin_ctzll(r);
+                    int ut = rb_journey_after((uint8_t)(u << side), side, c, t) >> side & 1;
+                    if (j[ut][t] + 1 == j[u][c])
+                        T.journey_next[side][u][c] |= RB_BIT(t);
+                }
+    }
+}
+
+/* The evaluation's weights, in centipawns (see common/ENGINE.md). */
+typedef struct rb_weights {
+    int value[RB_NKINDS];          /* material by kind; the king has none */
+    int mobility[RB_NKINDS];       /* per cell a piece may move to */
+    int promo[RB_PROMO_SLOTS];     /* a pawn by its steps to promotion */
+    int journey[RB_JOURNEY_SLOTS]; /* the king by its steps to the win */
+    int journey_guarded;           /* % of it kept while the enemy guards the goal */
+    int journey_stuck;             /* % kept when no step ahead is free and safe */
+    int journey_now;               /* the side to move can end the journey */
+    int king_attack;               /* per attack of an enemy piece on the king's ring */
+    int king_attackers;            /* extra per attacker beyond the first */
+    int king_safe;                 /* per free, unattacked cell around the king */
+    int tempo;                     /* for the side to move */
+} rb_weights;
+
+static const rb_weights rb_weights_tuned = {
+    .value = {0, 100, 250, 330, 0},
+    .mobility = {0, 0, 6, 5, 0},
+    .promo = {0, 150, 90, 55, 35, 20, 10, 5},
+    .journey = {0, 400, 200, 110, 70, 45, 30, 20, 12, 6},
+    .journey_guarded = 40,
+    .journey_stuck = 60,
+    .journey_now = 1500,
+    .king_attack = 6,
+    .king_attackers = 10,
+    .king_safe = 3,
+    .tempo = 10,
+};
+
+/* What evaluation needs of one side's pieces: material, mobility, pawns,
+ * the cells it attacks (defended own cells included), and its attacks on
+ * the enemy king's ring. */
+typedef struct rb_side_eval {
+    int score;
+    uint64_t attacks;
+    int ring_hits, ring_attackers;
+} rb_side_eval;
+
+static void rb_eval_side(const rb_state *s, const rb_weights *w, int side, rb_side_eval *e)
+{
+    uint64_t occ = s->occ[0] | s->occ[1];
+    uint64_t enemy_ring = T.king_ring[s->king[side ^ 1]];
+    e->score = 0;
+    e->attacks = T.king_ring[s->king[side]];
+    e->ring_hits = e->ring_attackers = 0;
+    for (uint64_t pcs = s->occ[side] & ~RB_BIT(s->king[side]); pcs; pcs &= pcs - 1) {
+        int o = __builtin_ctzll(pcs);
+        int kind = RB_KIND(s->board[o]);
+        uint64_t reach = 0;
+        for (int li = 0; li < T.nlines[kind][o]; li++) {
+            const rb_line *l = &T.lines[kind][o][li];
+            for (int j = 0; j < l->n; j++) {
+                uint64_t tb = RB_BIT(l->cell[j]);
+                if (j >= l->first_stop)
+                    reach |= tb;
+                if (occ & tb)
+                    break;
+            }
+        }
+        e->attacks |= reach;
+        e->score +=
+            w->value[kind] + w->mobility[kind] * __builtin_popcountll(reach & ~s->occ[side]);
+        if (kind == RB_PAWN) {
+            int d = T.promo_dist[side][o];
+            e->score += w->promo[d < RB_PROMO_SLOTS ? d : RB_PROMO_SLOTS - 1];
+        }
+        int hits = __builtin_popcountll(reach & enemy_ring);
+        if (hits) {
+            e->ring_hits += hits;
+            e->ring_attackers++;
+        }
+    }
+}
+
+static void rb_eval_with(const rules_pos *p, const rb_weights *w, int32_t *score)
+{
+    static const uint8_t goal[2] = {D6, D2};
+    const rb_state *s = rb_cst(p);
+    rb_side_eval e[2];
+    rb_eval_side(s, w, 0, &e[0]);
+    rb_eval_side(s, w, 1, &e[1]);
+    for (int side = 0; side < 2; side++) {
+        int them = side ^ 1, k = s->king[side];
+        int32_t v = e[side].score;
+        /* King safety: the enemy's attacks on its ring, and where it can go. */
+        const rb_side_eval *t = &e[them];
+        v -= w->king_attack * t->ring_hits;
+        if (t->ring_attackers > 1)
+            v -= w->king_attackers * (t->ring_attackers - 1);
+        uint64_t safe = T.king_ring[k] & ~s->occ[side] & ~t->attacks;
+        v += w->king_safe * __builtin_popcountll(safe);
+        /* The journey: steps left, whether the goal is held, whether the
+         * next step is free. */
+        int u = s->underway >> side & 1;
+        int d = T.journey_dist[side][u][k];
+        int32_t j = w->journey[d < RB_JOURNEY_SLOTS ? d : RB_JOURNEY_SLOTS - 1];
+        uint64_t ahead = T.journey_next[side][u][k] & ~s->occ[side] & ~t->attacks;
+        bool held = s->king[them] == goal[side];
+        if (j) {
+            if (held || (t->attacks & RB_BIT(goal[side])))
+                j = j * w->journey_guarded / 100;
+            if (ahead == 0)
+                j = j * w->journey_stuck / 100;
+        }
+        /* One step from the goal, free and unattacked, and to move: the
+         * win is there (quiescence follows captures only, so say it). */
+        if (d == 1 && side == p->to_move && !held && (ahead & RB_BIT(goal[side])))
+            j += w->journey_now;
+        v += j;
+        score[side] = v;
+    }
+    score[p->to_move] += w->tempo;
+}
+
+static void rb_evaluate(const rules_pos *p, int32_t *score)
+{
+    rb_eval_with(p, &rb_weights_tuned, score);
+}
+
+/* The bots' in_check hook: the king of the side to move attacked. */
+static bool rb_in_check_hook(const rules_pos *p)
+{
+    return rb_in_check(rb_cst(p), p->to_move);
+}
+
+/* The bots' set_to_move hook (the search's null move): the other side to
+ * move, nothing else changed; the hash as if parsed that way. */
+static void rb_set_to_move(rules_pos *p, int player)
+{
+    if (player == p->to_move)
+        return;
+    p->hash ^= T.zobrist_black;
+    p->to_move = (uint8_t)player;
+}
+
 const rules_variant rollerball_variant = {
     .id = "rollerball",
     .name = "Rollerball",
@@ -925,4 +1142,8 @@ const rules_variant rollerball_variant = {
     .cell_flags = rb_cell_flags,
     .status = rb_status,
     .leave = NULL,
+    .evaluate = rb_evaluate,
+    .is_capture = rb_is_capture,
+    .in_check = rb_in_check_hook,
+    .set_to_move = rb_set_to_move,
 };

@@ -32,8 +32,11 @@
  * game is over (reason "journey"): legal_moves then returns no move, so such
  * a position is a leaf in perft.
  *
+ * The bots' hooks (evaluate, is_capture, in_check, set_to_move) are
+ * described in common/ENGINE.md, section Rollerball.
+ *
  * Owns: the Rollerball game: its cell tables, moves, position and move text,
- * as hooks of a rules_variant. May call: rules.h, libc.
+ * and the bots' evaluation, as hooks of a rules_variant. May call: rules.h, libc.
  */
 #ifndef ROLLERBALL_H
 #define ROLLERBALL_H

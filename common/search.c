@@ -64,7 +64,7 @@ struct search_ctx {
     const rules_variant *v;
     int me, nplayers;
     search_multi multi;
-    bool prune;
+    bool prune, null_move;
     uint64_t salt;
     uint64_t nodes, node_limit;
     int64_t start, deadline;
@@ -157,8 +157,8 @@ static const struct {
     uint64_t nodes;
     int noise;
 } levels[SEARCH_LEVEL_MAX] = {
-    {1, 2000, 500},  {1, 2000, 150},   {2, 10000, 100},   {2, 20000, 30},
-    {3, 60000, 20},  {4, 250000, 10},  {5, 1000000, 5},   {0, 0, 0},
+    {1, 2000, 500}, {1, 2000, 150},  {2, 10000, 100}, {2, 20000, 30},
+    {3, 60000, 20}, {4, 250000, 10}, {5, 1000000, 5}, {0, 0, 0},
 };
 
 void search_level_limits(search_limits *l, int level, int64_t ms, uint64_t seed)
@@ -584,8 +584,8 @@ static int32_t alphabeta(search_ctx *s, rules_pos *p, int depth, int ply, int32_
         }
         /* Null move: if passing still holds the window at a reduced
          * depth, a real move will too (not twice in a row). */
-        if (depth >= NULL_MOVE_DEPTH && s->v->set_to_move != NULL && !s->null_at[ply - 1] &&
-            (maxing ? stand >= beta : stand <= alpha)) {
+        if (s->null_move && depth >= NULL_MOVE_DEPTH && s->v->set_to_move != NULL &&
+            !s->null_at[ply - 1] && (maxing ? stand >= beta : stand <= alpha)) {
             int reduce = 2 + depth / 4;
             int mover = p->to_move;
             s->v->set_to_move(p, 1 - mover);
@@ -798,6 +798,7 @@ int search_run(search_ctx *s, const rules_pos *root, const uint64_t *history, si
     s->nplayers = s->v->nplayers;
     s->multi = limits->multi;
     s->prune = !(limits->flags & SEARCH_FLAG_NO_PRUNING);
+    s->null_move = s->prune && !(limits->flags & SEARCH_FLAG_NO_NULL_MOVE);
     memset(s->null_at, 0, sizeof s->null_at);
     s->salt = 0;
     if (s->nplayers > 2) {

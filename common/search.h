@@ -46,6 +46,8 @@ enum {
      * searched to its depth. For tests and for measuring what pruning
      * gains. */
     SEARCH_FLAG_NO_PRUNING = 1u << 0,
+    /* No null-move pruning only (reverse futility stays). */
+    SEARCH_FLAG_NO_NULL_MOVE = 1u << 1,
 };
 
 /* How a three-player game is searched (two-player games ignore this). */

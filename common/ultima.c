@@ -1082,7 +1082,7 @@ static const char *const PLAYER_NAMES[] = {"white", "black"};
         .unmake = unmake, .parse_move = parse_move, .print_move = print_move,                      \
         .display_move = NULL, .piece_at = piece_at, .cell_flags = cell_flags, .status = status,    \
         .leave = NULL, .evaluate = evaluate, .is_capture = is_capture,                             \
-        .in_check = to_move_in_check, .set_to_move = set_to_move,                             \
+        .in_check = to_move_in_check, .set_to_move = set_to_move,                                  \
     }
 
 const rules_variant ultima_variant = ULTIMA_VARIANT("ultima", "Ultima (1963 rules)");
