@@ -12,8 +12,10 @@
 # Layers (each folder only uses the ones before it):
 #   common/    rules core, C11 + libc only        -> libcommon.a
 #   protocol/  JSON codec on jansson               -> libprotocol.a
-#   server/    libuv, SQLite, sodium                -> libcore.a (all but net.c, main.c)
+#   server/    libuv, SQLite, sodium                -> libcore.a (all but net.c, main.c,
+#                                                       engine_main.c)
 #              + libwebsockets (net.c) + main.c      -> chameleon
+#              engine_main.c + protocol/uci.c        -> chameleon-engine (UCI, pthreads)
 # The unit tests link libcore.a + libprotocol.a + libcommon.a without
 # libwebsockets: rooms, the lobby and identities send through the session
 # sink (session.h), which a test replaces with its own.
@@ -39,7 +41,8 @@ CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 COMMON_SRC   := $(wildcard common/*.c)
 PROTOCOL_SRC := $(wildcard protocol/*.c)
 NET_SRC      := server/net.c
-CORE_SRC     := $(filter-out server/main.c $(NET_SRC),$(wildcard server/*.c))
+ENGINE_MAIN  := server/engine_main.c
+CORE_SRC     := $(filter-out server/main.c $(ENGINE_MAIN) $(NET_SRC),$(wildcard server/*.c))
 UNIT_SRC     := $(wildcard tests/unit/test_*.c)
 TOOL_SRC     := $(wildcard tests/tools/*.c)
 
@@ -57,9 +60,9 @@ TOOL_BINS  := $(patsubst tests/tools/%.c,$(BUILD)/%,$(TOOL_SRC))
 .PHONY: all run test bench debug format format-check clean deps deps-test
 .DEFAULT_GOAL := all
 
-all: $(BUILD)/perft $(SERVER_BIN) $(TOOL_BINS) $(BUILD)/rules.wasm
+all: $(BUILD)/perft $(SERVER_BIN) $(BUILD)/chameleon-engine $(TOOL_BINS) $(BUILD)/rules.wasm
 
-debug: $(DBG)/perft $(DBG_SERVER_BIN) $(UNIT_BINS)
+debug: $(DBG)/perft $(DBG_SERVER_BIN) $(DBG)/chameleon-engine $(UNIT_BINS)
 
 deps:
 	@sh $(DEPS_SCRIPT) --build
@@ -130,6 +133,14 @@ $(BUILD)/chameleon: $(BUILD)/obj/server/main.o $(call objs,$(BUILD),$(NET_SRC)) 
 $(DBG)/chameleon: $(DBG)/obj/server/main.o $(call objs,$(DBG),$(NET_SRC)) $(DBG_LIBS)
 	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS) -lm
 
+# The UCI engine: the rules core, the search and protocol/uci.c; no server
+# libraries.
+$(BUILD)/chameleon-engine: $(BUILD)/obj/$(ENGINE_MAIN:.c=.o) $(BUILD)/libprotocol.a $(BUILD)/libcommon.a
+	$(CC) $(OPT) -o $@ $^ -lpthread -lm
+
+$(DBG)/chameleon-engine: $(DBG)/obj/$(ENGINE_MAIN:.c=.o) $(DBG)/libprotocol.a $(DBG)/libcommon.a
+	$(CC) $(SAN) -o $@ $^ -lpthread -lm
+
 # The rules core and the engine for the browser (common/wasm.h): Debian's
 # clang, lld and wasi-libc; a reactor module (no main), no runtime beyond
 # wasi-libc.
@@ -140,13 +151,13 @@ $(BUILD)/rules.wasm: $(COMMON_SRC) $(wildcard common/*.h)
 	    -o $@ $(COMMON_SRC)
 
 # Helper programs for tests and benchmarks (load generators, reference
-# generators): release build, linked with every layer.
+# generators, the match tool): release build, linked with every layer.
 $(BUILD)/%: $(BUILD)/obj/tests/tools/%.o $(REL_LIBS)
-	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS) -lm
+	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS) -lpthread -lm
 
 # Unit tests: no net.o, no libwebsockets.
 $(DBG)/tests/%: $(DBG)/obj/tests/unit/%.o $(DBG_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(SAN) -o $@ $^ $(CMOCKA_LIBS) $(CORE_LIBS) -lm
+	$(CC) $(SAN) -o $@ $^ $(CMOCKA_LIBS) $(CORE_LIBS) -lpthread -lm
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

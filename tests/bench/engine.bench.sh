@@ -1,0 +1,101 @@
+#!/bin/sh
+# The bots' search: prints the markdown section "engine" of BENCHMARKS.md
+# (run by tests/bench/run.sh, like every tests/bench/*.bench.sh). Release
+# build, build/match:
+#   1. speed: from each game's set-up, one search of SPEED_MS on one core
+#      (level 8; three-player games once per method): depth reached, nodes/s;
+#   2. the level ladder in LADDER_GAME: level 8 against level 1, then each
+#      level against the one below, LADDER_GAMES games each at LADDER_MS a
+#      move (pairs of games on the same random opening, colours swapped);
+#   3. three players: paranoid, brs and maxn (level 8) at one table in
+#      yalta and ant3, THREE_GAMES games each (every seating equally often).
+# The game counts are small so that the whole bench stays within about ten
+# minutes: read the error bars before reading the Elo.
+set -eu
+cd "$(dirname "$0")/../.."
+
+SPEED_MS=${SPEED_MS:-1000}
+LADDER_GAME=ultima
+LADDER_GAMES=${LADDER_GAMES:-12}
+LADDER_MS=20
+LADDER_OPENING=4
+THREE_GAMES=${THREE_GAMES:-18}
+THREE_MS=20
+THREE_OPENING=3
+MAX_PLIES=200
+JOBS=${BENCH_JOBS:-1}
+
+bin=build/match
+machine="$(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+
+# field LINE KEY: the value of key=value in a bench or result line.
+field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+echo "The bots' search (common/search.c) through \`build/match\`; the figures depend"
+echo "on each game's evaluation as it stands (a game without an evaluate hook is"
+echo "searched on mobility alone). Measured $(date -u +%Y-%m-%d) on $machine;"
+echo "load average when it started: $(cut -d' ' -f1-3 /proc/loadavg) (nodes/s fall when other work shares the cores)."
+echo
+echo "Speed from the set-up: one search of $SPEED_MS ms at level 8 on one core."
+echo
+echo "| game | method | evaluate hook | depth | seldepth | nodes | nodes/s | best move |"
+echo "|---|---|---|---|---|---|---|---|"
+$bin --bench --movetime "$SPEED_MS" > "$tmp"
+while read -r line; do
+    echo "| $(field "$line" game) | $(field "$line" method) | $(field "$line" eval) | $(field "$line" depth) |" \
+        "$(field "$line" seldepth) | $(field "$line" nodes) | $(field "$line" nps) |" \
+        "$(field "$line" best) |"
+    echo "speed: $line" >&2
+done < "$tmp"
+echo
+echo "Command: \`$bin --bench --movetime $SPEED_MS\`."
+
+# match_row LABEL ARGS...: one table row from a two-player match.
+match_row() {
+    label=$1
+    shift
+    $bin "$@" > "$tmp" 2>&1 || true
+    res=$(grep '^result ' "$tmp" | tail -n 1)
+    echo "ladder $label: $res" >&2
+    avg=$(field "$res" avg)
+    echo "| $label | $(field "$res" games) | ${avg%%,*} | $(field "$res" elo) | $(field "$res" err) |" \
+        "$(sed -n 's/.*average \([0-9]*\) plies$/\1/p' "$tmp") |"
+}
+
+echo
+echo "Level ladder in $LADDER_GAME: $LADDER_GAMES games a match, $LADDER_MS ms a move,"
+echo "openings of $LADDER_OPENING random plies played with both colours, draw after"
+echo "$MAX_PLIES plies. Score and Elo are the first player's; Elo +/- is the 95% bar."
+echo
+echo "| match | games | score | Elo | +/- | average plies |"
+echo "|---|---|---|---|---|---|"
+common="--game $LADDER_GAME --games $LADDER_GAMES --movetime $LADDER_MS --openings $LADDER_OPENING --max-plies $MAX_PLIES -j $JOBS"
+# shellcheck disable=SC2086
+match_row "level 8 - level 1" $common level:8 level:1
+for lv in 2 3 4 5 6 7 8; do
+    # shellcheck disable=SC2086
+    match_row "level $lv - level $((lv - 1))" $common "level:$lv" "level:$((lv - 1))"
+done
+echo
+echo "Command: \`$bin $common level:A level:B\`."
+
+echo
+echo "Three players at one table (level 8 each): $THREE_GAMES games per game, $THREE_MS ms a move,"
+echo "openings of $THREE_OPENING random plies, every seating equally often. A game's point"
+echo "goes to its winner or is shared by the players who drew; equal players average 0.333."
+echo
+echo "| game | games | paranoid | brs | maxn | average plies |"
+echo "|---|---|---|---|---|---|"
+for g in yalta ant3; do
+    $bin --game "$g" --games "$THREE_GAMES" --movetime "$THREE_MS" --openings "$THREE_OPENING" \
+        --max-plies "$MAX_PLIES" -j "$JOBS" --players paranoid,brs,maxn > "$tmp" 2>&1 || true
+    res=$(grep '^result ' "$tmp" | tail -n 1)
+    echo "three: $res" >&2
+    avg=$(field "$res" avg)
+    echo "| $g | $(field "$res" games) | $(echo "$avg" | cut -d, -f1) | $(echo "$avg" | cut -d, -f2) |" \
+        "$(echo "$avg" | cut -d, -f3) | $(sed -n 's/.*average \([0-9]*\) plies$/\1/p' "$tmp") |"
+done
+echo
+echo "Command: \`$bin --game yalta --games $THREE_GAMES --movetime $THREE_MS --openings $THREE_OPENING --max-plies $MAX_PLIES --players paranoid,brs,maxn\`."
