@@ -1,7 +1,7 @@
 /*
  * test_search.c - the bots' search (common/search.c) on every registered
- * game, whatever evaluation the game has: a legal best move from many
- * random positions, every immediate win found, node and time limits kept,
+ * game, whatever evaluation the game has: a legal best move from thousands
+ * of random positions, every immediate win found, node and time limits kept,
  * the stop flag honoured, the same seed giving the same move, the three
  * three-player methods, the levels and the time per move.
  */
@@ -91,6 +91,8 @@ static void test_legal_best_moves(void **state)
     (void)state;
     uint64_t rng = 7;
     for (const rules_variant *const *vp = rules_variants; *vp; vp++) {
+        /* Deeper searches on a few positions, then 400 shallow ones
+         * per game below (2,400 in all). */
         for (int k = 0; k < 25; k++) {
             rules_pos p;
             random_position(*vp, &p, &rng, (int)(rules_splitmix64(&rng) % 80));
@@ -105,6 +107,15 @@ static void test_legal_best_moves(void **state)
             /* The root is the caller's and untouched. */
             assert_memory_equal(&copy, &p, sizeof p);
         }
+        for (int k = 0; k < 400; k++) {
+            rules_pos p;
+            random_position(*vp, &p, &rng, (int)(rules_splitmix64(&rng) % 160));
+            search_limits l = {.depth = 1, .nodes = 200, .multi = (search_multi)(k % 3)};
+            search_report r;
+            if (search_run(ctx, &p, NULL, 0, &l, NULL, NULL, &r) == RULES_EGAME_OVER)
+                continue;
+            assert_true(is_legal(&p, r.best));
+        }
     }
 }
 
@@ -116,7 +127,7 @@ static void test_immediate_wins(void **state)
     uint64_t rng = 11;
     for (const rules_variant *const *vp = rules_variants; *vp; vp++) {
         int found = 0;
-        for (int k = 0; k < 1500 && found < 4; k++) {
+        for (int k = 0; k < 600 && found < 4; k++) {
             rules_pos p;
             random_position(*vp, &p, &rng, 20 + (int)(rules_splitmix64(&rng) % 200));
             rules_move mv[RULES_MAX_MOVES];
