@@ -116,7 +116,7 @@ static void build_squares(build *k, int n, bool hole)
         }
     }
     for (int i = 0; i < n; i++) {
-        char file[2] = {FILES8[i], '\0'}, rank[4];
+        char file[2] = {FILES8[i], '\0'}, rank[16];
         snprintf(rank, sizeof rank, "%d", i + 1);
         label(k, i + 0.5, n + 0.3, file, 'y');
         label(k, -0.3, n - 0.5 - i, rank, 'x');
@@ -267,7 +267,7 @@ static void build_yalta(build *k)
         polar(f.Mp, y->mp, mid);
         for (int r = 0; r < 4; r++) {
             for (int c = 0; c < 4; c++) {
-                char name[4];
+                char name[16];
                 snprintf(name, sizeof name, "%c%d", y->files[c], y->ranks[r]);
                 geometry_cell *cell = cell_named(k, name, 4);
                 if (cell == NULL)
@@ -288,7 +288,7 @@ static void build_yalta(build *k)
         }
         for (int r = 0; r < 4; r++) {
             double p[2];
-            char text[4];
+            char text[16];
             snprintf(text, sizeof text, "%d", y->ranks[r]);
             kite_at(&f, -0.09, (r + 0.5) / 4, p);
             label(k, p[0], p[1], text, 0);
@@ -348,7 +348,7 @@ static void build_ant(build *k)
         for (int r = -ANT_N; r <= ANT_N; r++) {
             if (q + r > ANT_N || q + r < -ANT_N)
                 continue;
-            char name[4];
+            char name[16];
             ant_name(q, r, name, sizeof name);
             geometry_cell *c = cell_named(k, name, 6);
             if (c == NULL)

@@ -30,7 +30,7 @@ enum {
     GEOMETRY_MAX_LABELS = 64,       /* Yalta: 8 per kite */
     GEOMETRY_MAX_DECOR = 4,         /* Rollerball: two rings and the hole */
     GEOMETRY_MAX_DECOR_POINTS = 24, /* Rollerball's outer ring */
-    GEOMETRY_LABEL_TEXT = 4,
+    GEOMETRY_LABEL_TEXT = 16,
     GEOMETRY_NAME_TEXT = 16,
 };
 

@@ -45,7 +45,7 @@ export function geometry(id) {
     const b = boards.get(id);
     if (!b) {
       throw new Error(boards.size ? `unknown game ${id}`
-        : 'the rules module (rules.wasm) is not loaded: no board can be drawn');
+        : 'the rules module (rules.wasm) is not loaded');
     }
     cache.set(id, finish(id, copy(b)));
   }
