@@ -3,6 +3,7 @@
  */
 #include "wasm.h"
 
+#include "geometry.h"
 #include "rules.h"
 #include "search.h"
 
@@ -136,6 +137,132 @@ EXPORT(wasm_games) int wasm_games(void)
         w_str(&w, "]}");
     }
     w_str(&w, "]");
+    return w_done(&w);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Boards (geometry.h). */
+
+/* A number with 12 significant digits (the boards' coordinates are below
+ * 20: within 1e-10 of the core's double), -0 written as 0. */
+static void w_num(writer *w, double x)
+{
+    w_fmt(w, "%.12g", x + 0.0);
+}
+
+static void w_point(writer *w, const double *p)
+{
+    w_str(w, "[");
+    w_num(w, p[0]);
+    w_str(w, ",");
+    w_num(w, p[1]);
+    w_str(w, "]");
+}
+
+static void w_points(writer *w, const double (*pts)[2], int n)
+{
+    w_str(w, "[");
+    for (int i = 0; i < n; i++) {
+        if (i)
+            w_str(w, ",");
+        w_point(w, pts[i]);
+    }
+    w_str(w, "]");
+}
+
+static void w_cell(writer *w, const geometry_board *b, int i)
+{
+    static const char *const rings[] = {"", "outer", "inner"};
+    const geometry_cell *c = &b->cells[i];
+    w_str(w, "{\"name\":");
+    w_json(w, b->variant->cell_names[i]);
+    w_str(w, ",\"poly\":");
+    w_points(w, (const double(*)[2])c->poly, c->npoints);
+    w_fmt(w, ",\"shade\":%d", c->shade);
+    if (c->ring != GEOMETRY_RING_NONE)
+        w_fmt(w, ",\"ring\":\"%s\"", rings[c->ring]);
+    if (c->hex)
+        w_fmt(w, ",\"q\":%d,\"r\":%d", c->q, c->r);
+    if (c->centre)
+        w_str(w, ",\"centreCell\":true");
+    w_str(w, "}");
+}
+
+static void w_decor(writer *w, const geometry_board *b, const geometry_decor *d)
+{
+    switch (d->kind) {
+    case GEOMETRY_DECOR_RING:
+        w_str(w, "{\"kind\":\"ring\",\"pts\":");
+        w_points(w, (const double(*)[2])d->pts, d->npoints);
+        break;
+    case GEOMETRY_DECOR_HOLE:
+        w_str(w, "{\"kind\":\"hole\",\"poly\":");
+        w_points(w, (const double(*)[2])d->pts, d->npoints);
+        break;
+    case GEOMETRY_DECOR_CENTRE:
+        w_str(w, "{\"kind\":\"centre\",\"c\":");
+        w_point(w, d->pts[0]);
+        break;
+    case GEOMETRY_DECOR_CENTRE_CELL:
+        w_str(w, "{\"kind\":\"centre-cell\",\"cell\":");
+        w_json(w, d->cell >= 0 ? b->variant->cell_names[d->cell] : "");
+        break;
+    }
+    w_str(w, "}");
+}
+
+static geometry_board board;
+
+EXPORT(wasm_board) int wasm_board(int index)
+{
+    int n = 0;
+    while (rules_variants[n] != NULL)
+        n++;
+    if (index < 0 || index >= n)
+        return fail(RULES_EUNKNOWN_GAME, "no such game index");
+    const rules_variant *v = rules_variants[index];
+    if (geometry_build(v, &board) < 0)
+        return fail(RULES_EUNKNOWN_GAME, "no board geometry for that game");
+    const geometry_board *b = &board;
+    writer w = writer_io();
+    w_str(&w, "{\"players\":[");
+    for (int p = 0; p < v->nplayers; p++) {
+        w_str(&w, p ? ",{\"name\":" : "{\"name\":");
+        w_json(&w, b->name[p]);
+        w_str(&w, ",\"colour\":");
+        w_json(&w, b->colour[p]);
+        w_str(&w, "}");
+    }
+    w_str(&w, "],\"cells\":[");
+    for (int i = 0; i < b->ncells; i++) {
+        if (i)
+            w_str(&w, ",");
+        w_cell(&w, b, i);
+    }
+    w_str(&w, "],\"labels\":[");
+    for (int i = 0; i < b->nlabels; i++) {
+        const geometry_label *l = &b->labels[i];
+        w_str(&w, i ? ",{\"x\":" : "{\"x\":");
+        w_num(&w, l->x);
+        w_str(&w, ",\"y\":");
+        w_num(&w, l->y);
+        w_str(&w, ",\"text\":");
+        w_json(&w, l->text);
+        if (l->keep)
+            w_fmt(&w, ",\"keep\":\"%c\"", l->keep);
+        w_str(&w, "}");
+    }
+    w_str(&w, "],\"decor\":[");
+    for (int i = 0; i < b->ndecor; i++) {
+        if (i)
+            w_str(&w, ",");
+        w_decor(&w, b, &b->decor[i]);
+    }
+    w_str(&w, "],\"homes\":");
+    w_points(&w, (const double(*)[2])b->homes, v->nplayers);
+    w_str(&w, ",\"centre\":");
+    w_point(&w, b->centre);
+    w_str(&w, "}");
     return w_done(&w);
 }
 

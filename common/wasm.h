@@ -14,8 +14,8 @@
  * drives it; only the wasm build exports its functions.
  *
  * Owns: the exported functions, game handles, the io buffer, the one search
- * context of the module. May call: rules.h, search.h, libc; imports only
- * the host's clock and report functions (wasm build).
+ * context of the module. May call: rules.h, search.h, geometry.h, libc;
+ * imports only the host's clock and report functions (wasm build).
  */
 #ifndef WASM_H
 #define WASM_H
@@ -29,6 +29,13 @@ char *wasm_io(void);
 
 /* Every game: [{"id","name","players","colours":[..],"cells":[..]}]. */
 int wasm_games(void);
+/* How the board of game `index` (of wasm_games) is drawn (geometry.h):
+ * {"players":[{"name","colour"}],"cells":[{"name","poly":[[x,y]..],"shade",
+ * "ring"?,"q"?,"r"?,"centreCell"?}],"labels":[{"x","y","text","keep"?}],
+ * "decor":[{"kind":"ring","pts"}|{"kind":"hole","poly"}|{"kind":"centre",
+ * "c"}|{"kind":"centre-cell","cell"}],"homes":[[x,y]..],"centre":[x,y]},
+ * cells in the game's order. */
+int wasm_board(int index);
 
 /* A new game of variant `id`, from its set-up or (position non-empty) from
  * a position string. Returns a handle (> 0) or a negative error. */

@@ -23,6 +23,7 @@ async function boardPage(game, pieces, legal, view = 0, size = { width: 900, hei
   await page.goto(`${web.url}/#/howto`);
   await page.evaluate(async ({ game, pieces, legal, view }) => {
     const { Board } = await import('/js/board.js');
+    await window.chameleon.ready; // the boards (rules.wasm) are loaded, the page mounted
     document.getElementById('main').replaceChildren();
     const box = document.createElement('div');
     box.id = 'test-board';
@@ -127,5 +128,25 @@ test('a phone in portrait: the board fits the width and a tap plays', async () =
   await click('g5');
   await click('g6');
   assert.deepEqual(await sent(), ['g5-g6']);
+  await page.close();
+});
+
+test('without rules.wasm the page says the boards cannot be drawn, and does not crash', async () => {
+  page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.route('**/rules.wasm', (r) => r.fulfill({ status: 404, body: '' }));
+  await page.goto(`${web.url}/#/howto`);
+  await page.evaluate(async () => {
+    await window.chameleon.ready;
+    const { Board } = await import('/js/board.js');
+    window.board = new Board(document.getElementById('main'), { game: 'yalta' });
+    window.board.setPosition({ a1: { kind: 'K', owner: 0 } });
+  });
+  assert.match(await page.textContent('#rules-error'), /rules\.wasm.*could not be loaded.*no board can be drawn/);
+  assert.match(await page.textContent('main .board-error'), /cannot be drawn.*rules module/);
+  assert.equal(await page.$$eval('polygon.cell', (c) => c.length), 0);
+  assert.deepEqual(errors, []);
+  await page.screenshot({ path: path.join(OUT, 'board-no-rules.png') });
   await page.close();
 });

@@ -244,7 +244,8 @@ test('a private game by invitation link, drawn by agreement', { skip }, async ()
 test("the server's cell names and colours match the drawn boards", { skip }, async () => {
   const a = await player();
   const r = await a.page.evaluate(async () => {
-    const { geometry } = await import('/js/geometry.js');
+    const { geometry, loadBoards } = await import('/js/geometry.js');
+    await loadBoards();
     return window.chameleon.games.map((g) => {
       let drawn = null;
       try {

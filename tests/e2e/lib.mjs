@@ -24,11 +24,13 @@ export async function launch() {
   });
 }
 
-const MIME = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml' };
+const MIME = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.wasm': 'application/wasm' };
 
-// Serves web-client/ on a free loopback port, under a strict content
-// security policy. Without `backend` there is no WebSocket behind it: only
-// what needs no server works (the board component alone). With `backend`
+// Serves web-client/ (and build/rules.wasm at /rules.wasm) on a free
+// loopback port, under a strict content security policy (which lets the
+// page compile WebAssembly and nothing else). Without `backend` there is no
+// WebSocket behind it: only what needs no server works (the board component
+// alone). With `backend`
 // (the URL of a real server), WebSocket upgrades and /api/ requests are
 // passed through to it, so that pages get the server's tables and welcome.
 // Returns {url, close}.
@@ -43,14 +45,15 @@ export async function staticServer(backend = null) {
       }).on('error', () => { res.writeHead(502); res.end(); });
       return;
     }
-    const file = path.join(WEB, path.normalize(p));
-    if (!file.startsWith(WEB) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
+    // The rules core, as the real server serves it (--wasm).
+    const file = p === '/rules.wasm' ? path.join(ROOT, 'build/rules.wasm') : path.join(WEB, path.normalize(p));
+    if (!(file.startsWith(WEB) || p === '/rules.wasm') || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
       res.writeHead(404); res.end(); return;
     }
     // A strict policy, so that an inline script or style attribute fails here.
     res.writeHead(200, {
       'Content-Type': MIME[path.extname(file)] || 'application/octet-stream',
-      'Content-Security-Policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:",
+      'Content-Security-Policy': "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:",
     });
     fs.createReadStream(file).pipe(res);
   });

@@ -105,7 +105,8 @@ test('geometry facts: Yalta centre cells, Ant Chess edge and centre', async () =
   const page = await browser.newPage();
   await page.goto(`${web.url}/#/howto`);
   const r = await page.evaluate(async () => {
-    const { geometry, sideNeighbours } = await import('/js/geometry.js');
+    const { geometry, sideNeighbours, loadBoards } = await import('/js/geometry.js');
+    await loadBoards();
     const y = geometry('yalta');
     const atCentre = y.cells.filter((c) => c.poly.some(([x, yy]) => Math.hypot(x, yy) < 1e-9)).map((c) => c.name).sort();
     const ynb = sideNeighbours(y.cells);

@@ -12,6 +12,7 @@ import * as turn from './pages/turn.js';
 import * as analysis from './pages/analysis.js';
 import { watchYourTurn } from './corr.js';
 import { setTables } from './tables.js';
+import { loadBoards } from './geometry.js';
 
 const wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`;
 
@@ -26,6 +27,7 @@ export const app = {
     setTimeout(() => { live.textContent = text; }, 30);
   },
   go(hash) { location.hash = hash; },
+  ready: null, // a promise: the first page is mounted (see the end)
 };
 window.chameleon = app; // for the browser tests and the console
 
@@ -82,13 +84,33 @@ function header() {
 header();
 // A game that starts (a seek filled, a rematch) opens its room wherever we are.
 app.conn.on('game_started', (m) => { if (location.hash !== `#/game/${m.room}`) app.go(`#/game/${m.room}`); });
-// The server's tables (GET /api/tables) come first: pages draw them when the
-// welcome arrives, so the connection opens once they are here (or could not
-// be had: the pages then show ids rather than names).
-fetch('/api/tables')
+// Without the rules module no board can be drawn: the page says so at the
+// top (the pages without a board go on working).
+function rulesMissing(e) {
+  console.warn(e);
+  const p = document.createElement('p');
+  p.id = 'rules-error';
+  p.className = 'fatal';
+  p.setAttribute('role', 'alert');
+  p.textContent = `The rules of the games (rules.wasm) could not be loaded (${e.message}): `
+    + 'no board can be drawn. Reload the page to try again.';
+  document.getElementById('main').before(p);
+}
+
+// The server's tables (GET /api/tables) and the rules module (rules.wasm,
+// which draws the boards) come first: pages draw boards as they mount and
+// tables when the welcome arrives, so the page routes and the connection
+// opens once both are here (or could not be had: without the tables the
+// pages show ids rather than names).
+const tables = fetch('/api/tables')
   .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`tables: ${r.status}`))))
   .then(setTables)
-  .catch((e) => console.warn(e))
-  .finally(() => app.conn.connect());
-window.addEventListener('hashchange', route);
-route();
+  .catch((e) => console.warn(e));
+const boards = loadBoards().catch(rulesMissing);
+document.getElementById('main').textContent = 'Loading\u2026';
+// Resolves once the first page is mounted (the browser tests wait on it).
+app.ready = Promise.all([tables, boards]).then(() => {
+  window.addEventListener('hashchange', route);
+  route();
+  app.conn.connect();
+});

@@ -41,7 +41,14 @@ export class Board {
   constructor(container, opts) {
     this.container = container;
     this.opts = opts;
-    this.geom = geometry(opts.game);
+    // Without the rules module (or for a game it does not know) there is
+    // no geometry: the board says so where it would be drawn.
+    try {
+      this.geom = geometry(opts.game);
+    } catch (e) {
+      this.geom = null;
+      this.failure = e.message;
+    }
     this.view = 0;
     this.position = new Map();
     this.legal = [];
@@ -56,6 +63,7 @@ export class Board {
     this.picker = html('div', { class: 'picker', hidden: '' });
     this.root.appendChild(this.picker);
     container.appendChild(this.root);
+    if (!this.geom) this.root.appendChild(html('p', { class: 'board-error error', role: 'alert' }, `The board cannot be drawn: ${this.failure}.`));
     this.bindPointer();
     this.render();
   }
@@ -94,6 +102,7 @@ export class Board {
 
   render() {
     const g = this.geom;
+    if (!g) return;
     const rot = rotator(g, viewAngle(g, this.view));
     this.rot = rot;
     const svg = this.svg;

@@ -3,7 +3,8 @@
 // answer comes from the module.
 //
 //   const rules = await loadRules(bytes?)   // bytes: Node and tests
-//   rules.games                             // [{id, name, players, colours, cells}]
+//   rules.games                             // [{id, name, players, colours, cells, board}]
+//                                           // board: how it is drawn (common/geometry.h)
 //   const g = rules.newGame('ultima', position?)
 //   g.legalMoves() g.play(text) g.undo() g.leave(player, reason)
 //   g.position() g.status()
@@ -78,6 +79,8 @@ export async function loadRules(bytes) {
   }
 
   const games = JSON.parse(answer(ex.wasm_games()));
+  // How each board is drawn (geometry.js builds its records from these).
+  games.forEach((g, i) => { g.board = JSON.parse(answer(ex.wasm_board(i))); });
 
   class Game {
     constructor(id, position) {
