@@ -4,9 +4,11 @@
 # build, build/match:
 #   1. speed: from each game's set-up, one search of SPEED_MS on one core
 #      (level 8; three-player games once per method): depth reached, nodes/s;
-#   2. the level ladder in LADDER_GAME: level 8 against level 1, then each
-#      level against the one below, LADDER_GAMES games each at LADDER_MS a
-#      move (pairs of games on the same random opening, colours swapped);
+#   2. level 8 against level 1 in every game id (three-player games: one
+#      level 8 against two level 1), TOP_GAMES games each; then the level
+#      ladder in each of LADDER_GAME_IDS: each level against the one below,
+#      LADDER_GAMES games each at LADDER_MS a move (pairs of games on the
+#      same random opening, colours swapped);
 #   3. three players: paranoid, brs and maxn (level 8) at one table in
 #      yalta and ant3, THREE_GAMES games each (every seating equally often).
 # The game counts are small so that the whole bench stays within about ten
@@ -15,8 +17,9 @@ set -eu
 cd "$(dirname "$0")/../.."
 
 SPEED_MS=${SPEED_MS:-1000}
-LADDER_GAME=ultima
-LADDER_GAMES=${LADDER_GAMES:-12}
+LADDER_GAME_IDS=${LADDER_GAME_IDS:-ultima rollerball}
+LADDER_GAMES=${LADDER_GAMES:-16}
+TOP_GAMES=${TOP_GAMES:-12}
 LADDER_MS=20
 LADDER_OPENING=4
 THREE_GAMES=${THREE_GAMES:-18}
@@ -60,26 +63,47 @@ match_row() {
     res=$(grep '^result ' "$tmp" | tail -n 1)
     echo "ladder $label: $res" >&2
     avg=$(field "$res" avg)
-    echo "| $label | $(field "$res" games) | ${avg%%,*} | $(field "$res" elo) | $(field "$res" err) |" \
+    elo=$(field "$res" elo) err=$(field "$res" err)
+    # Three players: the first player against the second.
+    [ -n "$elo" ] || { elo=$(field "$res" elo_0_1); err=$(field "$res" err_0_1); }
+    echo "| $label | $(field "$res" games) | ${avg%%,*} | $elo | $err |" \
         "$(sed -n 's/.*average \([0-9]*\) plies$/\1/p' "$tmp") |"
 }
 
 echo
-echo "Level ladder in $LADDER_GAME: $LADDER_GAMES games a match, $LADDER_MS ms a move,"
-echo "openings of $LADDER_OPENING random plies played with both colours, draw after"
-echo "$MAX_PLIES plies. Score and Elo are the first player's; Elo +/- is the 95% bar."
+echo "Level 8 against level 1 (three-player games: one level 8 and two level 1 at"
+echo "one table, every seating): $TOP_GAMES games per game id, $LADDER_MS ms a move, openings of"
+echo "$LADDER_OPENING random plies, draw after $MAX_PLIES plies. Score is level 8's (a win is 1)."
 echo
-echo "| match | games | score | Elo | +/- | average plies |"
+echo "| game | games | level 8 score | Elo | +/- | average plies |"
 echo "|---|---|---|---|---|---|"
-common="--game $LADDER_GAME --games $LADDER_GAMES --movetime $LADDER_MS --openings $LADDER_OPENING --max-plies $MAX_PLIES -j $JOBS"
-# shellcheck disable=SC2086
-match_row "level 8 - level 1" $common level:8 level:1
-for lv in 2 3 4 5 6 7 8; do
-    # shellcheck disable=SC2086
-    match_row "level $lv - level $((lv - 1))" $common "level:$lv" "level:$((lv - 1))"
+for g in ultima ultima1968 rollerball ant2; do
+    match_row "$g" --game "$g" --games "$TOP_GAMES" --movetime "$LADDER_MS" --openings "$LADDER_OPENING" \
+        --max-plies "$MAX_PLIES" -j "$JOBS" level:8 level:1
+done
+for g in yalta ant3; do
+    match_row "$g" --game "$g" --games "$TOP_GAMES" --movetime "$LADDER_MS" --openings "$LADDER_OPENING" \
+        --max-plies "$MAX_PLIES" -j "$JOBS" --players level:8,level:1,level:1
 done
 echo
-echo "Command: \`$bin $common level:A level:B\`."
+echo "Command: \`$bin --game G --games $TOP_GAMES --movetime $LADDER_MS level:8 level:1\` (\`--players level:8,level:1,level:1\` for three)."
+
+for LADDER_GAME in $LADDER_GAME_IDS; do
+    echo
+    echo "Level ladder in $LADDER_GAME: $LADDER_GAMES games a match, $LADDER_MS ms a move,"
+    echo "openings of $LADDER_OPENING random plies played with both colours, draw after"
+    echo "$MAX_PLIES plies. Score and Elo are the first player's; Elo +/- is the 95% bar."
+    echo
+    echo "| match | games | score | Elo | +/- | average plies |"
+    echo "|---|---|---|---|---|---|"
+    common="--game $LADDER_GAME --games $LADDER_GAMES --movetime $LADDER_MS --openings $LADDER_OPENING --max-plies $MAX_PLIES -j $JOBS"
+    for lv in 2 3 4 5 6 7 8; do
+        # shellcheck disable=SC2086
+        match_row "level $lv - level $((lv - 1))" $common "level:$lv" "level:$((lv - 1))"
+    done
+    echo
+    echo "Command: \`$bin $common level:A level:B\`."
+done
 
 echo
 echo "Three players at one table (level 8 each): $THREE_GAMES games per game, $THREE_MS ms a move,"
