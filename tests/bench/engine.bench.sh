@@ -73,13 +73,20 @@ match_row() {
 echo
 echo "Level 8 against level 1 (three-player games: one level 8 and two level 1 at"
 echo "one table, every seating): $TOP_GAMES games per game id, $LADDER_MS ms a move, openings of"
-echo "$LADDER_OPENING random plies, draw after $MAX_PLIES plies. Score is level 8's (a win is 1)."
+echo "$LADDER_OPENING random plies, draw after $MAX_PLIES plies. Score is the first player's (a win"
+echo "is 1); \`random\` plays any legal move, \`greedy\` the best one ply deep."
 echo
 echo "| game | games | level 8 score | Elo | +/- | average plies |"
 echo "|---|---|---|---|---|---|"
 for g in ultima ultima1968 rollerball ant2; do
     match_row "$g" --game "$g" --games "$TOP_GAMES" --movetime "$LADDER_MS" --openings "$LADDER_OPENING" \
         --max-plies "$MAX_PLIES" -j "$JOBS" level:8 level:1
+done
+for g in ultima rollerball; do
+    match_row "$g: level 1 - random" --game "$g" --games "$TOP_GAMES" --movetime "$LADDER_MS" \
+        --openings "$LADDER_OPENING" --max-plies "$MAX_PLIES" -j "$JOBS" level:1 random
+    match_row "$g: level 8 - greedy" --game "$g" --games "$TOP_GAMES" --movetime "$LADDER_MS" \
+        --openings "$LADDER_OPENING" --max-plies "$MAX_PLIES" -j "$JOBS" level:8 greedy
 done
 for g in yalta ant3; do
     match_row "$g" --game "$g" --games "$TOP_GAMES" --movetime "$LADDER_MS" --openings "$LADDER_OPENING" \
