@@ -736,14 +736,16 @@ static uint64_t next_random(uint64_t *state)
 }
 
 /* One iteration at the root: every move searched, in order; returns the
- * best value and leaves the best move first. With noise, every move gets
- * an exact value (a full window) and the noise picks among them. */
+ * best value and leaves the best move first. With noise, a move is a
+ * candidate when its value is within `noise` of the best found so far: a
+ * null window at that bar sorts the others out, a candidate gets its exact
+ * value, and the noise picks among the candidates. */
 static int32_t root_iteration(search_ctx *s, rules_pos *p, int depth, int n, int noise,
                               uint64_t *rng, rules_move *best_move, bool *complete)
 {
     rules_move *mv = s->moves[0];
     int32_t alpha = -SEARCH_INF, beta = SEARCH_INF;
-    int32_t best = -SEARCH_INF, best_noisy = -SEARCH_INF;
+    int32_t best = -SEARCH_INF, best_noisy = -SEARCH_INF, best_exact = -SEARCH_INF;
     int best_i = -1;
     *complete = false;
     for (int i = 0; i < n; i++) {
@@ -752,10 +754,17 @@ static int32_t root_iteration(search_ctx *s, rules_pos *p, int depth, int n, int
         s->v->make(p, m, &u);
         s->path[s->npath_base] = p->hash;
         int32_t v;
+        bool candidate = true;
         if (s->nplayers == 3 && s->multi == SEARCH_MULTI_MAXN) {
             v = maxn(s, p, depth - 1, 1).v[s->me];
-        } else if (i == 0 || noise > 0) {
-            v = alphabeta(s, p, depth - 1, 1, noise > 0 ? -SEARCH_INF : alpha, beta);
+        } else if (i == 0) {
+            v = alphabeta(s, p, depth - 1, 1, alpha, beta);
+        } else if (noise > 0) {
+            int32_t bar = best_exact - noise;
+            v = alphabeta(s, p, depth - 1, 1, bar, bar + 1);
+            candidate = v > bar;
+            if (candidate && !s->aborted)
+                v = alphabeta(s, p, depth - 1, 1, bar, beta);
         } else {
             v = alphabeta(s, p, depth - 1, 1, alpha, alpha + 1);
             if (v > alpha && !s->aborted)
@@ -764,6 +773,10 @@ static int32_t root_iteration(search_ctx *s, rules_pos *p, int depth, int n, int
         s->v->unmake(p, m, &u);
         if (s->aborted)
             break;
+        if (!candidate)
+            continue;
+        if (v > best_exact)
+            best_exact = v;
         int32_t noisy = v;
         if (noise > 0 && v > -SEARCH_WIN_BOUND && v < SEARCH_WIN_BOUND)
             noisy += (int32_t)(next_random(rng) % (uint64_t)(noise + 1));
