@@ -6,8 +6,8 @@
  * round-trips and malformed input.
  *
  * Positions are written as piece lists ("bQg1 rQg13 ...") and turned into
- * position strings here, by cell names and the documented cell order
- * (file by file, rank 1 upwards), not by the module's printer.
+ * position strings by cell names and the documented cell order (file by
+ * file, rank 1 upwards), not by the module's printer (ant_positions.h).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,66 +19,11 @@
 
 #include <cmocka.h>
 
+#include "ant_positions.h"
 #include "antchess.h"
 #include "rules.h"
 
 static const rules_variant *V2, *V3;
-
-static int C(const rules_variant *v, const char *name)
-{
-    int c = rules_cell_parse(v, name);
-    if (c < 0)
-        fail_msg("no cell %s", name);
-    return c;
-}
-
-/* "bQg1 rAg9 ..." + player to move + left ("-", "r") -> position string. */
-static void build(const rules_variant *v, const char *list, char tomove, const char *left,
-                  char *out)
-{
-    char owner[127] = {0}, kind[127] = {0};
-    char copy[1024];
-    snprintf(copy, sizeof copy, "%s", list);
-    for (char *tok = strtok(copy, " "); tok; tok = strtok(NULL, " ")) {
-        int c = C(v, tok + 2);
-        assert_int_equal(kind[c], 0);
-        owner[c] = tok[0];
-        kind[c] = tok[1];
-    }
-    char *w = out;
-    int c = 0;
-    for (int f = 0; f < 13; f++) {
-        if (f)
-            *w++ = '/';
-        int run = 0;
-        char file = v->cell_names[c][0];
-        for (; c < 127 && v->cell_names[c][0] == file; c++) {
-            if (!kind[c]) {
-                run++;
-                continue;
-            }
-            if (run)
-                w += sprintf(w, "%d", run);
-            run = 0;
-            *w++ = owner[c];
-            *w++ = kind[c];
-        }
-        if (run)
-            w += sprintf(w, "%d", run);
-    }
-    sprintf(w, " %c %s", tomove, left);
-}
-
-static void load(const rules_variant *v, rules_pos *p, const char *list, char tomove,
-                 const char *left)
-{
-    char text[RULES_POS_TEXT], why[RULES_WHY_TEXT] = "";
-    build(v, list, tomove, left, text);
-    rules_pos_init(p, v);
-    int err = v->parse_position(p, text, why, sizeof why);
-    if (err != 0)
-        fail_msg("cannot load %s: %s", text, why);
-}
 
 static rules_game *game_from(const char *id, const char *list, char tomove, const char *left)
 {

@@ -9,7 +9,8 @@
  * straight line, cells between); the ladybug's turn is found from the angle
  * of the drawing; legality is "no reply of any opponent captures my queen",
  * by generating every pseudo move of each opponent. It parses and prints the
- * position string and the move text itself.
+ * position string and the move text itself (the board field through
+ * ant_board() of ant_positions.h, the tests' own writer).
  *
  * The two generators must give the same set of (move text, position string
  * after the move) on every position of many random games (from the set-ups,
@@ -32,6 +33,7 @@
 
 #include <cmocka.h>
 
+#include "ant_positions.h"
 #include "rules.h"
 
 #define NCELL 127
@@ -214,29 +216,16 @@ static int ref_parse(rs *s, int np, const char *text)
     return 0;
 }
 
+/* The board field by ant_board() (ant_positions.h), with this file's cell
+ * names (built file by file, rank 1 upwards) and owners; then the rest. */
 static void ref_print(const rs *s, char *out)
 {
-    char *w = out;
-    for (int f = 0; f < 13; f++) {
-        if (f)
-            *w++ = '/';
-        int run = 0;
-        for (int c = 0; c < NCELL; c++) {
-            if (rname[c][0] != files[f])
-                continue;
-            if (!s->kind[c]) {
-                run++;
-                continue;
-            }
-            if (run)
-                w += sprintf(w, "%d", run);
-            run = 0;
-            *w++ = owners[s->owner[c]];
-            *w++ = s->kind[c];
-        }
-        if (run)
-            w += sprintf(w, "%d", run);
+    char file_of[NCELL + 1] = {0}, owner[NCELL];
+    for (int c = 0; c < NCELL; c++) {
+        file_of[c] = rname[c][0];
+        owner[c] = owners[s->owner[c]];
     }
+    char *w = ant_board(out, file_of, owner, s->kind);
     w += sprintf(w, " %c ", owners[s->to_move]);
     if (!s->left)
         *w++ = '-';

@@ -17,43 +17,12 @@
 
 #include <cmocka.h>
 
+#include "rollerball_positions.h"
 #include "rules.h"
 #include "search.h"
+#include "search_fixture.h"
 
 #define SETUP "2rbp2/2rkp2/2***2/2***2/2***2/2PKR2/2PBR2 w -"
-
-static search_ctx *ctx;
-
-static int setup(void **state)
-{
-    (void)state;
-    ctx = search_new(1 << 20);
-    return ctx == NULL;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    search_free(ctx);
-    return 0;
-}
-
-static const rules_variant *rb(void)
-{
-    const rules_variant *v = rules_find("rollerball");
-    assert_non_null(v);
-    return v;
-}
-
-static void load(rules_pos *p, const char *text)
-{
-    char why[RULES_WHY_TEXT] = "";
-    rules_pos_init(p, rb());
-    int err = rb()->parse_position(p, text, why, sizeof why);
-    if (err != 0)
-        print_error("%s: %s\n", text, why);
-    assert_int_equal(err, 0);
-}
 
 static void eval(const char *text, int32_t *score)
 {
@@ -159,27 +128,18 @@ static void test_in_check_and_set_to_move(void **state)
 static void half_turn(const rules_pos *p, rules_pos *q)
 {
     const rules_variant *v = rb();
-    char text[RULES_POS_TEXT], *o = text;
-    for (int y = 6; y >= 0; y--) {
-        int run = 0;
+    char sq[7][7];
+    for (int y = 0; y < 7; y++)
         for (int x = 0; x < 7; x++) {
             char name[3] = {(char)('a' + 6 - x), (char)('1' + 6 - y), 0};
             int cell = rules_cell_parse(v, name), owner = 0;
             char letter = cell >= 0 ? v->piece_at(p, cell, &owner) : '*';
-            if (letter == 0) {
-                run++;
-                continue;
-            }
-            if (run)
-                *o++ = (char)('0' + run);
-            run = 0;
-            *o++ = letter == '*' || owner == 1 ? letter : (char)(letter + 32);
+            sq[y][x] = letter == 0                   ? '.'
+                       : letter == '*' || owner == 1 ? letter
+                                                     : (char)(letter + 32);
         }
-        if (run)
-            *o++ = (char)('0' + run);
-        if (y)
-            *o++ = '/';
-    }
+    char text[RULES_POS_TEXT];
+    char *o = rb_board_text(text, sq);
     char mine[RULES_POS_TEXT];
     assert_true(v->print_position(p, mine, sizeof mine) > 0);
     const char *flags = strchr(strchr(mine, ' ') + 1, ' ') + 1;
@@ -302,5 +262,5 @@ int main(void)
         cmocka_unit_test(test_search_finds_checkmate),
         cmocka_unit_test(test_search_finds_journey),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, ctx_setup, ctx_teardown);
 }

@@ -17,81 +17,15 @@
 #include <cmocka.h>
 
 #include "rules.h"
+#include "yalta_positions.h"
 #include "search.h"
+#include "search_fixture.h"
 #include "yalta.h"
 
 static const rules_variant *V = &yalta_variant;
 
 /* ------------------------------------------------------------------------ */
-/* Helpers. */
-
-/* Files of a rank, in the order the position string lists them. */
-static const char *rank_files(int rank)
-{
-    return rank <= 4 ? "abcdefgh" : rank <= 8 ? "abcdijkl" : "efghijkl";
-}
-
-/* A position string from placements "wKe1 rRa8 ..." (owner, kind, cell) and
- * the other five fields ("w - - - 0"). */
-static void build(char *out, const char *pieces, const char *rest)
-{
-    char grid[12][8][3];
-    memset(grid, 0, sizeof grid);
-    const char *s = pieces;
-    while (*s) {
-        while (*s == ' ')
-            s++;
-        if (!*s)
-            break;
-        char owner = s[0], kind = s[1], file = s[2];
-        int rank = atoi(s + 3);
-        const char *files = rank_files(rank);
-        const char *f = strchr(files, file);
-        assert_non_null(f);
-        grid[rank - 1][f - files][0] = owner;
-        grid[rank - 1][f - files][1] = kind;
-        s += 3;
-        while (*s >= '0' && *s <= '9')
-            s++;
-    }
-    char *o = out;
-    for (int r = 0; r < 12; r++) {
-        int run = 0;
-        for (int i = 0; i < 8; i++) {
-            if (!grid[r][i][0]) {
-                run++;
-                continue;
-            }
-            if (run)
-                *o++ = (char)('0' + run), run = 0;
-            *o++ = grid[r][i][0];
-            *o++ = grid[r][i][1];
-        }
-        if (run)
-            *o++ = (char)('0' + run);
-        *o++ = r < 11 ? '/' : ' ';
-    }
-    strcpy(o, rest);
-}
-
-static rules_pos pos_text(const char *text)
-{
-    char why[RULES_WHY_TEXT] = "";
-    rules_pos p;
-    rules_pos_init(&p, V);
-    int err = V->parse_position(&p, text, why, sizeof why);
-    if (err != 0)
-        print_error("%s: %s\n", text, why);
-    assert_int_equal(err, 0);
-    return p;
-}
-
-static rules_pos pos_of(const char *pieces, const char *rest)
-{
-    char text[RULES_POS_TEXT];
-    build(text, pieces, rest);
-    return pos_text(text);
-}
+/* Helpers (positions from placements: yalta_positions.h). */
 
 static void print_pos(const rules_pos *p, char *out)
 {
@@ -483,23 +417,7 @@ static void test_evaluate(void **state)
 }
 
 /* ------------------------------------------------------------------------ */
-/* The search finds mates in one. */
-
-static search_ctx *ctx;
-
-static int ctx_new(void **state)
-{
-    (void)state;
-    ctx = search_new(1 << 20);
-    return ctx == NULL;
-}
-
-static int ctx_free(void **state)
-{
-    (void)state;
-    search_free(ctx);
-    return 0;
-}
+/* The search finds mates in one (ctx: search_fixture.h). */
 
 /* p turned `turns` thirds, the player to move turned with it. */
 static rules_pos rotated(const rules_pos *p, int turns)
@@ -568,7 +486,7 @@ int main(void)
         cmocka_unit_test(test_is_capture_agrees),
         cmocka_unit_test(test_set_to_move_round_trips),
         cmocka_unit_test(test_evaluate),
-        cmocka_unit_test_setup_teardown(test_search_finds_mates, ctx_new, ctx_free),
+        cmocka_unit_test_setup_teardown(test_search_finds_mates, ctx_setup, ctx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,16 +17,10 @@
 
 #include <cmocka.h>
 
+#include "rollerball_positions.h"
 #include "rules.h"
 
 #define SETUP "2rbp2/2rkp2/2***2/2***2/2***2/2PKR2/2PBR2 w -"
-
-static const rules_variant *rb(void)
-{
-    const rules_variant *v = rules_find("rollerball");
-    assert_non_null(v);
-    return v;
-}
 
 /* A position string from pieces written "Bg6 Ka2 kc7" (upper case white). */
 static void build(const char *pieces, char side, const char *flags, char *out)
@@ -43,35 +37,8 @@ static void build(const char *pieces, char side, const char *flags, char *out)
         if (!s[3])
             break;
     }
-    char *o = out;
-    for (int y = 6; y >= 0; y--) {
-        int run = 0;
-        for (int x = 0; x < 7; x++) {
-            if (sq[y][x] == '.') {
-                run++;
-                continue;
-            }
-            if (run)
-                *o++ = (char)('0' + run);
-            run = 0;
-            *o++ = sq[y][x];
-        }
-        if (run)
-            *o++ = (char)('0' + run);
-        if (y)
-            *o++ = '/';
-    }
+    char *o = rb_board_text(out, sq);
     sprintf(o, " %c %s", side, flags);
-}
-
-static void load(rules_pos *p, const char *text)
-{
-    char why[RULES_WHY_TEXT] = "";
-    rules_pos_init(p, rb());
-    int err = rb()->parse_position(p, text, why, sizeof why);
-    if (err != 0)
-        print_error("%s: %s\n", text, why);
-    assert_int_equal(err, 0);
 }
 
 static int cmp_str(const void *a, const void *b)

@@ -27,6 +27,7 @@
 
 #include <cmocka.h>
 
+#include "rollerball_positions.h"
 #include "rules.h"
 
 /* ------------------------------------------------------------------------ */
@@ -296,25 +297,11 @@ static int ref_parse(ref_pos *p, const char *s)
 
 static void ref_print(const ref_pos *p, char *buf)
 {
-    char *o = buf;
-    for (int y = 6; y >= 0; y--) {
-        int run = 0;
-        for (int x = 0; x < 7; x++) {
-            char c = p->sq[y][x];
-            if (c == '.') {
-                run++;
-                continue;
-            }
-            if (run)
-                *o++ = (char)('0' + run);
-            run = 0;
-            *o++ = c == '#' ? '*' : c;
-        }
-        if (run)
-            *o++ = (char)('0' + run);
-        if (y)
-            *o++ = '/';
-    }
+    char sq[7][7];
+    for (int y = 0; y < 7; y++)
+        for (int x = 0; x < 7; x++)
+            sq[y][x] = p->sq[y][x] == '#' ? '*' : p->sq[y][x];
+    char *o = rb_board_text(buf, sq);
     o += sprintf(o, " %c %s%s%s", p->white_to_move ? 'w' : 'b', p->under[0] ? "W" : "",
                  p->under[1] ? "B" : "", p->under[0] || p->under[1] ? "" : "-");
 }
@@ -349,13 +336,6 @@ enum { LINE = 2 * RULES_POS_TEXT };
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp((const char *)a, (const char *)b);
-}
-
-static const rules_variant *rb(void)
-{
-    const rules_variant *v = rules_find("rollerball");
-    assert_non_null(v);
-    return v;
 }
 
 /* What the random games went through (so that the test shows it covered

@@ -17,22 +17,7 @@
 
 #include "rules.h"
 #include "search.h"
-
-static search_ctx *ctx;
-
-static int setup(void **state)
-{
-    (void)state;
-    ctx = search_new(1 << 20);
-    return ctx == NULL;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    search_free(ctx);
-    return 0;
-}
+#include "search_fixture.h"
 
 static bool is_legal(const rules_pos *p, rules_move m)
 {
@@ -278,5 +263,5 @@ int main(void)
         cmocka_unit_test(test_repetition_is_a_draw),
         cmocka_unit_test(test_time_for_move),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, ctx_setup, ctx_teardown);
 }

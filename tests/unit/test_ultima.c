@@ -6,8 +6,9 @@
  * and position strings (round trips, many malformed inputs).
  *
  * Positions are written as piece lists ("Ka5 kh7 Wd2 pc1"): a letter (upper
- * case White, lower case Black) and a cell; see pos_text(). Expected
- * captures, positions and errors come from the rules text.
+ * case White, lower case Black) and a cell; see pos_text() in
+ * ultima_positions.h. Expected captures, positions and errors come from the
+ * rules text.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,63 +21,9 @@
 #include <cmocka.h>
 
 #include "rules.h"
+#include "ultima_positions.h"
 
 static const char *SETUP = "clxwkxli/pppppppp/8/8/8/8/PPPPPPPP/ILXKWXLC w";
-
-/* A position string from a piece list and the side to move ('w'/'b'). */
-static const char *pos_text(const char *pieces, char side)
-{
-    static char out[4][RULES_POS_TEXT];
-    static int slot;
-    char *buf = out[slot++ & 3];
-    char b[64];
-    memset(b, '.', 64);
-    for (const char *s = pieces; *s;) {
-        if (*s == ' ') {
-            s++;
-            continue;
-        }
-        int c = (s[2] - '1') * 8 + (s[1] - 'a');
-        assert_true(c >= 0 && c < 64);
-        b[c] = s[0];
-        s += 3;
-    }
-    int n = 0;
-    for (int y = 7; y >= 0; y--) {
-        int run = 0;
-        for (int x = 0; x < 8; x++) {
-            char c = b[y * 8 + x];
-            if (c == '.') {
-                run++;
-                continue;
-            }
-            if (run)
-                buf[n++] = (char)('0' + run);
-            run = 0;
-            buf[n++] = c;
-        }
-        if (run)
-            buf[n++] = (char)('0' + run);
-        if (y)
-            buf[n++] = '/';
-    }
-    buf[n++] = ' ';
-    buf[n++] = side;
-    buf[n] = 0;
-    return buf;
-}
-
-static void load(rules_pos *p, const char *id, const char *text)
-{
-    const rules_variant *v = rules_find(id);
-    assert_non_null(v);
-    rules_pos_init(p, v);
-    char why[RULES_WHY_TEXT] = "";
-    int err = v->parse_position(p, text, why, sizeof why);
-    if (err != 0)
-        print_error("position %s refused: %s\n", text, why);
-    assert_int_equal(err, 0);
-}
 
 static bool is_legal(const rules_pos *p, rules_move m)
 {
@@ -528,10 +475,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static uint64_t rnd(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return xorshift64(&rng);
 }
 
 static void test_position_strings(void **state)

@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "rules.h"
+#include "ultima_positions.h"
 
 /* ------------------------------------------------------------------------ */
 /* The reference. */
@@ -208,30 +209,11 @@ static int ref_can_take_king(const ref *r, int s)
     return 0;
 }
 
+/* The position string: board_text() of ultima_positions.h, the tests' own
+ * writer (not the module's). */
 static void ref_print(const char *b, int white_to_move, char *out)
 {
-    int n = 0;
-    for (int y = 7; y >= 0; y--) {
-        int run = 0;
-        for (int x = 0; x < 8; x++) {
-            char c = b[y * 8 + x];
-            if (c == '.') {
-                run++;
-                continue;
-            }
-            if (run)
-                out[n++] = (char)('0' + run);
-            run = 0;
-            out[n++] = c;
-        }
-        if (run)
-            out[n++] = (char)('0' + run);
-        if (y)
-            out[n++] = '/';
-    }
-    out[n++] = ' ';
-    out[n++] = white_to_move ? 'w' : 'b';
-    out[n] = 0;
+    board_text(b, white_to_move ? 'w' : 'b', out);
 }
 
 static void ref_parse(ref *r, const char *text, int r1968)
@@ -316,10 +298,7 @@ static uint64_t rng_state = 0x1234567887654321ull;
 
 static uint64_t rnd(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
+    return xorshift64(&rng_state);
 }
 
 static long compared_positions, compared_moves;

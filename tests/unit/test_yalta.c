@@ -17,77 +17,13 @@
 #include <cmocka.h>
 
 #include "rules.h"
+#include "yalta_positions.h"
 #include "yalta.h"
 
 static const rules_variant *V = &yalta_variant;
 
 /* ------------------------------------------------------------------------ */
-/* Helpers. */
-
-/* Files of a rank, in the order the position string lists them. */
-static const char *rank_files(int rank)
-{
-    return rank <= 4 ? "abcdefgh" : rank <= 8 ? "abcdijkl" : "efghijkl";
-}
-
-/*
- * A position string from placements "wKe1 rRa8 ..." (owner, kind, cell) and
- * the other five fields ("w - - - 0"). Written here independently of the
- * module's printer.
- */
-static void build(char *out, const char *pieces, const char *rest)
-{
-    char grid[12][8][3];
-    memset(grid, 0, sizeof grid);
-    const char *s = pieces;
-    while (*s) {
-        while (*s == ' ')
-            s++;
-        if (!*s)
-            break;
-        char owner = s[0], kind = s[1], file = s[2];
-        int rank = atoi(s + 3);
-        const char *files = rank_files(rank);
-        const char *f = strchr(files, file);
-        assert_non_null(f);
-        grid[rank - 1][f - files][0] = owner;
-        grid[rank - 1][f - files][1] = kind;
-        s += 3;
-        while (*s >= '0' && *s <= '9')
-            s++;
-    }
-    char *o = out;
-    for (int r = 0; r < 12; r++) {
-        int run = 0;
-        for (int i = 0; i < 8; i++) {
-            if (!grid[r][i][0]) {
-                run++;
-                continue;
-            }
-            if (run)
-                *o++ = (char)('0' + run), run = 0;
-            *o++ = grid[r][i][0];
-            *o++ = grid[r][i][1];
-        }
-        if (run)
-            *o++ = (char)('0' + run);
-        *o++ = r < 11 ? '/' : ' ';
-    }
-    strcpy(o, rest);
-}
-
-static rules_pos pos_of(const char *pieces, const char *rest)
-{
-    char text[RULES_POS_TEXT], why[RULES_WHY_TEXT] = "";
-    build(text, pieces, rest);
-    rules_pos p;
-    rules_pos_init(&p, V);
-    int err = V->parse_position(&p, text, why, sizeof why);
-    if (err != 0)
-        print_error("%s: %s\n", text, why);
-    assert_int_equal(err, 0);
-    return p;
-}
+/* Helpers (positions from placements: yalta_positions.h). */
 
 static int try_move(const rules_pos *p, const char *text)
 {
