@@ -394,6 +394,25 @@ static void pv_set(search_ctx *s, int ply, rules_move m)
     s->pvlen[ply] = n + 1;
 }
 
+/* A move's value v at a node where the side to move maximises my value or
+ * minimises it: true if v is the new best; then the window narrows and the
+ * line is recorded when v falls inside it. */
+static bool take_value(search_ctx *s, int ply, rules_move m, int32_t v, bool maxing, int32_t *best,
+                       int32_t *alpha, int32_t *beta)
+{
+    if (maxing ? v <= *best : v >= *best)
+        return false;
+    *best = v;
+    if (maxing ? v > *alpha : v < *beta) {
+        if (maxing)
+            *alpha = v;
+        else
+            *beta = v;
+        pv_set(s, ply, m);
+    }
+    return true;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Alpha-beta for two players and paranoid/best-reply three-player search:
  * values are mine (the root player's). */
@@ -436,18 +455,8 @@ static int32_t quiesce(search_ctx *s, rules_pos *p, int ply, int32_t alpha, int3
         s->v->unmake(p, m, &u);
         if (s->aborted)
             return best;
-        if (maxing ? v > best : v < best) {
-            best = v;
-            if (maxing ? v > alpha : v < beta) {
-                if (maxing)
-                    alpha = v;
-                else
-                    beta = v;
-                pv_set(s, ply, m);
-            }
-            if (alpha >= beta)
-                break;
-        }
+        if (take_value(s, ply, m, v, maxing, &best, &alpha, &beta) && alpha >= beta)
+            break;
     }
     return best;
 }
@@ -646,16 +655,8 @@ static int32_t alphabeta(search_ctx *s, rules_pos *p, int depth, int ply, int32_
         s->v->unmake(p, m, &u);
         if (s->aborted)
             return best == -SEARCH_INF || best == SEARCH_INF ? 0 : best;
-        if (maxing ? v > best : v < best) {
-            best = v;
+        if (take_value(s, ply, m, v, maxing, &best, &alpha, &beta)) {
             best_move = m;
-            if (maxing ? v > alpha : v < beta) {
-                if (maxing)
-                    alpha = v;
-                else
-                    beta = v;
-                pv_set(s, ply, m);
-            }
             if (alpha >= beta) {
                 if (quiet)
                     reward_quiet(s, who, ply, m, depth);
