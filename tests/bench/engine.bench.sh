@@ -20,13 +20,16 @@ SPEED_MS=${SPEED_MS:-1000}
 LADDER_GAME_IDS=${LADDER_GAME_IDS:-ultima rollerball}
 LADDER_GAMES=${LADDER_GAMES:-16}
 TOP_GAMES=${TOP_GAMES:-12}
-LADDER_MS=20
+# Long enough that the depth and node caps of levels 6 and 7 bind, not the
+# clock (at 20 ms a move Ultima's levels 6-8 all stop on time alike).
+LADDER_MS=${LADDER_MS:-200}
+TOP_MS=${TOP_MS:-50}
 LADDER_OPENING=4
 THREE_GAMES=${THREE_GAMES:-18}
 THREE_MS=20
 THREE_OPENING=3
 MAX_PLIES=200
-JOBS=${BENCH_JOBS:-1}
+JOBS=${BENCH_JOBS:-2}
 
 bin=build/match
 machine="$(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
@@ -72,28 +75,28 @@ match_row() {
 
 echo
 echo "Level 8 against level 1 (three-player games: one level 8 and two level 1 at"
-echo "one table, every seating): $TOP_GAMES games per game id, $LADDER_MS ms a move, openings of"
+echo "one table, every seating): $TOP_GAMES games per game id, $TOP_MS ms a move, openings of"
 echo "$LADDER_OPENING random plies, draw after $MAX_PLIES plies. Score is the first player's (a win"
 echo "is 1); \`random\` plays any legal move, \`greedy\` the best one ply deep."
 echo
 echo "| game | games | level 8 score | Elo | +/- | average plies |"
 echo "|---|---|---|---|---|---|"
 for g in ultima ultima1968 rollerball ant2; do
-    match_row "$g" --game "$g" --games "$TOP_GAMES" --movetime "$LADDER_MS" --openings "$LADDER_OPENING" \
+    match_row "$g" --game "$g" --games "$TOP_GAMES" --movetime "$TOP_MS" --openings "$LADDER_OPENING" \
         --max-plies "$MAX_PLIES" -j "$JOBS" level:8 level:1
 done
 for g in ultima rollerball; do
-    match_row "$g: level 1 - random" --game "$g" --games "$TOP_GAMES" --movetime "$LADDER_MS" \
+    match_row "$g: level 1 - random" --game "$g" --games "$TOP_GAMES" --movetime "$TOP_MS" \
         --openings "$LADDER_OPENING" --max-plies "$MAX_PLIES" -j "$JOBS" level:1 random
-    match_row "$g: level 8 - greedy" --game "$g" --games "$TOP_GAMES" --movetime "$LADDER_MS" \
+    match_row "$g: level 8 - greedy" --game "$g" --games "$TOP_GAMES" --movetime "$TOP_MS" \
         --openings "$LADDER_OPENING" --max-plies "$MAX_PLIES" -j "$JOBS" level:8 greedy
 done
 for g in yalta ant3; do
-    match_row "$g" --game "$g" --games "$TOP_GAMES" --movetime "$LADDER_MS" --openings "$LADDER_OPENING" \
+    match_row "$g" --game "$g" --games "$TOP_GAMES" --movetime "$TOP_MS" --openings "$LADDER_OPENING" \
         --max-plies "$MAX_PLIES" -j "$JOBS" --players level:8,level:1,level:1
 done
 echo
-echo "Command: \`$bin --game G --games $TOP_GAMES --movetime $LADDER_MS level:8 level:1\` (\`--players level:8,level:1,level:1\` for three)."
+echo "Command: \`$bin --game G --games $TOP_GAMES --movetime $TOP_MS level:8 level:1\` (\`--players level:8,level:1,level:1\` for three)."
 
 for LADDER_GAME in $LADDER_GAME_IDS; do
     echo
