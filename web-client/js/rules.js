@@ -23,15 +23,23 @@ const ENOSYS = 52;
 // The page's one instance (browser): rules.wasm fetched once; its bytes are
 // kept for workers (engine-worker.js), which get a copy and fetch nothing.
 let pageOnce = null;
+let pageLoaded = null; // the rules once pageRules() has resolved
 export function pageRules() {
   if (!pageOnce) {
     pageOnce = fetch('/rules.wasm')
       .then((r) => (r.ok ? r.arrayBuffer() : Promise.reject(new Error(`rules.wasm: HTTP ${r.status}`))))
-      .then(async (bytes) => ({ bytes, rules: await loadRules(bytes.slice(0)) }));
+      .then(async (bytes) => {
+        pageLoaded = await loadRules(bytes.slice(0));
+        return { bytes, rules: pageLoaded };
+      });
     pageOnce.catch(() => { pageOnce = null; }); // try again next time
   }
   return pageOnce;
 }
+
+// The page's rules if they have loaded, else null (for code that cannot
+// wait: it falls back on what the server sent).
+export const loadedRules = () => pageLoaded;
 
 export async function loadRules(bytes) {
   if (!bytes) {

@@ -1,9 +1,12 @@
 // The state of one room, as the server tells it: the `room` message, then
 // numbered events (PROTOCOL.md, event), or a `catchup` after a gap. Keeps
 // when clocks and deadlines were last true, and the position after each
-// move for stepping through the game (replay.js).
+// move for stepping through the game: replayed by the rules core in the
+// page (rules.js), or, when it cannot (not loaded yet, a game begun from
+// another position), from each move's `changes` (replay.js).
 
 import { piecesMap, positions } from '../replay.js';
+import { loadedRules } from '../rules.js';
 import { gameInfo, reasonText } from '../tables.js';
 
 // Fields of a catchup that are the state now (PROTOCOL.md, catchup).
@@ -117,7 +120,7 @@ export class RoomState {
     if (ply >= st.moves.length && st.pieces) return piecesMap(st.pieces);
     if (!this.plies) {
       const start = st.start || (gameInfo(st.game) || {}).setup || [];
-      this.plies = positions(start, st.moves);
+      this.plies = (!st.start && replayed(st)) || positions(start, st.moves);
     }
     return this.plies[Math.min(ply, this.plies.length - 1)];
   }
@@ -137,5 +140,36 @@ export class RoomState {
     const d = st.deadlines && st.deadlines[s];
     if (d === null || d === undefined || st.status === 'over') return null;
     return d - (st.now_ms || Date.now()) - (performance.now() - this.deadlineAt);
+  }
+}
+
+// The position before the first move and after each one, from the rules
+// core: the game's moves played from its set-up, each by the seat that
+// played it. A seat skipped in the turn order had left by then (three
+// players), and leaves there. null if the core is not loaded or refuses a
+// move.
+function replayed(st) {
+  const rules = loadedRules();
+  if (!rules) return null;
+  let g = null;
+  try {
+    g = rules.newGame(st.game);
+    const n = g.info.players;
+    const at = () => new Map(g.pieces().map((p) => [p.cell, { kind: p.letter, owner: p.owner }]));
+    const out = [at()];
+    for (const m of st.moves) {
+      for (let guard = 0; guard < n && g.status().toMove !== m.seat; guard++) {
+        const skipped = g.status().toMove;
+        if (skipped < 0) return null;
+        g.leave(skipped);
+      }
+      g.play(m.move);
+      out.push(at());
+    }
+    return out;
+  } catch {
+    return null;
+  } finally {
+    if (g) g.free();
   }
 }
