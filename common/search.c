@@ -39,6 +39,10 @@ enum {
     FUTILITY_MARGIN = 120,
     FUTILITY_DEPTH = 3,
     NULL_MOVE_DEPTH = 3,
+    /* A draw is worth a little less than nothing to the searcher, so that
+     * it plays on for a win in an even position rather than repeat (and a
+     * side ahead never settles for a repetition). */
+    CONTEMPT = 15,
 };
 
 typedef struct tt_entry {
@@ -157,8 +161,8 @@ static const struct {
     uint64_t nodes;
     int noise;
 } levels[SEARCH_LEVEL_MAX] = {
-    {1, 2000, 500}, {1, 2000, 150},  {2, 10000, 100}, {2, 20000, 30},
-    {3, 60000, 20}, {4, 250000, 10}, {5, 1000000, 5}, {0, 0, 0},
+    {1, 2000, 500},  {1, 2000, 150},   {2, 10000, 100},   {3, 40000, 60},
+    {4, 150000, 30}, {5, 500000, 15},  {6, 2000000, 5},   {0, 0, 0},
 };
 
 void search_level_limits(search_limits *l, int level, int64_t ms, uint64_t seed)
@@ -302,6 +306,7 @@ static utility terminal(const search_ctx *s, const rules_result *r, int ply)
             o = i == r->winner ? RULES_OUTCOME_WIN : RULES_OUTCOME_LOSS;
         u.v[i] = o == RULES_OUTCOME_WIN    ? SEARCH_WIN - ply
                  : o == RULES_OUTCOME_LOSS ? -(SEARCH_WIN - ply)
+                 : i == s->me              ? -CONTEMPT
                                            : 0;
     }
     return u;
@@ -542,7 +547,7 @@ static int32_t alphabeta(search_ctx *s, rules_pos *p, int depth, int ply, int32_
     if (ply > s->seldepth)
         s->seldepth = ply;
     if (ply > 0 && repeated(s, ply, p->hash))
-        return 0;
+        return -CONTEMPT;
 
     rules_move *mv = s->moves[ply];
     int n = s->v->legal_moves(p, mv);
@@ -685,8 +690,10 @@ static utility maxn(search_ctx *s, rules_pos *p, int depth, int ply)
         return none;
     if (ply > s->seldepth)
         s->seldepth = ply;
-    if (ply > 0 && repeated(s, ply, p->hash))
+    if (ply > 0 && repeated(s, ply, p->hash)) {
+        none.v[s->me] = -CONTEMPT;
         return none;
+    }
     rules_move *mv = s->moves[ply];
     int n = s->v->legal_moves(p, mv);
     rules_result r = {0};

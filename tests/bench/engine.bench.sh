@@ -29,6 +29,9 @@ THREE_GAMES=${THREE_GAMES:-24}
 THREE_MS=20
 THREE_OPENING=3
 MAX_PLIES=200
+# Three-player games are longer (three plies a round): 200 plies cut many
+# ant3 games short as draws.
+MAX_PLIES3=600
 JOBS=${BENCH_JOBS:-2}
 
 bin=build/match
@@ -76,7 +79,8 @@ match_row() {
 echo
 echo "Level 8 against level 1 (three-player games: one level 8 and two level 1 at"
 echo "one table, every seating): $TOP_GAMES games per game id, $TOP_MS ms a move, openings of"
-echo "$LADDER_OPENING random plies, draw after $MAX_PLIES plies. Score is the first player's (a win"
+echo "$LADDER_OPENING random plies, draw after $MAX_PLIES plies ($MAX_PLIES3 with three players). Score is the first"
+echo "player's (a win"
 echo "is 1); \`random\` plays any legal move, \`greedy\` the best one ply deep."
 echo
 echo "| game | games | level 8 score | Elo | +/- | average plies |"
@@ -93,7 +97,7 @@ for g in ultima rollerball; do
 done
 for g in yalta ant3; do
     match_row "$g" --game "$g" --games "$TOP_GAMES" --movetime "$TOP_MS" --openings "$LADDER_OPENING" \
-        --max-plies "$MAX_PLIES" -j "$JOBS" --players level:8,level:1,level:1
+        --max-plies "$MAX_PLIES3" -j "$JOBS" --players level:8,level:1,level:1
 done
 echo
 echo "Command: \`$bin --game G --games $TOP_GAMES --movetime $TOP_MS level:8 level:1\` (\`--players level:8,level:1,level:1\` for three)."
@@ -124,7 +128,7 @@ echo "| game | games | paranoid | brs | maxn | average plies |"
 echo "|---|---|---|---|---|---|"
 for g in yalta ant3; do
     $bin --game "$g" --games "$THREE_GAMES" --movetime "$THREE_MS" --openings "$THREE_OPENING" \
-        --max-plies "$MAX_PLIES" -j "$JOBS" --players paranoid,brs,maxn > "$tmp" 2>&1 || true
+        --max-plies "$MAX_PLIES3" -j "$JOBS" --players paranoid,brs,maxn > "$tmp" 2>&1 || true
     res=$(grep '^result ' "$tmp" | tail -n 1)
     echo "three: $res" >&2
     avg=$(field "$res" avg)
@@ -132,4 +136,4 @@ for g in yalta ant3; do
         "$(echo "$avg" | cut -d, -f3) | $(sed -n 's/.*average \([0-9]*\) plies$/\1/p' "$tmp") |"
 done
 echo
-echo "Command: \`$bin --game yalta --games $THREE_GAMES --movetime $THREE_MS --openings $THREE_OPENING --max-plies $MAX_PLIES --players paranoid,brs,maxn\`."
+echo "Command: \`$bin --game yalta --games $THREE_GAMES --movetime $THREE_MS --openings $THREE_OPENING --max-plies $MAX_PLIES3 --players paranoid,brs,maxn\`."
