@@ -7,8 +7,9 @@
 #   2. level 8 against level 1 in every game id (three-player games: one
 #      level 8 against two level 1), TOP_GAMES games each; then the level
 #      ladder in each of LADDER_GAME_IDS: each level against the one below,
-#      LADDER_GAMES games each at LADDER_MS a move (pairs of games on the
-#      same random opening, colours swapped);
+#      LADDER_GAMES games each, levels 1-7 on their caps, level 8 with
+#      TOP_LADDER_MS a move (pairs of games on the same random opening,
+#      colours swapped);
 #   3. three players: paranoid, brs and maxn (level 8) at one table in
 #      yalta and ant3, THREE_GAMES games each (every seating equally often).
 # The game counts are small so that the whole bench stays within about ten
@@ -18,11 +19,12 @@ cd "$(dirname "$0")/../.."
 
 SPEED_MS=${SPEED_MS:-1000}
 LADDER_GAME_IDS=${LADDER_GAME_IDS:-ultima rollerball}
-LADDER_GAMES=${LADDER_GAMES:-16}
+LADDER_GAMES=${LADDER_GAMES:-12}
 TOP_GAMES=${TOP_GAMES:-12}
-# Long enough that the depth and node caps of levels 6 and 7 bind, not the
-# clock (at 20 ms a move Ultima's levels 6-8 all stop on time alike).
-LADDER_MS=${LADDER_MS:-200}
+# Levels 1-7 play on their caps without a clock; level 8 against level 7
+# gets TOP_LADDER_MS a move, enough to search deeper than level 7's cap in
+# Ultima (at 20 ms a move Ultima's levels 6-8 all stopped on time alike).
+TOP_LADDER_MS=${TOP_LADDER_MS:-1000}
 TOP_MS=${TOP_MS:-50}
 LADDER_OPENING=4
 THREE_GAMES=${THREE_GAMES:-24}
@@ -104,19 +106,25 @@ echo "Command: \`$bin --game G --games $TOP_GAMES --movetime $TOP_MS level:8 lev
 
 for LADDER_GAME in $LADDER_GAME_IDS; do
     echo
-    echo "Level ladder in $LADDER_GAME: $LADDER_GAMES games a match, $LADDER_MS ms a move,"
+    echo "Level ladder in $LADDER_GAME: $LADDER_GAMES games a match, levels 1-7 on their depth and node"
+    echo "caps without a clock, level 8 against level 7 with $TOP_LADDER_MS ms a move;"
     echo "openings of $LADDER_OPENING random plies played with both colours, draw after"
     echo "$MAX_PLIES plies. Score and Elo are the first player's; Elo +/- is the 95% bar."
     echo
     echo "| match | games | score | Elo | +/- | average plies |"
     echo "|---|---|---|---|---|---|"
-    common="--game $LADDER_GAME --games $LADDER_GAMES --movetime $LADDER_MS --openings $LADDER_OPENING --max-plies $MAX_PLIES -j $JOBS"
-    for lv in 2 3 4 5 6 7 8; do
+    # Levels 1-7 on their own caps, no clock (the caps are what make them);
+    # level 8 against 7 with TOP_LADDER_MS a move.
+    common="--game $LADDER_GAME --games $LADDER_GAMES --depth 40 --openings $LADDER_OPENING --max-plies $MAX_PLIES -j $JOBS"
+    for lv in 2 3 4 5 6 7; do
         # shellcheck disable=SC2086
         match_row "level $lv - level $((lv - 1))" $common "level:$lv" "level:$((lv - 1))"
     done
+    top="--game $LADDER_GAME --games $LADDER_GAMES --movetime $TOP_LADDER_MS --openings $LADDER_OPENING --max-plies $MAX_PLIES -j $JOBS"
+    # shellcheck disable=SC2086
+    match_row "level 8 - level 7" $top level:8 level:7
     echo
-    echo "Command: \`$bin $common level:A level:B\`."
+    echo "Commands: \`$bin $common level:A level:B\`; level 8 - level 7: \`$bin $top level:8 level:7\`."
 done
 
 echo

@@ -2,6 +2,7 @@
 # make bench: measures and rewrites the generated sections of BENCHMARKS.md.
 # Each section is delimited by <!-- bench:NAME --> ... <!-- /bench:NAME -->;
 # text outside the sections is kept as written by hand.
+# BENCH="engine wasm" (names of sections) measures only those.
 set -eu
 cd "$(dirname "$0")/../.."
 
@@ -47,7 +48,11 @@ replace_section() {
 machine="$(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 date=$(date -u +%Y-%m-%d)
 
+# wanted NAME: is section NAME to be measured this time?
+wanted() { [ -z "${BENCH:-}" ] || case " $BENCH " in *" $1 "*) true ;; *) false ;; esac; }
+
 # --- perft ---------------------------------------------------------------
+if wanted perft; then
 tmp=$(mktemp)
 {
     echo "Rules core, perft from the set-up: one core, release build; every interior node is"
@@ -70,11 +75,13 @@ done
 rm -f /tmp/bench.$$
 replace_section perft "$tmp"
 rm -f "$tmp"
+fi
 
 # --- other benchmarks: every tests/bench/*.bench.sh prints a markdown section
 for b in tests/bench/*.bench.sh; do
     [ -f "$b" ] || continue
     name=$(basename "$b" .bench.sh)
+    wanted "$name" || continue
     tmp=$(mktemp)
     sh "$b" > "$tmp"
     replace_section "$name" "$tmp"
