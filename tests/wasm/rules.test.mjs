@@ -142,3 +142,23 @@ test('the engine answers with a legal move and reports each depth', () => {
   assert.ok(performance.now() - t0 < 2000);
   g.free();
 });
+
+test('premoves: the union of a player\'s moves over every reply before its turn', () => {
+  for (const id of ['ultima', 'rollerball', 'ant2', 'yalta']) {
+    const g = rules.newGame(id);
+    g.play(g.legalMoves()[0]);
+    const me = (g.status().toMove + g.info.players - 1) % g.info.players; // who just moved
+    const want = new Set();
+    // Every sequence of the others' moves until `me` is to move again.
+    const walk = () => {
+      if (g.status().over) return;
+      if (g.status().toMove === me) { for (const m of g.legalMoves()) want.add(m); return; }
+      for (const m of g.legalMoves()) { g.play(m); walk(); g.undo(); }
+    };
+    walk();
+    assert.deepEqual(new Set(g.premoves(me)), want, id);
+    // The player to move: its own legal moves.
+    assert.deepEqual(new Set(g.premoves(g.status().toMove)), new Set(g.legalMoves()), id);
+    g.free();
+  }
+});
