@@ -161,8 +161,8 @@ static const struct {
     uint64_t nodes;
     int noise;
 } levels[SEARCH_LEVEL_MAX] = {
-    {1, 2000, 500},  {1, 2000, 150},   {2, 10000, 100},   {3, 40000, 60},
-    {4, 150000, 30}, {5, 500000, 15},  {6, 2000000, 5},   {0, 0, 0},
+    {1, 2000, 500},  {1, 2000, 150},  {2, 10000, 100}, {3, 40000, 60},
+    {4, 150000, 30}, {5, 500000, 15}, {6, 2000000, 5}, {0, 0, 0},
 };
 
 void search_level_limits(search_limits *l, int level, int64_t ms, uint64_t seed)

@@ -394,6 +394,28 @@ EXPORT(wasm_premoves) int wasm_premoves(int h, int player)
     return w_done(&w);
 }
 
+EXPORT(wasm_captures) int wasm_captures(int h, const char *text)
+{
+    GAME_OR_FAIL(g, h);
+    char why[RULES_WHY_TEXT] = "";
+    char move[RULES_MOVE_TEXT];
+    snprintf(move, sizeof move, "%s", text);
+    rules_move m = 0;
+    int err = g->result.over ? RULES_EGAME_OVER
+                             : g->variant->parse_move(&g->pos, move, &m, why, sizeof why);
+    if (err < 0)
+        return fail(err, why[0] ? why : rules_err_text(err));
+    int cells[RULES_MAX_CELLS];
+    int n = rules_move_captures(&g->pos, m, cells);
+    writer w = writer_io();
+    for (int i = 0; i < n; i++) {
+        if (i)
+            w_str(&w, "\n");
+        w_str(&w, rules_cell_name(g->variant, cells[i]));
+    }
+    return w_done(&w);
+}
+
 EXPORT(wasm_play) int wasm_play(int h, const char *text)
 {
     GAME_OR_FAIL(g, h);

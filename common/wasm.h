@@ -49,6 +49,8 @@ int wasm_legal(int h);
  * sequence of the others' moves up to its turn, one per line. Its own
  * legal moves if it is to move. */
 int wasm_premoves(int h, int player);
+/* The cells a legal move given as text captures, by name, one per line. */
+int wasm_captures(int h, const char *text);
 /* Play a move given as text; its display text into io on success. */
 int wasm_play(int h, const char *text);
 /* `player` leaves the game for `reason` (a reason's name, "resignation"),

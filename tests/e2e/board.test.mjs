@@ -18,10 +18,10 @@ after(async () => { await browser?.close(); await web?.close(); });
 // Opens a page holding one board of `game` with `pieces` ({cell: [kind,
 // owner]}) and `legal` moves; every move the board sends lands in
 // window.sent.
-async function boardPage(game, pieces, legal, view = 0, size = { width: 900, height: 900 }) {
+async function boardPage(game, pieces, legal, view = 0, size = { width: 900, height: 900 }, position = null) {
   page = await browser.newPage({ viewport: size });
   await page.goto(`${web.url}/#/howto`);
-  await page.evaluate(async ({ game, pieces, legal, view }) => {
+  await page.evaluate(async ({ game, pieces, legal, view, position }) => {
     const { Board } = await import('/js/board.js');
     await window.chameleon.ready; // the boards (rules.wasm) are loaded, the page mounted
     document.getElementById('main').replaceChildren();
@@ -30,12 +30,19 @@ async function boardPage(game, pieces, legal, view = 0, size = { width: 900, hei
     box.style.width = '600px';
     document.getElementById('main').appendChild(box);
     window.sent = [];
-    const b = new Board(box, { game, onMove: (t) => window.sent.push(t) });
+    // What a move takes comes from the rules core, in the given position.
+    let capturesOf;
+    if (position) {
+      const { pageRules } = await import('/js/rules.js');
+      const core = (await pageRules()).rules.newGame(game, position);
+      capturesOf = (t) => core.captures(t);
+    }
+    const b = new Board(box, { game, onMove: (t) => window.sent.push(t), capturesOf });
     b.setView(view);
     b.setPosition(Object.fromEntries(Object.entries(pieces).map(([c, [kind, owner]]) => [c, { kind, owner }])));
     b.setLegal(legal);
     window.board = b;
-  }, { game, pieces, legal, view });
+  }, { game, pieces, legal, view, position });
   return page;
 }
 
@@ -91,8 +98,11 @@ test('promotion: the picker offers each piece and sends the choice (Yalta)', asy
 });
 
 test('ladybug: two walks to one cell, the player picks pivot and turn (Ant Chess)', async () => {
+  // The same pieces as a position of the rules core (and the red queen
+  // ant2 needs), which names what each walk takes.
   await boardPage('ant2', { h3: ['L', 0], h4: ['A', 0], i3: ['A', 1], g1: ['Q', 0] },
-    ['h3-i4@h4cw', 'h3-i4@h4ccw', 'h3-g4@h4cw', 'pass']);
+    ['h3-i4@h4cw', 'h3-i4@h4ccw', 'h3-g4@h4cw', 'pass'], 0, undefined,
+    '7/8/9/10/11/12/bQ11rQ/2bLbA8/2rA8/10/9/8/7 b -');
   await click('h3');
   const dests = await page.$$eval('#test-board .dest', (d) => d.map((e) => e.dataset.cell).sort());
   assert.deepEqual(dests, ['g4', 'i4']);

@@ -162,3 +162,11 @@ test('premoves: the union of a player\'s moves over every reply before its turn'
     g.free();
   }
 });
+
+test('captures: the cells a move takes, from the core', () => {
+  const g = rules.newGame('ant2', '7/8/9/10/11/12/bQ11rQ/2bLbA8/2rA8/10/9/8/7 b -');
+  assert.deepEqual(g.captures('h3-i4@h4ccw'), ['i3']); // the walk enters i3
+  assert.deepEqual(g.captures('h3-i4@h4cw'), []);
+  assert.throws(() => g.captures('h3-n7'), /./);
+  g.free();
+});

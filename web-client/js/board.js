@@ -37,7 +37,8 @@ export function parseMove(text) {
 export const PROMO_NAMES = { Q: 'Queen', R: 'Rook', B: 'Bishop', N: 'Knight' };
 
 export class Board {
-  // opts: {game, onMove(text), pieceName(kind)}
+  // opts: {game, onMove(text), pieceName(kind), capturesOf(text): the cells
+  // a move takes, for the picker's labels (the rules core's answer)}
   constructor(container, opts) {
     this.container = container;
     this.opts = opts;
@@ -304,37 +305,12 @@ export class Board {
     if (m.suicide) return `Remove the piece on ${m.from}`;
     if (m.promo) return (this.opts.pieceName && this.opts.pieceName(m.promo)) || PROMO_NAMES[m.promo] || m.promo;
     if (m.pivot) {
-      const caps = this.ladybugCaptures(m);
+      // What the walk takes, from the rules core (opts.capturesOf).
+      const caps = this.opts.capturesOf ? this.opts.capturesOf(m.text) : [];
       const takes = caps.length ? `, takes ${caps.join(' ')}` : '';
       return `round ${m.pivot}, ${m.turn === 'cw' ? 'clockwise' : 'anticlockwise'}${takes}`;
     }
     return m.text;
-  }
-
-  // The enemy pieces a ladybug walk enters (antchess.md): round the
-  // pivot's ring of neighbours N, NE, SE, S, SW, NW (clockwise with north
-  // up; cw steps forward in that list), from `from` to `to`. For the
-  // picker's labels only: the server decides what is captured.
-  ladybugCaptures(m) {
-    const g = this.geom;
-    const dirs = [[0, 1], [1, 0], [1, -1], [0, -1], [-1, 0], [-1, 1]];
-    const p = g.byName.get(m.pivot), f = g.byName.get(m.from);
-    const mover = this.position.get(m.from);
-    if (!p || !f || p.q === undefined || !mover) return [];
-    const ring = dirs.map(([dq, dr]) => g.cells.find((c) => c.q === p.q + dq && c.r === p.r + dr));
-    let k = ring.findIndex((c) => c && c.name === m.from);
-    if (k < 0) return [];
-    const step = m.turn === 'ccw' ? 5 : 1;
-    const caps = [];
-    for (let i = 0; i < 5; i++) {
-      k = (k + step) % 6;
-      const c = ring[k];
-      if (!c) break;
-      const there = this.position.get(c.name);
-      if (there && there.owner !== mover.owner) caps.push(c.name);
-      if (c.name === m.to) break;
-    }
-    return caps;
   }
 
   showPicker(title, choices) {

@@ -8,7 +8,7 @@
 //   const g = rules.newGame('ultima', position?)
 //   g.legalMoves() g.play(text) g.undo() g.leave(player, reason)
 //   g.position() g.status()
-//   g.premoves(player) g.perft(depth) g.pieces() g.analyse({ms, depth, multi, onInfo}) g.free()
+//   g.premoves(player) g.captures(text) g.perft(depth) g.pieces() g.analyse({ms, depth, multi, onInfo}) g.free()
 //
 // analyse() is synchronous: in the browser, call it in a Web Worker
 // (engine-worker.js) so that the page never waits on a search.
@@ -107,6 +107,11 @@ export async function loadRules(bytes) {
     // others play first (premoves).
     premoves(player) {
       const t = answer(ex.wasm_premoves(this.handle, player));
+      return t ? t.split('\n') : [];
+    }
+    // The cells a legal move (text) captures, by name.
+    captures(text) {
+      const t = answer(ex.wasm_captures(this.handle, put(text)));
       return t ? t.split('\n') : [];
     }
     // Plays a move given as text; returns its display text ("Lb1-b6xb3").

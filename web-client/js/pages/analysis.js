@@ -172,6 +172,18 @@ export function mount(main, params, app) {
     if (cur) cur.scrollIntoView({ block: 'nearest' });
   }
 
+  // The cells a move takes where the board stands (picker labels).
+  function capturesOf(text) {
+    const g = gameAt(st.cur);
+    try {
+      return g.captures(text);
+    } catch {
+      return [];
+    } finally {
+      g.free();
+    }
+  }
+
   function onMove(text) {
     say.textContent = '';
     let next = st.cur.children.find((c) => c.move === text);
@@ -321,7 +333,7 @@ export function mount(main, params, app) {
       g.free();
     }
     if (st.board) st.board.destroy();
-    st.board = new Board(boardBox, { game, onMove, pieceName: (k) => pieceName(game, k) });
+    st.board = new Board(boardBox, { game, onMove, pieceName: (k) => pieceName(game, k), capturesOf });
     st.view = 0;
     for (const o of gameSel.options) o.selected = o.value === game;
     const info = st.rules.games.find((x) => x.id === game);

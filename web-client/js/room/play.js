@@ -59,6 +59,20 @@ export function createPlay(ctx) {
     return cache[kind];
   }
   const legalNow = () => fromCore('legal') || model.st.legal || [];
+  // The cells a move takes in the room's position now (picker labels).
+  function capturesOf(text) {
+    const st = model.st;
+    if (!rules || !st || !st.position) return [];
+    let g = null;
+    try {
+      g = rules.newGame(st.game, st.position);
+      return g.captures(text);
+    } catch {
+      return [];
+    } finally {
+      if (g) g.free();
+    }
+  }
   // Premoves: live games only, a player still in, not its turn.
   const canPremove = () => {
     const st = model.st;
@@ -81,7 +95,7 @@ export function createPlay(ctx) {
   function ensureBoard() {
     const st = model.st;
     if (!board) {
-      board = new Board(box, { game: st.game, onMove: boardMove, pieceName: (k) => pieceName(st.game, k) });
+      board = new Board(box, { game: st.game, onMove: boardMove, pieceName: (k) => pieceName(st.game, k), capturesOf });
       // Any click on the board cancels a premove (and may start another).
       box.addEventListener('pointerdown', () => { if (premove) cancelPremove('Premove cancelled.'); }, true);
     }
