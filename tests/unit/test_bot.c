@@ -79,17 +79,25 @@ static bool legal_in(const rules_game *g, rules_move m)
     return false;
 }
 
+/* Each test: the recorder cleared, a loop, the bot module on `threads`
+ * threads with 1 MB tables, and a new game of `id` to think about. */
+static rules_game *start(uv_loop_t *loop, int threads, const char *id)
+{
+    memset(&P, 0, sizeof P);
+    assert_int_equal(uv_loop_init(loop), 0);
+    P.loop = loop;
+    assert_int_equal(bot_init(loop, threads, 1 << 20), 0);
+    rules_game *g = NULL;
+    char why[RULES_WHY_TEXT];
+    assert_int_equal(rules_game_new(&g, id, NULL, why, sizeof why), 0);
+    return g;
+}
+
 static void test_queue_bound(void **state)
 {
     (void)state;
-    memset(&P, 0, sizeof P);
     uv_loop_t loop;
-    assert_int_equal(uv_loop_init(&loop), 0);
-    P.loop = &loop;
-    assert_int_equal(bot_init(&loop, 2, 1 << 20), 0);
-    rules_game *g = NULL;
-    char why[RULES_WHY_TEXT];
-    assert_int_equal(rules_game_new(&g, "ultima", NULL, why, sizeof why), 0);
+    rules_game *g = start(&loop, 2, "ultima");
 
     /* Six full-strength searches of 300 ms on two threads. */
     bot_job *jobs[JOBS];
@@ -146,14 +154,8 @@ static void test_queue_bound(void **state)
 static void test_shutdown_with_work(void **state)
 {
     (void)state;
-    memset(&P, 0, sizeof P);
     uv_loop_t loop;
-    assert_int_equal(uv_loop_init(&loop), 0);
-    P.loop = &loop;
-    assert_int_equal(bot_init(&loop, 1, 1 << 20), 0);
-    rules_game *g = NULL;
-    char why[RULES_WHY_TEXT];
-    assert_int_equal(rules_game_new(&g, "yalta", NULL, why, sizeof why), 0);
+    rules_game *g = start(&loop, 1, "yalta");
     for (int i = 0; i < 3; i++)
         assert_non_null(bot_think(g, 8, 5000, on_answer, (void *)(intptr_t)i));
     uv_sleep(50);
@@ -171,14 +173,8 @@ static void test_shutdown_with_work(void **state)
 static void test_overdue(void **state)
 {
     (void)state;
-    memset(&P, 0, sizeof P);
     uv_loop_t loop;
-    assert_int_equal(uv_loop_init(&loop), 0);
-    P.loop = &loop;
-    assert_int_equal(bot_init(&loop, 1, 1 << 20), 0);
-    rules_game *g = NULL;
-    char why[RULES_WHY_TEXT];
-    assert_int_equal(rules_game_new(&g, "rollerball", NULL, why, sizeof why), 0);
+    rules_game *g = start(&loop, 1, "rollerball");
     /* One thread, busy for 1.5 s; a job of 100 ms waits behind it. */
     uint64_t t0 = uv_now(&loop);
     assert_non_null(bot_think(g, 8, 1500, on_answer, (void *)(intptr_t)0));

@@ -43,7 +43,7 @@ export function mount(main, params, app) {
   const step = (label, aria, fn) => h('button', { type: 'button', 'aria-label': aria, onclick: fn }, label);
 
   const st = {
-    rules: null, bytes: null, game: params.game || 'ultima', root: null, rootPosition: null,
+    rules: null, game: params.game || 'ultima', root: null, rootPosition: null,
     leaves: [], cur: null, board: null, view: 0, worker: null, question: 0, engineAllowed: true, source: null,
   };
 
@@ -211,7 +211,7 @@ export function mount(main, params, app) {
     engineBox.classList.toggle('off', !on);
     if (!on) {
       st.worker.postMessage({ stop: true });
-      evalText.textContent = st.engineAllowed ? '' : '';
+      evalText.textContent = '';
       engineInfo.textContent = st.engineAllowed ? 'Engine off' : 'No engine while this game is in progress.';
       pvLine.textContent = '';
       return;
