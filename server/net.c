@@ -180,10 +180,19 @@ static const net_route *route_find(unsigned method, const char *path, const char
 
 enum { POST_MAX = 4096, PATH_MAX_LEN = 512 };
 
+/* The peer's address into c->addr ("" if lws cannot tell). */
+static void peer_address(struct lws *wsi, net_conn *c)
+{
+    c->addr[0] = '\0';
+    if (lws_get_peer_simple(wsi, c->addr, sizeof c->addr) == NULL)
+        c->addr[0] = '\0';
+}
+
 static int http_request(struct lws *wsi, net_conn *c)
 {
     stats.http_requests++;
     c->wsi = wsi;
+    peer_address(wsi, c);
     char *uri = NULL;
     int ulen = 0;
     int meth = lws_http_get_uri_and_method(wsi, &uri, &ulen);
@@ -324,6 +333,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         memset(c, 0, sizeof *c);
         c->wsi = wsi;
         c->is_ws = true;
+        peer_address(wsi, c);
         {
             /* Small messages, each awaited by someone: no Nagle delay. */
             int one = 1;

@@ -38,6 +38,7 @@ enum {
      * proto_out_init(&o, NET_HEADROOM). */
     NET_HEADROOM = 16,
     NET_QUEUE_MAX = 128, /* messages queued per connection */
+    NET_ADDR_MAX = 48,   /* an IPv6 address as text, and its NUL */
 };
 
 /* A message ready to send, shared by every connection it is queued on. */
@@ -65,6 +66,9 @@ struct net_route;
 typedef struct net_conn {
     void *data; /* the owner's: set by the open callback (WebSocket) or by a
                    route handler that answers later (HTTP) */
+    char addr[NET_ADDR_MAX]; /* the peer's address as text ("127.0.0.1",
+                                "::1"), set before the open callback or a
+                                route handler runs */
 
     /* Private to net.c. */
     struct lws *wsi;

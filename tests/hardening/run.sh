@@ -1,0 +1,21 @@
+#!/bin/sh
+# Hardening suite (issue 18): the real server (sanitizer build) attacked as
+# the internet would: limits, storage faults, bad input, kills. Each
+# *.test.mjs starts its own servers on loopback (helpers in
+# ../integration/lib.mjs); each *.test.sh is a shell scenario run after them.
+set -eu
+cd "$(dirname "$0")"
+if [ ! -d node_modules/ws ]; then
+    npm ci --no-audit --no-fund --loglevel=error >/dev/null
+fi
+: "${CHAMELEON_BIN:=../../build/debug/chameleon}"
+export CHAMELEON_BIN
+set -- ./*.test.mjs
+if [ -f "$1" ]; then
+    node --test --test-reporter=spec "$@"
+fi
+for t in ./*.test.sh; do
+    [ -f "$t" ] || continue
+    echo "--- $t"
+    sh "$t"
+done
