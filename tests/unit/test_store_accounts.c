@@ -53,7 +53,7 @@ static void wait_for(result *r)
 static result do_register(const char *u, const char *p)
 {
     result r = {0};
-    assert_int_equal(accounts_register(s, u, p, cb, &r), 0);
+    assert_int_equal(accounts_register(s, NULL, u, p, cb, &r, NULL), 0);
     /* Hashing runs on the pool: the loop is free while it does. */
     assert_false(r.fired);
     wait_for(&r);
@@ -63,7 +63,7 @@ static result do_register(const char *u, const char *p)
 static result do_login(const char *u, const char *p)
 {
     result r = {0};
-    assert_int_equal(accounts_login(s, u, p, cb, &r), 0);
+    assert_int_equal(accounts_login(s, NULL, u, p, cb, &r, NULL), 0);
     wait_for(&r);
     return r;
 }
@@ -103,8 +103,8 @@ static void test_username_rules(void **state)
         assert_non_null(strstr(why, "3 to 20 characters"));
     }
     result r = {0};
-    assert_int_equal(accounts_register(s, "x", "password1", cb, &r), STORE_EUSERNAME);
-    assert_int_equal(accounts_register(s, "zoe", "short", cb, &r), STORE_EPASSWORD);
+    assert_int_equal(accounts_register(s, NULL, "x", "password1", cb, &r, NULL), STORE_EUSERNAME);
+    assert_int_equal(accounts_register(s, NULL, "zoe", "short", cb, &r, NULL), STORE_EPASSWORD);
     assert_false(r.fired);
 }
 
@@ -271,7 +271,7 @@ static void test_close_while_hashing(void **state)
     store *s2;
     assert_int_equal(store_open(&s2, &loop, path, NULL, why, sizeof why), 0);
     result r = {0};
-    assert_int_equal(accounts_register(s2, "late", "password1", cb, &r), 0);
+    assert_int_equal(accounts_register(s2, NULL, "late", "password1", cb, &r, NULL), 0);
     store_close(s2);
     wait_for(&r);
     assert_int_equal(r.status, STORE_ECLOSED);
