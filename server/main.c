@@ -11,7 +11,7 @@
  *             [--web-root web-client] [--abandon-seconds N]
  *             [--bot-threads N] [--bot-table-mb N] [--clock-offset-file FILE]
  *             [--password-queue N] [--login-failures-per-address N]
- *             [--register-per-address N] [--login-throttle-base-ms N]
+ *             [--register-per-address N]
  *
  * Exit status: 0 after SIGINT/SIGTERM, 2 on a bad flag or when it cannot
  * listen (port in use), 1 on another start-up failure.
@@ -43,7 +43,8 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: chameleon [--host ADDR] [--port N] [--db FILE] [--web-root DIR]\n"
                "                 [--abandon-seconds N] [--bot-threads N] [--bot-table-mb N]\n"
-               "                 [--clock-offset-file FILE]\n"
+               "                 [--clock-offset-file FILE] [--password-queue N]\n"
+               "                 [--login-failures-per-address N] [--register-per-address N]\n"
                "  --host ADDR          address to listen on (default 127.0.0.1)\n"
                "  --port N             TCP port, 0 for any free one (default 8080)\n"
                "  --db FILE            SQLite database (default chameleon.db)\n"
@@ -63,8 +64,6 @@ static void usage(FILE *f)
                "                       own back)\n"
                "  --register-per-address N  registrations from one address before delays\n"
                "                       (default 5; an hour without one forgets them)\n"
-               "  --login-throttle-base-ms N  TESTS ONLY: the first login delay, doubling\n"
-               "                       (default 1000)\n"
                "  --help               this text\n");
 }
 
@@ -198,22 +197,18 @@ int main(int argc, char **argv)
                 return 2;
             }
             alim.hashes_queued = (int)n;
-        } else if (strcmp(a, "--login-failures-per-address") == 0 ||
-                   strcmp(a, "--register-per-address") == 0) {
+        } else if (strcmp(a, "--login-failures-per-address") == 0) {
             if (!parse_int(val, 1, 1000000000, &n)) {
-                fprintf(stderr, "chameleon: %s wants 1..1000000000\n", a);
+                fprintf(stderr, "chameleon: --login-failures-per-address wants 1..1000000000\n");
                 return 2;
             }
-            if (a[2] == 'l')
-                alim.login_free_address = (unsigned)n;
-            else
-                alim.register_per_address = (unsigned)n;
-        } else if (strcmp(a, "--login-throttle-base-ms") == 0) {
-            if (!parse_int(val, 1, 3600000, &n)) {
-                fprintf(stderr, "chameleon: --login-throttle-base-ms wants 1..3600000\n");
+            alim.login_free_address = (unsigned)n;
+        } else if (strcmp(a, "--register-per-address") == 0) {
+            if (!parse_int(val, 1, 1000000000, &n)) {
+                fprintf(stderr, "chameleon: --register-per-address wants 1..1000000000\n");
                 return 2;
             }
-            alim.login_base_ms = (uint64_t)n;
+            alim.register_per_address = (unsigned)n;
         } else if (strcmp(a, "--abandon-seconds") == 0) {
             if (!parse_int(val, 0, 86400 * 30, &n)) {
                 fprintf(stderr, "chameleon: --abandon-seconds wants 0..2592000\n");
