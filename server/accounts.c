@@ -15,7 +15,7 @@
 
 enum {
     SESSION_DAYS = 30,
-    HASHES_RUNNING_MAX = 4,   /* libuv's pool has 4 threads; keep one for the store */
+    HASHES_RUNNING_MAX = 4,   /* libuv's pool: 4 threads, shared with the store's checkpoints */
     REGISTER_BASE_MS = 60000, /* registrations past the free ones: a minute, doubling */
     REGISTER_MAX_MS = 3600000,
     THROTTLE_QUIET_MS = 3600000, /* an hour without an event forgets a key */

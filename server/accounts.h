@@ -25,8 +25,10 @@
  * counts (so that those in flight count too); a successful login clears its
  * account's count and gives back its address's.
  *
- * Owns: accounts, sessions and their cookie; password hashing off the loop.
- * May call: store.h (its database and loop), SQLite, libsodium, libuv.
+ * Owns: accounts, sessions and their cookie; password hashing off the loop,
+ * its queue and the throttle tables of logins and registrations.
+ * May call: store.h (its database and loop), throttle.h, SQLite, libsodium,
+ * libuv.
  */
 #ifndef ACCOUNTS_H
 #define ACCOUNTS_H
