@@ -94,11 +94,11 @@ void net_close(net_conn *c);
  * NULL. */
 void net_http_reply(net_conn *c, unsigned status, const char *ctype, const char *body, size_t len,
                     const char *set_cookie);
-/* Give the next HTTP reply of c a Retry-After: seconds header (429, 503). */
-void net_http_retry_after(net_conn *c, unsigned seconds);
 /* The same with the body written in o (consumed). */
 void net_http_reply_out(net_conn *c, unsigned status, const char *ctype, proto_out *o,
                         const char *set_cookie);
+/* Give the next HTTP reply of c a Retry-After: seconds header (429, 503). */
+void net_http_retry_after(net_conn *c, unsigned seconds);
 /* The value of the cookie `name` of c's request (HTTP, or the WebSocket
  * upgrade while the open callback runs) into buf; its length, or -1 if
  * there is none (or it does not fit). */
