@@ -11,9 +11,59 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SESSION_DAYS = 30 };
+#include "throttle.h"
+
+enum {
+    SESSION_DAYS = 30,
+    HASHES_RUNNING_MAX = 4,   /* libuv's pool: 4 threads, shared with the store's checkpoints */
+    REGISTER_BASE_MS = 60000, /* registrations past the free ones: a minute, doubling */
+    REGISTER_MAX_MS = 3600000,
+    THROTTLE_QUIET_MS = 3600000, /* an hour without an event forgets a key */
+    TABLE_ENTRIES = 8192,
+};
 
 static_assert(crypto_pwhash_STRBYTES <= STORE_PWHASH_MAX, "a hash string fits the store's");
+
+/* The number of characters (code points) of s if it is valid UTF-8
+ * (shortest forms, no surrogates, at most U+10FFFF), else -1. */
+static long utf8_chars(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    long n = 0;
+    while (*p) {
+        unsigned c = *p, len, min;
+        uint32_t cp;
+        if (c < 0x80) {
+            p++;
+            n++;
+            continue;
+        } else if (c >= 0xc2 && c <= 0xdf) {
+            len = 2, min = 0x80, cp = c & 0x1f;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            len = 3, min = 0x800, cp = c & 0x0f;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            len = 4, min = 0x10000, cp = c & 0x07;
+        } else {
+            return -1;
+        }
+        for (unsigned i = 1; i < len; i++) {
+            if ((p[i] & 0xc0) != 0x80)
+                return -1;
+            cp = cp << 6 | (p[i] & 0x3f);
+        }
+        if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+            return -1;
+        p += len;
+        n++;
+    }
+    return n;
+}
+
+int accounts_password_check(const char *password)
+{
+    long n = password ? utf8_chars(password) : -1;
+    return n >= ACCOUNTS_PASSWORD_MIN && n <= ACCOUNTS_PASSWORD_MAX ? 0 : STORE_EPASSWORD;
+}
 
 int accounts_username_check(const char *name, char *why, size_t whylen)
 {
@@ -31,12 +81,14 @@ int accounts_username_check(const char *name, char *why, size_t whylen)
 /* One register or login request, from the loop to the pool and back. */
 typedef struct job {
     uv_work_t work;
+    struct job *next; /* in the waiting queue */
     store *s;
     bool registering;
     accounts_cb cb;
     void *arg;
     char username[STORE_NAME_MAX];
-    char password[ACCOUNTS_PASSWORD_MAX + 1];
+    char password[ACCOUNTS_PASSWORD_BYTES + 1];
+    char addr[THROTTLE_KEY_MAX];       /* login: the address's key ("" if none) */
     char hash[crypto_pwhash_STRBYTES]; /* register: computed; login: stored */
     bool known;                        /* login: the username exists */
     int64_t account;
@@ -53,6 +105,82 @@ static void dummy_init(void)
     if (crypto_pwhash_str(dummy_hash, "chameleon", 9, crypto_pwhash_OPSLIMIT_INTERACTIVE,
                           crypto_pwhash_MEMLIMIT_INTERACTIVE) != 0)
         dummy_hash[0] = '\0';
+}
+
+/* The limits, the throttle tables and the hashing queue (loop thread). */
+static struct {
+    bool ready;
+    accounts_limits lim;
+    throttle login_account, login_address, reg_address;
+    int running, queued;
+    job *head, *tail; /* waiting, first come first served */
+    accounts_stats st;
+} g;
+
+int accounts_init(const accounts_limits *l)
+{
+    accounts_shutdown();
+    accounts_limits d = l ? *l : (accounts_limits){0};
+    if (d.hashes_running <= 0)
+        d.hashes_running = 2;
+    if (d.hashes_running > HASHES_RUNNING_MAX)
+        d.hashes_running = HASHES_RUNNING_MAX;
+    if (d.hashes_queued <= 0)
+        d.hashes_queued = ACCOUNTS_HASHES_QUEUED;
+    if (d.login_free_account == 0)
+        d.login_free_account = ACCOUNTS_LOGIN_FREE_ACCOUNT;
+    if (d.login_free_address == 0)
+        d.login_free_address = ACCOUNTS_LOGIN_FREE_ADDRESS;
+    if (d.login_base_ms == 0)
+        d.login_base_ms = 1000;
+    if (d.login_max_ms == 0)
+        d.login_max_ms = 15 * 60 * 1000;
+    if (d.register_per_address == 0)
+        d.register_per_address = ACCOUNTS_REGISTER_PER_ADDRESS;
+    if (d.table_entries == 0)
+        d.table_entries = TABLE_ENTRIES;
+    throttle_rule acc = {d.login_free_account, d.login_base_ms, d.login_max_ms, THROTTLE_QUIET_MS};
+    throttle_rule adr = {d.login_free_address, d.login_base_ms, d.login_max_ms, THROTTLE_QUIET_MS};
+    throttle_rule reg = {d.register_per_address, REGISTER_BASE_MS, REGISTER_MAX_MS,
+                         THROTTLE_QUIET_MS};
+    uint64_t seed[3];
+    if (sodium_init() < 0)
+        return STORE_ENOMEM;
+    randombytes_buf(seed, sizeof seed);
+    if (throttle_init(&g.login_account, &acc, d.table_entries, seed[0]) < 0)
+        return STORE_ENOMEM;
+    if (throttle_init(&g.login_address, &adr, d.table_entries, seed[1]) < 0)
+        goto out_free_account;
+    if (throttle_init(&g.reg_address, &reg, d.table_entries, seed[2]) < 0)
+        goto out_free_address;
+    g.lim = d;
+    g.ready = true;
+    return 0;
+
+out_free_address:
+    throttle_free(&g.login_address);
+out_free_account:
+    throttle_free(&g.login_account);
+    return STORE_ENOMEM;
+}
+
+void accounts_shutdown(void)
+{
+    if (!g.ready)
+        return;
+    throttle_free(&g.login_account);
+    throttle_free(&g.login_address);
+    throttle_free(&g.reg_address);
+    g.ready = false;
+}
+
+accounts_stats accounts_get_stats(void)
+{
+    accounts_stats st = g.st;
+    st.hashes_running = g.running;
+    st.hashes_queued = g.queued;
+    st.evicted = g.login_account.evicted + g.login_address.evicted + g.reg_address.evicted;
+    return st;
 }
 
 static void work_hash(uv_work_t *w)
@@ -89,36 +217,113 @@ static int session_new(store *s, int64_t account, char *token)
                                 store_now(s) + (int64_t)SESSION_DAYS * STORE_DAY_MS);
 }
 
-static void work_done(uv_work_t *w, int status)
+static void pump(void);
+
+/* The callback of a finished job, then free it. */
+static void finish(job *j, int status)
 {
-    job *j = w->data;
     store *s = j->s;
     char token[ACCOUNTS_TOKEN_LEN + 1] = "";
     const char *why = NULL;
-    if (status != 0 || store_closing(s))
-        j->status = STORE_ECLOSED;
+    j->status = status;
     if (j->status == 0 && j->registering)
         j->status = store_account_insert(s, j->username, j->hash, &j->account);
     if (j->status == 0)
         j->status = session_new(s, j->account, token);
+    if (j->status == 0 && !j->registering && g.ready) {
+        /* A success wipes the name's failures and refunds its own cost to
+         * the address; the address keeps the failures of other names. */
+        char key[THROTTLE_KEY_MAX];
+        snprintf(key, sizeof key, "%s", j->username);
+        for (char *p = key; *p; p++)
+            *p = (char)tolower((unsigned char)*p);
+        throttle_clear(&g.login_account, key);
+        if (j->addr[0])
+            throttle_undo(&g.login_address, j->addr);
+    }
     if (j->status < 0)
         why = j->status == STORE_ELOGIN ? "wrong username or password" : store_err_text(j->status);
     j->cb(j->arg, j->status, j->status ? 0 : j->account, j->status ? NULL : j->username,
           j->status ? NULL : token, why);
     sodium_memzero(token, sizeof token);
+    sodium_memzero(j->password, sizeof j->password);
     free(j);
     store_work_end(s);
 }
 
+static void work_done(uv_work_t *w, int status)
+{
+    job *j = w->data;
+    g.running--;
+    if (status != 0 || store_closing(j->s))
+        j->status = STORE_ECLOSED;
+    finish(j, j->status);
+    pump();
+}
+
+/* Start waiting jobs while a thread is free. A job whose store is closing
+ * ends at once with STORE_ECLOSED, without hashing. */
+static void pump(void)
+{
+    while (g.head != NULL && g.running < g.lim.hashes_running) {
+        job *j = g.head;
+        g.head = j->next;
+        if (g.head == NULL)
+            g.tail = NULL;
+        g.queued--;
+        if (store_closing(j->s)) {
+            finish(j, STORE_ECLOSED);
+            continue;
+        }
+        if (uv_queue_work(store_loop(j->s), &j->work, work_hash, work_done) != 0) {
+            finish(j, STORE_ENOMEM);
+            continue;
+        }
+        g.running++;
+    }
+}
+
+/* Run j now if a thread is free, else queue it (the caller checked that the
+ * queue has room: busy()). */
 static int submit(store *s, job *j)
 {
     j->work.data = j;
-    if (uv_queue_work(store_loop(s), &j->work, work_hash, work_done) != 0) {
-        free(j);
-        return STORE_ENOMEM;
+    if (g.running < g.lim.hashes_running) {
+        if (uv_queue_work(store_loop(s), &j->work, work_hash, work_done) != 0) {
+            sodium_memzero(j->password, sizeof j->password);
+            free(j);
+            return STORE_ENOMEM;
+        }
+        g.running++;
+    } else {
+        j->next = NULL;
+        if (g.tail)
+            g.tail->next = j;
+        else
+            g.head = j;
+        g.tail = j;
+        g.queued++;
     }
     store_work_begin(s);
     return 0;
+}
+
+/* Is there no room for one more job? Counted. */
+static bool busy(unsigned *retry_s)
+{
+    if (g.running < g.lim.hashes_running || g.queued < g.lim.hashes_queued)
+        return false;
+    g.st.busy++;
+    if (retry_s)
+        *retry_s = 1;
+    return true;
+}
+
+/* The seconds to wait (at least 1) for ms. */
+static unsigned seconds(uint64_t ms)
+{
+    uint64_t s = (ms + 999) / 1000;
+    return s == 0 ? 1 : s > 86400 ? 86400 : (unsigned)s;
 }
 
 static job *job_new(store *s, const char *username, const char *password, accounts_cb cb, void *arg)
@@ -136,33 +341,86 @@ static job *job_new(store *s, const char *username, const char *password, accoun
     return j;
 }
 
-int accounts_register(store *s, const char *username, const char *password, accounts_cb cb,
-                      void *arg)
+/* Lazily take the defaults (unit tests, tools). */
+static int ready(void)
+{
+    return g.ready ? 0 : accounts_init(NULL);
+}
+
+int accounts_register(store *s, const char *addr, const char *username, const char *password,
+                      accounts_cb cb, void *arg, unsigned *retry_s)
 {
     if (store_closing(s))
         return STORE_ECLOSED;
+    if (ready() < 0)
+        return STORE_ENOMEM;
+    char akey[THROTTLE_KEY_MAX] = "";
+    if (addr && *addr)
+        throttle_addr_key(addr, akey, sizeof akey);
+    uint64_t now = uv_now(store_loop(s));
+    uint64_t wait = akey[0] ? throttle_wait(&g.reg_address, akey, now) : 0;
+    if (wait > 0) {
+        g.st.register_throttled++;
+        if (retry_s)
+            *retry_s = seconds(wait);
+        return STORE_ETHROTTLED;
+    }
     int err = accounts_username_check(username, NULL, 0);
     if (err < 0)
         return err;
-    size_t pl = password ? strlen(password) : 0;
-    if (pl < ACCOUNTS_PASSWORD_MIN || pl > ACCOUNTS_PASSWORD_MAX)
+    if (accounts_password_check(password) < 0)
         return STORE_EPASSWORD;
+    if (busy(retry_s))
+        return STORE_EBUSY;
     job *j = job_new(s, username, password, cb, arg);
     if (j == NULL)
         return STORE_ENOMEM;
     j->registering = true;
-    return submit(s, j);
+    err = submit(s, j);
+    if (err == 0 && akey[0])
+        throttle_hit(&g.reg_address, akey, now);
+    return err;
 }
 
-int accounts_login(store *s, const char *username, const char *password, accounts_cb cb, void *arg)
+int accounts_login(store *s, const char *addr, const char *username, const char *password,
+                   accounts_cb cb, void *arg, unsigned *retry_s)
 {
     if (store_closing(s))
         return STORE_ECLOSED;
-    if (username == NULL || password == NULL || strlen(password) > ACCOUNTS_PASSWORD_MAX)
+    if (ready() < 0)
+        return STORE_ENOMEM;
+    if (username == NULL || password == NULL)
         return STORE_ELOGIN;
+    /* The name as a key: lower case, as the lookup ignores case. */
+    char nkey[THROTTLE_KEY_MAX], akey[THROTTLE_KEY_MAX] = "";
+    snprintf(nkey, sizeof nkey, "%s", username);
+    for (char *p = nkey; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    if (addr && *addr)
+        throttle_addr_key(addr, akey, sizeof akey);
+    uint64_t now = uv_now(store_loop(s));
+    uint64_t wait = throttle_wait(&g.login_account, nkey, now);
+    uint64_t wa = akey[0] ? throttle_wait(&g.login_address, akey, now) : 0;
+    if (wa > wait)
+        wait = wa;
+    if (wait > 0) {
+        g.st.login_throttled++;
+        if (retry_s)
+            *retry_s = seconds(wait);
+        return STORE_ETHROTTLED;
+    }
+    long n = utf8_chars(password);
+    if (n < 0)
+        return STORE_EPASSWORD;
+    /* No password this long was ever accepted: no need to hash it. */
+    if (n > ACCOUNTS_PASSWORD_MAX)
+        return STORE_ELOGIN;
+    if (busy(retry_s))
+        return STORE_EBUSY;
     job *j = job_new(s, username, password, cb, arg);
     if (j == NULL)
         return STORE_ENOMEM;
+    snprintf(j->addr, sizeof j->addr, "%s", akey);
     store_account a;
     if (store_account_by_name(s, username, &a) == 0) {
         j->known = true;
@@ -172,7 +430,13 @@ int accounts_login(store *s, const char *username, const char *password, account
         snprintf(j->hash, sizeof j->hash, "%s", a.pwhash);
     }
     sodium_memzero(&a, sizeof a);
-    return submit(s, j);
+    int err = submit(s, j);
+    if (err == 0) {
+        throttle_hit(&g.login_account, nkey, now);
+        if (akey[0])
+            throttle_hit(&g.login_address, akey, now);
+    }
+    return err;
 }
 
 int accounts_logout(store *s, const char *token)

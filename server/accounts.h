@@ -15,8 +15,20 @@
  * Guests (no account) may play live casual games; correspondence and rated
  * games need an account (store_game_create enforces it).
  *
- * Owns: accounts, sessions and their cookie; password hashing off the loop.
- * May call: store.h (its database and loop), SQLite, libsodium, libuv.
+ * Limits (accounts_init; PROTOCOL.md, Limits): at most `hashes_running`
+ * argon2id computations at once (64 MiB each) and `hashes_queued` waiting,
+ * first come first served; past them a request is refused at once with
+ * STORE_EBUSY, before anything is allocated for it. Logins are throttled
+ * per account name and per address, registrations per address (throttle.h
+ * tables): a throttled request is refused with STORE_ETHROTTLED and the
+ * seconds to wait, before any password work. Every request let through
+ * counts (so that those in flight count too); a successful login clears its
+ * account's count and gives back its address's.
+ *
+ * Owns: accounts, sessions and their cookie; password hashing off the loop,
+ * its queue and the throttle tables of logins and registrations.
+ * May call: store.h (its database and loop), throttle.h, SQLite, libsodium,
+ * libuv.
  */
 #ifndef ACCOUNTS_H
 #define ACCOUNTS_H
@@ -28,14 +40,55 @@
 #include "store.h"
 
 enum {
-    ACCOUNTS_TOKEN_LEN = 64, /* hex characters of a session token */
-    ACCOUNTS_PASSWORD_MIN = 8,
-    ACCOUNTS_PASSWORD_MAX = 128,
+    ACCOUNTS_TOKEN_LEN = 64,     /* hex characters of a session token */
+    ACCOUNTS_PASSWORD_MIN = 8,   /* characters (Unicode code points) */
+    ACCOUNTS_PASSWORD_MAX = 128, /* characters */
+    /* Bytes of the longest password in UTF-8, without its NUL. */
+    ACCOUNTS_PASSWORD_BYTES = 4 * ACCOUNTS_PASSWORD_MAX,
 };
+
+/* The limits of accounts_init; zero fields take the defaults. */
+typedef struct accounts_limits {
+    int hashes_running;            /* argon2id at once (default 2, at most 4) */
+    int hashes_queued;             /* waiting for a thread (default 64) */
+    unsigned login_free_account;   /* failures per account name (default 5) */
+    unsigned login_free_address;   /* failures per address (default 20) */
+    uint64_t login_base_ms;        /* first delay (default 1000), doubling */
+    uint64_t login_max_ms;         /* cap (default 15 min) */
+    unsigned register_per_address; /* registrations per address (default 5) */
+    size_t table_entries;          /* entries of each throttle table (default 8192) */
+} accounts_limits;
+
+enum {
+    ACCOUNTS_HASHES_QUEUED = 64,
+    ACCOUNTS_LOGIN_FREE_ACCOUNT = 5,
+    ACCOUNTS_LOGIN_FREE_ADDRESS = 20,
+    ACCOUNTS_REGISTER_PER_ADDRESS = 5,
+};
+
+/* What /metrics shows. */
+typedef struct accounts_stats {
+    int hashes_running, hashes_queued;
+    uint64_t busy;            /* refused with STORE_EBUSY */
+    uint64_t login_throttled; /* logins refused with STORE_ETHROTTLED */
+    uint64_t register_throttled;
+    uint64_t evicted; /* throttle entries pushed out while counted */
+} accounts_stats;
+
+/* Set the limits (NULL: the defaults) and allocate the throttle tables.
+ * Without it the first request takes the defaults. 0 or STORE_ENOMEM. */
+int accounts_init(const accounts_limits *l);
+/* Free the tables (after every callback has run). */
+void accounts_shutdown(void);
+accounts_stats accounts_get_stats(void);
+
+/* 0 if password is valid UTF-8 of 8 to 128 characters, else
+ * STORE_EPASSWORD. */
+int accounts_password_check(const char *password);
 
 /* The cookie carrying the session token. */
 #define ACCOUNTS_COOKIE "chameleon_session"
-#define ACCOUNTS_PASSWORD_RULES "a password is 8 to 128 characters"
+#define ACCOUNTS_PASSWORD_RULES "a password is 8 to 128 characters (valid UTF-8)"
 #define ACCOUNTS_USERNAME_RULES                                                                    \
     "a username is 3 to 20 characters: letters, digits, '_' or '-', "                              \
     "starting with a letter"
@@ -54,18 +107,25 @@ typedef void (*accounts_cb)(void *arg, int status, int64_t account, const char *
 int accounts_username_check(const char *name, char *why, size_t whylen);
 
 /*
- * Create an account and log it in. Username rules and password length are
- * checked at once (negative return, cb not called: STORE_EUSERNAME, whose
- * message for the user is ACCOUNTS_USERNAME_RULES, or STORE_EPASSWORD,
- * ACCOUNTS_PASSWORD_RULES); a taken username (case-insensitive) is reported
- * through cb with STORE_ETAKEN.
+ * Create an account and log it in. Username rules and the password
+ * (accounts_password_check) are checked at once (negative return, cb not
+ * called: STORE_EUSERNAME, whose message for the user is
+ * ACCOUNTS_USERNAME_RULES, or STORE_EPASSWORD, ACCOUNTS_PASSWORD_RULES); so
+ * are the limits: STORE_ETHROTTLED (too many registrations from addr, the
+ * seconds to wait in *retry_s) or STORE_EBUSY (the hashing queue is full,
+ * *retry_s 1). A taken username (case-insensitive) is reported through cb
+ * with STORE_ETAKEN. addr is the peer's address (NULL or "": not
+ * throttled); retry_s may be NULL.
  */
-int accounts_register(store *s, const char *username, const char *password, accounts_cb cb,
-                      void *arg);
+int accounts_register(store *s, const char *addr, const char *username, const char *password,
+                      accounts_cb cb, void *arg, unsigned *retry_s);
 
 /* Log in: cb gets a new session, or STORE_ELOGIN (the same answer, after the
- * same work, whether the username exists or not). */
-int accounts_login(store *s, const char *username, const char *password, accounts_cb cb, void *arg);
+ * same work, whether the username exists or not). Refused at once with
+ * STORE_ETHROTTLED or STORE_EBUSY as accounts_register, or STORE_EPASSWORD
+ * if password is not valid UTF-8. */
+int accounts_login(store *s, const char *addr, const char *username, const char *password,
+                   accounts_cb cb, void *arg, unsigned *retry_s);
 
 /* End the session of this token (no-op if unknown). 0 or STORE_EDB. */
 int accounts_logout(store *s, const char *token);

@@ -240,24 +240,34 @@ static void on_account(void *arg, int status, int64_t account, const char *usern
 
 static int credentials(net_conn *c, bool reg, const char *body, size_t len)
 {
-    char user[64], pass[ACCOUNTS_PASSWORD_MAX + 1], why[RULES_WHY_TEXT];
+    char user[64], pass[ACCOUNTS_PASSWORD_BYTES + 1], why[RULES_WHY_TEXT];
     if (proto_decode_credentials(body, len, user, sizeof user, pass, sizeof pass, why,
                                  sizeof why) != 0) {
+        sodium_memzero(pass, sizeof pass);
         reply_error(c, 400, "bad_message", why);
         return 0;
     }
     pending *p = pending_new(c);
     if (p == NULL)
         return 500;
-    int err = reg ? accounts_register(db, user, pass, on_account, p)
-                  : accounts_login(db, user, pass, on_account, p);
+    unsigned retry_s = 0;
+    int err = reg ? accounts_register(db, c->addr, user, pass, on_account, p, &retry_s)
+                  : accounts_login(db, c->addr, user, pass, on_account, p, &retry_s);
     sodium_memzero(pass, sizeof pass);
     if (err < 0) {
         pending_done(p);
+        /* Throttled (429) or the hashing queue full (503): refused before
+         * any password work, with the seconds to wait. */
+        unsigned http = err == STORE_ETHROTTLED ? 429
+                        : err == STORE_EBUSY    ? 503
+                        : err == STORE_ELOGIN   ? 401
+                                                : 400;
         const char *reason = err == STORE_EUSERNAME   ? ACCOUNTS_USERNAME_RULES
-                             : err == STORE_EPASSWORD ? "a password is 8 to 128 characters"
+                             : err == STORE_EPASSWORD ? ACCOUNTS_PASSWORD_RULES
                                                       : store_err_text(err);
-        reply_error(c, err == STORE_ELOGIN ? 401 : 400, store_err_code(err), reason);
+        if (http == 429 || http == 503)
+            net_http_retry_after(c, retry_s ? retry_s : 1);
+        reply_error(c, http, store_err_code(err), reason);
         return 0;
     }
     return 0;

@@ -10,6 +10,8 @@
  *   chameleon [--host 127.0.0.1] [--port 8080] [--db chameleon.db]
  *             [--web-root web-client] [--abandon-seconds N]
  *             [--bot-threads N] [--bot-table-mb N] [--clock-offset-file FILE]
+ *             [--password-queue N] [--login-failures-per-address N]
+ *             [--register-per-address N]
  *
  * Exit status: 0 after SIGINT/SIGTERM, 2 on a bad flag or when it cannot
  * listen (port in use), 1 on another start-up failure.
@@ -25,6 +27,7 @@
 #include <sodium.h>
 #include <uv.h>
 
+#include "accounts.h"
 #include "api.h"
 #include "bot.h"
 #include "dispatch.h"
@@ -40,7 +43,8 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: chameleon [--host ADDR] [--port N] [--db FILE] [--web-root DIR]\n"
                "                 [--abandon-seconds N] [--bot-threads N] [--bot-table-mb N]\n"
-               "                 [--clock-offset-file FILE]\n"
+               "                 [--clock-offset-file FILE] [--password-queue N]\n"
+               "                 [--login-failures-per-address N] [--register-per-address N]\n"
                "  --host ADDR          address to listen on (default 127.0.0.1)\n"
                "  --port N             TCP port, 0 for any free one (default 8080)\n"
                "  --db FILE            SQLite database (default chameleon.db)\n"
@@ -53,6 +57,13 @@ static void usage(FILE *f)
                "  --clock-offset-file FILE  TESTS ONLY: the store's clock (correspondence\n"
                "                       deadlines, vacation) runs ahead of the wall clock by\n"
                "                       the milliseconds written in FILE (re-read each time)\n"
+               "  --password-queue N   password hashes (argon2id) waiting for a thread, beyond\n"
+               "                       which register and login answer 503 (default 64)\n"
+               "  --login-failures-per-address N  logins from one address (IPv6: /64) let\n"
+               "                       through before delays (default 20; a success gives its\n"
+               "                       own back)\n"
+               "  --register-per-address N  registrations from one address before delays\n"
+               "                       (default 5; an hour without one forgets them)\n"
                "  --help               this text\n");
 }
 
@@ -139,6 +150,7 @@ int main(int argc, char **argv)
     if (bot_threads > BOT_THREADS_MAX)
         bot_threads = BOT_THREADS_MAX;
     const char *wasm_file = "build/rules.wasm";
+    accounts_limits alim = {.hashes_running = (int)uv_available_parallelism()};
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -179,6 +191,24 @@ int main(int argc, char **argv)
                 fprintf(stderr, "chameleon: --bot-table-mb wants 1..4096\n");
                 return 2;
             }
+        } else if (strcmp(a, "--password-queue") == 0) {
+            if (!parse_int(val, 1, 100000, &n)) {
+                fprintf(stderr, "chameleon: --password-queue wants 1..100000\n");
+                return 2;
+            }
+            alim.hashes_queued = (int)n;
+        } else if (strcmp(a, "--login-failures-per-address") == 0) {
+            if (!parse_int(val, 1, 1000000000, &n)) {
+                fprintf(stderr, "chameleon: --login-failures-per-address wants 1..1000000000\n");
+                return 2;
+            }
+            alim.login_free_address = (unsigned)n;
+        } else if (strcmp(a, "--register-per-address") == 0) {
+            if (!parse_int(val, 1, 1000000000, &n)) {
+                fprintf(stderr, "chameleon: --register-per-address wants 1..1000000000\n");
+                return 2;
+            }
+            alim.register_per_address = (unsigned)n;
         } else if (strcmp(a, "--abandon-seconds") == 0) {
             if (!parse_int(val, 0, 86400 * 30, &n)) {
                 fprintf(stderr, "chameleon: --abandon-seconds wants 0..2592000\n");
@@ -213,6 +243,10 @@ int main(int argc, char **argv)
     }
     if (sodium_init() < 0) {
         fprintf(stderr, "chameleon: libsodium failed to start\n");
+        return 1;
+    }
+    if (accounts_init(&alim) < 0) {
+        fprintf(stderr, "chameleon: out of memory for the login throttle tables\n");
         return 1;
     }
     metrics_now.started_ms = uv_now(&loop);
@@ -267,6 +301,7 @@ int main(int argc, char **argv)
     session_shutdown();
     uv_run(&loop, UV_RUN_DEFAULT); /* rooms are freed, their seats let go */
     ident_shutdown();
+    accounts_shutdown();
     int rc = uv_loop_close(&loop);
     if (rc != 0)
         fprintf(stderr, "chameleon: loop not closed cleanly: %s\n", uv_strerror(rc));

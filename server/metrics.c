@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "accounts.h"
 #include "bot.h"
 
 metrics metrics_now;
@@ -56,6 +57,17 @@ void metrics_write(proto_out *o, const net_stats *net)
     counter(o, "bot_searches_total", "Bots' moves found.", b.searches);
     counter(o, "bot_overdue_total", "Bots' moves found by the loop's quick search (starved).",
             b.overdue);
+    accounts_stats a = accounts_get_stats();
+    gauge(o, "password_hashes_running", "argon2id hashes running (register, login).",
+          a.hashes_running);
+    gauge(o, "password_hashes_queued", "argon2id hashes waiting for a thread.", a.hashes_queued);
+    counter(o, "password_busy_total", "Registers and logins refused with 503: hash queue full.",
+            a.busy);
+    counter(o, "login_throttled_total", "Logins refused with 429 (per account or address).",
+            a.login_throttled);
+    counter(o, "register_throttled_total", "Registrations refused with 429 (per address).",
+            a.register_throttled);
+    counter(o, "throttle_evicted_total", "Throttle entries pushed out of a full table.", a.evicted);
     line(o, "# HELP chameleon_errors_total Error messages sent, by code.\n"
             "# TYPE chameleon_errors_total counter\n");
     for (int i = 1; i < PROTO_NERRORS; i++)

@@ -5,7 +5,8 @@
  * Owns: metrics_now, the counters of the server above the transport
  * (rooms, games, seeks, moves, errors sent); the Prometheus text of them
  * and of the transport's own counters (net_stats).
- * May call: net.h (the net_stats type only), bot.h (its counters), proto.h. Only the loop thread
+ * May call: net.h (the net_stats type only), bot.h and accounts.h (their
+ * counters), proto.h. Only the loop thread
  * touches the counters.
  */
 #ifndef METRICS_H

@@ -95,6 +95,20 @@ static void queue_clear(net_conn *c)
 /* ------------------------------------------------------------------------ */
 /* HTTP. */
 
+static int retry_after_header(struct lws *wsi, unsigned seconds, unsigned char **p,
+                              unsigned char *end)
+{
+    char v[16];
+    int n = snprintf(v, sizeof v, "%u", seconds);
+    return lws_add_http_header_by_name(
+        wsi, (const unsigned char *)"retry-after:", (const unsigned char *)v, n, p, end);
+}
+
+void net_http_retry_after(net_conn *c, unsigned seconds)
+{
+    c->retry_after = seconds;
+}
+
 /* Send headers now and keep the body (o, consumed) for HTTP_WRITEABLE. */
 static int http_reply(struct lws *wsi, net_conn *c, unsigned status, const char *ctype,
                       proto_out *o, const char *set_cookie)
@@ -111,10 +125,12 @@ static int http_reply(struct lws *wsi, net_conn *c, unsigned status, const char 
         (set_cookie && lws_add_http_header_by_name(wsi, (const unsigned char *)"set-cookie:",
                                                    (const unsigned char *)set_cookie,
                                                    (int)strlen(set_cookie), &p, end)) ||
+        (c->retry_after && retry_after_header(wsi, c->retry_after, &p, end)) ||
         lws_finalize_write_http_header(wsi, start, &p, end)) {
         proto_out_free(o);
         return -1;
     }
+    c->retry_after = 0;
     proto_out_free(&c->http_out);
     c->http_out = *o;
     o->buf = NULL;

@@ -64,8 +64,8 @@ struct net_route;
  * callback. Only `data` is the owner's; the rest is net's own.
  */
 typedef struct net_conn {
-    void *data; /* the owner's: set by the open callback (WebSocket) or by a
-                   route handler that answers later (HTTP) */
+    void *data;              /* the owner's: set by the open callback (WebSocket) or by a
+                                route handler that answers later (HTTP) */
     char addr[NET_ADDR_MAX]; /* the peer's address as text ("127.0.0.1",
                                 "::1"), set before the open callback or a
                                 route handler runs */
@@ -79,6 +79,7 @@ typedef struct net_conn {
     proto_out http_out;                 /* an HTTP reply body waiting for HTTP_WRITEABLE */
     const struct net_route *post_route; /* a POST waiting for its body */
     char post_arg[64];
+    unsigned retry_after; /* seconds for the next HTTP reply's Retry-After (0: none) */
 } net_conn;
 
 /* Queue a message on c (takes a reference; m may be NULL: nothing). */
@@ -96,6 +97,8 @@ void net_http_reply(net_conn *c, unsigned status, const char *ctype, const char 
 /* The same with the body written in o (consumed). */
 void net_http_reply_out(net_conn *c, unsigned status, const char *ctype, proto_out *o,
                         const char *set_cookie);
+/* Give the next HTTP reply of c a Retry-After: seconds header (429, 503). */
+void net_http_retry_after(net_conn *c, unsigned seconds);
 /* The value of the cookie `name` of c's request (HTTP, or the WebSocket
  * upgrade while the open callback runs) into buf; its length, or -1 if
  * there is none (or it does not fit). */

@@ -72,7 +72,9 @@
     X(STORE_ECLOSED, -114, "closed", "the store is closing")                                       \
     X(STORE_EBAD_TC, -115, "bad_time_control", "invalid time control")                             \
     X(STORE_ENOT_YOUR_TURN, -116, "not_your_turn",                                                 \
-      "conditional moves are entered while the opponent is to move")
+      "conditional moves are entered while the opponent is to move")                               \
+    X(STORE_ETHROTTLED, -130, "too_many_attempts", "too many attempts: wait and try again")        \
+    X(STORE_EBUSY, -131, "busy", "the server is busy: try again in a moment")
 
 typedef enum {
     STORE_OK = 0,

@@ -103,7 +103,8 @@ export async function realServer() {
   if (process.env.CHAMELEON_URL) return { url: process.env.CHAMELEON_URL, log: () => '', close: async () => {} };
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chameleon-e2e-'));
-  const child = spawn(bin, ['--host', '127.0.0.1', '--port', String(port), '--db', path.join(dir, 'test.db'), '--web-root', WEB],
+  const child = spawn(bin, ['--host', '127.0.0.1', '--port', String(port), '--db', path.join(dir, 'test.db'), '--web-root', WEB,
+    '--register-per-address', '1000000'], // many accounts from 127.0.0.1
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }); // migrations/ is found from the checkout
   // Never leave the server behind, even when the test runner is killed.
   const reap = () => { if (child.exitCode === null) child.kill('SIGKILL'); };

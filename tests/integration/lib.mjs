@@ -21,8 +21,10 @@ export async function startServer(extra = [], opts = {}) {
     writeFileSync(join(web, 'app.js'), 'export const x = 1;\n');
     writeFileSync(join(web, 'style.css'), 'body{}\n');
     writeFileSync(join(web, 'piece.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>\n');
+    // Tests register many accounts from 127.0.0.1: lift the registrations
+    // per address (5 by default; extra may set it again).
     const args = ['--host', '127.0.0.1', '--port', '0', '--db', join(dir, 'test.db'),
-        '--web-root', web, ...extra];
+        '--web-root', web, '--register-per-address', '1000000', ...extra];
     const env = { ...process.env, CHAMELEON_MIGRATIONS: join(root, 'migrations') };
     const proc = spawn(serverBin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
@@ -41,6 +43,7 @@ export async function startServer(extra = [], opts = {}) {
     const exited = new Promise((ok) => proc.on('exit', (code, sig) => ok({ code, sig })));
     return {
         port,
+        pid: proc.pid,
         url: `ws://127.0.0.1:${port}/`,
         http: `http://127.0.0.1:${port}`,
         dir,

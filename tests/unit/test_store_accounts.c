@@ -53,7 +53,7 @@ static void wait_for(result *r)
 static result do_register(const char *u, const char *p)
 {
     result r = {0};
-    assert_int_equal(accounts_register(s, u, p, cb, &r), 0);
+    assert_int_equal(accounts_register(s, NULL, u, p, cb, &r, NULL), 0);
     /* Hashing runs on the pool: the loop is free while it does. */
     assert_false(r.fired);
     wait_for(&r);
@@ -63,7 +63,7 @@ static result do_register(const char *u, const char *p)
 static result do_login(const char *u, const char *p)
 {
     result r = {0};
-    assert_int_equal(accounts_login(s, u, p, cb, &r), 0);
+    assert_int_equal(accounts_login(s, NULL, u, p, cb, &r, NULL), 0);
     wait_for(&r);
     return r;
 }
@@ -103,8 +103,8 @@ static void test_username_rules(void **state)
         assert_non_null(strstr(why, "3 to 20 characters"));
     }
     result r = {0};
-    assert_int_equal(accounts_register(s, "x", "password1", cb, &r), STORE_EUSERNAME);
-    assert_int_equal(accounts_register(s, "zoe", "short", cb, &r), STORE_EPASSWORD);
+    assert_int_equal(accounts_register(s, NULL, "x", "password1", cb, &r, NULL), STORE_EUSERNAME);
+    assert_int_equal(accounts_register(s, NULL, "zoe", "short", cb, &r, NULL), STORE_EPASSWORD);
     assert_false(r.fired);
 }
 
@@ -271,7 +271,7 @@ static void test_close_while_hashing(void **state)
     store *s2;
     assert_int_equal(store_open(&s2, &loop, path, NULL, why, sizeof why), 0);
     result r = {0};
-    assert_int_equal(accounts_register(s2, "late", "password1", cb, &r), 0);
+    assert_int_equal(accounts_register(s2, NULL, "late", "password1", cb, &r, NULL), 0);
     store_close(s2);
     wait_for(&r);
     assert_int_equal(r.status, STORE_ECLOSED);
@@ -288,6 +288,58 @@ static void test_close_while_hashing(void **state)
     sqlite3_close(raw);
 }
 
+/* One hash at a time and one waiting: a third request is refused at once
+ * with STORE_EBUSY; the waiting one runs when the first ends. Throttling
+ * per address comes before the queue. */
+static void test_queue_and_throttle(void **state)
+{
+    (void)state;
+    accounts_limits l = {.hashes_running = 1, .hashes_queued = 1, .register_per_address = 2};
+    assert_int_equal(accounts_init(&l), 0);
+    result a = {0}, b = {0}, c = {0};
+    unsigned retry = 0;
+    assert_int_equal(accounts_register(s, "10.0.0.1", "qax", "password1", cb, &a, &retry), 0);
+    assert_int_equal(accounts_register(s, "10.0.0.2", "qbx", "password1", cb, &b, &retry), 0);
+    assert_int_equal(accounts_get_stats().hashes_running, 1);
+    assert_int_equal(accounts_get_stats().hashes_queued, 1);
+    assert_int_equal(accounts_register(s, "10.0.0.3", "qcx", "password1", cb, &c, &retry),
+                     STORE_EBUSY);
+    assert_int_equal(retry, 1);
+    assert_int_equal(accounts_get_stats().busy, 1);
+    wait_for(&a);
+    wait_for(&b);
+    assert_int_equal(a.status, 0);
+    assert_int_equal(b.status, 0);
+    assert_false(c.fired);
+    assert_int_equal(accounts_get_stats().hashes_queued, 0);
+
+    /* Two registrations from one address, then 429 with the wait. */
+    result d = {0}, e = {0};
+    assert_int_equal(accounts_register(s, "10.0.0.1", "qdx", "password1", cb, &d, &retry), 0);
+    wait_for(&d);
+    retry = 0;
+    assert_int_equal(accounts_register(s, "10.0.0.1", "qex", "password1", cb, &e, &retry),
+                     STORE_ETHROTTLED);
+    assert_true(retry >= 1 && retry <= 60);
+    /* Five failed logins of one name, then even the right password waits;
+     * the name's case does not matter. */
+    for (int i = 0; i < 5; i++) {
+        result f = {0};
+        assert_int_equal(accounts_login(s, "10.0.0.9", "qax", "wrong-pass", cb, &f, NULL), 0);
+        wait_for(&f);
+        assert_int_equal(f.status, STORE_ELOGIN);
+    }
+    retry = 0;
+    assert_int_equal(accounts_login(s, "10.0.0.8", "QAX", "password1", cb, &e, &retry),
+                     STORE_ETHROTTLED);
+    assert_int_equal(retry, 1);
+    assert_int_equal(accounts_get_stats().login_throttled, 1);
+    /* Invalid UTF-8 at login: bad_password, no hashing. */
+    assert_int_equal(accounts_login(s, NULL, "qbx", "abcdefg\xff", cb, &e, NULL), STORE_EPASSWORD);
+    assert_false(e.fired);
+    assert_int_equal(accounts_init(NULL), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -296,6 +348,7 @@ int main(void)
         cmocka_unit_test(test_cookie),
         cmocka_unit_test(test_store_functions),
         cmocka_unit_test(test_close_while_hashing),
+        cmocka_unit_test(test_queue_and_throttle),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
