@@ -5,9 +5,13 @@
 # ../integration/lib.mjs); each *.test.sh is a shell scenario run after them.
 set -eu
 cd "$(dirname "$0")"
-if [ ! -d node_modules/ws ]; then
-    npm ci --no-audit --no-fund --loglevel=error >/dev/null
-fi
+# The tests share ../integration/lib.mjs, which resolves ws from its own
+# folder: install both (this suite may run before the integration suite).
+for dir in . ../integration; do
+    if [ ! -d "$dir/node_modules/ws" ]; then
+        (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    fi
+done
 : "${CHAMELEON_BIN:=../../build/debug/chameleon}"
 export CHAMELEON_BIN
 set -- ./*.test.mjs
