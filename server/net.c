@@ -75,11 +75,16 @@ void net_send_out(net_conn *c, proto_out *o)
 
 void net_close(net_conn *c)
 {
+    net_close_why(c, "send queue full");
+}
+
+void net_close_why(net_conn *c, const char *reason)
+{
     if (c->closing)
         return;
     c->closing = true;
-    lws_close_reason(c->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)"send queue full",
-                     15);
+    lws_close_reason(c->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)reason,
+                     strlen(reason));
     lws_callback_on_writable(c->wsi);
 }
 

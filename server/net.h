@@ -86,8 +86,11 @@ typedef struct net_conn {
 void net_send(net_conn *c, net_msg *m);
 /* Queue the message written in o (consumes o). */
 void net_send_out(net_conn *c, proto_out *o);
-/* Close c once what is queued is sent (close reason: policy violation). */
+/* Close c once what is queued is sent (close reason: policy violation,
+ * 1008, "send queue full"). */
 void net_close(net_conn *c);
+/* The same with another reason text (at most 123 bytes). */
+void net_close_why(net_conn *c, const char *reason);
 
 /* Answer the HTTP request of c (from a route handler or later, on the loop
  * thread): status, content type, body (copied), and a Set-Cookie value or
