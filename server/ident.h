@@ -44,15 +44,15 @@ typedef struct ident {
     session *sessions;   /* open sessions (session.iprev/inext) */
     struct room **rooms; /* rooms in memory where it holds a seat */
     size_t nrooms, caprooms;
-    int bot;    /* a bot's level (1..8): never has a session; 0: a person */
-    int nseeks; /* open seeks created by this identity (lobby.c) */
+    int bot;            /* a bot's level (1..8): never has a session; 0: a person */
+    int nseeks;         /* open seeks created by this identity (lobby.c) */
+    uint64_t last_seen; /* uv_now when its last session closed */
+    UT_hash_handle hh;  /* by token, or by key while restored */
+    UT_hash_handle hh_account;
     /* Limits over all its sessions together (all zero: full). */
     session_bucket msgs;  /* messages (dispatch.c) */
     session_bucket seeks; /* seek creations (lobby.c) */
     session_chat chat;    /* chat lines (room_game.c) */
-    uint64_t last_seen;   /* uv_now when its last session closed */
-    UT_hash_handle hh;    /* by token, or by key while restored */
-    UT_hash_handle hh_account;
 } ident;
 
 /* Start the sweep timer on loop. */

@@ -80,6 +80,9 @@ typedef struct net_conn {
     const struct net_route *post_route; /* a POST waiting for its body */
     char post_arg[64];
     unsigned retry_after; /* seconds for the next HTTP reply's Retry-After (0: none) */
+    char close_frame[NET_HEADROOM + 2 + 123]; /* net_close_why: status, reason */
+    size_t close_len;
+    bool close_sent;
 } net_conn;
 
 /* Queue a message on c (takes a reference; m may be NULL: nothing). */
