@@ -778,15 +778,28 @@ void proto_write_lobby(proto_out *o, const proto_req *req, uint64_t seq,
     end(o);
 }
 
-void proto_write_lobby_update(proto_out *o, uint64_t seq, const char *op, const proto_seek_view *s)
+void proto_write_lobby_update(proto_out *o, uint64_t seq, const proto_lobby_change *ch, int n)
 {
     begin(o, "lobby_update", NULL);
     key(o, "seq");
     put_int(o, (int64_t)seq);
-    key(o, "op");
-    put_str(o, op);
-    key(o, "seek");
-    put_seek(o, s);
+    key(o, "changes");
+    put(o, "[", 1);
+    for (int i = 0; i < n; i++) {
+        comma(o, i);
+        puts_(o, "{\"op\":");
+        put_str(o, ch[i].op);
+        key(o, "seek");
+        if (ch[i].seek != NULL) {
+            put_seek(o, ch[i].seek);
+        } else {
+            puts_(o, "{\"id\":");
+            put_int(o, ch[i].id);
+            end(o);
+        }
+        end(o);
+    }
+    put(o, "]", 1);
     end(o);
 }
 

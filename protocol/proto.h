@@ -86,6 +86,7 @@ const char *proto_reason_text(rules_reason r);
     X(PROTO_ENOT_FOUND, "not_found", "no such record")                                             \
     X(PROTO_ENOT_CORRESPONDENCE, "not_correspondence",                                             \
       "conditional moves are for two-player correspondence games")                                 \
+    X(PROTO_ENOT_JOINED, "not_joined", "join the room first")                                      \
     X(PROTO_EINTERNAL, "internal", "internal error")
 
 typedef enum {
@@ -292,10 +293,18 @@ void proto_write_welcome(proto_out *o, const proto_req *req, const char *token,
                          const proto_player *me, const char *account, const int64_t *rooms,
                          int nrooms);
 void proto_write_pong(proto_out *o, const proto_req *req);
-/* lobby: seeks[nseeks]; lobby_update: op "add", "update" or "remove". */
+/* One change of a lobby_update: op "add", "update" (seek: the seek as it
+ * is now) or "remove" (seek NULL: only the id is written). */
+typedef struct proto_lobby_change {
+    const char *op;
+    int64_t id;
+    const proto_seek_view *seek;
+} proto_lobby_change;
+
+/* lobby: seeks[nseeks]; lobby_update: the changes of one batch. */
 void proto_write_lobby(proto_out *o, const proto_req *req, uint64_t seq,
                        const proto_seek_view *seeks, int nseeks);
-void proto_write_lobby_update(proto_out *o, uint64_t seq, const char *op, const proto_seek_view *s);
+void proto_write_lobby_update(proto_out *o, uint64_t seq, const proto_lobby_change *ch, int n);
 /* kind: "seek_created", "seek_joined"; invite may be NULL. */
 void proto_write_seek(proto_out *o, const proto_req *req, const char *kind,
                       const proto_seek_view *s, const char *invite);

@@ -22,6 +22,7 @@
 
 static uv_loop_t *loop;
 static store *db;
+static int ident_msgs = DISPATCH_IDENT_MSGS;
 
 /* ------------------------------------------------------------------------ */
 /* The requests of no other module. Each returns 0 or a proto_err with a
@@ -254,23 +255,54 @@ void dispatch_open(net_conn *c)
     cookie_account(s);
 }
 
+/* May this message of s go on? NULL, or the sentence of the limit it
+ * reached (counted). req: the decoded message, NULL if it could not be. */
+static const char *over_rate(session *s, const proto_req *req, uint64_t now, char *why,
+                             size_t whylen)
+{
+    if (!session_rate_ok(s, now)) {
+        metrics_now.throttled_conn++;
+        rules_why(why, whylen, "more than %d messages per second on this connection",
+                  SESSION_MSG_RATE);
+        return why;
+    }
+    /* Pings keep a connection alive: each tab of a player pings, so only
+     * the connection's own rate bounds them. */
+    if (s->who == NULL || (req != NULL && req->type == PROTO_PING))
+        return NULL;
+    double burst = ident_msgs;
+    if (!session_bucket_take(&s->who->msgs, burst, burst * 1000.0 / DISPATCH_IDENT_WINDOW_MS,
+                             now)) {
+        metrics_now.throttled_ident++;
+        rules_why(why, whylen, "more than %d messages per %d s from one player (all connections)",
+                  ident_msgs, DISPATCH_IDENT_WINDOW_MS / 1000);
+        return why;
+    }
+    return NULL;
+}
+
 void dispatch_message(net_conn *c, const char *buf, size_t len)
 {
     session *s = c->data;
-    if (s == NULL)
+    if (s == NULL || (s->flags & SESSION_SHUT))
         return;
     proto_req req;
     bool typed;
     char why[RULES_WHY_TEXT] = "";
-    if (!session_rate_ok(s, uv_now(loop))) {
-        memset(&req, 0, sizeof req);
-        rules_why(why, sizeof why, "more than %d messages per second", SESSION_MSG_RATE);
-        session_send_error(s, &req, false, PROTO_ERATE_LIMITED, why);
-        return;
-    }
+    uint64_t now = uv_now(loop);
     int err = proto_decode(buf, len, &req, &typed, why, sizeof why);
-    if (err == 0)
+    if (over_rate(s, err == 0 ? &req : NULL, now, why, sizeof why) != NULL) {
+        /* Dropped. A client that stops at the error never reaches the
+         * close; one that goes on is cut off. */
+        if (session_excess(s, now)) {
+            s->flags |= SESSION_SHUT;
+            net_close_why(c, "rate_limited");
+            return;
+        }
+        err = PROTO_ERATE_LIMITED;
+    } else if (err == 0) {
         err = run(s, &req, why, sizeof why);
+    }
     if (err != 0)
         session_send_error(s, &req, typed, (proto_err)err, why);
 }
@@ -288,6 +320,11 @@ void dispatch_close(net_conn *c)
         room_presence(who, false);
     }
     session_close(s);
+}
+
+void dispatch_set_ident_msgs(int n)
+{
+    ident_msgs = n;
 }
 
 void dispatch_init(uv_loop_t *l, store *s)

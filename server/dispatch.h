@@ -6,7 +6,9 @@
  * handler and, as flags, what it needs: hello done, an account, a room);
  * the open/message/close callbacks net is given (main.c wires them); the
  * requests of no other module (hello, ping, turns, vacation); the pushes of
- * the "your turn" list.
+ * the "your turn" list; the rate limits of messages (per connection, per
+ * identity over all its connections) and closing with 1008 a connection
+ * that goes on past them.
  * May call: session.h, ident.h, lobby.h, room.h, store.h, accounts.h,
  * errmap.h, metrics.h, net.h, proto.h. Nothing calls it but main.c.
  *
@@ -21,8 +23,17 @@
 
 #include "net.h"
 
+enum {
+    /* Messages one identity may send over all its connections: this many
+     * at once, and as many again every window (pings are not counted). */
+    DISPATCH_IDENT_MSGS = 100,
+    DISPATCH_IDENT_WINDOW_MS = 20000,
+};
+
 struct store;
 void dispatch_init(uv_loop_t *loop, struct store *db);
+/* The identity's messages per DISPATCH_IDENT_WINDOW_MS (main.c's flag). */
+void dispatch_set_ident_msgs(int n);
 
 /* The callbacks of net_callbacks for WebSocket connections. */
 void dispatch_open(net_conn *c);

@@ -49,6 +49,10 @@ typedef struct ident {
     uint64_t last_seen; /* uv_now when its last session closed */
     UT_hash_handle hh;  /* by token, or by key while restored */
     UT_hash_handle hh_account;
+    /* Limits over all its sessions together (all zero: full). */
+    session_bucket msgs;  /* messages (dispatch.c) */
+    session_bucket seeks; /* seek creations (lobby.c) */
+    session_chat chat;    /* chat lines (room_game.c) */
 } ident;
 
 /* Start the sweep timer on loop. */

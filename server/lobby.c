@@ -24,6 +24,7 @@ typedef struct seek {
     char invite[PROTO_INVITE_MAX + 1];
     ident *players[RULES_MAX_PLAYERS];
     int nplayers;
+    int pending;              /* its change waiting for the flush: index + 1, 0 if none */
     UT_hash_handle hh;        /* every seek by id, oldest first */
     UT_hash_handle hh_invite; /* private seeks by invitation code */
 } seek;
@@ -31,9 +32,29 @@ typedef struct seek {
 static seek *seeks;   /* by id (hh) */
 static seek *invites; /* by invite (hh_invite) */
 static int64_t next_seek_id = 1;
-static uint64_t lobby_seq;
+static uint64_t lobby_seq; /* batches sent (lobby_update.seq) */
 static session **watchers;
 static size_t nwatchers, capwatchers;
+
+/* Changes since the last flush, one per seek, in the order first changed:
+ * an added seek is sent as it is at the flush; one added and removed in
+ * the same tick is not sent at all (unless a watcher came between and saw
+ * it in its lobby list). */
+typedef struct pend {
+    int64_t id;
+    seek *s;          /* NULL once removed */
+    bool added;       /* created since the last flush */
+    bool removed;     /* gone since */
+    uint64_t watches; /* `watches` when it was added */
+} pend;
+static pend *pends;
+static size_t npends, cappends;
+static uint64_t watches; /* lobby lists sent: a list may show a pending seek */
+static uv_loop_t *lobby_loop;
+static uv_timer_t flush_timer;
+static bool timer_ready, timer_armed;
+static uint64_t flush_ms = LOBBY_FLUSH_MS;
+static int seeks_per_minute = LOBBY_SEEKS_PER_MINUTE;
 
 static proto_seek_view seek_view(const seek *s)
 {
@@ -53,22 +74,89 @@ static proto_seek_view seek_view(const seek *s)
     return v;
 }
 
-/* Tell every lobby watcher that s was added, updated or removed. */
-static void broadcast(const char *op, const seek *s)
+static void on_flush(uv_timer_t *t)
+{
+    (void)t;
+    timer_armed = false;
+    lobby_flush();
+}
+
+/* Note that s was added, updated or removed ("add", "update", "remove"),
+ * for the next flush. */
+static void broadcast(const char *op, seek *s)
 {
     if (s->private_)
         return;
-    lobby_seq++;
-    if (nwatchers == 0)
+    metrics_now.lobby_changes++;
+    pend *p = s->pending ? &pends[s->pending - 1] : NULL;
+    if (p == NULL) {
+        if (array_reserve((void **)&pends, &cappends, npends + 1, sizeof *pends) < 0) {
+            /* Out of memory: the watchers will miss this change; a gap in
+             * seq makes clients ask for the list again. */
+            lobby_seq++;
+            return;
+        }
+        p = &pends[npends++];
+        *p = (pend){s->id, s, op[0] == 'a', false, watches};
+        s->pending = (int)npends;
+    }
+    if (op[0] == 'r') {
+        p->removed = true;
+        p->s = NULL;
+        s->pending = 0;
+    }
+    if (timer_ready && !timer_armed) {
+        timer_armed = true;
+        uv_timer_start(&flush_timer, on_flush, flush_ms, 0);
+    }
+}
+
+void lobby_flush(void)
+{
+    if (npends == 0)
         return;
-    proto_out o;
-    proto_out_init(&o, NET_HEADROOM);
-    proto_seek_view v = seek_view(s);
-    proto_write_lobby_update(&o, lobby_seq, op, &v);
-    net_msg *m = net_msg_from(&o);
-    for (size_t i = 0; i < nwatchers; i++)
-        session_send(watchers[i], m);
-    net_msg_unref(m);
+    proto_lobby_change *ch = calloc(npends, sizeof *ch);
+    proto_seek_view *views = calloc(npends, sizeof *views);
+    int n = 0;
+    for (size_t i = 0; i < npends; i++) {
+        pend *p = &pends[i];
+        if (p->s != NULL)
+            p->s->pending = 0;
+        if (ch == NULL || views == NULL)
+            continue;
+        if (p->removed) {
+            if (!p->added || p->watches != watches)
+                ch[n++] = (proto_lobby_change){"remove", p->id, NULL};
+            continue;
+        }
+        views[n] = seek_view(p->s);
+        ch[n] = (proto_lobby_change){p->added ? "add" : "update", p->id, &views[n]};
+        n++;
+    }
+    npends = 0;
+    if (n > 0 || ch == NULL || views == NULL)
+        lobby_seq++; /* out of memory: a gap tells clients to reload */
+    if (n > 0 && nwatchers > 0) {
+        proto_out o;
+        proto_out_init(&o, NET_HEADROOM);
+        proto_write_lobby_update(&o, lobby_seq, ch, n);
+        net_msg *m = net_msg_from(&o);
+        for (size_t i = 0; i < nwatchers; i++)
+            session_send(watchers[i], m);
+        net_msg_unref(m);
+        metrics_now.lobby_flushes++;
+    }
+    free(ch);
+    free(views);
+}
+
+void lobby_init(uv_loop_t *loop, unsigned flush, int seeks_minute)
+{
+    lobby_loop = loop;
+    flush_ms = flush;
+    seeks_per_minute = seeks_minute;
+    uv_timer_init(loop, &flush_timer);
+    timer_ready = true;
 }
 
 void lobby_leave(session *s)
@@ -136,6 +224,14 @@ void lobby_forget(const ident *who)
 
 void lobby_shutdown(void)
 {
+    if (timer_ready) {
+        uv_timer_stop(&flush_timer);
+        uv_close((uv_handle_t *)&flush_timer, NULL);
+        timer_ready = timer_armed = false;
+    }
+    free(pends);
+    pends = NULL;
+    npends = cappends = 0;
     HASH_CLEAR(hh_invite, invites);
     seek *s, *tmp;
     HASH_ITER(hh, seeks, s, tmp)
@@ -171,6 +267,7 @@ int lobby_watch(session *c, const proto_req *req, char *why, size_t whylen)
     for (s = seeks; s != NULL; s = s->hh.next)
         if (!s->private_)
             views[n++] = seek_view(s);
+    watches++;
     proto_out o;
     proto_out_init(&o, NET_HEADROOM);
     proto_write_lobby(&o, req, lobby_seq, views, n);
@@ -246,7 +343,16 @@ int lobby_seek_create(session *c, const proto_req *req, char *why, size_t whylen
         return PROTO_EACCOUNT_REQUIRED;
     }
     if (c->who->nseeks >= LOBBY_SEEKS_PER_IDENT) {
+        metrics_now.seeks_refused_open++;
         rules_why(why, whylen, "at most %d open seeks", LOBBY_SEEKS_PER_IDENT);
+        return PROTO_ETOO_MANY_SEEKS;
+    }
+    /* As many at once as a minute allows, then one every 60/N s. */
+    double per = seeks_per_minute;
+    if (!session_bucket_take(&c->who->seeks, per, per / 60.0,
+                             lobby_loop ? uv_now(lobby_loop) : 0)) {
+        metrics_now.seeks_refused_rate++;
+        rules_why(why, whylen, "at most %d new seeks a minute: wait a little", seeks_per_minute);
         return PROTO_ETOO_MANY_SEEKS;
     }
     seek *s = calloc(1, sizeof *s);

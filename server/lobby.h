@@ -3,11 +3,15 @@
  *
  * Owns: the seeks (public ones, listed oldest first, and private ones found
  * by their invitation code), the lobby's watchers and its sequence number;
+ * the changes waiting for the next flush (one lobby_update per watcher per
+ * tick, not one per change: a storm of seeks costs each watcher a message a
+ * tick); the rate of seek creations per identity;
  * starting the room when a seek's last seat is taken, or at once with bots
  * in the free seats (bot_game, seek_fill).
  * May call: room.h (room_start), ident.h, session.h (the sink), store.h
  * (checking a correspondence time control), metrics.h, proto.h, libsodium
- * (invitation codes), uthash. Links without libwebsockets.
+ * (invitation codes), libuv (the flush timer), uthash. Links without
+ * libwebsockets.
  *
  * The requests (the dispatcher checked hello) return 0 or a proto_err with
  * a sentence in why.
@@ -16,6 +20,8 @@
 #define LOBBY_H
 
 #include <stddef.h>
+
+#include <uv.h>
 
 #include "ident.h"
 #include "proto.h"
@@ -26,7 +32,18 @@ enum {
     LOBBY_MAX_BASE_MS = 3 * 3600 * 1000,
     LOBBY_MAX_INC_MS = 60 * 1000,
     LOBBY_BOT_GAMES_PER_IDENT = 10, /* games with bots going on at once */
+    LOBBY_FLUSH_MS = 200,           /* changes are sent in a batch this often */
+    LOBBY_SEEKS_PER_MINUTE = 20,    /* seek creations per identity (a burst of
+                                       as many, then one every 60/N s) */
 };
+
+/* Start the flush timer on loop (flush_ms: the tick) and set the seek
+ * creations an identity may make a minute. Without it (unit tests) changes
+ * wait for lobby_flush. */
+void lobby_init(uv_loop_t *loop, unsigned flush_ms, int seeks_per_minute);
+/* Send the changes since the last flush to every watcher now, as one
+ * lobby_update (nothing if none). The timer calls it. */
+void lobby_flush(void);
 
 /* lobby_watch: s gets the list of public seeks, then every change. */
 int lobby_watch(session *s, const proto_req *req, char *why, size_t whylen);

@@ -11,7 +11,8 @@
  *             [--web-root web-client] [--abandon-seconds N]
  *             [--bot-threads N] [--bot-table-mb N] [--clock-offset-file FILE]
  *             [--password-queue N] [--login-failures-per-address N]
- *             [--register-per-address N]
+ *             [--register-per-address N] [--messages-per-identity N]
+ *             [--seeks-per-minute N] [--lobby-flush-ms N]
  *
  * Exit status: 0 after SIGINT/SIGTERM, 2 on a bad flag or when it cannot
  * listen (port in use), 1 on another start-up failure.
@@ -45,6 +46,8 @@ static void usage(FILE *f)
                "                 [--abandon-seconds N] [--bot-threads N] [--bot-table-mb N]\n"
                "                 [--clock-offset-file FILE] [--password-queue N]\n"
                "                 [--login-failures-per-address N] [--register-per-address N]\n"
+               "                 [--messages-per-identity N] [--seeks-per-minute N]\n"
+               "                 [--lobby-flush-ms N]\n"
                "  --host ADDR          address to listen on (default 127.0.0.1)\n"
                "  --port N             TCP port, 0 for any free one (default 8080)\n"
                "  --db FILE            SQLite database (default chameleon.db)\n"
@@ -64,6 +67,11 @@ static void usage(FILE *f)
                "                       own back)\n"
                "  --register-per-address N  registrations from one address before delays\n"
                "                       (default 5; an hour without one forgets them)\n"
+               "  --messages-per-identity N  messages one player may send over all its\n"
+               "                       connections per 20 s, pings aside (default 100)\n"
+               "  --seeks-per-minute N seeks one player may create a minute (default 20)\n"
+               "  --lobby-flush-ms N   lobby changes go to its watchers in one message this\n"
+               "                       often, 10..5000 (default 200)\n"
                "  --help               this text\n");
 }
 
@@ -151,6 +159,9 @@ int main(int argc, char **argv)
         bot_threads = BOT_THREADS_MAX;
     const char *wasm_file = "build/rules.wasm";
     accounts_limits alim = {.hashes_running = (int)uv_available_parallelism()};
+    long ident_msgs = DISPATCH_IDENT_MSGS;
+    long seeks_minute = LOBBY_SEEKS_PER_MINUTE;
+    long flush_ms = LOBBY_FLUSH_MS;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -209,6 +220,21 @@ int main(int argc, char **argv)
                 return 2;
             }
             alim.register_per_address = (unsigned)n;
+        } else if (strcmp(a, "--messages-per-identity") == 0) {
+            if (!parse_int(val, 1, 1000000000, &ident_msgs)) {
+                fprintf(stderr, "chameleon: --messages-per-identity wants 1..1000000000\n");
+                return 2;
+            }
+        } else if (strcmp(a, "--seeks-per-minute") == 0) {
+            if (!parse_int(val, 1, 1000000000, &seeks_minute)) {
+                fprintf(stderr, "chameleon: --seeks-per-minute wants 1..1000000000\n");
+                return 2;
+            }
+        } else if (strcmp(a, "--lobby-flush-ms") == 0) {
+            if (!parse_int(val, 10, 5000, &flush_ms)) {
+                fprintf(stderr, "chameleon: --lobby-flush-ms wants 10..5000\n");
+                return 2;
+            }
         } else if (strcmp(a, "--abandon-seconds") == 0) {
             if (!parse_int(val, 0, 86400 * 30, &n)) {
                 fprintf(stderr, "chameleon: --abandon-seconds wants 0..2592000\n");
@@ -259,6 +285,8 @@ int main(int argc, char **argv)
     ident_init(&loop);
     room_init(&loop, st, abandon_s * 1000);
     dispatch_init(&loop, st);
+    dispatch_set_ident_msgs((int)ident_msgs);
+    lobby_init(&loop, (unsigned)flush_ms, (int)seeks_minute);
     api_init(&loop, st);
     if (api_wasm_load(wasm_file) < 0)
         fprintf(stderr,

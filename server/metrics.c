@@ -39,6 +39,15 @@ static void counter(proto_out *o, const char *name, const char *help, uint64_t v
          help, name, name, v);
 }
 
+/* A counter with two values of one label. */
+static void labelled(proto_out *o, const char *name, const char *help, const char *label,
+                     const char *a, uint64_t va, const char *b, uint64_t vb)
+{
+    line(o, "# HELP chameleon_%s %s\n# TYPE chameleon_%s counter\n", name, help, name);
+    line(o, "chameleon_%s{%s=\"%s\"} %" PRIu64 "\n", name, label, a, va);
+    line(o, "chameleon_%s{%s=\"%s\"} %" PRIu64 "\n", name, label, b, vb);
+}
+
 void metrics_write(proto_out *o, const net_stats *net)
 {
     const metrics *m = &metrics_now;
@@ -68,6 +77,17 @@ void metrics_write(proto_out *o, const net_stats *net)
     counter(o, "register_throttled_total", "Registrations refused with 429 (per address).",
             a.register_throttled);
     counter(o, "throttle_evicted_total", "Throttle entries pushed out of a full table.", a.evicted);
+    labelled(o, "messages_throttled_total", "Messages refused with rate_limited, by limit.",
+             "scope", "connection", m->throttled_conn, "identity", m->throttled_ident);
+    counter(o, "excess_closes_total",
+            "Connections closed with 1008 for going on past rate_limited.", m->excess_closes);
+    labelled(o, "chat_refused_total", "Chat lines refused, by reason.", "reason", "rate",
+             m->chat_rate, "not_joined", m->chat_not_joined);
+    labelled(o, "seeks_refused_total", "seek_create refused, by limit.", "limit", "open",
+             m->seeks_refused_open, "rate", m->seeks_refused_rate);
+    counter(o, "lobby_changes_total", "Public seeks added, updated or removed.", m->lobby_changes);
+    counter(o, "lobby_flushes_total", "Batches of lobby changes sent to the lobby's watchers.",
+            m->lobby_flushes);
     line(o, "# HELP chameleon_errors_total Error messages sent, by code.\n"
             "# TYPE chameleon_errors_total counter\n");
     for (int i = 1; i < PROTO_NERRORS; i++)

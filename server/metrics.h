@@ -24,6 +24,16 @@ typedef struct metrics {
     uint64_t moves;                 /* moves played and relayed */
     uint64_t errors[PROTO_NERRORS]; /* error messages sent, by code */
     uint64_t started_ms;            /* uv_now at start */
+    /* Limits on messages (dispatch.c, session.c, room_game.c, lobby.c). */
+    uint64_t throttled_conn;     /* messages refused: the connection's rate */
+    uint64_t throttled_ident;    /* messages refused: the identity's rate */
+    uint64_t excess_closes;      /* connections closed (1008) for going on */
+    uint64_t chat_rate;          /* chat lines refused: the identity's rate */
+    uint64_t chat_not_joined;    /* chat lines refused: room not joined */
+    uint64_t seeks_refused_open; /* seek_create refused: too many open */
+    uint64_t seeks_refused_rate; /* seek_create refused: too many a minute */
+    uint64_t lobby_changes;      /* seeks added, updated, removed (public) */
+    uint64_t lobby_flushes;      /* batches of lobby_update sent */
 } metrics;
 
 extern metrics metrics_now;

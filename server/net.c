@@ -75,11 +75,24 @@ void net_send_out(net_conn *c, proto_out *o)
 
 void net_close(net_conn *c)
 {
+    net_close_why(c, "send queue full");
+}
+
+void net_close_why(net_conn *c, const char *reason)
+{
     if (c->closing)
         return;
     c->closing = true;
-    lws_close_reason(c->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)"send queue full",
-                     15);
+    /* The close frame (1008, reason) goes after what is queued; see
+     * WRITEABLE. */
+    size_t n = strlen(reason);
+    if (n > sizeof c->close_frame - NET_HEADROOM - 2)
+        n = sizeof c->close_frame - NET_HEADROOM - 2;
+    unsigned char *p = (unsigned char *)c->close_frame + NET_HEADROOM;
+    p[0] = (unsigned char)(LWS_CLOSE_STATUS_POLICY_VIOLATION >> 8);
+    p[1] = (unsigned char)(LWS_CLOSE_STATUS_POLICY_VIOLATION & 0xff);
+    memcpy(p + 2, reason, n);
+    c->close_len = 2 + n;
     lws_callback_on_writable(c->wsi);
 }
 
@@ -383,8 +396,26 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
                 return 0;
             }
         }
-        return c->closing ? -1 : 0;
+        if (c->closing && c->close_len > 0 && !c->close_sent) {
+            /* Send the close frame ourselves and keep reading (RECEIVE
+             * drops what comes) until the peer answers it: closing the
+             * socket while a flooding peer's frames are still unread
+             * would reset it, and the peer would lose what was sent
+             * before (it sees 1006). lws's own way (lws_close_reason,
+             * return -1) closes at once. The peer's close, or the
+             * timeout, ends it. */
+            c->close_sent = true;
+            lws_write(wsi, (unsigned char *)c->close_frame + NET_HEADROOM, c->close_len,
+                      (enum lws_write_protocol)4 /* LWS_WRITE_CLOSE */);
+            lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_ACK, 5);
+            return 0;
+        }
+        return c->closing && !c->close_sent ? -1 : 0;
     }
+
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+        /* The answer to our close frame: close without echoing it. */
+        return c != NULL && c->close_sent ? 1 : 0;
 
     case LWS_CALLBACK_CLOSED:
         if (!c->is_ws)

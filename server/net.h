@@ -80,14 +80,20 @@ typedef struct net_conn {
     const struct net_route *post_route; /* a POST waiting for its body */
     char post_arg[64];
     unsigned retry_after; /* seconds for the next HTTP reply's Retry-After (0: none) */
+    char close_frame[NET_HEADROOM + 2 + 123]; /* net_close_why: status, reason */
+    size_t close_len;
+    bool close_sent;
 } net_conn;
 
 /* Queue a message on c (takes a reference; m may be NULL: nothing). */
 void net_send(net_conn *c, net_msg *m);
 /* Queue the message written in o (consumes o). */
 void net_send_out(net_conn *c, proto_out *o);
-/* Close c once what is queued is sent (close reason: policy violation). */
+/* Close c once what is queued is sent (close reason: policy violation,
+ * 1008, "send queue full"). */
 void net_close(net_conn *c);
+/* The same with another reason text (at most 123 bytes). */
+void net_close_why(net_conn *c, const char *reason);
 
 /* Answer the HTTP request of c (from a route handler or later, on the loop
  * thread): status, content type, body (copied), and a Set-Cookie value or

@@ -20,7 +20,7 @@
 /* ------------------------------------------------------------------------ */
 /* Watchers: r->watchers and s->rooms hold each other. */
 
-static bool watching(const room *r, const session *s)
+bool room__watching(const room *r, const session *s)
 {
     for (size_t i = 0; i < s->nrooms; i++)
         if (s->rooms[i] == r)
@@ -30,7 +30,7 @@ static bool watching(const room *r, const session *s)
 
 int room__watch(room *r, session *s)
 {
-    if (watching(r, s))
+    if (room__watching(r, s))
         return 0;
     if (array_reserve((void **)&r->watchers, &r->capwatchers, r->nwatchers + 1,
                       sizeof *r->watchers) < 0 ||

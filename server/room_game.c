@@ -564,9 +564,16 @@ int room_rematch(room *r, session *c, const proto_req *req, char *why, size_t wh
 
 int room_chat(room *r, session *c, const proto_req *req, char *why, size_t whylen)
 {
-    if (!session_chat_ok(c, uv_now(room__loop))) {
-        rules_why(why, whylen, "at most %d chat messages per %d s", SESSION_CHAT_BURST,
-                  SESSION_CHAT_WINDOW_MS / 1000);
+    if (!room__watching(r, c)) {
+        /* Chat is for the room's watchers: join it first. */
+        metrics_now.chat_not_joined++;
+        rules_why(why, whylen, "join room %lld before chatting in it", (long long)r->id);
+        return PROTO_ENOT_JOINED;
+    }
+    if (!session_chat_take(&c->who->chat, uv_now(room__loop))) {
+        metrics_now.chat_rate++;
+        rules_why(why, whylen, "at most %d chat messages per %d s from one player",
+                  SESSION_CHAT_BURST, SESSION_CHAT_WINDOW_MS / 1000);
         return PROTO_ERATE_LIMITED;
     }
     proto_chat_line *line = &r->chat[r->chat_head];

@@ -116,6 +116,8 @@ void room__timers_init(room *r);
 /* room_events.c */
 /* s watches r (gets its events); 0 or -1 if out of memory. */
 int room__watch(room *r, session *s);
+/* Does s watch r (joined it, or was seated there at the start)? */
+bool room__watching(const room *r, const session *s);
 /* Start an event: the next seq, and o ready to write it. */
 void room__new_event(room *r, proto_out *o);
 /* A new outbox entry for seq r->seq, linked at the tail, content not yet

@@ -48,8 +48,7 @@ session *session_new(net_conn *c)
         return NULL;
     s->conn = c;
     s->lobby_index = -1;
-    s->msg_tokens = SESSION_MSG_BURST;
-    s->msg_refill_ms = uv_now(loop);
+    s->msgs.at_ms = uv_now(loop);
     c->data = s;
     return s;
 }
@@ -66,13 +65,21 @@ void session_close(session *s)
 
 bool session_rate_ok(session *s, uint64_t now)
 {
-    s->msg_tokens += (double)(now - s->msg_refill_ms) * SESSION_MSG_RATE / 1000.0;
-    if (s->msg_tokens > SESSION_MSG_BURST)
-        s->msg_tokens = SESSION_MSG_BURST;
-    s->msg_refill_ms = now;
-    if (s->msg_tokens < 1)
+    return session_bucket_take(&s->msgs, SESSION_MSG_BURST, SESSION_MSG_RATE, now);
+}
+
+bool session_excess(session *s, uint64_t now)
+{
+    if (now > s->excess_ms) {
+        s->excess -= (double)(now - s->excess_ms) / 1000.0;
+        if (s->excess < 0)
+            s->excess = 0;
+    }
+    s->excess_ms = now;
+    s->excess += 1;
+    if (s->excess <= SESSION_EXCESS_CLOSE)
         return false;
-    s->msg_tokens -= 1;
+    metrics_now.excess_closes++;
     return true;
 }
 

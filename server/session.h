@@ -31,15 +31,64 @@ enum {
     SESSION_BOARD = 1 << 0, /* wants the board fields in events (hello) */
     SESSION_LOBBY = 1 << 1, /* watches the lobby (lobby_index is valid) */
     SESSION_TURNS = 1 << 2, /* asked for "turns": gets the pushes */
+    SESSION_SHUT = 1 << 3,  /* closed for excess: what it still sends is dropped */
 };
 
 enum {
-    SESSION_CHAT_BURST = 5, /* chat lines per window */
+    SESSION_CHAT_BURST = 5, /* chat lines per window, per identity */
     SESSION_CHAT_WINDOW_MS = 10000,
     SESSION_MSG_BURST = 200, /* messages at once, */
     SESSION_MSG_RATE = 200,  /* and per second on average */
     SESSION_ACCOUNT_NAME = 32,
+    /* Messages refused for excess (decaying by one a second) past which
+     * the connection is closed with 1008: a client that stops at the first
+     * rate_limited never gets there. */
+    SESSION_EXCESS_CLOSE = 10,
 };
+
+/* A token bucket: `burst` tokens at most, refilled at `per_s` a second.
+ * All zero is a full bucket (calloc'ed records need no set-up). */
+typedef struct session_bucket {
+    double used;    /* tokens spent and not yet refilled */
+    uint64_t at_ms; /* when `used` was last brought up to date */
+} session_bucket;
+
+/* Take one token at now_ms: false (nothing taken) when the bucket is
+ * empty. */
+static inline bool session_bucket_take(session_bucket *b, double burst, double per_s,
+                                       uint64_t now_ms)
+{
+    if (now_ms > b->at_ms) {
+        b->used -= (double)(now_ms - b->at_ms) * per_s / 1000.0;
+        if (b->used < 0)
+            b->used = 0;
+    }
+    b->at_ms = now_ms;
+    if (b->used + 1 > burst)
+        return false;
+    b->used += 1;
+    return true;
+}
+
+/* A chat window: the last SESSION_CHAT_BURST send times (ms). */
+typedef struct session_chat {
+    uint64_t times[SESSION_CHAT_BURST];
+    int i;
+} session_chat;
+
+/* May one more chat line go now (at most SESSION_CHAT_BURST per
+ * SESSION_CHAT_WINDOW_MS)? If so it is counted. */
+static inline bool session_chat_take(session_chat *c, uint64_t now_ms)
+{
+    /* The oldest of the last SESSION_CHAT_BURST must be outside the
+     * window. */
+    uint64_t oldest = c->times[c->i];
+    if (oldest != 0 && now_ms - oldest < SESSION_CHAT_WINDOW_MS)
+        return false;
+    c->times[c->i] = now_ms ? now_ms : 1;
+    c->i = (c->i + 1) % SESSION_CHAT_BURST;
+    return true;
+}
 
 typedef struct session {
     net_conn *conn;                /* the transport; NULL once closed (the sink then
@@ -53,12 +102,11 @@ typedef struct session {
     /* Upgrade request: the account of the session cookie (0: none). */
     int64_t account;
     char account_name[SESSION_ACCOUNT_NAME];
-    /* Rate limits: the last chat send times (ms), a token bucket of
-     * messages. */
-    uint64_t chat_times[SESSION_CHAT_BURST];
-    int chat_i;
-    double msg_tokens;
-    uint64_t msg_refill_ms;
+    /* Rate limit: a token bucket of messages; the messages refused for
+     * excess, decaying by one a second. */
+    session_bucket msgs;
+    double excess;
+    uint64_t excess_ms;
     struct session *dead_next; /* closed, waiting for the sweep */
 } session;
 
@@ -78,19 +126,10 @@ void session_close(session *s);
  * SESSION_MSG_BURST, SESSION_MSG_RATE per second). */
 bool session_rate_ok(session *s, uint64_t now_ms);
 
-/* May s send one chat line now (at most SESSION_CHAT_BURST per
- * SESSION_CHAT_WINDOW_MS)? If so it is counted. */
-static inline bool session_chat_ok(session *s, uint64_t now_ms)
-{
-    /* chat_times holds the last SESSION_CHAT_BURST send times: the oldest
-     * must be outside the window. */
-    uint64_t oldest = s->chat_times[s->chat_i];
-    if (oldest != 0 && now_ms - oldest < SESSION_CHAT_WINDOW_MS)
-        return false;
-    s->chat_times[s->chat_i] = now_ms ? now_ms : 1;
-    s->chat_i = (s->chat_i + 1) % SESSION_CHAT_BURST;
-    return true;
-}
+/* s sent one message too many (refused, any limit): true when it has gone
+ * on past SESSION_EXCESS_CLOSE and is to be closed (counted in the
+ * metrics when that happens). */
+bool session_excess(session *s, uint64_t now_ms);
 
 /* The sink. Queue a shared message on s (takes a reference). */
 void session_send(session *s, net_msg *m);

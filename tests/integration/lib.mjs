@@ -22,9 +22,12 @@ export async function startServer(extra = [], opts = {}) {
     writeFileSync(join(web, 'style.css'), 'body{}\n');
     writeFileSync(join(web, 'piece.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>\n');
     // Tests register many accounts from 127.0.0.1: lift the registrations
-    // per address (5 by default; extra may set it again).
+    // per address (5 by default); they play whole games as fast as the
+    // server answers: lift the messages per identity (100 per 20 s by
+    // default). extra may set them again.
     const args = ['--host', '127.0.0.1', '--port', '0', '--db', join(dir, 'test.db'),
-        '--web-root', web, '--register-per-address', '1000000', ...extra];
+        '--web-root', web, '--register-per-address', '1000000',
+        '--messages-per-identity', '1000000', ...extra];
     const env = { ...process.env, CHAMELEON_MIGRATIONS: join(root, 'migrations') };
     const proc = spawn(serverBin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
@@ -138,6 +141,15 @@ export class Client {
         if (typeof m.reason !== 'string' || m.reason.length === 0)
             throw new Error(`error ${code} without a reason`);
         return m;
+    }
+    // Wait for a lobby_update (one per server tick, holding every change
+    // since the last) with a change `op` (of seek `id` if given). Returns
+    // { seq, op, seek } (the batch's seq, the change).
+    async lobbyChange(op, id, ms) {
+        const pick = (m) => m.type === 'lobby_update' &&
+            (m.changes || []).find((c) => c.op === op && (id === undefined || c.seek.id === id));
+        const m = await this.waitFor((x) => !!pick(x), `lobby_update ${op} ${id ?? ''}`, ms);
+        return { seq: m.seq, ...pick(m) };
     }
     event(room, kind, ms) {
         return this.waitFor((m) => m.type === 'event' && m.room === room && (!kind || m.kind === kind),

@@ -163,13 +163,14 @@ test('lobby: watchers see seeks added, updated and removed; private seeks by inv
     assert.equal(lobby.type, 'lobby');
     const a = await connect(srv.url);
     const created = await a.request({ type: 'seek_create', game: g2.id, base_ms: 60000, inc_ms: 1000, rated: false });
-    let up = await w.waitFor((m) => m.type === 'lobby_update' && m.op === 'add' && m.seek.id === created.seek.id, 'add');
+    // Changes come in a batch per tick (lobby_update.changes).
+    let up = await w.lobbyChange('add', created.seek.id);
     assert.equal(up.seq, lobby.seq + 1);
     assert.equal(up.seek.game, g2.id);
     assert.equal(up.seek.base_ms, 60000);
     const cancelled = await a.request({ type: 'seek_cancel', seek: created.seek.id });
     assert.equal(cancelled.type, 'seek_cancelled');
-    up = await w.waitFor((m) => m.type === 'lobby_update' && m.op === 'remove', 'remove');
+    up = await w.lobbyChange('remove');
     assert.equal(up.seek.id, created.seek.id);
 
     // Private: not in the lobby, accepted through the invite.
@@ -187,10 +188,10 @@ test('lobby: watchers see seeks added, updated and removed; private seeks by inv
     const g3 = games.find((g) => g.players === 3);
     if (g3) {
         const s3 = await a.request({ type: 'seek_create', game: g3.id, base_ms: 0, inc_ms: 0 });
-        await w.waitFor((m) => m.type === 'lobby_update' && m.op === 'add' && m.seek.id === s3.seek.id, 'add 3');
+        await w.lobbyChange('add', s3.seek.id);
         const joined = await b.request({ type: 'seek_accept', seek: s3.seek.id });
         assert.equal(joined.type, 'seek_joined');
-        up = await w.waitFor((m) => m.type === 'lobby_update' && m.op === 'update', 'update');
+        up = await w.lobbyChange('update', s3.seek.id);
         assert.equal(up.seek.players.length, 2);
         await a.request({ type: 'seek_cancel', seek: s3.seek.id });
     }

@@ -101,6 +101,7 @@ static int world_up(void **state)
         fail_msg("store_open: %s", why);
     ident_init(&W.loop);
     room_init(&W.loop, W.db, 0);
+    lobby_init(&W.loop, LOBBY_FLUSH_MS, LOBBY_SEEKS_PER_MINUTE);
     return 0;
 }
 

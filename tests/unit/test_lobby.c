@@ -2,7 +2,9 @@
  * test_lobby.c - the lobby without the transport: a seek's life (created,
  * listed for watchers, joined, cancelled, the room started when full),
  * private seeks by invitation, an identity's seeks forgotten when it goes,
- * the errors a seek request can get.
+ * the errors a seek request can get; changes sent in batches (one
+ * lobby_update per flush, a seek added and removed between two flushes
+ * not sent at all); the rate of seek creations.
  *
  * Linked without libwebsockets: server_fixture.h is the session sink and
  * records what each session was sent.
@@ -51,6 +53,19 @@ static json_t *seeks_of(const fake *f)
     return json_object_get(m, "seeks");
 }
 
+/* Flush the lobby: the one change of the lobby_update w got (NULL if w got
+ * none). */
+static json_t *upd(fake *w)
+{
+    int before = count(w, "lobby_update", NULL);
+    lobby_flush();
+    if (count(w, "lobby_update", NULL) == before)
+        return NULL;
+    json_t *ch = json_object_get(last(w, "lobby_update", NULL), "changes");
+    assert_int_equal(json_array_size(ch), 1);
+    return json_array_get(ch, 0);
+}
+
 static const char *LIVE = ",\"base_ms\":60000,\"inc_ms\":0";
 
 /* ------------------------------------------------------------------------ */
@@ -63,11 +78,12 @@ static void test_create_and_list(void **state)
     assert_int_equal(json_array_size(seeks_of(w)), 0);
     assert_int_equal(create(a, "ultima", LIVE, why, sizeof why), 0);
     int64_t id = created(a);
-    json_t *up = last(w, "lobby_update", NULL);
+    json_t *up = upd(w);
     assert_string_equal(str_of(up, "op"), "add");
     assert_int_equal(int_of(json_object_get(up, "seek"), "id"), id);
     assert_int_equal(create(a, "yalta", LIVE, why, sizeof why), 0);
     int64_t id2 = created(a);
+    assert_non_null(upd(w));
     /* A watcher coming now gets both, oldest first, and the same seq. */
     fake *w2 = player("late");
     watch(w2);
@@ -82,8 +98,8 @@ static void test_create_and_list(void **state)
     assert_int_equal(lobby_unwatch(&w->s, &req, why, sizeof why), 0);
     int before = count(w, "lobby_update", NULL);
     assert_int_equal(cancel(a, id, why, sizeof why), 0);
+    assert_string_equal(str_of(upd(w2), "op"), "remove");
     assert_int_equal(count(w, "lobby_update", NULL), before);
-    assert_string_equal(str_of(last(w2, "lobby_update", NULL), "op"), "remove");
 }
 
 static void test_three_player_seek_starts_the_room_when_full(void **state)
@@ -93,18 +109,18 @@ static void test_three_player_seek_starts_the_room_when_full(void **state)
     watch(w);
     assert_int_equal(create(a, "yalta", LIVE, why, sizeof why), 0);
     int64_t id = created(a);
+    assert_string_equal(str_of(upd(w), "op"), "add");
     assert_int_equal(accept_seek(b, id, why, sizeof why), 0);
     json_t *joined = last(b, "seek_joined", NULL);
     assert_non_null(joined);
     assert_int_equal(json_array_size(json_object_get(json_object_get(joined, "seek"), "players")),
                      2);
-    json_t *up = last(w, "lobby_update", NULL);
-    assert_string_equal(str_of(up, "op"), "update");
+    assert_string_equal(str_of(upd(w), "op"), "update");
     assert_null(last(a, "game_started", NULL));
     /* The last seat: the room starts, seats in the order taken. */
     proto_req req = req_of("{\"type\":\"seek_accept\",\"seek\":%lld,\"id\":7}", (long long)id);
     assert_int_equal(lobby_seek_accept(&c->s, &req, why, sizeof why), 0);
-    assert_string_equal(str_of(last(w, "lobby_update", NULL), "op"), "remove");
+    assert_string_equal(str_of(upd(w), "op"), "remove");
     fake *seated[] = {a, b, c};
     int64_t rid = -1;
     for (int i = 0; i < 3; i++) {
@@ -136,8 +152,9 @@ static void test_cancel(void **state)
     /* A joined player leaves the seek; it stays open. */
     assert_int_equal(cancel(b, id, why, sizeof why), 0);
     assert_int_equal(int_of(last(b, "seek_cancelled", NULL), "seek"), id);
-    json_t *up = last(w, "lobby_update", NULL);
-    assert_string_equal(str_of(up, "op"), "update");
+    /* Created, joined, left in one tick: one "add" with the seek as it is. */
+    json_t *up = upd(w);
+    assert_string_equal(str_of(up, "op"), "add");
     assert_int_equal(json_array_size(json_object_get(json_object_get(up, "seek"), "players")), 1);
     /* Not seated any more: nothing to cancel. */
     assert_int_equal(cancel(b, id, why, sizeof why), PROTO_EUNKNOWN_SEEK);
@@ -146,7 +163,9 @@ static void test_cancel(void **state)
     assert_string_equal(why, expected);
     /* Its creator cancels it: gone. */
     assert_int_equal(cancel(a, id, why, sizeof why), 0);
-    assert_string_equal(str_of(last(w, "lobby_update", NULL), "op"), "remove");
+    up = upd(w);
+    assert_string_equal(str_of(up, "op"), "remove");
+    assert_int_equal(int_of(json_object_get(up, "seek"), "id"), id);
     assert_int_equal(accept_seek(b, id, why, sizeof why), PROTO_EUNKNOWN_SEEK);
 }
 
@@ -186,14 +205,14 @@ static void test_private_seek_by_invite(void **state)
     const char *invite = str_of(m, "invite");
     int64_t id = int_of(json_object_get(m, "seek"), "id");
     /* Not listed, not taken by id. */
-    assert_null(last(w, "lobby_update", NULL));
+    assert_null(upd(w));
     assert_int_equal(accept_seek(b, id, why, sizeof why), PROTO_EUNKNOWN_SEEK);
     proto_req req = req_of("{\"type\":\"seek_accept\",\"invite\":\"nope\"}");
     assert_int_equal(lobby_seek_accept(&b->s, &req, why, sizeof why), PROTO_EUNKNOWN_SEEK);
     req = req_of("{\"type\":\"seek_accept\",\"invite\":\"%s\"}", invite);
     assert_int_equal(lobby_seek_accept(&b->s, &req, why, sizeof why), 0);
     assert_int_equal(int_of(last(b, "game_started", NULL), "seat"), 1);
-    assert_null(last(w, "lobby_update", NULL));
+    assert_null(upd(w));
 }
 
 static void test_seek_errors(void **state)
@@ -221,6 +240,71 @@ static void test_seek_errors(void **state)
     assert_int_equal(create(a, "ultima", LIVE, why, sizeof why), 0);
 }
 
+/* Many changes between two flushes: one lobby_update, one change per
+ * seek; a seek created and cancelled in between is not sent, unless a
+ * watcher saw it in its list meanwhile. */
+static void test_batches(void **state)
+{
+    char why[RULES_WHY_TEXT];
+    fake *w = player("watcher"), *a = player("alice"), *b = player("bob");
+    watch(w);
+    uint64_t seq0 = (uint64_t)int_of(last(w, "lobby", NULL), "seq");
+    assert_int_equal(create(a, "ultima", LIVE, why, sizeof why), 0);
+    int64_t kept = created(a);
+    lobby_flush();
+    assert_int_equal(count(w, "lobby_update", NULL), 1);
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(create(b, "yalta", LIVE, why, sizeof why), 0);
+        assert_int_equal(cancel(b, created(b), why, sizeof why), 0);
+    }
+    assert_int_equal(cancel(a, kept, why, sizeof why), 0);
+    assert_int_equal(count(w, "lobby_update", NULL), 1); /* nothing before the flush */
+    lobby_flush();
+    assert_int_equal(count(w, "lobby_update", NULL), 2);
+    json_t *up = last(w, "lobby_update", NULL);
+    assert_int_equal(int_of(up, "seq"), (json_int_t)seq0 + 2); /* +1 a batch */
+    json_t *ch = json_object_get(up, "changes");
+    assert_int_equal(json_array_size(ch), 1);
+    assert_string_equal(str_of(json_array_get(ch, 0), "op"), "remove");
+    assert_int_equal(int_of(json_object_get(json_array_get(ch, 0), "seek"), "id"), kept);
+    /* Nothing changed: no message. */
+    lobby_flush();
+    assert_int_equal(count(w, "lobby_update", NULL), 2);
+    /* A seek a late watcher saw in its list is removed even if it was
+     * created since the last flush. */
+    assert_int_equal(create(b, "yalta", LIVE, why, sizeof why), 0);
+    int64_t seen = created(b);
+    fake *late = player("late");
+    watch(late);
+    assert_int_equal(json_array_size(seeks_of(late)), 1);
+    assert_int_equal(cancel(b, seen, why, sizeof why), 0);
+    up = upd(late);
+    assert_string_equal(str_of(up, "op"), "remove");
+    assert_int_equal(int_of(json_object_get(up, "seek"), "id"), seen);
+    /* The flush timer sends them without being asked. */
+    assert_int_equal(create(a, "ultima", LIVE, why, sizeof why), 0);
+    int before = count(w, "lobby_update", NULL);
+    for (int i = 0; i < 100 && count(w, "lobby_update", NULL) == before; i++)
+        uv_run(&W.loop, UV_RUN_ONCE);
+    assert_int_equal(count(w, "lobby_update", NULL), before + 1);
+}
+
+/* An identity creates LOBBY_SEEKS_PER_MINUTE seeks at once, then no more
+ * (too_many_seeks, saying so) until time passes. */
+static void test_seek_rate(void **state)
+{
+    char why[RULES_WHY_TEXT];
+    fake *a = player("alice"), *b = player("bob");
+    for (int i = 0; i < LOBBY_SEEKS_PER_MINUTE; i++) {
+        assert_int_equal(create(a, "ultima", LIVE, why, sizeof why), 0);
+        assert_int_equal(cancel(a, created(a), why, sizeof why), 0);
+    }
+    assert_int_equal(create(a, "ultima", LIVE, why, sizeof why), PROTO_ETOO_MANY_SEEKS);
+    assert_non_null(strstr(why, "a minute"));
+    /* Another identity is not held back. */
+    assert_int_equal(create(b, "ultima", LIVE, why, sizeof why), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -231,6 +315,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_forget_an_identity_that_goes, world_up, world_down),
         cmocka_unit_test_setup_teardown(test_private_seek_by_invite, world_up, world_down),
         cmocka_unit_test_setup_teardown(test_seek_errors, world_up, world_down),
+        cmocka_unit_test_setup_teardown(test_batches, world_up, world_down),
+        cmocka_unit_test_setup_teardown(test_seek_rate, world_up, world_down),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -209,10 +209,17 @@ export function mount(main, params, app) {
     }).catch(() => {});
     if (params.invite) { accept({ invite: params.invite }); params.invite = null; }
   };
+  // One lobby_update per server tick carries every change since the last
+  // (each seek at most once): "add"/"update" give the seek as it is now,
+  // "remove" only its id. A batch may repeat what the lobby list already
+  // showed, so changes are applied as upserts and deletes.
   offs.push(conn.on('lobby_update', (m) => {
+    if (m.seq <= lastSeq) return;
     if (lastSeq >= 0 && m.seq !== lastSeq + 1) { start(); return; }
     lastSeq = m.seq;
-    if (m.op === 'remove') seeks.delete(m.seek.id); else seeks.set(m.seek.id, m.seek);
+    for (const c of m.changes || []) {
+      if (c.op === 'remove') seeks.delete(c.seek.id); else seeks.set(c.seek.id, c.seek);
+    }
     renderSeeks();
   }));
   offs.push(conn.on('welcome', () => { fillTables(); kindChanged(); renderSeeks(); start(); }));
