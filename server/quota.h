@@ -28,9 +28,9 @@
 #include "session.h"
 
 enum {
-    QUOTA_LIVE_PER_IDENT = 10,  /* live games (clock or none) in progress */
+    QUOTA_LIVE_PER_IDENT = 20,  /* live games (clock or none) in progress */
     QUOTA_CORR_PER_IDENT = 100, /* correspondence games in progress */
-    QUOTA_LIVE_PER_ADDR = 40,
+    QUOTA_LIVE_PER_ADDR = 80,
     QUOTA_CORR_PER_ADDR = 400,
     QUOTA_WATCHED_PER_IDENT = 50, /* rooms watched without a seat, all tabs */
 };

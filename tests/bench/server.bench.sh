@@ -19,7 +19,9 @@ trap cleanup EXIT
 start_server() {
     dbdir=${1:-$dir}
     rm -f "$dbdir"/b.db*
+    # Every load client is 127.0.0.1: lift the games per address.
     build/chameleon --host 127.0.0.1 --port 0 --db "$dbdir/b.db" --web-root web-client \
+        --live-games-per-address 1000000 \
         > "$dir/out" 2> "$dir/err" &
     pid=$!
     for _ in $(seq 50); do

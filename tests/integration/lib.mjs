@@ -22,9 +22,11 @@ export async function startServer(extra = [], opts = {}) {
     writeFileSync(join(web, 'style.css'), 'body{}\n');
     writeFileSync(join(web, 'piece.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>\n');
     // Tests register many accounts from 127.0.0.1: lift the registrations
-    // per address (5 by default; extra may set it again).
+    // per address (5 by default; extra may set it again), and the games in
+    // progress per address (every test client is 127.0.0.1).
     const args = ['--host', '127.0.0.1', '--port', '0', '--db', join(dir, 'test.db'),
-        '--web-root', web, '--register-per-address', '1000000', ...extra];
+        '--web-root', web, '--register-per-address', '1000000',
+        '--live-games-per-address', '1000000', '--corr-games-per-address', '1000000', ...extra];
     const env = { ...process.env, CHAMELEON_MIGRATIONS: join(root, 'migrations') };
     const proc = spawn(serverBin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
