@@ -15,6 +15,7 @@
  *             [--identity-idle-seconds N] [--live-games-per-identity N]
  *             [--corr-games-per-identity N] [--live-games-per-address N]
  *             [--corr-games-per-address N] [--watched-rooms-per-identity N]
+ *             [--watched-rooms-per-address N]
  *
  * Exit status: 0 after SIGINT/SIGTERM, 2 on a bad flag or when it cannot
  * listen (port in use), 1 on another start-up failure.
@@ -52,7 +53,7 @@ static void usage(FILE *f)
                "                 [--max-guests N] [--identity-idle-seconds N]\n"
                "                 [--live-games-per-identity N] [--corr-games-per-identity N]\n"
                "                 [--live-games-per-address N] [--corr-games-per-address N]\n"
-               "                 [--watched-rooms-per-identity N]\n"
+               "                 [--watched-rooms-per-identity N] [--watched-rooms-per-address N]\n"
                "  --host ADDR          address to listen on (default 127.0.0.1)\n"
                "  --port N             TCP port, 0 for any free one (default 8080)\n"
                "  --db FILE            SQLite database (default chameleon.db)\n"
@@ -83,6 +84,7 @@ static void usage(FILE *f)
                "  --corr-games-per-address N   (default 400)\n"
                "  --watched-rooms-per-identity N  rooms watched without a seat, every\n"
                "                       connection of the identity together (default 50)\n"
+               "  --watched-rooms-per-address N   the same per address (default 500)\n"
                "  --help               this text\n");
 }
 
@@ -180,7 +182,8 @@ int main(int argc, char **argv)
                 {"--corr-games-per-identity", &qlim.corr_per_ident},
                 {"--live-games-per-address", &qlim.live_per_addr},
                 {"--corr-games-per-address", &qlim.corr_per_addr},
-                {"--watched-rooms-per-identity", &qlim.watched_per_ident}};
+                {"--watched-rooms-per-identity", &qlim.watched_per_ident},
+                {"--watched-rooms-per-address", &qlim.watched_per_addr}};
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

@@ -85,7 +85,8 @@ void metrics_write(proto_out *o, const net_stats *net)
     } refused[] = {{"guests", m->refused_guests},
                    {"games_per_identity", m->refused_games_ident},
                    {"games_per_address", m->refused_games_addr},
-                   {"watched_rooms", m->refused_watched}};
+                   {"watched_rooms_per_identity", m->refused_watched_ident},
+                   {"watched_rooms_per_address", m->refused_watched_addr}};
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
         line(o, "chameleon_limit_refused_total{limit=\"%s\"} %" PRIu64 "\n", refused[i].limit,
              refused[i].n);

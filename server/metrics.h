@@ -25,15 +25,16 @@ typedef struct metrics {
     uint64_t errors[PROTO_NERRORS]; /* error messages sent, by code */
     uint64_t started_ms;            /* uv_now at start */
     /* Identities (ident.c) and the caps (quota.c, dispatch.c). */
-    int64_t identities_guest;     /* guests, restored seats waiting included */
-    int64_t identities_account;   /* accounts' identities in memory */
-    int64_t identities_bot;       /* bots' identities (one per level used) */
-    uint64_t identities_expired;  /* forgotten after the idle time */
-    uint64_t guests_evicted;      /* idle guests forgotten to make room */
-    uint64_t refused_guests;      /* hello refused: too_many_guests */
-    uint64_t refused_games_ident; /* too_many_games: the identity's cap */
-    uint64_t refused_games_addr;  /* too_many_games: the address's cap */
-    uint64_t refused_watched;     /* too_many_rooms */
+    int64_t identities_guest;       /* guests, restored seats waiting included */
+    int64_t identities_account;     /* accounts' identities in memory */
+    int64_t identities_bot;         /* bots' identities (one per level used) */
+    uint64_t identities_expired;    /* forgotten after the idle time */
+    uint64_t guests_evicted;        /* idle guests forgotten to make room */
+    uint64_t refused_guests;        /* hello refused: too_many_guests */
+    uint64_t refused_games_ident;   /* too_many_games: the identity's cap */
+    uint64_t refused_games_addr;    /* too_many_games: the address's cap */
+    uint64_t refused_watched_ident; /* too_many_rooms: the identity's cap */
+    uint64_t refused_watched_addr;  /* too_many_rooms: the address's cap */
 } metrics;
 
 extern metrics metrics_now;

@@ -2,13 +2,14 @@
  * quota.h - what one identity or one address may hold at once: games in
  * progress (live and correspondence apart; a seat in an open seek counts as
  * a game, so that accepting seeks can never pass the cap), and rooms
- * watched without a seat.
+ * watched without a seat (per identity and per address).
  *
  * Owns: the caps (set once from the flags), the table of addresses charged
  * with games (an entry per peer address, IPv6 by its /64, referenced by
  * the seek seats and room seats charged to it, freed with its last
- * reference), the refusal counters (metrics.h). The counts per identity
- * live in struct ident (ngames, nwatching).
+ * reference, and by each room watched from it), the refusal counters
+ * (metrics.h). The counts per identity live in struct ident (ngames,
+ * nwatching).
  * May call: ident.h, session.h (a session's peer address), throttle.h (the
  * address key), metrics.h, proto.h, uthash. Links without libwebsockets.
  *
@@ -33,12 +34,13 @@ enum {
     QUOTA_LIVE_PER_ADDR = 80,
     QUOTA_CORR_PER_ADDR = 400,
     QUOTA_WATCHED_PER_IDENT = 50, /* rooms watched without a seat, all tabs */
+    QUOTA_WATCHED_PER_ADDR = 500,
 };
 
 typedef struct quota_limits {
     int live_per_ident, corr_per_ident;
     int live_per_addr, corr_per_addr;
-    int watched_per_ident;
+    int watched_per_ident, watched_per_addr;
 } quota_limits;
 
 /* Set the caps (a field 0: its default above). */
@@ -68,8 +70,12 @@ void quota_game_sub(ident *who, quota_addr *a, bool corr);
 /* Games (and seek seats) of this kind charged to a. */
 int quota_addr_games(const quota_addr *a, bool corr);
 
-/* May who watch one more room where it has no seat? 0, or
- * PROTO_ETOO_MANY_ROOMS with a sentence in why (counted). */
-int quota_watch_check(const ident *who, char *why, size_t whylen);
+/* May s (after hello) watch one more room where its identity has no seat,
+ * counted for its identity and its address? 0, or PROTO_ETOO_MANY_ROOMS
+ * with a sentence in why (counted). */
+int quota_watch_check(const session *s, char *why, size_t whylen);
+/* s watches one more such room / one less (s->who is set). */
+void quota_watch_add(const session *s);
+void quota_watch_sub(const session *s);
 
 #endif

@@ -40,7 +40,7 @@ int room__watch(room *r, session *s)
     s->rooms[s->nrooms++] = r;
     /* Seats never change in a room's life: the same test on unwatch. */
     if (s->who != NULL && room__seat_of(r, s->who) < 0)
-        s->who->nwatching++;
+        quota_watch_add(s);
     return 0;
 }
 
@@ -55,7 +55,7 @@ static void unwatch(room *r, session *s)
         if (s->rooms[i] == r) {
             s->rooms[i] = s->rooms[--s->nrooms];
             if (s->who != NULL && room__seat_of(r, s->who) < 0)
-                s->who->nwatching--;
+                quota_watch_sub(s);
             break;
         }
 }
@@ -271,7 +271,7 @@ void room__send_state(room *r, session *s, const proto_req *req)
 int room_join(room *r, session *s, const proto_req *req, char *why, size_t whylen)
 {
     if (!watching(r, s) && room__seat_of(r, s->who) < 0) {
-        int err = quota_watch_check(s->who, why, whylen);
+        int err = quota_watch_check(s, why, whylen);
         if (err != 0)
             return err;
     }

@@ -1,5 +1,5 @@
 // Bounded identities, games in progress per identity and per address, rooms
-// watched per identity (issue 18, items 1 and 2). The real server on
+// watched per identity and per address (issue 18, items 1 and 2). The real server on
 // loopback; a second client address is 127.0.0.2 (all of 127/8 is local).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -247,8 +247,35 @@ test('rooms watched without a seat per identity (all its connections): too_many_
             await sleep(20);
         }
         assert.equal(room.type, 'room');
-        assert.ok(await metric(srv, 'limit_refused_total{limit="watched_rooms"}') >= 2);
+        assert.ok(await metric(srv, 'limit_refused_total{limit="watched_rooms_per_identity"}') >= 2);
         await closeAll([a, b, s]);
+        const st = await srv.stop();
+        assert.deepEqual(st, { code: 0, sig: null }, srv.stderr());
+    } finally {
+        await srv.stop();
+    }
+});
+
+test('rooms watched without a seat per address: guests of one address share one cap', async () => {
+    const srv = await startServer(['--watched-rooms-per-address', '3']);
+    try {
+        const a = await connect(srv.url), b = await connect(srv.url);
+        const rooms = [];
+        for (let i = 0; i < 3; i++) rooms.push((await startGame([a, b], 'ultima')).room);
+        const s1 = await connectFrom(srv, '127.0.0.3'), s2 = await connectFrom(srv, '127.0.0.3');
+        const far = await connectFrom(srv, '127.0.0.4');
+        assert.equal((await s1.request({ type: 'join', room: rooms[0] })).type, 'room');
+        assert.equal((await s1.request({ type: 'join', room: rooms[1] })).type, 'room');
+        assert.equal((await s2.request({ type: 'join', room: rooms[0] })).type, 'room');
+        const e = await s2.expectError({ type: 'join', room: rooms[2] }, 'too_many_rooms');
+        assert.match(e.reason, /one address/);
+        // Another address is not concerned; a part gives a place back.
+        assert.equal((await far.request({ type: 'join', room: rooms[2] })).type, 'room');
+        s1.send({ type: 'part', room: rooms[1] });
+        await s1.request({ type: 'ping' }); // the part is done
+        assert.equal((await s2.request({ type: 'join', room: rooms[2] })).type, 'room');
+        assert.equal(await metric(srv, 'limit_refused_total{limit="watched_rooms_per_address"}'), 1);
+        await closeAll([a, b, s1, s2, far]);
         const st = await srv.stop();
         assert.deepEqual(st, { code: 0, sig: null }, srv.stderr());
     } finally {
