@@ -65,7 +65,9 @@ const char *proto_reason_text(rules_reason r);
     X(PROTO_EUNKNOWN_SEEK, "unknown_seek", "no such open seek")                                    \
     X(PROTO_EOWN_SEEK, "own_seek", "you already sit in that seek")                                 \
     X(PROTO_ETOO_MANY_SEEKS, "too_many_seeks", "too many open seeks")                              \
-    X(PROTO_ETOO_MANY_GAMES, "too_many_games", "too many games with bots at once")                 \
+    X(PROTO_ETOO_MANY_GAMES, "too_many_games", "too many games in progress")                       \
+    X(PROTO_ETOO_MANY_ROOMS, "too_many_rooms", "too many rooms watched at once")                   \
+    X(PROTO_ETOO_MANY_GUESTS, "too_many_guests", "the server holds too many guests: log in")       \
     X(PROTO_EUNKNOWN_ROOM, "unknown_room", "no such room")                                         \
     X(PROTO_ENOT_A_PLAYER, "not_a_player", "you have no seat in this game")                        \
     X(PROTO_ENOT_YOUR_TURN, "not_your_turn", "it is not your turn")                                \

@@ -44,10 +44,14 @@ static int on_hello(session *s, const proto_req *req, char *why, size_t whylen)
         if (who != NULL && who->account != 0)
             who = NULL; /* an account's token is not a way in */
     }
-    if (who == NULL)
-        who = ident_new();
-    if (who == NULL)
-        return PROTO_EINTERNAL;
+    if (who == NULL && (who = ident_new()) == NULL) {
+        if (!ident_guests_full())
+            return PROTO_EINTERNAL;
+        /* Every guest held is in use (a session or a seat): none to let go. */
+        metrics_now.refused_guests++;
+        rules_why(why, whylen, "the server holds as many guests as it can: log in, or try later");
+        return PROTO_ETOO_MANY_GUESTS;
+    }
     if ((req->present & PF_NAME) && who->account == 0)
         snprintf(who->name, sizeof who->name, "%s", req->name);
     if (req->board)

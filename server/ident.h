@@ -6,17 +6,24 @@
  * restored at start-up waits under its key for its owner's first hello), by
  * account (one identity per account); each identity's open sessions and the
  * rooms in memory where it holds a seat, so that nothing scans every
- * identity or every room to answer one client; forgetting guests unseen for
- * a day (a sweep timer); the bots' identities (one per level, "bot-level-5",
- * never in a table of tokens: nobody can speak for them).
+ * identity or every room to answer one client; the idle lists (identities
+ * with no session and no seat, oldest first) through which unused
+ * identities are forgotten and the guests' table stays bounded; the bots'
+ * identities (one per level, "bot-level-5", never in a table of tokens:
+ * nobody can speak for them, never forgotten, no list of rooms).
  * May call: session.h (the fields of a session), proto.h (sizes),
- * libsodium (tokens, keys), libuv (the timer), uthash/utlist.
+ * metrics.h (the identities' counters), libsodium (tokens, keys), libuv
+ * (the timer), uthash/utlist.
  *
- * Everything runs on the loop thread. An identity lives while it has a
- * session or a seat in a room in memory, and a day after that (its token
- * keeps working meanwhile); restored identities waiting for their token and
- * account identities seated in restored games live until shutdown or until
- * the sweep finds them unused.
+ * Everything runs on the loop thread. An identity is in use while it has a
+ * session or a seat in a room in memory. Once unused it goes to the tail of
+ * its idle list (guests, accounts); an identity unused for the idle time
+ * (ident_init) is forgotten from the head of that list (its token stops
+ * working; an account's identity is made again at its next hello). Guests
+ * (token identities and restored seats waiting for their token) are at most
+ * max_guests: a new one takes the place of the oldest idle guest, or is
+ * refused when every guest is in use. Nothing walks every identity, except
+ * ident_shutdown.
  */
 #ifndef IDENT_H
 #define IDENT_H
@@ -46,8 +53,13 @@ typedef struct ident {
     size_t nrooms, caprooms;
     int bot;            /* a bot's level (1..8): never has a session; 0: a person */
     int nseeks;         /* open seeks created by this identity (lobby.c) */
-    uint64_t last_seen; /* uv_now when its last session closed */
-    UT_hash_handle hh;  /* by token, or by key while restored */
+    int ngames[2];      /* games in progress and seats in open seeks: [0] live,
+                           [1] correspondence (quota.c) */
+    int nwatching;      /* rooms its sessions watch without a seat (room_events.c) */
+    uint64_t last_seen; /* uv_now when it became unused (idle) */
+    bool idle;          /* in an idle list (no session, no seat) */
+    struct ident *idle_prev, *idle_next;
+    UT_hash_handle hh; /* by token, or by key while restored */
     UT_hash_handle hh_account;
     /* Limits over all its sessions together (all zero: full). */
     session_bucket msgs;  /* messages (dispatch.c) */
@@ -55,16 +67,25 @@ typedef struct ident {
     session_chat chat;    /* chat lines (room_game.c) */
 } ident;
 
-/* Start the sweep timer on loop. */
-void ident_init(uv_loop_t *loop);
+enum {
+    IDENT_MAX_GUESTS = 100000,        /* default max_guests */
+    IDENT_IDLE_MS = 24 * 3600 * 1000, /* default idle time before forgetting */
+};
+
+/* Start the expiry timer on loop: identities unused for idle_ms are
+ * forgotten; at most max_guests guests (0: the defaults above). */
+void ident_init(uv_loop_t *loop, size_t max_guests, uint64_t idle_ms);
 /* Stop the timer so that the loop can wind down. */
 void ident_stop(void);
 /* Free every identity (rooms, seeks and sessions must be gone). */
 void ident_shutdown(void);
 
-/* A new guest identity with a fresh random token ("guest-<id>"). NULL if
- * out of memory. */
+/* A new guest identity with a fresh random token ("guest-<id>"). When
+ * max_guests are held, the oldest idle guest is forgotten to make room.
+ * NULL if every guest is in use (ident_guests_full) or out of memory. */
 ident *ident_new(void);
+/* Are max_guests guests held, every one in use (a new one is refused)? */
+bool ident_guests_full(void);
 /* The identity of a token: a known one, or the restored seat whose key is
  * the token's hash (adopted now: the token works from then on); NULL. */
 ident *ident_by_token(const char *token);
@@ -88,7 +109,7 @@ bool ident_attach(ident *who, session *s);
 bool ident_detach(session *s);
 
 /* who holds a seat in r (a room in memory) / no longer (r is freed).
- * ident_seat returns 0 or -1 if out of memory. */
+ * ident_seat returns 0 or -1 if out of memory. A bot keeps no list. */
 int ident_seat(ident *who, struct room *r);
 void ident_unseat(ident *who, const struct room *r);
 

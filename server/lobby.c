@@ -12,6 +12,7 @@
 
 #include "array.h"
 #include "metrics.h"
+#include "quota.h"
 #include "room.h"
 #include "store.h"
 
@@ -23,6 +24,7 @@ typedef struct seek {
     proto_corr corr; /* days > 0: correspondence */
     char invite[PROTO_INVITE_MAX + 1];
     ident *players[RULES_MAX_PLAYERS];
+    quota_addr *addr[RULES_MAX_PLAYERS]; /* each seat's charge (quota.h), or NULL */
     int nplayers;
     int pending;              /* its change waiting for the flush: index + 1, 0 if none */
     UT_hash_handle hh;        /* every seek by id, oldest first */
@@ -192,13 +194,44 @@ static seek *seek_find(int64_t id, const char *invite)
     return s != NULL && !s->private_ ? s : NULL;
 }
 
+/* who takes the next seat of s, charged to a (the seek takes the
+ * reference). */
+static void seek_sit(seek *s, ident *who, quota_addr *a)
+{
+    s->players[s->nplayers] = who;
+    s->addr[s->nplayers++] = a;
+    quota_game_add(who, a, s->corr.days > 0);
+}
+
+/* Seat i of s is emptied: its charge goes. */
+static void seek_unsit(seek *s, int i)
+{
+    quota_game_sub(s->players[i], s->addr[i], s->corr.days > 0);
+    quota_addr_put(s->addr[i]);
+    s->addr[i] = NULL;
+}
+
+/* Free a seek taken out of the lobby (after its room, if any, started:
+ * the room took its own charges). */
+static void seek_free(seek *s)
+{
+    for (int i = 0; i < s->nplayers; i++)
+        seek_unsit(s, i);
+    free(s);
+}
+
 /* Remove who from a seek it sits in but did not create. */
 static void seek_drop_player(seek *s, const ident *who)
 {
     int j = 0;
-    for (int i = 0; i < s->nplayers; i++)
-        if (s->players[i] != who)
-            s->players[j++] = s->players[i];
+    for (int i = 0; i < s->nplayers; i++) {
+        if (s->players[i] == who) {
+            seek_unsit(s, i);
+            continue;
+        }
+        s->addr[j] = s->addr[i];
+        s->players[j++] = s->players[i];
+    }
     s->nplayers = j;
 }
 
@@ -210,7 +243,7 @@ void lobby_forget(const ident *who)
         if (s->players[0] == who) {
             seek_unlink(s);
             broadcast("remove", s);
-            free(s);
+            seek_free(s);
             continue;
         }
         for (int i = 1; i < s->nplayers; i++)
@@ -237,7 +270,7 @@ void lobby_shutdown(void)
     HASH_ITER(hh, seeks, s, tmp)
     {
         HASH_DELETE(hh, seeks, s);
-        free(s);
+        seek_free(s);
     }
     free(watchers);
     watchers = NULL;
@@ -355,9 +388,16 @@ int lobby_seek_create(session *c, const proto_req *req, char *why, size_t whylen
         rules_why(why, whylen, "at most %d new seeks a minute: wait a little", seeks_per_minute);
         return PROTO_ETOO_MANY_SEEKS;
     }
+    quota_addr *a = quota_addr_of(c);
+    if ((err = quota_game_check(c->who, a, corr.days > 0, why, whylen)) != 0) {
+        quota_addr_put(a);
+        return err;
+    }
     seek *s = calloc(1, sizeof *s);
-    if (s == NULL)
+    if (s == NULL) {
+        quota_addr_put(a);
         return PROTO_EINTERNAL;
+    }
     s->id = next_seek_id++;
     s->v = v;
     s->corr = corr;
@@ -370,7 +410,7 @@ int lobby_seek_create(session *c, const proto_req *req, char *why, size_t whylen
         randombytes_buf(raw, sizeof raw);
         sodium_bin2hex(s->invite, sizeof s->invite, raw, sizeof raw);
     }
-    s->players[s->nplayers++] = c->who;
+    seek_sit(s, c->who, a);
     c->who->nseeks++;
     metrics_now.seeks++;
     /* uthash keeps the order of insertion: the lobby lists seeks oldest
@@ -402,7 +442,7 @@ int lobby_seek_cancel(session *c, const proto_req *req, char *why, size_t whylen
     if (s->players[0] == c->who) {
         seek_unlink(s);
         broadcast("remove", s);
-        free(s);
+        seek_free(s);
     } else {
         seek_drop_player(s, c->who);
         broadcast("update", s);
@@ -435,7 +475,13 @@ int lobby_seek_accept(session *c, const proto_req *req, char *why, size_t whylen
                   s->rated ? "a rated" : "a correspondence");
         return PROTO_EACCOUNT_REQUIRED;
     }
-    s->players[s->nplayers++] = c->who;
+    quota_addr *a = quota_addr_of(c);
+    int qerr = quota_game_check(c->who, a, s->corr.days > 0, why, whylen);
+    if (qerr != 0) {
+        quota_addr_put(a);
+        return qerr;
+    }
+    seek_sit(s, c->who, a);
     if (s->nplayers < s->v->nplayers) {
         broadcast("update", s);
         proto_out o;
@@ -448,10 +494,11 @@ int lobby_seek_accept(session *c, const proto_req *req, char *why, size_t whylen
     /* Every seat is taken: the game starts, seats in the order taken. */
     seek_unlink(s);
     broadcast("remove", s);
-    room_settings rs = {s->v->id, s->base_ms, s->inc_ms, s->rated, s->corr};
+    room_settings rs = {s->v->id, s->base_ms, s->inc_ms, s->rated, s->corr, {NULL}};
+    memcpy(rs.addr, s->addr, sizeof rs.addr);
     proto_err err = 0;
     room *r = room_start(&rs, s->players, s->nplayers, c, req, &err, why, whylen);
-    free(s);
+    seek_free(s);
     return r == NULL ? (int)err : 0;
 }
 
@@ -483,6 +530,9 @@ static int bot_games_full(const ident *who, char *why, size_t whylen)
     return PROTO_ETOO_MANY_GAMES;
 }
 
+static int bot_game_start(session *c, const proto_req *req, const rules_variant *v, proto_corr corr,
+                          quota_addr *a, char *why, size_t whylen);
+
 int lobby_bot_game(session *c, const proto_req *req, char *why, size_t whylen)
 {
     const rules_variant *v = rules_find(req->game);
@@ -496,8 +546,20 @@ int lobby_bot_game(session *c, const proto_req *req, char *why, size_t whylen)
         err = time_control(c, req, &corr, why, whylen);
     if (err == 0)
         err = bot_games_full(c->who, why, whylen);
-    if (err != 0)
-        return err;
+    quota_addr *a = err == 0 ? quota_addr_of(c) : NULL;
+    if (err == 0)
+        err = quota_game_check(c->who, a, corr.days > 0, why, whylen);
+    if (err == 0)
+        err = bot_game_start(c, req, v, corr, a, why, whylen);
+    quota_addr_put(a);
+    return err;
+}
+
+/* The rest of bot_game, checked: the seats, then the room (it takes its
+ * own charge of a). */
+static int bot_game_start(session *c, const proto_req *req, const rules_variant *v, proto_corr corr,
+                          quota_addr *a, char *why, size_t whylen)
+{
     int seat = (int)randombytes_uniform((uint32_t)v->nplayers);
     if ((req->present & PF_SEAT) && req->seat != -1) {
         if (req->seat < 0 || req->seat >= v->nplayers) {
@@ -510,8 +572,10 @@ int lobby_bot_game(session *c, const proto_req *req, char *why, size_t whylen)
     for (int i = 0; i < v->nplayers; i++)
         if ((seats[i] = i == seat ? c->who : ident_bot((int)req->level)) == NULL)
             return PROTO_EINTERNAL;
-    room_settings rs = {v->id, corr.days > 0 ? 0 : req->base_ms, corr.days > 0 ? 0 : req->inc_ms,
-                        false, corr};
+    room_settings rs = {
+        v->id, corr.days > 0 ? 0 : req->base_ms, corr.days > 0 ? 0 : req->inc_ms, false, corr,
+        {NULL}};
+    rs.addr[seat] = a;
     proto_err perr = 0;
     room *r = room_start(&rs, seats, v->nplayers, c, req, &perr, why, whylen);
     return r == NULL ? (int)perr : 0;
@@ -538,12 +602,13 @@ int lobby_seek_fill(session *c, const proto_req *req, char *why, size_t whylen)
     if (bot == NULL)
         return PROTO_EINTERNAL;
     while (s->nplayers < s->v->nplayers)
-        s->players[s->nplayers++] = bot;
+        seek_sit(s, bot, NULL);
     seek_unlink(s);
     broadcast("remove", s);
-    room_settings rs = {s->v->id, s->base_ms, s->inc_ms, false, s->corr};
+    room_settings rs = {s->v->id, s->base_ms, s->inc_ms, false, s->corr, {NULL}};
+    memcpy(rs.addr, s->addr, sizeof rs.addr);
     proto_err perr = 0;
     room *r = room_start(&rs, s->players, s->nplayers, c, req, &perr, why, whylen);
-    free(s);
+    seek_free(s);
     return r == NULL ? (int)perr : 0;
 }

@@ -9,8 +9,10 @@
  * starting the room when a seek's last seat is taken, or at once with bots
  * in the free seats (bot_game, seek_fill).
  * May call: room.h (room_start), ident.h, session.h (the sink), store.h
- * (checking a correspondence time control), metrics.h, proto.h, libsodium
- * (invitation codes), libuv (the flush timer), uthash. Links without
+ * (checking a correspondence time control), quota.h (a seek's seats count
+ * as games: checked and charged when taken, given back when emptied),
+ * metrics.h, proto.h, libsodium (invitation codes), libuv (the flush
+ * timer), uthash. Links without
  * libwebsockets.
  *
  * The requests (the dispatcher checked hello) return 0 or a proto_err with

@@ -12,7 +12,11 @@
  *             [--bot-threads N] [--bot-table-mb N] [--clock-offset-file FILE]
  *             [--password-queue N] [--login-failures-per-address N]
  *             [--register-per-address N] [--messages-per-identity N]
- *             [--seeks-per-minute N] [--lobby-flush-ms N]
+ *             [--seeks-per-minute N] [--lobby-flush-ms N] [--max-guests N]
+ *             [--identity-idle-seconds N] [--live-games-per-identity N]
+ *             [--corr-games-per-identity N] [--live-games-per-address N]
+ *             [--corr-games-per-address N] [--watched-rooms-per-identity N]
+ *             [--watched-rooms-per-address N]
  *
  * Exit status: 0 after SIGINT/SIGTERM, 2 on a bad flag or when it cannot
  * listen (port in use), 1 on another start-up failure.
@@ -36,6 +40,7 @@
 #include "lobby.h"
 #include "metrics.h"
 #include "net.h"
+#include "quota.h"
 #include "room.h"
 #include "session.h"
 #include "store.h"
@@ -48,6 +53,10 @@ static void usage(FILE *f)
                "                 [--login-failures-per-address N] [--register-per-address N]\n"
                "                 [--messages-per-identity N] [--seeks-per-minute N]\n"
                "                 [--lobby-flush-ms N]\n"
+               "                 [--max-guests N] [--identity-idle-seconds N]\n"
+               "                 [--live-games-per-identity N] [--corr-games-per-identity N]\n"
+               "                 [--live-games-per-address N] [--corr-games-per-address N]\n"
+               "                 [--watched-rooms-per-identity N] [--watched-rooms-per-address N]\n"
                "  --host ADDR          address to listen on (default 127.0.0.1)\n"
                "  --port N             TCP port, 0 for any free one (default 8080)\n"
                "  --db FILE            SQLite database (default chameleon.db)\n"
@@ -72,6 +81,18 @@ static void usage(FILE *f)
                "  --seeks-per-minute N seeks one player may create a minute (default 20)\n"
                "  --lobby-flush-ms N   lobby changes go to its watchers in one message this\n"
                "                       often, 10..5000 (default 200)\n"
+               "  --max-guests N       guest identities held at once (default 100000); a new\n"
+               "                       one replaces the oldest unused, else hello is refused\n"
+               "  --identity-idle-seconds N  an identity unused (no connection, no seat) this\n"
+               "                       long is forgotten (default 86400)\n"
+               "  --live-games-per-identity N  live games in progress, open seeks included\n"
+               "                       (default 20)\n"
+               "  --corr-games-per-identity N  correspondence games, the same (default 100)\n"
+               "  --live-games-per-address N   live games per address, IPv6 by /64 (default 80)\n"
+               "  --corr-games-per-address N   correspondence games per address (default 400)\n"
+               "  --watched-rooms-per-identity N  rooms watched without a seat, every\n"
+               "                       connection of the identity together (default 50)\n"
+               "  --watched-rooms-per-address N   the same per address (default 500)\n"
                "  --help               this text\n");
 }
 
@@ -162,6 +183,18 @@ int main(int argc, char **argv)
     long ident_msgs = DISPATCH_IDENT_MSGS;
     long seeks_minute = LOBBY_SEEKS_PER_MINUTE;
     long flush_ms = LOBBY_FLUSH_MS;
+    long max_guests = IDENT_MAX_GUESTS, idle_s = IDENT_IDLE_MS / 1000;
+    quota_limits qlim = {0};
+    /* The caps of quota.h, each a flag. */
+    const struct {
+        const char *flag;
+        int *to;
+    } caps[] = {{"--live-games-per-identity", &qlim.live_per_ident},
+                {"--corr-games-per-identity", &qlim.corr_per_ident},
+                {"--live-games-per-address", &qlim.live_per_addr},
+                {"--corr-games-per-address", &qlim.corr_per_addr},
+                {"--watched-rooms-per-identity", &qlim.watched_per_ident},
+                {"--watched-rooms-per-address", &qlim.watched_per_addr}};
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -176,7 +209,26 @@ int main(int argc, char **argv)
         }
         const char *val = argv[++i];
         long n;
-        if (strcmp(a, "--host") == 0) {
+        size_t cap = 0;
+        while (cap < sizeof caps / sizeof caps[0] && strcmp(a, caps[cap].flag) != 0)
+            cap++;
+        if (cap < sizeof caps / sizeof caps[0]) {
+            if (!parse_int(val, 1, 1000000, &n)) {
+                fprintf(stderr, "chameleon: %s wants 1..1000000\n", a);
+                return 2;
+            }
+            *caps[cap].to = (int)n;
+        } else if (strcmp(a, "--max-guests") == 0) {
+            if (!parse_int(val, 1, 100000000, &max_guests)) {
+                fprintf(stderr, "chameleon: --max-guests wants 1..100000000\n");
+                return 2;
+            }
+        } else if (strcmp(a, "--identity-idle-seconds") == 0) {
+            if (!parse_int(val, 1, 86400 * 365, &idle_s)) {
+                fprintf(stderr, "chameleon: --identity-idle-seconds wants 1..31536000\n");
+                return 2;
+            }
+        } else if (strcmp(a, "--host") == 0) {
             cfg.host = val;
         } else if (strcmp(a, "--port") == 0) {
             if (!parse_int(val, 0, 65535, &n)) {
@@ -282,7 +334,8 @@ int main(int argc, char **argv)
         return 1;
     }
     session_init(&loop);
-    ident_init(&loop);
+    ident_init(&loop, (size_t)max_guests, (uint64_t)idle_s * 1000);
+    quota_init(&qlim);
     room_init(&loop, st, abandon_s * 1000);
     dispatch_init(&loop, st);
     dispatch_set_ident_msgs((int)ident_msgs);
@@ -329,6 +382,7 @@ int main(int argc, char **argv)
     session_shutdown();
     uv_run(&loop, UV_RUN_DEFAULT); /* rooms are freed, their seats let go */
     ident_shutdown();
+    quota_shutdown();
     accounts_shutdown();
     int rc = uv_loop_close(&loop);
     if (rc != 0)

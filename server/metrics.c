@@ -88,6 +88,28 @@ void metrics_write(proto_out *o, const net_stats *net)
     counter(o, "lobby_changes_total", "Public seeks added, updated or removed.", m->lobby_changes);
     counter(o, "lobby_flushes_total", "Batches of lobby changes sent to the lobby's watchers.",
             m->lobby_flushes);
+    line(o, "# HELP chameleon_identities Identities in memory, by kind.\n"
+            "# TYPE chameleon_identities gauge\n");
+    line(o, "chameleon_identities{kind=\"guest\"} %" PRId64 "\n", m->identities_guest);
+    line(o, "chameleon_identities{kind=\"account\"} %" PRId64 "\n", m->identities_account);
+    line(o, "chameleon_identities{kind=\"bot\"} %" PRId64 "\n", m->identities_bot);
+    counter(o, "identities_expired_total", "Identities forgotten after their idle time.",
+            m->identities_expired);
+    counter(o, "guests_evicted_total", "Idle guests forgotten to make room for a new one.",
+            m->guests_evicted);
+    line(o, "# HELP chameleon_limit_refused_total Requests refused by a cap, by cap.\n"
+            "# TYPE chameleon_limit_refused_total counter\n");
+    const struct {
+        const char *limit;
+        uint64_t n;
+    } refused[] = {{"guests", m->refused_guests},
+                   {"games_per_identity", m->refused_games_ident},
+                   {"games_per_address", m->refused_games_addr},
+                   {"watched_rooms_per_identity", m->refused_watched_ident},
+                   {"watched_rooms_per_address", m->refused_watched_addr}};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        line(o, "chameleon_limit_refused_total{limit=\"%s\"} %" PRIu64 "\n", refused[i].limit,
+             refused[i].n);
     line(o, "# HELP chameleon_errors_total Error messages sent, by code.\n"
             "# TYPE chameleon_errors_total counter\n");
     for (int i = 1; i < PROTO_NERRORS; i++)

@@ -34,6 +34,17 @@ typedef struct metrics {
     uint64_t seeks_refused_rate; /* seek_create refused: too many a minute */
     uint64_t lobby_changes;      /* seeks added, updated, removed (public) */
     uint64_t lobby_flushes;      /* batches of lobby_update sent */
+    /* Identities (ident.c) and the caps (quota.c, dispatch.c). */
+    int64_t identities_guest;       /* guests, restored seats waiting included */
+    int64_t identities_account;     /* accounts' identities in memory */
+    int64_t identities_bot;         /* bots' identities (one per level used) */
+    uint64_t identities_expired;    /* forgotten after the idle time */
+    uint64_t guests_evicted;        /* idle guests forgotten to make room */
+    uint64_t refused_guests;        /* hello refused: too_many_guests */
+    uint64_t refused_games_ident;   /* too_many_games: the identity's cap */
+    uint64_t refused_games_addr;    /* too_many_games: the address's cap */
+    uint64_t refused_watched_ident; /* too_many_rooms: the identity's cap */
+    uint64_t refused_watched_addr;  /* too_many_rooms: the address's cap */
 } metrics;
 
 extern metrics metrics_now;

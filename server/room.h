@@ -8,6 +8,7 @@
  * requests), room_clock.c (clocks, flags, abandonment), room_events.c
  * (events, watchers, the state and catchup sent to a session).
  * May call: ident.h (seats, an identity's rooms), session.h (the sink),
+ * quota.h (games charged per identity and address, rooms watched),
  * store.h, errmap.h, metrics.h, bot.h (the bots' searches), proto.h, libuv. Never the transport: it
  * links without libwebsockets.
  *
@@ -46,6 +47,7 @@
 
 #include "ident.h"
 #include "proto.h"
+#include "quota.h"
 #include "session.h"
 
 enum { ROOM_EVENT_RING = PROTO_CATCHUP_MAX, ROOM_CHAT_KEEP = 50 };
@@ -56,7 +58,10 @@ typedef struct room_settings {
     const char *game;
     int64_t base_ms, inc_ms;
     bool rated;
-    proto_corr corr; /* days > 0: a correspondence game (base/inc unused) */
+    proto_corr corr;                     /* days > 0: a correspondence game (base/inc unused) */
+    quota_addr *addr[RULES_MAX_PLAYERS]; /* the address each seat is charged
+                                            to (NULL: none); the room takes
+                                            its own references */
 } room_settings;
 
 struct store;
@@ -69,7 +74,9 @@ void room_shutdown(void);
 
 /* Start a game with these identities in seat order; every session of each
  * gets game_started and the room state (req, if non-NULL, is the request of
- * `asker` to echo). Returns the room or NULL with an error. */
+ * `asker` to echo). Every person's seat is charged (quota_game_add, to
+ * s->addr[i]) until they leave or the game ends; the caller checked the
+ * caps. Returns the room or NULL with an error. */
 room *room_start(const room_settings *s, ident *const *seats, int nseats, const session *asker,
                  const proto_req *req, proto_err *err, char *why, size_t whylen);
 

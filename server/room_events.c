@@ -38,6 +38,9 @@ int room__watch(room *r, session *s)
         return -1;
     r->watchers[r->nwatchers++] = s;
     s->rooms[s->nrooms++] = r;
+    /* Seats never change in a room's life: the same test on unwatch. */
+    if (s->who != NULL && room__seat_of(r, s->who) < 0)
+        quota_watch_add(s);
     return 0;
 }
 
@@ -51,6 +54,8 @@ static void unwatch(room *r, session *s)
     for (size_t i = 0; i < s->nrooms; i++)
         if (s->rooms[i] == r) {
             s->rooms[i] = s->rooms[--s->nrooms];
+            if (s->who != NULL && room__seat_of(r, s->who) < 0)
+                quota_watch_sub(s);
             break;
         }
 }
@@ -265,6 +270,11 @@ void room__send_state(room *r, session *s, const proto_req *req)
 
 int room_join(room *r, session *s, const proto_req *req, char *why, size_t whylen)
 {
+    if (!room__watching(r, s) && room__seat_of(r, s->who) < 0) {
+        int err = quota_watch_check(s, why, whylen);
+        if (err != 0)
+            return err;
+    }
     if (room__watch(r, s) < 0)
         return PROTO_EINTERNAL;
     uint64_t since = (uint64_t)req->since;

@@ -62,10 +62,28 @@ static void seat_all(room *r)
 /* ------------------------------------------------------------------------ */
 /* Freeing: a finished room nobody watches, with nothing left to store. */
 
+/* Seat i stops counting as a game in progress (it left, the game ended). */
+static void uncharge(room *r, int i)
+{
+    if (!r->charged[i])
+        return;
+    r->charged[i] = false;
+    quota_game_sub(r->seats[i], r->addr[i], r->corr.days > 0);
+}
+
+static void charge(room *r, int i)
+{
+    r->charged[i] = true;
+    quota_game_add(r->seats[i], r->addr[i], r->corr.days > 0);
+}
+
 static void room_free(room *r)
 {
-    for (int i = 0; i < r->nseats; i++)
+    for (int i = 0; i < r->nseats; i++) {
+        uncharge(r, i);
+        quota_addr_put(r->addr[i]);
         ident_unseat(r->seats[i], r);
+    }
     rules_game_free(r->g);
     room__events_free(r);
     free(r);
@@ -113,6 +131,8 @@ static void game_finished(room *r)
         return;
     r->finished = true;
     metrics_now.games_in_progress--;
+    for (int i = 0; i < r->nseats; i++)
+        uncharge(r, i);
     if (store_game_finish(room__db, r->id, &r->g->result, NULL, NULL) < 0)
         fprintf(stderr, "chameleon: room %lld: cannot store the result\n", (long long)r->id);
 }
@@ -123,6 +143,7 @@ void room__player_leaves(room *r, int s, rules_reason reason)
     if (rules_game_leave(r->g, s, reason) < 0)
         return;
     r->left[s] = (int)reason;
+    uncharge(r, s);
     r->draw_offers = 0;
     if (reason == RULES_REASON_TIMEOUT)
         r->clocks[s] = 0;
@@ -225,6 +246,9 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats, const 
         r->seats[i] = seats[i];
         r->left[i] = -1;
         r->clocks[i] = r->base_ms;
+        r->addr[i] = s->addr[i];
+        quota_addr_ref(r->addr[i]);
+        charge(r, i);
     }
     seat_all(r);
     room__timers_init(r);
@@ -545,11 +569,24 @@ int room_rematch(room *r, session *c, const proto_req *req, char *why, size_t wh
     unsigned all = (1u << r->nseats) - 1;
     if ((r->rematch_offers & all) != all)
         return 0;
-    /* Everyone asked: seats rotate by one, so colours change hands. */
+    /* Everyone asked: seats rotate by one, so colours change hands. Each
+     * player's caps as if each asked for a game of its own. */
     ident *seats[RULES_MAX_PLAYERS];
-    for (int i = 0; i < r->nseats; i++)
-        seats[i] = r->seats[(i + 1) % r->nseats];
-    room_settings rs = {r->g->variant->id, r->base_ms, r->inc_ms, r->rated, r->corr};
+    room_settings rs = {r->g->variant->id, r->base_ms, r->inc_ms, r->rated, r->corr, {NULL}};
+    for (int i = 0; i < r->nseats; i++) {
+        int from = (i + 1) % r->nseats;
+        seats[i] = r->seats[from];
+        rs.addr[i] = r->addr[from];
+        char qwhy[RULES_WHY_TEXT];
+        if (quota_game_check(seats[i], rs.addr[i], r->corr.days > 0, qwhy, sizeof qwhy) != 0) {
+            if (seats[i] == c->who)
+                rules_why(why, whylen, "%s", qwhy);
+            else
+                rules_why(why, whylen, "no rematch: %s has too many games in progress",
+                          seats[i]->name);
+            return PROTO_ETOO_MANY_GAMES;
+        }
+    }
     proto_err err = 0;
     room *next = room_start(&rs, seats, r->nseats, NULL, NULL, &err, why, whylen);
     if (next == NULL)
@@ -721,6 +758,9 @@ static void on_restore(void *arg, const store_game_info *gi)
         r->moved[gi->moves[i].player] = true;
     for (int i = 0; i < gi->nleaves; i++)
         r->left[gi->leaves[i].player] = (int)gi->leaves[i].reason;
+    for (int i = 0; i < r->nseats; i++)
+        if (r->left[i] < 0)
+            charge(r, i); /* to the identity only: the address is not known */
     seat_all(r);
     room__timers_init(r);
     table_add(r);

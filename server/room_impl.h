@@ -34,7 +34,9 @@ struct room {
                         deadlines and clocks (bank per seat) */
     int nseats;
     ident *seats[RULES_MAX_PLAYERS];
-    int left[RULES_MAX_PLAYERS]; /* rules_reason, or -1 */
+    quota_addr *addr[RULES_MAX_PLAYERS]; /* each seat's address (a reference), or NULL */
+    bool charged[RULES_MAX_PLAYERS];     /* the seat counts as a game in progress */
+    int left[RULES_MAX_PLAYERS];         /* rules_reason, or -1 */
     bool moved[RULES_MAX_PLAYERS];
     int64_t clocks[RULES_MAX_PLAYERS];
     uint64_t turn_start; /* uv_now when the running clock was last settled */

@@ -4,7 +4,10 @@
 # loadgen (LG=path overrides). For comparing two commits on one machine.
 cd "$1"
 d=$(mktemp -d /dev/shm/ab.XXXXXX)
-build/chameleon --host 127.0.0.1 --port 0 --db "$d/b.db" --web-root web-client > "$d/out" 2>&1 &
+# Every load client is 127.0.0.1: lift the games per address where there is
+# such a cap.
+lift=$(build/chameleon --help | grep -q -- --live-games-per-address && echo --live-games-per-address 1000000)
+build/chameleon --host 127.0.0.1 --port 0 --db "$d/b.db" --web-root web-client $lift > "$d/out" 2>&1 &
 pid=$!
 for i in $(seq 50); do port=$(grep -o 'localhost:[0-9]*\|127.0.0.1:[0-9]*' "$d/out" | head -1 | cut -d: -f2); [ -n "$port" ] && break; sleep 0.1; done
 full=$(${LG:-build/loadgen} --port "$port" --games 1000 --seconds 8 | tr '\n' ' ')

@@ -19,10 +19,12 @@ trap cleanup EXIT
 start_server() {
     dbdir=${1:-$dir}
     rm -f "$dbdir"/b.db*
-    # loadgen's players move and start games far faster than people: lift
-    # the limits per identity (messages, seek creations).
+    # loadgen's players move and start games far faster than people, all
+    # from 127.0.0.1: lift the limits per identity (messages, seek
+    # creations) and the games per address.
     build/chameleon --host 127.0.0.1 --port 0 --db "$dbdir/b.db" --web-root web-client \
         --messages-per-identity 1000000000 --seeks-per-minute 1000000000 \
+        --live-games-per-address 1000000 \
         > "$dir/out" 2> "$dir/err" &
     pid=$!
     for _ in $(seq 50); do

@@ -24,10 +24,12 @@ export async function startServer(extra = [], opts = {}) {
     // Tests register many accounts from 127.0.0.1: lift the registrations
     // per address (5 by default); they play whole games as fast as the
     // server answers: lift the messages per identity (100 per 20 s by
-    // default). extra may set them again.
+    // default); every test client is 127.0.0.1: lift the games in progress
+    // per address. extra may set them again.
     const args = ['--host', '127.0.0.1', '--port', '0', '--db', join(dir, 'test.db'),
         '--web-root', web, '--register-per-address', '1000000',
-        '--messages-per-identity', '1000000', ...extra];
+        '--messages-per-identity', '1000000',
+        '--live-games-per-address', '1000000', '--corr-games-per-address', '1000000', ...extra];
     const env = { ...process.env, CHAMELEON_MIGRATIONS: join(root, 'migrations') };
     const proc = spawn(serverBin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';

@@ -99,7 +99,7 @@ static int world_up(void **state)
     store_options o = {.migrations_dir = "migrations"};
     if (store_open(&W.db, &W.loop, path, &o, why, sizeof why) != 0)
         fail_msg("store_open: %s", why);
-    ident_init(&W.loop);
+    ident_init(&W.loop, 0, 0);
     room_init(&W.loop, W.db, 0);
     lobby_init(&W.loop, LOBBY_FLUSH_MS, LOBBY_SEEKS_PER_MINUTE);
     return 0;

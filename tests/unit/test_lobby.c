@@ -11,6 +11,8 @@
  */
 #include "server_fixture.h"
 
+#include "quota.h"
+
 static int create(fake *f, const char *game, const char *extra, char *why, size_t whylen)
 {
     proto_req req = req_of("{\"type\":\"seek_create\",\"game\":\"%s\"%s}", game, extra);
@@ -305,6 +307,62 @@ static void test_seek_rate(void **state)
     assert_int_equal(create(b, "ultima", LIVE, why, sizeof why), 0);
 }
 
+/* A player logged in as account `id` (correspondence needs one). */
+static fake *account_player(int64_t id, const char *name)
+{
+    fake *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    f->s.lobby_index = -1;
+    ident *who = ident_account(id, name);
+    assert_non_null(who);
+    ident_attach(who, &f->s);
+    W.fakes[W.nfakes++] = f;
+    return f;
+}
+
+static const char *CORR = ",\"corr\":{\"days\":3}";
+
+/* Games in progress per identity, live and correspondence apart; a seat in
+ * an open seek counts, and is given back when the seek goes, becomes a game
+ * or its player leaves it. */
+static void test_game_caps(void **state)
+{
+    char why[RULES_WHY_TEXT];
+    quota_limits caps = {.live_per_ident = 2, .corr_per_ident = 3};
+    quota_init(&caps);
+    fake *a = account_player(1, "alice"), *b = account_player(2, "bob");
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(create(a, "ultima", CORR, why, sizeof why), 0);
+    assert_int_equal(create(a, "ultima", CORR, why, sizeof why), PROTO_ETOO_MANY_GAMES);
+    assert_non_null(strstr(why, "3 correspondence games"));
+    /* The live cap is apart. */
+    assert_int_equal(create(a, "ultima", LIVE, why, sizeof why), 0);
+    int64_t live = created(a);
+    assert_int_equal(create(a, "ultima", LIVE, why, sizeof why), 0);
+    assert_int_equal(create(a, "ultima", LIVE, why, sizeof why), PROTO_ETOO_MANY_GAMES);
+    assert_int_equal(a->s.who->ngames[0], 2);
+    assert_int_equal(a->s.who->ngames[1], 3);
+    /* A seek that becomes a game still counts once; the acceptor's too. */
+    assert_int_equal(accept_seek(b, live, why, sizeof why), 0);
+    assert_non_null(last(b, "game_started", NULL));
+    assert_int_equal(a->s.who->ngames[0], 2);
+    assert_int_equal(b->s.who->ngames[0], 1);
+    /* The accept past the cap is refused; the seek stays. */
+    fake *c = account_player(3, "carol");
+    assert_int_equal(create(c, "ultima", LIVE, why, sizeof why), 0);
+    int64_t cs = created(c);
+    assert_int_equal(accept_seek(a, cs, why, sizeof why), PROTO_ETOO_MANY_GAMES);
+    assert_int_equal(accept_seek(b, cs, why, sizeof why), 0);
+    assert_int_equal(b->s.who->ngames[0], 2);
+    /* The creator goes: its seeks go and give their seats back. */
+    fake_close(a);
+    assert_null(a->s.who);
+    ident *alice = ident_find_account(1);
+    assert_int_equal(alice->ngames[1], 0);
+    assert_int_equal(alice->ngames[0], 1); /* the game with bob goes on */
+    quota_init(&(quota_limits){0});
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -317,6 +375,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_seek_errors, world_up, world_down),
         cmocka_unit_test_setup_teardown(test_batches, world_up, world_down),
         cmocka_unit_test_setup_teardown(test_seek_rate, world_up, world_down),
+        cmocka_unit_test_setup_teardown(test_game_caps, world_up, world_down),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

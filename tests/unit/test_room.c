@@ -31,7 +31,7 @@ static game start(const char *variant, int64_t base_ms, int64_t inc_ms, int n,
         g.p[i] = player(names[i]);
         seats[i] = g.p[i]->s.who;
     }
-    room_settings rs = {variant, base_ms, inc_ms, false, {0, 0, 0}};
+    room_settings rs = {variant, base_ms, inc_ms, false, {0, 0, 0}, {NULL}};
     proto_err err = 0;
     char why[RULES_WHY_TEXT] = "";
     g.r = room_start(&rs, seats, n, NULL, NULL, &err, why, sizeof why);
