@@ -11,10 +11,12 @@
  *             [--web-root web-client] [--abandon-seconds N]
  *             [--bot-threads N] [--bot-table-mb N] [--clock-offset-file FILE]
  *             [--password-queue N] [--login-failures-per-address N]
- *             [--register-per-address N]
+ *             [--register-per-address N] [--write-retries N]
  *
  * Exit status: 0 after SIGINT/SIGTERM, 2 on a bad flag or when it cannot
- * listen (port in use), 1 on another start-up failure.
+ * listen (port in use), 3 when another server holds the database, 4 when
+ * the database is corrupt (PRAGMA quick_check), 1 on another start-up
+ * failure.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -45,6 +47,7 @@ static void usage(FILE *f)
                "                 [--abandon-seconds N] [--bot-threads N] [--bot-table-mb N]\n"
                "                 [--clock-offset-file FILE] [--password-queue N]\n"
                "                 [--login-failures-per-address N] [--register-per-address N]\n"
+               "                 [--write-retries N]\n"
                "  --host ADDR          address to listen on (default 127.0.0.1)\n"
                "  --port N             TCP port, 0 for any free one (default 8080)\n"
                "  --db FILE            SQLite database (default chameleon.db)\n"
@@ -64,6 +67,9 @@ static void usage(FILE *f)
                "                       own back)\n"
                "  --register-per-address N  registrations from one address before delays\n"
                "                       (default 5; an hour without one forgets them)\n"
+               "  --write-retries N    a failed database write is tried again N times, 0..20,\n"
+               "                       50 ms apart then doubling (default 5: 1.55 s) before\n"
+               "                       its moves fail\n"
                "  --help               this text\n");
 }
 
@@ -151,6 +157,7 @@ int main(int argc, char **argv)
         bot_threads = BOT_THREADS_MAX;
     const char *wasm_file = "build/rules.wasm";
     accounts_limits alim = {.hashes_running = (int)uv_available_parallelism()};
+    long write_retries = STORE_RETRIES;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -209,6 +216,11 @@ int main(int argc, char **argv)
                 return 2;
             }
             alim.register_per_address = (unsigned)n;
+        } else if (strcmp(a, "--write-retries") == 0) {
+            if (!parse_int(val, 0, 20, &write_retries)) {
+                fprintf(stderr, "chameleon: --write-retries wants 0..20\n");
+                return 2;
+            }
         } else if (strcmp(a, "--abandon-seconds") == 0) {
             if (!parse_int(val, 0, 86400 * 30, &n)) {
                 fprintf(stderr, "chameleon: --abandon-seconds wants 0..2592000\n");
@@ -230,7 +242,9 @@ int main(int argc, char **argv)
     }
     char why[256];
     store *st = NULL;
-    store_options sopt = {0};
+    store_options sopt = {
+        .retries = write_retries > 0 ? (unsigned)write_retries : STORE_NO_RETRY,
+    };
     if (clock_file != NULL) {
         sopt.now_ms = offset_clock;
         sopt.now_arg = (void *)clock_file;
@@ -239,7 +253,7 @@ int main(int argc, char **argv)
     int serr = store_open(&st, &loop, db, &sopt, why, sizeof why);
     if (serr < 0) {
         fprintf(stderr, "chameleon: cannot open %s: %s\n", db, why);
-        return 1;
+        return serr == STORE_ELOCKED ? 3 : serr == STORE_ECORRUPT ? 4 : 1;
     }
     if (sodium_init() < 0) {
         fprintf(stderr, "chameleon: libsodium failed to start\n");

@@ -39,7 +39,7 @@ static void counter(proto_out *o, const char *name, const char *help, uint64_t v
          help, name, name, v);
 }
 
-void metrics_write(proto_out *o, const net_stats *net)
+void metrics_write(proto_out *o, const net_stats *net, const store_stats *st)
 {
     const metrics *m = &metrics_now;
     gauge(o, "connections", "Open WebSocket connections.", net->connections);
@@ -68,6 +68,13 @@ void metrics_write(proto_out *o, const net_stats *net)
     counter(o, "register_throttled_total", "Registrations refused with 429 (per address).",
             a.register_throttled);
     counter(o, "throttle_evicted_total", "Throttle entries pushed out of a full table.", a.evicted);
+    gauge(o, "store_writable", "1 while the database takes writes, 0 after a failed one.",
+          st->writable);
+    counter(o, "store_write_failures_total",
+            "Write batches (moves...) failed after every retry; probes included.",
+            st->write_failures);
+    counter(o, "store_write_retries_total", "Write batches tried again after a failure.",
+            st->write_retries);
     line(o, "# HELP chameleon_errors_total Error messages sent, by code.\n"
             "# TYPE chameleon_errors_total counter\n");
     for (int i = 1; i < PROTO_NERRORS; i++)

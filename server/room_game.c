@@ -273,20 +273,28 @@ static int acting_seat(room *r, const session *s, bool need_playing, char *why, 
     return seat;
 }
 
-/* Storage refused the last move: take it back (the game as it stood
- * before it, leaves at their place), drop its event and tell its author. */
+/* Storage refused a move: take it back with every move played after it
+ * (the store fails those too, and has the game as the disk has it again:
+ * a conditional answer or a bot may have moved at once), leaves at their
+ * place, drop its event and tell its author. */
 static void move_failed(room *r, outbox_ev *e, int status)
 {
     int seat = e->seat;
-    if ((size_t)e->ply + 1 == r->g->nmoves) {
+    if ((size_t)e->ply < r->g->nmoves) {
         rules_game *g = NULL;
-        if (rules_game_clone(&g, r->g, r->g->nmoves - 1) == 0) {
+        if (rules_game_clone(&g, r->g, (size_t)e->ply) == 0) {
             /* Players who left after the move still left. */
             for (int i = 0; i < r->g->nleft; i++)
-                if (r->g->left[i].after == r->g->nmoves && !g->result.over)
+                if (r->g->left[i].after > (size_t)e->ply && !g->result.over)
                     rules_game_leave(g, r->g->left[i].player, r->g->left[i].reason);
             rules_game_free(r->g);
             r->g = g;
+            if (r->finished && !g->result.over) {
+                /* The move ended the game: it goes on (the result failed
+                 * with it). */
+                r->finished = false;
+                metrics_now.games_in_progress++;
+            }
             room__clock_arm(r);
         }
     }
