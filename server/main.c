@@ -253,6 +253,7 @@ int main(int argc, char **argv)
     int serr = store_open(&st, &loop, db, &sopt, why, sizeof why);
     if (serr < 0) {
         fprintf(stderr, "chameleon: cannot open %s: %s\n", db, why);
+        uv_loop_close(&loop);
         return serr == STORE_ELOCKED ? 3 : serr == STORE_ECORRUPT ? 4 : 1;
     }
     if (sodium_init() < 0) {

@@ -370,10 +370,16 @@ static int db_check(store *s, const char *path, char *why, size_t whylen)
     const char *res = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
     int err = 0;
     if (res == NULL || strcmp(res, "ok") != 0) {
+        /* Its first complaint, on one line. */
+        char first[160];
+        snprintf(first, sizeof first, "%s", res ? res : sqlite3_errmsg(s->db));
+        for (char *p = first; *p; p++)
+            if (*p == '\n')
+                *p = ' ';
         rules_why(why, whylen,
                   "%s is corrupt (quick_check: %s); refusing to open it: restore a "
                   "backup (the file was not changed)",
-                  path, res ? res : sqlite3_errmsg(s->db));
+                  path, first);
         err = STORE_ECORRUPT;
     }
     sqlite3_finalize(st);

@@ -218,12 +218,14 @@ static int cmp_id(const void *a, const void *b)
 /* Each game a failed op touched, once, back to what the disk has. */
 static void resync(store *s, const op *ops, size_t n)
 {
-    int64_t *ids = n ? malloc(n * sizeof *ids) : NULL;
+    if (n == 0)
+        return;
+    int64_t *ids = malloc(n * sizeof *ids);
     size_t k = 0;
     for (size_t i = 0; ids && i < n; i++)
         if (ops[i].game > 0 && !ops[i].kind->reads_only)
             ids[k++] = ops[i].game;
-    if (ids == NULL && n > 0) {
+    if (ids == NULL) {
         /* No memory for the list: one by one, repeats and all. */
         for (size_t i = 0; i < n; i++)
             if (ops[i].game > 0 && !ops[i].kind->reads_only)
