@@ -74,7 +74,7 @@
     X(STORE_ENOT_YOUR_TURN, -116, "not_your_turn",                                                 \
       "conditional moves are entered while the opponent is to move")                               \
     X(STORE_ETHROTTLED, -130, "too_many_attempts", "too many attempts: wait and try again")        \
-    X(STORE_EBUSY, -131, "busy", "the server is busy: try again in a moment")                     \
+    X(STORE_EBUSY, -131, "busy", "the server is busy: try again in a moment")                      \
     X(STORE_ELOCKED, -140, "db_in_use", "the database is in use by another server")                \
     X(STORE_ECORRUPT, -141, "db_corrupt", "the database file is corrupt")
 
@@ -128,11 +128,11 @@ typedef struct store_options {
 } store_options;
 
 enum {
-    STORE_RETRIES = 5,        /* tries after the first, per batch */
-    STORE_RETRY_MS = 50,      /* the first back-off; doubles each time */
+    STORE_RETRIES = 5,         /* tries after the first, per batch */
+    STORE_RETRY_MS = 50,       /* the first back-off; doubles each time */
     STORE_RETRY_MAX_MS = 2000, /* no back-off is longer */
-    STORE_NO_RETRY = 1000000, /* store_options.retries: none */
-    STORE_PROBE_MS = 1000,    /* a probe write this often while unwritable */
+    STORE_NO_RETRY = 1000000,  /* store_options.retries: none */
+    STORE_PROBE_MS = 1000,     /* a probe write this often while unwritable */
 };
 
 /* The back-off before try number attempt + 2 of a batch (attempt 0 is the

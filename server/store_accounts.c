@@ -225,7 +225,6 @@ static int profile_read(store *s, const char *username, profile_buf *b)
     return err < 0 ? err : group_finished(b);
 }
 
-
 static int run_profile(store *s, op *o)
 {
     if (o->answer != NULL) { /* a retry reads again */
