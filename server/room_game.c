@@ -159,6 +159,29 @@ static void end_drawn(room *r, rules_reason why)
 /* ------------------------------------------------------------------------ */
 /* Starting. */
 
+/* The store could not write the game's creation (after its retries): the
+ * game exists nowhere but here, so it ends, aborted, once the moves queued
+ * behind it have failed with it and been taken back. At close
+ * (STORE_ECLOSED) nothing is ended: the server is stopping. */
+static void abort_unstored(room *r)
+{
+    if (!r->unstored || r->pending > 0 || r->closing || r->g->result.over)
+        return;
+    fprintf(stderr, "chameleon: room %lld: the game could not be stored: aborted\n",
+            (long long)r->id);
+    end_drawn(r, RULES_REASON_ABORTED);
+}
+
+static void on_created(void *arg, int status)
+{
+    room *r = arg;
+    r->pending--;
+    if (status < 0 && status != STORE_ECLOSED)
+        r->unstored = true;
+    abort_unstored(r);
+    room__maybe_free(r);
+}
+
 room *room_start(const room_settings *s, ident *const *seats, int nseats, const session *asker,
                  const proto_req *req, proto_err *err, char *why, size_t whylen)
 {
@@ -208,13 +231,14 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats, const 
         ng.players[i].bot = seats[i]->bot;
         snprintf(ng.players[i].name, sizeof ng.players[i].name, "%s", seats[i]->name);
     }
-    int serr = store_game_create(room__db, &ng, &r->id, NULL, NULL, why, whylen);
+    int serr = store_game_create(room__db, &ng, &r->id, on_created, r, why, whylen);
     if (serr < 0) {
         rules_game_free(g);
         free(r);
         *err = proto_err_from_code(store_err_code(serr), PROTO_ESTORAGE);
         return NULL;
     }
+    r->pending = 1; /* the creation */
     r->g = g;
     r->base_ms = corr ? 0 : s->base_ms;
     r->inc_ms = corr ? 0 : s->inc_ms;
@@ -318,6 +342,7 @@ static void on_move_durable(void *arg, int status)
     else
         e->durable = true;
     room__flush(r);
+    abort_unstored(r);
     room__maybe_free(r);
 }
 

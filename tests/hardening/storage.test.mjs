@@ -130,6 +130,7 @@ test('disk full: moves in flight fail with storage_failed and are taken back, /h
         const { mover, other, st } = firstMover([a, b], states);
         const acked = [];
         let ev = await playAcked(room, mover, other, st.legal[0]);
+        let lost = null;
         acked.push(ev.move);
         ev = await playAcked(room, other, mover, ev.legal[0]);
         acked.push(ev.move);
@@ -157,6 +158,13 @@ test('disk full: moves in flight fail with storage_failed and are taken back, /h
         assert.equal(h.status, 503, JSON.stringify(h.json));
         assert.equal(h.json.status, 'unavailable');
         assert.match(h.json.storage, /full/i);
+        // A game started while the disk is full cannot be stored: it ends at
+        // once, aborted (and is not restored after a restart).
+        lost = await startGame([a, b], 'ultima');
+        for (const c of [a, b]) {
+            const end = await c.event(lost.room, 'end', 20000);
+            assert.equal(end.result.reason, 'aborted', JSON.stringify(end));
+        }
         const during = await metrics(srv);
         assert.equal(during.writable, 0);
         assert.ok(during.failures >= before.failures + 2, `failures counted: ${JSON.stringify(during)}`);
@@ -197,6 +205,7 @@ test('disk full: moves in flight fail with storage_failed and are taken back, /h
             assert.deepEqual(doc.moves.map((m) => m.move), acked);
             const doc2 = await (await fetch(`${again.http}/api/games/${g2.room}`)).json();
             assert.equal(doc2.moves.length, 1);
+            assert.equal((await fetch(`${again.http}/api/games/${lost.room}`)).status, 404);
         } finally {
             assert.equal((await again.stop()).code, 0);
         }
