@@ -10,7 +10,8 @@
  * listed below).
  *
  * Modules (prefix of their internal functions), and what they may call:
- *   store_db.c       (db_)    connections, pragmas, migrations, the statement
+ *   store_db.c       (db_)    the lock file, quick_check, connections,
+ *                             pragmas, migrations, the statement
  *                             table (the only SQL text of the server, prepared
  *                             once on both connections), errors, store_open
  *                             (which calls each module's loader), store_close
@@ -20,14 +21,17 @@
  *                             else.
  *   store_queue.c    (queue_) the op queue, the writer thread, group commit,
  *                             checkpoints, store_flush, the store's uv
- *                             handles. Calls db_, each op's kind (op_kind)
- *                             without knowing what it is, and
- *                             corr_deadline_tick (the deadline timer).
+ *                             handles, retries of a failed batch and the
+ *                             probe write. Calls db_, each op's kind
+ *                             (op_kind) without knowing what it is,
+ *                             corr_deadline_tick (the deadline timer) and
+ *                             games_resync (after a failed batch).
  *   store_games.c    (games_) create/move/leave/finish, reading whole games,
  *                             loading games in progress. Calls db_, mem_,
  *                             queue_, corr_ (lines of a loaded game).
  *   store_corr.c     (corr_)  deadlines, vacation, conditional lines, "your
- *                             turn". Calls db_, mem_, queue_.
+ *                             turn". Calls db_, mem_, queue_, games_resync
+ *                             (a vacation write that failed).
  *   store_accounts.c          accounts, sessions, profiles. Calls db_, queue_.
  *
  * Threads: everything runs on the loop thread except op_kind.run, which

@@ -138,8 +138,8 @@ test('disk full: moves in flight fail with storage_failed and are taken back, /h
         const before = await metrics(srv);
         assert.equal(before.writable, 1);
 
-        // Fill the disk.
-        spawnSync('dd', ['if=/dev/zero', `of=${ballast}`, 'bs=64k'], { stdio: 'ignore' });
+        // Fill the disk, to the last page (tmpfs counts 4 KB pages).
+        spawnSync('dd', ['if=/dev/zero', `of=${ballast}`, 'bs=4k'], { stdio: 'ignore' });
         assert.ok(statSync(ballast).size > 4 << 20, 'the ballast filled the tmpfs');
 
         // The move in flight: refused with storage_failed (after the
