@@ -107,14 +107,43 @@ static void table_add(room *r)
 /* ------------------------------------------------------------------------ */
 /* The end of a game, and of one player's part in it. */
 
+static void store_result(room *r);
+
+/* The store could not write the result (after its retries; the store has
+ * the game in progress again): queued again, up to ROOM_RESULT_TRIES times
+ * (each try waits for the store's retries), unless the move that ended the
+ * game failed too and was taken back. */
+static void on_result_stored(void *arg, int status)
+{
+    room *r = arg;
+    r->pending--;
+    if (status < 0 && status != STORE_ECLOSED && r->finished && r->g->result.over) {
+        if (++r->result_tries < ROOM_RESULT_TRIES)
+            store_result(r);
+        else
+            fprintf(stderr, "chameleon: room %lld: the result could not be stored\n",
+                    (long long)r->id);
+    }
+    room__maybe_free(r);
+}
+
+static void store_result(room *r)
+{
+    r->pending++;
+    if (store_game_finish(room__db, r->id, &r->g->result, on_result_stored, r) < 0) {
+        r->pending--;
+        fprintf(stderr, "chameleon: room %lld: cannot store the result\n", (long long)r->id);
+    }
+}
+
 static void game_finished(room *r)
 {
     if (r->finished || !r->g->result.over)
         return;
     r->finished = true;
     metrics_now.games_in_progress--;
-    if (store_game_finish(room__db, r->id, &r->g->result, NULL, NULL) < 0)
-        fprintf(stderr, "chameleon: room %lld: cannot store the result\n", (long long)r->id);
+    if (!r->unstored)
+        store_result(r);
 }
 
 void room__player_leaves(room *r, int s, rules_reason reason)

@@ -15,6 +15,11 @@
 
 /* An event waiting in a room's outbox until it is durable (moves) and
  * every event before it is out. */
+/* A result the store could not write is queued again this many times
+ * (each try lasts the store's retries: 1.55 s by default, so about 2.5 min
+ * of a full disk). */
+enum { ROOM_RESULT_TRIES = 100 };
+
 typedef struct outbox_ev {
     struct room *room;
     int seat, ply; /* a move: who played it, how many moves before it */
@@ -50,8 +55,9 @@ struct room {
     net_msg *ring[ROOM_EVENT_RING];   /* emitted lean events by seq % RING */
     bool ring_board[ROOM_EVENT_RING]; /* that event changed the board */
     outbox_ev *out_head, *out_tail;
-    int pending;   /* moves (and the creation) not yet durable */
-    bool unstored; /* the creation failed: aborted once pending is 0 */
+    int pending;      /* moves (and the creation) not yet durable */
+    bool unstored;    /* the creation failed: aborted once pending is 0 */
+    int result_tries; /* the result's writes that failed */
     unsigned draw_offers, rematch_offers;
     int64_t next_room;
     proto_chat_line chat[ROOM_CHAT_KEEP];
