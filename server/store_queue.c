@@ -85,7 +85,10 @@ static void set_failing(store *s, bool failing, const char *why)
     if (s->has_writer)
         uv_mutex_lock(&s->mu);
     s->failing = failing;
-    snprintf(s->failing_why, sizeof s->failing_why, "%s", failing ? why : "");
+    /* Kept after a success: a batch of reads commits on a full disk too,
+     * and the store stays unwritable until a write commits. */
+    if (failing)
+        snprintf(s->failing_why, sizeof s->failing_why, "%s", why);
     if (s->has_writer)
         uv_mutex_unlock(&s->mu);
 }
