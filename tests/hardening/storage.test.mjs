@@ -168,6 +168,11 @@ test('disk full: moves in flight fail with storage_failed and are taken back, /h
             const end = await c.event(lost.room, 'end', 20000);
             assert.equal(end.result.reason, 'aborted', JSON.stringify(end));
         }
+        const during = await metrics(srv);
+        assert.equal(during.writable, 0);
+        assert.ok(during.failures >= before.failures + 2, `failures counted: ${JSON.stringify(during)}`);
+        assert.ok(during.retries >= before.retries + 4, `retries counted: ${JSON.stringify(during)}`);
+
         // A resignation is announced at once; its result is written, if not
         // now then once space returns (checked after the restart). (A small
         // write may get through a full disk: SQLite pads the WAL after a
@@ -177,11 +182,6 @@ test('disk full: moves in flight fail with storage_failed and are taken back, /h
             const left = await c.event(g3.room, 'left', 20000);
             assert.equal(left.result.reason, 'resignation', JSON.stringify(left.result));
         }
-        const during = await metrics(srv);
-        assert.equal(during.writable, 0);
-        assert.ok(during.failures >= before.failures + 2, `failures counted: ${JSON.stringify(during)}`);
-        assert.ok(during.retries >= before.retries + 4, `retries counted: ${JSON.stringify(during)}`);
-
         // Space returns: the store finds out by itself (a probe write every
         // second), without a restart and without any move.
         rmSync(ballast);

@@ -1156,7 +1156,8 @@ static void test_write_retried(void **state)
 static void test_write_fails_then_recovers(void **state)
 {
     fixture *f = *state;
-    f->s = open_faulty(f, 2, 5);
+    /* 200 + 400 ms of retries: time enough to queue behind the batch out. */
+    f->s = open_faulty(f, 2, 200);
     int64_t g = new_game(f, STORE_LIVE, 2, NULL, (store_tc){60000, 0, 0});
     play(f, g, 0, 0, 1, "b1-b6", NULL);
 
