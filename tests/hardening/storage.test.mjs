@@ -185,12 +185,14 @@ test('disk full: moves in flight fail with storage_failed and are taken back, /h
         // Space returns: the store finds out by itself (a probe write every
         // second), without a restart and without any move.
         rmSync(ballast);
+        const freedAt = Date.now();
         let healthy = null;
         for (let i = 0; i < 100 && !healthy; i++) {
             const r = await healthz(srv);
             if (r.status === 200) healthy = r; else await sleep(200);
         }
         assert.ok(healthy, 'healthz back to 200 within 20 s after space returned');
+        t.diagnostic(`healthz 200 again ${Date.now() - freedAt} ms after space returned`);
         assert.equal(healthy.json.status, 'ok');
         assert.equal((await metrics(srv)).writable, 1);
 
