@@ -107,35 +107,6 @@ static void table_add(room *r)
 /* ------------------------------------------------------------------------ */
 /* The end of a game, and of one player's part in it. */
 
-static void store_result(room *r);
-
-/* The store could not write the result (after its retries; the store has
- * the game in progress again): queued again, up to ROOM_RESULT_TRIES times
- * (each try waits for the store's retries), unless the move that ended the
- * game failed too and was taken back. */
-static void on_result_stored(void *arg, int status)
-{
-    room *r = arg;
-    r->pending--;
-    if (status < 0 && status != STORE_ECLOSED && r->finished && r->g->result.over) {
-        if (++r->result_tries < ROOM_RESULT_TRIES)
-            store_result(r);
-        else
-            fprintf(stderr, "chameleon: room %lld: the result could not be stored\n",
-                    (long long)r->id);
-    }
-    room__maybe_free(r);
-}
-
-static void store_result(room *r)
-{
-    r->pending++;
-    if (store_game_finish(room__db, r->id, &r->g->result, on_result_stored, r) < 0) {
-        r->pending--;
-        fprintf(stderr, "chameleon: room %lld: cannot store the result\n", (long long)r->id);
-    }
-}
-
 static void game_finished(room *r)
 {
     if (r->finished || !r->g->result.over)
@@ -143,7 +114,7 @@ static void game_finished(room *r)
     r->finished = true;
     metrics_now.games_in_progress--;
     if (!r->unstored)
-        store_result(r);
+        room__store_result(r);
 }
 
 void room__player_leaves(room *r, int s, rules_reason reason)
@@ -155,9 +126,7 @@ void room__player_leaves(room *r, int s, rules_reason reason)
     r->draw_offers = 0;
     if (reason == RULES_REASON_TIMEOUT)
         r->clocks[s] = 0;
-    if (!r->g->result.over &&
-        store_game_leave(room__db, r->id, s, reason, rules_game_to_move(r->g), NULL, NULL) < 0)
-        fprintf(stderr, "chameleon: room %lld: cannot store a leave\n", (long long)r->id);
+    room__store_leaves(r);
     room__clock_arm(r);
     int64_t deadlines[RULES_MAX_PLAYERS];
     if (r->corr.days > 0)
@@ -372,6 +341,7 @@ static void on_move_durable(void *arg, int status)
         e->durable = true;
     room__flush(r);
     abort_unstored(r);
+    room__store_leaves(r); /* leaves that failed, once no move is in flight */
     room__maybe_free(r);
 }
 
@@ -776,6 +746,7 @@ static void on_restore(void *arg, const store_game_info *gi)
         r->moved[gi->moves[i].player] = true;
     for (int i = 0; i < gi->nleaves; i++)
         r->left[gi->leaves[i].player] = (int)gi->leaves[i].reason;
+    r->leaves_queued = r->leaves_stored = g->nleft; /* on disk */
     seat_all(r);
     room__timers_init(r);
     table_add(r);
