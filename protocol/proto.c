@@ -1175,6 +1175,16 @@ void proto_write_health(proto_out *o, int64_t uptime_s, int64_t connections, int
     end(o);
 }
 
+void proto_write_unhealthy(proto_out *o, int64_t uptime_s, const char *storage)
+{
+    puts_(o, "{\"status\":\"unavailable\"");
+    key(o, "storage");
+    put_str(o, storage);
+    key(o, "uptime_s");
+    put_int(o, uptime_s);
+    end(o);
+}
+
 int proto_decode_credentials(const char *buf, size_t len, char *user, size_t ulen, char *pass,
                              size_t plen, char *why, size_t whylen)
 {

@@ -380,5 +380,8 @@ void proto_write_http_error(proto_out *o, const char *code, const char *reason);
  */
 void proto_write_tables(proto_out *o);
 void proto_write_health(proto_out *o, int64_t uptime_s, int64_t connections, int64_t rooms);
+/* GET /healthz while the server cannot write (answered 503):
+ * {"status":"unavailable","storage":"<why>","uptime_s":N}. */
+void proto_write_unhealthy(proto_out *o, int64_t uptime_s, const char *storage);
 
 #endif

@@ -94,6 +94,17 @@ int api_healthz(net_conn *c, const char *arg, const char *body, size_t len)
     proto_out o;
     proto_out_init(&o, NET_HEADROOM);
     uint64_t up = uv_now(loop) - metrics_now.started_ms;
+    /* Not ready while the store cannot write: moves would not be stored. */
+    store_stats ss;
+    store_get_stats(db, &ss);
+    if (!ss.writable) {
+        char why[200];
+        snprintf(why, sizeof why, "cannot write the database: %s",
+                 ss.error[0] ? ss.error : "the last write failed");
+        proto_write_unhealthy(&o, (int64_t)(up / 1000), why);
+        net_http_reply_out(c, 503, "application/json", &o, NULL);
+        return 0;
+    }
     proto_write_health(&o, (int64_t)(up / 1000), ns->connections, metrics_now.rooms);
     net_http_reply_out(c, 200, "application/json", &o, NULL);
     return 0;
@@ -103,7 +114,9 @@ int api_metrics(net_conn *c, const char *arg, const char *body, size_t len)
 {
     proto_out o;
     proto_out_init(&o, NET_HEADROOM);
-    metrics_write(&o, net_get_stats());
+    store_stats ss;
+    store_get_stats(db, &ss);
+    metrics_write(&o, net_get_stats(), &ss);
     net_http_reply_out(c, 200, "text/plain; version=0.0.4; charset=utf-8", &o, NULL);
     return 0;
 }

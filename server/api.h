@@ -36,7 +36,8 @@ int api_register(net_conn *c, const char *arg, const char *body, size_t len);
 int api_login(net_conn *c, const char *arg, const char *body, size_t len);
 /* POST /api/logout: end the session of the cookie, clear the cookie. */
 int api_logout(net_conn *c, const char *arg, const char *body, size_t len);
-/* GET /healthz (JSON) and /metrics (Prometheus text). */
+/* GET /healthz (JSON: 200, or 503 while the store cannot write) and
+ * /metrics (Prometheus text). */
 /* GET /api/tables: the server's tables (proto_write_tables), written once. */
 int api_tables(net_conn *c, const char *arg, const char *body, size_t len);
 int api_healthz(net_conn *c, const char *arg, const char *body, size_t len);

@@ -16,10 +16,12 @@
  *             [--identity-idle-seconds N] [--live-games-per-identity N]
  *             [--corr-games-per-identity N] [--live-games-per-address N]
  *             [--corr-games-per-address N] [--watched-rooms-per-identity N]
- *             [--watched-rooms-per-address N]
+ *             [--watched-rooms-per-address N] [--write-retries N]
  *
  * Exit status: 0 after SIGINT/SIGTERM, 2 on a bad flag or when it cannot
- * listen (port in use), 1 on another start-up failure.
+ * listen (port in use), 3 when another server holds the database, 4 when
+ * the database is corrupt (PRAGMA quick_check), 1 on another start-up
+ * failure.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -57,6 +59,7 @@ static void usage(FILE *f)
                "                 [--live-games-per-identity N] [--corr-games-per-identity N]\n"
                "                 [--live-games-per-address N] [--corr-games-per-address N]\n"
                "                 [--watched-rooms-per-identity N] [--watched-rooms-per-address N]\n"
+               "                 [--write-retries N]\n"
                "  --host ADDR          address to listen on (default 127.0.0.1)\n"
                "  --port N             TCP port, 0 for any free one (default 8080)\n"
                "  --db FILE            SQLite database (default chameleon.db)\n"
@@ -93,6 +96,9 @@ static void usage(FILE *f)
                "  --watched-rooms-per-identity N  rooms watched without a seat, every\n"
                "                       connection of the identity together (default 50)\n"
                "  --watched-rooms-per-address N   the same per address (default 500)\n"
+               "  --write-retries N    a failed database write is tried again N times, 0..20,\n"
+               "                       50 ms apart then doubling (default 5: 1.55 s) before\n"
+               "                       its moves fail\n"
                "  --help               this text\n");
 }
 
@@ -195,6 +201,7 @@ int main(int argc, char **argv)
                 {"--corr-games-per-address", &qlim.corr_per_addr},
                 {"--watched-rooms-per-identity", &qlim.watched_per_ident},
                 {"--watched-rooms-per-address", &qlim.watched_per_addr}};
+    long write_retries = STORE_RETRIES;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -287,6 +294,11 @@ int main(int argc, char **argv)
                 fprintf(stderr, "chameleon: --lobby-flush-ms wants 10..5000\n");
                 return 2;
             }
+        } else if (strcmp(a, "--write-retries") == 0) {
+            if (!parse_int(val, 0, 20, &write_retries)) {
+                fprintf(stderr, "chameleon: --write-retries wants 0..20\n");
+                return 2;
+            }
         } else if (strcmp(a, "--abandon-seconds") == 0) {
             if (!parse_int(val, 0, 86400 * 30, &n)) {
                 fprintf(stderr, "chameleon: --abandon-seconds wants 0..2592000\n");
@@ -308,7 +320,9 @@ int main(int argc, char **argv)
     }
     char why[256];
     store *st = NULL;
-    store_options sopt = {0};
+    store_options sopt = {
+        .retries = write_retries > 0 ? (unsigned)write_retries : STORE_NO_RETRY,
+    };
     if (clock_file != NULL) {
         sopt.now_ms = offset_clock;
         sopt.now_arg = (void *)clock_file;
@@ -317,7 +331,8 @@ int main(int argc, char **argv)
     int serr = store_open(&st, &loop, db, &sopt, why, sizeof why);
     if (serr < 0) {
         fprintf(stderr, "chameleon: cannot open %s: %s\n", db, why);
-        return 1;
+        uv_loop_close(&loop);
+        return serr == STORE_ELOCKED ? 3 : serr == STORE_ECORRUPT ? 4 : 1;
     }
     if (sodium_init() < 0) {
         fprintf(stderr, "chameleon: libsodium failed to start\n");

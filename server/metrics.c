@@ -48,7 +48,7 @@ static void labelled(proto_out *o, const char *name, const char *help, const cha
     line(o, "chameleon_%s{%s=\"%s\"} %" PRIu64 "\n", name, label, b, vb);
 }
 
-void metrics_write(proto_out *o, const net_stats *net)
+void metrics_write(proto_out *o, const net_stats *net, const store_stats *st)
 {
     const metrics *m = &metrics_now;
     gauge(o, "connections", "Open WebSocket connections.", net->connections);
@@ -110,6 +110,13 @@ void metrics_write(proto_out *o, const net_stats *net)
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
         line(o, "chameleon_limit_refused_total{limit=\"%s\"} %" PRIu64 "\n", refused[i].limit,
              refused[i].n);
+    gauge(o, "store_writable", "1 while the database takes writes, 0 after a failed one.",
+          st->writable);
+    counter(o, "store_write_failures_total",
+            "Write batches (moves...) failed after every retry; probes included.",
+            st->write_failures);
+    counter(o, "store_write_retries_total", "Write batches tried again after a failure.",
+            st->write_retries);
     line(o, "# HELP chameleon_errors_total Error messages sent, by code.\n"
             "# TYPE chameleon_errors_total counter\n");
     for (int i = 1; i < PROTO_NERRORS; i++)

@@ -6,7 +6,7 @@
  * (rooms, games, seeks, moves, errors sent); the Prometheus text of them
  * and of the transport's own counters (net_stats).
  * May call: net.h (the net_stats type only), bot.h and accounts.h (their
- * counters), proto.h. Only the loop thread
+ * counters), store.h (the store_stats type only), proto.h. Only the loop thread
  * touches the counters.
  */
 #ifndef METRICS_H
@@ -16,6 +16,7 @@
 
 #include "net.h"
 #include "proto.h"
+#include "store.h"
 
 typedef struct metrics {
     int64_t rooms;                  /* rooms in memory */
@@ -49,8 +50,8 @@ typedef struct metrics {
 
 extern metrics metrics_now;
 
-/* Write the Prometheus text exposition of metrics_now and of the
- * transport's counters into o. */
-void metrics_write(proto_out *o, const net_stats *net);
+/* Write the Prometheus text exposition of metrics_now, of the
+ * transport's counters and of the store's into o. */
+void metrics_write(proto_out *o, const net_stats *net, const store_stats *store);
 
 #endif

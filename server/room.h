@@ -3,14 +3,16 @@
  *
  * Owns: every room in memory (a table by id) and what is in one: its
  * rules_game (the only judge of a move), seats, watchers, clocks, offers,
- * chat, the events it numbered. Split in three files around one private
- * header (room_impl.h): room_game.c (the table, starting, restoring, the
+ * chat, the events it numbered. Split in files around one private header
+ * (room_impl.h): room_game.c (the table, starting, restoring, the
  * requests), room_clock.c (clocks, flags, abandonment), room_events.c
- * (events, watchers, the state and catchup sent to a session).
+ * (events, watchers, chat and presence, the state and catchup sent to a
+ * session), room_bot.c (bots' seats), room_store.c (results and leaves
+ * written again after a failed write).
  * May call: ident.h (seats, an identity's rooms), session.h (the sink),
  * quota.h (games charged per identity and address, rooms watched),
- * store.h, errmap.h, metrics.h, bot.h (the bots' searches), proto.h, libuv. Never the transport: it
- * links without libwebsockets.
+ * store.h, errmap.h, metrics.h, bot.h (the bots' searches), proto.h,
+ * libuv. Never the transport: it links without libwebsockets.
  *
  * Every state change is an event with the next sequence number; the last
  * ROOM_EVENT_RING events are kept (lean form) so that a client that

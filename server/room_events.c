@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "metrics.h"
 #include "store.h"
 
 /* ------------------------------------------------------------------------ */
@@ -322,4 +323,54 @@ int room_part(room *r, session *s, const proto_req *req, char *why, size_t whyle
     unwatch(r, s);
     room__maybe_free(r);
     return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Chat: from the room's watchers, at a rate per identity. */
+
+int room_chat(room *r, session *c, const proto_req *req, char *why, size_t whylen)
+{
+    if (!room__watching(r, c)) {
+        /* Chat is for the room's watchers: join it first. */
+        metrics_now.chat_not_joined++;
+        rules_why(why, whylen, "join room %lld before chatting in it", (long long)r->id);
+        return PROTO_ENOT_JOINED;
+    }
+    if (!session_chat_take(&c->who->chat, uv_now(room__loop))) {
+        metrics_now.chat_rate++;
+        rules_why(why, whylen, "at most %d chat messages per %d s from one player",
+                  SESSION_CHAT_BURST, SESSION_CHAT_WINDOW_MS / 1000);
+        return PROTO_ERATE_LIMITED;
+    }
+    proto_chat_line *line = &r->chat[r->chat_head];
+    line->seat = room__seat_of(r, c->who);
+    snprintf(line->name, sizeof line->name, "%s", c->who->name);
+    snprintf(line->text, sizeof line->text, "%s", req->text);
+    r->chat_head = (r->chat_head + 1) % ROOM_CHAT_KEEP;
+    if (r->nchat < ROOM_CHAT_KEEP)
+        r->nchat++;
+    proto_out o;
+    room__new_event(r, &o);
+    proto_write_event_chat(&o, r->id, r->seq, line);
+    room__push_event(r, &o, false, true);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Presence: an identity's rooms, from its own list. */
+
+void room_presence(ident *who, bool connected)
+{
+    for (size_t i = 0; i < who->nrooms; i++) {
+        room *r = who->rooms[i];
+        int s = room__seat_of(r, who);
+        if (s < 0 || r->closing || r->g->result.over)
+            continue;
+        r->away_since[s] = connected ? 0 : (uv_now(room__loop) ? uv_now(room__loop) : 1);
+        room__abandon_arm(r);
+        proto_out o;
+        room__new_event(r, &o);
+        proto_write_event_presence(&o, r->id, r->seq, s, connected);
+        room__push_event(r, &o, false, true);
+    }
 }

@@ -133,8 +133,8 @@ static void game_finished(room *r)
     metrics_now.games_in_progress--;
     for (int i = 0; i < r->nseats; i++)
         uncharge(r, i);
-    if (store_game_finish(room__db, r->id, &r->g->result, NULL, NULL) < 0)
-        fprintf(stderr, "chameleon: room %lld: cannot store the result\n", (long long)r->id);
+    if (!r->unstored)
+        room__store_result(r);
 }
 
 void room__player_leaves(room *r, int s, rules_reason reason)
@@ -147,9 +147,7 @@ void room__player_leaves(room *r, int s, rules_reason reason)
     r->draw_offers = 0;
     if (reason == RULES_REASON_TIMEOUT)
         r->clocks[s] = 0;
-    if (!r->g->result.over &&
-        store_game_leave(room__db, r->id, s, reason, rules_game_to_move(r->g), NULL, NULL) < 0)
-        fprintf(stderr, "chameleon: room %lld: cannot store a leave\n", (long long)r->id);
+    room__store_leaves(r);
     room__clock_arm(r);
     int64_t deadlines[RULES_MAX_PLAYERS];
     if (r->corr.days > 0)
@@ -179,6 +177,29 @@ static void end_drawn(room *r, rules_reason why)
 
 /* ------------------------------------------------------------------------ */
 /* Starting. */
+
+/* The store could not write the game's creation (after its retries): the
+ * game exists nowhere but here, so it ends, aborted, once the moves queued
+ * behind it have failed with it and been taken back. At close
+ * (STORE_ECLOSED) nothing is ended: the server is stopping. */
+static void abort_unstored(room *r)
+{
+    if (!r->unstored || r->pending > 0 || r->closing || r->g->result.over)
+        return;
+    fprintf(stderr, "chameleon: room %lld: the game could not be stored: aborted\n",
+            (long long)r->id);
+    end_drawn(r, RULES_REASON_ABORTED);
+}
+
+static void on_created(void *arg, int status)
+{
+    room *r = arg;
+    r->pending--;
+    if (status < 0 && status != STORE_ECLOSED)
+        r->unstored = true;
+    abort_unstored(r);
+    room__maybe_free(r);
+}
 
 room *room_start(const room_settings *s, ident *const *seats, int nseats, const session *asker,
                  const proto_req *req, proto_err *err, char *why, size_t whylen)
@@ -229,13 +250,14 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats, const 
         ng.players[i].bot = seats[i]->bot;
         snprintf(ng.players[i].name, sizeof ng.players[i].name, "%s", seats[i]->name);
     }
-    int serr = store_game_create(room__db, &ng, &r->id, NULL, NULL, why, whylen);
+    int serr = store_game_create(room__db, &ng, &r->id, on_created, r, why, whylen);
     if (serr < 0) {
         rules_game_free(g);
         free(r);
         *err = proto_err_from_code(store_err_code(serr), PROTO_ESTORAGE);
         return NULL;
     }
+    r->pending = 1; /* the creation */
     r->g = g;
     r->base_ms = corr ? 0 : s->base_ms;
     r->inc_ms = corr ? 0 : s->inc_ms;
@@ -297,20 +319,28 @@ static int acting_seat(room *r, const session *s, bool need_playing, char *why, 
     return seat;
 }
 
-/* Storage refused the last move: take it back (the game as it stood
- * before it, leaves at their place), drop its event and tell its author. */
+/* Storage refused a move: take it back with every move played after it
+ * (the store fails those too, and has the game as the disk has it again:
+ * a conditional answer or a bot may have moved at once), leaves at their
+ * place, drop its event and tell its author. */
 static void move_failed(room *r, outbox_ev *e, int status)
 {
     int seat = e->seat;
-    if ((size_t)e->ply + 1 == r->g->nmoves) {
+    if ((size_t)e->ply < r->g->nmoves) {
         rules_game *g = NULL;
-        if (rules_game_clone(&g, r->g, r->g->nmoves - 1) == 0) {
+        if (rules_game_clone(&g, r->g, (size_t)e->ply) == 0) {
             /* Players who left after the move still left. */
             for (int i = 0; i < r->g->nleft; i++)
-                if (r->g->left[i].after == r->g->nmoves && !g->result.over)
+                if (r->g->left[i].after > (size_t)e->ply && !g->result.over)
                     rules_game_leave(g, r->g->left[i].player, r->g->left[i].reason);
             rules_game_free(r->g);
             r->g = g;
+            if (r->finished && !g->result.over) {
+                /* The move ended the game: it goes on (the result failed
+                 * with it). */
+                r->finished = false;
+                metrics_now.games_in_progress++;
+            }
             room__clock_arm(r);
         }
     }
@@ -334,6 +364,8 @@ static void on_move_durable(void *arg, int status)
     else
         e->durable = true;
     room__flush(r);
+    abort_unstored(r);
+    room__store_leaves(r); /* leaves that failed, once no move is in flight */
     room__maybe_free(r);
 }
 
@@ -599,53 +631,6 @@ int room_rematch(room *r, session *c, const proto_req *req, char *why, size_t wh
     return 0;
 }
 
-int room_chat(room *r, session *c, const proto_req *req, char *why, size_t whylen)
-{
-    if (!room__watching(r, c)) {
-        /* Chat is for the room's watchers: join it first. */
-        metrics_now.chat_not_joined++;
-        rules_why(why, whylen, "join room %lld before chatting in it", (long long)r->id);
-        return PROTO_ENOT_JOINED;
-    }
-    if (!session_chat_take(&c->who->chat, uv_now(room__loop))) {
-        metrics_now.chat_rate++;
-        rules_why(why, whylen, "at most %d chat messages per %d s from one player",
-                  SESSION_CHAT_BURST, SESSION_CHAT_WINDOW_MS / 1000);
-        return PROTO_ERATE_LIMITED;
-    }
-    proto_chat_line *line = &r->chat[r->chat_head];
-    line->seat = room__seat_of(r, c->who);
-    snprintf(line->name, sizeof line->name, "%s", c->who->name);
-    snprintf(line->text, sizeof line->text, "%s", req->text);
-    r->chat_head = (r->chat_head + 1) % ROOM_CHAT_KEEP;
-    if (r->nchat < ROOM_CHAT_KEEP)
-        r->nchat++;
-    proto_out o;
-    room__new_event(r, &o);
-    proto_write_event_chat(&o, r->id, r->seq, line);
-    room__push_event(r, &o, false, true);
-    return 0;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Presence: an identity's rooms, from its own list. */
-
-void room_presence(ident *who, bool connected)
-{
-    for (size_t i = 0; i < who->nrooms; i++) {
-        room *r = who->rooms[i];
-        int s = room__seat_of(r, who);
-        if (s < 0 || r->closing || r->g->result.over)
-            continue;
-        r->away_since[s] = connected ? 0 : (uv_now(room__loop) ? uv_now(room__loop) : 1);
-        room__abandon_arm(r);
-        proto_out o;
-        room__new_event(r, &o);
-        proto_write_event_presence(&o, r->id, r->seq, s, connected);
-        room__push_event(r, &o, false, true);
-    }
-}
-
 int room_bot_games_of(const ident *who)
 {
     int n = 0;
@@ -761,6 +746,7 @@ static void on_restore(void *arg, const store_game_info *gi)
     for (int i = 0; i < r->nseats; i++)
         if (r->left[i] < 0)
             charge(r, i); /* to the identity only: the address is not known */
+    r->leaves_queued = r->leaves_stored = g->nleft; /* on disk */
     seat_all(r);
     room__timers_init(r);
     table_add(r);

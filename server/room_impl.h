@@ -1,6 +1,7 @@
 /*
- * room_impl.h - what the three files of the room module share (room_game.c,
- * room_clock.c, room_events.c); private to them. See room.h.
+ * room_impl.h - what the files of the room module share (room_game.c,
+ * room_clock.c, room_events.c, room_bot.c, room_store.c); private to them.
+ * See room.h.
  *
  * Owns: struct room and its outbox entries; the room module's internal
  * functions (prefix room__, as libuv's uv__). May call: what room.h may.
@@ -15,6 +16,11 @@
 
 /* An event waiting in a room's outbox until it is durable (moves) and
  * every event before it is out. */
+/* A result or leave the store could not write is queued again this many
+ * times (each try lasts the store's retries: 1.55 s by default, so about
+ * 2.5 min of a full disk). */
+enum { ROOM_RESULT_TRIES = 100 };
+
 typedef struct outbox_ev {
     struct room *room;
     int seat, ply; /* a move: who played it, how many moves before it */
@@ -52,7 +58,13 @@ struct room {
     net_msg *ring[ROOM_EVENT_RING];   /* emitted lean events by seq % RING */
     bool ring_board[ROOM_EVENT_RING]; /* that event changed the board */
     outbox_ev *out_head, *out_tail;
-    int pending; /* moves not yet durable */
+    int pending;      /* moves (and the creation) not yet durable */
+    bool unstored;    /* the creation failed: aborted once pending is 0 */
+    int result_tries; /* the result's writes that failed */
+    /* Leaves of g->left handed to the store, and written; a leave failed:
+     * queued again once nothing is in flight (room_store.c). */
+    int leaves_queued, leaves_stored, leave_tries;
+    bool leaves_failed;
     unsigned draw_offers, rematch_offers;
     int64_t next_room;
     proto_chat_line chat[ROOM_CHAT_KEEP];
@@ -103,6 +115,14 @@ unsigned room__bot_seats(const room *r);
 bool room__bot_takes_draw(const room *r, int s);
 /* Stop every bot for good (shutdown). */
 void room__bots_stop(void);
+
+/* room_store.c */
+/* Queue the result of r's game (finished); queued again if it fails. */
+void room__store_result(room *r);
+/* Queue the leaves of r's game not yet handed to the store (each after the
+ * moves the store has); again after a failure, once r has nothing in
+ * flight. */
+void room__store_leaves(room *r);
 
 /* room_clock.c */
 bool room__timed(const room *r);

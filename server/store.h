@@ -74,7 +74,9 @@
     X(STORE_ENOT_YOUR_TURN, -116, "not_your_turn",                                                 \
       "conditional moves are entered while the opponent is to move")                               \
     X(STORE_ETHROTTLED, -130, "too_many_attempts", "too many attempts: wait and try again")        \
-    X(STORE_EBUSY, -131, "busy", "the server is busy: try again in a moment")
+    X(STORE_EBUSY, -131, "busy", "the server is busy: try again in a moment")                      \
+    X(STORE_ELOCKED, -140, "db_in_use", "the database is in use by another server")                \
+    X(STORE_ECORRUPT, -141, "db_corrupt", "the database file is corrupt")
 
 typedef enum {
     STORE_OK = 0,
@@ -116,14 +118,48 @@ typedef struct store_options {
      * time with it (timeouts, vacation). */
     int64_t (*now_ms)(void *arg);
     void *now_arg;
+    /* Storage faults (PROTOCOL.md, "Storage faults"): a batch whose
+     * transaction fails is tried again `retries` more times (0: the
+     * default, STORE_RETRIES; use STORE_NO_RETRY for none), after
+     * store_retry_delay_ms(retry_ms, attempt) each (0: STORE_RETRY_MS). */
+    unsigned retries;
+    unsigned retry_ms;
+    unsigned busy_ms; /* SQLite's wait for another connection's lock; 0: 2000 */
 } store_options;
+
+enum {
+    STORE_RETRIES = 5,         /* tries after the first, per batch */
+    STORE_RETRY_MS = 50,       /* the first back-off; doubles each time */
+    STORE_RETRY_MAX_MS = 2000, /* no back-off is longer */
+    STORE_NO_RETRY = 1000000,  /* store_options.retries: none */
+    STORE_PROBE_MS = 1000,     /* a probe write this often while unwritable */
+};
+
+/* The back-off before try number attempt + 2 of a batch (attempt 0 is the
+ * wait after the first failure): base_ms doubled per attempt, at most
+ * STORE_RETRY_MAX_MS. */
+unsigned store_retry_delay_ms(unsigned base_ms, unsigned attempt);
+
+/* The store's health for /healthz and /metrics. */
+typedef struct store_stats {
+    bool writable;           /* the last write (or probe) committed */
+    uint64_t write_failures; /* batches failed after every retry */
+    uint64_t write_retries;  /* tries after a failed one */
+    char error[160];         /* why not writable (SQLite's message), or "" */
+} store_stats;
+
+void store_get_stats(store *s, store_stats *out);
 
 /*
  * Open (creating if needed) the database at path and bring its schema up to
  * date: every migrations_dir/NNNN_*.sql above the database's version, each
  * in its own transaction. A database whose version is above the highest
  * migration found is refused with STORE_ETOO_NEW and a sentence saying both
- * versions. Loads the in-progress games into memory (turns, deadlines,
+ * versions. One server per database: an exclusive lock (flock) on the file
+ * "<path>.lock" is held while the store is open; if another process holds
+ * it, STORE_ELOCKED. The file is checked with PRAGMA quick_check before
+ * anything is written to it: a corrupt file is refused with STORE_ECORRUPT
+ * and left as it is. Loads the in-progress games into memory (turns, deadlines,
  * conditional lines). Returns 0 and *out, or a negative store_err with a
  * sentence in why.
  */
@@ -145,7 +181,11 @@ int store_schema_version(store *s);
 int64_t store_now(store *s);
 
 /* Called when a queued write is durable (status 0) or has failed (negative:
- * the write is NOT on disk; do not acknowledge). */
+ * the write is NOT on disk; do not acknowledge). A failed batch is tried
+ * again (store_options.retries) before its writes fail; when they fail,
+ * every op queued behind them fails too (STORE_EDB) and the store's games
+ * in memory are read back from the disk, so that the next write follows
+ * what is on disk: the caller takes back what it had played. */
 typedef void (*store_done_cb)(void *arg, int status);
 
 /* Write everything queued now instead of at the next tick: waits for the

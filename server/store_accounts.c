@@ -227,6 +227,11 @@ static int profile_read(store *s, const char *username, profile_buf *b)
 
 static int run_profile(store *s, op *o)
 {
+    if (o->answer != NULL) { /* a retry reads again */
+        profile_buf_free(o->answer);
+        free(o->answer);
+        o->answer = NULL;
+    }
     profile_buf *b = malloc(sizeof *b);
     if (b == NULL) {
         o->status = STORE_ENOMEM;
@@ -255,7 +260,7 @@ static void release_profile(op *o)
     }
 }
 
-static const op_kind profile_kind = {run_profile, done_profile, release_profile};
+static const op_kind profile_kind = {run_profile, done_profile, release_profile, true};
 
 int store_profile_get(store *s, const char *username, store_profile_cb cb, void *arg)
 {

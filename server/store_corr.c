@@ -152,7 +152,15 @@ static int vac_write(store *s, int64_t account, const vac_row *v, int64_t delta)
         err = db_run(db_use(s->st, ST_COMMIT));
     if (err < 0) {
         db_run(db_use(s->st, ST_ROLLBACK));
-        s->broken = true;
+        /* The deadlines moved in memory: back to what the disk has. */
+        acct_games *a = mem_account(s, account);
+        size_t n = a ? a->n : 0;
+        int64_t *ids = n ? malloc(n * sizeof *ids) : NULL;
+        for (size_t i = 0; ids && i < n; i++)
+            ids[i] = a->games[i]->id;
+        for (size_t i = 0; ids && i < n; i++)
+            games_resync(s, ids[i]);
+        free(ids);
     }
     return err;
 }
@@ -311,7 +319,7 @@ static void release_cond(op *o)
     mem_lines_free(o->lines, o->nlines);
 }
 
-static const op_kind cond_kind = {run_cond, queue_write_done, release_cond};
+static const op_kind cond_kind = {run_cond, queue_write_done, release_cond, false};
 
 /* Queue the player's lines as they are in memory now. */
 static int queue_cond(store *s, game_mem *g, int player)

@@ -3,15 +3,23 @@
  * synchronous=FULL, foreign keys), migrations, the statement table (every
  * SQL statement of the server, prepared once on the loop's and the writer's
  * connection), errors, store_open and store_close. See store_impl.h.
+ *
+ * Before anything is written, store_open takes the database's lock (one
+ * server per file) and checks the file (PRAGMA quick_check): two servers on
+ * one database would fail each other's writes, and a corrupt file must be
+ * refused, never written to.
  */
 #include "store_impl.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "proto_out.h"
 
@@ -303,14 +311,95 @@ static int wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
     return SQLITE_OK;
 }
 
+/* One server per database: an exclusive flock on "<path>.lock". flock, not
+ * fcntl: SQLite holds fcntl locks on the database itself, and those are per
+ * process and dropped when any descriptor of the file closes. The lock goes
+ * with the process (even after kill -9); the file stays, holding the pid of
+ * its last owner for the message. */
+static int db_lock(store *s, const char *path, char *why, size_t whylen)
+{
+    char lp[4096];
+    if (snprintf(lp, sizeof lp, "%s.lock", path) >= (int)sizeof lp) {
+        rules_why(why, whylen, "%s: the path is too long", path);
+        return STORE_EBAD_ARG;
+    }
+    s->lock_fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (s->lock_fd < 0) {
+        rules_why(why, whylen, "cannot open the lock file %s: %s", lp, strerror(errno));
+        return STORE_EDB;
+    }
+    if (flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+        int e = errno;
+        char pid[24] = "";
+        ssize_t n = pread(s->lock_fd, pid, sizeof pid - 1, 0);
+        pid[n > 0 ? n : 0] = '\0';
+        pid[strcspn(pid, "\n")] = '\0';
+        close(s->lock_fd);
+        s->lock_fd = -1;
+        if (e == EWOULDBLOCK) {
+            rules_why(why, whylen,
+                      "the database is in use by another server (pid %s holds %s); "
+                      "one server per database",
+                      pid[0] ? pid : "?", lp);
+            return STORE_ELOCKED;
+        }
+        rules_why(why, whylen, "cannot lock %s: %s", lp, strerror(e));
+        return STORE_EDB;
+    }
+    char pid[24];
+    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    /* The pid is only for the message: its failure is no error. */
+    if (ftruncate(s->lock_fd, 0) == 0 && pwrite(s->lock_fd, pid, (size_t)n, 0) < 0)
+        pid[0] = '\0';
+    return 0;
+}
+
+/* PRAGMA quick_check before anything writes to the file (the pragmas of
+ * db_open do): a corrupt file is refused as it is. Its first complaint goes
+ * into why. */
+static int db_check(store *s, const char *path, char *why, size_t whylen)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        rules_why(why, whylen, "%s cannot be read as a database (%s); refusing to open it", path,
+                  sqlite3_errmsg(s->db));
+        return STORE_ECORRUPT;
+    }
+    rc = sqlite3_step(st);
+    const char *res = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    int err = 0;
+    if (res == NULL || strcmp(res, "ok") != 0) {
+        /* Its first complaint, on one line. */
+        char first[160];
+        snprintf(first, sizeof first, "%s", res ? res : sqlite3_errmsg(s->db));
+        for (char *p = first; *p; p++)
+            if (*p == '\n')
+                *p = ' ';
+        rules_why(why, whylen,
+                  "%s is corrupt (quick_check: %s); refusing to open it: restore a "
+                  "backup (the file was not changed)",
+                  path, first);
+        err = STORE_ECORRUPT;
+    }
+    sqlite3_finalize(st);
+    return err;
+}
+
 /* The three connections with their settings and the statement table on the
  * loop's and the writer's; migrations on the loop's. */
-static int db_open(store *s, const char *path, const char *dir, char *why, size_t whylen)
+static int db_open(store *s, const char *path, const char *dir, unsigned busy_ms, char *why,
+                   size_t whylen)
 {
+    int err = db_lock(s, path, why, whylen);
+    if (err < 0)
+        return err;
     if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
         SQLITE_OK)
         return db_error(s, why, whylen, path);
-    sqlite3_busy_timeout(s->db, 2000);
+    sqlite3_busy_timeout(s->db, (int)busy_ms);
+    if ((err = db_check(s, path, why, whylen)) < 0)
+        return err;
     char *errmsg = NULL;
     if (sqlite3_exec(s->db,
                      "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
@@ -320,7 +409,7 @@ static int db_open(store *s, const char *path, const char *dir, char *why, size_
         sqlite3_free(errmsg);
         return STORE_EDB;
     }
-    int err = migrate(s, dir, why, whylen);
+    err = migrate(s, dir, why, whylen);
     if (err < 0)
         return err;
     /* The moves of many games touch many pages: keep them cached (64 MiB). */
@@ -344,7 +433,7 @@ static int db_open(store *s, const char *path, const char *dir, char *why, size_
         rules_why(why, whylen, "%s: %s", path, sqlite3_errmsg(s->wdb));
         return STORE_EDB;
     }
-    sqlite3_busy_timeout(s->wdb, 2000);
+    sqlite3_busy_timeout(s->wdb, (int)busy_ms);
     if (s->ckpt_db != NULL) {
         sqlite3_wal_autocheckpoint(s->wdb, 0);
         sqlite3_wal_hook(s->wdb, wal_hook, s);
@@ -372,6 +461,8 @@ void db_free(store *s)
     sqlite3_close(s->ckpt_db);
     sqlite3_close(s->wdb);
     sqlite3_close(s->db);
+    if (s->lock_fd >= 0)
+        close(s->lock_fd); /* after the connections: the next server may start */
     mem_free(s);
     free(s->ops);
     free(s);
@@ -394,7 +485,10 @@ int store_open(store **out, uv_loop_t *loop, const char *path, const store_optio
     s->group_ms = o.group_ms ? o.group_ms : 1;
     s->now_fn = o.now_ms ? o.now_ms : wall_ms;
     s->now_arg = o.now_arg;
-    int err = db_open(s, path, dir, why, whylen);
+    s->lock_fd = -1;
+    s->retries = o.retries == 0 ? STORE_RETRIES : o.retries >= STORE_NO_RETRY ? 0 : o.retries;
+    s->retry_ms = o.retry_ms ? o.retry_ms : STORE_RETRY_MS;
+    int err = db_open(s, path, dir, o.busy_ms ? o.busy_ms : 2000, why, whylen);
     if (err == 0) {
         err = games_load(s);
         if (err == 0)

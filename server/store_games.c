@@ -173,10 +173,10 @@ static int run_finish(store *s, op *o)
     return err;
 }
 
-static const op_kind create_kind = {run_create, queue_write_done, release_create};
-static const op_kind move_kind = {run_move, queue_write_done, NULL};
-static const op_kind leave_kind = {run_leave, queue_write_done, NULL};
-static const op_kind finish_kind = {run_finish, queue_write_done, NULL};
+static const op_kind create_kind = {run_create, queue_write_done, release_create, false};
+static const op_kind move_kind = {run_move, queue_write_done, NULL, false};
+static const op_kind leave_kind = {run_leave, queue_write_done, NULL, false};
+static const op_kind finish_kind = {run_finish, queue_write_done, NULL, false};
 
 /* ------------------------------------------------------------------------ */
 /* Create, move, leave, finish */
@@ -483,8 +483,12 @@ static int game_read(sqlite3_stmt *const *set, int64_t id, game_buf *b)
 
 /* A queued read of one game: run on the writer's connection, answered on
  * the loop. */
+static void release_read(op *o);
+
 static int run_read(store *s, op *o)
 {
+    release_read(o); /* a retry reads again */
+    o->answer = NULL;
     game_buf *b = malloc(sizeof *b);
     if (b == NULL) {
         o->status = STORE_ENOMEM;
@@ -512,7 +516,7 @@ static void release_read(op *o)
     }
 }
 
-static const op_kind read_kind = {run_read, done_read, release_read};
+static const op_kind read_kind = {run_read, done_read, release_read, true};
 
 int store_game_get(store *s, int64_t id, store_game_get_cb cb, void *arg)
 {
@@ -563,6 +567,11 @@ static int load_one(store *s, int64_t id)
         return err < 0 ? err : STORE_ENOMEM;
     }
     const store_game_info *gi = &b.info;
+    if (gi->finished) {
+        game_buf_free(&b);
+        free(g);
+        return 0;
+    }
     g->id = id;
     snprintf(g->variant, sizeof g->variant, "%s", gi->variant);
     g->kind = gi->kind;
@@ -583,6 +592,13 @@ static int load_one(store *s, int64_t id)
     if (err < 0)
         mem_game_free(g);
     return err;
+}
+
+int games_resync(store *s, int64_t id)
+{
+    mem_game_remove(s, id);
+    int err = load_one(s, id);
+    return err == STORE_ENOT_FOUND ? 0 : err;
 }
 
 int games_load(store *s)

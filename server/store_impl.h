@@ -10,7 +10,8 @@
  * listed below).
  *
  * Modules (prefix of their internal functions), and what they may call:
- *   store_db.c       (db_)    connections, pragmas, migrations, the statement
+ *   store_db.c       (db_)    the lock file, quick_check, connections,
+ *                             pragmas, migrations, the statement
  *                             table (the only SQL text of the server, prepared
  *                             once on both connections), errors, store_open
  *                             (which calls each module's loader), store_close
@@ -20,14 +21,17 @@
  *                             else.
  *   store_queue.c    (queue_) the op queue, the writer thread, group commit,
  *                             checkpoints, store_flush, the store's uv
- *                             handles. Calls db_, each op's kind (op_kind)
- *                             without knowing what it is, and
- *                             corr_deadline_tick (the deadline timer).
+ *                             handles, retries of a failed batch and the
+ *                             probe write. Calls db_, each op's kind
+ *                             (op_kind) without knowing what it is,
+ *                             corr_deadline_tick (the deadline timer) and
+ *                             games_resync (after a failed batch).
  *   store_games.c    (games_) create/move/leave/finish, reading whole games,
  *                             loading games in progress. Calls db_, mem_,
  *                             queue_, corr_ (lines of a loaded game).
  *   store_corr.c     (corr_)  deadlines, vacation, conditional lines, "your
- *                             turn". Calls db_, mem_, queue_.
+ *                             turn". Calls db_, mem_, queue_, games_resync
+ *                             (a vacation write that failed).
  *   store_accounts.c          accounts, sessions, profiles. Calls db_, queue_.
  *
  * Threads: everything runs on the loop thread except op_kind.run, which
@@ -133,6 +137,9 @@ typedef struct op_kind {
     void (*done)(store *s, op *o, int status);
     /* Free what the op owns (after done); NULL if it owns nothing. */
     void (*release)(op *o);
+    /* Writes nothing: a batch of these alone does not show that the disk
+     * takes writes again. run may be called again on a retry. */
+    bool reads_only;
 } op_kind;
 
 /* A queued operation: its kind and the fields the kinds use. */
@@ -170,7 +177,8 @@ struct store {
     sqlite3_stmt *wst[ST_COUNT];
     sqlite3 *ckpt_db; /* used only by the checkpoint job */
     uv_loop_t *loop;
-    uv_timer_t group_timer, deadline_timer;
+    uv_timer_t group_timer, deadline_timer, probe_timer;
+    int lock_fd; /* "<db>.lock", flocked while open; -1 if none */
     int open_handles;
     int works; /* thread-pool jobs still running */
     /* The writer: a thread that commits each batch, so that the loop never
@@ -186,10 +194,19 @@ struct store {
     op *inflight;
     size_t ninflight;
     int inflight_err;
+    unsigned inflight_retries; /* tries after a failed one (writer's, read
+                                  once the batch is back) */
+    /* Storage faults: the writer says whether its last try failed and why
+     * (under mu when has_writer); the loop counts. */
+    bool failing;
+    char failing_why[160];
+    bool unwritable; /* loop: the last batch with writes failed */
+    uint64_t write_failures, write_retries;
+    unsigned retries, retry_ms;
     uv_work_t ckpt_work;
     bool ckpt_running;
     int wal_pages; /* frames in the WAL after the last commit */
-    bool closing, broken;
+    bool closing;
     unsigned group_ms;
     int64_t (*now_fn)(void *);
     void *now_arg;
@@ -273,6 +290,9 @@ void queue_stop(store *s);
 
 /* Every game in progress into memory (store_open). 0 or an error. */
 int games_load(store *s);
+/* After a failed batch: game `id` in memory as it is on disk (out of memory
+ * if it is not there or is finished). 0 or an error. */
+int games_resync(store *s, int64_t id);
 
 /* store_corr.c ----------------------------------------------------------- */
 

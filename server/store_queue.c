@@ -5,6 +5,14 @@
  * committed, the loop calls their callbacks in order, then the turn
  * callback. Also WAL checkpoints on the thread pool and store_flush. The
  * queue does not know what an op does: its op_kind says. See store_impl.h.
+ *
+ * Storage faults: a batch whose transaction fails (disk full, I/O error,
+ * a lock) is rolled back and tried again after a growing back-off, up to
+ * s->retries times, on the writer thread (the loop goes on queueing). If
+ * every try fails, its ops and every op queued behind them fail, the games
+ * they touch are read back from the disk (games_resync), and a probe write
+ * runs every STORE_PROBE_MS until one commits: the store recovers by itself
+ * once the cause goes away.
  */
 #include "store_impl.h"
 
@@ -18,14 +26,23 @@ enum { CKPT_PAGES = 4000 };
 
 static void group_cb(uv_timer_t *t);
 static void written_cb(uv_async_t *a);
+static void probe_cb(uv_timer_t *t);
+static void resync(store *s, const op *ops, size_t n);
+static bool has_writes(const op *ops, size_t n);
 static void writer_main(void *arg);
 static void dispatch(store *s);
 
 int queue_refuses(store *s)
 {
-    if (s->closing)
-        return STORE_ECLOSED;
-    return s->broken ? STORE_EDB : 0;
+    return s->closing ? STORE_ECLOSED : 0;
+}
+
+unsigned store_retry_delay_ms(unsigned base_ms, unsigned attempt)
+{
+    unsigned ms = base_ms;
+    for (unsigned i = 0; i < attempt && ms < STORE_RETRY_MAX_MS; i++)
+        ms *= 2;
+    return ms < STORE_RETRY_MAX_MS ? ms : STORE_RETRY_MAX_MS;
 }
 
 op *queue_push(store *s, const op_kind *kind, int64_t game)
@@ -61,18 +78,54 @@ static void op_release(op *o)
         o->kind->release(o);
 }
 
-/* Run one batch in one transaction on the writer's connection (writer
- * thread, or the loop while the writer is idle). */
-static int write_batch(store *s, op *ops, size_t n)
+/* What the last try of a batch found, for /healthz (under mu: the loop
+ * reads it while the writer retries). */
+static void set_failing(store *s, bool failing, const char *why)
 {
-    int err = s->broken ? STORE_EDB : db_run(db_use(s->wst, ST_BEGIN));
+    if (s->has_writer)
+        uv_mutex_lock(&s->mu);
+    s->failing = failing;
+    /* Kept after a success: a batch of reads commits on a full disk too,
+     * and the store stays unwritable until a write commits. */
+    if (failing)
+        snprintf(s->failing_why, sizeof s->failing_why, "%s", why);
+    if (s->has_writer)
+        uv_mutex_unlock(&s->mu);
+}
+
+/* One try: the batch in one transaction on the writer's connection. */
+static int write_once(store *s, op *ops, size_t n)
+{
+    int err = db_run(db_use(s->wst, ST_BEGIN));
     for (size_t i = 0; i < n && err == 0; i++)
         err = ops[i].kind->run(s, &ops[i]);
     if (err == 0)
         err = db_run(db_use(s->wst, ST_COMMIT));
-    if (err < 0 && !s->broken) {
-        fprintf(stderr, "store: writing %zu operations failed: %s\n", n, sqlite3_errmsg(s->wdb));
-        db_run(db_use(s->wst, ST_ROLLBACK));
+    if (err < 0) {
+        char why[sizeof s->failing_why];
+        snprintf(why, sizeof why, "%s", sqlite3_errmsg(s->wdb));
+        fprintf(stderr, "store: writing %zu operations failed: %s\n", n, why);
+        /* SQLite may have rolled back already (disk full): then this fails
+         * harmlessly. */
+        if (sqlite3_get_autocommit(s->wdb) == 0)
+            db_run(db_use(s->wst, ST_ROLLBACK));
+        set_failing(s, true, why);
+    } else {
+        set_failing(s, false, NULL);
+    }
+    return err;
+}
+
+/* Run one batch, tried again after a back-off while it fails (writer
+ * thread, or the loop while the writer is idle). Counts the retries in
+ * s->inflight_retries. */
+static int write_batch(store *s, op *ops, size_t n)
+{
+    int err = write_once(s, ops, n);
+    for (unsigned attempt = 0; err < 0 && attempt < s->retries; attempt++) {
+        uv_sleep(store_retry_delay_ms(s->retry_ms, attempt));
+        s->inflight_retries++;
+        err = write_once(s, ops, n);
     }
     return err;
 }
@@ -151,6 +204,92 @@ static void notify_turns(store *s, const op *ops, size_t n)
         }
 }
 
+static bool has_writes(const op *ops, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!ops[i].kind->reads_only)
+            return true;
+    return false;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Each game a failed op touched, once, back to what the disk has. */
+static void resync(store *s, const op *ops, size_t n)
+{
+    if (n == 0)
+        return;
+    int64_t *ids = malloc(n * sizeof *ids);
+    size_t k = 0;
+    for (size_t i = 0; ids && i < n; i++)
+        if (ops[i].game > 0 && !ops[i].kind->reads_only)
+            ids[k++] = ops[i].game;
+    if (ids == NULL) {
+        /* No memory for the list: one by one, repeats and all. */
+        for (size_t i = 0; i < n; i++)
+            if (ops[i].game > 0 && !ops[i].kind->reads_only)
+                games_resync(s, ops[i].game);
+        return;
+    }
+    qsort(ids, k, sizeof *ids, cmp_id);
+    for (size_t i = 0; i < k; i++)
+        if (i == 0 || ids[i] != ids[i - 1])
+            if (games_resync(s, ids[i]) < 0)
+                fprintf(stderr, "store: cannot read game %lld back after a failed write\n",
+                        (long long)ids[i]);
+    free(ids);
+}
+
+/* The probe: a write of the schema version as it is (one page), to learn
+ * that the disk takes writes again while no player writes. */
+static int run_probe(store *s, op *o)
+{
+    (void)o;
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA user_version = %d", s->version);
+    return sqlite3_exec(s->wdb, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : STORE_EDB;
+}
+
+static void done_probe(store *s, op *o, int status)
+{
+    (void)s;
+    (void)o;
+    (void)status;
+}
+
+static const op_kind probe_kind = {run_probe, done_probe, NULL, false};
+
+static void probe_cb(uv_timer_t *t)
+{
+    store *s = t->data;
+    if (!s->unwritable || s->closing) {
+        uv_timer_stop(t);
+        return;
+    }
+    if (!s->busy && s->nops == 0)
+        queue_push(s, &probe_kind, 0);
+}
+
+void store_get_stats(store *s, store_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (s->has_writer)
+        uv_mutex_lock(&s->mu);
+    bool failing = s->failing;
+    snprintf(out->error, sizeof out->error, "%s", s->failing_why);
+    if (s->has_writer)
+        uv_mutex_unlock(&s->mu);
+    out->writable = !s->unwritable && !failing;
+    if (out->writable)
+        out->error[0] = '\0';
+    out->write_failures = s->write_failures;
+    out->write_retries = s->write_retries;
+}
+
 /* On the loop, once the batch out is written: its callbacks (status 0 only
  * if durable), then the accounts whose turn list changed. With `next`, the
  * ops queued meanwhile go to the writer at once (its commit time is the
@@ -174,17 +313,43 @@ static void complete(store *s, bool next)
     s->inflight = NULL;
     s->ninflight = 0;
     s->busy = false;
-    if (err < 0)
-        /* Memory is ahead of the disk now: refuse everything from here on. */
-        s->broken = true;
+    s->write_retries += s->inflight_retries;
+    s->inflight_retries = 0;
+    op *behind = NULL;
+    size_t nbehind = 0;
+    if (err < 0) {
+        /* Memory is ahead of the disk: the ops queued since were checked
+         * against it, so they fail too, and the games go back to what the
+         * disk has before any callback queues more. */
+        s->write_failures++;
+        s->unwritable = true;
+        behind = s->ops;
+        nbehind = s->nops;
+        s->ops = NULL;
+        s->nops = s->capops = 0;
+        uv_timer_stop(&s->group_timer);
+        resync(s, ops, n);
+        resync(s, behind, nbehind);
+        if (!s->closing && !uv_is_active((uv_handle_t *)&s->probe_timer))
+            uv_timer_start(&s->probe_timer, probe_cb, STORE_PROBE_MS, STORE_PROBE_MS);
+    } else if (s->unwritable && has_writes(ops, n)) {
+        s->unwritable = false;
+        uv_timer_stop(&s->probe_timer);
+        fprintf(stderr, "store: writes commit again\n");
+    }
     maybe_checkpoint(s);
     for (size_t i = 0; i < n; i++)
         ops[i].kind->done(s, &ops[i], err);
+    for (size_t i = 0; i < nbehind; i++)
+        behind[i].kind->done(s, &behind[i], STORE_EDB);
     if (err == 0 && s->turn_cb)
         notify_turns(s, ops, n);
     for (size_t i = 0; i < n; i++)
         op_release(&ops[i]);
+    for (size_t i = 0; i < nbehind; i++)
+        op_release(&behind[i]);
     free(ops);
+    free(behind);
     if (s->nops > 0 && !s->busy) {
         if (next && s->has_writer)
             dispatch(s);
@@ -251,7 +416,7 @@ int store_flush(store *s)
 {
     wait_writer(s);
     if (s->nops == 0)
-        return s->broken ? STORE_EDB : 0;
+        return 0;
     /* The writer is idle: write the queue here, now. */
     take_batch(s);
     int err = write_batch(s, s->inflight, s->ninflight);
@@ -272,8 +437,10 @@ void queue_start(store *s)
 {
     uv_timer_init(s->loop, &s->group_timer);
     uv_timer_init(s->loop, &s->deadline_timer);
-    s->group_timer.data = s->deadline_timer.data = s;
-    s->open_handles = 2;
+    uv_timer_init(s->loop, &s->probe_timer);
+    s->group_timer.data = s->deadline_timer.data = s->probe_timer.data = s;
+    uv_unref((uv_handle_t *)&s->probe_timer);
+    s->open_handles = 3;
     uv_timer_start(&s->deadline_timer, corr_deadline_tick, 1000, 1000);
     uv_unref((uv_handle_t *)&s->deadline_timer);
     /* The writer thread; without it batches are written on the loop. */
@@ -282,7 +449,7 @@ void queue_start(store *s)
             uv_async_init(s->loop, &s->written, written_cb);
             s->written.data = s;
             uv_unref((uv_handle_t *)&s->written);
-            s->open_handles = 3;
+            s->open_handles = 4;
             s->has_writer = uv_thread_create(&s->writer, writer_main, s) == 0;
             if (!s->has_writer)
                 uv_cond_destroy(&s->cv);
@@ -326,8 +493,10 @@ void queue_stop(store *s)
     }
     uv_timer_stop(&s->group_timer);
     uv_timer_stop(&s->deadline_timer);
+    uv_timer_stop(&s->probe_timer);
     uv_close((uv_handle_t *)&s->group_timer, handle_closed);
     uv_close((uv_handle_t *)&s->deadline_timer, handle_closed);
-    if (s->open_handles == 3)
+    uv_close((uv_handle_t *)&s->probe_timer, handle_closed);
+    if (s->open_handles == 4)
         uv_close((uv_handle_t *)&s->written, handle_closed);
 }

@@ -96,7 +96,8 @@ static int world_up(void **state)
     char path[300], why[256] = "";
     snprintf(path, sizeof path, "%s/chameleon.db", W.dir);
     assert_int_equal(uv_loop_init(&W.loop), 0);
-    store_options o = {.migrations_dir = "migrations"};
+    /* A failed write fails fast here (test_room's storage faults). */
+    store_options o = {.migrations_dir = "migrations", .busy_ms = 5, .retries = 1, .retry_ms = 5};
     if (store_open(&W.db, &W.loop, path, &o, why, sizeof why) != 0)
         fail_msg("store_open: %s", why);
     ident_init(&W.loop, 0, 0);

@@ -10,6 +10,8 @@
  * records what each player was sent. Moves are chosen on a mirror game (the
  * first legal move) and checked against the events the room broadcasts.
  */
+#include <sqlite3.h>
+
 #include "server_fixture.h"
 
 typedef struct game {
@@ -285,6 +287,68 @@ static void test_move_not_stored_is_taken_back(void **state)
     finish(&g);
 }
 
+/* The result of a resignation cannot be written (another connection holds
+ * the database's write lock, past the store's retries): it was announced,
+ * so the room queues it again until it is written. */
+static void test_result_written_after_a_failure(void **state)
+{
+    game g = start("ultima", 0, 0, 2, TWO);
+    assert_int_equal(store_flush(W.db), 0);
+    char path[300], sql[160], why[RULES_WHY_TEXT];
+    snprintf(path, sizeof path, "%s/chameleon.db", W.dir);
+    sqlite3 *lock;
+    assert_int_equal(sqlite3_open(path, &lock), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(lock, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(send_req(&g, g.p[0], room_resign, "resign", why, sizeof why), 0);
+    assert_non_null(last(g.p[1], "event", "left"));
+    assert_true(store_flush(W.db) < 0); /* failed, and queued again */
+    assert_true(store_flush(W.db) < 0);
+    assert_int_equal(sqlite3_exec(lock, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(store_flush(W.db), 0);
+    snprintf(sql, sizeof sql, "SELECT finished, reason FROM games WHERE id = %lld",
+             (long long)g.id);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(lock, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 1);
+    assert_string_equal((const char *)sqlite3_column_text(st, 1), "resignation");
+    sqlite3_finalize(st);
+    sqlite3_close(lock);
+    finish(&g);
+}
+
+/* Three players: one resigns and the others play on, while the leave
+ * cannot be written. It is queued again until it is, before the next move,
+ * so that the stored game replays. */
+static void test_leave_written_after_a_failure(void **state)
+{
+    game g = start("yalta", 0, 0, 3, THREE);
+    char path[300], sql[200], why[RULES_WHY_TEXT];
+    play(&g); /* seat 0 */
+    snprintf(path, sizeof path, "%s/chameleon.db", W.dir);
+    sqlite3 *lock;
+    assert_int_equal(sqlite3_open(path, &lock), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(lock, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(send_req(&g, g.p[1], room_resign, "resign", why, sizeof why), 0);
+    rules_game_leave(g.mirror, 1, RULES_REASON_RESIGNATION);
+    assert_true(store_flush(W.db) < 0); /* failed, and queued again */
+    assert_true(store_flush(W.db) < 0);
+    assert_int_equal(sqlite3_exec(lock, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    play(&g); /* seat 2, after the leave */
+    snprintf(sql, sizeof sql,
+             "SELECT count(*), max(after_ply), max(player) FROM leaves WHERE game = %lld",
+             (long long)g.id);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(lock, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 1);
+    assert_int_equal(sqlite3_column_int(st, 1), 1);
+    assert_int_equal(sqlite3_column_int(st, 2), 1);
+    sqlite3_finalize(st);
+    sqlite3_close(lock);
+    finish(&g);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Rematch. */
 
@@ -403,6 +467,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_three_players_draw_needs_every_remaining_player,
                                         world_up, world_down),
         cmocka_unit_test_setup_teardown(test_three_players_leave_one_by_one, world_up, world_down),
+        cmocka_unit_test_setup_teardown(test_result_written_after_a_failure, world_up, world_down),
+        cmocka_unit_test_setup_teardown(test_leave_written_after_a_failure, world_up, world_down),
         cmocka_unit_test_setup_teardown(test_move_not_stored_is_taken_back, world_up, world_down),
         cmocka_unit_test_setup_teardown(test_rematch_rotates_seats, world_up, world_down),
         cmocka_unit_test_setup_teardown(test_presence_from_the_identity, world_up, world_down),

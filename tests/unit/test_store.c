@@ -3,7 +3,8 @@
  * migrations (from empty, from each earlier version, a newer database
  * refused), durable acknowledgement, restart in the middle of games, timeouts
  * across a restart, vacation, the increment clock, conditional moves, the
- * "your turn" list and the archive.
+ * "your turn" list, the archive, and storage faults (a write retried, then
+ * failed and recovered from; one store per file; a corrupt file refused).
  *
  * Expected clock values come from the rules stated in store.h (days per
  * move, increment up to a cap, vacation stops the clock), computed by hand
@@ -1043,6 +1044,224 @@ static void test_reads_after_queued_writes(void **state)
     f->s = NULL;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Storage faults: a write the database refuses (here a write lock held by
+ * another connection: a real SQLITE_BUSY, gone when it commits) is retried,
+ * then failed; the store recovers by itself once the cause is gone. */
+
+static store *open_faulty(fixture *f, unsigned retries, unsigned retry_ms)
+{
+    store_options o = {.migrations_dir = "migrations",
+                       .now_ms = clock_fn,
+                       .retries = retries,
+                       .retry_ms = retry_ms,
+                       .busy_ms = 5};
+    char why[256] = "";
+    store *s = NULL;
+    if (store_open(&s, &f->loop, f->db, &o, why, sizeof why) != 0)
+        fail_msg("store_open: %s", why);
+    return s;
+}
+
+/* Another connection holding the database's write lock. */
+static sqlite3 *hold_write_lock(fixture *f)
+{
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    return db;
+}
+
+static void release_write_lock(sqlite3 *db)
+{
+    assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+}
+
+static store_stats stats_of(fixture *f)
+{
+    store_stats st;
+    store_get_stats(f->s, &st);
+    return st;
+}
+
+/* Run the loop until the writer reports a failed try (it is retrying). */
+static void wait_failing(fixture *f)
+{
+    for (int i = 0; i < 20000 && stats_of(f).writable; i++) {
+        uv_run(&f->loop, UV_RUN_NOWAIT);
+        usleep(1000);
+    }
+    assert_false(stats_of(f).writable);
+}
+
+static void run_until(fixture *f, const bool *fired)
+{
+    for (int i = 0; i < 20000 && !*fired; i++) {
+        uv_run(&f->loop, UV_RUN_NOWAIT);
+        usleep(1000);
+    }
+    assert_true(*fired);
+}
+
+static void noop_timer(uv_timer_t *t)
+{
+    (void)t;
+}
+
+static void test_retry_delay(void **state)
+{
+    (void)state;
+    static const unsigned want[] = {50, 100, 200, 400, 800, 1600, 2000, 2000};
+    for (unsigned i = 0; i < 8; i++)
+        assert_int_equal(store_retry_delay_ms(50, i), want[i]);
+    assert_int_equal(store_retry_delay_ms(3000, 0), STORE_RETRY_MAX_MS);
+    assert_int_equal(store_retry_delay_ms(1, 40), STORE_RETRY_MAX_MS); /* no overflow */
+}
+
+/* The cause goes away while the batch is retried: the move is written and
+ * acknowledged (late), nothing fails. */
+static void test_write_retried(void **state)
+{
+    fixture *f = *state;
+    f->s = open_faulty(f, 20, 10); /* 10, 20, 40, ... ms: seconds in all */
+    int64_t g = new_game(f, STORE_LIVE, 2, NULL, (store_tc){60000, 0, 0});
+    play(f, g, 0, 0, 1, "b1-b6", NULL);
+    store_stats st = stats_of(f);
+    assert_true(st.writable);
+    assert_int_equal(st.write_failures, 0);
+
+    sqlite3 *lock = hold_write_lock(f);
+    ack a = {.f = f, .game = g, .ply = 1};
+    store_move m = {.ply = 1, .player = 1, .next = 0, .text = "c8-c5"};
+    assert_int_equal(store_move_append(f->s, g, &m, ack_cb, &a), 0);
+    wait_failing(f);
+    assert_false(a.fired); /* not acknowledged while it is not on disk */
+    assert_true(stats_of(f).error[0] != '\0');
+    release_write_lock(lock);
+    run_until(f, &a.fired);
+    assert_int_equal(a.status, 0);
+    assert_true(a.on_disk);
+    st = stats_of(f);
+    assert_true(st.writable);
+    assert_int_equal(st.write_failures, 0);
+    assert_true(st.write_retries >= 1);
+    assert_string_equal(st.error, "");
+}
+
+/* Every try fails: the batch's move and the ops queued behind it fail and
+ * are not on disk; the store's games follow the disk again (the move can be
+ * queued again at the same ply, a game whose creation failed is gone); a
+ * probe finds out by itself that writes commit again. */
+static void test_write_fails_then_recovers(void **state)
+{
+    fixture *f = *state;
+    /* 200 + 400 ms of retries: time enough to queue behind the batch out. */
+    f->s = open_faulty(f, 2, 200);
+    int64_t g = new_game(f, STORE_LIVE, 2, NULL, (store_tc){60000, 0, 0});
+    play(f, g, 0, 0, 1, "b1-b6", NULL);
+
+    sqlite3 *lock = hold_write_lock(f);
+    ack a1 = {.f = f, .game = g, .ply = 1}, a2 = {.f = f, .game = g, .ply = 2};
+    store_move m1 = {.ply = 1, .player = 1, .next = 0, .text = "c8-c5"};
+    store_move m2 = {.ply = 2, .player = 0, .next = 1, .text = "a1-a2"};
+    assert_int_equal(store_move_append(f->s, g, &m1, ack_cb, &a1), 0);
+    wait_failing(f);
+    /* Behind the batch out: checked against memory that counts m1. */
+    assert_int_equal(store_move_append(f->s, g, &m2, ack_cb, &a2), 0);
+    int64_t g2 = new_game(f, STORE_LIVE, 2, NULL, (store_tc){60000, 0, 0});
+    run_until(f, &a2.fired);
+    assert_true(a1.fired);
+    assert_int_equal(a1.status, STORE_EDB);
+    assert_false(a1.on_disk);
+    assert_int_equal(a2.status, STORE_EDB);
+    assert_false(a2.on_disk);
+    store_stats st = stats_of(f);
+    assert_false(st.writable);
+    assert_int_equal(st.write_failures, 1);
+    assert_int_equal(st.write_retries, 2);
+    /* The memory is the disk's: one move, the second game unknown. */
+    store_move again = {.ply = 2, .player = 0, .next = 1, .text = "a1-a2"};
+    assert_int_equal(store_move_append(f->s, g, &again, NULL, NULL), STORE_EBAD_PLY);
+    assert_int_equal(store_move_append(f->s, g2, &m1, NULL, NULL), STORE_ENOT_FOUND);
+
+    /* The cause goes away; no move is queued: the probe (every second)
+     * commits and the store is writable again. */
+    release_write_lock(lock);
+    /* The store's timers do not keep a loop alive: a server's sockets do,
+     * this timer here. */
+    uv_timer_t alive;
+    uv_timer_init(&f->loop, &alive);
+    uv_timer_start(&alive, noop_timer, 10, 10);
+    for (int i = 0; i < 10000 && !stats_of(f).writable; i++) {
+        uv_run(&f->loop, UV_RUN_NOWAIT);
+        usleep(1000);
+    }
+    uv_close((uv_handle_t *)&alive, NULL);
+    st = stats_of(f);
+    if (!st.writable)
+        fail_msg("not writable after the lock went: %s (failures %llu)", st.error,
+                 (unsigned long long)st.write_failures);
+    assert_true(st.write_failures >= 1);
+    play(f, g, 1, 1, 0, "c8-c5", NULL);
+    play(f, g, 2, 0, 1, "a1-a2", NULL);
+    reopen(f);
+    restored r = {0};
+    assert_int_equal(store_load_in_progress(f->s, restore_cb, &r), 1);
+    assert_int_equal(r.g[0].nmoves, 3);
+    assert_string_equal(r.texts[0][1], "c8-c5");
+}
+
+/* One store per database file: a second open is refused while the first
+ * is open, and allowed once it is closed. */
+static void test_lock(void **state)
+{
+    fixture *f = *state;
+    f->s = open_dir(f, "migrations");
+    store_options o = {.migrations_dir = "migrations", .now_ms = clock_fn};
+    char why[256] = "";
+    store *second = NULL;
+    assert_int_equal(store_open(&second, &f->loop, f->db, &o, why, sizeof why), STORE_ELOCKED);
+    assert_non_null(strstr(why, "in use by another server"));
+    reopen(f); /* closed, then opened again */
+}
+
+/* A corrupt file is refused with STORE_ECORRUPT and not written to. */
+static void test_corrupt_refused(void **state)
+{
+    fixture *f = *state;
+    f->s = open_dir(f, "migrations");
+    int64_t g = new_game(f, STORE_LIVE, 2, NULL, (store_tc){60000, 0, 0});
+    play(f, g, 0, 0, 1, "b1-b6", NULL);
+    store_close(f->s);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    f->s = NULL;
+    /* Pages 2 to 5 overwritten (the header page spared). */
+    FILE *fp = fopen(f->db, "r+b");
+    assert_non_null(fp);
+    char junk[4 * 4096];
+    for (size_t i = 0; i < sizeof junk; i++)
+        junk[i] = (char)(i * 7 + 3);
+    assert_int_equal(fseek(fp, 4096, SEEK_SET), 0);
+    assert_int_equal(fwrite(junk, 1, sizeof junk, fp), sizeof junk);
+    fclose(fp);
+    fp = fopen(f->db, "rb");
+    char before[8 * 4096];
+    size_t n = fread(before, 1, sizeof before, fp);
+    fclose(fp);
+
+    store_options o = {.migrations_dir = "migrations", .now_ms = clock_fn};
+    char why[256] = "";
+    store *s = NULL;
+    assert_int_equal(store_open(&s, &f->loop, f->db, &o, why, sizeof why), STORE_ECORRUPT);
+    assert_non_null(strstr(why, "corrupt"));
+    char after[sizeof before];
+    fp = fopen(f->db, "rb");
+    assert_int_equal(fread(after, 1, sizeof after, fp), n);
+    fclose(fp);
+    assert_memory_equal(before, after, n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1062,6 +1281,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_archive_and_profile, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reads_after_queued_writes, setup, teardown),
         cmocka_unit_test(test_error_codes),
+        cmocka_unit_test(test_retry_delay),
+        cmocka_unit_test_setup_teardown(test_write_retried, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_write_fails_then_recovers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_corrupt_refused, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
