@@ -85,19 +85,14 @@ void net_send_out(net_conn *c, proto_out *o)
     net_msg_unref(m);
 }
 
-/* Close c with this status and reason once what is queued is sent. */
-static void close_with(net_conn *c, enum lws_close_status status, const char *reason)
+void net_close(net_conn *c)
 {
     if (c->closing)
         return;
     c->closing = true;
-    lws_close_reason(c->wsi, status, (unsigned char *)reason, strlen(reason));
+    lws_close_reason(c->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)"send queue full",
+                     15);
     lws_callback_on_writable(c->wsi);
-}
-
-void net_close(net_conn *c)
-{
-    close_with(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "send queue full");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -133,7 +128,13 @@ static void on_hello_timer(uv_timer_t *t)
         net_conn *c = hello_head;
         hello_unlink(c);
         stats.hello_timeouts++;
-        close_with(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "no hello in time");
+        /* Close now, with a close frame (1008): this timer runs outside
+         * any lws callback, and the close callback runs before the
+         * connection is freed. */
+        c->closing = true;
+        lws_close_reason(c->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION,
+                         (unsigned char *)"no hello in time", 16);
+        lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
     }
 }
 
@@ -311,17 +312,26 @@ static int http_status(struct lws *wsi, net_conn *c, unsigned status)
     return http_reply(wsi, c, status, "text/plain; charset=utf-8", &o, NULL);
 }
 
-/* A JSON error {"error":code,"reason":..} (code and reason are constants
- * of this file: nothing to escape). */
-static int http_error(struct lws *wsi, net_conn *c, unsigned status, const char *code,
-                      const char *reason)
+/* Refuse a request at once, before its body: the whole reply (a JSON error
+ * {"error":code,"reason":..}; code and reason are constants of this file,
+ * nothing to escape) in one write, then -1: the connection closes (what is
+ * left of the request is not read). */
+static int http_refuse(struct lws *wsi, unsigned status, const char *code, const char *reason)
 {
+    unsigned char buf[LWS_PRE + 2048];
+    unsigned char *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
     char body[256];
     int n = snprintf(body, sizeof body, "{\"error\":\"%s\",\"reason\":\"%s\"}", code, reason);
-    proto_out o;
-    proto_out_init(&o, NET_HEADROOM);
-    proto_out_append(&o, body, (size_t)n);
-    return http_reply(wsi, c, status, "application/json", &o, NULL);
+    if (lws_add_http_common_headers(wsi, status, "application/json", (lws_filepos_t)n, &p, end) ||
+        lws_add_http_header_by_name(wsi, (const unsigned char *)"connection:",
+                                    (const unsigned char *)"close", 5, &p, end) ||
+        security_headers(wsi, &p, end) || lws_finalize_http_header(wsi, &p, end) ||
+        end - p < n)
+        return -1;
+    memcpy(p, body, (size_t)n);
+    p += n;
+    lws_write(wsi, start, (size_t)(p - start), LWS_WRITE_HTTP_HEADERS);
+    return -1;
 }
 
 /* The first route for this method and path, and the rest of the path. */
@@ -391,28 +401,25 @@ static bool origin_ok(struct lws *wsi)
  * foreign Origin (403), no Content-Length (411: lws would wait for a body
  * that has no end), not JSON (415: forms and text/plain are what a foreign
  * page can send without asking). The connection closes after the answer
- * (the body, if any, is not read). */
-static int post_check(struct lws *wsi, net_conn *c)
+ * (the body, if any, is not read). 1: go on. */
+static int post_check(struct lws *wsi)
 {
     char ctype[64];
     if (!origin_ok(wsi)) {
         stats.bad_origin++;
-        c->http_close = true;
-        return http_error(wsi, c, HTTP_STATUS_FORBIDDEN, "bad_origin",
-                          "this request must come from the site's own pages");
+        return http_refuse(wsi, HTTP_STATUS_FORBIDDEN, "bad_origin",
+                           "this request must come from the site's own pages");
     }
     if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) <= 0) {
         stats.no_length++;
-        c->http_close = true;
-        return http_error(wsi, c, 411, "length_required", "a POST needs a Content-Length");
+        return http_refuse(wsi, 411, "length_required", "a POST needs a Content-Length");
     }
     if (lws_hdr_copy(wsi, ctype, sizeof ctype, WSI_TOKEN_HTTP_CONTENT_TYPE) < 16 ||
         strncasecmp(ctype, "application/json", 16) != 0 ||
         (ctype[16] != '\0' && ctype[16] != ';' && ctype[16] != ' ')) {
         stats.bad_type++;
-        c->http_close = true;
-        return http_error(wsi, c, HTTP_STATUS_UNSUPPORTED_MEDIA_TYPE, "bad_content_type",
-                          "the body must be JSON (Content-Type: application/json)");
+        return http_refuse(wsi, HTTP_STATUS_UNSUPPORTED_MEDIA_TYPE, "bad_content_type",
+                           "the body must be JSON (Content-Type: application/json)");
     }
     return 1;
 }
@@ -463,7 +470,6 @@ static int http_request(struct lws *wsi, net_conn *c)
 {
     stats.http_requests++;
     c->wsi = wsi;
-    c->http_close = false;
     peer_address(wsi, c);
     char *uri = NULL;
     int ulen = 0;
@@ -471,10 +477,10 @@ static int http_request(struct lws *wsi, net_conn *c)
     if (meth < 0 || uri == NULL || ulen <= 0)
         return http_status(wsi, c, HTTP_STATUS_NOT_FOUND);
     unsigned too_big = size_check(wsi, ulen);
-    if (too_big) {
-        c->http_close = true;
-        return http_status(wsi, c, too_big);
-    }
+    if (too_big)
+        return http_refuse(wsi, too_big, too_big == 431 ? "headers_too_large" : "uri_too_long",
+                           too_big == 431 ? "the request's headers are too large"
+                                          : "the request's URL is too long");
     char path[NET_URI_MAX + 1];
     memcpy(path, uri, (size_t)ulen);
     path[ulen] = '\0';
@@ -482,7 +488,7 @@ static int http_request(struct lws *wsi, net_conn *c)
     const char *arg = "";
     const net_route *r = route_find(method, path, &arg);
     if (method == NET_POST) {
-        int ok = post_check(wsi, c);
+        int ok = post_check(wsi);
         if (ok <= 0)
             return ok;
         /* Wait for the body (HTTP_BODY, then BODY_COMPLETION); a POST no
@@ -596,7 +602,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         int n = lws_write(wsi, (unsigned char *)proto_out_data(&c->http_out), c->http_out.len,
                           LWS_WRITE_HTTP_FINAL);
         proto_out_free(&c->http_out);
-        if (n < 0 || c->http_close || lws_http_transaction_completed(wsi))
+        if (n < 0 || lws_http_transaction_completed(wsi))
             return -1;
         return 0;
     }
@@ -605,7 +611,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         return lws_http_transaction_completed(wsi) ? -1 : 0;
 
     case LWS_CALLBACK_HTTP_BODY:
-        if (c == NULL || c->is_ws || c->http_close)
+        if (c == NULL || c->is_ws)
             break;
         if (c->rx.len + len > POST_MAX) {
             lws_return_http_status(wsi, HTTP_STATUS_REQ_ENTITY_TOO_LARGE, NULL);
@@ -615,7 +621,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         return c->rx.oom ? -1 : 0;
 
     case LWS_CALLBACK_HTTP_BODY_COMPLETION: {
-        if (c == NULL || c->is_ws || c->http_close)
+        if (c == NULL || c->is_ws)
             break;
         const net_route *r = c->post_route;
         c->post_route = NULL;

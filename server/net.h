@@ -84,7 +84,6 @@ typedef struct net_conn {
     const struct net_route *post_route; /* a POST waiting for its body */
     char post_arg[64];
     unsigned retry_after; /* seconds for the next HTTP reply's Retry-After (0: none) */
-    bool http_close;      /* close once the reply is written (a refused request) */
     /* WebSocket connections that have not said hello yet, oldest first
      * (closed after the hello timeout). */
     struct net_conn *hprev, *hnext;
