@@ -70,7 +70,7 @@ static void usage(FILE *f)
                "                       own back)\n"
                "  --register-per-address N  registrations from one address before delays\n"
                "                       (default 5; an hour without one forgets them)\n"
-               "  --public-url URL     the site's address as browsers see it (https://host[:port]):\n"
+               "  --public-url URL     the site's address as browsers see it (https://host:port),\n"
                "                       the Origin upgrades and POSTs must carry (default: the\n"
                "                       Host header's); https:// marks the cookie Secure\n"
                "  --max-connections-per-address N  connections at once from one address\n"
@@ -251,7 +251,8 @@ int main(int argc, char **argv)
             alim.register_per_address = (unsigned)n;
         } else if (strcmp(a, "--public-url") == 0) {
             if (public_origin(val, origin, sizeof origin, &https) < 0) {
-                fprintf(stderr, "chameleon: --public-url wants http://HOST[:PORT] or https://...\n");
+                fprintf(stderr,
+                        "chameleon: --public-url wants http://HOST[:PORT] or https://...\n");
                 return 2;
             }
             cfg.public_origin = origin;
@@ -349,7 +350,8 @@ int main(int argc, char **argv)
     uv_signal_start(&sigterm, on_signal, SIGTERM);
 
     if (cfg.max_ws > 0 && cfg.max_ws > net_get_stats()->max_ws)
-        fprintf(stderr, "chameleon: --max-connections %d is over what the descriptor limit allows: %lld\n",
+        fprintf(stderr,
+                "chameleon: --max-connections %d is over what the descriptor limit allows: %lld\n",
                 cfg.max_ws, (long long)net_get_stats()->max_ws);
     if (cfg.hello_timeout_ms != NET_HELLO_TIMEOUT_MS)
         fprintf(stderr, "chameleon: TEST HELLO TIMEOUT: %u ms\n", cfg.hello_timeout_ms);

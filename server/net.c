@@ -325,8 +325,7 @@ static int http_refuse(struct lws *wsi, unsigned status, const char *code, const
     if (lws_add_http_common_headers(wsi, status, "application/json", (lws_filepos_t)n, &p, end) ||
         lws_add_http_header_by_name(wsi, (const unsigned char *)"connection:",
                                     (const unsigned char *)"close", 5, &p, end) ||
-        security_headers(wsi, &p, end) || lws_finalize_http_header(wsi, &p, end) ||
-        end - p < n)
+        security_headers(wsi, &p, end) || lws_finalize_http_header(wsi, &p, end) || end - p < n)
         return -1;
     memcpy(p, body, (size_t)n);
     p += n;
@@ -450,7 +449,8 @@ static int serve_file(struct lws *wsi, const char *path)
     size_t pl = strlen(path), rl = strlen(web_root);
     int n = snprintf(want, sizeof want, "%s%s%s", web_root, path,
                      pl > 0 && path[pl - 1] == '/' ? "index.html" : "");
-    if (web_root[0] == '\0' || path[0] != '/' || n < 0 || (size_t)n >= sizeof want || realpath(want, real) == NULL)
+    if (web_root[0] == '\0' || path[0] != '/' || n < 0 || (size_t)n >= sizeof want ||
+        realpath(want, real) == NULL)
         return HTTP_STATUS_NOT_FOUND;
     struct stat st;
     if (strncmp(real, web_root, rl) != 0 || real[rl] != '/') {
@@ -459,7 +459,8 @@ static int serve_file(struct lws *wsi, const char *path)
     }
     if (stat(real, &st) != 0 || !S_ISREG(st.st_mode))
         return HTTP_STATUS_NOT_FOUND;
-    n = snprintf(extra, sizeof extra, "cache-control: no-store\r\netag: \"%llx-%llx\"\r\n" SECURITY_HEADERS,
+    n = snprintf(extra, sizeof extra,
+                 "cache-control: no-store\r\netag: \"%llx-%llx\"\r\n" SECURITY_HEADERS,
                  (unsigned long long)st.st_size, (unsigned long long)st.st_mtime);
     const char *mime = lws_get_mimetype(real, &mime_mount);
     n = lws_serve_http_file(wsi, real, mime ? mime : "application/octet-stream", extra, n);
@@ -500,7 +501,7 @@ static int http_request(struct lws *wsi, net_conn *c)
         proto_out_free(&c->rx);
         return 0;
     }
-    int status = r != NULL ? r->handler(c, arg, NULL, 0)
+    int status = r != NULL           ? r->handler(c, arg, NULL, 0)
                  : method == NET_GET ? serve_file(wsi, path)
                                      : HTTP_STATUS_NOT_FOUND;
     return status <= 0 ? status : http_status(wsi, c, (unsigned)status);

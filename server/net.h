@@ -159,8 +159,8 @@ typedef struct net_config {
      * Origin a browser's WebSocket upgrade or POST must carry. NULL: the
      * Origin's host must be the request's Host header. */
     const char *public_origin;
-    int max_per_address; /* connections at once from one address (IPv6: its /64) */
-    int max_ws;          /* WebSocket connections at once; 0: from the descriptor limit */
+    int max_per_address;       /* connections at once from one address (IPv6: its /64) */
+    int max_ws;                /* WebSocket connections at once; 0: from the descriptor limit */
     unsigned hello_timeout_ms; /* a WebSocket without hello this long is closed */
 } net_config;
 
@@ -182,21 +182,21 @@ typedef struct net_stats {
     int64_t connections; /* open WebSocket connections */
     uint64_t messages_in, messages_out;
     uint64_t http_requests;
-    uint64_t too_large; /* connections closed for a message over max_message */
-    int64_t max_ws;     /* the WebSocket cap in force */
-    uint64_t refused_address; /* connections closed at once: their address's cap */
-    uint64_t refused_full;    /* connections closed at once: every descriptor in use */
-    uint64_t refused_ws;      /* upgrades answered 503: the WebSocket cap */
-    uint64_t bad_origin;      /* upgrades and POSTs answered 403: foreign Origin */
-    uint64_t no_length;       /* POSTs answered 411 */
-    uint64_t bad_type;        /* POSTs answered 415 */
-    uint64_t uri_too_long;    /* requests answered 414 */
+    uint64_t too_large;         /* connections closed for a message over max_message */
+    int64_t max_ws;             /* the WebSocket cap in force */
+    uint64_t refused_address;   /* connections closed at once: their address's cap */
+    uint64_t refused_full;      /* connections closed at once: every descriptor in use */
+    uint64_t refused_ws;        /* upgrades answered 503: the WebSocket cap */
+    uint64_t bad_origin;        /* upgrades and POSTs answered 403: foreign Origin */
+    uint64_t no_length;         /* POSTs answered 411 */
+    uint64_t bad_type;          /* POSTs answered 415 */
+    uint64_t uri_too_long;      /* requests answered 414 */
     uint64_t headers_too_large; /* requests answered 431 */
-    uint64_t hello_timeouts;  /* WebSockets closed for saying no hello in time */
-    uint64_t unmasked;        /* WebSockets closed with 1002 for an unmasked frame */
-    uint64_t outside_root;    /* file requests answered 404: resolved outside the web root */
-    int64_t sockets;          /* accepted connections open (HTTP and WebSocket) */
-    int64_t max_sockets;      /* their cap, from the descriptor limit */
+    uint64_t hello_timeouts;    /* WebSockets closed for saying no hello in time */
+    uint64_t unmasked;          /* WebSockets closed with 1002 for an unmasked frame */
+    uint64_t outside_root;      /* file requests answered 404: resolved outside the web root */
+    int64_t sockets;            /* accepted connections open (HTTP and WebSocket) */
+    int64_t max_sockets;        /* their cap, from the descriptor limit */
 } net_stats;
 
 const net_stats *net_get_stats(void);
