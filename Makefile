@@ -12,9 +12,9 @@
 # Layers (each folder only uses the ones before it):
 #   common/    rules core, C11 + libc only        -> libcommon.a
 #   protocol/  JSON codec on jansson               -> libprotocol.a
-#   server/    libuv, SQLite, sodium                -> libcore.a (all but net.c, main.c,
-#                                                       engine_main.c)
-#              + libwebsockets (net.c) + main.c      -> chameleon
+#   server/    libuv, SQLite, sodium                -> libcore.a (all but net.c,
+#                                                       net_guard.c, main.c, engine_main.c)
+#              + libwebsockets (net.c, net_guard.c: it defines recv) + main.c -> chameleon
 #              engine_main.c + protocol/uci.c        -> chameleon-engine (UCI, pthreads)
 # The unit tests link libcore.a + libprotocol.a + libcommon.a without
 # libwebsockets: rooms, the lobby and identities send through the session
@@ -40,7 +40,7 @@ CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 COMMON_SRC   := $(wildcard common/*.c)
 PROTOCOL_SRC := $(wildcard protocol/*.c)
-NET_SRC      := server/net.c
+NET_SRC      := server/net.c server/net_guard.c
 ENGINE_MAIN  := server/engine_main.c
 CORE_SRC     := $(filter-out server/main.c $(ENGINE_MAIN) $(NET_SRC),$(wildcard server/*.c))
 UNIT_SRC     := $(wildcard tests/unit/test_*.c)

@@ -69,6 +69,9 @@ static json_t *game_object(const record_game *g)
         return NULL;
     }
     json_object_set_new(o, "position", g->position ? json_string(g->position) : json_null());
+    /* The seats' identity keys (room_game.c) would link a guest's games
+     * together: they stay in the store. */
+    json_object_del(opts, "seat_keys");
     json_object_set_new(o, "options", opts ? opts : json_object());
     if (g->finished) {
         json_object_set_new(

@@ -19,7 +19,8 @@
 /*
  * The game as a JSON object: id, variant, kind, rated, time control,
  * players (seat, name, account, outcome once finished), moves (ply, player,
- * move, at), leaves, created, status, start position, options; then the
+ * move, at), leaves, created, status, start position, options (less
+ * seat_keys, which would link a guest's games together); then the
  * result and finished time, or the player to move (and the deadline of a
  * correspondence game).
  */

@@ -18,11 +18,25 @@
 
 static uv_loop_t *loop;
 static store *db;
+static bool secure_cookie;
 
-void api_init(uv_loop_t *l, store *s)
+void api_init(uv_loop_t *l, store *s, bool secure)
 {
     loop = l;
     db = s;
+    secure_cookie = secure;
+}
+
+/* The Set-Cookie value for token (NULL: clear it) into buf, Secure behind
+ * https; NULL if it does not fit. */
+static const char *set_cookie(char *buf, size_t len, const char *token)
+{
+    int n = accounts_set_cookie(buf, len, token);
+    if (n <= 0)
+        return NULL;
+    if (secure_cookie && snprintf(buf + n, len - (size_t)n, "; Secure") >= (int)(len - (size_t)n))
+        return NULL;
+    return buf;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -248,7 +262,7 @@ static void on_account(void *arg, int status, int64_t account, const char *usern
     proto_out o;
     proto_out_init(&o, NET_HEADROOM);
     proto_write_account(&o, username);
-    reply_json(c, 200, &o, accounts_set_cookie(cookie, sizeof cookie, token) > 0 ? cookie : NULL);
+    reply_json(c, 200, &o, set_cookie(cookie, sizeof cookie, token));
 }
 
 static int credentials(net_conn *c, bool reg, const char *body, size_t len)
@@ -304,7 +318,7 @@ int api_logout(net_conn *c, const char *arg, const char *body, size_t len)
     proto_out o;
     proto_out_init(&o, NET_HEADROOM);
     proto_write_account(&o, NULL);
-    reply_json(c, 200, &o, accounts_set_cookie(clear, sizeof clear, NULL) > 0 ? clear : NULL);
+    reply_json(c, 200, &o, set_cookie(clear, sizeof clear, NULL));
     return 0;
 }
 

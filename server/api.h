@@ -17,6 +17,7 @@
 #ifndef API_H
 #define API_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <uv.h>
@@ -24,7 +25,9 @@
 #include "net.h"
 
 struct store;
-void api_init(uv_loop_t *loop, struct store *db);
+/* secure_cookie: the site is served over https (--public-url): the
+ * session cookie gets the Secure attribute. */
+void api_init(uv_loop_t *loop, struct store *db, bool secure_cookie);
 
 /* GET /api/games/<id> (JSON) and /api/games/<id>.pgn: arg "<id>[.pgn]". */
 int api_game(net_conn *c, const char *arg, const char *body, size_t len);

@@ -57,6 +57,7 @@ static int on_hello(session *s, const proto_req *req, char *why, size_t whylen)
     if (req->board)
         s->flags |= SESSION_BOARD;
     bool first = ident_attach(who, s);
+    net_ready(s->conn); /* no longer closed by the hello timeout */
 
     int64_t rooms[64];
     int nrooms = room_active_of(who, rooms, 64);

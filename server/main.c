@@ -17,16 +17,20 @@
  *             [--corr-games-per-identity N] [--live-games-per-address N]
  *             [--corr-games-per-address N] [--watched-rooms-per-identity N]
  *             [--watched-rooms-per-address N] [--write-retries N]
+ *             [--public-url URL] [--max-connections-per-address N]
+ *             [--max-connections N] [--hello-timeout-ms N]
  *
  * Exit status: 0 after SIGINT/SIGTERM, 2 on a bad flag or when it cannot
  * listen (port in use), 3 when another server holds the database, 4 when
  * the database is corrupt (PRAGMA quick_check), 1 on another start-up
  * failure.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,6 +64,8 @@ static void usage(FILE *f)
                "                 [--live-games-per-address N] [--corr-games-per-address N]\n"
                "                 [--watched-rooms-per-identity N] [--watched-rooms-per-address N]\n"
                "                 [--write-retries N]\n"
+               "                 [--public-url URL] [--max-connections-per-address N]\n"
+               "                 [--max-connections N] [--hello-timeout-ms N]\n"
                "  --host ADDR          address to listen on (default 127.0.0.1)\n"
                "  --port N             TCP port, 0 for any free one (default 8080)\n"
                "  --db FILE            SQLite database (default chameleon.db)\n"
@@ -99,6 +105,15 @@ static void usage(FILE *f)
                "  --write-retries N    a failed database write is tried again N times, 0..20,\n"
                "                       50 ms apart then doubling (default 5: 1.55 s) before\n"
                "                       its moves fail\n"
+               "  --public-url URL     the site's address as browsers see it (https://host:port),\n"
+               "                       the Origin upgrades and POSTs must carry (default: the\n"
+               "                       Host header's); https:// marks the cookie Secure\n"
+               "  --max-connections-per-address N  connections at once from one address\n"
+               "                       (IPv6: its /64); more are closed at once (default 256)\n"
+               "  --max-connections N  WebSocket connections at once (default and maximum:\n"
+               "                       the descriptor limit less a reserve for HTTP)\n"
+               "  --hello-timeout-ms N TESTS ONLY: a WebSocket that sends no hello this long\n"
+               "                       is closed (default 30000)\n"
                "  --help               this text\n");
 }
 
@@ -130,6 +145,27 @@ static int64_t offset_clock(void *arg)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + (int64_t)off;
+}
+
+/* --public-url: its origin ("scheme://host[:port]", lower case, without a
+ * default port or a path) into out; -1 if it is not an http(s) URL. */
+static int public_origin(const char *url, char *out, size_t len, bool *https)
+{
+    size_t skip = strncasecmp(url, "https://", 8) == 0  ? 8
+                  : strncasecmp(url, "http://", 7) == 0 ? 7
+                                                        : 0;
+    size_t host = strcspn(url + skip, "/?#");
+    if (skip == 0 || host == 0 || skip + host >= len)
+        return -1;
+    *https = skip == 8;
+    for (size_t i = 0; i < skip + host; i++)
+        out[i] = (char)tolower((unsigned char)url[i]);
+    out[skip + host] = '\0';
+    const char *dflt = *https ? ":443" : ":80";
+    size_t dl = strlen(dflt), ol = skip + host;
+    if (ol > dl && strcmp(out + ol - dl, dflt) == 0)
+        out[ol - dl] = '\0';
+    return 0;
 }
 
 /* What net reports about WebSocket connections, and who answers HTTP. */
@@ -176,7 +212,11 @@ int main(int argc, char **argv)
         .callbacks = &callbacks,
         .routes = routes,
         .nroutes = (int)(sizeof routes / sizeof routes[0]),
+        .max_per_address = NET_PER_ADDRESS_DEFAULT,
+        .hello_timeout_ms = NET_HELLO_TIMEOUT_MS,
     };
+    char origin[256];
+    bool https = false;
     const char *db = "chameleon.db";
     long abandon_s = 0;
     const char *clock_file = NULL;
@@ -299,6 +339,31 @@ int main(int argc, char **argv)
                 fprintf(stderr, "chameleon: --write-retries wants 0..20\n");
                 return 2;
             }
+        } else if (strcmp(a, "--public-url") == 0) {
+            if (public_origin(val, origin, sizeof origin, &https) < 0) {
+                fprintf(stderr,
+                        "chameleon: --public-url wants http://HOST[:PORT] or https://...\n");
+                return 2;
+            }
+            cfg.public_origin = origin;
+        } else if (strcmp(a, "--max-connections-per-address") == 0) {
+            if (!parse_int(val, 1, 1000000, &n)) {
+                fprintf(stderr, "chameleon: --max-connections-per-address wants 1..1000000\n");
+                return 2;
+            }
+            cfg.max_per_address = (int)n;
+        } else if (strcmp(a, "--max-connections") == 0) {
+            if (!parse_int(val, 1, 1 << 20, &n)) {
+                fprintf(stderr, "chameleon: --max-connections wants 1..1048576\n");
+                return 2;
+            }
+            cfg.max_ws = (int)n;
+        } else if (strcmp(a, "--hello-timeout-ms") == 0) {
+            if (!parse_int(val, 1, 86400000, &n)) {
+                fprintf(stderr, "chameleon: --hello-timeout-ms wants 1..86400000\n");
+                return 2;
+            }
+            cfg.hello_timeout_ms = (unsigned)n;
         } else if (strcmp(a, "--abandon-seconds") == 0) {
             if (!parse_int(val, 0, 86400 * 30, &n)) {
                 fprintf(stderr, "chameleon: --abandon-seconds wants 0..2592000\n");
@@ -355,7 +420,7 @@ int main(int argc, char **argv)
     dispatch_init(&loop, st);
     dispatch_set_ident_msgs((int)ident_msgs);
     lobby_init(&loop, (unsigned)flush_ms, (int)seeks_minute);
-    api_init(&loop, st);
+    api_init(&loop, st, https);
     if (api_wasm_load(wasm_file) < 0)
         fprintf(stderr,
                 "chameleon: cannot read %s: the client's own rules (hints, analysis) are off\n",
@@ -380,6 +445,12 @@ int main(int argc, char **argv)
     uv_signal_start(&sigint, on_signal, SIGINT);
     uv_signal_start(&sigterm, on_signal, SIGTERM);
 
+    if (cfg.max_ws > 0 && cfg.max_ws > net_get_stats()->max_ws)
+        fprintf(stderr,
+                "chameleon: --max-connections %d is over what the descriptor limit allows: %lld\n",
+                cfg.max_ws, (long long)net_get_stats()->max_ws);
+    if (cfg.hello_timeout_ms != NET_HELLO_TIMEOUT_MS)
+        fprintf(stderr, "chameleon: TEST HELLO TIMEOUT: %u ms\n", cfg.hello_timeout_ms);
     printf("chameleon listening on http://%s:%d/\n", cfg.host, port);
     fflush(stdout);
 

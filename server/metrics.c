@@ -59,6 +59,29 @@ void metrics_write(proto_out *o, const net_stats *net, const store_stats *st)
     counter(o, "messages_in_total", "WebSocket messages received.", net->messages_in);
     counter(o, "messages_out_total", "WebSocket messages queued to clients.", net->messages_out);
     counter(o, "http_requests_total", "HTTP requests served.", net->http_requests);
+    gauge(o, "sockets", "Accepted connections open (HTTP and WebSocket).", net->sockets);
+    gauge(o, "sockets_max", "Accepted connections allowed (descriptor limit less a reserve).",
+          net->max_sockets);
+    gauge(o, "connections_max", "WebSocket connections allowed.", net->max_ws);
+    counter(o, "connections_refused_address_total",
+            "Connections closed at once: their address had its cap.", net->refused_address);
+    counter(o, "connections_refused_full_total",
+            "Connections closed at once: every connection slot in use.", net->refused_full);
+    counter(o, "connections_refused_ws_total", "WebSocket upgrades answered 503: at the cap.",
+            net->refused_ws);
+    counter(o, "bad_origin_total", "Upgrades and POSTs answered 403: a foreign Origin.",
+            net->bad_origin);
+    counter(o, "http_length_required_total", "POSTs answered 411: no Content-Length.",
+            net->no_length);
+    counter(o, "http_bad_content_type_total", "POSTs answered 415: not JSON.", net->bad_type);
+    counter(o, "http_uri_too_long_total", "Requests answered 414.", net->uri_too_long);
+    counter(o, "http_headers_too_large_total", "Requests answered 431.", net->headers_too_large);
+    counter(o, "http_outside_root_total", "Files answered 404: resolved outside the web root.",
+            net->outside_root);
+    counter(o, "hello_timeouts_total", "WebSockets closed (1008) for sending no hello in time.",
+            net->hello_timeouts);
+    counter(o, "unmasked_frames_total", "WebSockets closed (1002) for an unmasked frame.",
+            net->unmasked);
     bot_stats b = bot_get_stats();
     gauge(o, "bot_threads", "Bots' searches that may run at once.", b.threads);
     gauge(o, "bot_searches_running", "Bots' searches running now.", b.running);

@@ -4,21 +4,31 @@
  * One protocol, at index 0, serves both HTTP and WebSocket: a client that
  * names no subprotocol lands on protocol 0, so it must be the real one.
  *
- * HTTP goes through libwebsockets' mounts: one callback mount per first
- * path segment of the routes ("/api", "/healthz", ...) sends those requests
- * to this protocol, where the route table picks the handler; the mount "/"
- * serves the web root as files (lws's MIME table plus ours, index.html for
- * "/"). A file that does not exist falls back to this protocol too, which
- * answers 404.
+ * HTTP: one callback mount "/" sends every request to this protocol, where
+ * the route table picks the handler and other GETs are files of the web
+ * root, served by serve_file (lws's file mount follows symlinks out of the
+ * root and cannot be told not to).
+ *
+ * Before anything reaches a route or a session: a connection is counted
+ * against its address's cap and the descriptor limit when it is accepted
+ * (over either: closed at once); a request's size is checked (414, 431); a
+ * POST needs a Content-Length (411), a JSON body (415) and, from a browser,
+ * the site's Origin (403), as does a WebSocket upgrade.
  */
 #include "net.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <libwebsockets.h>
 
@@ -27,7 +37,9 @@ _Static_assert(NET_HEADROOM >= LWS_PRE, "NET_HEADROOM must leave room for LWS_PR
 static struct lws_context *context;
 static const net_config *config;
 static net_stats stats;
-static char web_root[4096];
+static char web_root[PATH_MAX]; /* its realpath */
+static uv_timer_t hello_timer;
+static net_conn *hello_head, *hello_tail; /* waiting for hello, oldest first */
 
 const net_stats *net_get_stats(void)
 {
@@ -96,6 +108,49 @@ void net_close_why(net_conn *c, const char *reason)
     lws_callback_on_writable(c->wsi);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The hello timeout: connections waiting for hello form a list in the
+ * order they opened (the timeout is the same for all), so the timer looks
+ * at its head only. */
+
+static void hello_unlink(net_conn *c)
+{
+    if (!c->waiting_hello)
+        return;
+    c->waiting_hello = false;
+    if (c->hprev)
+        c->hprev->hnext = c->hnext;
+    else
+        hello_head = c->hnext;
+    if (c->hnext)
+        c->hnext->hprev = c->hprev;
+    else
+        hello_tail = c->hprev;
+    c->hprev = c->hnext = NULL;
+}
+
+void net_ready(net_conn *c)
+{
+    hello_unlink(c);
+}
+
+static void on_hello_timer(uv_timer_t *t)
+{
+    uint64_t now = uv_now(t->loop);
+    while (hello_head && now - hello_head->opened_ms >= config->hello_timeout_ms) {
+        net_conn *c = hello_head;
+        hello_unlink(c);
+        stats.hello_timeouts++;
+        /* Close now, with a close frame (1008): this timer runs outside
+         * any lws callback, and the close callback runs before the
+         * connection is freed. */
+        c->closing = true;
+        lws_close_reason(c->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION,
+                         (unsigned char *)"no hello in time", 16);
+        lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
+    }
+}
+
 static void queue_clear(net_conn *c)
 {
     while (c->qcount) {
@@ -103,6 +158,48 @@ static void queue_clear(net_conn *c)
         c->qhead = (c->qhead + 1) % NET_QUEUE_MAX;
         c->qcount--;
     }
+}
+
+/* A connection was accepted on fd: -1 closes it at once (nothing read,
+ * nothing allocated for it) when its address or the server is full. */
+static int accept_filter(int fd)
+{
+    if (stats.sockets >= stats.max_sockets) {
+        stats.refused_full++;
+        return -1;
+    }
+    int r = net_guard_accept(fd, config->max_per_address);
+    if (r != 0) {
+        if (r > 0)
+            stats.refused_address++;
+        else
+            stats.refused_full++;
+        return -1;
+    }
+    stats.sockets++;
+    return 0;
+}
+
+/* Size the tables and the caps from the descriptor limit. */
+static int caps_init(const net_config *cfg, char *why, size_t whylen)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 2 * NET_FD_RESERVE) {
+        snprintf(why, whylen, "the descriptor limit (ulimit -n) is below %d", 2 * NET_FD_RESERVE);
+        return -1;
+    }
+    int fd_max = rl.rlim_cur > (1 << 20) ? 1 << 20 : (int)rl.rlim_cur;
+    stats.max_sockets = fd_max - NET_FD_RESERVE;
+    /* WebSockets leave room for plain HTTP (/healthz) when they are full:
+     * a quarter of the descriptors on a small limit. */
+    int64_t http = fd_max / 4 < NET_HTTP_RESERVE ? fd_max / 4 : NET_HTTP_RESERVE;
+    int64_t ws = stats.max_sockets - http;
+    stats.max_ws = cfg->max_ws > 0 && cfg->max_ws < ws ? cfg->max_ws : ws;
+    if (net_guard_init(fd_max) < 0) {
+        snprintf(why, whylen, "out of memory for the connection tables");
+        return -1;
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -122,11 +219,43 @@ void net_http_retry_after(net_conn *c, unsigned seconds)
     c->retry_after = seconds;
 }
 
+/* On every reply: no script but the site's own files (WebAssembly
+ * compiled from them is allowed), no framing, no MIME sniffing, no
+ * referrer outside the site. Raw header lines (lws_serve_http_file). */
+#define SECURITY_HEADERS                                                                           \
+    "content-security-policy: default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; "          \
+    "style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; "              \
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'\r\n"                              \
+    "x-content-type-options: nosniff\r\n"                                                          \
+    "x-frame-options: DENY\r\n"                                                                    \
+    "referrer-policy: same-origin\r\n"
+
+/* The same through lws's header writer (HTTP/1 or 2 alike). */
+static int security_headers(struct lws *wsi, unsigned char **p, unsigned char *end)
+{
+    const char *h = SECURITY_HEADERS;
+    while (*h) {
+        const char *colon = strchr(h, ':'), *eol = strstr(h, "\r\n");
+        char name[40];
+        size_t nl = (size_t)(colon - h) + 1;
+        if (nl >= sizeof name)
+            return -1;
+        memcpy(name, h, nl);
+        name[nl] = '\0';
+        const char *v = colon + 2;
+        if (lws_add_http_header_by_name(wsi, (const unsigned char *)name, (const unsigned char *)v,
+                                        (int)(eol - v), p, end))
+            return -1;
+        h = eol + 2;
+    }
+    return 0;
+}
+
 /* Send headers now and keep the body (o, consumed) for HTTP_WRITEABLE. */
 static int http_reply(struct lws *wsi, net_conn *c, unsigned status, const char *ctype,
                       proto_out *o, const char *set_cookie)
 {
-    unsigned char hdr[LWS_PRE + 1024];
+    unsigned char hdr[LWS_PRE + 2048];
     unsigned char *start = hdr + LWS_PRE, *p = start, *end = hdr + sizeof hdr - 1;
     if (o->oom || o->head < LWS_PRE) {
         proto_out_free(o);
@@ -135,6 +264,7 @@ static int http_reply(struct lws *wsi, net_conn *c, unsigned status, const char 
     if (lws_add_http_common_headers(wsi, status, ctype, o->len, &p, end) ||
         lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
                                     (const unsigned char *)"no-store", 8, &p, end) ||
+        security_headers(wsi, &p, end) ||
         (set_cookie && lws_add_http_header_by_name(wsi, (const unsigned char *)"set-cookie:",
                                                    (const unsigned char *)set_cookie,
                                                    (int)strlen(set_cookie), &p, end)) ||
@@ -183,12 +313,37 @@ int net_cookie(net_conn *c, const char *name, char *buf, size_t len)
     return (int)max;
 }
 
-/* An empty page with this status; -1 when the connection must close. */
-static int http_status(struct lws *wsi, unsigned status)
+/* A short page with this status (its security headers too); -1 when the
+ * connection must close. */
+static int http_status(struct lws *wsi, net_conn *c, unsigned status)
 {
-    if (lws_return_http_status(wsi, status, NULL))
+    char body[64];
+    int n = snprintf(body, sizeof body, "%u\n", status);
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_out_append(&o, body, (size_t)n);
+    return http_reply(wsi, c, status, "text/plain; charset=utf-8", &o, NULL);
+}
+
+/* Refuse a request at once, before its body: the whole reply (a JSON error
+ * {"error":code,"reason":..}; code and reason are constants of this file,
+ * nothing to escape) in one write, then -1: the connection closes (what is
+ * left of the request is not read). */
+static int http_refuse(struct lws *wsi, unsigned status, const char *code, const char *reason)
+{
+    unsigned char buf[LWS_PRE + 2048];
+    unsigned char *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
+    char body[256];
+    int n = snprintf(body, sizeof body, "{\"error\":\"%s\",\"reason\":\"%s\"}", code, reason);
+    if (lws_add_http_common_headers(wsi, status, "application/json", (lws_filepos_t)n, &p, end) ||
+        lws_add_http_header_by_name(wsi, (const unsigned char *)"connection:",
+                                    (const unsigned char *)"close", 5, &p, end) ||
+        security_headers(wsi, &p, end) || lws_finalize_http_header(wsi, &p, end) || end - p < n)
         return -1;
-    return lws_http_transaction_completed(wsi) ? -1 : 0;
+    memcpy(p, body, (size_t)n);
+    p += n;
+    lws_write(wsi, start, (size_t)(p - start), LWS_WRITE_HTTP_HEADERS);
+    return -1;
 }
 
 /* The first route for this method and path, and the rest of the path. */
@@ -207,7 +362,7 @@ static const net_route *route_find(unsigned method, const char *path, const char
     return NULL;
 }
 
-enum { POST_MAX = 4096, PATH_MAX_LEN = 512 };
+enum { POST_MAX = 4096 };
 
 /* The peer's address into c->addr ("" if lws cannot tell). */
 static void peer_address(struct lws *wsi, net_conn *c)
@@ -215,6 +370,114 @@ static void peer_address(struct lws *wsi, net_conn *c)
     c->addr[0] = '\0';
     if (lws_get_peer_simple(wsi, c->addr, sizeof c->addr) == NULL)
         c->addr[0] = '\0';
+}
+
+/* 414 or 431 for a request larger than any of ours, else 0. lws itself
+ * holds at most HEADER_DATA bytes of a request and drops one over that. */
+static unsigned size_check(struct lws *wsi, int ulen)
+{
+    if (ulen + lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS) > NET_URI_MAX) {
+        stats.uri_too_long++;
+        return HTTP_STATUS_REQ_URI_TOO_LONG;
+    }
+    int total = 0;
+    for (int t = 0; t < (int)WSI_TOKEN_COUNT; t++)
+        total += lws_hdr_total_length(wsi, (enum lws_token_indexes)t);
+    if (total > NET_HEADERS_MAX) {
+        stats.headers_too_large++;
+        return 431;
+    }
+    return 0;
+}
+
+/* A browser's upgrade or POST carries the site's Origin: --public-url's,
+ * or one whose host is the Host header. No Origin: not a browser (they
+ * send it on every upgrade and POST), so no cookie of a visitor to abuse. */
+static bool origin_ok(struct lws *wsi)
+{
+    char origin[256], host[256];
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN) == 0)
+        return true;
+    if (lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) <= 0)
+        return false;
+    if (config->public_origin != NULL)
+        return strcasecmp(origin, config->public_origin) == 0;
+    const char *h = strncasecmp(origin, "http://", 7) == 0    ? origin + 7
+                    : strncasecmp(origin, "https://", 8) == 0 ? origin + 8
+                                                              : NULL;
+    return h != NULL && lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) > 0 &&
+           strcasecmp(h, host) == 0;
+}
+
+/* A POST is answered before its body when it cannot be one of ours: a
+ * foreign Origin (403), no Content-Length (411: lws would wait for a body
+ * that has no end), not JSON (415: forms and text/plain are what a foreign
+ * page can send without asking). The connection closes after the answer
+ * (the body, if any, is not read). 1: go on. */
+static int post_check(struct lws *wsi)
+{
+    char ctype[64];
+    if (!origin_ok(wsi)) {
+        stats.bad_origin++;
+        return http_refuse(wsi, HTTP_STATUS_FORBIDDEN, "bad_origin",
+                           "this request must come from the site's own pages");
+    }
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) <= 0) {
+        stats.no_length++;
+        return http_refuse(wsi, 411, "length_required", "a POST needs a Content-Length");
+    }
+    if (lws_hdr_copy(wsi, ctype, sizeof ctype, WSI_TOKEN_HTTP_CONTENT_TYPE) < 16 ||
+        strncasecmp(ctype, "application/json", 16) != 0 ||
+        (ctype[16] != '\0' && ctype[16] != ';' && ctype[16] != ' ')) {
+        stats.bad_type++;
+        return http_refuse(wsi, HTTP_STATUS_UNSUPPORTED_MEDIA_TYPE, "bad_content_type",
+                           "the body must be JSON (Content-Type: application/json)");
+    }
+    return 1;
+}
+
+/* Types lws's own table lacks or gets otherwise; "*" (anything else) must
+ * stay last. lws looks at its table first, then at this list. */
+static const struct lws_protocol_vhost_options mime_any = {NULL, NULL, "*",
+                                                           "application/octet-stream"};
+static const struct lws_protocol_vhost_options mime_woff2 = {&mime_any, NULL, ".woff2",
+                                                             "font/woff2"};
+static const struct lws_protocol_vhost_options mime_md = {&mime_woff2, NULL, ".md",
+                                                          "text/plain; charset=utf-8"};
+static const struct lws_protocol_vhost_options mime_json = {&mime_md, NULL, ".json",
+                                                            "application/json"};
+static const struct lws_protocol_vhost_options mime_mjs = {&mime_json, NULL, ".mjs",
+                                                           "text/javascript; charset=utf-8"};
+
+/* lws looks at its own MIME table first, then at this mount's list. */
+static const struct lws_http_mount mime_mount = {.extra_mimetypes = &mime_mjs};
+
+/* A GET no route takes: the file of the web root at path (index.html for
+ * a path ending in "/"). The path is resolved, symlinks included, and must
+ * stay inside the root's realpath. 0 when served, -1 to close, else the
+ * status to answer. */
+static int serve_file(struct lws *wsi, const char *path)
+{
+    char want[PATH_MAX], real[PATH_MAX], extra[1024];
+    size_t pl = strlen(path), rl = strlen(web_root);
+    int n = snprintf(want, sizeof want, "%s%s%s", web_root, path,
+                     pl > 0 && path[pl - 1] == '/' ? "index.html" : "");
+    if (web_root[0] == '\0' || path[0] != '/' || n < 0 || (size_t)n >= sizeof want ||
+        realpath(want, real) == NULL)
+        return HTTP_STATUS_NOT_FOUND;
+    struct stat st;
+    if (strncmp(real, web_root, rl) != 0 || real[rl] != '/') {
+        stats.outside_root++;
+        return HTTP_STATUS_NOT_FOUND;
+    }
+    if (stat(real, &st) != 0 || !S_ISREG(st.st_mode))
+        return HTTP_STATUS_NOT_FOUND;
+    n = snprintf(extra, sizeof extra,
+                 "cache-control: no-store\r\netag: \"%llx-%llx\"\r\n" SECURITY_HEADERS,
+                 (unsigned long long)st.st_size, (unsigned long long)st.st_mtime);
+    const char *mime = lws_get_mimetype(real, &mime_mount);
+    n = lws_serve_http_file(wsi, real, mime ? mime : "application/octet-stream", extra, n);
+    return n < 0 || (n > 0 && lws_http_transaction_completed(wsi)) ? -1 : 0;
 }
 
 static int http_request(struct lws *wsi, net_conn *c)
@@ -225,15 +488,23 @@ static int http_request(struct lws *wsi, net_conn *c)
     char *uri = NULL;
     int ulen = 0;
     int meth = lws_http_get_uri_and_method(wsi, &uri, &ulen);
-    char path[PATH_MAX_LEN];
-    if (meth < 0 || uri == NULL || ulen <= 0 || ulen >= (int)sizeof path)
-        return http_status(wsi, HTTP_STATUS_NOT_FOUND);
+    if (meth < 0 || uri == NULL || ulen <= 0)
+        return http_status(wsi, c, HTTP_STATUS_NOT_FOUND);
+    unsigned too_big = size_check(wsi, ulen);
+    if (too_big)
+        return http_refuse(wsi, too_big, too_big == 431 ? "headers_too_large" : "uri_too_long",
+                           too_big == 431 ? "the request's headers are too large"
+                                          : "the request's URL is too long");
+    char path[NET_URI_MAX + 1];
     memcpy(path, uri, (size_t)ulen);
     path[ulen] = '\0';
     unsigned method = meth == LWSHUMETH_GET ? NET_GET : meth == LWSHUMETH_POST ? NET_POST : 0;
     const char *arg = "";
     const net_route *r = route_find(method, path, &arg);
     if (method == NET_POST) {
+        int ok = post_check(wsi);
+        if (ok <= 0)
+            return ok;
         /* Wait for the body (HTTP_BODY, then BODY_COMPLETION); a POST no
          * route takes is answered 404 then. */
         if (r != NULL && strlen(arg) >= sizeof c->post_arg)
@@ -243,10 +514,10 @@ static int http_request(struct lws *wsi, net_conn *c)
         proto_out_free(&c->rx);
         return 0;
     }
-    if (r == NULL)
-        return http_status(wsi, HTTP_STATUS_NOT_FOUND);
-    int status = r->handler(c, arg, NULL, 0);
-    return status == 0 ? 0 : http_status(wsi, (unsigned)status);
+    int status = r != NULL           ? r->handler(c, arg, NULL, 0)
+                 : method == NET_GET ? serve_file(wsi, path)
+                                     : HTTP_STATUS_NOT_FOUND;
+    return status <= 0 ? status : http_status(wsi, c, (unsigned)status);
 }
 
 /* The HTTP part of c is over (closed, or lws rebinds it to serve the next
@@ -297,6 +568,37 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 {
     net_conn *c = user;
     switch (reason) {
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+        return accept_filter((int)(lws_intptr_t)in);
+
+    case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+        /* The connection counted by accept_filter: its descriptor is gone
+         * by WSI_DESTROY, so the wsi keeps it. */
+        lws_set_opaque_user_data(wsi, (void *)(intptr_t)(lws_get_socket_fd(wsi) + 1));
+        return 0;
+
+    case LWS_CALLBACK_WSI_DESTROY:
+        if (net_guard_release((int)(intptr_t)lws_get_opaque_user_data(wsi) - 1))
+            stats.sockets--;
+        return 0;
+
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
+        /* A WebSocket upgrade: refused with a status, before a session. */
+        unsigned status = size_check(wsi, lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI));
+        if (status == 0 && !origin_ok(wsi)) {
+            stats.bad_origin++;
+            status = HTTP_STATUS_FORBIDDEN;
+        }
+        if (status == 0 && stats.connections >= stats.max_ws) {
+            stats.refused_ws++;
+            status = HTTP_STATUS_SERVICE_UNAVAILABLE;
+        }
+        if (status == 0)
+            return 0;
+        lws_return_http_status(wsi, status, NULL);
+        return -1;
+    }
+
     case LWS_CALLBACK_FILTER_HTTP_CONNECTION:
         /* No hidden files ("/.git"): the file mount would serve them. */
         if (in != NULL && strstr((const char *)in, "/.") != NULL) {
@@ -345,7 +647,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         proto_out_free(&c->rx);
         if (status == 0)
             return 0; /* answered, or being answered */
-        return http_status(wsi, (unsigned)status);
+        return http_status(wsi, c, (unsigned)status);
     }
 
     case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
@@ -368,13 +670,29 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             int one = 1;
             setsockopt(lws_get_socket_fd(wsi), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         }
+        net_guard_scan(lws_get_socket_fd(wsi), true);
         stats.connections++;
+        c->opened_ms = uv_now(hello_timer.loop);
+        c->waiting_hello = true;
+        c->hprev = hello_tail;
+        if (hello_tail)
+            hello_tail->hnext = c;
+        else
+            hello_head = c;
+        hello_tail = c;
         config->callbacks->open(c);
         return 0;
 
     case LWS_CALLBACK_RECEIVE:
         if (c->closing)
             return 0;
+        if (net_guard_unmasked(lws_get_socket_fd(wsi))) {
+            stats.unmasked++;
+            lws_close_reason(wsi, LWS_CLOSE_STATUS_PROTOCOL_ERR, (unsigned char *)"unmasked frame",
+                             14);
+            c->closing = true;
+            return -1;
+        }
         if (lws_frame_is_binary(wsi)) {
             config->callbacks->message(c, "", 0); /* answered as bad_json */
             return 0;
@@ -420,6 +738,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_CLOSED:
         if (!c->is_ws)
             break;
+        hello_unlink(c);
+        net_guard_scan(lws_get_socket_fd(wsi), false);
         config->callbacks->close(c);
         queue_clear(c);
         proto_out_free(&c->rx);
@@ -444,63 +764,14 @@ static const struct lws_protocols protocols[] = {
 /* ------------------------------------------------------------------------ */
 /* Mounts. */
 
-/* Types lws's own table lacks or gets otherwise; "*" (anything else) must
- * stay last. lws looks at its table first, then at this list. */
-static const struct lws_protocol_vhost_options mime_any = {NULL, NULL, "*",
-                                                           "application/octet-stream"};
-static const struct lws_protocol_vhost_options mime_woff2 = {&mime_any, NULL, ".woff2",
-                                                             "font/woff2"};
-static const struct lws_protocol_vhost_options mime_md = {&mime_woff2, NULL, ".md",
-                                                          "text/plain; charset=utf-8"};
-static const struct lws_protocol_vhost_options mime_json = {&mime_md, NULL, ".json",
-                                                            "application/json"};
-static const struct lws_protocol_vhost_options mime_mjs = {&mime_json, NULL, ".mjs",
-                                                           "text/javascript; charset=utf-8"};
-
-enum { MOUNTS_MAX = 16, MOUNT_POINT_MAX = 64 };
-static struct lws_http_mount mounts[MOUNTS_MAX];
-static char mount_points[MOUNTS_MAX][MOUNT_POINT_MAX];
-
-/* One callback mount per distinct first segment of the route paths, then
- * the files. Returns the number of mounts, or -1 if they do not fit. */
-static int mounts_build(const net_config *cfg)
-{
-    int n = 0;
-    for (int i = 0; i < cfg->nroutes; i++) {
-        const char *p = cfg->routes[i].path;
-        size_t len = 1 + strcspn(p + 1, "/");
-        if (p[0] != '/' || len < 2 || len >= MOUNT_POINT_MAX)
-            return -1;
-        bool seen = false;
-        for (int j = 0; j < n && !seen; j++)
-            seen = strlen(mount_points[j]) == len && strncmp(mount_points[j], p, len) == 0;
-        if (seen)
-            continue;
-        if (n + 1 >= MOUNTS_MAX)
-            return -1;
-        memcpy(mount_points[n], p, len);
-        mount_points[n][len] = '\0';
-        mounts[n] = (struct lws_http_mount){
-            .mountpoint = mount_points[n],
-            .origin = protocols[0].name,
-            .origin_protocol = LWSMPRO_CALLBACK,
-            .mountpoint_len = (unsigned char)len,
-        };
-        n++;
-    }
-    mounts[n] = (struct lws_http_mount){
-        .mountpoint = "/",
-        .origin = web_root,
-        .def = "index.html",
-        .extra_mimetypes = &mime_mjs,
-        .origin_protocol = LWSMPRO_FILE,
-        .mountpoint_len = 1,
-    };
-    n++;
-    for (int i = 0; i + 1 < n; i++)
-        mounts[i].mount_next = &mounts[i + 1];
-    return n;
-}
+/* Every request comes to the protocol callback: the routes, then the
+ * files (serve_file). */
+static const struct lws_http_mount mount_all = {
+    .mountpoint = "/",
+    .origin = "chameleon",
+    .origin_protocol = LWSMPRO_CALLBACK,
+    .mountpoint_len = 1,
+};
 
 static void lws_log(int level, const char *line)
 {
@@ -510,14 +781,16 @@ static void lws_log(int level, const char *line)
 int net_start(uv_loop_t *loop, const net_config *cfg, char *why, size_t whylen)
 {
     config = cfg;
-    snprintf(web_root, sizeof web_root, "%s", cfg->web_root);
-    size_t wl = strlen(web_root);
-    while (wl > 1 && web_root[wl - 1] == '/')
-        web_root[--wl] = '\0';
-    if (mounts_build(cfg) < 0) {
-        snprintf(why, whylen, "too many routes, or a route path that is not /segment...");
-        return -1;
+    if (realpath(cfg->web_root, web_root) == NULL) {
+        fprintf(stderr, "chameleon: web root %s: %s: no files served\n", cfg->web_root,
+                strerror(errno));
+        web_root[0] = '\0';
     }
+    if (caps_init(cfg, why, whylen) < 0)
+        return -1;
+    uv_timer_init(loop, &hello_timer);
+    uint64_t tick = cfg->hello_timeout_ms / 4 < 1000 ? cfg->hello_timeout_ms / 4 + 1 : 1000;
+    uv_timer_start(&hello_timer, on_hello_timer, tick, tick);
 
     lws_set_log_level(LLL_ERR | LLL_WARN, lws_log);
 
@@ -527,7 +800,10 @@ int net_start(uv_loop_t *loop, const net_config *cfg, char *why, size_t whylen)
     info.port = cfg->port;
     info.iface = cfg->host;
     info.protocols = protocols;
-    info.mounts = mounts;
+    info.mounts = &mount_all;
+    /* Room for an 8 KiB URL or header, answered 414 or 431 by size_check
+     * rather than dropped by lws (it drops what does not fit here). */
+    info.max_http_header_data = 16 * 1024;
     info.options =
         LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_VALIDATE_UTF8 | LWS_SERVER_OPTION_DISABLE_IPV6;
     info.foreign_loops = loops;
@@ -566,9 +842,11 @@ void net_stop(uv_loop_t *loop)
 {
     if (context == NULL)
         return;
+    uv_close((uv_handle_t *)&hello_timer, NULL);
     lws_context_destroy(context);
     uv_run(loop, UV_RUN_DEFAULT);
     lws_context_destroy(context);
     uv_run(loop, UV_RUN_DEFAULT);
     context = NULL;
+    net_guard_free();
 }

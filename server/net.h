@@ -5,8 +5,12 @@
  * Owns: the libwebsockets context; each connection's transport record
  * (net_conn: send queue, reassembly of fragmented messages, the HTTP reply
  * waiting to be written); the shared outgoing message (net_msg); static
- * files (a libwebsockets mount of the web root); the counters of what it
- * carried (net_stats).
+ * files (served from the web root by its own handler, which never leaves
+ * it); the connection caps (per address and in total, from the descriptor
+ * limit); the checks every request passes before a route or a session sees
+ * it (Origin, Content-Type and Content-Length of a POST, size of the request
+ * line and headers, the hello timeout); the security headers of every
+ * reply; the counters of what it carried and refused (net_stats).
  * May call: libwebsockets, libuv, protocol/proto_out.h. Nothing else of the
  * server: net reports what happens through the callbacks and routes it is
  * given at start, and the owner of a connection keeps its own state behind
@@ -83,6 +87,11 @@ typedef struct net_conn {
     char close_frame[NET_HEADROOM + 2 + 123]; /* net_close_why: status, reason */
     size_t close_len;
     bool close_sent;
+    /* WebSocket connections that have not said hello yet, oldest first
+     * (closed after the hello timeout). */
+    struct net_conn *hprev, *hnext;
+    uint64_t opened_ms;
+    bool waiting_hello;
 } net_conn;
 
 /* Queue a message on c (takes a reference; m may be NULL: nothing). */
@@ -94,6 +103,8 @@ void net_send_out(net_conn *c, proto_out *o);
 void net_close(net_conn *c);
 /* The same with another reason text (at most 123 bytes). */
 void net_close_why(net_conn *c, const char *reason);
+/* c said hello: it is no longer closed after the hello timeout. */
+void net_ready(net_conn *c);
 
 /* Answer the HTTP request of c (from a route handler or later, on the loop
  * thread): status, content type, body (copied), and a Set-Cookie value or
@@ -150,17 +161,69 @@ typedef struct net_config {
     const net_callbacks *callbacks;
     const net_route *routes; /* first match wins; other paths are files */
     int nroutes;
+    /* The site's origin ("https://host[:port]", from --public-url): the
+     * Origin a browser's WebSocket upgrade or POST must carry. NULL: the
+     * Origin's host must be the request's Host header. */
+    const char *public_origin;
+    int max_per_address;       /* connections at once from one address (IPv6: its /64) */
+    int max_ws;                /* WebSocket connections at once; 0: from the descriptor limit */
+    unsigned hello_timeout_ms; /* a WebSocket without hello this long is closed */
 } net_config;
+
+enum {
+    NET_PER_ADDRESS_DEFAULT = 256,
+    NET_HELLO_TIMEOUT_MS = 30000,
+    /* Descriptors never given to connections (the database and its WAL,
+     * the listener, libuv, stdio, a file being served). */
+    NET_FD_RESERVE = 32,
+    /* Descriptors kept for plain HTTP (/healthz, logins) when WebSockets
+     * are at their cap. */
+    NET_HTTP_RESERVE = 128,
+    NET_URI_MAX = 2048,     /* request line's path and query: longer is 414 */
+    NET_HEADERS_MAX = 8192, /* headers in total: more is 431 */
+};
 
 /* What net carried since start (metrics.c shows them). */
 typedef struct net_stats {
     int64_t connections; /* open WebSocket connections */
     uint64_t messages_in, messages_out;
     uint64_t http_requests;
-    uint64_t too_large; /* connections closed for a message over max_message */
+    uint64_t too_large;         /* connections closed for a message over max_message */
+    int64_t max_ws;             /* the WebSocket cap in force */
+    uint64_t refused_address;   /* connections closed at once: their address's cap */
+    uint64_t refused_full;      /* connections closed at once: every descriptor in use */
+    uint64_t refused_ws;        /* upgrades answered 503: the WebSocket cap */
+    uint64_t bad_origin;        /* upgrades and POSTs answered 403: foreign Origin */
+    uint64_t no_length;         /* POSTs answered 411 */
+    uint64_t bad_type;          /* POSTs answered 415 */
+    uint64_t uri_too_long;      /* requests answered 414 */
+    uint64_t headers_too_large; /* requests answered 431 */
+    uint64_t hello_timeouts;    /* WebSockets closed for saying no hello in time */
+    uint64_t unmasked;          /* WebSockets closed with 1002 for an unmasked frame */
+    uint64_t outside_root;      /* file requests answered 404: resolved outside the web root */
+    int64_t sockets;            /* accepted connections open (HTTP and WebSocket) */
+    int64_t max_sockets;        /* their cap, from the descriptor limit */
 } net_stats;
 
 const net_stats *net_get_stats(void);
+
+/*
+ * Private to the net module (net.c and net_guard.c, which needs no
+ * libwebsockets). Descriptors are below the max_fd given to init.
+ */
+/* Tables for descriptors 0..max_fd-1; -1 if out of memory. */
+int net_guard_init(int max_fd);
+void net_guard_free(void);
+/* Count a connection accepted on fd against its address (IPv6: its /64):
+ * 0, 1 if the address already has max_per_address, -1 if fd cannot be
+ * counted (its address unknown). */
+int net_guard_accept(int fd, int max_per_address);
+/* The connection on fd ended: true if it was counted. */
+bool net_guard_release(int fd);
+/* Follow (on) or stop following the client frames read on fd. */
+void net_guard_scan(int fd, bool on);
+/* Has the client on fd sent an unmasked frame? */
+bool net_guard_unmasked(int fd);
 
 /* Create the libwebsockets context on loop and listen (cfg and what it
  * points to must outlive the context). Returns the port listened on, or -1

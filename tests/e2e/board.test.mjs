@@ -10,7 +10,7 @@ import { launch, staticServer, OUT } from './lib.mjs';
 
 let browser, web, page;
 before(async () => {
-  browser = await launch();
+  browser = await launch({ enforceCSP: true });
   web = await staticServer();
 });
 after(async () => { await browser?.close(); await web?.close(); });

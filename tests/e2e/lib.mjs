@@ -15,13 +15,25 @@ export const WEB = path.join(ROOT, 'web-client');
 export const OUT = path.join(ROOT, 'tests/output/e2e');
 fs.mkdirSync(OUT, { recursive: true });
 
-export async function launch() {
-  return chromium.launch({
+// The real server's pages carry a CSP without 'unsafe-eval', and
+// Playwright's waitForFunction evaluates its predicate from a string: pages
+// bypass the page's CSP unless enforceCSP (board, render and csp tests,
+// which wait without waitForFunction, keep it on to prove the client runs
+// under it).
+export async function launch({ enforceCSP = false } = {}) {
+  const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync'],
   });
+  if (!enforceCSP) {
+    const newContext = browser.newContext.bind(browser);
+    const newPage = browser.newPage.bind(browser);
+    browser.newContext = (o = {}) => newContext({ bypassCSP: true, ...o });
+    browser.newPage = (o = {}) => newPage({ bypassCSP: true, ...o });
+  }
+  return browser;
 }
 
 const MIME = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.wasm': 'application/wasm' };
@@ -104,7 +116,7 @@ export async function realServer() {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chameleon-e2e-'));
   const child = spawn(bin, ['--host', '127.0.0.1', '--port', String(port), '--db', path.join(dir, 'test.db'), '--web-root', WEB,
-    '--register-per-address', '1000000'], // many accounts from 127.0.0.1
+    '--register-per-address', '1000000', '--max-connections-per-address', '1000000'], // many accounts from 127.0.0.1
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }); // migrations/ is found from the checkout
   // Never leave the server behind, even when the test runner is killed.
   const reap = () => { if (child.exitCode === null) child.kill('SIGKILL'); };

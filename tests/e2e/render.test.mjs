@@ -24,7 +24,7 @@ const BOARDS = [
 const skip = serverBinary() ? false : 'the server is not built (build/chameleon)';
 let browser, web, server;
 before(async () => {
-  browser = await launch();
+  browser = await launch({ enforceCSP: true });
   server = skip ? null : await realServer();
   web = await staticServer(server && server.url);
 });

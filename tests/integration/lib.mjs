@@ -13,6 +13,8 @@ export const serverBin = process.env.CHAMELEON_BIN ||
 // Start the server (port 0: it picks a free port and prints it). Returns
 // { url, http, stop(), dir }. extra: more flags.
 // opts.dir: reuse that folder (and its database) instead of a new one.
+// opts.prefix: a command and its arguments to run the server under
+// (['prlimit', '--nofile=256:256']).
 export async function startServer(extra = [], opts = {}) {
     const dir = opts.dir || mkdtempSync(join(tmpdir(), 'chameleon-it-'));
     const web = join(dir, 'web');
@@ -21,17 +23,19 @@ export async function startServer(extra = [], opts = {}) {
     writeFileSync(join(web, 'app.js'), 'export const x = 1;\n');
     writeFileSync(join(web, 'style.css'), 'body{}\n');
     writeFileSync(join(web, 'piece.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>\n');
-    // Tests register many accounts from 127.0.0.1: lift the registrations
-    // per address (5 by default); they play whole games as fast as the
-    // server answers: lift the messages per identity (100 per 20 s by
-    // default); every test client is 127.0.0.1: lift the games in progress
-    // per address. extra may set them again.
+    // Tests register many accounts, play whole games as fast as the server
+    // answers and open many connections, all from 127.0.0.1: lift the
+    // registrations (5 by default), the messages per identity (100 per
+    // 20 s), the games in progress and the connections (256) per address.
+    // extra may set them again.
     const args = ['--host', '127.0.0.1', '--port', '0', '--db', join(dir, 'test.db'),
         '--web-root', web, '--register-per-address', '1000000',
         '--messages-per-identity', '1000000',
-        '--live-games-per-address', '1000000', '--corr-games-per-address', '1000000', ...extra];
+        '--live-games-per-address', '1000000', '--corr-games-per-address', '1000000',
+        '--max-connections-per-address', '1000000', ...extra];
     const env = { ...process.env, CHAMELEON_MIGRATIONS: join(root, 'migrations') };
-    const proc = spawn(serverBin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [cmd, ...pre] = opts.prefix ? [...opts.prefix, serverBin] : [serverBin];
+    const proc = spawn(cmd, [...pre, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     proc.stderr.on('data', (d) => { stderr += d; });
     const port = await new Promise((ok, fail) => {

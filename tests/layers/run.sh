@@ -1,6 +1,6 @@
 #!/bin/sh
 # The shape of server/, checked from the sources:
-#   1. the modules (a .c/.h pair; room_*, store_* and net_msg belong to
+#   1. the modules (a .c/.h pair; room_*, store_* and net_* belong to
 #      room, store and net) include each other's headers without a cycle, and so do the
 #      headers themselves (tsort finds loops);
 #   2. net.c includes no server header but its own (plus the buffer type,
@@ -24,7 +24,7 @@ module_of() {
     case $b in
     room_*) echo room ;;
     store_*) echo store ;;
-    net_msg) echo net ;;
+    net_*) echo net ;;
     *) echo "$b" ;;
     esac
 }
