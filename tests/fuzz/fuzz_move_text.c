@@ -5,9 +5,28 @@
  * a position string up to the first newline (empty or refused: the
  * set-up), then the move text. A refused text gets a rules error and a
  * reason; an accepted one is a legal move whose own text parses back to it,
- * and a game in that position takes the text with the same answer.
+ * and a game in that position takes the text with the same answer. The same
+ * text as a conditional line ("their move, my answer ...", cond_check_line
+ * of server/cond.c, what cond_set sends) in two-player games: a refusal has
+ * a reason; an accepted line's canonical text is accepted again, unchanged.
  */
+#include "cond.h"
 #include "fuzz.h"
+
+static void check_cond_line(const rules_game *g, const char *line)
+{
+    if (g->variant->nplayers != 2 || g->result.over)
+        return;
+    int player = 1 - rules_game_to_move(g);
+    char canon[512], again[512], why[RULES_WHY_TEXT] = "";
+    int err = cond_check_line(g, player, line, canon, sizeof canon, why, sizeof why);
+    if (err != 0) {
+        FUZZ_CHECK(err < 0 && why[0] != '\0');
+        return;
+    }
+    FUZZ_CHECK(cond_check_line(g, player, canon, again, sizeof again, why, sizeof why) == 0);
+    FUZZ_CHECK(strcmp(canon, again) == 0);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -53,6 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * refusal nothing changes. */
     rules_game *g = NULL;
     FUZZ_CHECK(rules_game_new(&g, v->id, position, why, sizeof why) == 0);
+    check_cond_line(g, text);
     if (!g->result.over) {
         rules_move gm = 0;
         int gerr = rules_game_play_text(g, -1, text, &gm, why, sizeof why);
