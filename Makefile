@@ -91,12 +91,13 @@ test: deps-test
 
 fuzz-build: $(FUZZ_BINS)
 
-# Each target for FUZZ_SECONDS from a copy of its checked-in corpus
-# (tests/fuzz/run.sh; make test runs it briefly).
+# Each target for FUZZ_SECONDS from its checked-in corpus and what earlier
+# runs learnt (build/fuzz/work); make test runs them briefly from the
+# checked-in corpus alone (tests/fuzz/run.sh).
 FUZZ_SECONDS ?= 60
 fuzz: deps-test
 	@$(MAKE) --no-print-directory fuzz-build
-	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_KEEP=1 sh tests/fuzz/run.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory all

@@ -2,8 +2,10 @@
 # libFuzzer targets (tests/fuzz/fuzz_*.c, built by `make fuzz-build` into
 # build/fuzz/): each runs FUZZ_SECONDS (default 8: `make test`; `make fuzz`
 # gives 60) from its checked-in corpus tests/fuzz/corpus/<target>/, whose
-# every input is run first. What a run learns goes to build/fuzz/work/<target>/
-# (kept between runs, never into the checked-in corpus); a crash to
+# every input is run first. What a run learns goes to a temporary folder, or
+# with FUZZ_KEEP=1 (`make fuzz`) to build/fuzz/work/<target>/, kept between
+# runs (never into the checked-in corpus: `make test` starts from that alone,
+# so its time stays what FUZZ_SECONDS says). A crash goes to
 # build/fuzz/crashes/, and the suite fails naming the file. Prints one line
 # per target: executions, executions/s, crashes.
 # FUZZ_TARGETS="proto pgn" runs only those.
@@ -12,6 +14,12 @@ cd "$(dirname "$0")/../.."
 secs=${FUZZ_SECONDS:-8}
 targets=${FUZZ_TARGETS:-$(for f in tests/fuzz/fuzz_*.c; do basename "$f" .c | sed 's/^fuzz_//'; done)}
 mkdir -p build/fuzz/crashes
+if [ "${FUZZ_KEEP:-0}" = 1 ]; then
+    workdir=build/fuzz/work
+else
+    workdir=$(mktemp -d)
+    trap 'rm -rf "$workdir"' EXIT
+fi
 failed=0
 printf '%-10s %8s %12s %10s %8s\n' target seconds executions exec/s crashes
 for t in $targets; do
@@ -21,7 +29,7 @@ for t in $targets; do
         failed=1
         continue
     fi
-    work=build/fuzz/work/$t
+    work=$workdir/$t
     log=build/fuzz/$t.log
     mkdir -p "$work" "tests/fuzz/corpus/$t"
     # -timeout: an input running 10 s counts as a hang (a crash).
