@@ -6,6 +6,8 @@
 #   make test       install what is missing, build with ASan+UBSan, run every test
 #   make bench      measure speed (perft, server) and record it in BENCHMARKS.md
 #   make debug      sanitizer build into build/debug/
+#   make fuzz       build the libFuzzer targets (tests/fuzz/) into build/fuzz/ and
+#                   run each for FUZZ_SECONDS (default 60) from its corpus
 #   make format     clang-format every C file (style in .clang-format)
 #   make clean      remove build/
 #
@@ -22,6 +24,7 @@
 
 BUILD   := build
 DBG     := $(BUILD)/debug
+FUZZ    := $(BUILD)/fuzz
 DEPS_SCRIPT := deploy/install-deps.sh
 
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
@@ -45,6 +48,7 @@ ENGINE_MAIN  := server/engine_main.c
 CORE_SRC     := $(filter-out server/main.c $(ENGINE_MAIN) $(NET_SRC),$(wildcard server/*.c))
 UNIT_SRC     := $(wildcard tests/unit/test_*.c)
 TOOL_SRC     := $(wildcard tests/tools/*.c)
+FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
 
 # Object lists per mode.
 objs = $(patsubst %.c,$(1)/obj/%.o,$(2))
@@ -56,8 +60,9 @@ SERVER_BIN := $(if $(wildcard server/main.c),$(BUILD)/chameleon)
 DBG_SERVER_BIN := $(if $(wildcard server/main.c),$(DBG)/chameleon)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(DBG)/tests/%,$(UNIT_SRC))
 TOOL_BINS  := $(patsubst tests/tools/%.c,$(BUILD)/%,$(TOOL_SRC))
+FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(FUZZ)/%,$(FUZZ_SRC))
 
-.PHONY: all run test bench debug format format-check clean deps deps-test
+.PHONY: all run test bench debug fuzz fuzz-build format format-check clean deps deps-test
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/perft $(SERVER_BIN) $(BUILD)/chameleon-engine $(TOOL_BINS) $(BUILD)/rules.wasm
@@ -81,8 +86,18 @@ run: deps
 	fi
 
 test: deps-test
-	@$(MAKE) --no-print-directory all debug
+	@$(MAKE) --no-print-directory all debug fuzz-build
 	@sh tests/run.sh
+
+fuzz-build: $(FUZZ_BINS)
+
+# Each target for FUZZ_SECONDS from its checked-in corpus and what earlier
+# runs learnt (build/fuzz/work); make test runs them briefly from the
+# checked-in corpus alone (tests/fuzz/run.sh).
+FUZZ_SECONDS ?= 60
+fuzz: deps-test
+	@$(MAKE) --no-print-directory fuzz-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_KEEP=1 sh tests/fuzz/run.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory all
@@ -106,6 +121,15 @@ $(DBG)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(SAN) $(if $(filter common/%,$<),,$(PKG_CFLAGS)) -MMD -MP -c $< -o $@
 
+# The fuzz build: Debian's clang with libFuzzer's coverage, ASan and UBSan on
+# every layer (the targets link their own main from libFuzzer).
+FUZZ_CC  := clang
+FUZZ_SAN := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+$(FUZZ)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CFLAGS_ALL) $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
+	    $(if $(filter common/%,$<),,$(PKG_CFLAGS)) -MMD -MP -c $< -o $@
+
 # --- libraries (an empty archive is fine while a layer has no code) --------
 define LIBRARY
 $(1)/lib$(2).a: $(call objs,$(1),$(3))
@@ -119,6 +143,9 @@ $(eval $(call LIBRARY,$(BUILD),core,$(CORE_SRC)))
 $(eval $(call LIBRARY,$(DBG),common,$(COMMON_SRC)))
 $(eval $(call LIBRARY,$(DBG),protocol,$(PROTOCOL_SRC)))
 $(eval $(call LIBRARY,$(DBG),core,$(CORE_SRC)))
+$(eval $(call LIBRARY,$(FUZZ),common,$(COMMON_SRC)))
+$(eval $(call LIBRARY,$(FUZZ),protocol,$(PROTOCOL_SRC)))
+$(eval $(call LIBRARY,$(FUZZ),core,$(CORE_SRC)))
 
 # --- programs ----------------------------------------------------------------
 $(BUILD)/perft: $(BUILD)/obj/tests/perft/perft.o $(BUILD)/libcommon.a
@@ -159,5 +186,9 @@ $(BUILD)/%: $(BUILD)/obj/tests/tools/%.o $(REL_LIBS)
 $(DBG)/tests/%: $(DBG)/obj/tests/unit/%.o $(DBG_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN) -o $@ $^ $(CMOCKA_LIBS) $(CORE_LIBS) -lpthread -lm
+
+# Fuzz targets: every layer (fuzz_api checks bodies with server/accounts.c).
+$(FUZZ)/fuzz_%: $(FUZZ)/obj/tests/fuzz/fuzz_%.o $(FUZZ)/libcore.a $(FUZZ)/libprotocol.a $(FUZZ)/libcommon.a
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(CORE_LIBS) -lpthread -lm
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -165,7 +165,9 @@ typedef struct rules_variant {
     /* Set up the starting position. */
     void (*init)(rules_pos *p);
 
-    /* Parse a position string; 0 or RULES_EBAD_POSITION with a why. */
+    /* Parse a position string; 0 or RULES_EBAD_POSITION with a why. p must
+     * already be a position of this variant (rules_pos_init): a parser may
+     * read p->variant (Ultima's 1968 rule does). */
     int (*parse_position)(rules_pos *p, const char *text, char *why, size_t whylen);
     /* Print the position string (round-trips through parse_position).
      * Returns the length, or -1 if it does not fit. */

@@ -6,14 +6,14 @@
 # Usage: deploy/install-deps.sh [--runtime | --build | --test]
 #   --runtime  only what the server needs to run
 #   --build    runtime + compilers' libraries and headers (default)
-#   --test     build + test tools (cmocka, chromium, node, npm)
+#   --test     build + test tools (cmocka, chromium, node, npm, libFuzzer)
 set -eu
 
 mode=${1:---build}
 
 runtime="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 libsodium23"
 build="gcc make pkg-config clang lld wasi-libc libclang-rt-dev-wasm32 uthash-dev libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev libsqlite3-dev libsodium-dev"
-test="libcmocka-dev chromium sqlite3"
+test="libcmocka-dev chromium sqlite3 libclang-rt-dev"
 
 case "$mode" in
   --runtime) want="$runtime" ;;

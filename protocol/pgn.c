@@ -127,6 +127,13 @@ static void put_token(sbuf *b, const char *tok)
     put(b, tok);
 }
 
+/* A result token of the move text: only digits, '/' and '-' (a move always
+ * names a cell, so never only these), or "*". */
+static bool is_result(const char *t)
+{
+    return *t != '\0' && (strspn(t, "0123456789/-") == strlen(t) || strcmp(t, "*") == 0);
+}
+
 int pgn_write(const pgn_game *g, int nplayers, char **out)
 {
     sbuf b = {.col = 0};
@@ -163,8 +170,11 @@ int pgn_write(const pgn_game *g, int nplayers, char **out)
         put_token(&b, it->text);
         k++;
     }
+    /* The tag as the game's last token, unless it is no result (an
+     * imported tag may hold anything): a re-import would read it as a
+     * move. */
     const char *result = pgn_tag_value(g, "Result");
-    put_token(&b, result ? result : "*");
+    put_token(&b, result && is_result(result) ? result : "*");
     put(&b, "\n");
     if (b.out.oom) {
         proto_out_free(&b.out);
@@ -282,8 +292,7 @@ int pgn_parse(const char *text, pgn_game *g, char *why, size_t whylen)
             if (*t == '\0')
                 continue;
         }
-        /* A result: only digits, '/', '-' (moves always name a cell) or "*". */
-        if (strspn(t, "0123456789/-") == strlen(t) || strcmp(t, "*") == 0)
+        if (is_result(t))
             continue;
         if (pgn_add_move(g, t) < 0)
             return -1;

@@ -71,7 +71,8 @@ void pgn_seat_tag(const rules_variant *v, int seat, char *buf, size_t len);
 void pgn_result_text(const rules_result *r, int nplayers, char *buf, size_t len);
 
 /* Write the PGN text (malloc'd into *out; the caller frees). nplayers sets
- * the numbering of rounds. 0 or -1 (out of memory). */
+ * the numbering of rounds. The move text ends with the Result tag, or "*"
+ * if the tag is missing or holds no result. 0 or -1 (out of memory). */
 int pgn_write(const pgn_game *g, int nplayers, char **out);
 
 /* Parse one game of PGN text into g (zeroed by the caller or freed before).

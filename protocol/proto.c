@@ -304,25 +304,57 @@ static void put_int(proto_out *o, int64_t v)
     put(o, b, (size_t)n);
 }
 
-/* A JSON string: quotes, escapes for '"', '\\' and control characters. */
+/* The length of the valid UTF-8 sequence at s (1 to 4), or 0 if the bytes
+ * there are not one (RFC 3629: no overlong forms, no surrogates, nothing
+ * above U+10FFFF). */
+static size_t utf8_seq(const unsigned char *s)
+{
+    unsigned char c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t n = c >= 0xc2 && c <= 0xdf   ? 2
+               : c >= 0xe0 && c <= 0xef ? 3
+               : c >= 0xf0 && c <= 0xf4 ? 4
+                                        : 0;
+    if (n == 0)
+        return 0;
+    unsigned char lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
+    unsigned char hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf)
+            return 0;
+    return n;
+}
+
+/* A JSON string: quotes, escapes for '"', '\\' and control characters.
+ * Bytes that are not UTF-8 become U+FFFD: a reason may quote the client's
+ * bytes (jansson's "near '...'") or be cut inside a character, and a
+ * browser fails a WebSocket whose text frame is not valid UTF-8. */
 static void put_str(proto_out *o, const char *s)
 {
     if (!proto_out_grow(o, strlen(s) + 2))
         return;
     put(o, "\"", 1);
     const char *run = s;
-    for (; *s; s++) {
+    while (*s) {
         unsigned char c = (unsigned char)*s;
-        if (c >= 0x20 && c != '"' && c != '\\')
+        size_t n = utf8_seq((const unsigned char *)s);
+        if (n > 1 || (n == 1 && c >= 0x20 && c != '"' && c != '\\')) {
+            s += n;
             continue;
+        }
         put(o, run, (size_t)(s - run));
         char esc[8];
-        if (c == '"' || c == '\\')
+        if (n == 0)
+            snprintf(esc, sizeof esc, "\\ufffd");
+        else if (c == '"' || c == '\\')
             snprintf(esc, sizeof esc, "\\%c", c);
         else
             snprintf(esc, sizeof esc, "\\u%04x", c);
         puts_(o, esc);
-        run = s + 1;
+        run = ++s;
     }
     put(o, run, (size_t)(s - run));
     put(o, "\"", 1);

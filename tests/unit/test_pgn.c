@@ -235,12 +235,42 @@ static void test_round_trip_every_variant(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Found by tests/fuzz/fuzz_pgn (corpus/pgn/regress-result-tag): an imported
+ * [Result] that is no result was written as the last token of the move text,
+ * and the written PGN then failed to import (the token read as a move). */
+static void test_result_tag_not_a_result(void **state)
+{
+    (void)state;
+    const char *text = "[Variant \"ultima\"]\n[Result \"draw?\"]\n\n1. a2-a3 a7-a6 *\n";
+    pgn_game g = {0};
+    char why[160];
+    assert_int_equal(pgn_parse(text, &g, why, sizeof why), 0);
+    rules_game *rg = NULL;
+    assert_int_equal(pgn_replay(&g, &rg, why, sizeof why), 0);
+    char *out;
+    assert_int_equal(pgn_write(&g, 2, &out), 0);
+    assert_non_null(strstr(out, "[Result \"draw?\"]"));
+    assert_non_null(strstr(out, "1. a2-a3 a7-a6 *\n"));
+    pgn_game back = {0};
+    assert_int_equal(pgn_parse(out, &back, why, sizeof why), 0);
+    assert_int_equal(back.nitems, 2);
+    rules_game *rb = NULL;
+    assert_int_equal(pgn_replay(&back, &rb, why, sizeof why), 0);
+    assert_int_equal(rb->nmoves, 2);
+    rules_game_free(rb);
+    rules_game_free(rg);
+    free(out);
+    pgn_free(&back);
+    pgn_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_write_parse_two_players),
         cmocka_unit_test(test_three_players_and_leaves),
         cmocka_unit_test(test_parse_foreign_forms),
+        cmocka_unit_test(test_result_tag_not_a_result),
         cmocka_unit_test(test_round_trip_every_variant),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

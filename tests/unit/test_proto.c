@@ -779,6 +779,42 @@ static void test_fuzz(void **state)
     }
 }
 
+/* Found by tests/fuzz/fuzz_proto (corpus/proto/regress-invalid-utf8-reason):
+ * jansson's reason quotes the frame's bytes cut inside a character ("near
+ * '\"hello)\\\xc3'"); the error carrying it must still be valid UTF-8 JSON,
+ * the bad bytes written as U+FFFD, and valid characters kept as they are. */
+static void test_error_reason_not_utf8(void **state)
+{
+    (void)state;
+    static const char frame[] = "{\"type\":\"hello)\\\xc3\x83\0 a\0\0,\"id\":1}";
+    proto_req req;
+    bool typed;
+    char why[RULES_WHY_TEXT];
+    int err = proto_decode(frame, sizeof frame - 1, &req, &typed, why, sizeof why);
+    assert_int_equal(err, PROTO_EBAD_JSON);
+    assert_non_null(strstr(why, "\xc3'"));
+    proto_out o;
+    proto_out_init(&o, 16);
+    proto_write_error(&o, &req, typed, (proto_err)err, why);
+    json_t *j = parse_out(&o);
+    assert_non_null(strstr(json_string_value(json_object_get(j, "reason")), "\xef\xbf\xbd'"));
+    json_decref(j);
+    proto_out_free(&o);
+
+    /* Every kind of bad sequence, between valid ones of each length. */
+    proto_out_init(&o, 0);
+    proto_write_http_error(&o, "x",
+                           "\xc3\xa9 \xc0\xaf \xed\xa0\x80 \xe2\x82\xac \xf4\x90\x80\x80 "
+                           "\xf0\x9f\x98\x80 \xff \xe2\x82");
+    j = parse_out(&o);
+    assert_string_equal(json_string_value(json_object_get(j, "reason")),
+                        "\xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd "
+                        "\xe2\x82\xac \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd "
+                        "\xf0\x9f\x98\x80 \xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd");
+    json_decref(j);
+    proto_out_free(&o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -794,6 +830,7 @@ int main(void)
         cmocka_unit_test(test_writer_event_changes),
         cmocka_unit_test(test_writer_room_replay),
         cmocka_unit_test(test_fuzz),
+        cmocka_unit_test(test_error_reason_not_utf8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -977,6 +977,45 @@ static void test_positions_accepted(void **state)
     assert_int_equal(piece(&p, "e4", NULL), 0);
 }
 
+/* Found by tests/fuzz/fuzz_position (corpus/position/regress-yalta-ep-clock):
+ * an en passant entry whose owner moved last was accepted with a ply clock
+ * of 1; one ply later the entry still stood with the clock at 2 and the
+ * printed position no longer parsed. The clock may count only the plies
+ * since the double step. */
+static void test_en_passant_clock(void **state)
+{
+    (void)state;
+    expect_bad("wK2wQ4/8/8/3bPwP2wR/2rP5/8/8/4rQ2rK/8/8/8/bQ6bK b - e3:b,c6:wb - 1");
+    /* White's entry is one ply old (red moved since), red's is new. */
+    expect_bad("wK2wQ4/8/8/3bPwP2wR/8/8/8/4rQ2rK/8/8/8/bQ6bK b - e3:b - 2");
+    rules_pos p;
+    rules_pos_init(&p, V);
+    char why[RULES_WHY_TEXT], text[RULES_POS_TEXT];
+    assert_int_equal(V->parse_position(&p,
+                                       "wK2wQ4/8/8/3bPwP2wR/8/8/8/4rQ2rK/8/8/8/bQ6bK b - e3:b - 1",
+                                       why, sizeof why),
+                     0);
+    assert_int_equal(
+        V->parse_position(&p, "wK2wQ4/8/8/3bPwP2wR/2rP5/8/8/4rQ2rK/8/8/8/bQ6bK b - e3:b,c6:wb - 0",
+                          why, sizeof why),
+        0);
+    /* Every move of black leaves a position that parses back. */
+    rules_move mv[RULES_MAX_MOVES];
+    int n = V->legal_moves(&p, mv);
+    assert_true(n > 0);
+    for (int i = 0; i < n; i++) {
+        rules_undo u;
+        V->make(&p, mv[i], &u);
+        assert_true(V->print_position(&p, text, sizeof text) > 0);
+        rules_pos back;
+        rules_pos_init(&back, V);
+        if (V->parse_position(&back, text, why, sizeof why) != 0)
+            fail_msg("refused after a move: '%s': %s", text, why);
+        assert_int_equal(back.hash, p.hash);
+        V->unmake(&p, mv[i], &u);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1004,6 +1043,7 @@ int main(void)
         cmocka_unit_test(test_bad_moves),
         cmocka_unit_test(test_bad_positions),
         cmocka_unit_test(test_positions_accepted),
+        cmocka_unit_test(test_en_passant_clock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
