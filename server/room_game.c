@@ -107,14 +107,51 @@ static void table_add(room *r)
 /* ------------------------------------------------------------------------ */
 /* The end of a game, and of one player's part in it. */
 
-static void game_finished(room *r)
+/* A leave or an end of the game is sent, like a move, once the store has
+ * it: a kill right after must not take back a result its players saw. A
+ * write that fails is logged and the event goes anyway (the room has
+ * changed; nothing is taken back). */
+static void on_end_durable(void *arg, int status)
 {
-    if (r->finished || !r->g->result.over)
+    outbox_ev *e = arg;
+    room *r = e->room;
+    r->pending--;
+    if (status < 0)
+        fprintf(stderr, "chameleon: room %lld: cannot store a leave or a result (%s)\n",
+                (long long)r->id, store_err_code(status));
+    e->durable = true;
+    room__flush(r);
+    room__maybe_free(r);
+}
+
+/* The store call given on_end_durable and e returned err (e NULL: no event
+ * waits). The caller flushes. */
+static void end_queued(room *r, outbox_ev *e, int err)
+{
+    if (err < 0)
+        fprintf(stderr, "chameleon: room %lld: cannot store a leave or a result (%s)\n",
+                (long long)r->id, store_err_code(err));
+    if (e == NULL)
         return;
+    if (err < 0)
+        e->durable = true;
+    else
+        r->pending++;
+}
+
+/* The game is over: queue its result; e (or NULL), the event saying so,
+ * waits for it. */
+static void game_finished(room *r, outbox_ev *e)
+{
+    if (r->finished || !r->g->result.over) {
+        if (e != NULL)
+            e->durable = true;
+        return;
+    }
     r->finished = true;
     metrics_now.games_in_progress--;
-    if (store_game_finish(room__db, r->id, &r->g->result, NULL, NULL) < 0)
-        fprintf(stderr, "chameleon: room %lld: cannot store the result\n", (long long)r->id);
+    end_queued(r, e,
+               store_game_finish(room__db, r->id, &r->g->result, e ? on_end_durable : NULL, e));
 }
 
 void room__player_leaves(room *r, int s, rules_reason reason)
@@ -126,19 +163,32 @@ void room__player_leaves(room *r, int s, rules_reason reason)
     r->draw_offers = 0;
     if (reason == RULES_REASON_TIMEOUT)
         r->clocks[s] = 0;
-    if (!r->g->result.over &&
-        store_game_leave(room__db, r->id, s, reason, rules_game_to_move(r->g), NULL, NULL) < 0)
-        fprintf(stderr, "chameleon: room %lld: cannot store a leave\n", (long long)r->id);
+    /* The event is linked now (its seq fixed) and written after the leave
+     * is queued: a correspondence deadline is the store's answer to it. */
+    r->seq++;
+    outbox_ev *e = room__ev_link(r, true);
+    if (e != NULL)
+        e->room = r;
+    bool over = r->g->result.over;
+    if (!over)
+        end_queued(r, e,
+                   store_game_leave(room__db, r->id, s, reason, rules_game_to_move(r->g),
+                                    e ? on_end_durable : NULL, e));
     room__clock_arm(r);
     int64_t deadlines[RULES_MAX_PLAYERS];
     if (r->corr.days > 0)
         room__corr_clocks(r, deadlines);
     proto_out o;
-    room__new_event(r, &o);
+    proto_out_init(&o, NET_HEADROOM);
     proto_write_event_left(&o, r->id, r->seq, s, (int)reason, r->g, r->clocks, r->clock_running);
     room__corr_event(r, &o, deadlines);
-    room__push_event(r, &o, true, true);
-    game_finished(r);
+    if (e != NULL)
+        room__ev_fill(r, e, &o);
+    else
+        proto_out_free(&o);
+    if (over)
+        game_finished(r, e);
+    room__flush(r);
     room__bot_kick(r);
 }
 
@@ -151,8 +201,11 @@ static void end_drawn(room *r, rules_reason why)
     proto_out o;
     room__new_event(r, &o);
     proto_write_event_end(&o, r->id, r->seq, r->g, r->clocks);
-    room__push_event(r, &o, false, true);
-    game_finished(r);
+    outbox_ev *e = room__push_event(r, &o, false, false);
+    if (e != NULL)
+        e->room = r;
+    game_finished(r, e);
+    room__flush(r);
     room__bot_kick(r);
 }
 
@@ -441,7 +494,7 @@ static int play_move(room *r, int s, const char *input, char *why, size_t whylen
     proto_write_event_move(&o, r->id, r->seq, &mv, g, r->clocks, r->clock_running);
     room__corr_event(r, &o, deadlines);
     room__ev_fill(r, e, &o);
-    game_finished(r); /* after the move, so the store gets them in order */
+    game_finished(r, NULL); /* after the move: written with it, in order */
     cond_answer(r, e->ply, text);
     room__bot_kick(r);
     room__maybe_free(r);

@@ -50,7 +50,7 @@ struct room {
     net_msg *ring[ROOM_EVENT_RING];   /* emitted lean events by seq % RING */
     bool ring_board[ROOM_EVENT_RING]; /* that event changed the board */
     outbox_ev *out_head, *out_tail;
-    int pending; /* moves not yet durable */
+    int pending; /* moves, leaves and results not yet durable */
     unsigned draw_offers, rematch_offers;
     int64_t next_room;
     proto_chat_line chat[ROOM_CHAT_KEEP];
