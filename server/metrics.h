@@ -6,7 +6,7 @@
  * (rooms, games, seeks, moves, errors sent); the Prometheus text of them
  * and of the transport's own counters (net_stats).
  * May call: net.h (the net_stats type only), bot.h and accounts.h (their
- * counters), proto.h. Only the loop thread
+ * counters), store.h (store_memory_bytes), proto.h. Only the loop thread
  * touches the counters.
  */
 #ifndef METRICS_H

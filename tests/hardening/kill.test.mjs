@@ -447,6 +447,15 @@ test(`SIGKILL ${ROUNDS} times under live and correspondence load: nothing acknow
         }
         const games = tables.length;
         assert.ok(finished >= games, `${finished} games`);
+        // And no game the test does not know of is left going (ids are
+        // given in order, never reused).
+        const maxId = Math.max(...rooms.keys());
+        for (let id = 1; id <= maxId + 3; id++) {
+            if (rooms.has(id)) continue;
+            const r = await fetch(`${srv.http}/api/games/${id}`);
+            if (r.status === 404) { await r.text(); continue; }
+            assert.equal((await r.json()).status, 'finished', `game ${id}, unknown to the test, finished`);
+        }
         assert.ok(ackedTotal > ROUNDS * 20, `${ackedTotal} moves acknowledged in all`);
         t.diagnostic(`${ROUNDS + 1} kills, ${ackedTotal} moves acknowledged (${rateLimited} sent again after rate_limited), ` +
             `${lostAtStart} games lost in their first milliseconds, before any move, ${finished} games checked and finished (${resigned} by resigning at the end), ` +
