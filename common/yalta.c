@@ -1156,15 +1156,18 @@ static int yalta_parse_position(rules_pos *p, const char *text, char *why, size_
             int pawn = T.ep_pawn[cell];
             if (y.left & (1 << owner))
                 return bad(why, whylen, "no en passant for a player who left", T.names[cell]);
-            /* The clock counts at most the plies played since the double
-             * step: one per player between its owner and the player to
-             * move, in turn order (one who left since may have played
-             * first). Without this, a clock of 1 on the very next turn grew
-             * past what this check allows while the entry lasted. */
+            /* In a game the clock counts at most the plies played since
+             * the double step: one per player between its owner and the
+             * player to move, in turn order (one who left since may have
+             * played first). One more is allowed: the engine's change of
+             * the player to move (set_to_move) makes such positions, and
+             * they must print and parse back. Both grow by one a ply while
+             * the entry lasts, so what parses here still parses after
+             * every move (a fixed bound of 1 did not: fuzz_position). */
             unsigned since = 0;
             for (int pl = (owner + 1) % 3; pl != to_move; pl = (pl + 1) % 3)
                 since++;
-            if (y.board[pawn] != PC(PAWN, owner) || y.board[cell] || y.clock > since)
+            if (y.board[pawn] != PC(PAWN, owner) || y.board[cell] || y.clock > since + 1)
                 return bad(why, whylen, "no pawn can just have crossed", T.names[cell]);
             s += len + 1;
             int takers = 0, lastp = -1;

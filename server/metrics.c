@@ -9,6 +9,7 @@
 
 #include "accounts.h"
 #include "bot.h"
+#include "store.h"
 
 metrics metrics_now;
 
@@ -56,6 +57,8 @@ void metrics_write(proto_out *o, const net_stats *net, const store_stats *st)
     gauge(o, "games_in_progress", "Games not over.", m->games_in_progress);
     gauge(o, "seeks", "Open seeks.", m->seeks);
     counter(o, "moves_total", "Moves played and relayed.", m->moves);
+    gauge(o, "store_memory_bytes", "Bytes SQLite holds, page caches included.",
+          store_memory_bytes());
     counter(o, "messages_in_total", "WebSocket messages received.", net->messages_in);
     counter(o, "messages_out_total", "WebSocket messages queued to clients.", net->messages_out);
     counter(o, "http_requests_total", "HTTP requests served.", net->http_requests);

@@ -6,8 +6,8 @@
  * (rooms, games, seeks, moves, errors sent); the Prometheus text of them
  * and of the transport's own counters (net_stats).
  * May call: net.h (the net_stats type only), bot.h and accounts.h (their
- * counters), store.h (the store_stats type only), proto.h. Only the loop thread
- * touches the counters.
+ * counters), store.h (the store_stats type, store_memory_bytes), proto.h.
+ * Only the loop thread touches the counters.
  */
 #ifndef METRICS_H
 #define METRICS_H

@@ -694,7 +694,9 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             return -1;
         }
         if (lws_frame_is_binary(wsi)) {
-            config->callbacks->message(c, "", 0); /* answered as bad_json */
+            /* Answered as bad_json, once per message (not per fragment). */
+            if (lws_is_final_fragment(wsi))
+                config->callbacks->message(c, "", 0);
             return 0;
         }
         return receive(wsi, c, in, len);

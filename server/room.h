@@ -18,7 +18,8 @@
  * ROOM_EVENT_RING events are kept (lean form) so that a client that
  * reconnects gets what it missed. Moves go through one commit point
  * (room_game.c commit_move): a move is broadcast, and so acknowledged, only once
- * storage says it is durable.
+ * storage says it is durable. Leaves and ends of a game wait for their
+ * write the same way (room_game.c on_end_durable).
  *
  * Clocks: base + increment, kept in milliseconds on the loop's clock; one
  * libuv timer per room fires when the player to move runs out of time, so a

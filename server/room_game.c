@@ -125,16 +125,20 @@ static void table_add(room *r)
 /* ------------------------------------------------------------------------ */
 /* The end of a game, and of one player's part in it. */
 
-static void game_finished(room *r)
+/* The game is over: queue its result; e (or NULL), the event saying so,
+ * waits for it. */
+static void game_finished(room *r, outbox_ev *e)
 {
-    if (r->finished || !r->g->result.over)
+    if (r->finished || !r->g->result.over) {
+        if (e != NULL)
+            e->durable = true;
         return;
+    }
     r->finished = true;
     metrics_now.games_in_progress--;
     for (int i = 0; i < r->nseats; i++)
         uncharge(r, i);
-    if (!r->unstored)
-        room__store_result(r);
+    room__store_result(r, e);
 }
 
 void room__player_leaves(room *r, int s, rules_reason reason)
@@ -147,17 +151,30 @@ void room__player_leaves(room *r, int s, rules_reason reason)
     r->draw_offers = 0;
     if (reason == RULES_REASON_TIMEOUT)
         r->clocks[s] = 0;
-    room__store_leaves(r);
+    /* The event is linked now (its seq fixed) and written after the leave
+     * is queued: a correspondence deadline is the store's answer to it. */
+    r->seq++;
+    outbox_ev *e = room__ev_link(r, true);
+    if (e != NULL)
+        e->room = r;
+    bool over = r->g->result.over;
+    if (!over)
+        room__store_leaves(r, e);
     room__clock_arm(r);
     int64_t deadlines[RULES_MAX_PLAYERS];
     if (r->corr.days > 0)
         room__corr_clocks(r, deadlines);
     proto_out o;
-    room__new_event(r, &o);
+    proto_out_init(&o, NET_HEADROOM);
     proto_write_event_left(&o, r->id, r->seq, s, (int)reason, r->g, r->clocks, r->clock_running);
     room__corr_event(r, &o, deadlines);
-    room__push_event(r, &o, true, true);
-    game_finished(r);
+    if (e != NULL)
+        room__ev_fill(r, e, &o);
+    else
+        proto_out_free(&o);
+    if (over)
+        game_finished(r, e);
+    room__flush(r);
     room__bot_kick(r);
 }
 
@@ -170,8 +187,11 @@ static void end_drawn(room *r, rules_reason why)
     proto_out o;
     room__new_event(r, &o);
     proto_write_event_end(&o, r->id, r->seq, r->g, r->clocks);
-    room__push_event(r, &o, false, true);
-    game_finished(r);
+    outbox_ev *e = room__push_event(r, &o, false, false);
+    if (e != NULL)
+        e->room = r;
+    game_finished(r, e);
+    room__flush(r);
     room__bot_kick(r);
 }
 
@@ -365,7 +385,7 @@ static void on_move_durable(void *arg, int status)
         e->durable = true;
     room__flush(r);
     abort_unstored(r);
-    room__store_leaves(r); /* leaves that failed, once no move is in flight */
+    room__store_leaves(r, NULL); /* leaves that failed, once no move is in flight */
     room__maybe_free(r);
 }
 
@@ -497,7 +517,7 @@ static int play_move(room *r, int s, const char *input, char *why, size_t whylen
     proto_write_event_move(&o, r->id, r->seq, &mv, g, r->clocks, r->clock_running);
     room__corr_event(r, &o, deadlines);
     room__ev_fill(r, e, &o);
-    game_finished(r); /* after the move, so the store gets them in order */
+    game_finished(r, NULL); /* after the move: written with it, in order */
     cond_answer(r, e->ply, text);
     room__bot_kick(r);
     room__maybe_free(r);

@@ -58,7 +58,7 @@ struct room {
     net_msg *ring[ROOM_EVENT_RING];   /* emitted lean events by seq % RING */
     bool ring_board[ROOM_EVENT_RING]; /* that event changed the board */
     outbox_ev *out_head, *out_tail;
-    int pending;      /* moves (and the creation) not yet durable */
+    int pending;      /* moves, leaves, results (and the creation) not yet durable */
     bool unstored;    /* the creation failed: aborted once pending is 0 */
     int result_tries; /* the result's writes that failed */
     /* Leaves of g->left handed to the store, and written; a leave failed:
@@ -117,12 +117,14 @@ bool room__bot_takes_draw(const room *r, int s);
 void room__bots_stop(void);
 
 /* room_store.c */
-/* Queue the result of r's game (finished); queued again if it fails. */
-void room__store_result(room *r);
+/* Queue the result of r's game (finished); queued again if it fails. e
+ * (or NULL), the event announcing it, waits for the store's first answer. */
+void room__store_result(room *r, outbox_ev *e);
 /* Queue the leaves of r's game not yet handed to the store (each after the
  * moves the store has); again after a failure, once r has nothing in
- * flight. */
-void room__store_leaves(room *r);
+ * flight. e (or NULL), the event of the newest leave, waits for the store's
+ * first answer to it. */
+void room__store_leaves(room *r, outbox_ev *e);
 
 /* room_clock.c */
 bool room__timed(const room *r);

@@ -180,6 +180,10 @@ int store_schema_version(store *s);
 /* The current time of the store's clock (ms since the epoch). */
 int64_t store_now(store *s);
 
+/* Bytes SQLite holds now, every connection's page cache included (for
+ * /metrics: a cache filling up is not a leak). */
+int64_t store_memory_bytes(void);
+
 /* Called when a queued write is durable (status 0) or has failed (negative:
  * the write is NOT on disk; do not acknowledge). A failed batch is tried
  * again (store_options.retries) before its writes fail; when they fail,

@@ -167,6 +167,11 @@ int64_t store_now(store *s)
     return s->now_fn(s->now_arg);
 }
 
+int64_t store_memory_bytes(void)
+{
+    return (int64_t)sqlite3_memory_used();
+}
+
 int store_schema_version(store *s)
 {
     return s->version;

@@ -2,7 +2,8 @@
  * test_room.c - rooms without the transport: clocks (a flag falls on the
  * loop's timer, the increment is added), a move after the flag, draws
  * (offered by every remaining player, declined), three-player leaves (the
- * others play on until one is left), a move the store refuses (taken back,
+ * others play on until one is left), leaves and results broadcast only once
+ * durable, a move the store refuses (taken back,
  * leaves kept at their place), rematch (seats rotate), presence from
  * an identity's own list of rooms, the chat limit.
  *
@@ -54,14 +55,18 @@ static game start(const char *variant, int64_t base_ms, int64_t inc_ms, int n,
 static const char *const TWO[] = {"alice", "bob"};
 static const char *const THREE[] = {"alice", "bob", "carol"};
 
-/* Send a request of p in g's room through handler; its error code. */
+/* Send a request of p in g's room through handler; its error code. The
+ * store makes what it queued durable at once (a leave or a result is
+ * broadcast then, as a move is). */
 static int send_req(game *g, fake *p,
                     int (*handler)(room *, session *, const proto_req *, char *, size_t),
                     const char *type, char *why, size_t whylen)
 {
     proto_req req = req_of("{\"type\":\"%s\",\"room\":%lld}", type, (long long)g->id);
     why[0] = '\0';
-    return handler(g->r, &p->s, &req, why, whylen);
+    int err = handler(g->r, &p->s, &req, why, whylen);
+    assert_int_equal(store_flush(W.db), 0);
+    return err;
 }
 
 /* The player to move plays the first legal move of the mirror; the store
@@ -152,6 +157,7 @@ static void test_move_after_flag_refused(void **state)
         req_of("{\"type\":\"move\",\"room\":%lld,\"move\":\"%s\"}", (long long)g.id, text);
     assert_int_equal(room_move(g.r, &g.p[0]->s, &req, why, sizeof why), PROTO_EGAME_OVER);
     assert_string_equal(why, "your time ran out");
+    assert_int_equal(store_flush(W.db), 0); /* the leave is durable: broadcast now */
     json_t *ev = last(g.p[1], "event", "left");
     assert_non_null(ev);
     assert_string_equal(str_of(ev, "reason"), "timeout");
@@ -299,9 +305,12 @@ static void test_result_written_after_a_failure(void **state)
     sqlite3 *lock;
     assert_int_equal(sqlite3_open(path, &lock), SQLITE_OK);
     assert_int_equal(sqlite3_exec(lock, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
-    assert_int_equal(send_req(&g, g.p[0], room_resign, "resign", why, sizeof why), 0);
-    assert_non_null(last(g.p[1], "event", "left"));
-    assert_true(store_flush(W.db) < 0); /* failed, and queued again */
+    /* Not send_req: its flush would fail here. */
+    proto_req req = req_of("{\"type\":\"resign\",\"room\":%lld}", (long long)g.id);
+    assert_int_equal(room_resign(g.r, &g.p[0]->s, &req, why, sizeof why), 0);
+    assert_null(last(g.p[1], "event", "left"));     /* waits for the store's answer */
+    assert_true(store_flush(W.db) < 0);             /* failed, and queued again */
+    assert_non_null(last(g.p[1], "event", "left")); /* sent all the same */
     assert_true(store_flush(W.db) < 0);
     assert_int_equal(sqlite3_exec(lock, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
     assert_int_equal(store_flush(W.db), 0);
@@ -329,7 +338,9 @@ static void test_leave_written_after_a_failure(void **state)
     sqlite3 *lock;
     assert_int_equal(sqlite3_open(path, &lock), SQLITE_OK);
     assert_int_equal(sqlite3_exec(lock, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
-    assert_int_equal(send_req(&g, g.p[1], room_resign, "resign", why, sizeof why), 0);
+    /* Not send_req: its flush would fail here. */
+    proto_req req = req_of("{\"type\":\"resign\",\"room\":%lld}", (long long)g.id);
+    assert_int_equal(room_resign(g.r, &g.p[1]->s, &req, why, sizeof why), 0);
     rules_game_leave(g.mirror, 1, RULES_REASON_RESIGNATION);
     assert_true(store_flush(W.db) < 0); /* failed, and queued again */
     assert_true(store_flush(W.db) < 0);
@@ -346,6 +357,41 @@ static void test_leave_written_after_a_failure(void **state)
     assert_int_equal(sqlite3_column_int(st, 2), 1);
     sqlite3_finalize(st);
     sqlite3_close(lock);
+    finish(&g);
+}
+
+/* A resignation (a leave with a result) and a draw agreed are broadcast,
+ * like a move, only once the store has them: a kill in between must not
+ * take back a result the players saw (issue 18, the kill test). */
+static void test_result_sent_once_durable(void **state)
+{
+    game g = start("ultima", 60000, 0, 2, TWO);
+    char why[RULES_WHY_TEXT];
+    play(&g);
+    proto_req req = req_of("{\"type\":\"resign\",\"room\":%lld}", (long long)g.id);
+    assert_int_equal(room_resign(g.r, &g.p[0]->s, &req, why, sizeof why), 0);
+    assert_null(last(g.p[1], "event", "left"));
+    assert_int_equal(store_flush(W.db), 0);
+    json_t *ev = last(g.p[1], "event", "left");
+    assert_non_null(ev);
+    assert_string_equal(str_of(json_object_get(ev, "result"), "reason"), "resignation");
+    finish(&g);
+
+    g = start("yalta", 0, 0, 3, THREE);
+    /* Three players: a leave the others play on after waits too. */
+    req = req_of("{\"type\":\"resign\",\"room\":%lld}", (long long)g.id);
+    assert_int_equal(room_resign(g.r, &g.p[1]->s, &req, why, sizeof why), 0);
+    assert_null(last(g.p[0], "event", "left"));
+    assert_int_equal(store_flush(W.db), 0);
+    assert_non_null(last(g.p[0], "event", "left"));
+    req = req_of("{\"type\":\"draw_offer\",\"room\":%lld}", (long long)g.id);
+    assert_int_equal(room_draw_offer(g.r, &g.p[0]->s, &req, why, sizeof why), 0);
+    assert_int_equal(room_draw_offer(g.r, &g.p[2]->s, &req, why, sizeof why), 0);
+    assert_null(last(g.p[0], "event", "end"));
+    assert_int_equal(store_flush(W.db), 0);
+    ev = last(g.p[0], "event", "end");
+    assert_non_null(ev);
+    assert_string_equal(str_of(json_object_get(ev, "result"), "reason"), "agreement");
     finish(&g);
 }
 
@@ -470,6 +516,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_result_written_after_a_failure, world_up, world_down),
         cmocka_unit_test_setup_teardown(test_leave_written_after_a_failure, world_up, world_down),
         cmocka_unit_test_setup_teardown(test_move_not_stored_is_taken_back, world_up, world_down),
+        cmocka_unit_test_setup_teardown(test_result_sent_once_durable, world_up, world_down),
         cmocka_unit_test_setup_teardown(test_rematch_rotates_seats, world_up, world_down),
         cmocka_unit_test_setup_teardown(test_presence_from_the_identity, world_up, world_down),
         cmocka_unit_test_setup_teardown(test_chat_limit, world_up, world_down),

@@ -980,39 +980,42 @@ static void test_positions_accepted(void **state)
 /* Found by tests/fuzz/fuzz_position (corpus/position/regress-yalta-ep-clock):
  * an en passant entry whose owner moved last was accepted with a ply clock
  * of 1; one ply later the entry still stood with the clock at 2 and the
- * printed position no longer parsed. The clock may count only the plies
- * since the double step. */
+ * printed position no longer parsed. The clock may count the plies since
+ * the double step, and one more (a changed player to move). */
 static void test_en_passant_clock(void **state)
 {
     (void)state;
-    expect_bad("wK2wQ4/8/8/3bPwP2wR/2rP5/8/8/4rQ2rK/8/8/8/bQ6bK b - e3:b,c6:wb - 1");
-    /* White's entry is one ply old (red moved since), red's is new. */
-    expect_bad("wK2wQ4/8/8/3bPwP2wR/8/8/8/4rQ2rK/8/8/8/bQ6bK b - e3:b - 2");
-    rules_pos p;
-    rules_pos_init(&p, V);
-    char why[RULES_WHY_TEXT], text[RULES_POS_TEXT];
-    assert_int_equal(V->parse_position(&p,
-                                       "wK2wQ4/8/8/3bPwP2wR/8/8/8/4rQ2rK/8/8/8/bQ6bK b - e3:b - 1",
-                                       why, sizeof why),
-                     0);
-    assert_int_equal(
-        V->parse_position(&p, "wK2wQ4/8/8/3bPwP2wR/2rP5/8/8/4rQ2rK/8/8/8/bQ6bK b - e3:b,c6:wb - 0",
-                          why, sizeof why),
-        0);
-    /* Every move of black leaves a position that parses back. */
-    rules_move mv[RULES_MAX_MOVES];
-    int n = V->legal_moves(&p, mv);
-    assert_true(n > 0);
-    for (int i = 0; i < n; i++) {
-        rules_undo u;
-        V->make(&p, mv[i], &u);
-        assert_true(V->print_position(&p, text, sizeof text) > 0);
-        rules_pos back;
-        rules_pos_init(&back, V);
-        if (V->parse_position(&back, text, why, sizeof why) != 0)
-            fail_msg("refused after a move: '%s': %s", text, why);
-        assert_int_equal(back.hash, p.hash);
-        V->unmake(&p, mv[i], &u);
+    /* Red's entry is new (black moves next): its clock may be 0, or 1 (a
+     * changed player to move), not 2. White's is one ply old: up to 2. */
+    expect_bad("wK2wQ4/8/8/3bPwP2wR/2rP5/8/8/4rQ2rK/8/8/8/bQ6bK b - e3:b,c6:wb - 2");
+    expect_bad("wK2wQ4/8/8/3bPwP2wR/8/8/8/4rQ2rK/8/8/8/bQ6bK b - e3:b - 3");
+    static const char *const accepted[] = {
+        "wK2wQ4/8/8/3bPwP2wR/2rP5/8/8/4rQ2rK/8/8/8/bQ6bK b - e3:b,c6:wb - 0",
+        "wK2wQ4/8/8/3bPwP2wR/2rP5/8/8/4rQ2rK/8/8/8/bQ6bK b - e3:b,c6:wb - 1",
+        "wK2wQ4/8/8/3bPwP2wR/8/8/8/4rQ2rK/8/8/8/bQ6bK b - e3:b - 1",
+        "wK2wQ4/8/8/3bPwP2wR/8/8/8/4rQ2rK/8/8/8/bQ6bK b - e3:b - 2",
+    };
+    for (size_t k = 0; k < sizeof accepted / sizeof accepted[0]; k++) {
+        rules_pos p;
+        rules_pos_init(&p, V);
+        char why[RULES_WHY_TEXT], text[RULES_POS_TEXT];
+        if (V->parse_position(&p, accepted[k], why, sizeof why) != 0)
+            fail_msg("refused: '%s': %s", accepted[k], why);
+        /* Every move of black leaves a position that parses back. */
+        rules_move mv[RULES_MAX_MOVES];
+        int n = V->legal_moves(&p, mv);
+        assert_true(n > 0);
+        for (int i = 0; i < n; i++) {
+            rules_undo u;
+            V->make(&p, mv[i], &u);
+            assert_true(V->print_position(&p, text, sizeof text) > 0);
+            rules_pos back;
+            rules_pos_init(&back, V);
+            if (V->parse_position(&back, text, why, sizeof why) != 0)
+                fail_msg("refused after a move: '%s': %s", text, why);
+            assert_int_equal(back.hash, p.hash);
+            V->unmake(&p, mv[i], &u);
+        }
     }
 }
 
