@@ -229,6 +229,27 @@ int api_profile(net_conn *c, const char *arg, const char *body, size_t len)
     return 0;
 }
 
+static void on_board_read(void *arg, int status, const record_board *b)
+{
+    net_conn *c = pending_done(arg);
+    if (c != NULL)
+        reply_read(c, status, status < 0 ? NULL : archive_board_json(b), "application/json");
+}
+
+int api_leaderboard(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    if (rules_find(arg) == NULL)
+        return 404;
+    pending *p = pending_new(c);
+    if (p == NULL)
+        return 500;
+    if (store_leaderboard_get(db, arg, on_board_read, p) < 0) {
+        pending_done(p);
+        return 500;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Accounts: register, log in (password work off the loop), log out. The
  * answer sets or clears the session cookie. */

@@ -344,6 +344,36 @@ typedef void (*store_profile_cb)(void *arg, int status, const record_profile *p)
 int store_profile_get(store *s, const char *username, store_profile_cb cb, void *arg);
 
 /* ------------------------------------------------------------------------ */
+/* Ratings (rating.h: Glicko-2, one per account, variant and pace)
+ *
+ * A rated game (every seat an account, no bot) that finishes other than
+ * aborted updates the rating of every seat at the game's variant and pace,
+ * in the transaction that writes the result (store_game_finish), against
+ * each other seat with the pairwise scores of the finishing order: a win
+ * beats everyone, draws tie, and among the losers who left first ranks
+ * last. The loop keeps every rating in memory as committed. */
+
+typedef record_rating store_rating;
+
+/* The rating of an account at a variant and pace (rating_pace), from
+ * memory: 0 and *out, or STORE_ENOT_FOUND (no rated game yet). */
+int store_rating_get(store *s, int64_t account, const char *variant, int pace, store_rating *out);
+
+/* The answer to store_leaderboard_get, as store_game_get_cb. */
+typedef void (*store_board_cb)(void *arg, int status, const record_board *b);
+
+/*
+ * The leaderboard of a variant (GET /api/leaderboard/<variant>): per pace,
+ * the players not provisional (rd <= RATING_PROVISIONAL_RD) whose last rated
+ * game is within STORE_BOARD_ACTIVE_MS, best first, at most STORE_BOARD_MAX
+ * per pace. Queued and read like store_game_get.
+ */
+int store_leaderboard_get(store *s, const char *variant, store_board_cb cb, void *arg);
+
+enum { STORE_BOARD_MAX = 100 };
+#define STORE_BOARD_ACTIVE_MS (92LL * STORE_DAY_MS) /* three months */
+
+/* ------------------------------------------------------------------------ */
 /* "Your turn" list */
 
 /*

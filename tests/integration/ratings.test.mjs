@@ -1,0 +1,242 @@
+// Ratings end to end: rated games between accounts through the real server
+// update the Glicko-2 ratings in the store exactly as a reference computation
+// of the same formulas (Glickman's paper, lichess's per-game update with the
+// deviation aged by idle time) says; three-player results rate pairwise from
+// the finishing order; unrated and aborted games change nothing; the ratings
+// survive a restart; the leaderboard lists players once they are no longer
+// provisional.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, connect, startGame, firstMover, bySeatOf } from './lib.mjs';
+
+// ---- The reference: the same formulas, written again from the paper. ----
+const SCALE = 173.7178, TAU = 0.75, RD_MIN = 45, RD_MAX = 500, PERIODS_PER_DAY = 0.21436;
+const NEW = { rating: 1500, rd: 500, vol: 0.09, games: 0, last: 0 };
+
+function period(p, games, tau) {
+    const mu = (p.rating - 1500) / SCALE, phi = p.rd / SCALE;
+    const g = (ph) => 1 / Math.sqrt(1 + 3 * ph * ph / (Math.PI * Math.PI));
+    let vinv = 0, sum = 0;
+    for (const o of games) {
+        const muj = (o.rating - 1500) / SCALE, phij = o.rd / SCALE;
+        const e = 1 / (1 + Math.exp(-g(phij) * (mu - muj)));
+        vinv += g(phij) ** 2 * e * (1 - e);
+        sum += g(phij) * (o.score - e);
+    }
+    const v = 1 / vinv, delta = v * sum, a = Math.log(p.vol ** 2);
+    const f = (x) => Math.exp(x) * (delta ** 2 - phi ** 2 - v - Math.exp(x)) /
+        (2 * (phi ** 2 + v + Math.exp(x)) ** 2) - (x - a) / (tau * tau);
+    let A = a, B;
+    if (delta ** 2 > phi ** 2 + v) B = Math.log(delta ** 2 - phi ** 2 - v);
+    else { let k = 1; while (f(a - k * tau) < 0) k++; B = a - k * tau; }
+    let fA = f(A), fB = f(B);
+    while (Math.abs(B - A) > 1e-6) {
+        const C = A + (A - B) * fA / (fB - fA), fC = f(C);
+        if (fC * fB <= 0) { A = B; fA = fB; } else fA /= 2;
+        B = C; fB = fC;
+    }
+    const vol = Math.exp(A / 2);
+    const phiStar = Math.sqrt(phi ** 2 + vol ** 2);
+    const phiNew = 1 / Math.sqrt(1 / phiStar ** 2 + 1 / v);
+    return { rating: (mu + phiNew ** 2 * sum) * SCALE + 1500, rd: phiNew * SCALE, vol };
+}
+
+// One rated game at `at` (ms) for a player whose last rated game was p.last.
+function after(p, games, at) {
+    let rd = p.rd;
+    if (p.last > 0 && at > p.last) {
+        const t = (at - p.last) / 86400000 * PERIODS_PER_DAY, phi = rd / SCALE;
+        rd = Math.min(RD_MAX, Math.sqrt(phi * phi + t * p.vol * p.vol) * SCALE);
+    }
+    const q = period({ ...p, rd }, games, TAU);
+    return { ...q, rd: Math.min(RD_MAX, Math.max(RD_MIN, q.rd)), games: p.games + 1, last: at };
+}
+
+// A finished game's update for every seat: ranks (0 best), ratings before,
+// the time of the result. Pairwise scores from the ranks.
+function rateGame(before, ranks, at) {
+    return before.map((p, i) => after(p, before.flatMap((q, j) => (j === i ? [] :
+        [{ rating: q.rating, rd: q.rd, score: ranks[i] < ranks[j] ? 1 : ranks[i] > ranks[j] ? 0 : 0.5 }])), at));
+}
+
+test('the reference reproduces the paper\'s example', () => {
+    const q = period({ rating: 1500, rd: 200, vol: 0.06 },
+        [{ rating: 1400, rd: 30, score: 1 }, { rating: 1550, rd: 100, score: 0 }, { rating: 1700, rd: 300, score: 0 }], 0.5);
+    assert.ok(Math.abs(q.rating - 1464.06) < 0.02 && Math.abs(q.rd - 151.52) < 0.01 && Math.abs(q.vol - 0.05999) < 1e-5);
+});
+
+// ---- Helpers ----
+async function post(srv, path, body) {
+    const r = await fetch(srv.http + path, {
+        method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' },
+    });
+    assert.equal(r.status, 200);
+    return r.headers.get('set-cookie').split(';')[0];
+}
+let seq = 0;
+async function account(srv) {
+    const name = `r${process.pid % 10000}_${seq++}`;
+    return { name, cookie: await post(srv, '/api/register', { username: name, password: 'correct horse' }) };
+}
+async function login(srv, acct) {
+    const c = await connect(srv.url, {}, { Cookie: acct.cookie });
+    assert.equal(c.welcome.account, acct.name);
+    return c;
+}
+async function profile(srv, name) {
+    const r = await fetch(`${srv.http}/api/profile/${name}`);
+    assert.equal(r.status, 200);
+    return r.json();
+}
+// The stored rating of a player at a variant and pace, or null.
+async function stored(srv, name, variant, pace) {
+    const p = await profile(srv, name);
+    return p.ratings?.[variant]?.[pace] ?? null;
+}
+function close(a, b, what) {
+    assert.ok(Math.abs(a - b) < 1e-6, `${what}: ${a} vs ${b}`);
+}
+function same(got, want, what) {
+    close(got.rating, want.rating, `${what} rating`);
+    close(got.rd, want.rd, `${what} rd`);
+    close(got.vol, want.vol, `${what} vol`);
+    assert.equal(got.games, want.games, `${what} games`);
+    assert.equal(got.provisional, want.rd > 110, `${what} provisional`);
+}
+// What the reference needs from a stored rating.
+const ref = (r) => (r ? { rating: r.rating, rd: r.rd, vol: r.vol, games: r.games, last: r.last } : { ...NEW });
+
+// Play a rated (or not) two-player game: one move, then `loser` resigns.
+// Returns the end event.
+async function twoPlayerGame(players, game, tc, rated, loserIdx) {
+    const [first, second] = players;
+    const created = await first.request({ type: 'seek_create', game, ...tc, rated });
+    assert.equal(created.type, 'seek_created', JSON.stringify(created));
+    const acc = await second.request({ type: 'seek_accept', seek: created.seek.id });
+    assert.equal(acc.type, 'game_started', JSON.stringify(acc));
+    const room = acc.room;
+    const states = [await first.waitFor((m) => m.type === 'room' && m.room === room),
+        await second.waitFor((m) => m.type === 'room' && m.room === room)];
+    assert.equal(states[0].rated, rated);
+    const { mover, st } = firstMover(players, states);
+    mover.send({ type: 'move', room, move: st.legal[0] });
+    await first.event(room, 'move');
+    players[loserIdx].send({ type: 'resign', room });
+    return first.waitFor((m) => m.type === 'event' && m.room === room && m.result, 'the result');
+}
+
+const BLITZ = { base_ms: 180000, inc_ms: 0 }; // 180 s: blitz
+
+test('rated games update both ratings as the reference computes; unrated and aborted games change nothing; a restart keeps them', async () => {
+    let srv = await startServer();
+    try {
+        const A = await account(srv), B = await account(srv);
+        let a = await login(srv, A), b = await login(srv, B);
+        const g2 = a.welcome.games.find((g) => g.players === 2).id;
+
+        // Game 1: b resigns, a wins.
+        let end = await twoPlayerGame([a, b], g2, BLITZ, true, 1);
+        assert.deepEqual(end.result.outcomes.slice().sort(), ['loss', 'win']);
+        const a1 = await stored(srv, A.name, g2, 'blitz'), b1 = await stored(srv, B.name, g2, 'blitz');
+        assert.ok(a1 && b1, 'both rated after a rated game');
+        assert.equal(a1.last, b1.last);
+        const [wa1, wb1] = rateGame([{ ...NEW }, { ...NEW }], [0, 1], a1.last);
+        same(a1, wa1, 'a after 1');
+        same(b1, wb1, 'b after 1');
+        assert.ok(a1.rating > 1500 && b1.rating < 1500);
+        assert.equal(a1.history.length, 1);
+        close(a1.history[0].rating, a1.rating, 'history');
+
+        // Game 2: a resigns; the update starts from the stored values and
+        // ages the deviation by the time since game 1.
+        await twoPlayerGame([b, a], g2, BLITZ, true, 1);
+        const a2 = await stored(srv, A.name, g2, 'blitz'), b2 = await stored(srv, B.name, g2, 'blitz');
+        const [wb2, wa2] = rateGame([ref(b1), ref(a1)], [0, 1], a2.last);
+        same(a2, wa2, 'a after 2');
+        same(b2, wb2, 'b after 2');
+        assert.equal(a2.history.length, 2);
+
+        // Unrated: nothing changes. Other pace: a rating of its own.
+        await twoPlayerGame([a, b], g2, BLITZ, false, 1);
+        same(await stored(srv, A.name, g2, 'blitz'), ref(a2), 'a after unrated');
+        assert.equal(await stored(srv, A.name, g2, 'rapid'), null);
+        await twoPlayerGame([a, b], g2, { base_ms: 600000, inc_ms: 0 }, true, 1);
+        const ra = await stored(srv, A.name, g2, 'rapid');
+        same(ra, rateGame([{ ...NEW }, { ...NEW }], [0, 1], ra.last)[0], 'a rapid');
+        same(await stored(srv, A.name, g2, 'blitz'), ref(a2), 'blitz untouched by rapid');
+
+        // Aborted rated game: nothing changes.
+        const created = await a.request({ type: 'seek_create', game: g2, ...BLITZ, rated: true });
+        const acc = await b.request({ type: 'seek_accept', seek: created.seek.id });
+        a.send({ type: 'abort', room: acc.room });
+        end = await a.event(acc.room, 'end');
+        assert.equal(end.result.reason, 'aborted');
+        same(await stored(srv, A.name, g2, 'blitz'), ref(a2), 'a after abort');
+        same(await stored(srv, B.name, g2, 'blitz'), ref(b2), 'b after abort');
+
+        // A guest cannot take a rated seek; a bot game cannot be rated.
+        const guest = await connect(srv.url);
+        const rs = await a.request({ type: 'seek_create', game: g2, ...BLITZ, rated: true });
+        await guest.expectError({ type: 'seek_accept', seek: rs.seek.id }, 'account_required');
+        await a.request({ type: 'seek_cancel', seek: rs.seek.id });
+        guest.close();
+
+        // Restart on the same database: the same ratings, and they go on
+        // from there.
+        a.close(); b.close();
+        assert.equal((await srv.stop(true)).code, 0, srv.stderr().slice(-2000));
+        srv = await startServer([], { dir: srv.dir });
+        same(await stored(srv, A.name, g2, 'blitz'), ref(a2), 'a after restart');
+        a = await login(srv, A); b = await login(srv, B);
+        await twoPlayerGame([a, b], g2, BLITZ, true, 1);
+        const a3 = await stored(srv, A.name, g2, 'blitz'), b3 = await stored(srv, B.name, g2, 'blitz');
+        const [wa3, wb3] = rateGame([ref(a2), ref(b2)], [0, 1], a3.last);
+        same(a3, wa3, 'a after restart game');
+        same(b3, wb3, 'b after restart game');
+        a.close(); b.close();
+    } finally {
+        const st = await srv.stop();
+        assert.equal(st.code, 0, srv.stderr().slice(-2000));
+    }
+});
+
+test('a rated three-player game rates pairwise from the finishing order (first to resign last)', async () => {
+    const srv = await startServer();
+    try {
+        const accts = [await account(srv), await account(srv), await account(srv)];
+        const cs = [];
+        for (const x of accts) cs.push(await login(srv, x));
+        const g3 = cs[0].welcome.games.find((g) => g.players === 3).id;
+        const created = await cs[0].request({ type: 'seek_create', game: g3, ...BLITZ, rated: true });
+        assert.equal(created.type, 'seek_created', JSON.stringify(created));
+        await cs[1].request({ type: 'seek_accept', seek: created.seek.id });
+        const started = await cs[2].request({ type: 'seek_accept', seek: created.seek.id });
+        assert.equal(started.type, 'game_started');
+        const room = started.room;
+        const states = [];
+        for (const c of cs) states.push(await c.waitFor((m) => m.type === 'room' && m.room === room));
+        const bySeat = bySeatOf(cs, states);
+        const nameOf = (seat) => accts[cs.indexOf(bySeat[seat])].name;
+        // The seat to move resigns, then the next to move: the one left wins.
+        const order = [];
+        let state = states[0];
+        while (state.result === null) {
+            order.push(state.to_move);
+            bySeat[state.to_move].send({ type: 'resign', room });
+            state = await cs[0].waitFor((m) => m.type === 'event' && m.room === room &&
+                (m.kind === 'left' || m.kind === 'end'));
+        }
+        assert.equal(order.length, 2);
+        const winner = [0, 1, 2].find((s) => !order.includes(s));
+        const ranks = [];
+        ranks[order[0]] = 2; ranks[order[1]] = 1; ranks[winner] = 0;
+        const got = [];
+        for (let s = 0; s < 3; s++) got.push(await stored(srv, nameOf(s), g3, 'blitz'));
+        const want = rateGame([{ ...NEW }, { ...NEW }, { ...NEW }], ranks, got[0].last);
+        for (let s = 0; s < 3; s++) same(got[s], want[s], `seat ${s}`);
+        assert.ok(got[winner].rating > got[order[1]].rating && got[order[1]].rating > got[order[0]].rating);
+        for (const c of cs) c.close();
+    } finally {
+        assert.equal((await srv.stop()).code, 0, srv.stderr().slice(-2000));
+    }
+});
