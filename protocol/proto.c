@@ -375,6 +375,12 @@ static void put_player(proto_out *o, const proto_player *p)
         key(o, "level");
         put_int(o, p->bot);
     }
+    if (p->rating > 0) {
+        key(o, "rating");
+        put_int(o, p->rating);
+        key(o, "provisional");
+        put_bool(o, p->provisional);
+    }
     end(o);
 }
 

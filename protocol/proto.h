@@ -233,6 +233,11 @@ typedef struct proto_player {
     int64_t id;
     const char *name;
     int bot; /* a bot's level (1..8), written "bot":true,"level":N; 0: a person */
+    /* The player's rating at the game's variant and pace (rounded), written
+     * "rating":N,"provisional":bool; 0: none (a guest, a bot, no rated game
+     * yet at that pace). */
+    int rating;
+    bool provisional;
 } proto_player;
 
 typedef struct proto_seek_view {

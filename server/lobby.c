@@ -71,8 +71,12 @@ static proto_seek_view seek_view(const seek *s)
         .nplayers = s->nplayers,
         .corr = s->corr,
     };
-    for (int i = 0; i < s->nplayers; i++)
-        v.players[i] = (proto_player){s->players[i]->id, s->players[i]->name, s->players[i]->bot};
+    for (int i = 0; i < s->nplayers; i++) {
+        v.players[i] =
+            (proto_player){s->players[i]->id, s->players[i]->name, s->players[i]->bot, 0, false};
+        room_player_rating(&v.players[i], s->players[i]->account, s->v->id, s->corr.days > 0,
+                           s->base_ms, s->inc_ms);
+    }
     return v;
 }
 

@@ -108,7 +108,8 @@ const ref = (r) => (r ? { rating: r.rating, rd: r.rd, vol: r.vol, games: r.games
 
 // Play a rated (or not) two-player game: one move, then `loser` resigns.
 // Returns the end event.
-async function twoPlayerGame(players, game, tc, rated, loserIdx) {
+// check(seek, states): called with the seek as created and the room states.
+async function twoPlayerGame(players, game, tc, rated, loserIdx, check = () => {}) {
     const [first, second] = players;
     const created = await first.request({ type: 'seek_create', game, ...tc, rated });
     assert.equal(created.type, 'seek_created', JSON.stringify(created));
@@ -118,6 +119,7 @@ async function twoPlayerGame(players, game, tc, rated, loserIdx) {
     const states = [await first.waitFor((m) => m.type === 'room' && m.room === room),
         await second.waitFor((m) => m.type === 'room' && m.room === room)];
     assert.equal(states[0].rated, rated);
+    check(created.seek, states);
     const { mover, st } = firstMover(players, states);
     mover.send({ type: 'move', room, move: st.legal[0] });
     await first.event(room, 'move');
@@ -149,7 +151,14 @@ test('rated games update both ratings as the reference computes; unrated and abo
 
         // Game 2: a resigns; the update starts from the stored values and
         // ages the deviation by the time since game 1.
-        await twoPlayerGame([b, a], g2, BLITZ, true, 1);
+        // The seek and the room show each player's rating at this pace.
+        await twoPlayerGame([b, a], g2, BLITZ, true, 1, (seek, states) => {
+            assert.equal(seek.players[0].rating, Math.round(b1.rating), JSON.stringify(seek));
+            assert.equal(seek.players[0].provisional, true);
+            const byName = Object.fromEntries(states[0].seats.map((s) => [s.player.name, s.player]));
+            assert.equal(byName[A.name].rating, Math.round(a1.rating), JSON.stringify(states[0].seats));
+            assert.equal(byName[B.name].rating, Math.round(b1.rating));
+        });
         const a2 = await stored(srv, A.name, g2, 'blitz'), b2 = await stored(srv, B.name, g2, 'blitz');
         const [wb2, wa2] = rateGame([ref(b1), ref(a1)], [0, 1], a2.last);
         same(a2, wa2, 'a after 2');
@@ -160,7 +169,11 @@ test('rated games update both ratings as the reference computes; unrated and abo
         await twoPlayerGame([a, b], g2, BLITZ, false, 1);
         same(await stored(srv, A.name, g2, 'blitz'), ref(a2), 'a after unrated');
         assert.equal(await stored(srv, A.name, g2, 'rapid'), null);
-        await twoPlayerGame([a, b], g2, { base_ms: 600000, inc_ms: 0 }, true, 1);
+        // No rating yet at rapid: none shown.
+        await twoPlayerGame([a, b], g2, { base_ms: 600000, inc_ms: 0 }, true, 1, (seek, states) => {
+            assert.equal(seek.players[0].rating, undefined);
+            assert.ok(states[0].seats.every((s) => s.player.rating === undefined));
+        });
         const ra = await stored(srv, A.name, g2, 'rapid');
         same(ra, rateGame([{ ...NEW }, { ...NEW }], [0, 1], ra.last)[0], 'a rapid');
         same(await stored(srv, A.name, g2, 'blitz'), ref(a2), 'blitz untouched by rapid');
