@@ -141,6 +141,43 @@ int rating_pace_parse(const char *name)
     return -1;
 }
 
+rating_glicko rating_ffa_new(void)
+{
+    return (rating_glicko){RATING_DEFAULT, 25.0 / 3.0 * RATING_FFA_K, RATING_VOL_DEFAULT};
+}
+
+void rating_ffa(rating_glicko *p, const int64_t *last_ms, int64_t now_ms, const int *rank, int n)
+{
+    const double beta = 25.0 / 6.0, kappa = 1e-4;
+    double mu[RATING_MAX_OPPONENTS], s2[RATING_MAX_OPPONENTS];
+    if (n > RATING_MAX_OPPONENTS)
+        n = RATING_MAX_OPPONENTS;
+    for (int i = 0; i < n; i++) {
+        double rd = p[i].rd;
+        if (last_ms[i] > 0 && now_ms > last_ms[i])
+            rd = rating_rd_aged(
+                rd, p[i].vol, (double)(now_ms - last_ms[i]) / 86400000.0 * RATING_PERIODS_PER_DAY);
+        double sigma = rd / RATING_FFA_K;
+        mu[i] = 25.0 + (p[i].r - RATING_DEFAULT) / RATING_FFA_K;
+        s2[i] = sigma * sigma + RATING_FFA_TAU * RATING_FFA_TAU;
+    }
+    for (int i = 0; i < n; i++) {
+        double omega = 0, delta = 0;
+        for (int q = 0; q < n; q++) {
+            if (q == i)
+                continue;
+            double c = sqrt(s2[i] + s2[q] + 2 * beta * beta);
+            double piq = 1.0 / (1.0 + exp((mu[q] - mu[i]) / c));
+            double s = rank[i] < rank[q] ? 1.0 : rank[i] > rank[q] ? 0.0 : 0.5;
+            omega += s2[i] / c * (s - piq);
+            delta += sqrt(s2[i]) / c * s2[i] / (c * c) * piq * (1.0 - piq);
+        }
+        double f = 1.0 - delta;
+        p[i].r = RATING_DEFAULT + (mu[i] + omega - 25.0) * RATING_FFA_K;
+        p[i].rd = clamp_rd(sqrt(s2[i] * (f > kappa ? f : kappa)) * RATING_FFA_K);
+    }
+}
+
 void rating_pairwise(const int *rank, int n, double score[][RATING_MAX_OPPONENTS])
 {
     for (int i = 0; i < n; i++)

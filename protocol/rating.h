@@ -83,6 +83,25 @@ const char *rating_pace_name(rating_pace p);
 int rating_pace_parse(const char *name);
 
 /*
+ * Free-for-all (three-player games): Weng and Lin's Bayesian approximation
+ * ("A Bayesian approximation method for online ranking", 2011), the
+ * Bradley-Terry full-pair model, chosen over pairwise Glicko-2 by
+ * measurement (docs/RATINGS.md). Its mu and sigma are kept on the Glicko
+ * scale: rating = 1500 + (mu - 25) * RATING_FFA_K, rd = sigma *
+ * RATING_FFA_K, where K makes one logistic unit of the model (c = sqrt(2)
+ * beta, beta = 25/6) the 173.7 points of Glicko-2's. p[0..n-1] are updated
+ * at once from their ratings before the game: rank[i] is player i's place
+ * (0 best, equal ranks drew), last_ms[i] its previous rated game (0 if
+ * none); each deviation first ages as in rating_after, then grows by
+ * RATING_FFA_TAU; deviations are clamped like Glicko-2's. vol is kept.
+ */
+#define RATING_FFA_K (173.7178 / (1.4142135623730951 * 25.0 / 6.0))
+#define RATING_FFA_TAU (25.0 / 300.0) /* per game, in mu units */
+void rating_ffa(rating_glicko *p, const int64_t *last_ms, int64_t now_ms, const int *rank, int n);
+/* A new player's rating for free-for-all games (mu 25, sigma 25/3). */
+rating_glicko rating_ffa_new(void);
+
+/*
  * Pairwise scores from a finishing order: rank[i] is player i's place (0
  * the best; equal ranks drew). score[i][j] is i's score against j (1, 0.5
  * or 0); the diagonal is unused.

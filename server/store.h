@@ -348,10 +348,11 @@ int store_profile_get(store *s, const char *username, store_profile_cb cb, void 
  *
  * A rated game (every seat an account, no bot) that finishes other than
  * aborted updates the rating of every seat at the game's variant and pace,
- * in the transaction that writes the result (store_game_finish), against
- * each other seat with the pairwise scores of the finishing order: a win
- * beats everyone, draws tie, and among the losers who left first ranks
- * last. The loop keeps every rating in memory as committed. */
+ * in the transaction that writes the result (store_game_finish): two
+ * players by Glicko-2 (rating_after), three by the free-for-all update
+ * (rating_ffa) from the finishing order: a win beats everyone, draws tie,
+ * and among the losers who left first ranks last. The loop keeps every
+ * rating in memory as committed. */
 
 typedef record_rating store_rating;
 

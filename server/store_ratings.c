@@ -194,13 +194,23 @@ int ratings_apply(store *s, op *o)
         if (sqlite3_step(st) == SQLITE_ROW) {
             read_values(st, 0, b);
         } else {
-            rating_glicko g = rating_new();
+            rating_glicko g = n > 2 ? rating_ffa_new() : rating_new();
             b->rating = g.r;
             b->rd = g.rd;
             b->vol = g.vol;
         }
         sqlite3_reset(st);
     }
+    /* Two players: Glicko-2, one game. Three: the free-for-all update
+     * (rating_ffa), chosen by measurement (docs/RATINGS.md). */
+    rating_glicko g3[RULES_MAX_PLAYERS];
+    int64_t last3[RULES_MAX_PLAYERS];
+    for (int p = 0; p < n; p++) {
+        g3[p] = (rating_glicko){before[p].rating, before[p].rd, before[p].vol};
+        last3[p] = before[p].last_ms;
+    }
+    if (n > 2)
+        rating_ffa(g3, last3, o->at_ms, rank, n);
     int err = 0;
     for (int p = 0; p < n && err == 0; p++) {
         rating_game games[RULES_MAX_PLAYERS];
@@ -208,8 +218,9 @@ int ratings_apply(store *s, op *o)
         for (int q = 0; q < n; q++)
             if (q != p)
                 games[ng++] = (rating_game){before[q].rating, before[q].rd, score[p][q]};
-        rating_glicko g = {before[p].rating, before[p].rd, before[p].vol};
-        g = rating_after(g, before[p].last_ms, o->at_ms, games, ng);
+        rating_glicko g = g3[p];
+        if (n == 2)
+            g = rating_after(g, before[p].last_ms, o->at_ms, games, ng);
         record_rating *a = &u->after[p];
         *a = before[p];
         a->rating = g.r;

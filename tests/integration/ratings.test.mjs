@@ -1,13 +1,16 @@
 // Ratings end to end: rated games between accounts through the real server
 // update the Glicko-2 ratings in the store exactly as a reference computation
 // of the same formulas (Glickman's paper, lichess's per-game update with the
-// deviation aged by idle time) says; three-player results rate pairwise from
-// the finishing order; unrated and aborted games change nothing; the ratings
-// survive a restart; the leaderboard lists players once they are no longer
-// provisional.
+// deviation aged by idle time) says; three-player results rate by Weng and
+// Lin's free-for-all update from the finishing order; unrated and aborted
+// games change nothing; the ratings survive a restart; the leaderboard lists
+// players once they are no longer provisional.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, connect, startGame, firstMover, bySeatOf } from './lib.mjs';
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer, connect, firstMover, bySeatOf } from './lib.mjs';
 
 // ---- The reference: the same formulas, written again from the paper. ----
 const SCALE = 173.7178, TAU = 0.75, RD_MIN = 45, RD_MAX = 500, PERIODS_PER_DAY = 0.21436;
@@ -50,6 +53,38 @@ function after(p, games, at) {
     }
     const q = period({ ...p, rd }, games, TAU);
     return { ...q, rd: Math.min(RD_MAX, Math.max(RD_MIN, q.rd)), games: p.games + 1, last: at };
+}
+
+// Three players: Weng and Lin's free-for-all (Bradley-Terry full pair) on
+// the Glicko scale.
+const FFA_K = SCALE / (Math.SQRT2 * 25 / 6), FFA_TAU = 25 / 300;
+const NEW3 = { rating: 1500, rd: 25 / 3 * FFA_K, vol: 0.09, games: 0, last: 0 };
+function ffa(before, ranks, at) {
+    const beta = 25 / 6;
+    const mu = [], s2 = [];
+    before.forEach((p, i) => {
+        let rd = p.rd;
+        if (p.last > 0 && at > p.last) {
+            const t = (at - p.last) / 86400000 * PERIODS_PER_DAY, phi = rd / SCALE;
+            rd = Math.min(RD_MAX, Math.sqrt(phi * phi + t * p.vol * p.vol) * SCALE);
+        }
+        mu[i] = 25 + (p.rating - 1500) / FFA_K;
+        s2[i] = (rd / FFA_K) ** 2 + FFA_TAU ** 2;
+    });
+    return before.map((p, i) => {
+        let omega = 0, delta = 0;
+        before.forEach((_, q) => {
+            if (q === i) return;
+            const c = Math.sqrt(s2[i] + s2[q] + 2 * beta * beta);
+            const piq = 1 / (1 + Math.exp((mu[q] - mu[i]) / c));
+            const s = ranks[i] < ranks[q] ? 1 : ranks[i] > ranks[q] ? 0 : 0.5;
+            omega += s2[i] / c * (s - piq);
+            delta += Math.sqrt(s2[i]) / c * s2[i] / (c * c) * piq * (1 - piq);
+        });
+        const rd = Math.sqrt(s2[i] * Math.max(1 - delta, 1e-4)) * FFA_K;
+        return { rating: 1500 + (mu[i] + omega - 25) * FFA_K, rd: Math.min(RD_MAX, Math.max(RD_MIN, rd)),
+            vol: p.vol, games: p.games + 1, last: at };
+    });
 }
 
 // A finished game's update for every seat: ranks (0 best), ratings before,
@@ -213,7 +248,7 @@ test('rated games update both ratings as the reference computes; unrated and abo
     }
 });
 
-test('a rated three-player game rates pairwise from the finishing order (first to resign last)', async () => {
+test('a rated three-player game rates all three at once from the finishing order (first to resign last)', async () => {
     const srv = await startServer();
     try {
         const accts = [await account(srv), await account(srv), await account(srv)];
@@ -245,11 +280,51 @@ test('a rated three-player game rates pairwise from the finishing order (first t
         ranks[order[0]] = 2; ranks[order[1]] = 1; ranks[winner] = 0;
         const got = [];
         for (let s = 0; s < 3; s++) got.push(await stored(srv, nameOf(s), g3, 'blitz'));
-        const want = rateGame([{ ...NEW }, { ...NEW }, { ...NEW }], ranks, got[0].last);
+        const want = ffa([{ ...NEW3 }, { ...NEW3 }, { ...NEW3 }], ranks, got[0].last);
         for (let s = 0; s < 3; s++) same(got[s], want[s], `seat ${s}`);
         assert.ok(got[winner].rating > got[order[1]].rating && got[order[1]].rating > got[order[0]].rating);
         for (const c of cs) c.close();
     } finally {
         assert.equal((await srv.stop()).code, 0, srv.stderr().slice(-2000));
+    }
+});
+
+test('the leaderboard lists players not provisional and active in the last three months, best first', async () => {
+    const clockDir = mkdtempSync(join(tmpdir(), 'chameleon-clock-'));
+    const clock = join(clockDir, 'offset');
+    writeFileSync(clock, '0\n');
+    const srv = await startServer(['--clock-offset-file', clock]);
+    try {
+        const A = await account(srv), B = await account(srv), C = await account(srv);
+        const a = await login(srv, A), b = await login(srv, B), c = await login(srv, C);
+        const g2 = a.welcome.games.find((g) => g.players === 2).id;
+        assert.equal((await fetch(`${srv.http}/api/leaderboard/nosuchgame`)).status, 404);
+        const board = async () => {
+            const r = await fetch(`${srv.http}/api/leaderboard/${g2}`);
+            assert.equal(r.status, 200);
+            return r.json();
+        };
+        assert.deepEqual(await board(), { variant: g2, paces: {} });
+        // a and b alternate wins until both are established; c plays once.
+        let ra = { ...NEW }, rb = { ...NEW };
+        for (let i = 0; rb.rd > 110 || ra.rd > 110; i++) {
+            assert.ok(i < 40, 'established within 40 games');
+            await twoPlayerGame([a, b], g2, BLITZ, true, i % 2);
+            ra = ref(await stored(srv, A.name, g2, 'blitz'));
+            rb = ref(await stored(srv, B.name, g2, 'blitz'));
+        }
+        await twoPlayerGame([c, a], g2, BLITZ, true, 0);
+        ra = ref(await stored(srv, A.name, g2, 'blitz'));
+        const list = (await board()).paces.blitz;
+        assert.deepEqual(list.map((e) => e.username),
+            [A.name, B.name].sort((x, y) => (x === A.name ? ra.rating : rb.rating) < (y === A.name ? ra.rating : rb.rating) ? 1 : -1));
+        for (const e of list) assert.ok(e.rd <= 110 && e.games >= 15);
+        // Three months without a rated game: off the board.
+        writeFileSync(clock, `${93 * 86400000}\n`);
+        assert.deepEqual(await board(), { variant: g2, paces: {} });
+        a.close(); b.close(); c.close();
+    } finally {
+        assert.equal((await srv.stop()).code, 0, srv.stderr().slice(-2000));
+        rmSync(clockDir, { recursive: true, force: true });
     }
 });

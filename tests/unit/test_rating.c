@@ -90,12 +90,34 @@ static void test_pairwise(void **state)
     assert_true(s[0][1] == 0 && s[0][2] == 0.5 && s[2][0] == 0.5);
 }
 
+static void test_ffa(void **state)
+{
+    (void)state;
+    rating_glicko p[3] = {rating_ffa_new(), rating_ffa_new(), rating_ffa_new()};
+    int64_t last[3] = {0, 0, 0};
+    int rank[3] = {2, 0, 1};
+    rating_ffa(p, last, 1000, rank, 3);
+    /* Equal players: the winner gains what the last loses, the middle
+     * stays; every deviation shrinks. */
+    assert_true(p[1].r > 1500 && p[0].r < 1500);
+    assert_true(fabs(p[2].r - 1500) < 1e-9);
+    assert_true(fabs((p[1].r - 1500) + (p[0].r - 1500)) < 1e-9);
+    for (int i = 0; i < 3; i++)
+        assert_true(p[i].rd < rating_ffa_new().rd);
+    /* A draw between equals changes no rating. */
+    rating_glicko q[3] = {rating_ffa_new(), rating_ffa_new(), rating_ffa_new()};
+    int tie[3] = {0, 0, 0};
+    rating_ffa(q, last, 1000, tie, 3);
+    for (int i = 0; i < 3; i++)
+        assert_true(fabs(q[i].r - 1500) < 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_paper_example),  cmocka_unit_test(test_no_games_grows_rd),
         cmocka_unit_test(test_after_one_game), cmocka_unit_test(test_paces),
-        cmocka_unit_test(test_pairwise),
+        cmocka_unit_test(test_pairwise),       cmocka_unit_test(test_ffa),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
