@@ -320,6 +320,36 @@ char *archive_profile_json(const record_profile *p)
     return dump(o);
 }
 
+char *archive_list_json(const record_archive *a)
+{
+    json_t *games = json_array();
+    for (int i = 0; i < a->n; i++) {
+        const record_archive_game *g = &a->games[i];
+        json_t *names = json_array();
+        for (int s = 0; s < g->nplayers && s < RULES_MAX_PLAYERS; s++)
+            json_array_append_new(names, json_string(g->names[s]));
+        json_t *e =
+            json_pack("{s:I, s:s, s:s, s:b, s:o, s:i, s:s, s:i, s:s, s:I, s:I, s:i, s:I,"
+                      " s:I}",
+                      "id", (json_int_t)g->id, "variant", g->variant, "kind",
+                      record_kind_name(g->kind), "rated", g->rated, "players", names, "seat",
+                      g->seat, "outcome", record_outcome_name(g->outcome), "winner", g->winner,
+                      "reason", rules_reason_name(g->reason), "created", (json_int_t)g->created_ms,
+                      "finished", (json_int_t)g->finished_ms, "moves", g->nmoves, "base_ms",
+                      (json_int_t)g->tc.base_ms, "inc_ms", (json_int_t)g->tc.inc_ms);
+        if (e != NULL && g->has_rating) {
+            json_object_set_new(e, "rating_before", json_real(g->rating_before));
+            json_object_set_new(e, "rating_after", json_real(g->rating_after));
+        }
+        json_array_append_new(games, e);
+    }
+    json_t *o =
+        json_pack("{s:s, s:o, s:b}", "username", a->username, "games", games, "more", a->more);
+    if (o != NULL && a->more && a->n > 0)
+        json_object_set_new(o, "next", json_integer(a->games[a->n - 1].id));
+    return dump(o);
+}
+
 char *archive_board_json(const record_board *b)
 {
     json_t *paces = json_object();

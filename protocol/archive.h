@@ -44,6 +44,12 @@ char *archive_game_pgn(const record_game *g);
  * variant and pace: rating, rd, vol, provisional, games, last, history). */
 char *archive_profile_json(const record_profile *p);
 
+/* One page of a player's archive: {username, games: [{id, variant, kind,
+ * rated, players (names by seat), seat, outcome, winner, reason, created,
+ * finished, moves, base_ms, inc_ms, rating_before/rating_after if rated}],
+ * more, next (the `before` of the next page, when more)}. */
+char *archive_list_json(const record_archive *a);
+
 /* A leaderboard: {variant, paces: {pace: [{username, rating, rd, games,
  * last}]}}, best first. */
 char *archive_board_json(const record_board *b);

@@ -170,6 +170,33 @@ typedef struct record_board {
     const record_board_entry *entries; /* by pace, then rating downwards */
 } record_board;
 
+/* A finished game in a player's archive (one page of it). */
+typedef struct record_archive_game {
+    int64_t id;
+    char variant[RECORD_VARIANT_MAX];
+    record_kind kind;
+    bool rated;
+    int nplayers;
+    record_tc tc;
+    int seat;    /* the player's */
+    int outcome; /* rules_outcome of the player's seat */
+    int winner;  /* seat, -1 if none */
+    rules_reason reason;
+    int64_t created_ms, finished_ms;
+    int nmoves;
+    char names[RULES_MAX_PLAYERS][RECORD_NAME_MAX]; /* by seat */
+    bool has_rating; /* rated: the player's rating before and after */
+    double rating_before, rating_after;
+} record_archive_game;
+
+/* One page of a player's archive, newest first. */
+typedef struct record_archive {
+    char username[RECORD_NAME_MAX];
+    int n;
+    const record_archive_game *games;
+    bool more; /* older games match too: ask with before = the last id */
+} record_archive;
+
 /* A player's profile. */
 typedef struct record_profile {
     int64_t account;

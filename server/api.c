@@ -236,6 +236,79 @@ static void on_board_read(void *arg, int status, const record_board *b)
         reply_read(c, status, status < 0 ? NULL : archive_board_json(b), "application/json");
 }
 
+static void on_archive_read(void *arg, int status, const record_archive *a)
+{
+    net_conn *c = pending_done(arg);
+    if (c != NULL)
+        reply_read(c, status, status < 0 ? NULL : archive_list_json(a), "application/json");
+}
+
+/* "<name>[/key=value]...": the filters of an archive page as path segments
+ * (the transport gives handlers the path only). 0, or a sentence in why. */
+static int archive_args(char *arg, store_archive_filter *f, const char **name, char *why,
+                        size_t whylen)
+{
+    *f = (store_archive_filter){.kind = -1, .limit = 20};
+    char *save = NULL;
+    *name = strtok_r(arg, "/", &save);
+    if (*name == NULL || **name == '\0') {
+        snprintf(why, whylen, "no username");
+        return -1;
+    }
+    for (char *seg; (seg = strtok_r(NULL, "/", &save)) != NULL;) {
+        char *v = strchr(seg, '=');
+        if (v == NULL || v[1] == '\0') {
+            snprintf(why, whylen, "filters are key=value");
+            return -1;
+        }
+        *v++ = '\0';
+        char *end;
+        if (strcmp(seg, "game") == 0 && rules_find(v) != NULL) {
+            f->variant = v;
+        } else if (strcmp(seg, "kind") == 0 && strcmp(v, "live") == 0) {
+            f->kind = STORE_LIVE;
+        } else if (strcmp(seg, "kind") == 0 && strcmp(v, "correspondence") == 0) {
+            f->kind = STORE_CORR;
+        } else if (strcmp(seg, "result") == 0 && strcmp(v, "win") == 0) {
+            f->outcome = RULES_OUTCOME_WIN;
+        } else if (strcmp(seg, "result") == 0 && strcmp(v, "loss") == 0) {
+            f->outcome = RULES_OUTCOME_LOSS;
+        } else if (strcmp(seg, "result") == 0 && strcmp(v, "draw") == 0) {
+            f->outcome = RULES_OUTCOME_DRAW;
+        } else if (strcmp(seg, "vs") == 0 && strlen(v) < RECORD_NAME_MAX) {
+            f->opponent = v;
+        } else if (strcmp(seg, "before") == 0 && (f->before = strtoll(v, &end, 10)) > 0 &&
+                   *end == '\0') {
+        } else if (strcmp(seg, "limit") == 0 && (f->limit = (int)strtol(v, &end, 10)) >= 1 &&
+                   f->limit <= STORE_ARCHIVE_MAX && *end == '\0') {
+        } else {
+            snprintf(why, whylen, "bad filter %s=%s", seg, v);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int api_archive(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    char buf[512], why[128];
+    snprintf(buf, sizeof buf, "%s", arg);
+    store_archive_filter f;
+    const char *name;
+    if (archive_args(buf, &f, &name, why, sizeof why) < 0) {
+        reply_error(c, 400, "bad_argument", why);
+        return 0;
+    }
+    pending *p = pending_new(c);
+    if (p == NULL)
+        return 500;
+    if (store_archive_get(db, name, &f, on_archive_read, p) < 0) {
+        pending_done(p);
+        return 500;
+    }
+    return 0;
+}
+
 int api_leaderboard(net_conn *c, const char *arg, const char *body, size_t len)
 {
     if (rules_find(arg) == NULL)

@@ -28,6 +28,10 @@ void api_init(uv_loop_t *loop, struct store *db);
 
 /* GET /api/games/<id> (JSON) and /api/games/<id>.pgn: arg "<id>[.pgn]". */
 int api_game(net_conn *c, const char *arg, const char *body, size_t len);
+/* GET /api/archive/<username>[/key=value]...: a page of the player's
+ * finished games (PROTOCOL.md, "Ratings"). */
+int api_archive(net_conn *c, const char *arg, const char *body, size_t len);
+
 /* GET /api/leaderboard/<variant> (404 for an unknown variant). */
 int api_leaderboard(net_conn *c, const char *arg, const char *body, size_t len);
 

@@ -150,6 +150,7 @@ static const net_route routes[] = {
     {NET_GET, "/rules.wasm", false, api_wasm},
     /* Ratings (PROTOCOL.md, "Ratings"). */
     {NET_GET, "/api/leaderboard/", true, api_leaderboard},
+    {NET_GET, "/api/archive/", true, api_archive},
 };
 // clang-format on
 

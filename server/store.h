@@ -375,6 +375,31 @@ enum { STORE_BOARD_MAX = 100 };
 #define STORE_BOARD_ACTIVE_MS (92LL * STORE_DAY_MS) /* three months */
 
 /* ------------------------------------------------------------------------ */
+/* The archive: a player's finished games, filtered, a page at a time */
+
+typedef struct store_archive_filter {
+    const char *variant;  /* NULL: any */
+    int kind;             /* -1 any, else STORE_LIVE or STORE_CORR */
+    int outcome;          /* 0 any, else rules_outcome of the player's seat */
+    const char *opponent; /* NULL: any; a username on another seat */
+    int64_t before;       /* only games with a smaller id; 0: from the newest */
+    int limit;            /* 1..STORE_ARCHIVE_MAX */
+} store_archive_filter;
+
+enum { STORE_ARCHIVE_MAX = 100 };
+
+typedef void (*store_archive_cb)(void *arg, int status, const record_archive *a);
+
+/*
+ * One page of the finished games of `username` matching f, newest first
+ * (GET /api/archive/...). Queued and read like store_game_get;
+ * STORE_ENOT_FOUND if there is no such account, STORE_EBAD_ARG for a limit
+ * out of range.
+ */
+int store_archive_get(store *s, const char *username, const store_archive_filter *f,
+                      store_archive_cb cb, void *arg);
+
+/* ------------------------------------------------------------------------ */
 /* "Your turn" list */
 
 /*

@@ -34,6 +34,8 @@
  *                             (a vacation write that failed).
  *   store_accounts.c          accounts, sessions, profiles. Calls db_, queue_,
  *                             ratings_ (a profile's ratings).
+ *   store_archive.c           a player's archive, a page at a time (queued
+ *                             reads). Calls db_, queue_.
  *   store_ratings.c  (ratings_) Glicko-2 ratings: the update in a finished
  *                             game's transaction, the ratings in memory,
  *                             leaderboards. Calls db_, queue_, rating.h.
@@ -95,6 +97,8 @@ enum db_stmt {
     ST_RATINGS_OF,
     ST_RATING_HISTORY_OF,
     ST_LEADERBOARD,
+    ST_ARCHIVE,
+    ST_ARCHIVE_NAMES,
     ST_COUNT
 };
 
@@ -176,6 +180,7 @@ struct op {
         store_game_get_cb game;
         store_profile_cb profile;
         store_board_cb board;
+        store_archive_cb archive;
     } cb;
     int64_t at_ms;
     int ply, player, next;
@@ -188,6 +193,7 @@ struct op {
     char **lines;           /* conditional lines: a copy */
     int nlines;
     char *name;                        /* profile read: the username */
+    store_archive_filter filter;       /* archive read (strings owned) */
     void *answer;                      /* reads: what run found (owned by the kind) */
     int status;                        /* reads: 0 or the read's error */
     int64_t notify[RULES_MAX_PLAYERS]; /* accounts whose turn list changes */

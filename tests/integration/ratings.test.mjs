@@ -328,3 +328,57 @@ test('the leaderboard lists players not provisional and active in the last three
         rmSync(clockDir, { recursive: true, force: true });
     }
 });
+
+test('the archive: a player\'s finished games, filtered and paged, with the rating change of rated ones', async () => {
+    const srv = await startServer();
+    try {
+        const A = await account(srv), B = await account(srv), C = await account(srv);
+        const a = await login(srv, A), b = await login(srv, B), c = await login(srv, C);
+        const g2 = a.welcome.games.find((g) => g.players === 2).id;
+        await twoPlayerGame([a, b], g2, BLITZ, true, 1); // a wins, rated
+        await twoPlayerGame([a, b], g2, BLITZ, false, 0); // b wins
+        await twoPlayerGame([c, a], g2, BLITZ, true, 0); // a wins against c
+        const get = async (path, status = 200) => {
+            const r = await fetch(`${srv.http}/api/archive/${path}`);
+            assert.equal(r.status, status, path);
+            return r.json();
+        };
+        const all = await get(A.name);
+        assert.equal(all.username, A.name);
+        assert.equal(all.games.length, 3);
+        assert.equal(all.more, false);
+        assert.ok(all.games[0].id > all.games[1].id && all.games[1].id > all.games[2].id, 'newest first');
+        assert.deepEqual(all.games.map((g) => g.outcome), ['win', 'loss', 'win']);
+        assert.deepEqual(all.games.map((g) => g.rated), [true, false, true]);
+        assert.ok(all.games[0].players.includes(C.name) && all.games[0].players.includes(A.name));
+        // Rated games carry the rating change, as the history has it.
+        const hist = (await stored(srv, A.name, g2, 'blitz')).history;
+        assert.equal(all.games[2].rating_after, hist[0].rating);
+        assert.equal(all.games[0].rating_before, hist[0].rating);
+        assert.equal(all.games[0].rating_after, hist[1].rating);
+        assert.equal(all.games[1].rating_after, undefined);
+        // Filters.
+        assert.equal((await get(`${A.name}/result=win`)).games.length, 2);
+        assert.equal((await get(`${A.name}/result=loss`)).games.length, 1);
+        assert.equal((await get(`${A.name}/vs=${C.name}`)).games.length, 1);
+        assert.equal((await get(`${A.name}/vs=${B.name}/result=win`)).games.length, 1);
+        assert.equal((await get(`${A.name}/kind=correspondence`)).games.length, 0);
+        assert.equal((await get(`${A.name}/kind=live/game=${g2}`)).games.length, 3);
+        // Pages.
+        const p1 = await get(`${A.name}/limit=2`);
+        assert.equal(p1.games.length, 2);
+        assert.equal(p1.more, true);
+        assert.equal(p1.next, p1.games[1].id);
+        const p2 = await get(`${A.name}/limit=2/before=${p1.next}`);
+        assert.deepEqual(p2.games.map((g) => g.id), [all.games[2].id]);
+        assert.equal(p2.more, false);
+        // Errors.
+        await get('nosuchplayer', 404);
+        assert.equal((await get(`${A.name}/result=maybe`, 400)).error, 'bad_argument');
+        await get(`${A.name}/limit=0`, 400);
+        await get(`${A.name}/game=chess`, 400);
+        a.close(); b.close(); c.close();
+    } finally {
+        assert.equal((await srv.stop()).code, 0, srv.stderr().slice(-2000));
+    }
+});
