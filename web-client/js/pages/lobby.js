@@ -114,7 +114,7 @@ export function mount(main, params, app) {
         h('td', {}, s.players.flatMap((p, i) => [i ? ', ' : null, playerName(p)])),
         h('td', {}, gameName(s.game)),
         h('td', {}, corr ? h('span', { class: 'tag corr' }, '\u2709 ', corrControl(s.corr)) : timeControl(s.base_ms, s.inc_ms),
-          s.rated ? h('span', { class: 'tag rated', title: 'rated game' }, ' rated') : null),
+          s.rated ? h('span', { class: 'tag rated', title: 'rated game' }, 'rated') : null),
         h('td', {}, `${s.players.length}/${s.seats}`),
         h('td', {}, mine
           ? h('div', { class: 'seek-actions' }, fill ? h('button', { type: 'button', class: 'fill', 'data-seek': s.id, title: `Fill the free seats with level ${levelSel.value} bots and start`, onclick: (e) => { e.stopPropagation(); fillBots(s.id); } }, 'Add bots') : null,
