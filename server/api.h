@@ -32,6 +32,12 @@ int api_game(net_conn *c, const char *arg, const char *body, size_t len);
  * finished games (PROTOCOL.md, "Ratings"). */
 int api_archive(net_conn *c, const char *arg, const char *body, size_t len);
 
+/* GET /api/games/user/<username>[/<key>=<value>]...: every finished game
+ * of the player matching the archive's filters, as PGN (or NDJSON with
+ * format=ndjson), newest first, at most API_EXPORT_MAX games. */
+int api_export(net_conn *c, const char *arg, const char *body, size_t len);
+enum { API_EXPORT_MAX = 10000, API_EXPORT_PAGE = 100 };
+
 /* GET /api/leaderboard/<variant> (404 for an unknown variant). */
 int api_leaderboard(net_conn *c, const char *arg, const char *body, size_t len);
 

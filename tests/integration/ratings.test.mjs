@@ -319,6 +319,9 @@ test('the leaderboard lists players not provisional and active in the last three
         assert.deepEqual(list.map((e) => e.username),
             [A.name, B.name].sort((x, y) => (x === A.name ? ra.rating : rb.rating) < (y === A.name ? ra.rating : rb.rating) ? 1 : -1));
         for (const e of list) assert.ok(e.rd <= 110 && e.games >= 15);
+        // The export holds every one of a's games.
+        const nd = await (await fetch(`${srv.http}/api/games/user/${A.name}/format=ndjson`)).text();
+        assert.equal(nd.trim().split('\n').length, ra.games);
         // Three months without a rated game: off the board.
         writeFileSync(clock, `${93 * 86400000}\n`);
         assert.deepEqual(await board(), { variant: g2, paces: {} });
@@ -372,6 +375,33 @@ test('the archive: a player\'s finished games, filtered and paged, with the rati
         const p2 = await get(`${A.name}/limit=2/before=${p1.next}`);
         assert.deepEqual(p2.games.map((g) => g.id), [all.games[2].id]);
         assert.equal(p2.more, false);
+        // Export: every game as PGN (newest first), or NDJSON; the filters
+        // apply.
+        const exp = async (path, status = 200) => {
+            const r = await fetch(`${srv.http}/api/games/user/${path}`);
+            assert.equal(r.status, status, path);
+            return r;
+        };
+        let r = await exp(A.name);
+        assert.match(r.headers.get('content-type'), /application\/x-chess-pgn/);
+        const pgn = await r.text();
+        const ids = [...pgn.matchAll(/\[GameId "(\d+)"\]/g)].map((m) => Number(m[1]));
+        assert.deepEqual(ids, all.games.map((g) => g.id));
+        assert.equal((pgn.match(/\[Event /g) || []).length, 3);
+        assert.match(pgn, new RegExp(`\\[(White|Black) "${C.name}"\\]`));
+        r = await exp(`${A.name}/format=ndjson/vs=${B.name}`);
+        assert.match(r.headers.get('content-type'), /application\/x-ndjson/);
+        const lines = (await r.text()).trim().split('\n').map((l) => JSON.parse(l));
+        assert.deepEqual(lines.map((g) => g.id), all.games.slice(1).map((g) => g.id));
+        for (const g of lines) {
+            assert.equal(g.moves.length, 1);
+            assert.ok(g.players.some((p) => p.name === B.name));
+        }
+        assert.equal(await (await exp(`${A.name}/kind=correspondence`)).text(), '');
+        await exp('nosuchplayer', 404);
+        await exp(`${A.name}/format=tex`, 400);
+        // The archive itself takes no format.
+        await get(`${A.name}/format=pgn`, 400);
         // Errors.
         await get('nosuchplayer', 404);
         assert.equal((await get(`${A.name}/result=maybe`, 400)).error, 'bad_argument');

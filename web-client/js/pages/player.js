@@ -80,7 +80,8 @@ export function mount(main, params, app) {
     h('div', { class: 'table-scroll' }, h('table', { class: 'list archive' },
       h('thead', {}, h('tr', {}, ['Game', 'Players', 'Result', 'Rating', 'Date'].map((t) => h('th', {}, t)))), rows)),
     empty,
-    h('div', { class: 'row' }, newer, older)));
+    h('div', { class: 'row' }, newer, older,
+      h('a', { href: `/api/games/user/${encodeURIComponent(name)}`, id: 'export-pgn', download: `${name}.pgn` }, 'Download every game (PGN)'))));
 
   let alive = true;
   // pages[i]: the `before` of page i (0: the newest).
