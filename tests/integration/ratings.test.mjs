@@ -229,6 +229,22 @@ test('rated games update both ratings as the reference computes; unrated and abo
         await a.request({ type: 'seek_cancel', seek: rs.seek.id });
         guest.close();
 
+        // A rating range: only rated seeks; the seek shows it; a player
+        // outside it cannot accept (a new player counts as 1500).
+        await a.expectError({ type: 'seek_create', game: g2, ...BLITZ, rated: false, rating_min: 1000, rating_max: 2000 }, 'bad_argument');
+        await a.expectError({ type: 'seek_create', game: g2, ...BLITZ, rated: true, rating_min: 1800, rating_max: 1700 }, 'bad_argument');
+        const lo = Math.round(b2.rating) + 1;
+        const ranged = await a.request({ type: 'seek_create', game: g2, ...BLITZ, rated: true, rating_min: lo, rating_max: 4000 });
+        assert.deepEqual(ranged.seek.rating_range, [lo, 4000]);
+        assert.match((await b.expectError({ type: 'seek_accept', seek: ranged.seek.id }, 'bad_argument')).reason,
+            new RegExp(`your rating ${Math.round(b2.rating)} is outside`));
+        await a.request({ type: 'seek_cancel', seek: ranged.seek.id });
+        const fits = await a.request({ type: 'seek_create', game: g2, ...BLITZ, rated: true, rating_min: lo - 1, rating_max: lo - 1 });
+        const okAcc = await b.request({ type: 'seek_accept', seek: fits.seek.id });
+        assert.equal(okAcc.type, 'game_started');
+        a.send({ type: 'abort', room: okAcc.room });
+        await a.event(okAcc.room, 'end');
+
         // Restart on the same database: the same ratings, and they go on
         // from there.
         a.close(); b.close();
