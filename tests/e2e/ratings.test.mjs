@@ -123,6 +123,17 @@ test('rated games, the player page and the leaderboard in the browser', { skip }
   assert.match(await b.page.textContent('#seeks tr'), new RegExp(`${A.name} \\(\\d+\\?\\)`));
   assert.match(await b.page.textContent('#seeks tr'), /rated/);
   problems.push(...await shoot(b.page, 'lobby-seek'));
+  // A seek for players rated 3000-4000, made with the form: its creator sees
+  // it with its range, bob (far below) does not see it at all.
+  await a.page.check('#new-rated');
+  await a.page.fill('#new-rating-min', '3000');
+  await a.page.fill('#new-rating-max', '4000');
+  await a.page.click('#create-btn');
+  await a.page.waitForFunction(() => document.querySelectorAll('#seeks tr').length === 2);
+  assert.match(await a.page.textContent('#seeks'), /rated 3000\u20134000/);
+  problems.push(...await shoot(a.page, 'lobby-range'));
+  await b.page.waitForTimeout(1000); // a lobby_update tick or more
+  assert.equal(await b.page.locator('#seeks tr').count(), 1, 'a seek out of range is not listed');
 
   // The player page.
   await b.page.goto(`${server.url}/#/@/${A.name}`);
