@@ -428,3 +428,87 @@ test('the archive: a player\'s finished games, filtered and paged, with the rati
         assert.equal((await srv.stop()).code, 0, srv.stderr().slice(-2000));
     }
 });
+
+// A season: SEASON_GAMES (default 2000) rated games between 12 accounts,
+// random pairs, wins, losses and draws; afterwards every stored rating
+// matches the reference replayed in game order with the server's times,
+// before and after a restart (3000 games: 12 s with the sanitizer build).
+test('a season of rated games: every rating matches the reference, before and after a restart', { timeout: 900000 }, async () => {
+    const N = Number(process.env.SEASON_GAMES || 2000);
+    const flags = ['--seeks-per-minute', '1000000'];
+    let srv = await startServer(flags);
+    try {
+        const accts = [];
+        for (let i = 0; i < 12; i++) accts.push(await account(srv));
+        const cs = [];
+        for (const x of accts) cs.push(await login(srv, x));
+        const g2 = cs[0].welcome.games.find((g) => g.players === 2).id;
+        let seed = 12345;
+        const rand = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648; };
+        const played = []; // {room, i, j, ranks}
+        for (let k = 0; k < N; k++) {
+            const i = Math.floor(rand() * 12);
+            let j = Math.floor(rand() * 11);
+            if (j >= i) j++;
+            const [a, b] = [cs[i], cs[j]];
+            const created = await a.request({ type: 'seek_create', game: g2, ...BLITZ, rated: true });
+            const acc = await b.request({ type: 'seek_accept', seek: created.seek.id });
+            assert.equal(acc.type, 'game_started');
+            const room = acc.room;
+            const sa = await a.waitFor((m) => m.type === 'room' && m.room === room);
+            await b.waitFor((m) => m.type === 'room' && m.room === room);
+            const mover = sa.to_move === sa.you ? a : b;
+            mover.send({ type: 'move', room, move: sa.legal[0] });
+            await a.event(room, 'move');
+            await b.event(room, 'move');
+            const r = rand();
+            let ranks;
+            if (r < 0.2) {
+                a.send({ type: 'draw_offer', room });
+                await b.event(room, 'draw_offer');
+                b.send({ type: 'draw_offer', room });
+                ranks = [0, 0];
+            } else if (r < 0.6) {
+                b.send({ type: 'resign', room });
+                ranks = [0, 1];
+            } else {
+                a.send({ type: 'resign', room });
+                ranks = [1, 0];
+            }
+            await a.waitFor((m) => m.type === 'event' && m.room === room && m.result, 'result a');
+            await b.waitFor((m) => m.type === 'event' && m.room === room && m.result, 'result b');
+            a.inbox.length = 0;
+            b.inbox.length = 0;
+            played.push({ room, i, j, ranks });
+        }
+        // The times the server rated each game at, from the histories.
+        const at = new Map();
+        const profiles = async () => {
+            const out = [];
+            for (const x of accts) out.push((await stored(srv, x.name, g2, 'blitz')) || null);
+            return out;
+        };
+        const first = await profiles();
+        for (const p of first) for (const h of p?.history || []) at.set(h.game, h.at);
+        // The reference, in the order the games ended.
+        const ref2 = accts.map(() => ({ ...NEW }));
+        for (const g of played) {
+            const t = at.get(g.room);
+            assert.ok(t, `game ${g.room} rated`);
+            const [x, y] = rateGame([ref2[g.i], ref2[g.j]], g.ranks, t);
+            ref2[g.i] = x;
+            ref2[g.j] = y;
+        }
+        const check = (got, what) => got.forEach((p, k) => {
+            if (ref2[k].games === 0) assert.equal(p, null);
+            else same(p, ref2[k], `${what} ${accts[k].name}`);
+        });
+        check(first, 'season');
+        for (const c of cs) c.close();
+        assert.equal((await srv.stop(true)).code, 0, srv.stderr().slice(-2000));
+        srv = await startServer(flags, { dir: srv.dir });
+        check(await profiles(), 'after restart');
+    } finally {
+        assert.equal((await srv.stop()).code, 0, srv.stderr().slice(-2000));
+    }
+});
