@@ -7,10 +7,13 @@
 // players once they are no longer provisional.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { writeFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { startServer, connect, firstMover, bySeatOf } from './lib.mjs';
+
+const root = resolve(new URL('.', import.meta.url).pathname, '../..');
 
 // ---- The reference: the same formulas, written again from the paper. ----
 const SCALE = 173.7178, TAU = 0.75, RD_MIN = 45, RD_MAX = 500, PERIODS_PER_DAY = 0.21436;
@@ -405,6 +408,14 @@ test('the archive: a player\'s finished games, filtered and paged, with the rati
         assert.deepEqual(ids, all.games.map((g) => g.id));
         assert.equal((pgn.match(/\[Event /g) || []).length, 3);
         assert.match(pgn, new RegExp(`\\[(White|Black) "${C.name}"\\]`));
+        // Re-imported through the PGN reader (pgn_parse + pgn_replay).
+        const checker = join(root, 'build/pgn_check');
+        if (existsSync(checker)) {
+            const out = spawnSync(checker, { input: pgn, encoding: 'utf8' });
+            assert.equal(out.status, 0, out.stdout);
+            assert.match(out.stdout, /^games 3$/m);
+            assert.deepEqual([...out.stdout.matchAll(/^ok (\d+) 1 /gm)].map((m) => Number(m[1])), ids);
+        }
         r = await exp(`${A.name}/format=ndjson/vs=${B.name}`);
         assert.match(r.headers.get('content-type'), /application\/x-ndjson/);
         const lines = (await r.text()).trim().split('\n').map((l) => JSON.parse(l));
