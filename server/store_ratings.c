@@ -110,10 +110,22 @@ void ratings_release(op *o)
     o->answer = NULL;
 }
 
+/* When a player left: after which move, at what time (INT64_MAX: still
+ * seated at the end). */
+typedef struct left_when {
+    int64_t ply, ms;
+} left_when;
+
+static bool later(left_when a, left_when b)
+{
+    return a.ply > b.ply || (a.ply == b.ply && a.ms > b.ms);
+}
+
 /* Places from the result: a winner first, players who drew equal, and among
  * the losers those still seated at the end above those who left, the later
- * leaver above the earlier. */
-static void places(const rules_result *r, int n, const int *left_at, int *rank)
+ * leaver above the earlier (two who left at the same move and millisecond
+ * are level). */
+static void places(const rules_result *r, int n, const left_when *left, int *rank)
 {
     for (int p = 0; p < n; p++) {
         if (r->outcome[p] != RULES_OUTCOME_LOSS) {
@@ -122,7 +134,7 @@ static void places(const rules_result *r, int n, const int *left_at, int *rank)
         }
         rank[p] = 1;
         for (int q = 0; q < n; q++)
-            if (r->outcome[q] == RULES_OUTCOME_LOSS && left_at[q] > left_at[p])
+            if (r->outcome[q] == RULES_OUTCOME_LOSS && later(left[q], left[p]))
                 rank[p]++;
     }
 }
@@ -161,20 +173,20 @@ int ratings_apply(store *s, op *o)
             if (acct[p] == 0 || (q < p && acct[q] == acct[p]))
                 return 0; /* a guest, or one account on two seats: not rated */
 
-    /* Who left and when: the order of the leaves, later ones higher. */
-    int left_at[RULES_MAX_PLAYERS];
+    /* Who left and when. */
+    left_when left[RULES_MAX_PLAYERS];
     for (int p = 0; p < n; p++)
-        left_at[p] = 1000000; /* still seated at the end */
+        left[p] = (left_when){INT64_MAX, INT64_MAX};
     st = db_use(s->wst, ST_LEAVES_SELECT);
     sqlite3_bind_int64(st, 1, o->game);
-    for (int i = 0; sqlite3_step(st) == SQLITE_ROW; i++) {
+    while (sqlite3_step(st) == SQLITE_ROW) {
         int p = sqlite3_column_int(st, 0);
         if (p >= 0 && p < n)
-            left_at[p] = i;
+            left[p] = (left_when){sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 3)};
     }
     sqlite3_reset(st);
     int rank[RULES_MAX_PLAYERS];
-    places(&o->result, n, left_at, rank);
+    places(&o->result, n, left, rank);
     double score[RULES_MAX_PLAYERS][RATING_MAX_OPPONENTS];
     rating_pairwise(rank, n, score);
 

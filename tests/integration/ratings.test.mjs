@@ -289,6 +289,8 @@ test('a rated three-player game rates all three at once from the finishing order
         let state = states[0];
         while (state.result === null) {
             order.push(state.to_move);
+            // Leaves in the same move and millisecond would rank level.
+            await new Promise((ok) => setTimeout(ok, 5));
             bySeat[state.to_move].send({ type: 'resign', room });
             state = await cs[0].waitFor((m) => m.type === 'event' && m.room === room &&
                 (m.kind === 'left' || m.kind === 'end'));
