@@ -13,6 +13,7 @@
 
 #include "pgn.h"
 #include "proto.h"
+#include "rating.h"
 
 /* The text of a JSON value (compact), which is released; NULL if either
  * ran out of memory. */
@@ -259,6 +260,35 @@ static json_t *profile_game(const record_profile_game *e)
                      e->nmoves, "created", (json_int_t)e->created_ms);
 }
 
+/* {variant: {pace: {rating, rd, vol, provisional, games, last, history}}},
+ * history [{game, at, rating, rd}] oldest first. */
+static json_t *ratings_json(const record_profile *p)
+{
+    json_t *o = json_object();
+    for (int i = 0; i < p->nratings; i++) {
+        const record_rating *r = &p->ratings[i];
+        json_t *v = json_object_get(o, r->variant);
+        if (v == NULL) {
+            v = json_object();
+            json_object_set_new(o, r->variant, v);
+        }
+        json_t *hist = json_array();
+        for (int k = 0; k < p->npoints; k++) {
+            const record_rating_point *pt = &p->points[k];
+            if (pt->pace == r->pace && strcmp(pt->variant, r->variant) == 0)
+                json_array_append_new(
+                    hist, json_pack("{s:I, s:I, s:f, s:f}", "game", (json_int_t)pt->game, "at",
+                                    (json_int_t)pt->at_ms, "rating", pt->rating, "rd", pt->rd));
+        }
+        json_object_set_new(v, rating_pace_name(r->pace),
+                            json_pack("{s:f, s:f, s:f, s:b, s:i, s:I, s:o}", "rating", r->rating,
+                                      "rd", r->rd, "vol", r->vol, "provisional",
+                                      rating_provisional(r->rd), "games", r->games, "last",
+                                      (json_int_t)r->last_ms, "history", hist));
+    }
+    return o;
+}
+
 char *archive_profile_json(const record_profile *p)
 {
     json_t *o = json_pack("{s:I, s:s}", "account", (json_int_t)p->account, "username", p->username);
@@ -289,7 +319,56 @@ char *archive_profile_json(const record_profile *p)
     }
     json_object_set_new(o, "in_progress", playing);
     json_object_set_new(o, "finished", finished);
+    json_object_set_new(o, "ratings", ratings_json(p));
     return dump(o);
+}
+
+char *archive_list_json(const record_archive *a)
+{
+    json_t *games = json_array();
+    for (int i = 0; i < a->n; i++) {
+        const record_archive_game *g = &a->games[i];
+        json_t *names = json_array();
+        for (int s = 0; s < g->nplayers && s < RULES_MAX_PLAYERS; s++)
+            json_array_append_new(names, json_string(g->names[s]));
+        json_t *e =
+            json_pack("{s:I, s:s, s:s, s:b, s:o, s:i, s:s, s:i, s:s, s:I, s:I, s:i, s:I,"
+                      " s:I}",
+                      "id", (json_int_t)g->id, "variant", g->variant, "kind",
+                      record_kind_name(g->kind), "rated", g->rated, "players", names, "seat",
+                      g->seat, "outcome", record_outcome_name(g->outcome), "winner", g->winner,
+                      "reason", rules_reason_name(g->reason), "created", (json_int_t)g->created_ms,
+                      "finished", (json_int_t)g->finished_ms, "moves", g->nmoves, "base_ms",
+                      (json_int_t)g->tc.base_ms, "inc_ms", (json_int_t)g->tc.inc_ms);
+        if (e != NULL && g->has_rating) {
+            json_object_set_new(e, "rating_before", json_real(g->rating_before));
+            json_object_set_new(e, "rating_after", json_real(g->rating_after));
+        }
+        json_array_append_new(games, e);
+    }
+    json_t *o =
+        json_pack("{s:s, s:o, s:b}", "username", a->username, "games", games, "more", a->more);
+    if (o != NULL && a->more && a->n > 0)
+        json_object_set_new(o, "next", json_integer(a->games[a->n - 1].id));
+    return dump(o);
+}
+
+char *archive_board_json(const record_board *b)
+{
+    json_t *paces = json_object();
+    for (int i = 0; i < b->n; i++) {
+        const record_board_entry *e = &b->entries[i];
+        const char *pace = rating_pace_name(e->pace);
+        json_t *list = json_object_get(paces, pace);
+        if (list == NULL) {
+            list = json_array();
+            json_object_set_new(paces, pace, list);
+        }
+        json_array_append_new(list, json_pack("{s:s, s:f, s:f, s:i, s:I}", "username", e->username,
+                                              "rating", e->rating, "rd", e->rd, "games", e->games,
+                                              "last", (json_int_t)e->last_ms));
+    }
+    return dump(json_pack("{s:s, s:o}", "variant", b->variant, "paces", paces));
 }
 
 char *archive_turns_json(const record_turn *t, int n)

@@ -5,7 +5,7 @@
  * JSON arrays the protocol's turns and cond messages carry.
  *
  * Owns: the JSON shape of those documents (PROTOCOL.md) and the PGN tags of
- * a stored game. May call: record.h, pgn.h, proto.h (a move's changes), common/rules.h,
+ * a stored game. May call: record.h, pgn.h, rating.h, proto.h (a move's changes), common/rules.h,
  * jansson.
  *
  * Every function returns malloc'd NUL-terminated text (the caller frees
@@ -41,8 +41,19 @@ char *archive_game_view_json(const record_game *g);
 char *archive_game_pgn(const record_game *g);
 
 /* The profile as a JSON object: account, username, in_progress (a list),
- * finished (per variant: wins, losses, draws and its games). */
+ * finished (per variant: wins, losses, draws and its games), ratings (per
+ * variant and pace: rating, rd, vol, provisional, games, last, history). */
 char *archive_profile_json(const record_profile *p);
+
+/* One page of a player's archive: {username, games: [{id, variant, kind,
+ * rated, players (names by seat), seat, outcome, winner, reason, created,
+ * finished, moves, base_ms, inc_ms, rating_before/rating_after if rated}],
+ * more, next (the `before` of the next page, when more)}. */
+char *archive_list_json(const record_archive *a);
+
+/* A leaderboard: {variant, paces: {pace: [{username, rating, rd, games,
+ * last}]}}, best first. */
+char *archive_board_json(const record_board *b);
 
 /* The "your turn" list as a JSON array (id, variant, kind, ply, deadline
  * for correspondence games). */

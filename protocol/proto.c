@@ -110,6 +110,8 @@ static const struct field {
     {PF_LINES, "lines", LINES, 0, 0},
     {PF_LEVEL, "level", INT, offsetof(proto_req, level), 0},
     {PF_SEAT, "seat", INT, offsetof(proto_req, seat), 0},
+    {PF_RATING_MIN, "rating_min", INT, offsetof(proto_req, rating_min), 0},
+    {PF_RATING_MAX, "rating_max", INT, offsetof(proto_req, rating_max), 0},
 };
 _Static_assert(sizeof fields / sizeof fields[0] == PROTO_NFIELDS, "one row per PROTO_FIELDS entry");
 
@@ -406,6 +408,12 @@ static void put_player(proto_out *o, const proto_player *p)
         put_bool(o, true);
         key(o, "level");
         put_int(o, p->bot);
+    }
+    if (p->rating > 0) {
+        key(o, "rating");
+        put_int(o, p->rating);
+        key(o, "provisional");
+        put_bool(o, p->provisional);
     }
     end(o);
 }
@@ -791,6 +799,14 @@ static void put_seek(proto_out *o, const proto_seek_view *s)
     }
     put(o, "]", 1);
     put_corr(o, &s->corr);
+    if (s->rating_max > 0) {
+        key(o, "rating_range");
+        put(o, "[", 1);
+        put_int(o, s->rating_min);
+        put(o, ",", 1);
+        put_int(o, s->rating_max);
+        put(o, "]", 1);
+    }
     end(o);
 }
 

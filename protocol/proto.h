@@ -130,7 +130,9 @@ proto_err proto_err_from_rules(int rerr);
     X(PF_DAYS, "days", INT)                                                                        \
     X(PF_LINES, "lines", LINES)                                                                    \
     X(PF_LEVEL, "level", INT)                                                                      \
-    X(PF_SEAT, "seat", INT)
+    X(PF_SEAT, "seat", INT)                                                                        \
+    X(PF_RATING_MIN, "rating_min", INT)                                                            \
+    X(PF_RATING_MAX, "rating_max", INT)
 
 enum {
 #define PROTO_FIELD_BIT(bit, name, kind) bit##_INDEX,
@@ -151,7 +153,7 @@ enum {
     X(PROTO_LOBBY_WATCH, "lobby_watch", 0, 0)                                                      \
     X(PROTO_LOBBY_UNWATCH, "lobby_unwatch", 0, 0)                                                  \
     X(PROTO_SEEK_CREATE, "seek_create", PF_GAME,                                                   \
-      PF_BASE_MS | PF_INC_MS | PF_RATED | PF_PRIVATE | PF_CORR)                                    \
+      PF_BASE_MS | PF_INC_MS | PF_RATED | PF_PRIVATE | PF_CORR | PF_RATING_MIN | PF_RATING_MAX)    \
     X(PROTO_SEEK_CANCEL, "seek_cancel", PF_SEEK, 0)                                                \
     X(PROTO_SEEK_ACCEPT, "seek_accept", 0, PF_SEEK | PF_INVITE)                                    \
     X(PROTO_JOIN, "join", PF_ROOM, PF_SINCE)                                                       \
@@ -208,6 +210,8 @@ typedef struct proto_req {
     char lines[PROTO_COND_LINES][PROTO_COND_LINE_MAX + 1];
     int64_t level; /* bot_game, seek_fill: the bots' level (1..8) */
     int64_t seat;  /* bot_game: the seat to take (-1 or absent: random) */
+    /* seek_create (rated): who may accept, by rating (0: no bound). */
+    int64_t rating_min, rating_max;
 } proto_req;
 
 /*
@@ -233,6 +237,11 @@ typedef struct proto_player {
     int64_t id;
     const char *name;
     int bot; /* a bot's level (1..8), written "bot":true,"level":N; 0: a person */
+    /* The player's rating at the game's variant and pace (rounded), written
+     * "rating":N,"provisional":bool; 0: none (a guest, a bot, no rated game
+     * yet at that pace). */
+    int rating;
+    bool provisional;
 } proto_player;
 
 typedef struct proto_seek_view {
@@ -244,6 +253,7 @@ typedef struct proto_seek_view {
     int nplayers;
     proto_player players[RULES_MAX_PLAYERS];
     proto_corr corr;
+    int rating_min, rating_max; /* written "rating_range":[min,max] if set */
 } proto_seek_view;
 
 typedef struct proto_chat_line {

@@ -137,6 +137,66 @@ typedef struct record_variant_games {
     const record_profile_game *games; /* newest first */
 } record_variant_games;
 
+/* A rating (rating.h) of one account in one variant and pace. */
+typedef struct record_rating {
+    char variant[RECORD_VARIANT_MAX];
+    int pace; /* rating_pace */
+    double rating, rd, vol;
+    int games;       /* rated games played at this variant and pace */
+    int64_t last_ms; /* the last of them */
+} record_rating;
+
+/* A rating after one rated game (the history of a profile). */
+typedef struct record_rating_point {
+    char variant[RECORD_VARIANT_MAX];
+    int pace;
+    int64_t game, at_ms;
+    double rating, rd;
+} record_rating_point;
+
+/* One row of a leaderboard. */
+typedef struct record_board_entry {
+    char username[RECORD_NAME_MAX];
+    int pace;
+    double rating, rd;
+    int games;
+    int64_t last_ms;
+} record_board_entry;
+
+/* The leaderboard of a variant: per pace, best first. */
+typedef struct record_board {
+    char variant[RECORD_VARIANT_MAX];
+    int n;
+    const record_board_entry *entries; /* by pace, then rating downwards */
+} record_board;
+
+/* A finished game in a player's archive (one page of it). */
+typedef struct record_archive_game {
+    int64_t id;
+    char variant[RECORD_VARIANT_MAX];
+    record_kind kind;
+    bool rated;
+    int nplayers;
+    record_tc tc;
+    int seat;    /* the player's */
+    int outcome; /* rules_outcome of the player's seat */
+    int winner;  /* seat, -1 if none */
+    rules_reason reason;
+    int64_t created_ms, finished_ms;
+    int nmoves;
+    char names[RULES_MAX_PLAYERS][RECORD_NAME_MAX]; /* by seat */
+    bool has_rating; /* rated: the player's rating before and after */
+    double rating_before, rating_after;
+} record_archive_game;
+
+/* One page of a player's archive, newest first. */
+typedef struct record_archive {
+    char username[RECORD_NAME_MAX];
+    int n;
+    const record_archive_game *games;
+    bool more; /* older games match too: ask with before = the last id */
+} record_archive;
+
 /* A player's profile. */
 typedef struct record_profile {
     int64_t account;
@@ -145,6 +205,10 @@ typedef struct record_profile {
     const record_profile_game *playing; /* games in progress, newest first */
     int nvariants;
     const record_variant_games *variants; /* in order of their newest game */
+    int nratings;
+    const record_rating *ratings; /* by variant, then pace */
+    int npoints;
+    const record_rating_point *points; /* rating history, oldest first */
 } record_profile;
 
 /* A player's conditional lines in one game, in priority order. */

@@ -243,6 +243,250 @@ int api_profile(net_conn *c, const char *arg, const char *body, size_t len)
     return 0;
 }
 
+static void on_board_read(void *arg, int status, const record_board *b)
+{
+    net_conn *c = pending_done(arg);
+    if (c != NULL)
+        reply_read(c, status, status < 0 ? NULL : archive_board_json(b), "application/json");
+}
+
+static void on_archive_read(void *arg, int status, const record_archive *a)
+{
+    net_conn *c = pending_done(arg);
+    if (c != NULL)
+        reply_read(c, status, status < 0 ? NULL : archive_list_json(a), "application/json");
+}
+
+/* "<name>[/key=value]...": the filters of an archive page as path segments
+ * (the transport gives handlers the path only). 0, or a sentence in why. */
+static int archive_args(char *arg, store_archive_filter *f, const char **name, bool *ndjson,
+                        char *why, size_t whylen)
+{
+    *f = (store_archive_filter){.kind = -1, .limit = 20};
+    char *save = NULL;
+    *name = strtok_r(arg, "/", &save);
+    if (*name == NULL || **name == '\0') {
+        snprintf(why, whylen, "no username");
+        return -1;
+    }
+    for (char *seg; (seg = strtok_r(NULL, "/", &save)) != NULL;) {
+        char *v = strchr(seg, '=');
+        if (v == NULL || v[1] == '\0') {
+            snprintf(why, whylen, "filters are key=value");
+            return -1;
+        }
+        *v++ = '\0';
+        char *end;
+        if (strcmp(seg, "game") == 0 && rules_find(v) != NULL) {
+            f->variant = v;
+        } else if (strcmp(seg, "kind") == 0 && strcmp(v, "live") == 0) {
+            f->kind = STORE_LIVE;
+        } else if (strcmp(seg, "kind") == 0 && strcmp(v, "correspondence") == 0) {
+            f->kind = STORE_CORR;
+        } else if (strcmp(seg, "result") == 0 && strcmp(v, "win") == 0) {
+            f->outcome = RULES_OUTCOME_WIN;
+        } else if (strcmp(seg, "result") == 0 && strcmp(v, "loss") == 0) {
+            f->outcome = RULES_OUTCOME_LOSS;
+        } else if (strcmp(seg, "result") == 0 && strcmp(v, "draw") == 0) {
+            f->outcome = RULES_OUTCOME_DRAW;
+        } else if (strcmp(seg, "vs") == 0 && strlen(v) < RECORD_NAME_MAX) {
+            f->opponent = v;
+        } else if (ndjson != NULL && strcmp(seg, "format") == 0 &&
+                   (strcmp(v, "pgn") == 0 || strcmp(v, "ndjson") == 0)) {
+            *ndjson = strcmp(v, "ndjson") == 0;
+        } else if (strcmp(seg, "before") == 0 && (f->before = strtoll(v, &end, 10)) > 0 &&
+                   *end == '\0') {
+        } else if (strcmp(seg, "limit") == 0 && (f->limit = (int)strtol(v, &end, 10)) >= 1 &&
+                   f->limit <= STORE_ARCHIVE_MAX && *end == '\0') {
+        } else {
+            snprintf(why, whylen, "bad filter %s=%s", seg, v);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int api_archive(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    char buf[512], why[128];
+    snprintf(buf, sizeof buf, "%s", arg);
+    store_archive_filter f;
+    const char *name;
+    if (archive_args(buf, &f, &name, NULL, why, sizeof why) < 0) {
+        reply_error(c, 400, "bad_argument", why);
+        return 0;
+    }
+    pending *p = pending_new(c);
+    if (p == NULL)
+        return 500;
+    if (store_archive_get(db, name, &f, on_archive_read, p) < 0) {
+        pending_done(p);
+        return 500;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Export: every game of a player matching the filters, as PGN or NDJSON.
+ * The archive is read a page of ids at a time and each game in full, every
+ * read queued to the store (the loop never waits); the text is sent once
+ * whole (the transport answers with one body). */
+
+typedef struct export_job {
+    pending p; /* first: api_http_closed sees a pending */
+    bool ndjson;
+    char name[RECORD_NAME_MAX], variant[RECORD_VARIANT_MAX], opponent[RECORD_NAME_MAX];
+    store_archive_filter f;
+    int64_t ids[API_EXPORT_PAGE];
+    int nids, at, total;
+    bool more;
+    int64_t next;
+    proto_out out;
+} export_job;
+
+static void export_free(export_job *j)
+{
+    if (j->p.c != NULL)
+        j->p.c->data = NULL;
+    proto_out_free(&j->out);
+    free(j);
+}
+
+/* The connection, taken off the job before it is answered. */
+static net_conn *export_take(export_job *j)
+{
+    net_conn *c = j->p.c;
+    c->data = NULL;
+    j->p.c = NULL;
+    return c;
+}
+
+static void on_export_page(void *arg, int status, const record_archive *a);
+static void on_export_game(void *arg, int status, const record_game *g);
+
+/* The next read, or the answer once every game is in. */
+static void export_next(export_job *j)
+{
+    int err = 0;
+    if (j->at < j->nids && j->total < API_EXPORT_MAX) {
+        err = store_game_get(db, j->ids[j->at++], on_export_game, j);
+    } else if (j->more && j->total < API_EXPORT_MAX) {
+        j->f.before = j->next;
+        err = store_archive_get(db, j->name, &j->f, on_export_page, j);
+    } else if (j->out.oom) {
+        reply_error(export_take(j), 500, store_err_code(STORE_ENOMEM),
+                    store_err_text(STORE_ENOMEM));
+        export_free(j);
+        return;
+    } else {
+        net_http_reply(export_take(j), 200,
+                       j->ndjson ? "application/x-ndjson" : "application/x-chess-pgn",
+                       j->out.len ? proto_out_data(&j->out) : "", j->out.len, NULL);
+        export_free(j);
+        return;
+    }
+    if (err < 0) {
+        reply_error(export_take(j), 500, store_err_code(err), store_err_text(err));
+        export_free(j);
+    }
+}
+
+static void on_export_page(void *arg, int status, const record_archive *a)
+{
+    export_job *j = arg;
+    if (j->p.c == NULL) {
+        export_free(j);
+        return;
+    }
+    if (status < 0) {
+        reply_read(export_take(j), status, NULL, "application/json");
+        export_free(j);
+        return;
+    }
+    j->nids = a->n < API_EXPORT_PAGE ? a->n : API_EXPORT_PAGE;
+    for (int i = 0; i < j->nids; i++)
+        j->ids[i] = a->games[i].id;
+    j->at = 0;
+    j->more = a->more && j->nids > 0;
+    j->next = j->nids > 0 ? j->ids[j->nids - 1] : 0;
+    export_next(j);
+}
+
+static void on_export_game(void *arg, int status, const record_game *g)
+{
+    export_job *j = arg;
+    if (j->p.c == NULL) {
+        export_free(j);
+        return;
+    }
+    if (status == 0) {
+        char *text = j->ndjson ? archive_game_json(g) : archive_game_pgn(g);
+        if (text == NULL) {
+            j->out.oom = true;
+        } else {
+            size_t n = strlen(text);
+            if (!j->ndjson && j->total > 0)
+                proto_out_append(&j->out, "\n", 1); /* a blank line between games */
+            proto_out_append(&j->out, text, n);
+            if (n == 0 || text[n - 1] != '\n')
+                proto_out_append(&j->out, "\n", 1);
+            free(text);
+            j->total++;
+        }
+    }
+    export_next(j);
+}
+
+int api_export(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    char buf[512], why[128];
+    snprintf(buf, sizeof buf, "%s", arg);
+    export_job *j = calloc(1, sizeof *j);
+    if (j == NULL)
+        return 500;
+    const char *name;
+    if (archive_args(buf, &j->f, &name, &j->ndjson, why, sizeof why) < 0) {
+        free(j);
+        reply_error(c, 400, "bad_argument", why);
+        return 0;
+    }
+    snprintf(j->name, sizeof j->name, "%s", name);
+    if (j->f.variant) {
+        snprintf(j->variant, sizeof j->variant, "%s", j->f.variant);
+        j->f.variant = j->variant;
+    }
+    if (j->f.opponent) {
+        snprintf(j->opponent, sizeof j->opponent, "%s", j->f.opponent);
+        j->f.opponent = j->opponent;
+    }
+    j->f.limit = API_EXPORT_PAGE;
+    proto_out_init(&j->out, 0);
+    j->p.c = c;
+    c->data = &j->p;
+    int err = store_archive_get(db, j->name, &j->f, on_export_page, j);
+    if (err < 0) {
+        c->data = NULL;
+        j->p.c = NULL;
+        export_free(j);
+        return 500;
+    }
+    return 0;
+}
+
+int api_leaderboard(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    if (rules_find(arg) == NULL)
+        return 404;
+    pending *p = pending_new(c);
+    if (p == NULL)
+        return 500;
+    if (store_leaderboard_get(db, arg, on_board_read, p) < 0) {
+        pending_done(p);
+        return 500;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Accounts: register, log in (password work off the loop), log out. The
  * answer sets or clears the session cookie. */

@@ -31,6 +31,19 @@ void api_init(uv_loop_t *loop, struct store *db, bool secure_cookie);
 
 /* GET /api/games/<id> (JSON) and /api/games/<id>.pgn: arg "<id>[.pgn]". */
 int api_game(net_conn *c, const char *arg, const char *body, size_t len);
+/* GET /api/archive/<username>[/key=value]...: a page of the player's
+ * finished games (PROTOCOL.md, "Ratings"). */
+int api_archive(net_conn *c, const char *arg, const char *body, size_t len);
+
+/* GET /api/games/user/<username>[/<key>=<value>]...: every finished game
+ * of the player matching the archive's filters, as PGN (or NDJSON with
+ * format=ndjson), newest first, at most API_EXPORT_MAX games. */
+int api_export(net_conn *c, const char *arg, const char *body, size_t len);
+enum { API_EXPORT_MAX = 10000, API_EXPORT_PAGE = 100 };
+
+/* GET /api/leaderboard/<variant> (404 for an unknown variant). */
+int api_leaderboard(net_conn *c, const char *arg, const char *body, size_t len);
+
 /* GET /api/profile/<username>. */
 int api_profile(net_conn *c, const char *arg, const char *body, size_t len);
 /* POST /api/register and /api/login {"username":..,"password":..}: set

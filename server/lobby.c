@@ -21,7 +21,8 @@ typedef struct seek {
     const rules_variant *v;
     int64_t base_ms, inc_ms;
     bool rated, private_;
-    proto_corr corr; /* days > 0: correspondence */
+    int rating_min, rating_max; /* rated: who may accept (0: anyone) */
+    proto_corr corr;            /* days > 0: correspondence */
     char invite[PROTO_INVITE_MAX + 1];
     ident *players[RULES_MAX_PLAYERS];
     quota_addr *addr[RULES_MAX_PLAYERS]; /* each seat's charge (quota.h), or NULL */
@@ -70,9 +71,15 @@ static proto_seek_view seek_view(const seek *s)
         .seats = s->v->nplayers,
         .nplayers = s->nplayers,
         .corr = s->corr,
+        .rating_min = s->rating_min,
+        .rating_max = s->rating_max,
     };
-    for (int i = 0; i < s->nplayers; i++)
-        v.players[i] = (proto_player){s->players[i]->id, s->players[i]->name, s->players[i]->bot};
+    for (int i = 0; i < s->nplayers; i++) {
+        v.players[i] =
+            (proto_player){s->players[i]->id, s->players[i]->name, s->players[i]->bot, 0, false};
+        room_player_rating(&v.players[i], s->players[i]->account, s->v->id, s->corr.days > 0,
+                           s->base_ms, s->inc_ms);
+    }
     return v;
 }
 
@@ -375,6 +382,14 @@ int lobby_seek_create(session *c, const proto_req *req, char *why, size_t whylen
         rules_why(why, whylen, "rated games need an account for every player: log in");
         return PROTO_EACCOUNT_REQUIRED;
     }
+    bool ranged = req->present & (PF_RATING_MIN | PF_RATING_MAX);
+    if (ranged && (!req->rated || req->rating_min < 0 || req->rating_max < 1 ||
+                   req->rating_min > req->rating_max || req->rating_max > LOBBY_RATING_TOP)) {
+        rules_why(why, whylen,
+                  "a rating range belongs to a rated seek: rating_min <= rating_max, 0..%d",
+                  LOBBY_RATING_TOP);
+        return PROTO_EBAD_ARGUMENT;
+    }
     if (c->who->nseeks >= LOBBY_SEEKS_PER_IDENT) {
         metrics_now.seeks_refused_open++;
         rules_why(why, whylen, "at most %d open seeks", LOBBY_SEEKS_PER_IDENT);
@@ -405,6 +420,10 @@ int lobby_seek_create(session *c, const proto_req *req, char *why, size_t whylen
     s->inc_ms = corr.days > 0 ? 0 : req->inc_ms;
     s->rated = req->rated;
     s->private_ = req->private_;
+    if (ranged) {
+        s->rating_min = (int)req->rating_min;
+        s->rating_max = (int)req->rating_max;
+    }
     if (s->private_) {
         unsigned char raw[12];
         randombytes_buf(raw, sizeof raw);
@@ -474,6 +493,17 @@ int lobby_seek_accept(session *c, const proto_req *req, char *why, size_t whylen
         rules_why(why, whylen, "%s game needs an account: log in",
                   s->rated ? "a rated" : "a correspondence");
         return PROTO_EACCOUNT_REQUIRED;
+    }
+    if (s->rating_max > 0) {
+        /* No rating yet at this pace: a new player's 1500. */
+        proto_player me = {.rating = 0};
+        room_player_rating(&me, c->who->account, s->v->id, s->corr.days > 0, s->base_ms, s->inc_ms);
+        int r = me.rating > 0 ? me.rating : 1500;
+        if (r < s->rating_min || r > s->rating_max) {
+            rules_why(why, whylen, "your rating %d is outside this seek's range %d-%d", r,
+                      s->rating_min, s->rating_max);
+            return PROTO_EBAD_ARGUMENT;
+        }
     }
     quota_addr *a = quota_addr_of(c);
     int qerr = quota_game_check(c->who, a, s->corr.days > 0, why, whylen);

@@ -31,6 +31,7 @@
 
 enum {
     LOBBY_SEEKS_PER_IDENT = 10, /* open seeks one identity may create */
+    LOBBY_RATING_TOP = 4000,    /* the highest bound of a seek's rating range */
     LOBBY_MAX_BASE_MS = 3 * 3600 * 1000,
     LOBBY_MAX_INC_MS = 60 * 1000,
     LOBBY_BOT_GAMES_PER_IDENT = 10, /* games with bots going on at once */

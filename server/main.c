@@ -176,13 +176,22 @@ static const net_callbacks callbacks = {
     .http_closed = api_http_closed,
 };
 
+/* New rows go at the end; the ones above stay as they are. */
+// clang-format off
 static const net_route routes[] = {
     {NET_GET, "/healthz", false, api_healthz},     {NET_GET, "/metrics", false, api_metrics},
-    {NET_GET, "/api/tables", false, api_tables},   {NET_GET, "/api/games/", true, api_game},
+    {NET_GET, "/api/tables", false, api_tables},
+    /* Before /api/games/: the first route that matches answers. */
+    {NET_GET, "/api/games/user/", true, api_export},
+    {NET_GET, "/api/games/", true, api_game},
     {NET_GET, "/api/profile/", true, api_profile}, {NET_POST, "/api/register", false, api_register},
     {NET_POST, "/api/login", false, api_login},    {NET_POST, "/api/logout", false, api_logout},
     {NET_GET, "/rules.wasm", false, api_wasm},
+    /* Ratings (PROTOCOL.md, "Ratings"). */
+    {NET_GET, "/api/leaderboard/", true, api_leaderboard},
+    {NET_GET, "/api/archive/", true, api_archive},
 };
+// clang-format on
 
 static uv_signal_t sigint, sigterm;
 

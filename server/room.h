@@ -11,7 +11,7 @@
  * written again after a failed write).
  * May call: ident.h (seats, an identity's rooms), session.h (the sink),
  * quota.h (games charged per identity and address, rooms watched),
- * store.h, errmap.h, metrics.h, bot.h (the bots' searches), proto.h,
+ * store.h, rating.h (a player's pace), errmap.h, metrics.h, bot.h (the bots' searches), proto.h,
  * libuv. Never the transport: it links without libwebsockets.
  *
  * Every state change is an event with the next sequence number; the last
@@ -69,6 +69,12 @@ typedef struct room_settings {
 
 struct store;
 void room_init(uv_loop_t *loop, struct store *db, int64_t abandon_ms);
+
+/* The rating of `account` at the variant and pace of this time control
+ * (correspondence if corr) into p->rating and p->provisional (left 0 if it
+ * has none): rooms and the lobby show it beside the name. */
+void room_player_rating(proto_player *p, int64_t account, const char *variant, bool corr,
+                        int64_t base_ms, int64_t inc_ms);
 /* Stop every clock and every bot (shutdown, before connections close). */
 void room_stop_clocks(void);
 /* Close every room (shutdown, after connections closed): they are freed

@@ -16,6 +16,7 @@
 
 #include "array.h"
 #include "metrics.h"
+#include "rating.h"
 #include "store.h"
 
 /* ------------------------------------------------------------------------ */
@@ -215,6 +216,20 @@ void room__events_free(room *r)
 /* ------------------------------------------------------------------------ */
 /* State for people. */
 
+void room_player_rating(proto_player *p, int64_t account, const char *variant, bool corr,
+                        int64_t base_ms, int64_t inc_ms)
+{
+    store_rating sr;
+    if (account == 0 || room__db == NULL ||
+        store_rating_get(room__db, account, variant, rating_pace_of(corr, base_ms, inc_ms), &sr) <
+            0)
+        return;
+    p->rating = (int)(sr.rating + 0.5);
+    if (p->rating < 1)
+        p->rating = 1;
+    p->provisional = rating_provisional(sr.rd);
+}
+
 static proto_room_view view_of(const room *r, const ident *who)
 {
     proto_room_view v = {
@@ -231,7 +246,10 @@ static proto_room_view view_of(const room *r, const ident *who)
     };
     uint64_t now = uv_now(room__loop);
     for (int i = 0; i < r->nseats; i++) {
-        v.players[i] = (proto_player){r->seats[i]->id, r->seats[i]->name, r->seats[i]->bot};
+        v.players[i] =
+            (proto_player){r->seats[i]->id, r->seats[i]->name, r->seats[i]->bot, 0, false};
+        room_player_rating(&v.players[i], r->seats[i]->account, r->g->variant->id, r->corr.days > 0,
+                           r->base_ms, r->inc_ms);
         v.connected[i] = r->seats[i]->sessions != NULL || r->seats[i]->bot > 0;
         v.left[i] = r->left[i];
         v.clocks[i] = r->clocks[i];

@@ -348,6 +348,62 @@ typedef void (*store_profile_cb)(void *arg, int status, const record_profile *p)
 int store_profile_get(store *s, const char *username, store_profile_cb cb, void *arg);
 
 /* ------------------------------------------------------------------------ */
+/* Ratings (rating.h: Glicko-2, one per account, variant and pace)
+ *
+ * A rated game (every seat an account, no bot) that finishes other than
+ * aborted updates the rating of every seat at the game's variant and pace,
+ * in the transaction that writes the result (store_game_finish): two
+ * players by Glicko-2 (rating_after), three by the free-for-all update
+ * (rating_ffa) from the finishing order: a win beats everyone, draws tie,
+ * and among the losers who left first ranks last. The loop keeps every
+ * rating in memory as committed. */
+
+typedef record_rating store_rating;
+
+/* The rating of an account at a variant and pace (rating_pace), from
+ * memory: 0 and *out, or STORE_ENOT_FOUND (no rated game yet). */
+int store_rating_get(store *s, int64_t account, const char *variant, int pace, store_rating *out);
+
+/* The answer to store_leaderboard_get, as store_game_get_cb. */
+typedef void (*store_board_cb)(void *arg, int status, const record_board *b);
+
+/*
+ * The leaderboard of a variant (GET /api/leaderboard/<variant>): per pace,
+ * the players not provisional (rd <= RATING_PROVISIONAL_RD) whose last rated
+ * game is within STORE_BOARD_ACTIVE_MS, best first, at most STORE_BOARD_MAX
+ * per pace. Queued and read like store_game_get.
+ */
+int store_leaderboard_get(store *s, const char *variant, store_board_cb cb, void *arg);
+
+enum { STORE_BOARD_MAX = 100 };
+#define STORE_BOARD_ACTIVE_MS (92LL * STORE_DAY_MS) /* three months */
+
+/* ------------------------------------------------------------------------ */
+/* The archive: a player's finished games, filtered, a page at a time */
+
+typedef struct store_archive_filter {
+    const char *variant;  /* NULL: any */
+    int kind;             /* -1 any, else STORE_LIVE or STORE_CORR */
+    int outcome;          /* 0 any, else rules_outcome of the player's seat */
+    const char *opponent; /* NULL: any; a username on another seat */
+    int64_t before;       /* only games with a smaller id; 0: from the newest */
+    int limit;            /* 1..STORE_ARCHIVE_MAX */
+} store_archive_filter;
+
+enum { STORE_ARCHIVE_MAX = 100 };
+
+typedef void (*store_archive_cb)(void *arg, int status, const record_archive *a);
+
+/*
+ * One page of the finished games of `username` matching f, newest first
+ * (GET /api/archive/...). Queued and read like store_game_get;
+ * STORE_ENOT_FOUND if there is no such account, STORE_EBAD_ARG for a limit
+ * out of range.
+ */
+int store_archive_get(store *s, const char *username, const store_archive_filter *f,
+                      store_archive_cb cb, void *arg);
+
+/* ------------------------------------------------------------------------ */
 /* "Your turn" list */
 
 /*

@@ -116,6 +116,8 @@ typedef struct profile_buf {
     size_t capplaying, capfinished, capvariants;
     int nfinished;
     record_variant_games *variants;
+    record_rating *ratings;
+    record_rating_point *points;
 } profile_buf;
 
 static void profile_buf_free(profile_buf *b)
@@ -124,6 +126,8 @@ static void profile_buf_free(profile_buf *b)
     free(b->finished);
     free(b->grouped);
     free(b->variants);
+    free(b->ratings);
+    free(b->points);
 }
 
 /* Append e to a list; 0 or STORE_ENOMEM. */
@@ -222,6 +226,11 @@ static int profile_read(store *s, const char *username, profile_buf *b)
     }
     sqlite3_reset(st);
     p->playing = b->playing;
+    if (err == 0)
+        err =
+            ratings_read_profile(s, p->account, &b->ratings, &p->nratings, &b->points, &p->npoints);
+    p->ratings = b->ratings;
+    p->points = b->points;
     return err < 0 ? err : group_finished(b);
 }
 

@@ -81,6 +81,35 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_SESSION_FIND] = "SELECT a.id, a.username FROM sessions s JOIN accounts a"
                         " ON a.id = s.account WHERE s.token_hash = ? AND s.expires_ms > ?",
     [ST_SESSION_DELETE] = "DELETE FROM sessions WHERE token_hash = ?",
+    [ST_RATING_GET] = "SELECT rating, rd, vol, games, last_ms FROM ratings"
+                      " WHERE account = ? AND variant = ? AND pace = ?",
+    [ST_RATING_PUT] = "INSERT OR REPLACE INTO ratings (account, variant, pace, rating, rd, vol,"
+                      " games, last_ms) VALUES (?,?,?,?,?,?,?,?)",
+    [ST_RATING_HIST_INSERT] = "INSERT INTO rating_history (account, game, variant, pace, at_ms,"
+                              " before, after, rd) VALUES (?,?,?,?,?,?,?,?)",
+    [ST_RATINGS_ALL] = "SELECT account, variant, pace, rating, rd, vol, games, last_ms"
+                       " FROM ratings",
+    [ST_RATINGS_OF] = "SELECT variant, pace, rating, rd, vol, games, last_ms FROM ratings"
+                      " WHERE account = ? ORDER BY variant, pace",
+    [ST_RATING_HISTORY_OF] = "SELECT variant, pace, game, at_ms, after, rd FROM rating_history"
+                             " WHERE account = ? ORDER BY at_ms, game",
+    [ST_ARCHIVE] = "SELECT g.id, g.variant, g.kind, g.rated, g.nplayers, g.tc_base_ms,"
+                   " g.tc_inc_ms, g.tc_cap_ms, p.seat, p.outcome, g.winner, g.reason,"
+                   " g.created_ms, g.finished_ms, g.nmoves, h.before, h.after"
+                   " FROM game_players p JOIN games g ON g.id = p.game"
+                   " LEFT JOIN rating_history h ON h.account = p.account AND h.game = g.id"
+                   " WHERE p.account = ?1 AND g.finished = 1"
+                   " AND (?2 IS NULL OR g.variant = ?2) AND (?3 < 0 OR g.kind = ?3)"
+                   " AND (?4 = 0 OR p.outcome = ?4) AND (?5 = 0 OR g.id < ?5)"
+                   " AND (?6 IS NULL OR EXISTS (SELECT 1 FROM game_players o"
+                   " JOIN accounts a ON a.id = o.account WHERE o.game = g.id"
+                   " AND o.seat <> p.seat AND a.username = ?6))"
+                   " ORDER BY g.id DESC LIMIT ?7",
+    [ST_ARCHIVE_NAMES] = "SELECT seat, name FROM game_players WHERE game = ? ORDER BY seat",
+    [ST_LEADERBOARD] = "SELECT a.username, r.pace, r.rating, r.rd, r.games, r.last_ms"
+                       " FROM ratings r JOIN accounts a ON a.id = r.account"
+                       " WHERE r.variant = ? AND r.rd <= ? AND r.last_ms >= ?"
+                       " ORDER BY r.pace, r.rating DESC",
 };
 
 sqlite3_stmt *db_use(sqlite3_stmt *const *set, enum db_stmt which)
@@ -469,6 +498,7 @@ void db_free(store *s)
     if (s->lock_fd >= 0)
         close(s->lock_fd); /* after the connections: the next server may start */
     mem_free(s);
+    ratings_free(s);
     free(s->ops);
     free(s);
 }
@@ -498,6 +528,8 @@ int store_open(store **out, uv_loop_t *loop, const char *path, const store_optio
         err = games_load(s);
         if (err == 0)
             err = corr_load_vacations(s);
+        if (err >= 0)
+            err = ratings_load(s);
         if (err < 0)
             db_error(s, why, whylen, "loading games in progress");
     }

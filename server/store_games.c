@@ -170,13 +170,19 @@ static int run_finish(store *s, op *o)
         sqlite3_bind_int(st, 2, p);
         err = db_run(st);
     }
-    return err;
+    return err < 0 ? err : ratings_apply(s, o);
+}
+
+static void done_finish(store *s, op *o, int status)
+{
+    ratings_done(s, o, status);
+    queue_write_done(s, o, status);
 }
 
 static const op_kind create_kind = {run_create, queue_write_done, release_create, false};
 static const op_kind move_kind = {run_move, queue_write_done, NULL, false};
 static const op_kind leave_kind = {run_leave, queue_write_done, NULL, false};
-static const op_kind finish_kind = {run_finish, queue_write_done, NULL, false};
+static const op_kind finish_kind = {run_finish, done_finish, ratings_release, false};
 
 /* ------------------------------------------------------------------------ */
 /* Create, move, leave, finish */

@@ -6,7 +6,7 @@
  * functions the store_*.c modules call in one another.
  *
  * Owns: the SQLite engine's state. May call: store.h, record.h, rules.h,
- * array.h, proto_out.h, sqlite3, libuv, uthash (each module's own calls are
+ * array.h, proto_out.h, rating.h, sqlite3, libuv, uthash (each module's own calls are
  * listed below).
  *
  * Modules (prefix of their internal functions), and what they may call:
@@ -32,7 +32,13 @@
  *   store_corr.c     (corr_)  deadlines, vacation, conditional lines, "your
  *                             turn". Calls db_, mem_, queue_, games_resync
  *                             (a vacation write that failed).
- *   store_accounts.c          accounts, sessions, profiles. Calls db_, queue_.
+ *   store_accounts.c          accounts, sessions, profiles. Calls db_, queue_,
+ *                             ratings_ (a profile's ratings).
+ *   store_archive.c           a player's archive, a page at a time (queued
+ *                             reads). Calls db_, queue_.
+ *   store_ratings.c  (ratings_) Glicko-2 ratings: the update in a finished
+ *                             game's transaction, the ratings in memory,
+ *                             leaderboards. Calls db_, queue_, rating.h.
  *
  * Threads: everything runs on the loop thread except op_kind.run, which
  * runs on the writer thread (or on the loop inside store_flush) with the
@@ -84,6 +90,15 @@ enum db_stmt {
     ST_SESSION_PURGE,
     ST_SESSION_FIND,
     ST_SESSION_DELETE,
+    ST_RATING_GET,
+    ST_RATING_PUT,
+    ST_RATING_HIST_INSERT,
+    ST_RATINGS_ALL,
+    ST_RATINGS_OF,
+    ST_RATING_HISTORY_OF,
+    ST_LEADERBOARD,
+    ST_ARCHIVE,
+    ST_ARCHIVE_NAMES,
     ST_COUNT
 };
 
@@ -125,6 +140,19 @@ typedef struct vacation {
     UT_hash_handle hh;
 } vacation;
 
+/* A committed rating, in memory (loop side). */
+typedef struct rating_key {
+    int64_t account;
+    char variant[RECORD_VARIANT_MAX];
+    int pace;
+} rating_key;
+
+typedef struct rating_mem {
+    rating_key key; /* hash key (zero-padded) */
+    record_rating r;
+    UT_hash_handle hh;
+} rating_mem;
+
 typedef struct op op;
 
 /* What one kind of queued operation does (each module defines its own). */
@@ -151,6 +179,8 @@ struct op {
         store_done_cb write;
         store_game_get_cb game;
         store_profile_cb profile;
+        store_board_cb board;
+        store_archive_cb archive;
     } cb;
     int64_t at_ms;
     int ply, player, next;
@@ -163,6 +193,7 @@ struct op {
     char **lines;           /* conditional lines: a copy */
     int nlines;
     char *name;                        /* profile read: the username */
+    store_archive_filter filter;       /* archive read (strings owned) */
     void *answer;                      /* reads: what run found (owned by the kind) */
     int status;                        /* reads: 0 or the read's error */
     int64_t notify[RULES_MAX_PLAYERS]; /* accounts whose turn list changes */
@@ -215,8 +246,9 @@ struct store {
 
     game_mem *games; /* uthash by id */
     size_t ngames;
-    acct_games *accts; /* uthash by account */
-    vacation *vacs;    /* uthash by account */
+    acct_games *accts;   /* uthash by account */
+    vacation *vacs;      /* uthash by account */
+    rating_mem *ratings; /* uthash by rating_key */
 
     op *ops;
     size_t nops, capops;
@@ -304,5 +336,23 @@ void corr_load_lines(store *s, game_mem *g);
 int64_t corr_deadline(store *s, const game_mem *g, int player, int64_t now);
 /* The deadline timer's tick. */
 void corr_deadline_tick(uv_timer_t *t);
+
+/* store_ratings.c -------------------------------------------------------- */
+
+/* Every rating into memory (store_open). 0 or an error. */
+int ratings_load(store *s);
+void ratings_free(store *s);
+/* Writer, in run_finish: the ratings after the finished game o->game (if
+ * rated and not aborted) written, and kept in o->answer for ratings_done.
+ * 0 or STORE_EDB / STORE_ENOMEM (fails the batch). */
+int ratings_apply(store *s, op *o);
+/* Loop, once the finish has committed: the new ratings into memory. */
+void ratings_done(store *s, op *o, int status);
+/* Free what ratings_apply left in o->answer. */
+void ratings_release(op *o);
+/* The ratings and history of an account for its profile (writer's
+ * connection), malloc'd. 0 or an error. */
+int ratings_read_profile(store *s, int64_t account, record_rating **r, int *nr,
+                         record_rating_point **pts, int *npts);
 
 #endif

@@ -221,7 +221,7 @@ static void test_profile_json(void **state)
         {"ultima", 1, 1, 0, 2, ultima},
         {"yalta", 0, 0, 1, 1, yalta},
     };
-    record_profile p = {1, "ann", 2, playing, 2, variants};
+    record_profile p = {1, "ann", 2, playing, 2, variants, 0, NULL, 0, NULL};
     char *json = archive_profile_json(&p);
     assert_string_equal(
         json, "{\"account\":1,\"username\":\"ann\",\"in_progress\":[{\"id\":4,\"variant\":\""
@@ -237,13 +237,13 @@ static void test_profile_json(void **state)
               ":\"checkmate\",\"finished\":1767225800000}]},\"yalta\":{\"wins\":0,\"losses\""
               ":0,\"draws\":1,\"games\":[{\"id\":2,\"variant\":\"yalta\",\"kind\":\"live\","
               "\"seat\":0,\"moves\":3,\"created\":1767225600000,\"outcome\":\"draw\",\"reas"
-              "on\":\"agreement\",\"finished\":1767226000000}]}}}");
+              "on\":\"agreement\",\"finished\":1767226000000}]}},\"ratings\":{}}");
     free(json);
 
-    record_profile empty = {4, "lonely", 0, NULL, 0, NULL};
+    record_profile empty = {4, "lonely", 0, NULL, 0, NULL, 0, NULL, 0, NULL};
     json = archive_profile_json(&empty);
     assert_string_equal(json, "{\"account\":4,\"username\":\"lonely\",\"in_progress\":[],"
-                              "\"finished\":{}}");
+                              "\"finished\":{},\"ratings\":{}}");
     free(json);
 }
 

@@ -357,7 +357,7 @@ static void test_writer_room_and_events(void **state)
 
         proto_room_view view = {.room = 5, .seq = 1, .game = g, .you = -1};
         for (int i = 0; i < v->nplayers; i++) {
-            view.players[i] = (proto_player){i + 1, "p\"q", i == 1 ? 5 : 0};
+            view.players[i] = (proto_player){.id = i + 1, .name = "p\"q", .bot = i == 1 ? 5 : 0};
             view.left[i] = -1;
         }
         proto_chat_line line = {.seat = -1, .name = "n", .text = "t\n"};
@@ -436,7 +436,7 @@ static void test_writer_tables(void **state)
 {
     (void)state;
     proto_req req = {.type = PROTO_HELLO, .has_id = true, .id = 1};
-    proto_player me = {7, "guest-7", 0};
+    proto_player me = {.id = 7, .name = "guest-7"};
     int64_t rooms[] = {12};
     proto_out o;
     proto_out_init(&o, 0);
@@ -614,7 +614,7 @@ static void test_writer_room_replay(void **state)
         }
         proto_room_view view = {.room = 5, .seq = 1, .game = g, .you = -1};
         for (int i = 0; i < v->nplayers; i++) {
-            view.players[i] = (proto_player){i + 1, "p", 0};
+            view.players[i] = (proto_player){.id = i + 1, .name = "p"};
             view.left[i] = -1;
         }
         proto_out o;

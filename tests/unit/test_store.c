@@ -191,12 +191,12 @@ static void test_migrations_from_empty(void **state)
 {
     fixture *f = *state;
     f->s = open_dir(f, "migrations");
-    assert_int_equal(store_schema_version(f->s), 3);
-    assert_int_equal(sql_int(f, "PRAGMA user_version"), 3);
+    assert_int_equal(store_schema_version(f->s), 4);
+    assert_int_equal(sql_int(f, "PRAGMA user_version"), 4);
     assert_int_equal(sql_int(f, "SELECT count(*) FROM sqlite_master WHERE name "
                                 "IN ('games','moves','accounts','sessions',"
-                                "'cond_lines','games_deadline')"),
-                     6);
+                                "'cond_lines','games_deadline','ratings','rating_history')"),
+                     8);
     /* WAL persists in the file. */
     assert_int_equal(sql_int(f, "SELECT count(*) FROM pragma_journal_mode "
                                 "WHERE journal_mode = 'wal'"),
@@ -214,13 +214,14 @@ static char *slurp(const char *path)
     return buf;
 }
 
-/* Upgrade from version 1 and from version 2 with data written by those
- * versions: the data survives and the schema reaches 3. */
+/* Upgrade from versions 1, 2 and 3 with data written by those versions:
+ * the data survives and the schema reaches 4. */
 static void test_migrations_from_each_version(void **state)
 {
     fixture *f = *state;
-    static const char *const files[] = {"0001_games.sql", "0002_accounts.sql"};
-    for (int k = 1; k <= 2; k++) {
+    static const char *const files[] = {"0001_games.sql", "0002_accounts.sql",
+                                        "0003_correspondence.sql"};
+    for (int k = 1; k <= 3; k++) {
         /* The database as a server of version k left it: its migrations
          * applied and user_version = k. */
         snprintf(f->db, sizeof f->db, "%s/v%d.db", f->dir, k);
@@ -239,11 +240,11 @@ static void test_migrations_from_each_version(void **state)
                     " 'ann'), (7, 1, 'bob');"
                     "INSERT INTO moves (game, ply, player, text, at_ms) VALUES"
                     " (7, 0, 0, 'b1-b6', 2);");
-        if (k == 2)
+        if (k >= 2)
             sql_exec(f, "INSERT INTO accounts (username, pwhash, created_ms) "
                         "VALUES ('ann', 'h', 1)");
         f->s = open_dir(f, "migrations");
-        assert_int_equal(store_schema_version(f->s), 3);
+        assert_int_equal(store_schema_version(f->s), 4);
         char *json = NULL;
         assert_int_equal(sync_game_json(f->s, 7, &json), 0);
         json_t *o = json_loads(json, 0, NULL);
@@ -253,7 +254,7 @@ static void test_migrations_from_each_version(void **state)
                             "b1-b6");
         json_decref(o);
         free(json);
-        if (k == 2)
+        if (k >= 2)
             assert_int_equal(sql_int(f, "SELECT vacation_used FROM accounts "
                                         "WHERE username = 'ann'"),
                              0);

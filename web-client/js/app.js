@@ -10,6 +10,8 @@ import * as games from './pages/games.js';
 import * as account from './pages/account.js';
 import * as turn from './pages/turn.js';
 import * as analysis from './pages/analysis.js';
+import * as player from './pages/player.js';
+import * as leaderboard from './pages/leaderboard.js';
 import { watchYourTurn } from './corr.js';
 import { setTables } from './tables.js';
 import { loadBoards } from './geometry.js';
@@ -46,6 +48,9 @@ const ROUTES = [
   [/^#\/login$/, account, 'login', () => ({ mode: 'login' })],
   [/^#\/register$/, account, 'login', () => ({ mode: 'register' })],
   [/^#\/profile$/, account, 'login', () => ({ mode: 'profile' })],
+  [/^#\/@\/([\w-]+)$/, player, 'players', (m) => ({ name: m[1] })],
+  [/^#\/leaderboard$/, leaderboard, 'players'],
+  [/^#\/leaderboard\/(\w+)$/, leaderboard, 'players', (m) => ({ game: m[1] })],
 ];
 
 let unmount = null;

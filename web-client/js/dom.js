@@ -29,7 +29,13 @@ export function timeControl(baseMs, incMs) {
 export function playerName(p) {
   if (!p) return h('span', { class: 'muted' }, '(empty)');
   return h('span', { class: p.bot ? 'pname bot' : 'pname' }, p.name,
-    p.bot ? h('span', { class: 'tag bot', title: `computer, level ${p.level}` }, '\u2699 bot') : null);
+    p.bot ? h('span', { class: 'tag bot', title: `computer, level ${p.level}` }, '\u2699 bot') : null,
+    p.rating ? h('span', { class: 'rating', title: p.provisional ? 'provisional rating: few rated games yet' : 'rating' }, ` (${ratingText(p.rating, p.provisional)})`) : null);
+}
+
+// A rating as shown: rounded, with '?' while provisional (as lichess).
+export function ratingText(rating, provisional) {
+  return `${Math.round(rating)}${provisional ? '?' : ''}`;
 }
 
 export function clockText(ms) {

@@ -82,7 +82,8 @@ function profile(main, app, status) {
       if (r.ok) p = await r.json();
     } catch { /* offline */ }
     if (!p) { info.replaceChildren(h('p', { class: 'muted' }, `Logged in as ${who}.`)); return; }
-    const parts = [h('h2', { id: 'profile-name' }, p.username)];
+    const parts = [h('h2', { id: 'profile-name' }, p.username),
+      h('p', {}, h('a', { href: `#/@/${encodeURIComponent(p.username)}`, id: 'player-page-link' }, 'Your player page: ratings and every game'))];
     const playing = (p.in_progress || []).slice().sort((a, b) => Number(b.your_turn) - Number(a.your_turn));
     if (playing.length) {
       parts.push(h('h3', {}, 'Games in progress'), h('ul', { id: 'profile-playing' }, playing.map((g) => h('li', {},

@@ -38,6 +38,38 @@ export function mount(main, params, app) {
   const tcSel = h('select', { id: 'new-tc', name: 'tc' },
     TIME_CONTROLS.map(([n], i) => h('option', { value: i, selected: n === '5+3' }, n)));
   const priv = h('input', { type: 'checkbox', id: 'new-private' });
+  // Rated games need an account on every seat: offered once logged in.
+  const rated = h('input', { type: 'checkbox', id: 'new-rated' });
+  const ratedLabel = h('label', { id: 'new-rated-label' }, rated, ' Rated: the result changes both ratings');
+  // A rated seek may say who may accept it, by rating (both or neither).
+  const rmin = h('input', { type: 'number', id: 'new-rating-min', min: 0, max: 4000, step: 50, placeholder: 'from', class: 'rating-in' });
+  const rmax = h('input', { type: 'number', id: 'new-rating-max', min: 0, max: 4000, step: 50, placeholder: 'to', class: 'rating-in' });
+  const rangeBox = h('div', { id: 'new-range', class: 'row', hidden: true },
+    h('label', { for: 'new-rating-min', class: 'inline' }, 'Opponents rated'), rmin, '\u2013', rmax);
+  rated.addEventListener('change', () => { rangeBox.hidden = !rated.checked; });
+  // My ratings ({game: {pace: {rating}}}, from my profile): seeks whose
+  // range leaves me out are not listed (the server would refuse me).
+  let myRatings = {};
+  async function loadMine() {
+    myRatings = {};
+    if (!app.account) return;
+    try {
+      const r = await fetch(`/api/profile/${encodeURIComponent(app.account)}`);
+      if (r.ok) myRatings = (await r.json()).ratings || {};
+    } catch { /* offline: list everything */ }
+    renderSeeks();
+  }
+  const paceOf = (s) => {
+    if (isCorr(s)) return 'correspondence';
+    const est = Math.floor(s.base_ms / 1000) + 40 * Math.floor(s.inc_ms / 1000);
+    return est < 180 ? 'bullet' : est < 480 ? 'blitz' : est < 1500 ? 'rapid' : 'classical';
+  };
+  const outOfRange = (s) => {
+    if (!s.rating_range) return false;
+    const mine = myRatings[s.game]?.[paceOf(s)];
+    const r = mine ? Math.round(mine.rating) : 1500;
+    return r < s.rating_range[0] || r > s.rating_range[1];
+  };
   const kindLive = h('input', { type: 'radio', name: 'kind', id: 'kind-live', value: 'live', checked: true });
   const kindCorr = h('input', { type: 'radio', name: 'kind', id: 'kind-corr', value: 'corr' });
   const daysSel = h('select', { id: 'new-days', name: 'days' });
@@ -91,24 +123,30 @@ export function mount(main, params, app) {
       : ['You are told on the \u201cYour turn\u201d page when a move is due; vacation days stop your clocks.']));
     corrNote.className = needLogin ? 'status error' : 'muted';
     createBtn.disabled = needLogin || !games().length; // no game to choose before the welcome
+    ratedLabel.hidden = !app.account;
+    if (!app.account) rated.checked = false;
+    rangeBox.hidden = !rated.checked;
   }
   kindLive.addEventListener('change', kindChanged);
   kindCorr.addEventListener('change', kindChanged);
 
   function renderSeeks() {
-    const list = [...seeks.values()].sort((a, b) => a.id - b.id);
+    const list = [...seeks.values()].filter((s) => !outOfRange(s) || (app.me && s.players.some((p) => p.id === app.me.id)))
+      .sort((a, b) => a.id - b.id);
     empty.hidden = list.length > 0;
     tbody.replaceChildren(...list.map((s) => {
       const mine = app.me && s.players.some((p) => p.id === app.me.id);
       const corr = isCorr(s);
-      const guestCorr = corr && !app.account;
+      const guestCorr = (corr || s.rated) && !app.account; // correspondence and rated games need an account
       // Your own seek waiting for more than one player: bots may take the
       // free seats now (seek_fill, at the level chosen below).
       const fill = mine && s.players[0].id === app.me.id && s.seats > 2 && s.players.length < s.seats;
       return h('tr', { class: corr ? 'seek corr' : 'seek', 'data-seek': s.id, 'data-kind': corr ? 'corr' : 'live', 'data-game': s.game, onclick: () => !mine && !guestCorr && accept({ seek: s.id }) },
         h('td', {}, s.players.flatMap((p, i) => [i ? ', ' : null, playerName(p)])),
         h('td', {}, gameName(s.game)),
-        h('td', {}, corr ? h('span', { class: 'tag corr' }, '\u2709 ', corrControl(s.corr)) : timeControl(s.base_ms, s.inc_ms)),
+        h('td', {}, corr ? h('span', { class: 'tag corr' }, '\u2709 ', corrControl(s.corr)) : timeControl(s.base_ms, s.inc_ms),
+          s.rated ? h('span', { class: 'tag rated', title: 'rated game' }, 'rated',
+            s.rating_range ? ` ${s.rating_range[0]}\u2013${s.rating_range[1]}` : '') : null),
         h('td', {}, `${s.players.length}/${s.seats}`),
         h('td', {}, mine
           ? h('div', { class: 'seek-actions' }, fill ? h('button', { type: 'button', class: 'fill', 'data-seek': s.id, title: `Fill the free seats with level ${levelSel.value} bots and start`, onclick: (e) => { e.stopPropagation(); fillBots(s.id); } }, 'Add bots') : null,
@@ -157,9 +195,13 @@ export function mount(main, params, app) {
     ev.preventDefault();
     const [, base, inc] = TIME_CONTROLS[Number(tcSel.value)];
     const tc = kindCorr.checked ? { base_ms: 0, inc_ms: 0, corr: corrSeek(Number(daysSel.value), incMode.checked) } : { base_ms: base, inc_ms: inc };
+    if (rated.checked && rmin.value !== '' && rmax.value !== '') {
+      tc.rating_min = Number(rmin.value);
+      tc.rating_max = Number(rmax.value);
+    }
     status.className = 'status';
     try {
-      const r = await conn.request('seek_create', { game: gameSel.value, ...tc, rated: false, private: priv.checked });
+      const r = await conn.request('seek_create', { game: gameSel.value, ...tc, rated: rated.checked, private: priv.checked });
       status.textContent = `Waiting for ${r.seek.seats - 1} opponent${r.seek.seats > 2 ? 's' : ''}\u2026`;
       if (r.invite) {
         const url = `${location.origin}/#invite=${r.invite}`;
@@ -195,6 +237,7 @@ export function mount(main, params, app) {
             h('label', { class: 'inline' }, kindLive, ' Live (clocks)'),
             h('label', { class: 'inline' }, kindCorr, ' Correspondence (days per move)')),
           liveBox, corrBox,
+          ratedLabel, rangeBox,
           h('label', {}, priv, ' Private: play a friend by invitation link'),
           h('div', { class: 'row' }, createBtn)),
         invite, status,
@@ -222,9 +265,9 @@ export function mount(main, params, app) {
     }
     renderSeeks();
   }));
-  offs.push(conn.on('welcome', () => { fillTables(); kindChanged(); renderSeeks(); start(); }));
+  offs.push(conn.on('welcome', () => { fillTables(); kindChanged(); renderSeeks(); start(); loadMine(); }));
   levelSel.addEventListener('change', renderSeeks);
-  if (conn.ready) start();
+  if (conn.ready) { start(); loadMine(); }
   kindChanged();
   renderSeeks();
 

@@ -1,0 +1,153 @@
+/*
+ * store_archive.c - a player's archive: its finished games matching a
+ * filter (game id, live or correspondence, result, opponent), newest first,
+ * one page at a time, each with the names at its seats and the player's
+ * rating before and after a rated game. Queued reads on the writer's
+ * connection (the loop never waits for them). See store.h ("The archive").
+ */
+#include "store_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct archive_buf {
+    record_archive info;
+    record_archive_game games[STORE_ARCHIVE_MAX + 1];
+} archive_buf;
+
+static int archive_read(store *s, op *o, archive_buf *b)
+{
+    const store_archive_filter *f = &o->filter;
+    sqlite3_stmt *st = db_use(s->wst, ST_ACCOUNT_BY_NAME);
+    sqlite3_bind_text(st, 1, o->name, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_reset(st);
+        return STORE_ENOT_FOUND;
+    }
+    int64_t account = sqlite3_column_int64(st, 0);
+    snprintf(b->info.username, sizeof b->info.username, "%s", sqlite3_column_text(st, 1));
+    sqlite3_reset(st);
+
+    st = db_use(s->wst, ST_ARCHIVE);
+    sqlite3_bind_int64(st, 1, account);
+    if (f->variant)
+        sqlite3_bind_text(st, 2, f->variant, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 3, f->kind);
+    sqlite3_bind_int(st, 4, f->outcome);
+    sqlite3_bind_int64(st, 5, f->before);
+    if (f->opponent)
+        sqlite3_bind_text(st, 6, f->opponent, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 7, f->limit + 1); /* one more: is there a next page? */
+    int n = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && n <= f->limit) {
+        record_archive_game *e = &b->games[n++];
+        memset(e, 0, sizeof *e);
+        e->id = sqlite3_column_int64(st, 0);
+        snprintf(e->variant, sizeof e->variant, "%s", sqlite3_column_text(st, 1));
+        e->kind = (record_kind)sqlite3_column_int(st, 2);
+        e->rated = sqlite3_column_int(st, 3);
+        e->nplayers = sqlite3_column_int(st, 4);
+        e->tc.base_ms = sqlite3_column_int64(st, 5);
+        e->tc.inc_ms = sqlite3_column_int64(st, 6);
+        e->tc.cap_ms = sqlite3_column_int64(st, 7);
+        e->seat = sqlite3_column_int(st, 8);
+        e->outcome = sqlite3_column_int(st, 9);
+        e->winner = sqlite3_column_int(st, 10);
+        e->reason = db_reason(sqlite3_column_text(st, 11));
+        e->created_ms = sqlite3_column_int64(st, 12);
+        e->finished_ms = sqlite3_column_int64(st, 13);
+        e->nmoves = sqlite3_column_int(st, 14);
+        if (sqlite3_column_type(st, 15) != SQLITE_NULL) {
+            e->has_rating = true;
+            e->rating_before = sqlite3_column_double(st, 15);
+            e->rating_after = sqlite3_column_double(st, 16);
+        }
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return STORE_EDB;
+    b->info.more = n > f->limit;
+    b->info.n = n > f->limit ? f->limit : n;
+    for (int i = 0; i < b->info.n; i++) {
+        record_archive_game *e = &b->games[i];
+        st = db_use(s->wst, ST_ARCHIVE_NAMES);
+        sqlite3_bind_int64(st, 1, e->id);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            int seat = sqlite3_column_int(st, 0);
+            if (seat >= 0 && seat < RULES_MAX_PLAYERS)
+                snprintf(e->names[seat], sizeof e->names[seat], "%s", sqlite3_column_text(st, 1));
+        }
+        sqlite3_reset(st);
+    }
+    b->info.games = b->games;
+    return 0;
+}
+
+static int run_archive(store *s, op *o)
+{
+    archive_buf *b = o->answer;
+    if (b == NULL && (b = o->answer = malloc(sizeof *b)) == NULL) {
+        o->status = STORE_ENOMEM;
+        return 0;
+    }
+    memset(&b->info, 0, sizeof b->info);
+    o->status = archive_read(s, o, b);
+    return 0;
+}
+
+static void done_archive(store *s, op *o, int status)
+{
+    (void)s;
+    if (status == 0)
+        status = o->status;
+    archive_buf *b = o->answer;
+    o->cb.archive(o->arg, status, status == 0 ? &b->info : NULL);
+}
+
+static void release_archive(op *o)
+{
+    free(o->name);
+    free((char *)o->filter.variant);
+    free((char *)o->filter.opponent);
+    free(o->answer);
+}
+
+static const op_kind archive_kind = {run_archive, done_archive, release_archive, true};
+
+static char *dup_opt(const char *t, bool *oom)
+{
+    if (t == NULL)
+        return NULL;
+    char *d = strdup(t);
+    *oom |= d == NULL;
+    return d;
+}
+
+int store_archive_get(store *s, const char *username, const store_archive_filter *f,
+                      store_archive_cb cb, void *arg)
+{
+    int err = queue_refuses(s);
+    if (err < 0)
+        return err;
+    if (f->limit < 1 || f->limit > STORE_ARCHIVE_MAX)
+        return STORE_EBAD_ARG;
+    bool oom = false;
+    char *name = dup_opt(username, &oom);
+    char *variant = dup_opt(f->variant, &oom);
+    char *opponent = dup_opt(f->opponent, &oom);
+    op *o = oom ? NULL : queue_push(s, &archive_kind, 0);
+    if (o == NULL) {
+        free(name);
+        free(variant);
+        free(opponent);
+        return STORE_ENOMEM;
+    }
+    o->name = name;
+    o->filter = *f;
+    o->filter.variant = variant;
+    o->filter.opponent = opponent;
+    o->cb.archive = cb;
+    o->arg = arg;
+    return 0;
+}

@@ -1,0 +1,416 @@
+/*
+ * store_ratings.c - Glicko-2 ratings in the store: the update written in
+ * the transaction of a rated game's result (on the writer thread), the
+ * committed ratings in memory for the loop, the ratings and history of a
+ * profile, leaderboards (queued reads). The formulas are rating.h's. See
+ * store.h ("Ratings") and store_impl.h.
+ */
+#include "store_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+#include "rating.h"
+
+static rating_key make_key(int64_t account, const char *variant, int pace)
+{
+    rating_key k;
+    memset(&k, 0, sizeof k);
+    k.account = account;
+    snprintf(k.variant, sizeof k.variant, "%s", variant);
+    k.pace = pace;
+    return k;
+}
+
+/* Into memory (replacing): 0 or STORE_ENOMEM. */
+static int mem_put(store *s, int64_t account, const record_rating *r)
+{
+    rating_key k = make_key(account, r->variant, r->pace);
+    rating_mem *m;
+    HASH_FIND(hh, s->ratings, &k, sizeof k, m);
+    if (m == NULL) {
+        m = calloc(1, sizeof *m);
+        if (m == NULL)
+            return STORE_ENOMEM;
+        m->key = k;
+        HASH_ADD(hh, s->ratings, key, sizeof m->key, m);
+        if (m->hh.tbl == NULL) {
+            free(m);
+            return STORE_ENOMEM;
+        }
+    }
+    m->r = *r;
+    return 0;
+}
+
+/* A row of ST_RATINGS_OF / ST_RATING_GET from column `at` on (rating, rd,
+ * vol, games, last_ms). */
+static void read_values(sqlite3_stmt *st, int at, record_rating *r)
+{
+    r->rating = sqlite3_column_double(st, at);
+    r->rd = sqlite3_column_double(st, at + 1);
+    r->vol = sqlite3_column_double(st, at + 2);
+    r->games = sqlite3_column_int(st, at + 3);
+    r->last_ms = sqlite3_column_int64(st, at + 4);
+}
+
+int ratings_load(store *s)
+{
+    sqlite3_stmt *st = db_use(s->st, ST_RATINGS_ALL);
+    int err = 0, rc;
+    while (err == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        record_rating r = {.pace = rating_pace_parse((const char *)sqlite3_column_text(st, 2))};
+        snprintf(r.variant, sizeof r.variant, "%s", sqlite3_column_text(st, 1));
+        read_values(st, 3, &r);
+        if (r.pace >= 0)
+            err = mem_put(s, sqlite3_column_int64(st, 0), &r);
+    }
+    sqlite3_reset(st);
+    return err;
+}
+
+void ratings_free(store *s)
+{
+    rating_mem *m, *tmp;
+    HASH_ITER(hh, s->ratings, m, tmp)
+    {
+        HASH_DEL(s->ratings, m);
+        free(m);
+    }
+}
+
+int store_rating_get(store *s, int64_t account, const char *variant, int pace, store_rating *out)
+{
+    if (variant == NULL || strlen(variant) >= RECORD_VARIANT_MAX)
+        return STORE_ENOT_FOUND;
+    rating_key k = make_key(account, variant, pace);
+    rating_mem *m;
+    HASH_FIND(hh, s->ratings, &k, sizeof k, m);
+    if (m == NULL)
+        return STORE_ENOT_FOUND;
+    *out = m->r;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The update, on the writer thread */
+
+/* What a finished rated game changed, for ratings_done. */
+typedef struct rated {
+    int n;
+    int64_t account[RULES_MAX_PLAYERS];
+    record_rating after[RULES_MAX_PLAYERS];
+} rated;
+
+void ratings_release(op *o)
+{
+    free(o->answer);
+    o->answer = NULL;
+}
+
+/* When a player left: after which move, at what time (INT64_MAX: still
+ * seated at the end). */
+typedef struct left_when {
+    int64_t ply, ms;
+} left_when;
+
+static bool later(left_when a, left_when b)
+{
+    return a.ply > b.ply || (a.ply == b.ply && a.ms > b.ms);
+}
+
+/* Places from the result: a winner first, players who drew equal, and among
+ * the losers those still seated at the end above those who left, the later
+ * leaver above the earlier (two who left at the same move and millisecond
+ * are level). */
+static void places(const rules_result *r, int n, const left_when *left, int *rank)
+{
+    for (int p = 0; p < n; p++) {
+        if (r->outcome[p] != RULES_OUTCOME_LOSS) {
+            rank[p] = 0;
+            continue;
+        }
+        rank[p] = 1;
+        for (int q = 0; q < n; q++)
+            if (r->outcome[q] == RULES_OUTCOME_LOSS && later(left[q], left[p]))
+                rank[p]++;
+    }
+}
+
+int ratings_apply(store *s, op *o)
+{
+    ratings_release(o); /* a retry computes again */
+    if (o->result.reason == RULES_REASON_ABORTED)
+        return 0;
+    sqlite3_stmt *st = db_use(s->wst, ST_GAME_SELECT);
+    sqlite3_bind_int64(st, 1, o->game);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_reset(st);
+        return STORE_EDB;
+    }
+    char variant[RECORD_VARIANT_MAX];
+    snprintf(variant, sizeof variant, "%s", sqlite3_column_text(st, 0));
+    bool corr = sqlite3_column_int(st, 2) == STORE_CORR, is_rated = sqlite3_column_int(st, 3);
+    int n = sqlite3_column_int(st, 4);
+    int pace = rating_pace_of(corr, sqlite3_column_int64(st, 5), sqlite3_column_int64(st, 6));
+    sqlite3_reset(st);
+    if (!is_rated || n < 2 || n > RULES_MAX_PLAYERS)
+        return 0;
+
+    int64_t acct[RULES_MAX_PLAYERS] = {0};
+    st = db_use(s->wst, ST_PLAYERS_SELECT);
+    sqlite3_bind_int64(st, 1, o->game);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int seat = sqlite3_column_int(st, 0);
+        if (seat >= 0 && seat < n)
+            acct[seat] = sqlite3_column_int64(st, 1); /* NULL (a guest): 0 */
+    }
+    sqlite3_reset(st);
+    for (int p = 0; p < n; p++)
+        for (int q = 0; q < p + 1; q++)
+            if (acct[p] == 0 || (q < p && acct[q] == acct[p]))
+                return 0; /* a guest, or one account on two seats: not rated */
+
+    /* Who left and when. */
+    left_when left[RULES_MAX_PLAYERS];
+    for (int p = 0; p < n; p++)
+        left[p] = (left_when){INT64_MAX, INT64_MAX};
+    st = db_use(s->wst, ST_LEAVES_SELECT);
+    sqlite3_bind_int64(st, 1, o->game);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int p = sqlite3_column_int(st, 0);
+        if (p >= 0 && p < n)
+            left[p] = (left_when){sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 3)};
+    }
+    sqlite3_reset(st);
+    int rank[RULES_MAX_PLAYERS];
+    places(&o->result, n, left, rank);
+    double score[RULES_MAX_PLAYERS][RATING_MAX_OPPONENTS];
+    rating_pairwise(rank, n, score);
+
+    rated *u = calloc(1, sizeof *u);
+    if (u == NULL)
+        return STORE_ENOMEM;
+    record_rating before[RULES_MAX_PLAYERS];
+    for (int p = 0; p < n; p++) {
+        record_rating *b = &before[p];
+        memset(b, 0, sizeof *b);
+        snprintf(b->variant, sizeof b->variant, "%s", variant);
+        b->pace = pace;
+        st = db_use(s->wst, ST_RATING_GET);
+        sqlite3_bind_int64(st, 1, acct[p]);
+        sqlite3_bind_text(st, 2, variant, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 3, rating_pace_name(pace), -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            read_values(st, 0, b);
+        } else {
+            rating_glicko g = n > 2 ? rating_ffa_new() : rating_new();
+            b->rating = g.r;
+            b->rd = g.rd;
+            b->vol = g.vol;
+        }
+        sqlite3_reset(st);
+    }
+    /* Two players: Glicko-2, one game. Three: the free-for-all update
+     * (rating_ffa), chosen by measurement (docs/RATINGS.md). */
+    rating_glicko g3[RULES_MAX_PLAYERS];
+    int64_t last3[RULES_MAX_PLAYERS];
+    for (int p = 0; p < n; p++) {
+        g3[p] = (rating_glicko){before[p].rating, before[p].rd, before[p].vol};
+        last3[p] = before[p].last_ms;
+    }
+    if (n > 2)
+        rating_ffa(g3, last3, o->at_ms, rank, n);
+    int err = 0;
+    for (int p = 0; p < n && err == 0; p++) {
+        rating_game games[RULES_MAX_PLAYERS];
+        int ng = 0;
+        for (int q = 0; q < n; q++)
+            if (q != p)
+                games[ng++] = (rating_game){before[q].rating, before[q].rd, score[p][q]};
+        rating_glicko g = g3[p];
+        if (n == 2)
+            g = rating_after(g, before[p].last_ms, o->at_ms, games, ng);
+        record_rating *a = &u->after[p];
+        *a = before[p];
+        a->rating = g.r;
+        a->rd = g.rd;
+        a->vol = g.vol;
+        a->games++;
+        a->last_ms = o->at_ms;
+        u->account[p] = acct[p];
+
+        st = db_use(s->wst, ST_RATING_PUT);
+        sqlite3_bind_int64(st, 1, acct[p]);
+        sqlite3_bind_text(st, 2, variant, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 3, rating_pace_name(pace), -1, SQLITE_STATIC);
+        sqlite3_bind_double(st, 4, a->rating);
+        sqlite3_bind_double(st, 5, a->rd);
+        sqlite3_bind_double(st, 6, a->vol);
+        sqlite3_bind_int(st, 7, a->games);
+        sqlite3_bind_int64(st, 8, a->last_ms);
+        if ((err = db_run(st)) < 0)
+            break;
+        st = db_use(s->wst, ST_RATING_HIST_INSERT);
+        sqlite3_bind_int64(st, 1, acct[p]);
+        sqlite3_bind_int64(st, 2, o->game);
+        sqlite3_bind_text(st, 3, variant, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 4, rating_pace_name(pace), -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 5, o->at_ms);
+        sqlite3_bind_double(st, 6, before[p].rating);
+        sqlite3_bind_double(st, 7, a->rating);
+        sqlite3_bind_double(st, 8, a->rd);
+        err = db_run(st);
+    }
+    if (err < 0) {
+        free(u);
+        return err;
+    }
+    u->n = n;
+    o->answer = u;
+    return 0;
+}
+
+void ratings_done(store *s, op *o, int status)
+{
+    rated *u = o->answer;
+    if (status != 0 || u == NULL)
+        return;
+    for (int p = 0; p < u->n; p++)
+        if (mem_put(s, u->account[p], &u->after[p]) < 0)
+            fprintf(stderr, "chameleon: out of memory keeping a rating\n");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reads */
+
+int ratings_read_profile(store *s, int64_t account, record_rating **r, int *nr,
+                         record_rating_point **pts, int *npts)
+{
+    size_t capr = 0, capp = 0;
+    *r = NULL;
+    *pts = NULL;
+    *nr = *npts = 0;
+    int err = 0;
+    sqlite3_stmt *st = db_use(s->wst, ST_RATINGS_OF);
+    sqlite3_bind_int64(st, 1, account);
+    while (err == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        if (array_reserve((void **)r, &capr, (size_t)*nr + 1, sizeof **r) < 0) {
+            err = STORE_ENOMEM;
+            break;
+        }
+        record_rating *e = &(*r)[*nr];
+        memset(e, 0, sizeof *e);
+        snprintf(e->variant, sizeof e->variant, "%s", sqlite3_column_text(st, 0));
+        e->pace = rating_pace_parse((const char *)sqlite3_column_text(st, 1));
+        read_values(st, 2, e);
+        (*nr)++;
+    }
+    sqlite3_reset(st);
+    st = db_use(s->wst, ST_RATING_HISTORY_OF);
+    sqlite3_bind_int64(st, 1, account);
+    while (err == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        if (array_reserve((void **)pts, &capp, (size_t)*npts + 1, sizeof **pts) < 0) {
+            err = STORE_ENOMEM;
+            break;
+        }
+        record_rating_point *e = &(*pts)[*npts];
+        memset(e, 0, sizeof *e);
+        snprintf(e->variant, sizeof e->variant, "%s", sqlite3_column_text(st, 0));
+        e->pace = rating_pace_parse((const char *)sqlite3_column_text(st, 1));
+        e->game = sqlite3_column_int64(st, 2);
+        e->at_ms = sqlite3_column_int64(st, 3);
+        e->rating = sqlite3_column_double(st, 4);
+        e->rd = sqlite3_column_double(st, 5);
+        (*npts)++;
+    }
+    sqlite3_reset(st);
+    return err;
+}
+
+typedef struct board_buf {
+    record_board info;
+    record_board_entry *entries;
+    size_t cap;
+} board_buf;
+
+static int run_board(store *s, op *o)
+{
+    board_buf *b = o->answer;
+    if (b == NULL && (b = o->answer = calloc(1, sizeof *b)) == NULL) {
+        o->status = STORE_ENOMEM;
+        return 0;
+    }
+    b->info.n = 0; /* a retry reads again */
+    snprintf(b->info.variant, sizeof b->info.variant, "%s", o->name);
+    sqlite3_stmt *st = db_use(s->wst, ST_LEADERBOARD);
+    sqlite3_bind_text(st, 1, o->name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_double(st, 2, RATING_PROVISIONAL_RD);
+    sqlite3_bind_int64(st, 3, o->at_ms - STORE_BOARD_ACTIVE_MS);
+    int per_pace[RATING_NPACES] = {0};
+    o->status = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int pace = rating_pace_parse((const char *)sqlite3_column_text(st, 1));
+        if (pace < 0 || per_pace[pace] >= STORE_BOARD_MAX)
+            continue;
+        if (array_reserve((void **)&b->entries, &b->cap, (size_t)b->info.n + 1,
+                          sizeof *b->entries) < 0) {
+            o->status = STORE_ENOMEM;
+            break;
+        }
+        record_board_entry *e = &b->entries[b->info.n++];
+        memset(e, 0, sizeof *e);
+        snprintf(e->username, sizeof e->username, "%s", sqlite3_column_text(st, 0));
+        e->pace = pace;
+        e->rating = sqlite3_column_double(st, 2);
+        e->rd = sqlite3_column_double(st, 3);
+        e->games = sqlite3_column_int(st, 4);
+        e->last_ms = sqlite3_column_int64(st, 5);
+        per_pace[pace]++;
+    }
+    sqlite3_reset(st);
+    b->info.entries = b->entries;
+    return 0;
+}
+
+static void done_board(store *s, op *o, int status)
+{
+    (void)s;
+    if (status == 0)
+        status = o->status;
+    board_buf *b = o->answer;
+    o->cb.board(o->arg, status, status == 0 ? &b->info : NULL);
+}
+
+static void release_board(op *o)
+{
+    free(o->name);
+    board_buf *b = o->answer;
+    if (b != NULL) {
+        free(b->entries);
+        free(b);
+    }
+}
+
+static const op_kind board_kind = {run_board, done_board, release_board, true};
+
+int store_leaderboard_get(store *s, const char *variant, store_board_cb cb, void *arg)
+{
+    int err = queue_refuses(s);
+    if (err < 0)
+        return err;
+    if (variant == NULL || strlen(variant) >= RECORD_VARIANT_MAX)
+        return STORE_EBAD_ARG;
+    char *name = strdup(variant);
+    op *o = name ? queue_push(s, &board_kind, 0) : NULL;
+    if (o == NULL) {
+        free(name);
+        return STORE_ENOMEM;
+    }
+    o->name = name;
+    o->cb.board = cb;
+    o->arg = arg;
+    return 0;
+}

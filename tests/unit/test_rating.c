@@ -1,0 +1,123 @@
+/*
+ * test_rating.c - Glicko-2: the worked example of Glickman's paper, the
+ * deviation growing with idle time (capped), lichess's clamps, paces, and
+ * pairwise scores from a finishing order.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+
+#include "rating.h"
+
+static void test_paper_example(void **state)
+{
+    (void)state;
+    rating_glicko p = {1500, 200, 0.06};
+    rating_game g[] = {{1400, 30, 1}, {1550, 100, 0}, {1700, 300, 0}};
+    rating_glicko q = rating_period(p, g, 3, 0.5);
+    /* The paper prints 1464.06, 151.52, 0.05999 (rounded intermediates);
+     * double precision gives 1464.0507, 151.5165, 0.059996. */
+    assert_true(fabs(q.r - 1464.06) < 0.02);
+    assert_true(fabs(q.rd - 151.52) < 0.01);
+    assert_true(fabs(q.vol - 0.05999) < 1e-5);
+}
+
+static void test_no_games_grows_rd(void **state)
+{
+    (void)state;
+    rating_glicko p = {1500, 200, 0.06};
+    rating_glicko q = rating_period(p, NULL, 0, 0.5);
+    assert_true(q.r == 1500);
+    assert_true(q.rd > 200 && q.rd < 201);
+    /* Idle time: more periods, more deviation, never past the cap. */
+    double a = rating_rd_aged(60, 0.09, 1), b = rating_rd_aged(60, 0.09, 100);
+    assert_true(a > 60 && b > a);
+    assert_true(rating_rd_aged(60, 0.09, 1e9) == RATING_RD_MAX);
+    assert_true(rating_rd_aged(60, 0.09, 0) == 60);
+}
+
+static void test_after_one_game(void **state)
+{
+    (void)state;
+    rating_glicko a = rating_new(), b = rating_new();
+    rating_game ga = {b.r, b.rd, 1}, gb = {a.r, a.rd, 0};
+    rating_glicko a2 = rating_after(a, 0, 1000, &ga, 1), b2 = rating_after(b, 0, 1000, &gb, 1);
+    assert_true(a2.r > 1500 && b2.r < 1500);
+    assert_true(fabs((a2.r - 1500) - (1500 - b2.r)) < 1e-9);
+    assert_true(a2.rd < 500 && a2.rd >= RATING_RD_MIN);
+    assert_true(rating_provisional(a2.rd));
+    /* Many games against a steady opponent: no longer provisional. */
+    rating_glicko c = rating_new();
+    for (int i = 0; i < 2000; i++) {
+        rating_game g = {1500, 60, i % 2 ? 1 : 0};
+        c = rating_after(c, i * 1000, (i + 1) * 1000, &g, 1);
+    }
+    assert_true(c.rd >= RATING_RD_MIN && c.rd < RATING_PROVISIONAL_RD);
+    assert_false(rating_provisional(c.rd));
+    /* A year away and the deviation is back up. */
+    rating_game g = {1500, 60, 1};
+    rating_glicko d = rating_after(c, 1000, 1000 + 365LL * 86400000, &g, 1);
+    assert_true(d.rd > c.rd + 50);
+}
+
+static void test_paces(void **state)
+{
+    (void)state;
+    assert_int_equal(rating_pace_of(false, 60000, 0), RATING_BULLET);
+    assert_int_equal(rating_pace_of(false, 120000, 1000), RATING_BULLET); /* 160 s */
+    assert_int_equal(rating_pace_of(false, 180000, 0), RATING_BLITZ);
+    assert_int_equal(rating_pace_of(false, 300000, 3000), RATING_BLITZ); /* 420 s */
+    assert_int_equal(rating_pace_of(false, 600000, 0), RATING_RAPID);
+    assert_int_equal(rating_pace_of(false, 900000, 15000), RATING_CLASSICAL); /* 1500 s */
+    assert_int_equal(rating_pace_of(true, 0, 0), RATING_CORR);
+    assert_string_equal(rating_pace_name(RATING_RAPID), "rapid");
+    assert_int_equal(rating_pace_parse("correspondence"), RATING_CORR);
+    assert_int_equal(rating_pace_parse("nope"), -1);
+}
+
+static void test_pairwise(void **state)
+{
+    (void)state;
+    double s[3][RATING_MAX_OPPONENTS];
+    int rank[3] = {1, 0, 1};
+    rating_pairwise(rank, 3, s);
+    assert_true(s[1][0] == 1 && s[1][2] == 1);
+    assert_true(s[0][1] == 0 && s[0][2] == 0.5 && s[2][0] == 0.5);
+}
+
+static void test_ffa(void **state)
+{
+    (void)state;
+    rating_glicko p[3] = {rating_ffa_new(), rating_ffa_new(), rating_ffa_new()};
+    int64_t last[3] = {0, 0, 0};
+    int rank[3] = {2, 0, 1};
+    rating_ffa(p, last, 1000, rank, 3);
+    /* Equal players: the winner gains what the last loses, the middle
+     * stays; every deviation shrinks. */
+    assert_true(p[1].r > 1500 && p[0].r < 1500);
+    assert_true(fabs(p[2].r - 1500) < 1e-9);
+    assert_true(fabs((p[1].r - 1500) + (p[0].r - 1500)) < 1e-9);
+    for (int i = 0; i < 3; i++)
+        assert_true(p[i].rd < rating_ffa_new().rd);
+    /* A draw between equals changes no rating. */
+    rating_glicko q[3] = {rating_ffa_new(), rating_ffa_new(), rating_ffa_new()};
+    int tie[3] = {0, 0, 0};
+    rating_ffa(q, last, 1000, tie, 3);
+    for (int i = 0; i < 3; i++)
+        assert_true(fabs(q[i].r - 1500) < 1e-9);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_paper_example),  cmocka_unit_test(test_no_games_grows_rd),
+        cmocka_unit_test(test_after_one_game), cmocka_unit_test(test_paces),
+        cmocka_unit_test(test_pairwise),       cmocka_unit_test(test_ffa),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,53 @@
+// Leaderboards (#/leaderboard/<game>): per game and pace, the best players
+// rated in the last three months who are no longer provisional. Reads GET
+// /api/leaderboard/<game> (PROTOCOL.md, "Ratings").
+
+import { h } from '../dom.js';
+import { games } from '../tables.js';
+
+const PACES = ['bullet', 'blitz', 'rapid', 'classical', 'correspondence'];
+
+export function mount(main, params, app) {
+  const sel = h('select', { id: 'board-game' });
+  const body = h('div', { id: 'boards' });
+  const status = h('p', { class: 'status', role: 'status', id: 'board-status' });
+  let current = params.game || '';
+  const fill = () => {
+    const list = games();
+    if (!current && list.length) current = list[0].id;
+    sel.replaceChildren(...list.map((g) => h('option', { value: g.id, selected: g.id === current }, g.name)));
+  };
+  sel.addEventListener('change', () => app.go(`#/leaderboard/${sel.value}`));
+  main.append(h('section', { class: 'panel' }, h('h1', {}, 'Leaderboards'),
+    h('p', { class: 'muted' }, 'Players rated in the last three months whose rating is no longer provisional.'),
+    h('label', { for: 'board-game' }, 'Game'), sel, status, body));
+
+  let alive = true;
+  async function load() {
+    if (!current) return;
+    let b = null;
+    try {
+      const r = await fetch(`/api/leaderboard/${encodeURIComponent(current)}`);
+      if (r.ok) b = await r.json();
+    } catch { /* offline */ }
+    if (!alive) return;
+    if (!b) { status.textContent = 'Could not load the leaderboard.'; return; }
+    status.textContent = '';
+    const parts = [];
+    for (const pace of PACES) {
+      const list = b.paces[pace];
+      if (!list || !list.length) continue;
+      parts.push(h('h2', {}, pace[0].toUpperCase() + pace.slice(1)),
+        h('table', { class: 'list board', 'data-pace': pace },
+          h('thead', {}, h('tr', {}, ['#', 'Player', 'Rating', 'Games'].map((t) => h('th', {}, t)))),
+          h('tbody', {}, list.map((e, i) => h('tr', {}, h('td', {}, String(i + 1)),
+            h('td', {}, h('a', { href: `#/@/${encodeURIComponent(e.username)}` }, e.username)),
+            h('td', {}, String(Math.round(e.rating))), h('td', {}, String(e.games)))))));
+    }
+    body.replaceChildren(...(parts.length ? parts : [h('p', { class: 'muted', id: 'board-empty' }, 'Nobody on this leaderboard yet.')]));
+  }
+  const off = app.conn.on('welcome', () => { fill(); load(); });
+  fill();
+  load();
+  return () => { alive = false; off(); };
+}

@@ -1,0 +1,165 @@
+// A player's page (#/@/<name>): ratings per game and pace with their
+// history as an SVG chart, won / lost / drawn per game, games in progress,
+// and the archive of finished games with filters (game, live or
+// correspondence, result, opponent) and pages. Reads GET /api/profile/<name>
+// and GET /api/archive/<name>/<key=value>... (PROTOCOL.md, "Ratings").
+
+import { h, ratingText, timeControl } from '../dom.js';
+import { gameName, games, reasonText } from '../tables.js';
+
+const PACES = ['bullet', 'blitz', 'rapid', 'classical', 'correspondence'];
+const SVG = 'http://www.w3.org/2000/svg';
+
+function svg(tag, attrs, ...children) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  for (const c of children) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
+  return e;
+}
+
+// The rating after each rated game, as a line (oldest on the left); the
+// band is the deviation (rating +- 2 rd, clipped to the chart).
+export function ratingChart(history) {
+  const W = 320, H = 110, L = 38, R = 6, T = 8, B = 18;
+  const pts = history.map((p) => p.rating);
+  const lo = Math.floor((Math.min(...pts) - 20) / 50) * 50, hi = Math.ceil((Math.max(...pts) + 20) / 50) * 50;
+  const x = (i) => L + (pts.length === 1 ? (W - L - R) / 2 : (i * (W - L - R)) / (pts.length - 1));
+  const y = (v) => T + ((hi - Math.max(lo, Math.min(hi, v))) * (H - T - B)) / (hi - lo);
+  const band = history.map((p, i) => `${x(i)},${y(p.rating + 2 * p.rd)}`)
+    .concat(history.map((p, i) => `${x(i)},${y(p.rating - 2 * p.rd)}`).reverse()).join(' ');
+  const line = history.map((p, i) => `${x(i)},${y(p.rating)}`).join(' ');
+  const first = new Date(history[0].at).toLocaleDateString(), last = new Date(history[history.length - 1].at).toLocaleDateString();
+  return svg('svg', { class: 'rating-chart', viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `rating history: ${pts.length} games, from ${Math.round(pts[0])} to ${Math.round(pts[pts.length - 1])}` },
+    svg('line', { x1: L, y1: T, x2: L, y2: H - B, class: 'axis' }),
+    svg('line', { x1: L, y1: H - B, x2: W - R, y2: H - B, class: 'axis' }),
+    svg('text', { x: L - 4, y: T + 8, 'text-anchor': 'end', class: 'label' }, String(hi)),
+    svg('text', { x: L - 4, y: H - B, 'text-anchor': 'end', class: 'label' }, String(lo)),
+    svg('text', { x: L, y: H - 4, class: 'label' }, first),
+    svg('text', { x: W - R, y: H - 4, 'text-anchor': 'end', class: 'label' }, last),
+    svg('polygon', { points: band, class: 'band' }),
+    svg('polyline', { points: line, class: 'line' }),
+    ...history.map((p, i) => svg('circle', { cx: x(i), cy: y(p.rating), r: pts.length > 40 ? 1 : 2, class: 'dot' },
+      svg('title', {}, `${Math.round(p.rating)} after game #${p.game}`))));
+}
+
+export function mount(main, params, app) {
+  const name = params.name;
+  const head = h('h1', { id: 'player-name' }, name);
+  const ratingsBox = h('div', { id: 'player-ratings', class: 'rating-cards' });
+  const recordBox = h('div', { id: 'player-record' });
+  const playingBox = h('div', { id: 'player-playing' });
+  const status = h('p', { class: 'status', role: 'status', id: 'player-status' }, 'Loading\u2026');
+  // The archive's filters and pages.
+  const gameSel = h('select', { id: 'f-game' });
+  const kindSel = h('select', { id: 'f-kind' }, [['', 'Live and correspondence'], ['live', 'Live'], ['correspondence', 'Correspondence']]
+    .map(([v, t]) => h('option', { value: v }, t)));
+  const resultSel = h('select', { id: 'f-result' }, [['', 'Any result'], ['win', 'Won'], ['loss', 'Lost'], ['draw', 'Drawn']]
+    .map(([v, t]) => h('option', { value: v }, t)));
+  const vsIn = h('input', { id: 'f-vs', placeholder: 'Opponent', maxlength: 20, size: 12 });
+  const rows = h('tbody', { id: 'archive-rows' });
+  const empty = h('p', { class: 'muted', id: 'archive-empty', hidden: true }, 'No finished games match.');
+  const newer = h('button', { type: 'button', id: 'archive-newer', disabled: true }, '\u2190 Newer');
+  const older = h('button', { type: 'button', id: 'archive-older', disabled: true }, 'Older \u2192');
+  const fillGames = () => {
+    const keep = gameSel.value;
+    gameSel.replaceChildren(h('option', { value: '' }, 'Every game'),
+      ...games().map((g) => h('option', { value: g.id, selected: g.id === keep }, g.name)));
+  };
+  fillGames();
+
+  main.append(h('section', { class: 'panel player-page' }, head, status,
+    h('h2', {}, 'Ratings'), ratingsBox,
+    recordBox, playingBox,
+    h('h2', {}, 'Games'),
+    h('form', { class: 'filters', id: 'archive-filters', onsubmit: (e) => { e.preventDefault(); pages = [0]; loadPage(); } },
+      h('label', { class: 'sr-only', for: 'f-game' }, 'Game'), gameSel,
+      h('label', { class: 'sr-only', for: 'f-kind' }, 'Kind'), kindSel,
+      h('label', { class: 'sr-only', for: 'f-result' }, 'Result'), resultSel,
+      h('label', { class: 'sr-only', for: 'f-vs' }, 'Opponent'), vsIn,
+      h('button', { type: 'submit', class: 'primary' }, 'Show')),
+    h('div', { class: 'table-scroll' }, h('table', { class: 'list archive' },
+      h('thead', {}, h('tr', {}, ['Game', 'Players', 'Result', 'Rating', 'Date'].map((t) => h('th', {}, t)))), rows)),
+    empty,
+    h('div', { class: 'row' }, newer, older,
+      h('a', { href: `/api/games/user/${encodeURIComponent(name)}`, id: 'export-pgn', download: `${name}.pgn` }, 'Download every game (PGN)'))));
+
+  let alive = true;
+  // pages[i]: the `before` of page i (0: the newest).
+  let pages = [0], page = 0, next = 0;
+
+  async function loadProfile() {
+    let p = null;
+    try {
+      const r = await fetch(`/api/profile/${encodeURIComponent(name)}`);
+      if (r.status === 404) { status.textContent = `No player called ${name}.`; return; }
+      if (r.ok) p = await r.json();
+    } catch { /* offline */ }
+    if (!alive) return;
+    if (!p) { status.textContent = 'Could not load the player.'; return; }
+    status.textContent = '';
+    head.textContent = p.username;
+    const cards = [];
+    for (const [variant, paces] of Object.entries(p.ratings || {})) {
+      for (const pace of PACES) {
+        const r = paces[pace];
+        if (!r) continue;
+        cards.push(h('div', { class: 'rating-card', 'data-game': variant, 'data-pace': pace },
+          h('div', { class: 'rating-title' }, `${gameName(variant)} \u00b7 ${pace}`),
+          h('div', { class: 'rating-value' }, ratingText(r.rating, r.provisional),
+            h('span', { class: 'muted' }, ` RD ${Math.round(r.rd)} \u00b7 ${r.games} game${r.games === 1 ? '' : 's'}`)),
+          r.history && r.history.length ? ratingChart(r.history) : null));
+      }
+    }
+    ratingsBox.replaceChildren(...(cards.length ? cards : [h('p', { class: 'muted' }, 'No rated games yet.')]));
+    const fin = Object.entries(p.finished || {});
+    recordBox.replaceChildren(...(fin.length ? [h('h2', {}, 'Record'), h('table', { class: 'list', id: 'record' },
+      h('thead', {}, h('tr', {}, ['Game', 'Won', 'Lost', 'Drawn'].map((t) => h('th', {}, t)))),
+      h('tbody', {}, fin.map(([v, x]) => h('tr', { 'data-game': v }, h('td', {}, gameName(v)), h('td', {}, String(x.wins)),
+        h('td', {}, String(x.losses)), h('td', {}, String(x.draws))))))] : []));
+    const playing = p.in_progress || [];
+    playingBox.replaceChildren(...(playing.length ? [h('h2', {}, 'Playing now'), h('ul', { id: 'player-current' },
+      playing.map((g) => h('li', {}, h('a', { href: `#/game/${g.id}` }, `${gameName(g.variant)} #${g.id}`),
+        g.kind === 'correspondence' ? h('span', { class: 'muted' }, ' correspondence') : null)))] : []));
+  }
+
+  function outcomeText(g) {
+    return g.outcome === 'win' ? 'won' : g.outcome === 'loss' ? 'lost' : g.outcome === 'draw' ? 'drawn' : g.outcome;
+  }
+
+  async function loadPage() {
+    const segs = [encodeURIComponent(name), 'limit=20'];
+    if (gameSel.value) segs.push(`game=${gameSel.value}`);
+    if (kindSel.value) segs.push(`kind=${kindSel.value}`);
+    if (resultSel.value) segs.push(`result=${resultSel.value}`);
+    if (vsIn.value.trim()) segs.push(`vs=${encodeURIComponent(vsIn.value.trim())}`);
+    if (pages[page]) segs.push(`before=${pages[page]}`);
+    let a = null;
+    try {
+      const r = await fetch(`/api/archive/${segs.join('/')}`);
+      if (r.ok) a = await r.json();
+    } catch { /* offline */ }
+    if (!alive) return;
+    if (!a) { rows.replaceChildren(); empty.hidden = false; newer.disabled = older.disabled = true; return; }
+    rows.replaceChildren(...a.games.map((g) => {
+      const diff = g.rating_after !== undefined ? Math.round(g.rating_after) - Math.round(g.rating_before) : null;
+      return h('tr', { 'data-id': g.id },
+        h('td', {}, h('a', { href: `#/analysis/game/${g.id}` }, gameName(g.variant)), h('br'),
+          h('span', { class: 'muted' }, g.kind === 'correspondence' ? 'correspondence' : timeControl(g.base_ms, g.inc_ms), g.rated ? ' \u00b7 rated' : '')),
+        h('td', {}, g.players.flatMap((n, i) => [i ? ' \u2013 ' : null, n === a.username ? h('strong', {}, n) : h('a', { href: `#/@/${encodeURIComponent(n)}` }, n)])),
+        h('td', { class: `outcome ${g.outcome}` }, outcomeText(g), h('br'), h('span', { class: 'muted' }, reasonText(g.reason))),
+        h('td', {}, diff === null ? '' : h('span', { class: diff >= 0 ? 'up' : 'down' }, `${Math.round(g.rating_after)} (${diff >= 0 ? '+' : ''}${diff})`)),
+        h('td', {}, new Date(g.finished).toLocaleDateString()));
+    }));
+    empty.hidden = a.games.length > 0;
+    next = a.more ? a.next : 0;
+    newer.disabled = page === 0;
+    older.disabled = !next;
+  }
+  newer.addEventListener('click', () => { if (page > 0) { page--; loadPage(); } });
+  older.addEventListener('click', () => { if (next) { pages[page + 1] = next; page++; loadPage(); } });
+
+  const off = app.conn.on('welcome', fillGames);
+  loadProfile();
+  loadPage();
+  return () => { alive = false; off(); };
+}
