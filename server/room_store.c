@@ -6,6 +6,7 @@
  * they are acknowledged only once durable (room_game.c, move_failed).
  */
 #include "room_impl.h"
+#include "log.h"
 
 #include <stdio.h>
 
@@ -20,8 +21,7 @@ static void on_result_stored(void *arg, int status)
         if (++r->result_tries < ROOM_RESULT_TRIES)
             room__store_result(r);
         else
-            fprintf(stderr, "chameleon: room %lld: the result could not be stored\n",
-                    (long long)r->id);
+            log_kv(LOG_ERROR, "the result could not be stored", "room=%lld", (long long)r->id);
     }
     room__maybe_free(r);
 }
@@ -31,7 +31,7 @@ void room__store_result(room *r)
     r->pending++;
     if (store_game_finish(room__db, r->id, &r->g->result, on_result_stored, r) < 0) {
         r->pending--;
-        fprintf(stderr, "chameleon: room %lld: cannot store the result\n", (long long)r->id);
+        log_kv(LOG_ERROR, "cannot queue the result", "room=%lld", (long long)r->id);
     }
 }
 
@@ -51,8 +51,7 @@ static void on_leave_stored(void *arg, int status)
             r->leaves_queued = r->leaves_stored;
             r->leaves_failed = true;
         } else {
-            fprintf(stderr, "chameleon: room %lld: a leave could not be stored\n",
-                    (long long)r->id);
+            log_kv(LOG_ERROR, "a leave could not be stored", "room=%lld", (long long)r->id);
         }
     }
     room__store_leaves(r);
@@ -71,7 +70,7 @@ void room__store_leaves(room *r)
         if (store_game_leave(room__db, r->id, l->player, l->reason, rules_game_to_move(r->g),
                              on_leave_stored, r) < 0) {
             r->pending--;
-            fprintf(stderr, "chameleon: room %lld: cannot store a leave\n", (long long)r->id);
+            log_kv(LOG_ERROR, "cannot queue a leave", "room=%lld", (long long)r->id);
             break;
         }
         r->leaves_queued++;
