@@ -7,9 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { startServer, connect, startGame, bySeatOf, serverBin } from '../integration/lib.mjs';
 
 const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
@@ -53,7 +53,9 @@ async function storedMoves(srv, room) {
     return (await r.json()).moves.map((m) => m.move);
 }
 
-test('SIGTERM under load: clients see 1001 "server restarting", exit 0, every acknowledged move is there after the restart, and a player resumes', async (t) => {
+const userVersion = (db) => Number(spawnSync('sqlite3', [db, 'PRAGMA user_version;'], { encoding: 'utf8' }).stdout.trim());
+
+test('SIGTERM under load: clients see 1001 "server restarting", exit 0, every acknowledged move is there after the restart (an upgrade with a new migration), and a player resumes', async (t) => {
     const srv = await startServer();
     let srv2 = null;
     try {
@@ -73,7 +75,14 @@ test('SIGTERM under load: clients see 1001 "server restarting", exit 0, every ac
                 assert.deepEqual(closed, { code: 1001, reason: 'server restarting' });
             }
         assert.match(srv.stderr(), /level=info msg="stopping" signal=15/);
-        srv2 = await startServer([], { dir: srv.dir });
+        // The upgrade: the new version brings a migration, applied at start.
+        const db = join(srv.dir, 'test.db');
+        const v1 = userVersion(db);
+        const mig = join(srv.dir, 'migrations');
+        cpSync(resolve(new URL('.', import.meta.url).pathname, '../../migrations'), mig, { recursive: true });
+        const next = String(readdirSync(mig).length + 1).padStart(4, '0');
+        writeFileSync(join(mig, `${next}_upgrade_probe.sql`), 'CREATE TABLE upgrade_probe (x INTEGER);\n');
+        srv2 = await startServer([], { dir: srv.dir, env: { CHAMELEON_MIGRATIONS: mig } });
         for (const g of games) {
             const moves = await storedMoves(srv2, g.room);
             assert.deepEqual(moves.slice(0, g.acked.length), g.acked, `game ${g.room}: acknowledged moves kept`);
@@ -103,9 +112,10 @@ test('SIGTERM under load: clients see 1001 "server restarting", exit 0, every ac
             m.move === mv, 'the move after the restart');
         assert.equal(ack.ply, stored.length + 1);
         for (const c of back) c.close();
-        const st2 = await srv2.stop();
+        const st2 = await srv2.stop(true);
         srv2 = null;
         assert.deepEqual(st2, { code: 0, sig: null });
+        assert.equal(userVersion(db), v1 + 1, 'the new migration was applied by the restart');
     } finally {
         if (srv2) await srv2.stop();
         rmSync(srv.dir, { recursive: true, force: true });
