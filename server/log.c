@@ -79,14 +79,17 @@ void log_kv(log_level lv, const char *msg, const char *fields, ...)
         return;
     char b[LINE_MAX_BYTES];
     size_t n = head(b, sizeof b - 1, lv, msg);
-    if (fields[0] != '\0' && n + 2 < sizeof b - 1) {
-        b[n++] = ' ';
+    if (n + 2 < sizeof b - 1) {
+        /* The fields after a space, if they come to anything. */
+        size_t room = sizeof b - 2 - n;
         va_list ap;
         va_start(ap, fields);
-        int k = vsnprintf(b + n, sizeof b - 1 - n, fields, ap);
+        int k = vsnprintf(b + n + 1, room, fields, ap);
         va_end(ap);
-        if (k > 0)
-            n += (size_t)k < sizeof b - 1 - n ? (size_t)k : sizeof b - 2 - n;
+        if (k > 0) {
+            b[n] = ' ';
+            n += 1 + ((size_t)k < room ? (size_t)k : room - 1);
+        }
     }
     emit(b, n);
 }

@@ -555,7 +555,7 @@ int main(int argc, char **argv)
         log_warn("TEST HELLO TIMEOUT: %u ms", cfg.hello_timeout_ms);
     log_kv(LOG_INFO, "listening", "addr=%s port=%d", cfg.host, port);
     /* The line tests and scripts wait for (stdout). */
-    printf("chameleon listening on http://%s:%d/", cfg.host, port);
+    printf("chameleon listening on http://%s:%d/\n", cfg.host, port);
     fflush(stdout);
 
     uv_run(&loop, UV_RUN_DEFAULT);
