@@ -132,6 +132,8 @@ static void game_finished(room *r)
         return;
     r->finished = true;
     metrics_game(r->g->variant, -1);
+    log_kv(LOG_INFO, "game over", "room=%lld game=%s reason=%s winner=%d", (long long)r->id,
+           r->g->variant->id, rules_reason_name(r->g->result.reason), r->g->result.winner);
     for (int i = 0; i < r->nseats; i++)
         uncharge(r, i);
     if (!r->unstored)
@@ -275,6 +277,8 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats, const 
     seat_all(r);
     room__timers_init(r);
     table_add(r);
+    log_kv(LOG_INFO, "game started", "room=%lld game=%s seats=%d corr=%d", (long long)r->id,
+           r->g->variant->id, nseats, r->corr.days > 0 ? 1 : 0);
     room__clock_arm(r);
     for (int i = 0; i < nseats; i++)
         if (seats[i]->sessions == NULL && seats[i]->bot == 0)

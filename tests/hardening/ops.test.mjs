@@ -75,6 +75,8 @@ test('SIGTERM under load: clients see 1001 "server restarting", exit 0, every ac
                 assert.deepEqual(closed, { code: 1001, reason: 'server restarting' });
             }
         assert.match(srv.stderr(), /level=info msg="stopping" signal=15/);
+        assert.match(srv.stderr(), /^level=info msg="game started" room=\d+ game=ultima seats=2 corr=0$/m);
+        assert.match(srv.stderr(), /^level=info msg="listening" addr=127\.0\.0\.1 port=\d+$/m);
         // The upgrade: the new version brings a migration, applied at start.
         const db = join(srv.dir, 'test.db');
         const v1 = userVersion(db);
