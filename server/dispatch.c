@@ -15,6 +15,7 @@
 #include "errmap.h"
 #include "ident.h"
 #include "lobby.h"
+#include "log.h"
 #include "metrics.h"
 #include "room.h"
 #include "session.h"
@@ -254,9 +255,11 @@ void dispatch_open(net_conn *c)
 {
     session *s = session_new(c);
     if (s == NULL) {
+        log_kv(LOG_WARN, "out of memory for a session", "addr=%s", c->addr);
         net_close(c);
         return;
     }
+    log_kv(LOG_DEBUG, "connection opened", "addr=%s", c->addr);
     cookie_account(s);
 }
 
@@ -317,6 +320,7 @@ void dispatch_close(net_conn *c)
     session *s = c->data;
     if (s == NULL)
         return;
+    log_kv(LOG_DEBUG, "connection closed", "addr=%s", c->addr);
     lobby_leave(s);
     room_unwatch_all(s);
     ident *who = s->who;

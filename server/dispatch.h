@@ -10,7 +10,7 @@
  * identity over all its connections) and closing with 1008 a connection
  * that goes on past them.
  * May call: session.h, ident.h, lobby.h, room.h, store.h, accounts.h,
- * errmap.h, metrics.h, net.h, proto.h. Nothing calls it but main.c.
+ * errmap.h, metrics.h, net.h, proto.h, log.h. Nothing calls it but main.c.
  *
  * Receive, check against the table, dispatch: the dispatcher checks the
  * flags of a request's row and finds its room, so a handler trusts what

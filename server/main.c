@@ -19,6 +19,13 @@
  *             [--watched-rooms-per-address N] [--write-retries N]
  *             [--public-url URL] [--max-connections-per-address N]
  *             [--max-connections N] [--hello-timeout-ms N]
+ *             [--log-level debug|info|warn|error]
+ *   chameleon backup FILE [--db chameleon.db]
+ *
+ * SIGTERM or SIGINT stop it gracefully: no new connection or message, the
+ * replies to what was received are sent once their commits are durable,
+ * every WebSocket is closed with 1001 "server restarting", the queue is
+ * written, exit 0 (a second signal skips the wait).
  *
  * Exit status: 0 after SIGINT/SIGTERM, 2 on a bad flag or when it cannot
  * listen (port in use), 3 when another server holds the database, 4 when
@@ -44,6 +51,7 @@
 #include "dispatch.h"
 #include "ident.h"
 #include "lobby.h"
+#include "log.h"
 #include "metrics.h"
 #include "net.h"
 #include "quota.h"
@@ -66,6 +74,13 @@ static void usage(FILE *f)
                "                 [--write-retries N]\n"
                "                 [--public-url URL] [--max-connections-per-address N]\n"
                "                 [--max-connections N] [--hello-timeout-ms N]\n"
+               "                 [--log-level debug|info|warn|error]\n"
+               "       chameleon backup FILE [--db FILE]\n"
+               "  backup FILE          copy the database (--db, default chameleon.db) to FILE\n"
+               "                       while the server runs (SQLite's online backup, checked\n"
+               "                       with integrity_check, written as FILE.partial then\n"
+               "                       renamed); restore: stop the server, copy FILE to the\n"
+               "                       --db path (remove its -wal and -shm), start it\n"
                "  --host ADDR          address to listen on (default 127.0.0.1)\n"
                "  --port N             TCP port, 0 for any free one (default 8080)\n"
                "  --db FILE            SQLite database (default chameleon.db)\n"
@@ -114,6 +129,9 @@ static void usage(FILE *f)
                "                       the descriptor limit less a reserve for HTTP)\n"
                "  --hello-timeout-ms N TESTS ONLY: a WebSocket that sends no hello this long\n"
                "                       is closed (default 30000)\n"
+               "  --log-level L        debug, info, warn or error: lines below L are dropped\n"
+               "                       (default info); one line per event on stderr:\n"
+               "                       level=info msg=\"listening\" addr=127.0.0.1 port=8080\n"
                "  --help               this text\n");
 }
 
@@ -194,11 +212,88 @@ static const net_route routes[] = {
 // clang-format on
 
 static uv_signal_t sigint, sigterm;
+static uv_timer_t drain_timer;
+static store *the_store;
+static uint64_t drain_start_ms;
+static bool draining, closes_sent;
+
+enum {
+    DRAIN_TICK_MS = 20,
+    DRAIN_COMMITS_MS = 5000, /* at most this long for the queued commits */
+    DRAIN_CLOSES_MS = 10000, /* and for the clients to answer 1001 */
+};
+
+/* The graceful stop, step by step: once the commits queued before the
+ * signal are durable (their replies sent), 1001 to every client; once
+ * they have all answered (or the time is up), the loop stops and main
+ * writes the rest and frees everything. */
+static void drain_tick(uv_timer_t *t)
+{
+    store_stats ss;
+    store_get_stats(the_store, &ss);
+    uint64_t spent = uv_now(t->loop) - drain_start_ms;
+    if (!closes_sent && ((ss.queued == 0 && ss.inflight == 0) || spent >= DRAIN_COMMITS_MS)) {
+        closes_sent = true;
+        log_kv(LOG_INFO, "closing connections", "connections=%lld queued=%llu",
+               (long long)net_get_stats()->connections,
+               (unsigned long long)(ss.queued + ss.inflight));
+        net_close_all("server restarting");
+    }
+    if (closes_sent && (net_get_stats()->connections == 0 || spent >= DRAIN_CLOSES_MS)) {
+        uv_timer_stop(t);
+        uv_stop(t->loop);
+    }
+}
 
 static void on_signal(uv_signal_t *h, int signum)
 {
-    fprintf(stderr, "chameleon: signal %d, stopping\n", signum);
-    uv_stop(h->loop);
+    if (draining) {
+        log_kv(LOG_WARN, "stopping now", "signal=%d", signum);
+        uv_stop(h->loop);
+        return;
+    }
+    draining = true;
+    log_kv(LOG_INFO, "stopping", "signal=%d", signum);
+    net_drain();
+    drain_start_ms = uv_now(h->loop);
+    uv_timer_start(&drain_timer, drain_tick, 0, DRAIN_TICK_MS);
+}
+
+/* net's lines and libwebsockets' through the log. */
+static void net_log(int level, const char *text)
+{
+    log_msg(level == NET_LOG_ERROR  ? LOG_ERROR
+            : level == NET_LOG_WARN ? LOG_WARN
+                                    : LOG_DEBUG,
+            "%s", text);
+}
+
+/* chameleon backup FILE [--db DB]: see usage(). */
+static int backup_main(int argc, char **argv)
+{
+    const char *db = "chameleon.db", *dest = NULL;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--db") == 0 && i + 1 < argc)
+            db = argv[++i];
+        else if (argv[i][0] != '-' && dest == NULL)
+            dest = argv[i];
+        else {
+            log_error("backup: unknown argument: %s", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (dest == NULL) {
+        log_error("backup: which file? chameleon backup FILE [--db FILE]");
+        return 2;
+    }
+    char why[512];
+    if (store_backup(db, dest, why, sizeof why) < 0) {
+        log_kv(LOG_ERROR, "backup failed", "db=%s file=%s why=\"%s\"", db, dest, why);
+        return 1;
+    }
+    log_kv(LOG_INFO, "backup written", "db=%s file=%s integrity=ok", db, dest);
+    return 0;
 }
 
 /* 10k connections need as many descriptors: raise the soft limit. */
@@ -223,7 +318,10 @@ int main(int argc, char **argv)
         .nroutes = (int)(sizeof routes / sizeof routes[0]),
         .max_per_address = NET_PER_ADDRESS_DEFAULT,
         .hello_timeout_ms = NET_HELLO_TIMEOUT_MS,
+        .log = net_log,
     };
+    if (argc > 1 && strcmp(argv[1], "backup") == 0)
+        return backup_main(argc, argv);
     char origin[256];
     bool https = false;
     const char *db = "chameleon.db";
@@ -259,7 +357,7 @@ int main(int argc, char **argv)
             return 0;
         }
         if (i + 1 >= argc) {
-            fprintf(stderr, "chameleon: unknown flag or missing value: %s\n", a);
+            log_error("unknown flag or missing value: %s", a);
             usage(stderr);
             return 2;
         }
@@ -270,25 +368,32 @@ int main(int argc, char **argv)
             cap++;
         if (cap < sizeof caps / sizeof caps[0]) {
             if (!parse_int(val, 1, 1000000, &n)) {
-                fprintf(stderr, "chameleon: %s wants 1..1000000\n", a);
+                log_error("%s wants 1..1000000", a);
                 return 2;
             }
             *caps[cap].to = (int)n;
         } else if (strcmp(a, "--max-guests") == 0) {
             if (!parse_int(val, 1, 100000000, &max_guests)) {
-                fprintf(stderr, "chameleon: --max-guests wants 1..100000000\n");
+                log_error("--max-guests wants 1..100000000");
                 return 2;
             }
         } else if (strcmp(a, "--identity-idle-seconds") == 0) {
             if (!parse_int(val, 1, 86400 * 365, &idle_s)) {
-                fprintf(stderr, "chameleon: --identity-idle-seconds wants 1..31536000\n");
+                log_error("--identity-idle-seconds wants 1..31536000");
                 return 2;
             }
+        } else if (strcmp(a, "--log-level") == 0) {
+            log_level lv;
+            if (!log_parse_level(val, &lv)) {
+                log_error("--log-level wants debug, info, warn or error, not '%s'", val);
+                return 2;
+            }
+            log_set_level(lv);
         } else if (strcmp(a, "--host") == 0) {
             cfg.host = val;
         } else if (strcmp(a, "--port") == 0) {
             if (!parse_int(val, 0, 65535, &n)) {
-                fprintf(stderr, "chameleon: --port wants 0..65535, not '%s'\n", val);
+                log_error("--port wants 0..65535, not '%s'", val);
                 return 2;
             }
             cfg.port = (int)n;
@@ -302,85 +407,84 @@ int main(int argc, char **argv)
             clock_file = val;
         } else if (strcmp(a, "--bot-threads") == 0) {
             if (!parse_int(val, 1, BOT_THREADS_MAX, &bot_threads)) {
-                fprintf(stderr, "chameleon: --bot-threads wants 1..%d\n", BOT_THREADS_MAX);
+                log_error("--bot-threads wants 1..%d", BOT_THREADS_MAX);
                 return 2;
             }
         } else if (strcmp(a, "--bot-table-mb") == 0) {
             if (!parse_int(val, 1, 4096, &bot_table_mb)) {
-                fprintf(stderr, "chameleon: --bot-table-mb wants 1..4096\n");
+                log_error("--bot-table-mb wants 1..4096");
                 return 2;
             }
         } else if (strcmp(a, "--password-queue") == 0) {
             if (!parse_int(val, 1, 100000, &n)) {
-                fprintf(stderr, "chameleon: --password-queue wants 1..100000\n");
+                log_error("--password-queue wants 1..100000");
                 return 2;
             }
             alim.hashes_queued = (int)n;
         } else if (strcmp(a, "--login-failures-per-address") == 0) {
             if (!parse_int(val, 1, 1000000000, &n)) {
-                fprintf(stderr, "chameleon: --login-failures-per-address wants 1..1000000000\n");
+                log_error("--login-failures-per-address wants 1..1000000000");
                 return 2;
             }
             alim.login_free_address = (unsigned)n;
         } else if (strcmp(a, "--register-per-address") == 0) {
             if (!parse_int(val, 1, 1000000000, &n)) {
-                fprintf(stderr, "chameleon: --register-per-address wants 1..1000000000\n");
+                log_error("--register-per-address wants 1..1000000000");
                 return 2;
             }
             alim.register_per_address = (unsigned)n;
         } else if (strcmp(a, "--messages-per-identity") == 0) {
             if (!parse_int(val, 1, 1000000000, &ident_msgs)) {
-                fprintf(stderr, "chameleon: --messages-per-identity wants 1..1000000000\n");
+                log_error("--messages-per-identity wants 1..1000000000");
                 return 2;
             }
         } else if (strcmp(a, "--seeks-per-minute") == 0) {
             if (!parse_int(val, 1, 1000000000, &seeks_minute)) {
-                fprintf(stderr, "chameleon: --seeks-per-minute wants 1..1000000000\n");
+                log_error("--seeks-per-minute wants 1..1000000000");
                 return 2;
             }
         } else if (strcmp(a, "--lobby-flush-ms") == 0) {
             if (!parse_int(val, 10, 5000, &flush_ms)) {
-                fprintf(stderr, "chameleon: --lobby-flush-ms wants 10..5000\n");
+                log_error("--lobby-flush-ms wants 10..5000");
                 return 2;
             }
         } else if (strcmp(a, "--write-retries") == 0) {
             if (!parse_int(val, 0, 20, &write_retries)) {
-                fprintf(stderr, "chameleon: --write-retries wants 0..20\n");
+                log_error("--write-retries wants 0..20");
                 return 2;
             }
         } else if (strcmp(a, "--public-url") == 0) {
             if (public_origin(val, origin, sizeof origin, &https) < 0) {
-                fprintf(stderr,
-                        "chameleon: --public-url wants http://HOST[:PORT] or https://...\n");
+                log_error("--public-url wants http://HOST[:PORT] or https://...");
                 return 2;
             }
             cfg.public_origin = origin;
         } else if (strcmp(a, "--max-connections-per-address") == 0) {
             if (!parse_int(val, 1, 1000000, &n)) {
-                fprintf(stderr, "chameleon: --max-connections-per-address wants 1..1000000\n");
+                log_error("--max-connections-per-address wants 1..1000000");
                 return 2;
             }
             cfg.max_per_address = (int)n;
         } else if (strcmp(a, "--max-connections") == 0) {
             if (!parse_int(val, 1, 1 << 20, &n)) {
-                fprintf(stderr, "chameleon: --max-connections wants 1..1048576\n");
+                log_error("--max-connections wants 1..1048576");
                 return 2;
             }
             cfg.max_ws = (int)n;
         } else if (strcmp(a, "--hello-timeout-ms") == 0) {
             if (!parse_int(val, 1, 86400000, &n)) {
-                fprintf(stderr, "chameleon: --hello-timeout-ms wants 1..86400000\n");
+                log_error("--hello-timeout-ms wants 1..86400000");
                 return 2;
             }
             cfg.hello_timeout_ms = (unsigned)n;
         } else if (strcmp(a, "--abandon-seconds") == 0) {
             if (!parse_int(val, 0, 86400 * 30, &n)) {
-                fprintf(stderr, "chameleon: --abandon-seconds wants 0..2592000\n");
+                log_error("--abandon-seconds wants 0..2592000");
                 return 2;
             }
             abandon_s = n;
         } else {
-            fprintf(stderr, "chameleon: unknown flag: %s\n", a);
+            log_error("unknown flag: %s", a);
             usage(stderr);
             return 2;
         }
@@ -389,7 +493,7 @@ int main(int argc, char **argv)
     raise_fd_limit();
     uv_loop_t loop;
     if (uv_loop_init(&loop) != 0) {
-        fprintf(stderr, "chameleon: cannot start the event loop\n");
+        log_error("cannot start the event loop");
         return 1;
     }
     char why[256];
@@ -400,26 +504,25 @@ int main(int argc, char **argv)
     if (clock_file != NULL) {
         sopt.now_ms = offset_clock;
         sopt.now_arg = (void *)clock_file;
-        fprintf(stderr, "chameleon: TEST CLOCK: offset read from %s\n", clock_file);
+        log_warn("TEST CLOCK: offset read from %s", clock_file);
     }
     int serr = store_open(&st, &loop, db, &sopt, why, sizeof why);
     if (serr < 0) {
-        fprintf(stderr, "chameleon: cannot open %s: %s\n", db, why);
+        log_error("cannot open %s: %s", db, why);
         uv_loop_close(&loop);
         return serr == STORE_ELOCKED ? 3 : serr == STORE_ECORRUPT ? 4 : 1;
     }
     if (sodium_init() < 0) {
-        fprintf(stderr, "chameleon: libsodium failed to start\n");
+        log_error("libsodium failed to start");
         return 1;
     }
     if (accounts_init(&alim) < 0) {
-        fprintf(stderr, "chameleon: out of memory for the login throttle tables\n");
+        log_error("out of memory for the login throttle tables");
         return 1;
     }
     metrics_now.started_ms = uv_now(&loop);
     if (bot_init(&loop, (int)bot_threads, (size_t)bot_table_mb << 20) < 0) {
-        fprintf(stderr, "chameleon: cannot start %ld bot threads with %ld MiB tables\n",
-                bot_threads, bot_table_mb);
+        log_error("cannot start %ld bot threads with %ld MiB tables", bot_threads, bot_table_mb);
         return 1;
     }
     session_init(&loop);
@@ -431,20 +534,18 @@ int main(int argc, char **argv)
     lobby_init(&loop, (unsigned)flush_ms, (int)seeks_minute);
     api_init(&loop, st, https);
     if (api_wasm_load(wasm_file) < 0)
-        fprintf(stderr,
-                "chameleon: cannot read %s: the client's own rules (hints, analysis) are off\n",
-                wasm_file);
+        log_warn("cannot read %s: the client's own rules (hints, analysis) are off", wasm_file);
     int restored = room_restore_all();
     if (restored < 0) {
-        fprintf(stderr, "chameleon: cannot restore games: %s\n", store_err_text(restored));
+        log_error("cannot restore games: %s", store_err_text(restored));
         return 1;
     }
     if (restored > 0)
-        fprintf(stderr, "chameleon: %d games in progress restored\n", restored);
+        log_kv(LOG_INFO, "games in progress restored", "games=%d", restored);
 
     int port = net_start(&loop, &cfg, why, sizeof why);
     if (port < 0) {
-        fprintf(stderr, "chameleon: %s\n", why);
+        log_error("%s", why);
         /* lws cannot be torn down after a failed listen: leave at once. */
         fflush(stderr);
         _exit(2);
@@ -453,13 +554,16 @@ int main(int argc, char **argv)
     uv_signal_init(&loop, &sigterm);
     uv_signal_start(&sigint, on_signal, SIGINT);
     uv_signal_start(&sigterm, on_signal, SIGTERM);
+    uv_timer_init(&loop, &drain_timer);
+    the_store = st;
 
     if (cfg.max_ws > 0 && cfg.max_ws > net_get_stats()->max_ws)
-        fprintf(stderr,
-                "chameleon: --max-connections %d is over what the descriptor limit allows: %lld\n",
-                cfg.max_ws, (long long)net_get_stats()->max_ws);
+        log_warn("--max-connections %d is over what the descriptor limit allows: %lld", cfg.max_ws,
+                 (long long)net_get_stats()->max_ws);
     if (cfg.hello_timeout_ms != NET_HELLO_TIMEOUT_MS)
-        fprintf(stderr, "chameleon: TEST HELLO TIMEOUT: %u ms\n", cfg.hello_timeout_ms);
+        log_warn("TEST HELLO TIMEOUT: %u ms", cfg.hello_timeout_ms);
+    log_kv(LOG_INFO, "listening", "addr=%s port=%d", cfg.host, port);
+    /* The line tests and scripts wait for (stdout). */
     printf("chameleon listening on http://%s:%d/\n", cfg.host, port);
     fflush(stdout);
 
@@ -467,6 +571,8 @@ int main(int argc, char **argv)
 
     uv_close((uv_handle_t *)&sigint, NULL);
     uv_close((uv_handle_t *)&sigterm, NULL);
+    uv_close((uv_handle_t *)&drain_timer, NULL);
+    log_info("writing what is queued");
     room_stop_clocks();
     ident_stop();
     net_stop(&loop); /* every session closes (dispatch_close) */
@@ -480,7 +586,8 @@ int main(int argc, char **argv)
     quota_shutdown();
     accounts_shutdown();
     int rc = uv_loop_close(&loop);
+    log_info("stopped");
     if (rc != 0)
-        fprintf(stderr, "chameleon: loop not closed cleanly: %s\n", uv_strerror(rc));
+        log_error("loop not closed cleanly: %s", uv_strerror(rc));
     return 0;
 }

@@ -13,6 +13,14 @@
 
 metrics metrics_now;
 
+void metrics_game(const rules_variant *v, int delta)
+{
+    metrics_now.games_in_progress += delta;
+    for (int i = 0; rules_variants[i] != NULL && i < METRICS_VARIANTS_MAX; i++)
+        if (rules_variants[i] == v)
+            metrics_now.games_by_variant[i] += delta;
+}
+
 /* Append one formatted line. */
 __attribute__((format(printf, 2, 3))) static void line(proto_out *o, const char *fmt, ...)
 {
@@ -55,6 +63,11 @@ void metrics_write(proto_out *o, const net_stats *net, const store_stats *st)
     gauge(o, "connections", "Open WebSocket connections.", net->connections);
     gauge(o, "rooms", "Game rooms in memory.", m->rooms);
     gauge(o, "games_in_progress", "Games not over.", m->games_in_progress);
+    line(o, "# HELP chameleon_games Games not over, by game id.\n"
+            "# TYPE chameleon_games gauge\n");
+    for (int i = 0; rules_variants[i] != NULL && i < METRICS_VARIANTS_MAX; i++)
+        line(o, "chameleon_games{game=\"%s\"} %" PRId64 "\n", rules_variants[i]->id,
+             m->games_by_variant[i]);
     gauge(o, "seeks", "Open seeks.", m->seeks);
     counter(o, "moves_total", "Moves played and relayed.", m->moves);
     gauge(o, "store_memory_bytes", "Bytes SQLite holds, page caches included.",
@@ -143,6 +156,23 @@ void metrics_write(proto_out *o, const net_stats *net, const store_stats *st)
             st->write_failures);
     counter(o, "store_write_retries_total", "Write batches tried again after a failure.",
             st->write_retries);
+    gauge(o, "store_queue_operations", "Store operations waiting for the next batch.",
+          (int64_t)st->queued);
+    gauge(o, "store_inflight_operations", "Store operations of the batch being written.",
+          (int64_t)st->inflight);
+    line(o, "# HELP chameleon_store_commit_seconds Time to write and commit one batch "
+            "(retries included), measured on the writer thread.\n"
+            "# TYPE chameleon_store_commit_seconds histogram\n");
+    for (int i = 0; i < STORE_COMMIT_NBUCKETS; i++) {
+        if (i == STORE_COMMIT_NBUCKETS - 1)
+            line(o, "chameleon_store_commit_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n",
+                 st->commit_buckets[i]);
+        else
+            line(o, "chameleon_store_commit_seconds_bucket{le=\"%g\"} %" PRIu64 "\n",
+                 store_commit_bounds[i], st->commit_buckets[i]);
+    }
+    line(o, "chameleon_store_commit_seconds_sum %.6f\n", st->commit_seconds);
+    line(o, "chameleon_store_commit_seconds_count %" PRIu64 "\n", st->commits);
     line(o, "# HELP chameleon_errors_total Error messages sent, by code.\n"
             "# TYPE chameleon_errors_total counter\n");
     for (int i = 1; i < PROTO_NERRORS; i++)

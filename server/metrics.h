@@ -6,8 +6,8 @@
  * (rooms, games, seeks, moves, errors sent); the Prometheus text of them
  * and of the transport's own counters (net_stats).
  * May call: net.h (the net_stats type only), bot.h and accounts.h (their
- * counters), store.h (the store_stats type, store_memory_bytes), proto.h.
- * Only the loop thread touches the counters.
+ * counters), store.h (the store_stats type, store_memory_bytes), proto.h,
+ * rules.h (the games' ids). Only the loop thread touches the counters.
  */
 #ifndef METRICS_H
 #define METRICS_H
@@ -16,15 +16,19 @@
 
 #include "net.h"
 #include "proto.h"
+#include "rules.h"
 #include "store.h"
 
+enum { METRICS_VARIANTS_MAX = 16 };
+
 typedef struct metrics {
-    int64_t rooms;                  /* rooms in memory */
-    int64_t games_in_progress;      /* rooms whose game is not over */
-    int64_t seeks;                  /* open seeks */
-    uint64_t moves;                 /* moves played and relayed */
-    uint64_t errors[PROTO_NERRORS]; /* error messages sent, by code */
-    uint64_t started_ms;            /* uv_now at start */
+    int64_t rooms;                                  /* rooms in memory */
+    int64_t games_in_progress;                      /* rooms whose game is not over */
+    int64_t games_by_variant[METRICS_VARIANTS_MAX]; /* the same by rules_variants[i] */
+    int64_t seeks;                                  /* open seeks */
+    uint64_t moves;                                 /* moves played and relayed */
+    uint64_t errors[PROTO_NERRORS];                 /* error messages sent, by code */
+    uint64_t started_ms;                            /* uv_now at start */
     /* Limits on messages (dispatch.c, session.c, room_game.c, lobby.c). */
     uint64_t throttled_conn;     /* messages refused: the connection's rate */
     uint64_t throttled_ident;    /* messages refused: the identity's rate */
@@ -49,6 +53,10 @@ typedef struct metrics {
 } metrics;
 
 extern metrics metrics_now;
+
+/* A game of variant v starts (delta 1) or ends (-1): games_in_progress
+ * and the count by game id. */
+void metrics_game(const rules_variant *v, int delta);
 
 /* Write the Prometheus text exposition of metrics_now, of the
  * transport's counters and of the store's into o. */

@@ -35,9 +35,14 @@
 _Static_assert(NET_HEADROOM >= LWS_PRE, "NET_HEADROOM must leave room for LWS_PRE");
 
 static struct lws_context *context;
+static const struct lws_protocols *ws_protocol; /* protocols[0], for net_close_all */
 static const net_config *config;
 static net_stats stats;
 static char web_root[PATH_MAX]; /* its realpath */
+/* net_drain: no new connection, no new message; net_close_all: the
+ * reason each WebSocket is closed with (1001) once its queue is sent. */
+static bool draining;
+static const char *going_away;
 static uv_timer_t hello_timer;
 static net_conn *hello_head, *hello_tail; /* waiting for hello, oldest first */
 
@@ -90,22 +95,40 @@ void net_close(net_conn *c)
     net_close_why(c, "send queue full");
 }
 
-void net_close_why(net_conn *c, const char *reason)
+/* Mark c closing with a close frame (status, reason) to send after what
+ * is queued; see WRITEABLE. */
+static void close_with(net_conn *c, unsigned status, const char *reason)
 {
-    if (c->closing)
-        return;
     c->closing = true;
-    /* The close frame (1008, reason) goes after what is queued; see
-     * WRITEABLE. */
     size_t n = strlen(reason);
     if (n > sizeof c->close_frame - NET_HEADROOM - 2)
         n = sizeof c->close_frame - NET_HEADROOM - 2;
     unsigned char *p = (unsigned char *)c->close_frame + NET_HEADROOM;
-    p[0] = (unsigned char)(LWS_CLOSE_STATUS_POLICY_VIOLATION >> 8);
-    p[1] = (unsigned char)(LWS_CLOSE_STATUS_POLICY_VIOLATION & 0xff);
+    p[0] = (unsigned char)(status >> 8);
+    p[1] = (unsigned char)(status & 0xff);
     memcpy(p + 2, reason, n);
     c->close_len = 2 + n;
+}
+
+void net_close_why(net_conn *c, const char *reason)
+{
+    if (c->closing)
+        return;
+    close_with(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, reason);
     lws_callback_on_writable(c->wsi);
+}
+
+void net_drain(void)
+{
+    draining = true;
+}
+
+void net_close_all(const char *reason)
+{
+    draining = true;
+    going_away = reason;
+    if (context != NULL)
+        lws_callback_on_writable_all_protocol(context, ws_protocol);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -164,6 +187,8 @@ static void queue_clear(net_conn *c)
  * nothing allocated for it) when its address or the server is full. */
 static int accept_filter(int fd)
 {
+    if (draining)
+        return -1;
     if (stats.sockets >= stats.max_sockets) {
         stats.refused_full++;
         return -1;
@@ -684,7 +709,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         return 0;
 
     case LWS_CALLBACK_RECEIVE:
-        if (c->closing)
+        if (c->closing || draining)
             return 0;
         if (net_guard_unmasked(lws_get_socket_fd(wsi))) {
             stats.unmasked++;
@@ -716,6 +741,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
                 return 0;
             }
         }
+        if (going_away != NULL && !c->closing)
+            close_with(c, LWS_CLOSE_STATUS_GOINGAWAY, going_away);
         if (c->closing && c->close_len > 0 && !c->close_sent) {
             /* Send the close frame ourselves and keep reading (RECEIVE
              * drops what comes) until the peer answers it: closing the
@@ -777,15 +804,27 @@ static const struct lws_http_mount mount_all = {
 
 static void lws_log(int level, const char *line)
 {
-    fprintf(stderr, "lws: %s", line);
+    int lv = level & LLL_ERR ? NET_LOG_ERROR : level & LLL_WARN ? NET_LOG_WARN : NET_LOG_INFO;
+    if (config != NULL && config->log != NULL) {
+        char b[512];
+        snprintf(b, sizeof b, "lws: %s", line);
+        config->log(lv, b);
+    } else {
+        fprintf(stderr, "lws: %s", line);
+    }
 }
 
 int net_start(uv_loop_t *loop, const net_config *cfg, char *why, size_t whylen)
 {
     config = cfg;
+    ws_protocol = &protocols[0];
     if (realpath(cfg->web_root, web_root) == NULL) {
-        fprintf(stderr, "chameleon: web root %s: %s: no files served\n", cfg->web_root,
-                strerror(errno));
+        char b[PATH_MAX + 64];
+        snprintf(b, sizeof b, "web root %s: %s: no files served", cfg->web_root, strerror(errno));
+        if (cfg->log != NULL)
+            cfg->log(NET_LOG_WARN, b);
+        else
+            fprintf(stderr, "chameleon: %s\n", b);
         web_root[0] = '\0';
     }
     if (caps_init(cfg, why, whylen) < 0)

@@ -103,6 +103,13 @@ void net_send_out(net_conn *c, proto_out *o);
 void net_close(net_conn *c);
 /* The same with another reason text (at most 123 bytes). */
 void net_close_why(net_conn *c, const char *reason);
+/* Graceful stop, first step: new connections are closed at once and
+ * messages that arrive are dropped (what was received is answered). */
+void net_drain(void);
+/* Second step: every WebSocket is closed with 1001 and reason once what
+ * is queued to it is sent (net_get_stats()->connections falls to 0 as
+ * the peers answer; net_stop ends the others). */
+void net_close_all(const char *reason);
 /* c said hello: it is no longer closed after the hello timeout. */
 void net_ready(net_conn *c);
 
@@ -168,7 +175,12 @@ typedef struct net_config {
     int max_per_address;       /* connections at once from one address (IPv6: its /64) */
     int max_ws;                /* WebSocket connections at once; 0: from the descriptor limit */
     unsigned hello_timeout_ms; /* a WebSocket without hello this long is closed */
+    /* Where net's own lines and libwebsockets' go (level: NET_LOG_*);
+     * NULL: stderr as they are. */
+    void (*log)(int level, const char *text);
 } net_config;
+
+enum { NET_LOG_ERROR, NET_LOG_WARN, NET_LOG_INFO };
 
 enum {
     NET_PER_ADDRESS_DEFAULT = 256,

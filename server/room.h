@@ -11,7 +11,8 @@
  * written again after a failed write).
  * May call: ident.h (seats, an identity's rooms), session.h (the sink),
  * quota.h (games charged per identity and address, rooms watched),
- * store.h, rating.h (a player's pace), errmap.h, metrics.h, bot.h (the bots' searches), proto.h,
+ * store.h, rating.h (a player's pace), errmap.h, metrics.h, bot.h (the bots'
+ * searches), proto.h, log.h,
  * libuv. Never the transport: it links without libwebsockets.
  *
  * Every state change is an event with the next sequence number; the last

@@ -10,6 +10,7 @@
  * argument is the room, is then never called).
  */
 #include "room_impl.h"
+#include "log.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -88,8 +89,7 @@ void room__bot_kick(room *r)
     r->bot_nleft = r->g->nleft;
     r->bot_job = bot_think(r->g, r->seats[s]->bot, think_ms(r, s), on_answer, r);
     if (r->bot_job == NULL && !stopped)
-        fprintf(stderr, "chameleon: room %lld: the bot cannot think (out of memory?)\n",
-                (long long)r->id);
+        log_kv(LOG_ERROR, "the bot cannot think (out of memory?)", "room=%lld", (long long)r->id);
 }
 
 /* Is the game lost for the bot at seat s, after this answer? */
@@ -131,8 +131,8 @@ static void on_answer(void *arg, const bot_answer *a)
     if (err != 0 && !r->g->result.over && rules_game_to_move(r->g) == s) {
         /* The search's move was refused (a bug): play the first legal one
          * rather than let the bot's clock run out. */
-        fprintf(stderr, "chameleon: room %lld: bot move %s refused (%s): playing another\n",
-                (long long)r->id, text, why);
+        log_kv(LOG_WARN, "bot move refused: playing another", "room=%lld move=%s why=\"%s\"",
+               (long long)r->id, text, why);
         if (p->variant->print_move(p, r->g->legal[0], text, sizeof text) >= 0)
             room__play_as(r, s, text, why, sizeof why);
     }

@@ -3,6 +3,7 @@
  * requests that change a game (see room.h).
  */
 #include "room_impl.h"
+#include "log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,7 +55,7 @@ static void seat_all(room *r)
 {
     for (int i = 0; i < r->nseats; i++)
         if (ident_seat(r->seats[i], r) < 0) {
-            fprintf(stderr, "chameleon: out of memory seating room %lld\n", (long long)r->id);
+            log_kv(LOG_ERROR, "out of memory seating a room", "room=%lld", (long long)r->id);
             abort();
         }
 }
@@ -103,7 +104,7 @@ static void room_close(room *r)
     room__bot_cancel(r); /* its answer would name r */
     metrics_now.rooms--;
     if (!r->finished)
-        metrics_now.games_in_progress--;
+        metrics_game(r->g->variant, -1);
     uv_close((uv_handle_t *)&r->timer, on_timer_closed);
     uv_close((uv_handle_t *)&r->abandon, on_timer_closed);
 }
@@ -119,7 +120,7 @@ static void table_add(room *r)
 {
     HASH_ADD(hh, rooms, id, sizeof r->id, r);
     metrics_now.rooms++;
-    metrics_now.games_in_progress++;
+    metrics_game(r->g->variant, 1);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -135,7 +136,9 @@ static void game_finished(room *r, outbox_ev *e)
         return;
     }
     r->finished = true;
-    metrics_now.games_in_progress--;
+    metrics_game(r->g->variant, -1);
+    log_kv(LOG_INFO, "game over", "room=%lld game=%s reason=%s winner=%d", (long long)r->id,
+           r->g->variant->id, rules_reason_name(r->g->result.reason), r->g->result.winner);
     for (int i = 0; i < r->nseats; i++)
         uncharge(r, i);
     room__store_result(r, e);
@@ -206,8 +209,7 @@ static void abort_unstored(room *r)
 {
     if (!r->unstored || r->pending > 0 || r->closing || r->g->result.over)
         return;
-    fprintf(stderr, "chameleon: room %lld: the game could not be stored: aborted\n",
-            (long long)r->id);
+    log_kv(LOG_ERROR, "the game could not be stored: aborted", "room=%lld", (long long)r->id);
     end_drawn(r, RULES_REASON_ABORTED);
 }
 
@@ -295,6 +297,8 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats, const 
     seat_all(r);
     room__timers_init(r);
     table_add(r);
+    log_kv(LOG_INFO, "game started", "room=%lld game=%s seats=%d corr=%d", (long long)r->id,
+           r->g->variant->id, nseats, r->corr.days > 0 ? 1 : 0);
     room__clock_arm(r);
     for (int i = 0; i < nseats; i++)
         if (seats[i]->sessions == NULL && seats[i]->bot == 0)
@@ -359,7 +363,7 @@ static void move_failed(room *r, outbox_ev *e, int status)
                 /* The move ended the game: it goes on (the result failed
                  * with it). */
                 r->finished = false;
-                metrics_now.games_in_progress++;
+                metrics_game(r->g->variant, 1);
             }
             room__clock_arm(r);
         }
@@ -428,8 +432,8 @@ static void cond_answer(room *r, int ply, const char *text)
         return;
     int s = rules_game_to_move(r->g);
     if (s < 0 || play_move(r, s, reply, why, sizeof why) != 0) {
-        fprintf(stderr, "chameleon: room %lld: conditional move %s not played: %s\n",
-                (long long)r->id, reply, why);
+        log_kv(LOG_INFO, "conditional move not played", "room=%lld move=%s why=\"%s\"",
+               (long long)r->id, reply, why);
         if (s >= 0)
             store_cond_clear(room__db, r->id, s);
     }
@@ -720,12 +724,13 @@ static void on_restore(void *arg, const store_game_info *gi)
     char why[RULES_WHY_TEXT];
     char keys[RULES_MAX_PLAYERS][IDENT_KEY_HEX + 1];
     if (seat_keys(gi->options, keys, gi->nplayers) != gi->nplayers) {
-        fprintf(stderr, "chameleon: game %lld has no seat keys: not restored\n", (long long)gi->id);
+        log_kv(LOG_ERROR, "game has no seat keys: not restored", "game=%lld", (long long)gi->id);
         return;
     }
     rules_game *g = NULL;
     if (record_replay(gi, &g, why, sizeof why) < 0) {
-        fprintf(stderr, "chameleon: game %lld does not replay: %s\n", (long long)gi->id, why);
+        log_kv(LOG_ERROR, "game does not replay: not restored", "game=%lld why=\"%s\"",
+               (long long)gi->id, why);
         return;
     }
     room *r = calloc(1, sizeof *r);
@@ -753,7 +758,7 @@ static void on_restore(void *arg, const store_game_info *gi)
                           ? ident_account(gi->players[i].account, gi->players[i].name)
                           : ident_restored(keys[i], gi->players[i].name);
         if (r->seats[i] == NULL) {
-            fprintf(stderr, "chameleon: out of memory restoring game %lld\n", (long long)gi->id);
+            log_kv(LOG_ERROR, "out of memory restoring a game", "game=%lld", (long long)gi->id);
             abort();
         }
         r->left[i] = -1;

@@ -10,6 +10,7 @@
  * are not here: a failed move is taken back (room_game.c, move_failed).
  */
 #include "room_impl.h"
+#include "log.h"
 
 #include <stdio.h>
 
@@ -34,8 +35,7 @@ static void result_stored(room *r, outbox_ev *e, int status)
         if (++r->result_tries < ROOM_RESULT_TRIES)
             room__store_result(r, NULL);
         else
-            fprintf(stderr, "chameleon: room %lld: the result could not be stored\n",
-                    (long long)r->id);
+            log_kv(LOG_ERROR, "the result could not be stored", "room=%lld", (long long)r->id);
     }
     room__maybe_free(r);
 }
@@ -62,7 +62,7 @@ void room__store_result(room *r, outbox_ev *e)
                 : store_game_finish(room__db, r->id, &r->g->result, on_result_stored, r);
     if (err < 0) {
         r->pending--;
-        fprintf(stderr, "chameleon: room %lld: cannot store the result\n", (long long)r->id);
+        log_kv(LOG_ERROR, "cannot queue the result", "room=%lld", (long long)r->id);
         release(r, e);
     }
 }
@@ -83,8 +83,7 @@ static void leave_stored(room *r, outbox_ev *e, int status)
             r->leaves_queued = r->leaves_stored;
             r->leaves_failed = true;
         } else {
-            fprintf(stderr, "chameleon: room %lld: a leave could not be stored\n",
-                    (long long)r->id);
+            log_kv(LOG_ERROR, "a leave could not be stored", "room=%lld", (long long)r->id);
         }
     }
     room__store_leaves(r, NULL);
@@ -121,7 +120,7 @@ void room__store_leaves(room *r, outbox_ev *e)
                                           rules_game_to_move(r->g), on_leave_stored, r);
         if (err < 0) {
             r->pending--;
-            fprintf(stderr, "chameleon: room %lld: cannot store a leave\n", (long long)r->id);
+            log_kv(LOG_ERROR, "cannot queue a leave", "room=%lld", (long long)r->id);
             break;
         }
         r->leaves_queued++;

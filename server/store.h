@@ -7,7 +7,8 @@
  * the database engine: this header is the seam where another engine (e.g.
  * PostgreSQL) plugs in. The engine in use is server/store_*.c (their
  * private header store_impl.h says which module does what). May call:
- * common/rules.h, protocol/record.h (the plain structs it returns), libuv.
+ * common/rules.h, protocol/record.h (the plain structs it returns), libuv,
+ * log.h.
  * Rendering records as JSON or PGN is the protocol's (protocol/archive.h).
  *
  * Threading: every function is called on the loop thread and every callback
@@ -140,13 +141,26 @@ enum {
  * STORE_RETRY_MAX_MS. */
 unsigned store_retry_delay_ms(unsigned base_ms, unsigned attempt);
 
+enum { STORE_COMMIT_NBUCKETS = 12 };
+
 /* The store's health for /healthz and /metrics. */
 typedef struct store_stats {
     bool writable;           /* the last write (or probe) committed */
     uint64_t write_failures; /* batches failed after every retry */
     uint64_t write_retries;  /* tries after a failed one */
     char error[160];         /* why not writable (SQLite's message), or "" */
+    uint64_t queued;         /* operations waiting for the next batch */
+    uint64_t inflight;       /* operations of the batch being written */
+    /* Batches committed and how long each took on the writer (BEGIN to
+     * COMMIT, retries included): a Prometheus histogram, cumulative counts
+     * per upper bound of store_commit_bounds (the last is +Inf). */
+    uint64_t commit_buckets[STORE_COMMIT_NBUCKETS];
+    uint64_t commits;
+    double commit_seconds; /* their sum */
 } store_stats;
+
+/* The upper bounds in seconds of the commit histogram's buckets. */
+extern const double store_commit_bounds[STORE_COMMIT_NBUCKETS];
 
 void store_get_stats(store *s, store_stats *out);
 
@@ -173,6 +187,16 @@ int store_open(store **out, uv_loop_t *loop, const char *path, const store_optio
  * handle closes: run the loop (uv_run) after store_close.
  */
 void store_close(store *s);
+
+/*
+ * Copy the database at path to dest while a server may be writing it
+ * (another process: the SQLite backup API on a read-only connection, one
+ * read transaction, so the copy is one commit's state). Neither takes the
+ * server's lock nor writes to path. The copy is written as "dest.partial",
+ * must pass PRAGMA integrity_check, then is fsync'ed and renamed to dest.
+ * Returns 0, or STORE_EDB with a sentence in why.
+ */
+int store_backup(const char *path, const char *dest, char *why, size_t whylen);
 
 /* The schema version of the open database. */
 int store_schema_version(store *s);

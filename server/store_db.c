@@ -552,3 +552,91 @@ void store_close(store *s)
     s->closing = true;
     queue_stop(s);
 }
+
+/* ------------------------------------------------------------------------ */
+/* Online backup (a separate process: chameleon backup FILE). */
+
+/* fsync the file or directory at path. */
+static int sync_path(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+int store_backup(const char *path, const char *dest, char *why, size_t whylen)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.partial", dest) >= (int)sizeof tmp) {
+        rules_why(why, whylen, "path too long: %s", dest);
+        return STORE_EDB;
+    }
+    unlink(tmp);
+    sqlite3 *src = NULL, *dst = NULL;
+    int err = STORE_EDB;
+    /* Read only, and never the server's "<db>.lock": in WAL mode a reader
+     * sees the last commit and the writer goes on meanwhile. */
+    if (sqlite3_open_v2(path, &src, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        rules_why(why, whylen, "cannot open %s: %s", path, src ? sqlite3_errmsg(src) : "no memory");
+        goto out_close;
+    }
+    sqlite3_busy_timeout(src, 10000);
+    if (sqlite3_open_v2(tmp, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        rules_why(why, whylen, "cannot create %s: %s", tmp,
+                  dst ? sqlite3_errmsg(dst) : "no memory");
+        goto out_close;
+    }
+    /* One step for every page: one read transaction, one snapshot. */
+    sqlite3_backup *b = sqlite3_backup_init(dst, "main", src, "main");
+    if (b == NULL) {
+        rules_why(why, whylen, "cannot back up %s: %s", path, sqlite3_errmsg(dst));
+        goto out_close;
+    }
+    int rc = sqlite3_backup_step(b, -1);
+    sqlite3_backup_finish(b);
+    if (rc != SQLITE_DONE) {
+        rules_why(why, whylen, "backing up %s failed: %s", path, sqlite3_errstr(rc));
+        goto out_close;
+    }
+    /* The copy is checked before it takes the name asked for. */
+    sqlite3_stmt *st = NULL;
+    char res[160] = "";
+    if (sqlite3_prepare_v2(dst, "PRAGMA integrity_check(1)", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        snprintf(res, sizeof res, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    if (strcmp(res, "ok") != 0) {
+        rules_why(why, whylen, "the copy fails integrity_check: %s", res[0] ? res : "no answer");
+        goto out_close;
+    }
+    err = 0;
+out_close:
+    sqlite3_close(src);
+    if (dst != NULL && sqlite3_close(dst) != SQLITE_OK && err == 0) {
+        rules_why(why, whylen, "cannot close %s", tmp);
+        err = STORE_EDB;
+    }
+    if (err == 0 && (sync_path(tmp) < 0 || rename(tmp, dest) < 0)) {
+        rules_why(why, whylen, "cannot move %s to %s: %s", tmp, dest, strerror(errno));
+        err = STORE_EDB;
+    }
+    if (err == 0) {
+        /* The rename is durable once its directory is. */
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", dest);
+        char *slash = strrchr(dir, '/');
+        if (slash == NULL)
+            snprintf(dir, sizeof dir, ".");
+        else if (slash == dir)
+            dir[1] = '\0';
+        else
+            *slash = '\0';
+        sync_path(dir);
+    } else {
+        unlink(tmp);
+    }
+    return err;
+}

@@ -6,8 +6,8 @@
  * functions the store_*.c modules call in one another.
  *
  * Owns: the SQLite engine's state. May call: store.h, record.h, rules.h,
- * array.h, proto_out.h, rating.h, sqlite3, libuv, uthash (each module's own calls are
- * listed below).
+ * array.h, proto_out.h, rating.h, log.h, sqlite3, libuv, uthash (each
+ * module's own calls are listed below).
  *
  * Modules (prefix of their internal functions), and what they may call:
  *   store_db.c       (db_)    the lock file, quick_check, connections,
@@ -227,6 +227,10 @@ struct store {
     int inflight_err;
     unsigned inflight_retries; /* tries after a failed one (writer's, read
                                   once the batch is back) */
+    uint64_t inflight_ns;      /* how long the batch took (writer's, read the same way) */
+    /* The commit histogram (loop only: filled from inflight_ns). */
+    uint64_t commit_buckets[STORE_COMMIT_NBUCKETS], commits;
+    double commit_seconds;
     /* Storage faults: the writer says whether its last try failed and why
      * (under mu when has_writer); the loop counts. */
     bool failing;

@@ -15,7 +15,9 @@
  * once the cause goes away.
  */
 #include "store_impl.h"
+#include "log.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +106,7 @@ static int write_once(store *s, op *ops, size_t n)
     if (err < 0) {
         char why[sizeof s->failing_why];
         snprintf(why, sizeof why, "%s", sqlite3_errmsg(s->wdb));
-        fprintf(stderr, "store: writing %zu operations failed: %s\n", n, why);
+        log_kv(LOG_ERROR, "store: writing failed", "ops=%zu why=\"%s\"", n, why);
         /* SQLite may have rolled back already (disk full): then this fails
          * harmlessly. */
         if (sqlite3_get_autocommit(s->wdb) == 0)
@@ -121,12 +123,15 @@ static int write_once(store *s, op *ops, size_t n)
  * s->inflight_retries. */
 static int write_batch(store *s, op *ops, size_t n)
 {
+    uint64_t t0 = uv_hrtime();
     int err = write_once(s, ops, n);
     for (unsigned attempt = 0; err < 0 && attempt < s->retries; attempt++) {
         uv_sleep(store_retry_delay_ms(s->retry_ms, attempt));
         s->inflight_retries++;
         err = write_once(s, ops, n);
     }
+    /* Handed to the loop with the batch (under mu, or on the loop). */
+    s->inflight_ns = uv_hrtime() - t0;
     return err;
 }
 
@@ -239,8 +244,8 @@ static void resync(store *s, const op *ops, size_t n)
     for (size_t i = 0; i < k; i++)
         if (i == 0 || ids[i] != ids[i - 1])
             if (games_resync(s, ids[i]) < 0)
-                fprintf(stderr, "store: cannot read game %lld back after a failed write\n",
-                        (long long)ids[i]);
+                log_kv(LOG_ERROR, "store: cannot read a game back after a failed write",
+                       "game=%lld", (long long)ids[i]);
     free(ids);
 }
 
@@ -288,12 +293,31 @@ void store_get_stats(store *s, store_stats *out)
         out->error[0] = '\0';
     out->write_failures = s->write_failures;
     out->write_retries = s->write_retries;
+    out->queued = s->nops;
+    out->inflight = s->ninflight;
+    memcpy(out->commit_buckets, s->commit_buckets, sizeof out->commit_buckets);
+    out->commits = s->commits;
+    out->commit_seconds = s->commit_seconds;
 }
 
 /* On the loop, once the batch out is written: its callbacks (status 0 only
  * if durable), then the accounts whose turn list changed. With `next`, the
  * ops queued meanwhile go to the writer at once (its commit time is the
  * grouping window). */
+const double store_commit_bounds[STORE_COMMIT_NBUCKETS] = {
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, INFINITY};
+
+/* A committed batch into the histogram (loop thread). */
+static void commit_observe(store *s, uint64_t ns)
+{
+    double sec = (double)ns / 1e9;
+    for (int i = 0; i < STORE_COMMIT_NBUCKETS; i++)
+        if (sec <= store_commit_bounds[i])
+            s->commit_buckets[i]++;
+    s->commits++;
+    s->commit_seconds += sec;
+}
+
 static void complete(store *s, bool next)
 {
     if (!s->busy)
@@ -315,6 +339,8 @@ static void complete(store *s, bool next)
     s->busy = false;
     s->write_retries += s->inflight_retries;
     s->inflight_retries = 0;
+    if (err == 0)
+        commit_observe(s, s->inflight_ns);
     op *behind = NULL;
     size_t nbehind = 0;
     if (err < 0) {
@@ -335,7 +361,7 @@ static void complete(store *s, bool next)
     } else if (s->unwritable && has_writes(ops, n)) {
         s->unwritable = false;
         uv_timer_stop(&s->probe_timer);
-        fprintf(stderr, "store: writes commit again\n");
+        log_info("store: writes commit again");
     }
     maybe_checkpoint(s);
     for (size_t i = 0; i < n; i++)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "log.h"
 #include "rating.h"
 
 static rating_key make_key(int64_t account, const char *variant, int pace)
@@ -280,7 +281,8 @@ void ratings_done(store *s, op *o, int status)
         return;
     for (int p = 0; p < u->n; p++)
         if (mem_put(s, u->account[p], &u->after[p]) < 0)
-            fprintf(stderr, "chameleon: out of memory keeping a rating\n");
+            log_kv(LOG_WARN, "out of memory keeping a rating", "account=%lld",
+                   (long long)u->account[p]);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -108,13 +108,15 @@ export function serverBinary() {
 }
 
 // Starts the real server with a temporary database; resolves once
-// /healthz answers. Returns {url, close}.
-export async function realServer() {
+// /healthz answers. Returns {url, close}; also {port, dir, stop} where
+// stop() sends SIGTERM and resolves to {code, signal}, keeping dir.
+// opts.port, opts.dir: start again where a stopped server was.
+export async function realServer(opts = {}) {
   const bin = serverBinary();
   if (!bin) return null;
   if (process.env.CHAMELEON_URL) return { url: process.env.CHAMELEON_URL, log: () => '', close: async () => {} };
-  const port = await freePort();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chameleon-e2e-'));
+  const port = opts.port || await freePort();
+  const dir = opts.dir || fs.mkdtempSync(path.join(os.tmpdir(), 'chameleon-e2e-'));
   const child = spawn(bin, ['--host', '127.0.0.1', '--port', String(port), '--db', path.join(dir, 'test.db'), '--web-root', WEB,
     '--register-per-address', '1000000', '--max-connections-per-address', '1000000'], // many accounts from 127.0.0.1
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }); // migrations/ is found from the checkout
@@ -136,9 +138,19 @@ export async function realServer() {
     if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`server did not start: ${log}`); }
     await new Promise((r) => setTimeout(r, 100));
   }
+  const exited = new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));
   return {
     url,
+    port,
+    dir,
     log: () => log,
+    stop: async () => {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20000);
+      const st = await exited;
+      clearTimeout(timer);
+      return st;
+    },
     close: async () => {
       if (child.exitCode === null) {
         child.kill('SIGTERM');

@@ -15,6 +15,7 @@ export const serverBin = process.env.CHAMELEON_BIN ||
 // opts.dir: reuse that folder (and its database) instead of a new one.
 // opts.prefix: a command and its arguments to run the server under
 // (['prlimit', '--nofile=256:256']).
+// opts.env: more environment (CHAMELEON_MIGRATIONS: another folder).
 export async function startServer(extra = [], opts = {}) {
     const dir = opts.dir || mkdtempSync(join(tmpdir(), 'chameleon-it-'));
     const web = join(dir, 'web');
@@ -33,7 +34,7 @@ export async function startServer(extra = [], opts = {}) {
         '--messages-per-identity', '1000000',
         '--live-games-per-address', '1000000', '--corr-games-per-address', '1000000',
         '--max-connections-per-address', '1000000', ...extra];
-    const env = { ...process.env, CHAMELEON_MIGRATIONS: join(root, 'migrations') };
+    const env = { ...process.env, CHAMELEON_MIGRATIONS: join(root, 'migrations'), ...(opts.env || {}) };
     const [cmd, ...pre] = opts.prefix ? [...opts.prefix, serverBin] : [serverBin];
     const proc = spawn(cmd, [...pre, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
