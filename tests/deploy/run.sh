@@ -6,7 +6,8 @@
 #      /healthz, serves the web client and rules.wasm; a flag wins over the
 #      file; a bad file, an unknown key and a missing file exit 2 with the
 #      file's name and line.
-#   2. systemd-analyze verify on deploy/chameleon.service.
+#   2. sd_notify as systemd sees it (tests/tools/notify_listen), and
+#      systemd-analyze verify on deploy/chameleon.service.
 #   3. make deb: the package's files, dependencies and conffile.
 #   4. proxy.test.mjs: Debian's nginx with deploy/nginx.conf in front of the
 #      server, TLS + HTTP/2, a game over wss://, X-Forwarded-For.
@@ -91,6 +92,12 @@ expect_error '--port = 1
 rc=0
 "$bin" --config "$tmp/missing.conf" >/dev/null 2>"$tmp/err" || rc=$?
 [ "$rc" -eq 2 ] && grep -q "missing.conf: No such file" "$tmp/err" || fail "a missing --config file: exit $rc: $(cat "$tmp/err")"
+
+echo "--- sd_notify: READY=1, WATCHDOG=1 at half the period, STOPPING=1"
+# tests/tools/notify_listen plays systemd: a 0.4 s watchdog, so two
+# WATCHDOG=1 come within about 0.4 s of READY=1 (it waits up to 30 s).
+"$top/build/notify_listen" 400000 "$bin" --config "$tmp/chameleon.conf" --db "$tmp/notify.db" \
+    >"$tmp/notify.out" 2>&1 || { cat "$tmp/notify.out"; fail "sd_notify"; }
 
 echo "--- systemd-analyze verify"
 mkdir "$tmp/unit"
