@@ -208,6 +208,10 @@ static const net_route routes[] = {
 
 static uv_signal_t sigint, sigterm;
 static uv_timer_t watchdog;
+/* The command line with the configuration file's pairs first
+ * (config_args): held here until exit, so an early return leaks nothing. */
+static char **args;
+static int nargs;
 
 static void on_signal(uv_signal_t *h, int signum)
 {
@@ -249,8 +253,6 @@ int main(int argc, char **argv)
 {
     char datadir_buf[4096], web_buf[4200], wasm_buf[4200], mig_buf[4200], why[256];
     const char *datadir = config_datadir(CHAMELEON_DATADIR, datadir_buf, sizeof datadir_buf);
-    char **args;
-    int nargs;
     if (config_args(argc, argv, datadir ? CHAMELEON_CONFIG : NULL, &args, &nargs, why, sizeof why) <
         0) {
         fprintf(stderr, "chameleon: %s\n", why);
