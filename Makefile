@@ -101,7 +101,9 @@ bench: deps
 	@sh tests/bench/run.sh
 
 # The installed server finds DATADIR next to its own directory
-# (config_datadir: BINDIR/../share/chameleon), so DESTDIR trees run as well.
+# (config_datadir: BINDIR/../share/chameleon), so DESTDIR trees run as well;
+# a DATADIR elsewhere needs web-root, wasm and migrations in the
+# configuration (or -DCHAMELEON_DATADIR=... in CFLAGS).
 install: $(BUILD)/chameleon $(BUILD)/chameleon-engine $(BUILD)/rules.wasm
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/migrations $(DESTDIR)$(SYSCONFDIR)/chameleon $(DESTDIR)$(DOCDIR)
 	install -m 755 $(BUILD)/chameleon $(BUILD)/chameleon-engine $(DESTDIR)$(BINDIR)/
