@@ -10,6 +10,10 @@
 #                   run each for FUZZ_SECONDS (default 60) from its corpus
 #   make format     clang-format every C file (style in .clang-format)
 #   make clean      remove build/
+#   make install    install the server, chameleon-engine, the web client,
+#                   rules.wasm, the migrations and (if none is there) the
+#                   configuration: PREFIX (/usr/local), DESTDIR, SYSCONFDIR (/etc)
+#   make deb        the Debian package (debian/) into build/deb/
 #
 # Layers (each folder only uses the ones before it):
 #   common/    rules core, C11 + libc only        -> libcommon.a
@@ -40,6 +44,14 @@ PKG_LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CORE_LIBS    = $(shell pkg-config --libs $(CORE_PKGS) 2>/dev/null)
 PKG_CFLAGS   = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+# sd_notify (Type=notify, the watchdog): the server binary only.
+SYSTEMD_LIBS = $(shell pkg-config --libs libsystemd 2>/dev/null || echo -lsystemd)
+
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+DATADIR    ?= $(PREFIX)/share/chameleon
+SYSCONFDIR ?= /etc
+DOCDIR     ?= $(PREFIX)/share/doc/chameleon
 
 COMMON_SRC   := $(wildcard common/*.c)
 PROTOCOL_SRC := $(wildcard protocol/*.c)
@@ -62,7 +74,7 @@ UNIT_BINS  := $(patsubst tests/unit/%.c,$(DBG)/tests/%,$(UNIT_SRC))
 TOOL_BINS  := $(patsubst tests/tools/%.c,$(BUILD)/%,$(TOOL_SRC))
 FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(FUZZ)/%,$(FUZZ_SRC))
 
-.PHONY: all run test bench debug fuzz fuzz-build format format-check clean deps deps-test
+.PHONY: all run test bench debug fuzz fuzz-build format format-check clean deps deps-test install deb
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/perft $(SERVER_BIN) $(BUILD)/chameleon-engine $(TOOL_BINS) $(BUILD)/rules.wasm
@@ -102,6 +114,34 @@ fuzz: deps-test
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@sh tests/bench/run.sh
+
+# The installed server finds DATADIR next to its own directory
+# (config_datadir: BINDIR/../share/chameleon), so DESTDIR trees run as well;
+# a DATADIR elsewhere needs web-root, wasm and migrations in the
+# configuration (or -DCHAMELEON_DATADIR=... in CFLAGS).
+install: $(BUILD)/chameleon $(BUILD)/chameleon-engine $(BUILD)/rules.wasm
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/migrations $(DESTDIR)$(SYSCONFDIR)/chameleon $(DESTDIR)$(DOCDIR)
+	install -m 755 $(BUILD)/chameleon $(BUILD)/chameleon-engine $(DESTDIR)$(BINDIR)/
+	install -m 644 $(BUILD)/rules.wasm $(DESTDIR)$(DATADIR)/
+	install -m 644 migrations/*.sql $(DESTDIR)$(DATADIR)/migrations/
+	cp -R web-client $(DESTDIR)$(DATADIR)/
+	install -m 644 deploy/chameleon.service deploy/nginx.conf $(wildcard docs/OPERATING.md) $(DESTDIR)$(DOCDIR)/
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/chameleon/chameleon.conf ]; then \
+	    echo "install: keeping $(DESTDIR)$(SYSCONFDIR)/chameleon/chameleon.conf"; \
+	else \
+	    install -m 644 deploy/chameleon.conf $(DESTDIR)$(SYSCONFDIR)/chameleon/; \
+	fi
+
+# The package is built from a copy of the sources in build/deb/ (so that
+# dpkg-buildpackage's output lands there, not above the checkout).
+DEB_SRC := $(BUILD)/deb/chameleon
+deb:
+	@sh $(DEPS_SCRIPT) --package
+	rm -rf $(BUILD)/deb && mkdir -p $(DEB_SRC)
+	tar cf - Makefile README.md common protocol server web-client migrations deploy debian \
+	    $(wildcard docs) --exclude=node_modules | tar xf - -C $(DEB_SRC)
+	cd $(DEB_SRC) && DEB_BUILD_OPTIONS="noddebs nocheck parallel=2" dpkg-buildpackage -b -us -uc
+	@ls $(BUILD)/deb/*.deb
 
 format:
 	clang-format -i $(wildcard common/*.[ch] protocol/*.[ch] server/*.[ch] tests/*/*.[ch])
@@ -155,15 +195,15 @@ $(DBG)/perft: $(DBG)/obj/tests/perft/perft.o $(DBG)/libcommon.a
 	$(CC) $(SAN) -o $@ $^
 
 $(BUILD)/chameleon: $(BUILD)/obj/server/main.o $(call objs,$(BUILD),$(NET_SRC)) $(REL_LIBS)
-	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS) -lm
+	$(CC) $(OPT) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(SYSTEMD_LIBS) -lm
 
 $(DBG)/chameleon: $(DBG)/obj/server/main.o $(call objs,$(DBG),$(NET_SRC)) $(DBG_LIBS)
-	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS) -lm
+	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS) $(SYSTEMD_LIBS) -lm
 
 # The UCI engine: the rules core, the search and protocol/uci.c; no server
 # libraries.
 $(BUILD)/chameleon-engine: $(BUILD)/obj/$(ENGINE_MAIN:.c=.o) $(BUILD)/libprotocol.a $(BUILD)/libcommon.a
-	$(CC) $(OPT) -o $@ $^ -lpthread -lm
+	$(CC) $(OPT) $(LDFLAGS) -o $@ $^ -lpthread -lm
 
 $(DBG)/chameleon-engine: $(DBG)/obj/$(ENGINE_MAIN:.c=.o) $(DBG)/libprotocol.a $(DBG)/libcommon.a
 	$(CC) $(SAN) -o $@ $^ -lpthread -lm

@@ -3,23 +3,30 @@
 # Idempotent: it asks apt for nothing when every package is already there.
 # Works as root or through sudo, never asks a question (CI has no terminal).
 #
-# Usage: deploy/install-deps.sh [--runtime | --build | --test]
+# Usage: deploy/install-deps.sh [--runtime | --build | --package | --test]
 #   --runtime  only what the server needs to run
 #   --build    runtime + compilers' libraries and headers (default)
-#   --test     build + test tools (cmocka, chromium, node, npm, libFuzzer)
+#   --package  build + the Debian packaging tools (make deb)
+#   --test     package + test tools (cmocka, chromium, node, npm, libFuzzer,
+#              nginx, openssl, systemd-analyze)
 set -eu
 
 mode=${1:---build}
 
-runtime="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 libsodium23"
-build="gcc make pkg-config clang lld wasi-libc libclang-rt-dev-wasm32 uthash-dev libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev libsqlite3-dev libsodium-dev"
-test="libcmocka-dev chromium sqlite3 libclang-rt-dev"
+runtime="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 libsodium23 libsystemd0"
+build="gcc make pkg-config clang lld wasi-libc libclang-rt-dev-wasm32 uthash-dev libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev libsqlite3-dev libsodium-dev libsystemd-dev"
+package="dpkg-dev debhelper fakeroot"
+# systemd: systemd-analyze verify for the unit (installing it does not make
+# it PID 1 in a container); nginx: the TLS proxy test (started by the test
+# as a plain process, never as a service).
+test="libcmocka-dev chromium sqlite3 libclang-rt-dev nginx openssl systemd"
 
 case "$mode" in
   --runtime) want="$runtime" ;;
   --build)   want="$build" ;;
-  --test)    want="$build $test" ;;
-  *) echo "usage: $0 [--runtime|--build|--test]" >&2; exit 2 ;;
+  --package) want="$build $package" ;;
+  --test)    want="$build $package $test" ;;
+  *) echo "usage: $0 [--runtime|--build|--package|--test]" >&2; exit 2 ;;
 esac
 
 missing=""

@@ -7,7 +7,8 @@
  * (dispatch.h) and the HTTP route table (api.h). May call every server
  * module; nothing calls it.
  *
- *   chameleon [--host 127.0.0.1] [--port 8080] [--db chameleon.db]
+ *   chameleon [--config FILE] [--migrations DIR] [--trust-proxy ADDR]
+ *             [--host 127.0.0.1] [--port 8080] [--db chameleon.db]
  *             [--web-root web-client] [--abandon-seconds N]
  *             [--bot-threads N] [--bot-table-mb N] [--clock-offset-file FILE]
  *             [--password-queue N] [--login-failures-per-address N]
@@ -43,11 +44,13 @@
 #include <unistd.h>
 
 #include <sodium.h>
+#include <systemd/sd-daemon.h>
 #include <uv.h>
 
 #include "accounts.h"
 #include "api.h"
 #include "bot.h"
+#include "config.h"
 #include "dispatch.h"
 #include "ident.h"
 #include "lobby.h"
@@ -59,9 +62,18 @@
 #include "session.h"
 #include "store.h"
 
+#ifndef CHAMELEON_CONFIG
+#define CHAMELEON_CONFIG "/etc/chameleon/chameleon.conf"
+#endif
+#ifndef CHAMELEON_DATADIR
+#define CHAMELEON_DATADIR NULL /* only where the executable is (config_datadir) */
+#endif
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: chameleon [--host ADDR] [--port N] [--db FILE] [--web-root DIR]\n"
+    fprintf(f, "usage: chameleon [--config FILE] [--host ADDR] [--port N] [--db FILE]\n"
+               "                 [--web-root DIR] [--wasm FILE] [--migrations DIR]\n"
+               "                 [--trust-proxy ADDR]\n"
                "                 [--abandon-seconds N] [--bot-threads N] [--bot-table-mb N]\n"
                "                 [--clock-offset-file FILE] [--password-queue N]\n"
                "                 [--login-failures-per-address N] [--register-per-address N]\n"
@@ -81,11 +93,21 @@ static void usage(FILE *f)
                "                       with integrity_check, written as FILE.partial then\n"
                "                       renamed); restore: stop the server, copy FILE to the\n"
                "                       --db path (remove its -wal and -shm), start it\n"
+               "  --config FILE        `key = value` lines, each key a flag below without\n"
+               "                       \"--\"; flags win over the file (default for an\n"
+               "                       installed server: " CHAMELEON_CONFIG " if it exists)\n"
                "  --host ADDR          address to listen on (default 127.0.0.1)\n"
                "  --port N             TCP port, 0 for any free one (default 8080)\n"
                "  --db FILE            SQLite database (default chameleon.db)\n"
-               "  --web-root DIR       static files of the web client (default web-client)\n"
-               "  --wasm FILE          the rules core for the browser (default build/rules.wasm)\n"
+               "  --web-root DIR       static files of the web client (default web-client, or\n"
+               "                       PREFIX/share/chameleon/web-client when installed)\n"
+               "  --wasm FILE          the rules core for the browser (default build/rules.wasm,\n"
+               "                       or PREFIX/share/chameleon/rules.wasm when installed)\n"
+               "  --migrations DIR     the database's migrations (default $CHAMELEON_MIGRATIONS,\n"
+               "                       else migrations, or PREFIX/share/chameleon/migrations)\n"
+               "  --trust-proxy ADDR   a connection from ADDR (the reverse proxy) counts as\n"
+               "                       coming from the last address of its X-Forwarded-For\n"
+               "                       (default: none; the header is ignored)\n"
                "  --abandon-seconds N  a seated player away this long abandons (default 0: never)\n"
                "  --bot-threads N      bots' searches running at once, 1..64 (default: the\n"
                "                       number of cores); more wait in a queue\n"
@@ -212,6 +234,12 @@ static const net_route routes[] = {
 // clang-format on
 
 static uv_signal_t sigint, sigterm;
+static uv_timer_t watchdog;
+/* The command line with the configuration file's pairs first
+ * (config_args): held here until exit, so an early return leaks nothing. */
+static char **args;
+static int nargs;
+
 static uv_timer_t drain_timer;
 static store *the_store;
 static uint64_t drain_start_ms;
@@ -254,6 +282,7 @@ static void on_signal(uv_signal_t *h, int signum)
     }
     draining = true;
     log_kv(LOG_INFO, "stopping", "signal=%d", signum);
+    sd_notify(0, "STOPPING=1");
     net_drain();
     drain_start_ms = uv_now(h->loop);
     uv_timer_start(&drain_timer, drain_tick, 0, DRAIN_TICK_MS);
@@ -296,6 +325,25 @@ static int backup_main(int argc, char **argv)
     return 0;
 }
 
+/* systemd's watchdog: told from the loop, so a stuck loop is restarted. */
+static void on_watchdog(uv_timer_t *t)
+{
+    sd_notify(0, "WATCHDOG=1");
+}
+
+/* Under systemd (Type=notify): ready once listening, and the watchdog at
+ * half its period. Without systemd ($NOTIFY_SOCKET unset) both are no-ops. */
+static void notify_ready(uv_loop_t *loop)
+{
+    uint64_t usec = 0;
+    uv_timer_init(loop, &watchdog);
+    if (sd_watchdog_enabled(0, &usec) > 0 && usec >= 2000) {
+        uv_timer_start(&watchdog, on_watchdog, usec / 2000, usec / 2000);
+        uv_unref((uv_handle_t *)&watchdog);
+    }
+    sd_notify(0, "READY=1");
+}
+
 /* 10k connections need as many descriptors: raise the soft limit. */
 static void raise_fd_limit(void)
 {
@@ -308,6 +356,16 @@ static void raise_fd_limit(void)
 
 int main(int argc, char **argv)
 {
+    char datadir_buf[4096], web_buf[4200], wasm_buf[4200], mig_buf[4200], why[256];
+    const char *datadir = config_datadir(CHAMELEON_DATADIR, datadir_buf, sizeof datadir_buf);
+    if (config_args(argc, argv, datadir ? CHAMELEON_CONFIG : NULL, &args, &nargs, why, sizeof why) <
+        0) {
+        fprintf(stderr, "chameleon: %s\n", why);
+        return 2;
+    }
+    argc = nargs;
+    argv = args;
+    const char *migrations = getenv("CHAMELEON_MIGRATIONS");
     net_config cfg = {
         .host = "127.0.0.1",
         .port = 8080,
@@ -332,6 +390,15 @@ int main(int argc, char **argv)
     if (bot_threads > BOT_THREADS_MAX)
         bot_threads = BOT_THREADS_MAX;
     const char *wasm_file = "build/rules.wasm";
+    if (datadir != NULL) {
+        snprintf(web_buf, sizeof web_buf, "%s/web-client", datadir);
+        snprintf(wasm_buf, sizeof wasm_buf, "%s/rules.wasm", datadir);
+        snprintf(mig_buf, sizeof mig_buf, "%s/migrations", datadir);
+        cfg.web_root = web_buf;
+        wasm_file = wasm_buf;
+        if (migrations == NULL)
+            migrations = mig_buf;
+    }
     accounts_limits alim = {.hashes_running = (int)uv_available_parallelism()};
     long ident_msgs = DISPATCH_IDENT_MSGS;
     long seeks_minute = LOBBY_SEEKS_PER_MINUTE;
@@ -403,6 +470,13 @@ int main(int argc, char **argv)
             cfg.web_root = val;
         } else if (strcmp(a, "--wasm") == 0) {
             wasm_file = val;
+        } else if (strcmp(a, "--migrations") == 0) {
+            migrations = val;
+        } else if (strcmp(a, "--trust-proxy") == 0) {
+            if (net_trust_proxy(&cfg, val) < 0) {
+                fprintf(stderr, "chameleon: --trust-proxy wants an IPv4 or IPv6 address\n");
+                return 2;
+            }
         } else if (strcmp(a, "--clock-offset-file") == 0) {
             clock_file = val;
         } else if (strcmp(a, "--bot-threads") == 0) {
@@ -496,9 +570,9 @@ int main(int argc, char **argv)
         log_error("cannot start the event loop");
         return 1;
     }
-    char why[256];
     store *st = NULL;
     store_options sopt = {
+        .migrations_dir = migrations,
         .retries = write_retries > 0 ? (unsigned)write_retries : STORE_NO_RETRY,
     };
     if (clock_file != NULL) {
@@ -566,6 +640,7 @@ int main(int argc, char **argv)
     /* The line tests and scripts wait for (stdout). */
     printf("chameleon listening on http://%s:%d/\n", cfg.host, port);
     fflush(stdout);
+    notify_ready(&loop);
 
     uv_run(&loop, UV_RUN_DEFAULT);
 
@@ -573,6 +648,7 @@ int main(int argc, char **argv)
     uv_close((uv_handle_t *)&sigterm, NULL);
     uv_close((uv_handle_t *)&drain_timer, NULL);
     log_info("writing what is queued");
+    uv_close((uv_handle_t *)&watchdog, NULL);
     room_stop_clocks();
     ident_stop();
     net_stop(&loop); /* every session closes (dispatch_close) */
@@ -589,5 +665,6 @@ int main(int argc, char **argv)
     log_info("stopped");
     if (rc != 0)
         log_error("loop not closed cleanly: %s", uv_strerror(rc));
+    config_free(args, nargs);
     return 0;
 }

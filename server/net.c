@@ -193,7 +193,8 @@ static int accept_filter(int fd)
         stats.refused_full++;
         return -1;
     }
-    int r = net_guard_accept(fd, config->max_per_address);
+    int r =
+        net_guard_accept(fd, net_guard_is_proxy(fd, config) ? INT_MAX : config->max_per_address);
     if (r != 0) {
         if (r > 0)
             stats.refused_address++;
@@ -389,10 +390,17 @@ static const net_route *route_find(unsigned method, const char *path, const char
 
 enum { POST_MAX = 4096 };
 
-/* The peer's address into c->addr ("" if lws cannot tell). */
+/* The peer's address into c->addr ("" if lws cannot tell); from the
+ * trusted proxy, the client's, from X-Forwarded-For (without one, the
+ * proxy's own: a health check). */
 static void peer_address(struct lws *wsi, net_conn *c)
 {
+    char xff[512];
     c->addr[0] = '\0';
+    if (net_guard_is_proxy(lws_get_socket_fd(wsi), config) &&
+        lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) > 0 &&
+        net_guard_forwarded(xff, c->addr, sizeof c->addr) == 0)
+        return;
     if (lws_get_peer_simple(wsi, c->addr, sizeof c->addr) == NULL)
         c->addr[0] = '\0';
 }

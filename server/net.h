@@ -178,7 +178,16 @@ typedef struct net_config {
     /* Where net's own lines and libwebsockets' go (level: NET_LOG_*);
      * NULL: stderr as they are. */
     void (*log)(int level, const char *text);
+    /* --trust-proxy: a peer with this address (IPv4 mapped into IPv6) is
+     * the reverse proxy: the address of its requests is the last of their
+     * X-Forwarded-For, and its connections are not capped per address. */
+    bool trust_proxy_on;
+    unsigned char trust_proxy[16];
 } net_config;
+
+/* Set cfg's trusted proxy from an IPv4 or IPv6 address: 0, or -1 if the
+ * text is not one. */
+int net_trust_proxy(net_config *cfg, const char *text);
 
 enum { NET_LOG_ERROR, NET_LOG_WARN, NET_LOG_INFO };
 
@@ -230,6 +239,11 @@ void net_guard_free(void);
  * 0, 1 if the address already has max_per_address, -1 if fd cannot be
  * counted (its address unknown). */
 int net_guard_accept(int fd, int max_per_address);
+/* Is the peer on fd the trusted proxy (cfg's trust_proxy)? */
+bool net_guard_is_proxy(int fd, const net_config *cfg);
+/* The last address of an X-Forwarded-For value (the one the proxy itself
+ * added) into out as text: 0, or -1 if there is none or it is no address. */
+int net_guard_forwarded(const char *xff, char *out, size_t len);
 /* The connection on fd ended: true if it was counted. */
 bool net_guard_release(int fd);
 /* Follow (on) or stop following the client frames read on fd. */

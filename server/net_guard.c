@@ -24,6 +24,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -154,6 +155,60 @@ int net_guard_accept(int fd, int max_per_address)
     fd_key[fd] = k;
     fd_counted[fd] = 1;
     return 0;
+}
+
+/* The address as a 16-byte key without the /64 cut (the proxy is one host). */
+static bool host_of(const char *text, unsigned char b[16])
+{
+    struct in_addr a4;
+    memset(b, 0, 16);
+    if (inet_pton(AF_INET, text, &a4) == 1) {
+        b[10] = b[11] = 0xff;
+        memcpy(b + 12, &a4, 4);
+        return true;
+    }
+    return inet_pton(AF_INET6, text, b) == 1;
+}
+
+int net_trust_proxy(net_config *cfg, const char *text)
+{
+    if (!host_of(text, cfg->trust_proxy))
+        return -1;
+    cfg->trust_proxy_on = true;
+    return 0;
+}
+
+bool net_guard_is_proxy(int fd, const net_config *cfg)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    unsigned char b[16] = {0};
+    if (!cfg->trust_proxy_on || getpeername(fd, (struct sockaddr *)&ss, &len) != 0)
+        return false;
+    if (ss.ss_family == AF_INET) {
+        b[10] = b[11] = 0xff;
+        memcpy(b + 12, &((struct sockaddr_in *)&ss)->sin_addr, 4);
+    } else if (ss.ss_family == AF_INET6) {
+        memcpy(b, &((struct sockaddr_in6 *)&ss)->sin6_addr, 16);
+    } else {
+        return false;
+    }
+    return memcmp(b, cfg->trust_proxy, 16) == 0;
+}
+
+int net_guard_forwarded(const char *xff, char *out, size_t len)
+{
+    const char *comma = strrchr(xff, ',');
+    const char *s = comma ? comma + 1 : xff;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strcspn(s, " \t");
+    unsigned char b[16];
+    if (n == 0 || n >= len)
+        return -1;
+    memcpy(out, s, n);
+    out[n] = '\0';
+    return host_of(out, b) ? 0 : -1;
 }
 
 bool net_guard_release(int fd)

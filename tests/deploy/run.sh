@@ -1,0 +1,147 @@
+#!/bin/sh
+# Deploy suite (issue 19): what an operator installs, checked as installed.
+#   1. make install DESTDIR=...: the layout, and the installed server
+#      started from a configuration file alone (no CHAMELEON_MIGRATIONS, no
+#      paths on the command line, run from an unrelated directory) answers
+#      /healthz, serves the web client and rules.wasm; a flag wins over the
+#      file; a bad file, an unknown key and a missing file exit 2 with the
+#      file's name and line.
+#   2. sd_notify as systemd sees it (tests/tools/notify_listen), and
+#      systemd-analyze verify on deploy/chameleon.service.
+#   3. make deb: the package's files, dependencies and conffile.
+#   4. proxy.test.mjs: Debian's nginx with deploy/nginx.conf in front of the
+#      server, TLS + HTTP/2, a game over wss://, X-Forwarded-For.
+set -eu
+cd "$(dirname "$0")"
+here=$(pwd)
+top=$(cd ../.. && pwd)
+tmp=$(mktemp -d /tmp/chameleon-deploy-XXXXXX)
+pid=""
+cleanup() {
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+fail() {
+    echo "deploy: FAIL: $*" >&2
+    exit 1
+}
+
+echo "--- make install DESTDIR"
+make -C "$top" --no-print-directory install DESTDIR="$tmp/root" >/dev/null
+for f in usr/local/bin/chameleon usr/local/bin/chameleon-engine \
+    usr/local/share/chameleon/rules.wasm usr/local/share/chameleon/web-client/index.html \
+    usr/local/share/chameleon/migrations/0001_games.sql etc/chameleon/chameleon.conf; do
+    [ -e "$tmp/root/$f" ] || fail "make install did not install /$f"
+done
+# A second install keeps an edited configuration.
+echo "# edited" >>"$tmp/root/etc/chameleon/chameleon.conf"
+make -C "$top" --no-print-directory install DESTDIR="$tmp/root" >/dev/null
+grep -q '^# edited' "$tmp/root/etc/chameleon/chameleon.conf" || fail "make install overwrote the configuration"
+bin="$tmp/root/usr/local/bin/chameleon"
+
+echo "--- the installed server from its configuration file alone"
+cat >"$tmp/chameleon.conf" <<CONF
+# written by tests/deploy/run.sh
+host = 127.0.0.1
+port = 0        # any free port
+db = /nonexistent/dir/flag-wins.db
+CONF
+mkdir "$tmp/elsewhere"
+(cd "$tmp/elsewhere" && exec env -u CHAMELEON_MIGRATIONS "$bin" --config "$tmp/chameleon.conf" \
+    --db "$tmp/test.db" >"$tmp/out" 2>"$tmp/err") &
+pid=$!
+port=""
+for _ in $(seq 1 100); do
+    port=$(sed -n 's#.*listening on http://[^:]*:\([0-9]*\)/.*#\1#p' "$tmp/out")
+    [ -n "$port" ] && break
+    kill -0 "$pid" 2>/dev/null || fail "the installed server exited: $(cat "$tmp/err")"
+    sleep 0.1
+done
+[ -n "$port" ] || fail "the installed server did not start: $(cat "$tmp/err")"
+curl -fsS "http://127.0.0.1:$port/healthz" >"$tmp/health" || fail "/healthz did not answer"
+grep -q . "$tmp/health" || fail "/healthz answered nothing"
+curl -fsS "http://127.0.0.1:$port/" | grep -qi '<html' || fail "the web client is not served"
+curl -fsS -o "$tmp/rules.wasm" "http://127.0.0.1:$port/rules.wasm" || fail "rules.wasm is not served"
+cmp -s "$tmp/rules.wasm" "$top/build/rules.wasm" || fail "rules.wasm is not the built one"
+grep -q "cannot read" "$tmp/err" && fail "the server missed a file: $(cat "$tmp/err")"
+[ -f "$tmp/test.db" ] || fail "--db on the command line did not win over the file"
+kill -TERM "$pid"
+wait "$pid" || fail "the installed server did not stop cleanly"
+pid=""
+
+echo "--- configuration errors"
+expect_error() { # text, pattern
+    printf '%s' "$1" >"$tmp/bad.conf"
+    rc=0
+    "$bin" --config "$tmp/bad.conf" >/dev/null 2>"$tmp/err" || rc=$?
+    [ "$rc" -eq 2 ] || fail "config '$1': exit $rc, not 2"
+    grep -q "$2" "$tmp/err" || fail "config '$1': wanted '$2', got: $(cat "$tmp/err")"
+}
+expect_error 'port = 0
+# fine
+port 8080
+' "bad.conf:3: expected key = value"
+expect_error 'nonsense-key = 1
+' "unknown flag: --nonsense-key"
+expect_error 'port = 99999
+' "port wants 0..65535"
+expect_error '--port = 1
+' 'bad.conf:1: write the key without "--"'
+rc=0
+"$bin" --config "$tmp/missing.conf" >/dev/null 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "missing.conf: No such file" "$tmp/err" || fail "a missing --config file: exit $rc: $(cat "$tmp/err")"
+
+echo "--- sd_notify: READY=1, WATCHDOG=1 at half the period, STOPPING=1"
+# tests/tools/notify_listen plays systemd: a 0.4 s watchdog, so two
+# WATCHDOG=1 come within about 0.4 s of READY=1 (it waits up to 30 s).
+"$top/build/notify_listen" 400000 "$bin" --config "$tmp/chameleon.conf" --db "$tmp/notify.db" \
+    >"$tmp/notify.out" 2>&1 || { cat "$tmp/notify.out"; fail "sd_notify"; }
+
+echo "--- systemd-analyze verify"
+mkdir "$tmp/unit"
+# The unit names /usr/bin/chameleon, which verify wants to exist: point it
+# at the one installed above.
+sed "s#/usr/bin/chameleon#$bin#" "$top/deploy/chameleon.service" >"$tmp/unit/chameleon.service"
+systemd-analyze verify "$tmp/unit/chameleon.service" || fail "systemd-analyze verify"
+for k in Type=notify WatchdogSec= StateDirectory=chameleon User=chameleon NoNewPrivileges=yes \
+    ProtectSystem=strict ProtectHome=yes PrivateTmp=yes RestrictAddressFamilies= \
+    MemoryDenyWriteExecute=yes SystemCallFilter=@system-service; do
+    grep -q "^$k" "$top/deploy/chameleon.service" || fail "the unit lacks $k"
+done
+
+echo "--- make deb"
+start=$(date +%s)
+make -C "$top" --no-print-directory deb >"$tmp/deb.log" 2>&1 || { tail -30 "$tmp/deb.log"; fail "make deb"; }
+echo "make deb: $(($(date +%s) - start)) s"
+deb=$(ls "$top"/build/deb/chameleon_*.deb)
+dpkg-deb -c "$deb" | awk '{print $6}' >"$tmp/files"
+for f in ./usr/bin/chameleon ./usr/bin/chameleon-engine ./usr/share/chameleon/rules.wasm \
+    ./usr/share/chameleon/web-client/index.html ./usr/share/chameleon/migrations/0001_games.sql \
+    ./etc/chameleon/chameleon.conf ./lib/systemd/system/chameleon.service; do
+    grep -qx "$f" "$tmp/files" || fail "the package lacks $f"
+done
+dpkg-deb -f "$deb" Depends >"$tmp/depends"
+for d in libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 libsodium23 \
+    libsystemd0 adduser; do
+    grep -q "$d" "$tmp/depends" || fail "the package does not depend on $d: $(cat "$tmp/depends")"
+done
+dpkg-deb -I "$deb" conffiles | grep -qx /etc/chameleon/chameleon.conf || fail "chameleon.conf is no conffile"
+dpkg-deb -I "$deb" postinst | grep -q "adduser --system" || fail "postinst makes no system user"
+dpkg-deb -I "$deb" postinst | grep -q "enable 'chameleon.service'" || fail "postinst does not enable the unit"
+dpkg-deb -x "$deb" "$tmp/pkg"
+ldd "$tmp/pkg/usr/bin/chameleon" | grep -q libsystemd || fail "the server is not linked with libsystemd"
+ldd "$tmp/pkg/usr/bin/chameleon-engine" | grep -q libsystemd && fail "the engine is linked with libsystemd"
+
+echo "--- nginx in front"
+if [ ! -d node_modules/ws ]; then
+    npm ci --no-audit --no-fund --loglevel=error >/dev/null
+fi
+if [ ! -d ../integration/node_modules/ws ]; then
+    (cd ../integration && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+fi
+: "${CHAMELEON_BIN:=$top/build/debug/chameleon}"
+export CHAMELEON_BIN
+cd "$here"
+node --test --test-reporter=spec ./*.test.mjs
