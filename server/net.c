@@ -390,9 +390,8 @@ static const net_route *route_find(unsigned method, const char *path, const char
 
 enum { POST_MAX = 4096 };
 
-/* The peer's address into c->addr ("" if lws cannot tell); from the
- * trusted proxy, the client's, from X-Forwarded-For (without one, the
- * proxy's own: a health check). */
+/* The peer's address into c->addr ("" if unknown); from the trusted proxy,
+ * X-Forwarded-For's (without one, the proxy's own: a health check). */
 static void peer_address(struct lws *wsi, net_conn *c)
 {
     char xff[512];
