@@ -19,6 +19,7 @@ run_suite() {
     name=$1
     shift
     echo "=== $name"
+    start=$(date +%s)
     if "$@"; then
         passed=$((passed + 1))
     else
@@ -26,7 +27,11 @@ run_suite() {
         failures="$failures $name"
         echo "=== FAILED: $name"
     fi
+    # The time of each suite, to keep make test within its budget.
+    timings="$timings
+$(($(date +%s) - start)) s  $name"
 }
+timings=""
 
 for t in build/debug/tests/test_*; do
     [ -x "$t" ] || continue
@@ -46,6 +51,8 @@ for suite in tests/*/run.sh; do
     run_suite "$(basename "$(dirname "$suite")")" sh "$suite"
 done
 
+echo "suites taking 10 s or more:"
+echo "$timings" | awk '$1 >= 10' | sort -rn
 [ -n "$failures" ] && echo "failed suites:$failures"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
