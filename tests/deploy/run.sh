@@ -11,6 +11,9 @@
 #   3. make deb: the package's files, dependencies and conffile.
 #   4. proxy.test.mjs: Debian's nginx with deploy/nginx.conf in front of the
 #      server, TLS + HTTP/2, a game over wss://, X-Forwarded-For.
+#   5. browser.test.mjs: the web client in chromium through that nginx: two
+#      players, a game to its end, a reload, the Secure cookie; screenshots
+#      in tests/output/deploy/.
 set -eu
 cd "$(dirname "$0")"
 here=$(pwd)
@@ -140,6 +143,9 @@ if [ ! -d node_modules/ws ]; then
 fi
 if [ ! -d ../integration/node_modules/ws ]; then
     (cd ../integration && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+fi
+if [ ! -d ../e2e/node_modules/playwright-core ]; then
+    (cd ../e2e && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi
 : "${CHAMELEON_BIN:=$top/build/debug/chameleon}"
 export CHAMELEON_BIN
