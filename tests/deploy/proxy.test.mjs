@@ -10,6 +10,7 @@
 // charged is visible.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import WebSocket from 'ws';
 import { startServer, Client, startGame, firstMover } from '../integration/lib.mjs';
 import { nginxPorts, startNginx, h2get as get } from './nginx.mjs';
@@ -118,4 +119,48 @@ test('X-Forwarded-For: the client address nginx gives counts; a forged one never
     const e = await d2.expectError(LIVE, 'too_many_games');
     assert.match(e.reason, /one address/);
     for (const c of [p5, p6, forged, d1, d2]) c.close();
+});
+
+// GETs on one kept-alive connection to the server itself: the statuses and
+// bodies in order.
+async function directGets(list) {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const out = [];
+    const sockets = new Set();
+    for (const headers of list) {
+        out.push(await new Promise((ok, fail) => {
+            const req = http.get(`${srv.http}/app.js`, { agent, headers }, (res) => {
+                sockets.add(res.socket);
+                let body = '';
+                res.setEncoding('utf8');
+                res.on('data', (d) => { body += d; });
+                res.on('end', () => ok({ status: res.statusCode, etag: res.headers.etag, body }));
+            });
+            req.on('error', fail);
+        }));
+    }
+    agent.destroy();
+    return { out, sockets: sockets.size };
+}
+
+test('revalidation: If-None-Match with the ETag is answered 304, through nginx too', async () => {
+    const first = await h2get('/app.js');
+    const { etag } = first.headers;
+    // Through nginx over HTTP/2: the browser's revalidation.
+    const again = await h2get('/app.js', { 'if-none-match': etag });
+    assert.equal(again.status, 304);
+    assert.equal(again.body, '');
+    // The server itself, on one connection: a strong and a weak match (nginx
+    // makes an ETag weak when it compresses), a list, then another tag and
+    // none at all: the file; the connection lives on after each 304.
+    const { out, sockets } = await directGets([
+        { 'if-none-match': etag }, { 'if-none-match': `W/${etag}` }, { 'if-none-match': `"x", ${etag}` },
+        { 'if-none-match': '"0-0"' }, {},
+    ]);
+    assert.deepEqual(out.map((r) => r.status), [304, 304, 304, 200, 200]);
+    for (const r of out) assert.equal(r.etag, etag);
+    assert.deepEqual(out.map((r) => r.body), ['', '', '', 'export const x = 1;\n', 'export const x = 1;\n']);
+    assert.equal(sockets, 1, 'one kept-alive connection');
+    const m = (await h2get('/metrics')).body.match(/^chameleon_http_not_modified_total (\d+)$/m);
+    assert.equal(Number(m?.[1]), 4);
 });
