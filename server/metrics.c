@@ -94,6 +94,8 @@ void metrics_write(proto_out *o, const net_stats *net, const store_stats *st)
     counter(o, "http_headers_too_large_total", "Requests answered 431.", net->headers_too_large);
     counter(o, "http_outside_root_total", "Files answered 404: resolved outside the web root.",
             net->outside_root);
+    counter(o, "http_not_modified_total", "Files answered 304: If-None-Match named the ETag.",
+            net->not_modified);
     counter(o, "hello_timeouts_total", "WebSockets closed (1008) for sending no hello in time.",
             net->hello_timeouts);
     counter(o, "unmasked_frames_total", "WebSockets closed (1002) for an unmasked frame.",

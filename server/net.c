@@ -28,7 +28,6 @@
 #include <netinet/tcp.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 
 #include <libwebsockets.h>
 
@@ -484,29 +483,35 @@ static const struct lws_protocol_vhost_options mime_mjs = {&mime_json, NULL, ".m
 /* lws looks at its own MIME table first, then at this mount's list. */
 static const struct lws_http_mount mime_mount = {.extra_mimetypes = &mime_mjs};
 
-/* A GET no route takes: the file of the web root at path (index.html for
- * a path ending in "/"). The path is resolved, symlinks included, and must
- * stay inside the root's realpath. 0 when served, -1 to close, else the
- * status to answer. */
+/* 304: If-None-Match names the file's ETag (browsers revalidate, nginx.conf). */
+static int not_modified(struct lws *wsi, const char *etag)
+{
+    unsigned char buf[LWS_PRE + 512];
+    unsigned char *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
+    stats.not_modified++;
+    if (lws_add_http_header_status(wsi, HTTP_STATUS_NOT_MODIFIED, &p, end) ||
+        lws_add_http_header_by_name(wsi, (const unsigned char *)"etag:",
+                                    (const unsigned char *)etag, (int)strlen(etag), &p, end) ||
+        lws_finalize_write_http_header(wsi, start, &p, end))
+        return -1;
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+/* A GET no route takes: the web root's file at path (net_guard_file), or
+ * 304. 0 when served, -1 to close, else the status to answer. */
 static int serve_file(struct lws *wsi, const char *path)
 {
-    char want[PATH_MAX], real[PATH_MAX], extra[1024];
-    size_t pl = strlen(path), rl = strlen(web_root);
-    int n = snprintf(want, sizeof want, "%s%s%s", web_root, path,
-                     pl > 0 && path[pl - 1] == '/' ? "index.html" : "");
-    if (web_root[0] == '\0' || path[0] != '/' || n < 0 || (size_t)n >= sizeof want ||
-        realpath(want, real) == NULL)
-        return HTTP_STATUS_NOT_FOUND;
-    struct stat st;
-    if (strncmp(real, web_root, rl) != 0 || real[rl] != '/') {
-        stats.outside_root++;
+    char real[PATH_MAX], etag[48], inm[256], extra[1024];
+    int found = net_guard_file(web_root, path, real, etag, sizeof etag);
+    if (found != 0) {
+        stats.outside_root += found > 0;
         return HTTP_STATUS_NOT_FOUND;
     }
-    if (stat(real, &st) != 0 || !S_ISREG(st.st_mode))
-        return HTTP_STATUS_NOT_FOUND;
-    n = snprintf(extra, sizeof extra,
-                 "cache-control: no-store\r\netag: \"%llx-%llx\"\r\n" SECURITY_HEADERS,
-                 (unsigned long long)st.st_size, (unsigned long long)st.st_mtime);
+    if (lws_hdr_copy(wsi, inm, sizeof inm, WSI_TOKEN_HTTP_IF_NONE_MATCH) > 0 &&
+        net_guard_etag_match(inm, etag))
+        return not_modified(wsi, etag);
+    int n = snprintf(extra, sizeof extra,
+                     "cache-control: no-store\r\netag: %s\r\n" SECURITY_HEADERS, etag);
     const char *mime = lws_get_mimetype(real, &mime_mount);
     n = lws_serve_http_file(wsi, real, mime ? mime : "application/octet-stream", extra, n);
     return n < 0 || (n > 0 && lws_http_transaction_completed(wsi)) ? -1 : 0;
@@ -797,11 +802,7 @@ static const struct lws_protocols protocols[] = {
     {NULL, NULL, 0, 0, 0, NULL, 0},
 };
 
-/* ------------------------------------------------------------------------ */
-/* Mounts. */
-
-/* Every request comes to the protocol callback: the routes, then the
- * files (serve_file). */
+/* Every request goes to the protocol callback: routes, then serve_file. */
 static const struct lws_http_mount mount_all = {
     .mountpoint = "/",
     .origin = "chameleon",
@@ -842,8 +843,7 @@ int net_start(uv_loop_t *loop, const net_config *cfg, char *why, size_t whylen)
 
     lws_set_log_level(LLL_ERR | LLL_WARN, lws_log);
 
-    struct lws_context_creation_info info;
-    memset(&info, 0, sizeof info);
+    struct lws_context_creation_info info = {0};
     void *loops[] = {loop};
     info.port = cfg->port;
     info.iface = cfg->host;

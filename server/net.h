@@ -222,6 +222,7 @@ typedef struct net_stats {
     uint64_t hello_timeouts;    /* WebSockets closed for saying no hello in time */
     uint64_t unmasked;          /* WebSockets closed with 1002 for an unmasked frame */
     uint64_t outside_root;      /* file requests answered 404: resolved outside the web root */
+    uint64_t not_modified;      /* file requests answered 304: If-None-Match names the ETag */
     int64_t sockets;            /* accepted connections open (HTTP and WebSocket) */
     int64_t max_sockets;        /* their cap, from the descriptor limit */
 } net_stats;
@@ -246,6 +247,14 @@ bool net_guard_is_proxy(int fd, const net_config *cfg);
 int net_guard_forwarded(const char *xff, char *out, size_t len);
 /* The connection on fd ended: true if it was counted. */
 bool net_guard_release(int fd);
+/* The file of the web root (root: a realpath) at path (index.html for a
+ * path ending in "/"): its realpath into real (PATH_MAX bytes) and its ETag
+ * ("size-mtime" in hex, quoted) into etag. 0 when found; 1 when it
+ * resolves outside the root (symlinks included); -1 when no such file. */
+int net_guard_file(const char *root, const char *path, char *real, char *etag, size_t etag_len);
+/* Does an If-None-Match value (entity tags, weak or strong, or "*") name
+ * etag? Compared weakly (RFC 9110, 13.1.2): W/"x" names "x". */
+bool net_guard_etag_match(const char *if_none_match, const char *etag);
 /* Follow (on) or stop following the client frames read on fd. */
 void net_guard_scan(int fd, bool on);
 /* Has the client on fd sent an unmasked frame? */

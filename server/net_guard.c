@@ -22,11 +22,14 @@
  */
 #include "net.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 typedef struct addr_key {
     uint8_t b[16];
@@ -273,4 +276,29 @@ void net_guard_scan(int fd, bool on)
 bool net_guard_unmasked(int fd)
 {
     return fd >= 0 && fd < fd_max && fd_scan[fd].bad;
+}
+
+int net_guard_file(const char *root, const char *path, char *real, char *etag, size_t etag_len)
+{
+    char want[PATH_MAX];
+    size_t pl = strlen(path), rl = strlen(root);
+    int n = snprintf(want, sizeof want, "%s%s%s", root, path,
+                     pl > 0 && path[pl - 1] == '/' ? "index.html" : "");
+    if (root[0] == '\0' || path[0] != '/' || n < 0 || (size_t)n >= sizeof want ||
+        realpath(want, real) == NULL)
+        return -1;
+    if (strncmp(real, root, rl) != 0 || real[rl] != '/')
+        return 1;
+    struct stat st;
+    if (stat(real, &st) != 0 || !S_ISREG(st.st_mode))
+        return -1;
+    snprintf(etag, etag_len, "\"%llx-%llx\"", (unsigned long long)st.st_size,
+             (unsigned long long)st.st_mtime);
+    return 0;
+}
+
+/* Our tags are quoted and hold no quote, so a substring is a whole tag. */
+bool net_guard_etag_match(const char *if_none_match, const char *etag)
+{
+    return strcmp(if_none_match, "*") == 0 || strstr(if_none_match, etag) != NULL;
 }

@@ -8,9 +8,16 @@
 #      file's name and line.
 #   2. sd_notify as systemd sees it (tests/tools/notify_listen), and
 #      systemd-analyze verify on deploy/chameleon.service.
-#   3. make deb: the package's files, dependencies and conffile.
+#   3. make deb: the package's files, dependencies and conffile; its
+#      maintainer scripts run against stubs (the user, the state directory,
+#      the unit enabled and started; an upgrade restarts; purge deletes);
+#      the unpacked server started as the unit's ExecStart says, with the
+#      package's configuration file, answers /healthz.
 #   4. proxy.test.mjs: Debian's nginx with deploy/nginx.conf in front of the
 #      server, TLS + HTTP/2, a game over wss://, X-Forwarded-For.
+#   5. browser.test.mjs: the web client in chromium through that nginx: two
+#      players, a game to its end, a reload, the Secure cookie; screenshots
+#      in tests/output/deploy/.
 set -eu
 cd "$(dirname "$0")"
 here=$(pwd)
@@ -134,12 +141,95 @@ dpkg-deb -x "$deb" "$tmp/pkg"
 ldd "$tmp/pkg/usr/bin/chameleon" | grep -q libsystemd || fail "the server is not linked with libsystemd"
 ldd "$tmp/pkg/usr/bin/chameleon-engine" | grep -q libsystemd && fail "the engine is linked with libsystemd"
 
+echo "--- the package's maintainer scripts, with every command they run recorded"
+# `apt install ./chameleon_*.deb` runs postinst configure. It runs here with
+# PATH holding only stubs that record their arguments (a command without a
+# stub fails the script: nothing on this machine is changed), and
+# /run/systemd/system pointed at a directory of its own (systemd is not
+# PID 1 here, so the start branch would be skipped).
+dpkg-deb -e "$deb" "$tmp/ctl"
+mkdir "$tmp/stubs" "$tmp/systemd-running"
+for c in adduser deluser install deb-systemd-helper deb-systemd-invoke systemctl rm; do
+    printf '#!/bin/sh\necho "%s $*" >>"%s"\n' "$c" "$tmp/calls" >"$tmp/stubs/$c"
+done
+printf '#!/bin/sh\necho "getent $*" >>"%s"\n[ -e "%s" ]\n' "$tmp/calls" "$tmp/user-exists" >"$tmp/stubs/getent"
+chmod +x "$tmp/stubs/"*
+for f in postinst postrm; do
+    sed "s#/run/systemd/system#$tmp/systemd-running#g" "$tmp/ctl/$f" >"$tmp/$f"
+done
+maint() { # script, arguments...
+    : >"$tmp/calls"
+    s=$1
+    shift
+    env -i PATH="$tmp/stubs" /bin/sh -e "$tmp/$s" "$@" || fail "$s $*: exit $?: $(cat "$tmp/calls")"
+}
+called() { grep -qx "$1" "$tmp/calls" || fail "$2: no '$1' in: $(cat "$tmp/calls")"; }
+maint postinst configure
+called "adduser --system --group --quiet --home /var/lib/chameleon --no-create-home --gecos chameleon game server chameleon" "a first install"
+called "install -d -o chameleon -g chameleon -m 0750 /var/lib/chameleon" "a first install"
+called "deb-systemd-helper enable chameleon.service" "a first install"
+called "systemctl --system daemon-reload" "a first install"
+called "deb-systemd-invoke start chameleon.service" "a first install"
+touch "$tmp/user-exists"
+maint postinst configure 0.0.9
+grep -q "^adduser" "$tmp/calls" && fail "an upgrade makes the user again"
+called "deb-systemd-invoke restart chameleon.service" "an upgrade"
+maint postrm remove
+grep -q "^rm\|^deluser" "$tmp/calls" && fail "remove deletes data: $(cat "$tmp/calls")"
+maint postrm purge
+called "rm -rf /var/lib/chameleon" "purge"
+called "deluser --quiet --system chameleon" "purge"
+
+echo "--- the packaged server started as its unit says"
+# The unit's ExecStart and WorkingDirectory, and the package's own
+# configuration file, with /usr, /etc and /var/lib rewritten under the
+# unpacked tree and the port made free; as the user nobody (the
+# chameleon user's stand-in) in a state directory of mode 0750 when root.
+unit="$tmp/pkg/lib/systemd/system/chameleon.service"
+state="$tmp/pkg/var/lib/chameleon"
+exec_start=$(sed -n 's#^ExecStart=##p' "$unit" | sed "s#/usr/bin/#$tmp/pkg/usr/bin/#; s#/etc/chameleon/#$tmp/pkg/etc/chameleon/#")
+workdir=$(sed -n 's#^WorkingDirectory=##p' "$unit")
+[ "$workdir" = /var/lib/chameleon ] || fail "the unit works in $workdir"
+conf="$tmp/pkg/etc/chameleon/chameleon.conf"
+grep -q '^db = /var/lib/chameleon/chameleon.db$' "$conf" || fail "the package's configuration keeps no database in the state directory"
+grep -q '^port = 8080$' "$conf" || fail "the package's configuration does not listen on 8080"
+sed -i "s#/var/lib/chameleon#$state#; s#^port = 8080\$#port = 0#" "$conf"
+as=""
+mkdir -p "$state"
+chmod 0750 "$state"
+if [ "$(id -u)" -eq 0 ]; then
+    chown nobody:nogroup "$state"
+    chmod 0755 "$tmp"
+    as="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+fi
+# shellcheck disable=SC2086 # the command line, split as systemd splits it
+(cd "$state" && exec env -u CHAMELEON_MIGRATIONS $as $exec_start >"$tmp/out" 2>"$tmp/err") &
+pid=$!
+port=""
+for _ in $(seq 1 100); do
+    port=$(sed -n 's#.*listening on http://[^:]*:\([0-9]*\)/.*#\1#p' "$tmp/out")
+    [ -n "$port" ] && break
+    kill -0 "$pid" 2>/dev/null || fail "the packaged server exited: $(cat "$tmp/err")"
+    sleep 0.1
+done
+[ -n "$port" ] || fail "the packaged server did not start: $(cat "$tmp/err")"
+curl -fsS "http://127.0.0.1:$port/healthz" | grep -q '"status":"ok"' || fail "/healthz of the packaged server"
+curl -fsS "http://127.0.0.1:$port/" | grep -qi '<html' || fail "the packaged web client is not served"
+grep -q "cannot read" "$tmp/err" && fail "the packaged server missed a file: $(cat "$tmp/err")"
+[ -f "$state/chameleon.db" ] || fail "no database in the state directory"
+kill -TERM "$pid"
+wait "$pid" || fail "the packaged server did not stop cleanly: $(cat "$tmp/err")"
+pid=""
+
 echo "--- nginx in front"
 if [ ! -d node_modules/ws ]; then
     npm ci --no-audit --no-fund --loglevel=error >/dev/null
 fi
 if [ ! -d ../integration/node_modules/ws ]; then
     (cd ../integration && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+fi
+if [ ! -d ../e2e/node_modules/playwright-core ]; then
+    (cd ../e2e && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi
 : "${CHAMELEON_BIN:=$top/build/debug/chameleon}"
 export CHAMELEON_BIN

@@ -16,7 +16,9 @@ import { watchYourTurn } from './corr.js';
 import { setTables } from './tables.js';
 import { loadBoards } from './geometry.js';
 
-const wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`;
+// The server takes an upgrade on any path; /ws is the one deploy/nginx.conf
+// gives its own location (no buffering, long timeouts).
+const wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
 
 export const app = {
   conn: new Conn(wsUrl),
