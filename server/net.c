@@ -664,10 +664,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_HTTP_BODY:
         if (c == NULL || c->is_ws)
             break;
-        if (c->rx.len + len > POST_MAX) {
-            lws_return_http_status(wsi, HTTP_STATUS_REQ_ENTITY_TOO_LARGE, NULL);
-            return -1;
-        }
+        if (c->rx.len + len > POST_MAX)
+            return http_refuse(wsi, 413, "too_large", "a request body is at most 4096 bytes");
         proto_out_append(&c->rx, in, len);
         return c->rx.oom ? -1 : 0;
 

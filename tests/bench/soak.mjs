@@ -19,11 +19,7 @@
 // "seconds S", then the server's gauges after the churn and an idle pause
 // ("after_<gauge> N"). Exit 1 on any protocol error.
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { Client, rng } from '../integration/lib.mjs';
-
-// ws, from the integration tests' packages (this folder has none).
-const WebSocket = createRequire(new URL('../integration/package.json', import.meta.url))('ws');
 
 // A visitor from its own loopback address (127.0.k.1 for pair k): a site's
 // visitors come from many addresses, and limits per address must not turn
@@ -33,22 +29,13 @@ class Visitor extends Client {
         super(url);
         this.address = address;
     }
+    wsOptions() {
+        return { ...super.wsOptions(), localAddress: this.address };
+    }
     async open() {
-        this.ws = new WebSocket(this.url, { localAddress: this.address });
-        this.ws.on('message', (data) => {
-            this.inbox.push(JSON.parse(data.toString()));
-            this.wake();
-        });
-        this.ws.on('close', (code, reason) => {
-            this.closed = { code, reason: reason.toString() };
-            this.wake();
-        });
-        this.ws.on('error', () => {});
-        await new Promise((ok, fail) => {
-            this.ws.once('open', ok);
-            this.ws.once('error', fail);
-        });
-        return this;
+        const opened = super.open();
+        this.ws.on('error', () => {}); // a reset later is seen as a close
+        return opened;
     }
 }
 

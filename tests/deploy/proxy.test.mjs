@@ -11,7 +11,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import WebSocket from 'ws';
 import { startServer, Client, startGame, firstMover } from '../integration/lib.mjs';
 import { nginxPorts, startNginx, h2get as get } from './nginx.mjs';
 
@@ -24,23 +23,8 @@ class From extends Client {
         super(url, headers);
         this.localAddress = localAddress;
     }
-    async open() {
-        this.ws = new WebSocket(this.url, {
-            localAddress: this.localAddress, headers: this.headers, rejectUnauthorized: false,
-        });
-        this.ws.on('message', (data) => {
-            this.inbox.push(JSON.parse(data.toString()));
-            this.wake();
-        });
-        this.ws.on('close', (code, reason) => {
-            this.closed = { code, reason: reason.toString() };
-            this.wake();
-        });
-        await new Promise((ok, fail) => {
-            this.ws.once('open', ok);
-            this.ws.once('error', fail);
-        });
-        return this;
+    wsOptions() {
+        return { ...super.wsOptions(), localAddress: this.localAddress, rejectUnauthorized: false };
     }
 }
 

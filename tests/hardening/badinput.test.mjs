@@ -485,6 +485,7 @@ test('bad input over WebSocket and HTTP: documented answers, connections kept, d
             // Body over the limit.
             const r = await post(srv, '/api/register', Buffer.alloc(200000, 0x61));
             assert.equal(r.status, 413);
+            assert.equal(r.json?.error, 'too_large');
             checked++;
             // Logins with SQL for names or passwords: refused like any
             // wrong password (a few only: logins are throttled per

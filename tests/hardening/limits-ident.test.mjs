@@ -3,7 +3,6 @@
 // loopback; a second client address is 127.0.0.2 (all of 127/8 is local).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import WebSocket from 'ws';
 import { startServer, Client, connect, startGame } from '../integration/lib.mjs';
 
 const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
@@ -14,21 +13,8 @@ class From extends Client {
         super(url);
         this.localAddress = localAddress;
     }
-    async open() {
-        this.ws = new WebSocket(this.url, { localAddress: this.localAddress });
-        this.ws.on('message', (data) => {
-            this.inbox.push(JSON.parse(data.toString()));
-            this.wake();
-        });
-        this.ws.on('close', (code, reason) => {
-            this.closed = { code, reason: reason.toString() };
-            this.wake();
-        });
-        await new Promise((ok, fail) => {
-            this.ws.once('open', ok);
-            this.ws.once('error', fail);
-        });
-        return this;
+    wsOptions() {
+        return { ...super.wsOptions(), localAddress: this.localAddress };
     }
 }
 

@@ -84,8 +84,13 @@ export class Client {
         this.nextId = 1;
         this.closed = null;
     }
+    // The options of the WebSocket (ws's): a subclass adds its own
+    // (localAddress, TLS) to these.
+    wsOptions() {
+        return { headers: this.headers };
+    }
     async open() {
-        this.ws = new WebSocket(this.url, { headers: this.headers });
+        this.ws = new WebSocket(this.url, this.wsOptions());
         this.ws.on('message', (data) => {
             const msg = JSON.parse(data.toString());
             this.inbox.push(msg);
