@@ -473,6 +473,35 @@ test('the archive: a player\'s finished games, filtered and paged, with the rati
     }
 });
 
+// PLAYER's "account": true marks a person logged in as an account (the
+// client links the name to its player page); guests and bots have none.
+test('PLAYER carries account: true for accounts only (welcome, seeks, room seats), not guests or bots', async () => {
+    const srv = await startServer();
+    try {
+        const A = await account(srv), B = await account(srv);
+        const a = await login(srv, A), b = await login(srv, B);
+        const guest = await connect(srv.url);
+        assert.equal(a.welcome.player.account, true);
+        assert.equal(guest.welcome.player.account, undefined);
+        const g2 = a.welcome.games.find((g) => g.players === 2).id;
+        await twoPlayerGame([a, b], g2, BLITZ, false, 1, (seek, states) => {
+            assert.equal(seek.players[0].account, true);
+            for (const st of states) for (const x of st.seats) assert.equal(x.player.account, true, JSON.stringify(x));
+        });
+        const gs = await guest.request({ type: 'seek_create', game: g2, ...BLITZ });
+        assert.equal(gs.seek.players[0].account, undefined);
+        const started = await guest.request({ type: 'bot_game', game: g2, level: 1, base_ms: 0, inc_ms: 0 });
+        assert.equal(started.type, 'game_started', JSON.stringify(started));
+        const st = await guest.waitFor((m) => m.type === 'room' && m.room === started.room, 'room state');
+        assert.equal(st.seats.length, 2);
+        for (const x of st.seats) assert.equal(x.player.account, undefined, JSON.stringify(x));
+        assert.ok(st.seats.some((x) => x.player.bot));
+        a.close(); b.close(); guest.close();
+    } finally {
+        assert.equal((await srv.stop()).code, 0, srv.stderr().slice(-2000));
+    }
+});
+
 // The export streams: more games than a page (API_EXPORT_PAGE, 100) go as
 // a chunked body, page after page, and come back whole through the PGN
 // reader; a reader that goes away in the middle costs nothing (the
