@@ -4,13 +4,17 @@
  *
  * Owns: the libwebsockets context; each connection's transport record
  * (net_conn: send queue, reassembly of fragmented messages, the HTTP reply
- * waiting to be written); the shared outgoing message (net_msg); static
+ * or the part of a streamed (chunked) reply waiting to be written, one at
+ * a time); the shared outgoing message (net_msg); static
  * files (served from the web root by its own handler, which never leaves
  * it); the connection caps (per address and in total, from the descriptor
  * limit); the checks every request passes before a route or a session sees
  * it (Origin, Content-Type and Content-Length of a POST, size of the request
  * line and headers, the hello timeout); the security headers of every
- * reply; the counters of what it carried and refused (net_stats).
+ * reply; what a route reads of its request (query parameters, cookies,
+ * the Accept header); the counters of what it carried and refused
+ * (net_stats). Files: net.c (connections, routing, checks), net_http.c
+ * (replies and what a route reads), net_guard.c, net_msg.c.
  * May call: libwebsockets, libuv, protocol/proto_out.h. Nothing else of the
  * server: net reports what happens through the callbacks and routes it is
  * given at start, and the owner of a connection keeps its own state behind
