@@ -20,7 +20,7 @@
 #   protocol/  JSON codec on jansson               -> libprotocol.a
 #   server/    libuv, SQLite, sodium                -> libcore.a (all but net.c,
 #                                                       net_guard.c, main.c, engine_main.c)
-#              + libwebsockets (net.c, net_guard.c: it defines recv) + main.c -> chameleon
+#              + libwebsockets (net.c, net_http.c, net_guard.c: it defines recv) + main.c -> chameleon
 #              engine_main.c + protocol/uci.c        -> chameleon-engine (UCI, pthreads)
 # The unit tests link libcore.a + libprotocol.a + libcommon.a without
 # libwebsockets: rooms, the lobby and identities send through the session
@@ -55,7 +55,7 @@ DOCDIR     ?= $(PREFIX)/share/doc/chameleon
 
 COMMON_SRC   := $(wildcard common/*.c)
 PROTOCOL_SRC := $(wildcard protocol/*.c)
-NET_SRC      := server/net.c server/net_guard.c
+NET_SRC      := server/net.c server/net_http.c server/net_guard.c
 ENGINE_MAIN  := server/engine_main.c
 CORE_SRC     := $(filter-out server/main.c $(ENGINE_MAIN) $(NET_SRC),$(wildcard server/*.c))
 UNIT_SRC     := $(wildcard tests/unit/test_*.c)

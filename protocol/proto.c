@@ -409,6 +409,10 @@ static void put_player(proto_out *o, const proto_player *p)
         key(o, "level");
         put_int(o, p->bot);
     }
+    if (p->account) {
+        key(o, "account");
+        put_bool(o, true);
+    }
     if (p->rating > 0) {
         key(o, "rating");
         put_int(o, p->rating);

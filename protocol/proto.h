@@ -242,6 +242,8 @@ typedef struct proto_player {
      * yet at that pace). */
     int rating;
     bool provisional;
+    bool account; /* logged in as an account: written "account":true (its
+                     player page is #/@/<name>); guests and bots: false */
 } proto_player;
 
 typedef struct proto_seek_view {

@@ -141,6 +141,7 @@ int api_metrics(net_conn *c, const char *arg, const char *body, size_t len)
 typedef struct pending {
     net_conn *c; /* NULL once the HTTP connection closed */
     bool pgn;    /* GET /api/games/<id>.pgn */
+    bool idle;   /* an export waiting for api_http_sent, no read queued */
 } pending;
 
 /* A request whose answer comes later hangs off its connection (c->data),
@@ -257,10 +258,55 @@ static void on_archive_read(void *arg, int status, const record_archive *a)
         reply_read(c, status, status < 0 ? NULL : archive_list_json(a), "application/json");
 }
 
-/* "<name>[/key=value]...": the filters of an archive page as path segments
- * (the transport gives handlers the path only). 0, or a sentence in why. */
-static int archive_args(char *arg, store_archive_filter *f, const char **name, bool *ndjson,
-                        char *why, size_t whylen)
+/* The filters of the archive and the export, by name. */
+static const char *const filter_keys[] = {"game",   "kind",  "result", "vs",
+                                          "before", "limit", "format"};
+enum { NFILTERS = sizeof filter_keys / sizeof filter_keys[0], FILTER_VALUE_MAX = 64 };
+
+/* One filter key=value into f (v stays referenced): 0, or a sentence in why. */
+static int filter_set(store_archive_filter *f, const char *seg, const char *v, bool *ndjson,
+                      char *why, size_t whylen)
+{
+    char *end;
+    if (*v == '\0') {
+        snprintf(why, whylen, "filters are key=value");
+        return -1;
+    }
+    if (strcmp(seg, "game") == 0 && rules_find(v) != NULL) {
+        f->variant = v;
+    } else if (strcmp(seg, "kind") == 0 && strcmp(v, "live") == 0) {
+        f->kind = STORE_LIVE;
+    } else if (strcmp(seg, "kind") == 0 && strcmp(v, "correspondence") == 0) {
+        f->kind = STORE_CORR;
+    } else if (strcmp(seg, "result") == 0 && strcmp(v, "win") == 0) {
+        f->outcome = RULES_OUTCOME_WIN;
+    } else if (strcmp(seg, "result") == 0 && strcmp(v, "loss") == 0) {
+        f->outcome = RULES_OUTCOME_LOSS;
+    } else if (strcmp(seg, "result") == 0 && strcmp(v, "draw") == 0) {
+        f->outcome = RULES_OUTCOME_DRAW;
+    } else if (strcmp(seg, "vs") == 0 && strlen(v) < RECORD_NAME_MAX) {
+        f->opponent = v;
+    } else if (ndjson != NULL && strcmp(seg, "format") == 0 &&
+               (strcmp(v, "pgn") == 0 || strcmp(v, "ndjson") == 0)) {
+        *ndjson = strcmp(v, "ndjson") == 0;
+    } else if (strcmp(seg, "before") == 0 && (f->before = strtoll(v, &end, 10)) > 0 &&
+               *end == '\0') {
+    } else if (strcmp(seg, "limit") == 0 && (f->limit = (int)strtol(v, &end, 10)) >= 1 &&
+               f->limit <= STORE_ARCHIVE_MAX && *end == '\0') {
+    } else {
+        snprintf(why, whylen, "bad filter %s=%s", seg, v);
+        return -1;
+    }
+    return 0;
+}
+
+/* "<name>[/key=value]..." and the query's ?key=value&...: the filters of an
+ * archive page or an export (the query as lichess's API; the path segments
+ * are the older form, still taken; the query wins). Values point into arg
+ * and qv. 0, or a sentence in why. */
+static int archive_args(net_conn *c, char *arg, char (*qv)[FILTER_VALUE_MAX],
+                        store_archive_filter *f, const char **name, bool *ndjson, char *why,
+                        size_t whylen)
 {
     *f = (store_archive_filter){.kind = -1, .limit = 20};
     char *save = NULL;
@@ -271,48 +317,30 @@ static int archive_args(char *arg, store_archive_filter *f, const char **name, b
     }
     for (char *seg; (seg = strtok_r(NULL, "/", &save)) != NULL;) {
         char *v = strchr(seg, '=');
-        if (v == NULL || v[1] == '\0') {
+        if (v == NULL) {
             snprintf(why, whylen, "filters are key=value");
             return -1;
         }
         *v++ = '\0';
-        char *end;
-        if (strcmp(seg, "game") == 0 && rules_find(v) != NULL) {
-            f->variant = v;
-        } else if (strcmp(seg, "kind") == 0 && strcmp(v, "live") == 0) {
-            f->kind = STORE_LIVE;
-        } else if (strcmp(seg, "kind") == 0 && strcmp(v, "correspondence") == 0) {
-            f->kind = STORE_CORR;
-        } else if (strcmp(seg, "result") == 0 && strcmp(v, "win") == 0) {
-            f->outcome = RULES_OUTCOME_WIN;
-        } else if (strcmp(seg, "result") == 0 && strcmp(v, "loss") == 0) {
-            f->outcome = RULES_OUTCOME_LOSS;
-        } else if (strcmp(seg, "result") == 0 && strcmp(v, "draw") == 0) {
-            f->outcome = RULES_OUTCOME_DRAW;
-        } else if (strcmp(seg, "vs") == 0 && strlen(v) < RECORD_NAME_MAX) {
-            f->opponent = v;
-        } else if (ndjson != NULL && strcmp(seg, "format") == 0 &&
-                   (strcmp(v, "pgn") == 0 || strcmp(v, "ndjson") == 0)) {
-            *ndjson = strcmp(v, "ndjson") == 0;
-        } else if (strcmp(seg, "before") == 0 && (f->before = strtoll(v, &end, 10)) > 0 &&
-                   *end == '\0') {
-        } else if (strcmp(seg, "limit") == 0 && (f->limit = (int)strtol(v, &end, 10)) >= 1 &&
-                   f->limit <= STORE_ARCHIVE_MAX && *end == '\0') {
-        } else {
-            snprintf(why, whylen, "bad filter %s=%s", seg, v);
+        if (filter_set(f, seg, v, ndjson, why, whylen) < 0)
             return -1;
-        }
+    }
+    for (int i = 0; i < NFILTERS; i++) {
+        if (net_query(c, filter_keys[i], qv[i], FILTER_VALUE_MAX) < 0)
+            continue;
+        if (filter_set(f, filter_keys[i], qv[i], ndjson, why, whylen) < 0)
+            return -1;
     }
     return 0;
 }
 
 int api_archive(net_conn *c, const char *arg, const char *body, size_t len)
 {
-    char buf[512], why[128];
+    char buf[512], why[128], qv[NFILTERS][FILTER_VALUE_MAX];
     snprintf(buf, sizeof buf, "%s", arg);
     store_archive_filter f;
     const char *name;
-    if (archive_args(buf, &f, &name, NULL, why, sizeof why) < 0) {
+    if (archive_args(c, buf, qv, &f, &name, NULL, why, sizeof why) < 0) {
         reply_error(c, 400, "bad_argument", why);
         return 0;
     }
@@ -327,14 +355,16 @@ int api_archive(net_conn *c, const char *arg, const char *body, size_t len)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Export: every game of a player matching the filters, as PGN or NDJSON.
- * The archive is read a page of ids at a time and each game in full, every
- * read queued to the store (the loop never waits); the text is sent once
- * whole (the transport answers with one body). */
+/* Export: every game of a player matching the filters, as PGN or NDJSON,
+ * streamed. The archive is read a page of ids at a time and each game in
+ * full, every read queued to the store (the loop never waits); each page's
+ * text goes as one part of a chunked body, and the next page is read only
+ * once net has written it (api_http_sent): a slow reader holds one page.
+ * An export of one page is sent whole, with its length. */
 
 typedef struct export_job {
     pending p; /* first: api_http_closed sees a pending */
-    bool ndjson;
+    bool ndjson, started;
     char name[RECORD_NAME_MAX], variant[RECORD_VARIANT_MAX], opponent[RECORD_NAME_MAX];
     store_archive_filter f;
     int64_t ids[API_EXPORT_PAGE];
@@ -361,34 +391,73 @@ static net_conn *export_take(export_job *j)
     return c;
 }
 
+/* A store error: its status if nothing was sent yet; else the body is cut
+ * short (the connection closes: the reader sees no final chunk). */
+static void export_fail(export_job *j, int err)
+{
+    net_conn *c = export_take(j);
+    if (!j->started) {
+        reply_read(c, err, NULL, "application/json");
+    } else {
+        proto_out o;
+        proto_out_init(&o, 0);
+        o.oom = true;
+        net_http_stream_part(c, &o, true);
+    }
+    export_free(j);
+}
+
 static void on_export_page(void *arg, int status, const record_archive *a);
 static void on_export_game(void *arg, int status, const record_game *g);
 
-/* The next read, or the answer once every game is in. */
+/* The next read, or the page's text once its games are in. */
 static void export_next(export_job *j)
 {
-    int err = 0;
-    if (j->at < j->nids && j->total < API_EXPORT_MAX) {
-        err = store_game_get(db, j->ids[j->at++], on_export_game, j);
-    } else if (j->more && j->total < API_EXPORT_MAX) {
-        j->f.before = j->next;
-        err = store_archive_get(db, j->name, &j->f, on_export_page, j);
-    } else if (j->out.oom) {
-        reply_error(export_take(j), 500, store_err_code(STORE_ENOMEM),
-                    store_err_text(STORE_ENOMEM));
+    if (j->at < j->nids) {
+        int err = store_game_get(db, j->ids[j->at++], on_export_game, j);
+        if (err < 0)
+            export_fail(j, err);
+        return;
+    }
+    if (j->out.oom) {
+        export_fail(j, STORE_ENOMEM);
+        return;
+    }
+    const char *ctype = j->ndjson ? "application/x-ndjson" : "application/x-chess-pgn";
+    if (!j->started && !j->more) {
+        net_http_reply_out(export_take(j), 200, ctype, &j->out, NULL);
         export_free(j);
         return;
+    }
+    if (!j->started) {
+        if (net_http_stream(j->p.c, 200, ctype) < 0) {
+            export_take(j);
+            export_free(j);
+            return;
+        }
+        j->started = true;
+    }
+    proto_out part = j->out;
+    proto_out_init(&j->out, NET_HEADROOM);
+    if (!j->more) {
+        net_http_stream_part(export_take(j), &part, true);
+        export_free(j);
     } else {
-        net_http_reply(export_take(j), 200,
-                       j->ndjson ? "application/x-ndjson" : "application/x-chess-pgn",
-                       j->out.len ? proto_out_data(&j->out) : "", j->out.len, NULL);
-        export_free(j);
+        j->p.idle = true; /* api_http_sent reads on */
+        net_http_stream_part(j->p.c, &part, false);
+    }
+}
+
+void api_http_sent(net_conn *c)
+{
+    export_job *j = c->data;
+    if (j == NULL)
         return;
-    }
-    if (err < 0) {
-        reply_error(export_take(j), 500, store_err_code(err), store_err_text(err));
-        export_free(j);
-    }
+    j->p.idle = false;
+    j->f.before = j->next;
+    int err = store_archive_get(db, j->name, &j->f, on_export_page, j);
+    if (err < 0)
+        export_fail(j, err);
 }
 
 static void on_export_page(void *arg, int status, const record_archive *a)
@@ -399,8 +468,7 @@ static void on_export_page(void *arg, int status, const record_archive *a)
         return;
     }
     if (status < 0) {
-        reply_read(export_take(j), status, NULL, "application/json");
-        export_free(j);
+        export_fail(j, status);
         return;
     }
     j->nids = a->n < API_EXPORT_PAGE ? a->n : API_EXPORT_PAGE;
@@ -439,13 +507,14 @@ static void on_export_game(void *arg, int status, const record_game *g)
 
 int api_export(net_conn *c, const char *arg, const char *body, size_t len)
 {
-    char buf[512], why[128];
+    char buf[512], why[128], qv[NFILTERS][FILTER_VALUE_MAX];
     snprintf(buf, sizeof buf, "%s", arg);
     export_job *j = calloc(1, sizeof *j);
     if (j == NULL)
         return 500;
     const char *name;
-    if (archive_args(buf, &j->f, &name, &j->ndjson, why, sizeof why) < 0) {
+    j->ndjson = net_accepts(c, "application/x-ndjson");
+    if (archive_args(c, buf, qv, &j->f, &name, &j->ndjson, why, sizeof why) < 0) {
         free(j);
         reply_error(c, 400, "bad_argument", why);
         return 0;
@@ -460,7 +529,7 @@ int api_export(net_conn *c, const char *arg, const char *body, size_t len)
         j->f.opponent = j->opponent;
     }
     j->f.limit = API_EXPORT_PAGE;
-    proto_out_init(&j->out, 0);
+    proto_out_init(&j->out, NET_HEADROOM);
     j->p.c = c;
     c->data = &j->p;
     int err = store_archive_get(db, j->name, &j->f, on_export_page, j);
@@ -571,4 +640,6 @@ void api_http_closed(net_conn *c)
     pending *p = c->data;
     p->c = NULL;
     c->data = NULL;
+    if (p->idle) /* no read will come back to free it */
+        export_free((export_job *)p);
 }

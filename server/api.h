@@ -31,15 +31,16 @@ void api_init(uv_loop_t *loop, struct store *db, bool secure_cookie);
 
 /* GET /api/games/<id> (JSON) and /api/games/<id>.pgn: arg "<id>[.pgn]". */
 int api_game(net_conn *c, const char *arg, const char *body, size_t len);
-/* GET /api/archive/<username>[/key=value]...: a page of the player's
- * finished games (PROTOCOL.md, "Ratings"). */
+/* GET /api/archive/<username>?key=value&... (or [/key=value]...): a page
+ * of the player's finished games (PROTOCOL.md, "Ratings"). */
 int api_archive(net_conn *c, const char *arg, const char *body, size_t len);
 
-/* GET /api/games/user/<username>[/<key>=<value>]...: every finished game
- * of the player matching the archive's filters, as PGN (or NDJSON with
- * format=ndjson), newest first, at most API_EXPORT_MAX games. */
+/* GET /api/games/user/<username>?key=value&... (or [/key=value]...): every
+ * finished game of the player matching the archive's filters, as PGN (or
+ * NDJSON with Accept: application/x-ndjson or format=ndjson), newest
+ * first, streamed API_EXPORT_PAGE games at a time. */
 int api_export(net_conn *c, const char *arg, const char *body, size_t len);
-enum { API_EXPORT_MAX = 10000, API_EXPORT_PAGE = 100 };
+enum { API_EXPORT_PAGE = 100 };
 
 /* GET /api/leaderboard/<variant> (404 for an unknown variant). */
 int api_leaderboard(net_conn *c, const char *arg, const char *body, size_t len);
@@ -66,5 +67,7 @@ int api_metrics(net_conn *c, const char *arg, const char *body, size_t len);
 
 /* net_callbacks.http_closed: c closed while its answer was being computed. */
 void api_http_closed(net_conn *c);
+/* net_callbacks.http_sent: a page of an export is written: read the next. */
+void api_http_sent(net_conn *c);
 
 #endif

@@ -64,7 +64,8 @@ static int on_hello(session *s, const proto_req *req, char *why, size_t whylen)
     int nrooms = room_active_of(who, rooms, 64);
     proto_out o;
     proto_out_init(&o, NET_HEADROOM);
-    proto_player me = {.id = who->id, .name = who->name, .bot = who->bot};
+    proto_player me = {
+        .id = who->id, .name = who->name, .bot = who->bot, .account = who->account != 0};
     proto_write_welcome(&o, req, who->token, &me, who->account ? who->name : NULL, rooms, nrooms);
     session_send_out(s, &o);
     if (first)

@@ -214,6 +214,7 @@ static const net_callbacks callbacks = {
     .message = dispatch_message,
     .close = dispatch_close,
     .http_closed = api_http_closed,
+    .http_sent = api_http_sent,
 };
 
 /* New rows go at the end; the ones above stay as they are. */

@@ -230,147 +230,6 @@ static int caps_init(const net_config *cfg, char *why, size_t whylen)
 /* ------------------------------------------------------------------------ */
 /* HTTP. */
 
-static int retry_after_header(struct lws *wsi, unsigned seconds, unsigned char **p,
-                              unsigned char *end)
-{
-    char v[16];
-    int n = snprintf(v, sizeof v, "%u", seconds);
-    return lws_add_http_header_by_name(
-        wsi, (const unsigned char *)"retry-after:", (const unsigned char *)v, n, p, end);
-}
-
-void net_http_retry_after(net_conn *c, unsigned seconds)
-{
-    c->retry_after = seconds;
-}
-
-/* On every reply: no script but the site's own files (WebAssembly
- * compiled from them is allowed), no framing, no MIME sniffing, no
- * referrer outside the site. Raw header lines (lws_serve_http_file). */
-#define SECURITY_HEADERS                                                                           \
-    "content-security-policy: default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; "          \
-    "style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; "              \
-    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'\r\n"                              \
-    "x-content-type-options: nosniff\r\n"                                                          \
-    "x-frame-options: DENY\r\n"                                                                    \
-    "referrer-policy: same-origin\r\n"
-
-/* The same through lws's header writer (HTTP/1 or 2 alike). */
-static int security_headers(struct lws *wsi, unsigned char **p, unsigned char *end)
-{
-    const char *h = SECURITY_HEADERS;
-    while (*h) {
-        const char *colon = strchr(h, ':'), *eol = strstr(h, "\r\n");
-        char name[40];
-        size_t nl = (size_t)(colon - h) + 1;
-        if (nl >= sizeof name)
-            return -1;
-        memcpy(name, h, nl);
-        name[nl] = '\0';
-        const char *v = colon + 2;
-        if (lws_add_http_header_by_name(wsi, (const unsigned char *)name, (const unsigned char *)v,
-                                        (int)(eol - v), p, end))
-            return -1;
-        h = eol + 2;
-    }
-    return 0;
-}
-
-/* Send headers now and keep the body (o, consumed) for HTTP_WRITEABLE. */
-static int http_reply(struct lws *wsi, net_conn *c, unsigned status, const char *ctype,
-                      proto_out *o, const char *set_cookie)
-{
-    unsigned char hdr[LWS_PRE + 2048];
-    unsigned char *start = hdr + LWS_PRE, *p = start, *end = hdr + sizeof hdr - 1;
-    if (o->oom || o->head < LWS_PRE) {
-        proto_out_free(o);
-        return -1;
-    }
-    if (lws_add_http_common_headers(wsi, status, ctype, o->len, &p, end) ||
-        lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
-                                    (const unsigned char *)"no-store", 8, &p, end) ||
-        security_headers(wsi, &p, end) ||
-        (set_cookie && lws_add_http_header_by_name(wsi, (const unsigned char *)"set-cookie:",
-                                                   (const unsigned char *)set_cookie,
-                                                   (int)strlen(set_cookie), &p, end)) ||
-        (c->retry_after && retry_after_header(wsi, c->retry_after, &p, end)) ||
-        lws_finalize_write_http_header(wsi, start, &p, end)) {
-        proto_out_free(o);
-        return -1;
-    }
-    c->retry_after = 0;
-    proto_out_free(&c->http_out);
-    c->http_out = *o;
-    o->buf = NULL;
-    o->len = o->cap = 0;
-    lws_callback_on_writable(wsi);
-    return 0;
-}
-
-void net_http_reply_out(net_conn *c, unsigned status, const char *ctype, proto_out *o,
-                        const char *set_cookie)
-{
-    if (!o->oom && o->head < NET_HEADROOM) {
-        proto_out copy;
-        proto_out_init(&copy, NET_HEADROOM);
-        proto_out_append(&copy, proto_out_data(o), o->len);
-        proto_out_free(o);
-        *o = copy;
-    }
-    if (http_reply(c->wsi, c, status, ctype, o, set_cookie) < 0)
-        lws_set_timeout(c->wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC);
-}
-
-void net_http_reply(net_conn *c, unsigned status, const char *ctype, const char *body, size_t len,
-                    const char *set_cookie)
-{
-    proto_out o;
-    proto_out_init(&o, NET_HEADROOM);
-    proto_out_append(&o, body, len);
-    net_http_reply_out(c, status, ctype, &o, set_cookie);
-}
-
-int net_cookie(net_conn *c, const char *name, char *buf, size_t len)
-{
-    size_t max = len;
-    if (len == 0 || lws_http_cookie_get(c->wsi, name, buf, &max) != 0)
-        return -1;
-    return (int)max;
-}
-
-/* A short page with this status (its security headers too); -1 when the
- * connection must close. */
-static int http_status(struct lws *wsi, net_conn *c, unsigned status)
-{
-    char body[64];
-    int n = snprintf(body, sizeof body, "%u\n", status);
-    proto_out o;
-    proto_out_init(&o, NET_HEADROOM);
-    proto_out_append(&o, body, (size_t)n);
-    return http_reply(wsi, c, status, "text/plain; charset=utf-8", &o, NULL);
-}
-
-/* Refuse a request at once, before its body: the whole reply (a JSON error
- * {"error":code,"reason":..}; code and reason are constants of this file,
- * nothing to escape) in one write, then -1: the connection closes (what is
- * left of the request is not read). */
-static int http_refuse(struct lws *wsi, unsigned status, const char *code, const char *reason)
-{
-    unsigned char buf[LWS_PRE + 2048];
-    unsigned char *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
-    char body[256];
-    int n = snprintf(body, sizeof body, "{\"error\":\"%s\",\"reason\":\"%s\"}", code, reason);
-    if (lws_add_http_common_headers(wsi, status, "application/json", (lws_filepos_t)n, &p, end) ||
-        lws_add_http_header_by_name(wsi, (const unsigned char *)"connection:",
-                                    (const unsigned char *)"close", 5, &p, end) ||
-        security_headers(wsi, &p, end) || lws_finalize_http_header(wsi, &p, end) || end - p < n)
-        return -1;
-    memcpy(p, body, (size_t)n);
-    p += n;
-    lws_write(wsi, start, (size_t)(p - start), LWS_WRITE_HTTP_HEADERS);
-    return -1;
-}
-
 /* The first route for this method and path, and the rest of the path. */
 static const net_route *route_find(unsigned method, const char *path, const char **arg)
 {
@@ -450,19 +309,19 @@ static int post_check(struct lws *wsi)
     char ctype[64];
     if (!origin_ok(wsi)) {
         stats.bad_origin++;
-        return http_refuse(wsi, HTTP_STATUS_FORBIDDEN, "bad_origin",
-                           "this request must come from the site's own pages");
+        return net_http_refuse(wsi, HTTP_STATUS_FORBIDDEN, "bad_origin",
+                               "this request must come from the site's own pages");
     }
     if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) <= 0) {
         stats.no_length++;
-        return http_refuse(wsi, 411, "length_required", "a POST needs a Content-Length");
+        return net_http_refuse(wsi, 411, "length_required", "a POST needs a Content-Length");
     }
     if (lws_hdr_copy(wsi, ctype, sizeof ctype, WSI_TOKEN_HTTP_CONTENT_TYPE) < 16 ||
         strncasecmp(ctype, "application/json", 16) != 0 ||
         (ctype[16] != '\0' && ctype[16] != ';' && ctype[16] != ' ')) {
         stats.bad_type++;
-        return http_refuse(wsi, HTTP_STATUS_UNSUPPORTED_MEDIA_TYPE, "bad_content_type",
-                           "the body must be JSON (Content-Type: application/json)");
+        return net_http_refuse(wsi, HTTP_STATUS_UNSUPPORTED_MEDIA_TYPE, "bad_content_type",
+                               "the body must be JSON (Content-Type: application/json)");
     }
     return 1;
 }
@@ -510,8 +369,8 @@ static int serve_file(struct lws *wsi, const char *path)
     if (lws_hdr_copy(wsi, inm, sizeof inm, WSI_TOKEN_HTTP_IF_NONE_MATCH) > 0 &&
         net_guard_etag_match(inm, etag))
         return not_modified(wsi, etag);
-    int n = snprintf(extra, sizeof extra,
-                     "cache-control: no-store\r\netag: %s\r\n" SECURITY_HEADERS, etag);
+    int n = snprintf(extra, sizeof extra, "cache-control: no-store\r\netag: %s\r\n%s", etag,
+                     net_security_headers);
     const char *mime = lws_get_mimetype(real, &mime_mount);
     n = lws_serve_http_file(wsi, real, mime ? mime : "application/octet-stream", extra, n);
     return n < 0 || (n > 0 && lws_http_transaction_completed(wsi)) ? -1 : 0;
@@ -526,12 +385,12 @@ static int http_request(struct lws *wsi, net_conn *c)
     int ulen = 0;
     int meth = lws_http_get_uri_and_method(wsi, &uri, &ulen);
     if (meth < 0 || uri == NULL || ulen <= 0)
-        return http_status(wsi, c, HTTP_STATUS_NOT_FOUND);
+        return net_http_status(wsi, c, HTTP_STATUS_NOT_FOUND);
     unsigned too_big = size_check(wsi, ulen);
     if (too_big)
-        return http_refuse(wsi, too_big, too_big == 431 ? "headers_too_large" : "uri_too_long",
-                           too_big == 431 ? "the request's headers are too large"
-                                          : "the request's URL is too long");
+        return net_http_refuse(wsi, too_big, too_big == 431 ? "headers_too_large" : "uri_too_long",
+                               too_big == 431 ? "the request's headers are too large"
+                                              : "the request's URL is too long");
     char path[NET_URI_MAX + 1];
     memcpy(path, uri, (size_t)ulen);
     path[ulen] = '\0';
@@ -554,7 +413,7 @@ static int http_request(struct lws *wsi, net_conn *c)
     int status = r != NULL           ? r->handler(c, arg, NULL, 0)
                  : method == NET_GET ? serve_file(wsi, path)
                                      : HTTP_STATUS_NOT_FOUND;
-    return status <= 0 ? status : http_status(wsi, c, (unsigned)status);
+    return status <= 0 ? status : net_http_status(wsi, c, (unsigned)status);
 }
 
 /* The HTTP part of c is over (closed, or lws rebinds it to serve the next
@@ -564,6 +423,7 @@ static void http_done(net_conn *c)
     proto_out_free(&c->http_out);
     proto_out_free(&c->rx);
     c->post_route = NULL;
+    c->streaming = c->stream_last = false;
     if (!c->is_ws && c->data != NULL && config->callbacks->http_closed != NULL)
         config->callbacks->http_closed(c);
     if (!c->is_ws)
@@ -648,14 +508,10 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         return http_request(wsi, c);
 
     case LWS_CALLBACK_HTTP_WRITEABLE: {
-        if (c == NULL || c->http_out.buf == NULL)
-            break;
-        int n = lws_write(wsi, (unsigned char *)proto_out_data(&c->http_out), c->http_out.len,
-                          LWS_WRITE_HTTP_FINAL);
-        proto_out_free(&c->http_out);
-        if (n < 0 || lws_http_transaction_completed(wsi))
-            return -1;
-        return 0;
+        int n = c == NULL ? 0 : net_http_writeable(wsi, c);
+        if (n == 1 && config->callbacks->http_sent != NULL)
+            config->callbacks->http_sent(c);
+        return n < 0 ? -1 : 0;
     }
 
     case LWS_CALLBACK_HTTP_FILE_COMPLETION:
@@ -665,7 +521,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (c == NULL || c->is_ws)
             break;
         if (c->rx.len + len > POST_MAX)
-            return http_refuse(wsi, 413, "too_large", "a request body is at most 4096 bytes");
+            return net_http_refuse(wsi, 413, "too_large", "a request body is at most 4096 bytes");
         proto_out_append(&c->rx, in, len);
         return c->rx.oom ? -1 : 0;
 
@@ -682,7 +538,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         proto_out_free(&c->rx);
         if (status == 0)
             return 0; /* answered, or being answered */
-        return http_status(wsi, c, (unsigned)status);
+        return net_http_status(wsi, c, (unsigned)status);
     }
 
     case LWS_CALLBACK_HTTP_DROP_PROTOCOL:

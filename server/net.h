@@ -4,13 +4,17 @@
  *
  * Owns: the libwebsockets context; each connection's transport record
  * (net_conn: send queue, reassembly of fragmented messages, the HTTP reply
- * waiting to be written); the shared outgoing message (net_msg); static
+ * or the part of a streamed (chunked) reply waiting to be written, one at
+ * a time); the shared outgoing message (net_msg); static
  * files (served from the web root by its own handler, which never leaves
  * it); the connection caps (per address and in total, from the descriptor
  * limit); the checks every request passes before a route or a session sees
  * it (Origin, Content-Type and Content-Length of a POST, size of the request
  * line and headers, the hello timeout); the security headers of every
- * reply; the counters of what it carried and refused (net_stats).
+ * reply; what a route reads of its request (query parameters, cookies,
+ * the Accept header); the counters of what it carried and refused
+ * (net_stats). Files: net.c (connections, routing, checks), net_http.c
+ * (replies and what a route reads), net_guard.c, net_msg.c.
  * May call: libwebsockets, libuv, protocol/proto_out.h. Nothing else of the
  * server: net reports what happens through the callbacks and routes it is
  * given at start, and the owner of a connection keeps its own state behind
@@ -81,6 +85,7 @@ typedef struct net_conn {
     net_msg *q[NET_QUEUE_MAX]; /* send queue: a ring of references */
     unsigned qhead, qcount;
     proto_out http_out;                 /* an HTTP reply body waiting for HTTP_WRITEABLE */
+    bool streaming, stream_last;        /* net_http_stream: a part is the last */
     const struct net_route *post_route; /* a POST waiting for its body */
     char post_arg[64];
     unsigned retry_after; /* seconds for the next HTTP reply's Retry-After (0: none) */
@@ -127,6 +132,21 @@ void net_http_retry_after(net_conn *c, unsigned seconds);
  * upgrade while the open callback runs) into buf; its length, or -1 if
  * there is none (or it does not fit). */
 int net_cookie(net_conn *c, const char *name, char *buf, size_t len);
+/* The value of the query parameter `name` of c's request (URL-decoded,
+ * while the route handler runs) into buf; its length, or -1 if there is
+ * none (or it does not fit). */
+int net_query(net_conn *c, const char *name, char *buf, size_t len);
+/* Does the Accept header of c's request (while the route handler runs)
+ * name this media type (e.g. "application/x-ndjson")? */
+bool net_accepts(net_conn *c, const char *ctype);
+/* A body of unknown length, streamed: send the headers now (chunked
+ * transfer encoding): 0, or -1 (the connection closes). Then give its
+ * parts one at a time with net_http_stream_part; net calls
+ * callbacks->http_sent when a part is written and it wants the next, so a
+ * slow reader holds at most one part in memory. */
+int net_http_stream(net_conn *c, unsigned status, const char *ctype);
+/* The next part (o consumed; may be empty); last: the body ends with it. */
+void net_http_stream_part(net_conn *c, proto_out *o, bool last);
 
 /* What net tells the owner of the connections. */
 typedef struct net_callbacks {
@@ -141,6 +161,9 @@ typedef struct net_callbacks {
     /* An HTTP connection whose data was set by a route handler closed
      * before it was answered: forget c. */
     void (*http_closed)(net_conn *c);
+    /* A part of a streamed reply (net_http_stream) is written: give the
+     * next with net_http_stream_part. */
+    void (*http_sent)(net_conn *c);
 } net_callbacks;
 
 enum { NET_GET = 1 << 0, NET_POST = 1 << 1 };
@@ -230,8 +253,8 @@ typedef struct net_stats {
 const net_stats *net_get_stats(void);
 
 /*
- * Private to the net module (net.c and net_guard.c, which needs no
- * libwebsockets). Descriptors are below the max_fd given to init.
+ * Private to the net module (net.c, net_http.c, and net_guard.c, which
+ * needs no libwebsockets). Descriptors are below the max_fd given to init.
  */
 /* Tables for descriptors 0..max_fd-1; -1 if out of memory. */
 int net_guard_init(int max_fd);
@@ -259,6 +282,15 @@ bool net_guard_etag_match(const char *if_none_match, const char *etag);
 void net_guard_scan(int fd, bool on);
 /* Has the client on fd sent an unmasked frame? */
 bool net_guard_unmasked(int fd);
+
+/* net_http.c, for net.c: the security headers as raw header lines; a
+ * short page with this status (-1: close); a JSON error at once, before
+ * the request's body (always -1: the connection closes); the
+ * HTTP_WRITEABLE step (-1: close, 1: a streamed part went, want more). */
+extern const char net_security_headers[];
+int net_http_status(struct lws *wsi, net_conn *c, unsigned status);
+int net_http_refuse(struct lws *wsi, unsigned status, const char *code, const char *reason);
+int net_http_writeable(struct lws *wsi, net_conn *c);
 
 /* Create the libwebsockets context on loop and listen (cfg and what it
  * points to must outlive the context). Returns the port listened on, or -1

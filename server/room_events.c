@@ -247,7 +247,8 @@ static proto_room_view view_of(const room *r, const ident *who)
     uint64_t now = uv_now(room__loop);
     for (int i = 0; i < r->nseats; i++) {
         v.players[i] =
-            (proto_player){r->seats[i]->id, r->seats[i]->name, r->seats[i]->bot, 0, false};
+            (proto_player){r->seats[i]->id, r->seats[i]->name,        r->seats[i]->bot, 0,
+                           false,           r->seats[i]->account != 0};
         room_player_rating(&v.players[i], r->seats[i]->account, r->g->variant->id, r->corr.days > 0,
                            r->base_ms, r->inc_ms);
         v.connected[i] = r->seats[i]->sessions != NULL || r->seats[i]->bot > 0;

@@ -6,7 +6,9 @@
 //    ratings with '?' while provisional;
 //  - the player page shows the rating with its SVG history chart, the
 //    record, and the archive with its filters and pages;
-//  - the leaderboard page says nobody is on it yet (both are provisional).
+//  - the leaderboard page says nobody is on it yet (both are provisional);
+//  - accounts' names in the lobby and the room link to their player pages
+//    (a guest's does not), and the export link carries the archive's filters.
 // Screenshots at 390 and 1440 px: tests/output/e2e/ratings-*.png, with no
 // sideways scroll and no "null"/"undefined"/"NaN" in the text.
 
@@ -106,6 +108,9 @@ test('rated games, the player page and the leaderboard in the browser', { skip }
   await ratedGame(b, a, b, async () => { // ann wins again
     // The room shows both ratings, provisional.
     await a.page.waitForFunction(() => (document.getElementById('main').innerText.match(/\(\d+\?\)/g) || []).length >= 2);
+    // Both names link to their player pages (accounts).
+    for (const x of [A, B])
+      assert.equal(await a.page.locator(`.player a.plink[href="#/@/${x.name}"]`).count(), 1, `room link to ${x.name}`);
     problems.push(...await shoot(a.page, 'room'));
   });
   await ratedGame(a, b, a); // bob wins
@@ -122,6 +127,7 @@ test('rated games, the player page and the leaderboard in the browser', { skip }
   await b.page.waitForSelector(`#seeks tr .rating`);
   assert.match(await b.page.textContent('#seeks tr'), new RegExp(`${A.name} \\(\\d+\\?\\)`));
   assert.match(await b.page.textContent('#seeks tr'), /rated/);
+  assert.equal(await b.page.locator(`#seeks tr a.plink[href="#/@/${A.name}"]`).count(), 1, 'the lobby links an account');
   problems.push(...await shoot(b.page, 'lobby-seek'));
   // A seek for players rated 3000-4000, made with the form: its creator sees
   // it with its range, bob (far below) does not see it at all.
@@ -152,6 +158,11 @@ test('rated games, the player page and the leaderboard in the browser', { skip }
   await b.page.selectOption('#f-result', 'loss');
   await b.page.click('#archive-filters button[type=submit]');
   await b.page.waitForFunction(() => document.querySelectorAll('#archive-rows tr').length === 1);
+  // The export link carries the filters shown, as query parameters.
+  const href = await b.page.getAttribute('#export-pgn', 'href');
+  assert.equal(href, `/api/games/user/${A.name}?result=loss`);
+  const exported = await (await fetch(`${server.url}${href}`)).text();
+  assert.equal((exported.match(/\[Event /g) || []).length, 1);
   await b.page.selectOption('#f-result', '');
   await b.page.fill('#f-vs', 'nobody');
   await b.page.click('#archive-filters button[type=submit]');
@@ -162,6 +173,23 @@ test('rated games, the player page and the leaderboard in the browser', { skip }
   await b.page.goto(`${server.url}/#/leaderboard`);
   await b.page.waitForSelector('#board-empty');
   problems.push(...await shoot(b.page, 'leaderboard'));
+
+  // A guest's seek: its name is no link. Clicking ann's linked name in the
+  // lobby opens her page and does not join her seek.
+  await b.page.goto(`${server.url}/#/`);
+  await b.page.waitForSelector('#conn.online');
+  const g = await open(null);
+  const gseek = await g.page.evaluate(async () => {
+    const app = window.chameleon;
+    return (await app.conn.request('seek_create', { game: app.games.find((x) => x.players === 2).id, base_ms: 300000, inc_ms: 3000 })).seek.id;
+  });
+  await b.page.waitForSelector(`#seeks tr[data-seek="${gseek}"]`);
+  assert.equal(await b.page.locator(`#seeks tr[data-seek="${gseek}"] .pname`).count(), 1);
+  assert.equal(await b.page.locator(`#seeks tr[data-seek="${gseek}"] a.plink`).count(), 0, 'no link for a guest');
+  await b.page.click(`#seeks tr a.plink[href="#/@/${A.name}"]`);
+  await b.page.waitForURL(new RegExp(`#/@/${A.name}$`));
+  await b.page.waitForSelector('.rating-card');
+  await g.ctx.close();
 
   assert.deepEqual(problems, []);
   assert.deepEqual(pageErrors, []);

@@ -388,6 +388,17 @@ test('the archive: a player\'s finished games, filtered and paged, with the rati
         assert.equal((await get(`${A.name}/vs=${B.name}/result=win`)).games.length, 1);
         assert.equal((await get(`${A.name}/kind=correspondence`)).games.length, 0);
         assert.equal((await get(`${A.name}/kind=live/game=${g2}`)).games.length, 3);
+        // The same filters as query parameters (lichess's form); the query
+        // wins over a path segment; URL-encoded values are decoded.
+        assert.equal((await get(`${A.name}?result=win`)).games.length, 2);
+        assert.equal((await get(`${A.name}?vs=${encodeURIComponent(B.name)}&result=win`)).games.length, 1);
+        assert.equal((await get(`${A.name}?kind=correspondence`)).games.length, 0);
+        assert.equal((await get(`${A.name}?kind=live&game=${g2}`)).games.length, 3);
+        assert.equal((await get(`${A.name}/result=loss?result=win`)).games.length, 2);
+        assert.equal((await get(`${A.name}?result=maybe`, 400)).error, 'bad_argument');
+        assert.equal((await get(`${A.name}?result=`, 400)).error, 'bad_argument');
+        const q1 = await get(`${A.name}?limit=2`);
+        assert.deepEqual((await get(`${A.name}?limit=2&before=${q1.next}`)).games.map((g) => g.id), [all.games[2].id]);
         // Pages.
         const p1 = await get(`${A.name}/limit=2`);
         assert.equal(p1.games.length, 2);
@@ -426,6 +437,26 @@ test('the archive: a player\'s finished games, filtered and paged, with the rati
             assert.equal(g.moves.length, 1);
             assert.ok(g.players.some((p) => p.name === B.name));
         }
+        // Accept: application/x-ndjson chooses NDJSON; the filters as a query.
+        const ndj = async (path, accept) => {
+            const res = await fetch(`${srv.http}/api/games/user/${path}`, { headers: { Accept: accept } });
+            assert.equal(res.status, 200, path);
+            return res;
+        };
+        r = await ndj(`${A.name}?vs=${B.name}`, 'application/x-ndjson');
+        assert.match(r.headers.get('content-type'), /application\/x-ndjson/);
+        assert.deepEqual((await r.text()).trim().split('\n').map((l) => JSON.parse(l).id),
+            all.games.slice(1).map((g) => g.id));
+        r = await ndj(`${A.name}?result=win`, 'text/html, application/x-ndjson;q=0.9');
+        assert.deepEqual((await r.text()).trim().split('\n').map((l) => JSON.parse(l).id),
+            [all.games[0].id, all.games[2].id]);
+        r = await ndj(`${A.name}?result=win`, 'application/x-ndjsonx, */*');
+        assert.match(r.headers.get('content-type'), /application\/x-chess-pgn/);
+        assert.equal((((await r.text()).match(/\[Event /g)) || []).length, 2);
+        r = await ndj(`${A.name}?format=pgn`, 'application/x-ndjson');
+        assert.match(r.headers.get('content-type'), /application\/x-chess-pgn/, 'format= wins over Accept');
+        await exp(`${A.name}?vs=`, 400);
+        assert.equal(await (await exp(`${A.name}?kind=correspondence`)).text(), '');
         assert.equal(await (await exp(`${A.name}/kind=correspondence`)).text(), '');
         await exp('nosuchplayer', 404);
         await exp(`${A.name}/format=tex`, 400);
@@ -437,6 +468,98 @@ test('the archive: a player\'s finished games, filtered and paged, with the rati
         await get(`${A.name}/limit=0`, 400);
         await get(`${A.name}/game=chess`, 400);
         a.close(); b.close(); c.close();
+    } finally {
+        assert.equal((await srv.stop()).code, 0, srv.stderr().slice(-2000));
+    }
+});
+
+// PLAYER's "account": true marks a person logged in as an account (the
+// client links the name to its player page); guests and bots have none.
+test('PLAYER carries account: true for accounts only (welcome, seeks, room seats), not guests or bots', async () => {
+    const srv = await startServer();
+    try {
+        const A = await account(srv), B = await account(srv);
+        const a = await login(srv, A), b = await login(srv, B);
+        const guest = await connect(srv.url);
+        assert.equal(a.welcome.player.account, true);
+        assert.equal(guest.welcome.player.account, undefined);
+        const g2 = a.welcome.games.find((g) => g.players === 2).id;
+        await twoPlayerGame([a, b], g2, BLITZ, false, 1, (seek, states) => {
+            assert.equal(seek.players[0].account, true);
+            for (const st of states) for (const x of st.seats) assert.equal(x.player.account, true, JSON.stringify(x));
+        });
+        const gs = await guest.request({ type: 'seek_create', game: g2, ...BLITZ });
+        assert.equal(gs.seek.players[0].account, undefined);
+        const started = await guest.request({ type: 'bot_game', game: g2, level: 1, base_ms: 0, inc_ms: 0 });
+        assert.equal(started.type, 'game_started', JSON.stringify(started));
+        const st = await guest.waitFor((m) => m.type === 'room' && m.room === started.room, 'room state');
+        assert.equal(st.seats.length, 2);
+        for (const x of st.seats) assert.equal(x.player.account, undefined, JSON.stringify(x));
+        assert.ok(st.seats.some((x) => x.player.bot));
+        a.close(); b.close(); guest.close();
+    } finally {
+        assert.equal((await srv.stop()).code, 0, srv.stderr().slice(-2000));
+    }
+});
+
+// The export streams: more games than a page (API_EXPORT_PAGE, 100) go as
+// a chunked body, page after page, and come back whole through the PGN
+// reader; a reader that goes away in the middle costs nothing (the
+// sanitizer build's exit status checks for leaks).
+test('a large export streams every game in chunks, PGN and NDJSON, and re-imports through the PGN reader', { timeout: 300000 }, async () => {
+    const N = 250;
+    const srv = await startServer(['--seeks-per-minute', '1000000']);
+    try {
+        const A = await account(srv), B = await account(srv);
+        const a = await login(srv, A), b = await login(srv, B);
+        const g2 = a.welcome.games.find((g) => g.players === 2).id;
+        for (let i = 0; i < N; i++) {
+            await twoPlayerGame([a, b], g2, BLITZ, i % 3 === 0, i % 2);
+            a.inbox.length = 0;
+            b.inbox.length = 0;
+            // Under the 200 messages a second a connection may send.
+            if (i % 40 === 39) await new Promise((res) => setTimeout(res, 1100));
+        }
+        let r = await fetch(`${srv.http}/api/games/user/${A.name}`);
+        assert.equal(r.status, 200);
+        assert.equal(r.headers.get('transfer-encoding'), 'chunked');
+        assert.equal(r.headers.get('content-length'), null);
+        assert.match(r.headers.get('content-type'), /application\/x-chess-pgn/);
+        assert.ok(r.headers.get('content-security-policy'), 'the security headers too');
+        const pgn = await r.text();
+        const ids = [...pgn.matchAll(/\[GameId "(\d+)"\]/g)].map((m) => Number(m[1]));
+        assert.equal(ids.length, N);
+        assert.equal(new Set(ids).size, N, 'no game twice across pages');
+        for (let i = 1; i < N; i++) assert.ok(ids[i] < ids[i - 1], 'newest first');
+        const checker = join(root, 'build/pgn_check');
+        assert.ok(existsSync(checker), 'build/pgn_check is built by make all');
+        const out = spawnSync(checker, { input: pgn, encoding: 'utf8', maxBuffer: 64 << 20 });
+        assert.equal(out.status, 0, out.stdout.slice(-2000));
+        assert.match(out.stdout, new RegExp(`^games ${N}$`, 'm'));
+        assert.deepEqual([...out.stdout.matchAll(/^ok (\d+) 1 /gm)].map((m) => Number(m[1])), ids);
+        // NDJSON by the Accept header, filtered by a query parameter.
+        r = await fetch(`${srv.http}/api/games/user/${A.name}?vs=${B.name}&kind=live`,
+            { headers: { Accept: 'application/x-ndjson' } });
+        assert.equal(r.headers.get('transfer-encoding'), 'chunked');
+        const lines = (await r.text()).trim().split('\n').map((l) => JSON.parse(l));
+        assert.deepEqual(lines.map((g) => g.id), ids);
+        // limit= does not cap the export (it pages by 100); result= filters.
+        r = await fetch(`${srv.http}/api/games/user/${A.name}?result=win`, { headers: { Accept: 'application/x-ndjson' } });
+        const wins = (await r.text()).trim().split('\n').map((l) => JSON.parse(l));
+        assert.equal(wins.length, Math.floor(N / 2));
+        // A reader that stops after the first chunk and goes.
+        for (let k = 0; k < 3; k++) {
+            const ac = new AbortController();
+            r = await fetch(`${srv.http}/api/games/user/${A.name}`, { signal: ac.signal });
+            const reader = r.body.getReader();
+            assert.ok((await reader.read()).value.length > 0);
+            ac.abort();
+            await reader.read().catch(() => {});
+        }
+        // The server still answers, whole.
+        r = await fetch(`${srv.http}/api/games/user/${A.name}?format=ndjson`);
+        assert.equal((await r.text()).trim().split('\n').length, N);
+        a.close(); b.close();
     } finally {
         assert.equal((await srv.stop()).code, 0, srv.stderr().slice(-2000));
     }

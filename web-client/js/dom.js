@@ -25,10 +25,15 @@ export function timeControl(baseMs, incMs) {
 }
 
 // A player's name with a mark when it is a bot (PLAYER's `bot`, `level`:
-// PROTOCOL.md, Bots): an element for lists, bars and the viewer.
+// PROTOCOL.md, Bots): an element for lists, bars and the viewer. An
+// account's name links to its player page (PLAYER's `account`); guests and
+// bots have none. The link does not pass its click to a clickable row.
 export function playerName(p) {
   if (!p) return h('span', { class: 'muted' }, '(empty)');
-  return h('span', { class: p.bot ? 'pname bot' : 'pname' }, p.name,
+  const name = p.account && !p.bot
+    ? h('a', { class: 'plink', href: `#/@/${encodeURIComponent(p.name)}`, onclick: (e) => e.stopPropagation() }, p.name)
+    : p.name;
+  return h('span', { class: p.bot ? 'pname bot' : 'pname' }, name,
     p.bot ? h('span', { class: 'tag bot', title: `computer, level ${p.level}` }, '\u2699 bot') : null,
     p.rating ? h('span', { class: 'rating', title: p.provisional ? 'provisional rating: few rated games yet' : 'rating' }, ` (${ratingText(p.rating, p.provisional)})`) : null);
 }

@@ -2,7 +2,7 @@
 // history as an SVG chart, won / lost / drawn per game, games in progress,
 // and the archive of finished games with filters (game, live or
 // correspondence, result, opponent) and pages. Reads GET /api/profile/<name>
-// and GET /api/archive/<name>/<key=value>... (PROTOCOL.md, "Ratings").
+// and GET /api/archive/<name>?<key>=<value>&... (PROTOCOL.md, "Ratings").
 
 import { h, ratingText, timeControl } from '../dom.js';
 import { gameName, games, reasonText } from '../tables.js';
@@ -58,6 +58,7 @@ export function mount(main, params, app) {
   const vsIn = h('input', { id: 'f-vs', placeholder: 'Opponent', maxlength: 20, size: 12 });
   const rows = h('tbody', { id: 'archive-rows' });
   const empty = h('p', { class: 'muted', id: 'archive-empty', hidden: true }, 'No finished games match.');
+  const exportLink = h('a', { href: `/api/games/user/${encodeURIComponent(name)}`, id: 'export-pgn', download: `${name}.pgn` }, 'Download these games (PGN)');
   const newer = h('button', { type: 'button', id: 'archive-newer', disabled: true }, '\u2190 Newer');
   const older = h('button', { type: 'button', id: 'archive-older', disabled: true }, 'Older \u2192');
   const fillGames = () => {
@@ -81,7 +82,7 @@ export function mount(main, params, app) {
       h('thead', {}, h('tr', {}, ['Game', 'Players', 'Result', 'Rating', 'Date'].map((t) => h('th', {}, t)))), rows)),
     empty,
     h('div', { class: 'row' }, newer, older,
-      h('a', { href: `/api/games/user/${encodeURIComponent(name)}`, id: 'export-pgn', download: `${name}.pgn` }, 'Download every game (PGN)'))));
+      exportLink)));
 
   let alive = true;
   // pages[i]: the `before` of page i (0: the newest).
@@ -127,15 +128,18 @@ export function mount(main, params, app) {
   }
 
   async function loadPage() {
-    const segs = [encodeURIComponent(name), 'limit=20'];
-    if (gameSel.value) segs.push(`game=${gameSel.value}`);
-    if (kindSel.value) segs.push(`kind=${kindSel.value}`);
-    if (resultSel.value) segs.push(`result=${resultSel.value}`);
-    if (vsIn.value.trim()) segs.push(`vs=${encodeURIComponent(vsIn.value.trim())}`);
-    if (pages[page]) segs.push(`before=${pages[page]}`);
+    const q = new URLSearchParams();
+    if (gameSel.value) q.set('game', gameSel.value);
+    if (kindSel.value) q.set('kind', kindSel.value);
+    if (resultSel.value) q.set('result', resultSel.value);
+    if (vsIn.value.trim()) q.set('vs', vsIn.value.trim());
+    // The export takes the same filters: the link downloads what is shown.
+    exportLink.href = `/api/games/user/${encodeURIComponent(name)}${q.toString() ? `?${q}` : ''}`;
+    q.set('limit', '20');
+    if (pages[page]) q.set('before', String(pages[page]));
     let a = null;
     try {
-      const r = await fetch(`/api/archive/${segs.join('/')}`);
+      const r = await fetch(`/api/archive/${encodeURIComponent(name)}?${q}`);
       if (r.ok) a = await r.json();
     } catch { /* offline */ }
     if (!alive) return;

@@ -14,7 +14,7 @@ export async function loadArchived(id) {
   if (!g.start || (g.moves || []).some((m) => !m.changes)) throw new Error('this game cannot be stepped through');
   const colors = (gameInfo(g.variant) || {}).colors || [];
   const seats = (g.players || []).map((p, i) => ({
-    seat: p.seat ?? i, color: colors[p.seat ?? i] || '', player: { id: p.account || 0, name: p.name, bot: !!p.bot, level: p.level }, connected: true, left: null,
+    seat: p.seat ?? i, color: colors[p.seat ?? i] || '', player: { id: p.account || 0, name: p.name, bot: !!p.bot, level: p.level, account: !!p.account && !p.bot }, connected: true, left: null,
   }));
   for (const l of g.leaves || []) if (seats[l.player]) seats[l.player].left = l.reason;
   const moves = (g.moves || []).map((m) => ({ move: m.move, display: m.display || m.move, seat: m.player, captures: m.captures, changes: m.changes }));
