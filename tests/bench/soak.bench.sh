@@ -103,7 +103,8 @@ guests): SQLite +$sql_kb kB (its page cache follows the database, up to 64 MiB
 per connection: \`PRAGMA cache_size\`), the rest +$rest_kb kB, $per_session bytes a
 session or $per_guest bytes a new guest (at most $guests guests are held,
 \`--max-guests $guests\`: past that a new guest takes an unused one's place). $(field games) games, $(field moves)
-moves, $(field abandoned) ended by abandonment, $(field errors) errors; the
+moves, $(field abandoned) ended by abandonment, $(field errors) errors ($(field chat_limited) chat lines
+refused by the 5 lines per 10 s of a returning identity); the
 database grew to $dbkb kB. Command: \`BENCH=soak make bench\` (\`node
 tests/bench/soak.mjs --port P --pid PID --sessions $sessions --pairs
 $pairs\` against \`build/chameleon ... --abandon-seconds 2 --max-guests $guests

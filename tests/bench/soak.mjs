@@ -59,7 +59,7 @@ const http = `http://127.0.0.1:${port}`;
 const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 
 const rssKb = () => Number(/VmRSS:\s*(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
-let sessions = 0, games = 0, moves = 0, abandoned = 0, errors = 0, newGuests = 0;
+let sessions = 0, games = 0, moves = 0, abandoned = 0, errors = 0, newGuests = 0, chatLimited = 0;
 const firstErrors = [];
 const tokens = []; // returning visitors' tokens, not in use
 const t0 = Date.now();
@@ -112,8 +112,16 @@ async function game(address) {
             await b.event(room, 'move');
             moves++;
             if (i === 2 && CHAT) {
-                a.send({ type: 'chat', room, text: 'good game' });
-                await b.event(room, 'chat');
+                // The chat's own event, or the refusal of a returning
+                // visitor's identity over its 5 lines per 10 s (a token
+                // comes back within seconds when an hour is compressed).
+                const id = a.nextId++;
+                a.send({ type: 'chat', room, text: 'good game', id });
+                const m = await a.waitFor((x) => x.re === id ||
+                    (x.type === 'event' && x.room === room && x.kind === 'chat'), 'chat');
+                if (m.type === 'error' && m.code === 'rate_limited') chatLimited++;
+                else if (m.type === 'error') throw new Error(JSON.stringify(m));
+                else await b.event(room, 'chat');
             }
             // The inboxes keep only what is still awaited.
             a.inbox.length = 0;
@@ -184,6 +192,7 @@ console.log(`games ${games}`);
 console.log(`moves ${moves}`);
 console.log(`abandoned ${abandoned}`);
 console.log(`errors ${errors}`);
+console.log(`chat_limited ${chatLimited}`);
 console.log(`seconds ${secs.toFixed(1)}`);
 for (const e of firstErrors) console.error(`error: ${e}`);
 process.exit(errors ? 1 : 0);
