@@ -195,7 +195,8 @@ test('--log-level: warn drops the info lines, a bad level is refused; /metrics h
         assert.match(text, /^# TYPE chameleon_store_commit_seconds histogram$/m);
         const count = Number(text.match(/^chameleon_store_commit_seconds_count (\d+)$/m)[1]);
         const inf = Number(text.match(/^chameleon_store_commit_seconds_bucket\{le="\+Inf"\} (\d+)$/m)[1]);
-        assert.ok(count >= 2, `commits counted: ${count}`);
+        // The game's creation and its move may share one group commit.
+        assert.ok(count >= 1, `commits counted: ${count}`);
         assert.equal(inf, count);
         assert.match(text, /^chameleon_store_queue_operations \d+$/m);
         a.close();
