@@ -406,17 +406,32 @@ int main(int argc, char **argv)
     long flush_ms = LOBBY_FLUSH_MS;
     long max_guests = IDENT_MAX_GUESTS, idle_s = IDENT_IDLE_MS / 1000;
     quota_limits qlim = {0};
-    /* The caps of quota.h, each a flag. */
+    long write_retries = STORE_RETRIES;
+    /* The flags that are a number in a range and nothing else: into a long
+     * (l) or an int (i). */
     const struct {
         const char *flag;
-        int *to;
-    } caps[] = {{"--live-games-per-identity", &qlim.live_per_ident},
-                {"--corr-games-per-identity", &qlim.corr_per_ident},
-                {"--live-games-per-address", &qlim.live_per_addr},
-                {"--corr-games-per-address", &qlim.corr_per_addr},
-                {"--watched-rooms-per-identity", &qlim.watched_per_ident},
-                {"--watched-rooms-per-address", &qlim.watched_per_addr}};
-    long write_retries = STORE_RETRIES;
+        long lo, hi;
+        long *l;
+        int *i;
+    } numbers[] = {
+        {"--live-games-per-identity", 1, 1000000, NULL, &qlim.live_per_ident},
+        {"--corr-games-per-identity", 1, 1000000, NULL, &qlim.corr_per_ident},
+        {"--live-games-per-address", 1, 1000000, NULL, &qlim.live_per_addr},
+        {"--corr-games-per-address", 1, 1000000, NULL, &qlim.corr_per_addr},
+        {"--watched-rooms-per-identity", 1, 1000000, NULL, &qlim.watched_per_ident},
+        {"--watched-rooms-per-address", 1, 1000000, NULL, &qlim.watched_per_addr},
+        {"--max-guests", 1, 100000000, &max_guests, NULL},
+        {"--identity-idle-seconds", 1, 86400 * 365, &idle_s, NULL},
+        {"--messages-per-identity", 1, 1000000000, &ident_msgs, NULL},
+        {"--seeks-per-minute", 1, 1000000000, &seeks_minute, NULL},
+        {"--lobby-flush-ms", 10, 5000, &flush_ms, NULL},
+        {"--write-retries", 0, 20, &write_retries, NULL},
+        {"--password-queue", 1, 100000, NULL, &alim.hashes_queued},
+        {"--max-connections-per-address", 1, 1000000, NULL, &cfg.max_per_address},
+        {"--max-connections", 1, 1 << 20, NULL, &cfg.max_ws},
+    };
+    const size_t nnumbers = sizeof numbers / sizeof numbers[0];
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -431,25 +446,18 @@ int main(int argc, char **argv)
         }
         const char *val = argv[++i];
         long n;
-        size_t cap = 0;
-        while (cap < sizeof caps / sizeof caps[0] && strcmp(a, caps[cap].flag) != 0)
-            cap++;
-        if (cap < sizeof caps / sizeof caps[0]) {
-            if (!parse_int(val, 1, 1000000, &n)) {
-                log_error("%s wants 1..1000000", a);
+        size_t k = 0;
+        while (k < nnumbers && strcmp(a, numbers[k].flag) != 0)
+            k++;
+        if (k < nnumbers) {
+            if (!parse_int(val, numbers[k].lo, numbers[k].hi, &n)) {
+                log_error("%s wants %ld..%ld", a, numbers[k].lo, numbers[k].hi);
                 return 2;
             }
-            *caps[cap].to = (int)n;
-        } else if (strcmp(a, "--max-guests") == 0) {
-            if (!parse_int(val, 1, 100000000, &max_guests)) {
-                log_error("--max-guests wants 1..100000000");
-                return 2;
-            }
-        } else if (strcmp(a, "--identity-idle-seconds") == 0) {
-            if (!parse_int(val, 1, 86400 * 365, &idle_s)) {
-                log_error("--identity-idle-seconds wants 1..31536000");
-                return 2;
-            }
+            if (numbers[k].l != NULL)
+                *numbers[k].l = n;
+            else
+                *numbers[k].i = (int)n;
         } else if (strcmp(a, "--log-level") == 0) {
             log_level lv;
             if (!log_parse_level(val, &lv)) {
@@ -490,12 +498,6 @@ int main(int argc, char **argv)
                 log_error("--bot-table-mb wants 1..4096");
                 return 2;
             }
-        } else if (strcmp(a, "--password-queue") == 0) {
-            if (!parse_int(val, 1, 100000, &n)) {
-                log_error("--password-queue wants 1..100000");
-                return 2;
-            }
-            alim.hashes_queued = (int)n;
         } else if (strcmp(a, "--login-failures-per-address") == 0) {
             if (!parse_int(val, 1, 1000000000, &n)) {
                 log_error("--login-failures-per-address wants 1..1000000000");
@@ -508,44 +510,12 @@ int main(int argc, char **argv)
                 return 2;
             }
             alim.register_per_address = (unsigned)n;
-        } else if (strcmp(a, "--messages-per-identity") == 0) {
-            if (!parse_int(val, 1, 1000000000, &ident_msgs)) {
-                log_error("--messages-per-identity wants 1..1000000000");
-                return 2;
-            }
-        } else if (strcmp(a, "--seeks-per-minute") == 0) {
-            if (!parse_int(val, 1, 1000000000, &seeks_minute)) {
-                log_error("--seeks-per-minute wants 1..1000000000");
-                return 2;
-            }
-        } else if (strcmp(a, "--lobby-flush-ms") == 0) {
-            if (!parse_int(val, 10, 5000, &flush_ms)) {
-                log_error("--lobby-flush-ms wants 10..5000");
-                return 2;
-            }
-        } else if (strcmp(a, "--write-retries") == 0) {
-            if (!parse_int(val, 0, 20, &write_retries)) {
-                log_error("--write-retries wants 0..20");
-                return 2;
-            }
         } else if (strcmp(a, "--public-url") == 0) {
             if (public_origin(val, origin, sizeof origin, &https) < 0) {
                 log_error("--public-url wants http://HOST[:PORT] or https://...");
                 return 2;
             }
             cfg.public_origin = origin;
-        } else if (strcmp(a, "--max-connections-per-address") == 0) {
-            if (!parse_int(val, 1, 1000000, &n)) {
-                log_error("--max-connections-per-address wants 1..1000000");
-                return 2;
-            }
-            cfg.max_per_address = (int)n;
-        } else if (strcmp(a, "--max-connections") == 0) {
-            if (!parse_int(val, 1, 1 << 20, &n)) {
-                log_error("--max-connections wants 1..1048576");
-                return 2;
-            }
-            cfg.max_ws = (int)n;
         } else if (strcmp(a, "--hello-timeout-ms") == 0) {
             if (!parse_int(val, 1, 86400000, &n)) {
                 log_error("--hello-timeout-ms wants 1..86400000");
