@@ -35,6 +35,19 @@ fail() {
     exit 1
 }
 
+# wait_port WHAT: the port the server started as $pid prints on $tmp/out,
+# into $port; fails, naming WHAT, if the server exits or never listens.
+wait_port() {
+    port=""
+    for _ in $(seq 1 100); do
+        port=$(sed -n 's#.*listening on http://[^:]*:\([0-9]*\)/.*#\1#p' "$tmp/out")
+        [ -n "$port" ] && return 0
+        kill -0 "$pid" 2>/dev/null || fail "the $1 server exited: $(cat "$tmp/err")"
+        sleep 0.1
+    done
+    fail "the $1 server did not start: $(cat "$tmp/err")"
+}
+
 echo "--- make install DESTDIR"
 make -C "$top" --no-print-directory install DESTDIR="$tmp/root" >/dev/null
 for f in usr/local/bin/chameleon usr/local/bin/chameleon-engine \
@@ -59,14 +72,7 @@ mkdir "$tmp/elsewhere"
 (cd "$tmp/elsewhere" && exec env -u CHAMELEON_MIGRATIONS "$bin" --config "$tmp/chameleon.conf" \
     --db "$tmp/test.db" >"$tmp/out" 2>"$tmp/err") &
 pid=$!
-port=""
-for _ in $(seq 1 100); do
-    port=$(sed -n 's#.*listening on http://[^:]*:\([0-9]*\)/.*#\1#p' "$tmp/out")
-    [ -n "$port" ] && break
-    kill -0 "$pid" 2>/dev/null || fail "the installed server exited: $(cat "$tmp/err")"
-    sleep 0.1
-done
-[ -n "$port" ] || fail "the installed server did not start: $(cat "$tmp/err")"
+wait_port installed
 curl -fsS "http://127.0.0.1:$port/healthz" >"$tmp/health" || fail "/healthz did not answer"
 grep -q . "$tmp/health" || fail "/healthz answered nothing"
 curl -fsS "http://127.0.0.1:$port/" | grep -qi '<html' || fail "the web client is not served"
@@ -205,14 +211,7 @@ fi
 # shellcheck disable=SC2086 # the command line, split as systemd splits it
 (cd "$state" && exec env -u CHAMELEON_MIGRATIONS $as $exec_start >"$tmp/out" 2>"$tmp/err") &
 pid=$!
-port=""
-for _ in $(seq 1 100); do
-    port=$(sed -n 's#.*listening on http://[^:]*:\([0-9]*\)/.*#\1#p' "$tmp/out")
-    [ -n "$port" ] && break
-    kill -0 "$pid" 2>/dev/null || fail "the packaged server exited: $(cat "$tmp/err")"
-    sleep 0.1
-done
-[ -n "$port" ] || fail "the packaged server did not start: $(cat "$tmp/err")"
+wait_port packaged
 curl -fsS "http://127.0.0.1:$port/healthz" | grep -q '"status":"ok"' || fail "/healthz of the packaged server"
 curl -fsS "http://127.0.0.1:$port/" | grep -qi '<html' || fail "the packaged web client is not served"
 grep -q "cannot read" "$tmp/err" && fail "the packaged server missed a file: $(cat "$tmp/err")"
