@@ -10,7 +10,7 @@ export function mount(main, params, app) {
   const list = h('tbody', { id: 'your-games' });
   const note = h('p', { class: 'muted', id: 'your-games-note' }, 'Loading\u2026');
   main.append(h('section', { class: 'panel' }, h('h1', {}, 'Your games'),
-    h('table', { class: 'list' }, h('thead', {}, h('tr', {}, ['Game', 'Time', 'Players', 'Moves', ''].map((t) => h('th', {}, t)))), list), note));
+    h('table', { class: 'list cards' }, h('thead', {}, h('tr', {}, ['Game', 'Time', 'Players', 'Moves', ''].map((t) => h('th', {}, t)))), list), note));
   let alive = true;
 
   async function load(w) {

@@ -216,7 +216,7 @@ export function mount(main, params, app) {
     h('div', { class: 'grid2 lobby' },
       h('section', { class: 'panel' },
         h('h2', {}, 'Open games'),
-        h('table', { class: 'list' }, h('thead', {}, h('tr', {}, ['Player', 'Game', 'Time', 'Seats', ''].map((t) => h('th', {}, t)))), tbody),
+        h('table', { class: 'list cards' }, h('thead', {}, h('tr', {}, ['Player', 'Game', 'Time', 'Seats', ''].map((t) => h('th', {}, t)))), tbody),
         empty),
       h('div', { class: 'stack' },
       h('section', { class: 'panel', id: 'play-computer' },

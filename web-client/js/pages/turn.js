@@ -10,7 +10,7 @@ export function mount(main, params, app) {
   const list = h('tbody', { id: 'turn-list' });
   const note = h('p', { class: 'muted', id: 'turn-note' });
   main.append(h('section', { class: 'panel' }, h('h1', {}, 'Your turn'),
-    h('table', { class: 'list' }, h('thead', {}, h('tr', {}, ['Game', 'Moves', 'Time left', ''].map((t) => h('th', {}, t)))), list),
+    h('table', { class: 'list cards' }, h('thead', {}, h('tr', {}, ['Game', 'Moves', 'Time left', ''].map((t) => h('th', {}, t)))), list),
     note));
 
   function render() {
