@@ -44,17 +44,20 @@ export function mount(main, params, app) {
   const chat = createChat(ctx);
   const cond = createCond(ctx);
 
-  main.append(h('div', { class: 'room', id: 'room' },
+  const roomEl = h('div', { class: 'room', id: 'room' },
     h('div', { class: 'board-col' }, bars.top, play.box, bars.bottom),
     h('div', { class: 'side' },
       heading, actions.banner, play.viewRow, history.moves, history.stepper, play.typed,
-      play.legal, status, actions.actions, cond.el, chat.el)));
+      play.legal, status, actions.actions, cond.el, chat.el));
+  main.append(roomEl);
 
   function setRoom(m) {
     model.set(m);
     cond.reread();
     if (ctx.view.seat === null) ctx.view.seat = m.you >= 0 ? m.you : 0;
     if (!play.board()) heading.replaceChildren(...headingOf(m));
+    // Three bars around the board: a smaller board keeps one's own in view.
+    roomEl.classList.toggle('p3', m.seats.length > 2);
     play.ensureBoard();
     render();
   }
