@@ -24,6 +24,7 @@ export const app = {
   conn: new Conn(wsUrl),
   games: [], // the server's games (welcome.games; tables.js has every table)
   me: null,
+  rooms: [], // rooms with a seat of ours: welcome.rooms and each game_started since
   account: null, // the username when logged in (welcome.account)
   announce(text) {
     const live = document.getElementById('live');
@@ -82,6 +83,7 @@ function header() {
     app.me = w.player;
     app.games = w.games || [];
     app.account = w.account || null;
+    app.rooms = [...(w.rooms || [])];
     document.getElementById('me').textContent = w.player ? w.player.name : 'guest';
     document.getElementById('login-link').hidden = !!app.account;
   });
@@ -90,6 +92,9 @@ function header() {
 
 header();
 // A game that starts (a seek filled, a rematch) opens its room wherever we are.
+// The games this identity plays in: the welcome's, and each one started since
+// (app.rooms: "your games" lists them without a reload).
+app.conn.on('game_started', (m) => { if (!app.rooms.includes(m.room)) app.rooms.push(m.room); });
 app.conn.on('game_started', (m) => { if (location.hash !== `#/game/${m.room}`) app.go(`#/game/${m.room}`); });
 // Without the rules module no board can be drawn: the page says so at the
 // top (the pages without a board go on working).

@@ -1,6 +1,7 @@
 // "Your games": every game where this identity holds a seat and that is
-// still going on (welcome.rooms), those where it is your turn first. Each
-// room is joined once to read its state, then parted.
+// still going on (welcome.rooms and the games started since: app.rooms),
+// those where it is your turn first. Each room is joined once to read its
+// state, then parted; the list is read again when a game starts.
 
 import { h, playerName, timeControl } from '../dom.js';
 import { corrControl, leftText } from '../corr.js';
@@ -13,8 +14,10 @@ export function mount(main, params, app) {
     h('table', { class: 'list cards' }, h('thead', {}, h('tr', {}, ['Game', 'Time', 'Players', 'Moves', ''].map((t) => h('th', {}, t)))), list), note));
   let alive = true;
 
-  async function load(w) {
-    const rooms = (w && w.rooms) || [];
+  let loads = 0; // the latest load wins
+  async function load() {
+    const mine = ++loads;
+    const rooms = [...app.rooms];
     const states = [];
     for (const r of rooms) {
       try {
@@ -23,7 +26,9 @@ export function mount(main, params, app) {
         states.push(st);
       } catch { /* gone meanwhile */ }
     }
-    if (!alive) return;
+    if (!alive || mine !== loads) return;
+    // A game that ended since the welcome is no longer in progress.
+    for (let i = states.length - 1; i >= 0; i--) if (states[i].status === 'over') states.splice(i, 1);
     const yourTurn = (s) => s.you >= 0 && s.to_move === s.you && s.status !== 'over';
     // Correspondence: the time left of the seat to move (deadlines are
     // server times; now_ms is the server's clock when the state was sent).
@@ -39,7 +44,7 @@ export function mount(main, params, app) {
     note.textContent = states.length ? '' : 'No games in progress. Start one from the lobby.';
   }
 
-  const off = conn.on('welcome', load);
-  if (conn.ready) load(conn.welcome);
-  return () => { alive = false; off(); };
+  const offs = [conn.on('welcome', () => load()), conn.on('game_started', () => load())];
+  if (conn.ready) load();
+  return () => { alive = false; offs.forEach((f) => f()); };
 }
