@@ -9,7 +9,7 @@
  *
  *   chameleon [--config FILE] [--migrations DIR] [--trust-proxy ADDR]
  *             [--host 127.0.0.1] [--port 8080] [--db chameleon.db]
- *             [--web-root web-client] [--abandon-seconds N]
+ *             [--web-root web-client] [--abandon-seconds N] [--first-move-seconds N]
  *             [--bot-threads N] [--bot-table-mb N] [--clock-offset-file FILE]
  *             [--password-queue N] [--login-failures-per-address N]
  *             [--register-per-address N] [--messages-per-identity N]
@@ -74,7 +74,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: chameleon [--config FILE] [--host ADDR] [--port N] [--db FILE]\n"
                "                 [--web-root DIR] [--wasm FILE] [--migrations DIR]\n"
                "                 [--trust-proxy ADDR]\n"
-               "                 [--abandon-seconds N] [--bot-threads N] [--bot-table-mb N]\n"
+               "                 [--abandon-seconds N] [--first-move-seconds N]\n"
+               "                 [--bot-threads N] [--bot-table-mb N]\n"
                "                 [--clock-offset-file FILE] [--password-queue N]\n"
                "                 [--login-failures-per-address N] [--register-per-address N]\n"
                "                 [--messages-per-identity N] [--seeks-per-minute N]\n"
@@ -109,6 +110,9 @@ static void usage(FILE *f)
                "                       coming from the last address of its X-Forwarded-For\n"
                "                       (default: none; the header is ignored)\n"
                "  --abandon-seconds N  a seated player away this long abandons (default 0: never)\n"
+               "  --first-move-seconds N  live games: each seat's time for its first move\n"
+               "                       (its clock waits), else the game is aborted\n"
+               "                       (default 30; 0: no limit)\n"
                "  --bot-threads N      bots' searches running at once, 1..64 (default: the\n"
                "                       number of cores); more wait in a queue\n"
                "  --bot-table-mb N     each search's table in MiB, 1..4096 (default 16)\n"
@@ -385,6 +389,7 @@ int main(int argc, char **argv)
     bool https = false;
     const char *db = "chameleon.db";
     long abandon_s = 0;
+    long first_move_s = ROOM_FIRST_MOVE_MS_DEFAULT / 1000;
     const char *clock_file = NULL;
     long bot_threads = (long)uv_available_parallelism();
     long bot_table_mb = BOT_TABLE_MB_DEFAULT;
@@ -522,6 +527,12 @@ int main(int argc, char **argv)
                 return 2;
             }
             cfg.hello_timeout_ms = (unsigned)n;
+        } else if (strcmp(a, "--first-move-seconds") == 0) {
+            if (!parse_int(val, 0, 86400, &n)) {
+                log_error("--first-move-seconds wants 0..86400");
+                return 2;
+            }
+            first_move_s = n;
         } else if (strcmp(a, "--abandon-seconds") == 0) {
             if (!parse_int(val, 0, 86400 * 30, &n)) {
                 log_error("--abandon-seconds wants 0..2592000");
@@ -574,6 +585,7 @@ int main(int argc, char **argv)
     ident_init(&loop, (size_t)max_guests, (uint64_t)idle_s * 1000);
     quota_init(&qlim);
     room_init(&loop, st, abandon_s * 1000);
+    room_set_first_move_ms(first_move_s * 1000);
     dispatch_init(&loop, st);
     dispatch_set_ident_msgs((int)ident_msgs);
     lobby_init(&loop, (unsigned)flush_ms, (int)seeks_minute);

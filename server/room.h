@@ -71,6 +71,13 @@ typedef struct room_settings {
 struct store;
 void room_init(uv_loop_t *loop, struct store *db, int64_t abandon_ms);
 
+/* Live clocks start as lichess's: a seat's clock runs from its second turn
+ * on (after its first move; no increment for that move). A seat has `ms`
+ * for its first move (0: no limit), else the game ends, aborted
+ * (--first-move-seconds; room_clock.c). */
+enum { ROOM_FIRST_MOVE_MS_DEFAULT = 30000 };
+void room_set_first_move_ms(int64_t ms);
+
 /* The rating of `account` at the variant and pace of this time control
  * (correspondence if corr) into p->rating and p->provisional (left 0 if it
  * has none): rooms and the lobby show it beside the name. */

@@ -1,8 +1,9 @@
 /*
- * room_clock.c - a room's clocks, its flag timer and abandonment (see
- * room.h).
+ * room_clock.c - a room's clocks, its flag timer, the first move's time
+ * limit and abandonment (see room.h).
  */
 #include "room_impl.h"
+#include "log.h"
 
 /* ------------------------------------------------------------------------ */
 /* Clocks. */
@@ -36,12 +37,41 @@ static void on_flag(uv_timer_t *t)
     room__maybe_free(r);
 }
 
+/* The first move (as lichess): a seat's clock starts at its second turn,
+ * once it has moved; its first move must come within room__first_move_ms
+ * (0: no limit) or the game ends, aborted (nobody has lost time yet, and
+ * abort is allowed until every seat has moved). */
+int64_t room__first_move_ms = ROOM_FIRST_MOVE_MS_DEFAULT;
+
+void room_set_first_move_ms(int64_t ms)
+{
+    room__first_move_ms = ms;
+}
+
+static void on_first_move_due(uv_timer_t *t)
+{
+    room *r = t->data;
+    int s = rules_game_to_move(r->g);
+    if (s < 0 || r->moved[s] || r->g->result.over)
+        return;
+    log_kv(LOG_INFO, "no first move in time: aborted", "room=%lld seat=%d", (long long)r->id, s);
+    room__end_drawn(r, RULES_REASON_ABORTED);
+    room__maybe_free(r);
+}
+
 void room__clock_arm(room *r)
 {
     int s = rules_game_to_move(r->g);
     if (!room__timed(r) || s < 0) {
         r->clock_running = false;
         uv_timer_stop(&r->timer);
+        return;
+    }
+    if (!r->moved[s]) {
+        r->clock_running = false;
+        uv_timer_stop(&r->timer);
+        if (room__first_move_ms > 0)
+            uv_timer_start(&r->timer, on_first_move_due, (uint64_t)room__first_move_ms, 0);
         return;
     }
     r->clock_running = true;

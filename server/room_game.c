@@ -182,7 +182,7 @@ void room__player_leaves(room *r, int s, rules_reason reason)
 }
 
 /* End the game without a winner (agreement, abort). */
-static void end_drawn(room *r, rules_reason why)
+void room__end_drawn(room *r, rules_reason why)
 {
     room__clock_settle(r);
     rules_game_end_draw(r->g, why);
@@ -210,7 +210,7 @@ static void abort_unstored(room *r)
     if (!r->unstored || r->pending > 0 || r->closing || r->g->result.over)
         return;
     log_kv(LOG_ERROR, "the game could not be stored: aborted", "room=%lld", (long long)r->id);
-    end_drawn(r, RULES_REASON_ABORTED);
+    room__end_drawn(r, RULES_REASON_ABORTED);
 }
 
 static void on_created(void *arg, int status)
@@ -486,9 +486,9 @@ static int play_move(room *r, int s, const char *input, char *why, size_t whylen
     int caps[RULES_MAX_CELLS];
     int ncaps = rules_move_captures(&before, m, caps);
 
-    r->moved[s] = true;
-    if (room__timed(r))
+    if (room__timed(r) && r->moved[s]) /* its clock ran: not before its first move */
         r->clocks[s] += r->inc_ms;
+    r->moved[s] = true;
     r->draw_offers = 0;
     room__clock_arm(r);
     metrics_now.moves++;
@@ -573,7 +573,7 @@ int room_draw_offer(room *r, session *c, const proto_req *req, char *why, size_t
     }
     unsigned need = remaining(r);
     if (r->draw_offers != 0 && (r->draw_offers & need) == need)
-        end_drawn(r, RULES_REASON_AGREEMENT);
+        room__end_drawn(r, RULES_REASON_AGREEMENT);
     room__maybe_free(r);
     return 0;
 }
@@ -600,7 +600,7 @@ int room_abort(room *r, session *c, const proto_req *req, char *why, size_t whyl
         rules_why(why, whylen, "every player has moved: resign or offer a draw");
         return PROTO_ECANNOT_ABORT;
     }
-    end_drawn(r, RULES_REASON_ABORTED);
+    room__end_drawn(r, RULES_REASON_ABORTED);
     room__maybe_free(r);
     return 0;
 }

@@ -97,6 +97,8 @@ int room__seat_of(const room *r, const ident *who);
 void room__maybe_free(room *r);
 /* Seat s leaves the game that goes on (resign, flag, abandon). */
 void room__player_leaves(room *r, int s, rules_reason reason);
+/* End the game without a winner (agreement, abort). */
+void room__end_drawn(room *r, rules_reason why);
 /* Seat s plays `input` now, as a move request does (clock settled, a
  * fallen flag first): 0 or a proto_err with a why. */
 int room__play_as(room *r, int s, const char *input, char *why, size_t whylen);
@@ -127,6 +129,8 @@ void room__store_result(room *r, outbox_ev *e);
 void room__store_leaves(room *r, outbox_ev *e);
 
 /* room_clock.c */
+/* A seat's first move must come within this (0: no limit); see room.h. */
+extern int64_t room__first_move_ms;
 bool room__timed(const room *r);
 /* Charge the time since the last settle to the player to move. */
 void room__clock_settle(room *r);

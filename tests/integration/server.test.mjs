@@ -315,13 +315,19 @@ test('a flag falls on the server timer with nobody sending anything', async () =
     const t0 = Date.now();
     const { room, states } = await startGame([a, b], g2.id, { base_ms: 700, inc_ms: 0 });
     assert.deepEqual(states[0].clocks, [700, 700].map((x, i) => states[0].clocks[i] <= x ? states[0].clocks[i] : -1));
-    assert.equal(states[0].clock_running, true);
+    // Clocks run once each seat has made its first move (clockstart.test).
+    const bySeat = bySeatOf([a, b], states);
+    bySeat[0].send({ type: 'move', room, move: states[0].legal[0] });
+    const m1 = await a.event(room, 'move');
+    bySeat[1].send({ type: 'move', room, move: m1.legal[0] });
+    const m2 = await a.event(room, 'move');
+    assert.equal(m2.clock_running, true);
     const left = await a.event(room, 'left', 5000);
     const waited = Date.now() - t0;
     assert.equal(left.reason, 'timeout');
-    assert.equal(left.seat, states[0].to_move);
+    assert.equal(left.seat, 0);
     assert.equal(left.result.reason, 'timeout');
-    assert.equal(left.result.winner, 1 - states[0].to_move);
+    assert.equal(left.result.winner, 1);
     assert.equal(left.clocks[left.seat], 0);
     assert.ok(waited >= 650, `flag after ${waited} ms`);
     a.close(); b.close();
@@ -333,12 +339,33 @@ test('increment is added after a move and the clock of the mover stops', async (
     const a = await connect(srv.url);
     const b = await connect(srv.url);
     const { room, states } = await startGame([a, b], g2.id, { base_ms: 60000, inc_ms: 5000 });
-    const { mover: first, st } = firstMover([a, b], states);
+    const { mover: first, other, st } = firstMover([a, b], states);
+    // The first moves: no clock ran, no increment (clockstart.test).
     first.send({ type: 'move', room, move: st.legal[0] });
+    const m1 = await first.event(room, 'move');
+    other.send({ type: 'move', room, move: m1.legal[0] });
+    const m2 = await first.event(room, 'move');
+    first.send({ type: 'move', room, move: m2.legal[0] });
     const ev = await first.event(room, 'move');
     assert.ok(ev.clocks[st.to_move] > 60000 && ev.clocks[st.to_move] <= 65000, `clocks ${ev.clocks}`);
     assert.equal(ev.clocks[1 - st.to_move], 60000);
     assert.equal(ev.to_move, 1 - st.to_move);
+    await first.expectError({ type: 'abort', room }, 'cannot_abort');
+    first.send({ type: 'resign', room });
+    const end = await first.event(room, 'left');
+    assert.equal(end.result.reason, 'resignation');
+    a.close(); b.close();
+});
+
+test('abort before every seat has moved', async () => {
+    const g2 = games.find((g) => g.players === 2);
+    if (!g2) return;
+    const a = await connect(srv.url);
+    const b = await connect(srv.url);
+    const { room, states } = await startGame([a, b], g2.id, { base_ms: 60000, inc_ms: 5000 });
+    const { mover: first, st } = firstMover([a, b], states);
+    first.send({ type: 'move', room, move: st.legal[0] });
+    await first.event(room, 'move');
     first.send({ type: 'abort', room });
     const end = await first.event(room, 'end');
     assert.equal(end.result.reason, 'aborted');

@@ -114,7 +114,10 @@ static bool got_left(void *arg)
 static void test_flag_falls_on_timer(void **state)
 {
     game g = start("ultima", 100, 0, 2, TWO);
-    /* Nobody sends anything: the room's timer ends white's time. */
+    /* Clocks run once both have moved (lichess); then nobody sends
+     * anything: the room's timer ends white's time. */
+    play(&g);
+    play(&g);
     run_until(got_left, g.p[1]);
     json_t *ev = last(g.p[1], "event", "left");
     assert_int_equal(int_of(ev, "seat"), 0);
@@ -133,7 +136,15 @@ static void test_flag_falls_on_timer(void **state)
 static void test_increment_added(void **state)
 {
     game g = start("ultima", 60000, 2000, 2, TWO);
+    /* The first moves: no clock ran, no increment; Black's clock waits
+     * for his first move, White's runs once he has made it. */
     json_t *ev = play(&g);
+    assert_int_equal(clock_of(ev, 0), 60000);
+    assert_false(json_is_true(json_object_get(ev, "clock_running")));
+    ev = play(&g);
+    assert_int_equal(clock_of(ev, 1), 60000);
+    assert_true(json_is_true(json_object_get(ev, "clock_running")));
+    ev = play(&g);
     /* White's clock: 60 s minus the (tiny) time it took, plus 2 s. */
     assert_true(clock_of(ev, 0) > 60000 && clock_of(ev, 0) <= 62000);
     assert_int_equal(clock_of(ev, 1), 60000);
@@ -149,6 +160,8 @@ static void test_increment_added(void **state)
 static void test_move_after_flag_refused(void **state)
 {
     game g = start("ultima", 30, 0, 2, TWO);
+    play(&g); /* the first moves: no clock runs */
+    play(&g);
     usleep(60 * 1000);
     uv_update_time(&W.loop); /* the timer has not run yet */
     char text[RULES_MOVE_TEXT], why[RULES_WHY_TEXT];
@@ -161,7 +174,7 @@ static void test_move_after_flag_refused(void **state)
     json_t *ev = last(g.p[1], "event", "left");
     assert_non_null(ev);
     assert_string_equal(str_of(ev, "reason"), "timeout");
-    assert_int_equal(count(g.p[1], "event", "move"), 0);
+    assert_int_equal(count(g.p[1], "event", "move"), 2); /* the first moves only */
     /* The game is over for the other player too. */
     assert_int_equal(send_req(&g, g.p[1], room_resign, "resign", why, sizeof why),
                      PROTO_EGAME_OVER);

@@ -33,6 +33,12 @@ export function createBars(ctx) {
     }
     const c = h('span', { class: 'clock', 'data-seat': s }, st.base_ms ? clockText(model.clockLeft(s)) : '');
     if (!st.base_ms) c.hidden = true;
+    // Before its first move a seat's clock does not run (PROTOCOL.md,
+    // room: clocks): said beside it, the clock dimmed.
+    if (st.base_ms && st.status !== 'over' && s === st.to_move && !st.clock_running && !st.moves.some((m) => m.seat === s)) {
+      c.classList.add('waiting');
+      return h('span', { class: 'clock-box' }, h('span', { class: 'muted first-move', 'data-seat': s }, 'first move: clock not running '), c);
+    }
     return c;
   }
 
