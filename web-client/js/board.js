@@ -38,7 +38,9 @@ export const PROMO_NAMES = { Q: 'Queen', R: 'Rook', B: 'Bishop', N: 'Knight' };
 
 export class Board {
   // opts: {game, onMove(text), pieceName(kind), capturesOf(text): the cells
-  // a move takes, for the picker's labels (the rules core's answer)}
+  // a move takes, for the picker's labels (the rules core's answer),
+  // onIllegal(from, to): a selected or dragged piece was put on a cell it
+  // cannot reach}
   constructor(container, opts) {
     this.container = container;
     this.opts = opts;
@@ -255,8 +257,10 @@ export class Board {
         drag = { from: name, piece, x: ev.clientX, y: ev.clientY, moved: false, wasSelected };
         this.svg.setPointerCapture(ev.pointerId);
       } else if (this.selected) {
+        const from = this.selected;
         this.selected = null;
         this.render();
+        if (this.opts.onIllegal) this.opts.onIllegal(from, name);
       }
     });
     this.svg.addEventListener('pointermove', (ev) => {
@@ -292,7 +296,12 @@ export class Board {
   // legal moves join the two cells (promotion piece, ladybug pivot and turn).
   tryMove(from, to) {
     const cands = this.movesFrom(from).filter((m) => m.to === to);
-    if (!cands.length) { this.selected = null; this.render(); return; }
+    if (!cands.length) {
+      this.selected = null;
+      this.render();
+      if (this.opts.onIllegal) this.opts.onIllegal(from, to);
+      return;
+    }
     if (cands.length === 1 && !cands[0].suicide) { this.commit(cands[0]); return; }
     const title = cands[0].suicide ? 'Remove this frozen piece (suicide)?'
       : cands[0].promo ? 'Promote to' : 'Choose the ladybug\u2019s walk';

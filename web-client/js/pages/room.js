@@ -23,15 +23,23 @@ import { createCond } from '../room/cond.js';
 import { loadArchived } from '../room/archive.js';
 
 export function mount(main, params, app) {
-  const conn = app.conn;
+  // The connection as this page's parts use it: the ids of the requests
+  // they send are kept, so that only their errors are shown here (not,
+  // say, the "no room" answer to the previous page's `part`).
+  const sent = new Set();
+  const conn = Object.create(app.conn);
+  conn.request = (...args) => { sent.add(app.conn.nextId); return app.conn.request(...args); };
   const id = params.room;
   const model = new RoomState();
   const status = h('div', { class: 'status', id: 'room-status', role: 'alert' });
   const heading = h('h1', { class: 'room-title' }, `Game ${id}`);
   const ctx = {
-    app, conn, id, model,
+    app, conn, id, model, sent,
     view: { ply: null, seat: null }, // ply shown (null: live), army at the bottom
-    say: (text) => { status.textContent = text; },
+    // A note under the moves; `error` marks a refusal, cleared by the
+    // player's next action or the game's next move (clearError).
+    say: (text, error = false) => { status.textContent = text; status.classList.toggle('error', error && !!text); },
+    clearError: () => { if (status.classList.contains('error')) ctx.say(''); },
     render: () => render(),
     stepped: () => { play.render(); history.render(); },
     board: () => play.board(),
@@ -50,6 +58,9 @@ export function mount(main, params, app) {
       heading, actions.banner, play.viewRow, history.moves, history.stepper, play.typed,
       play.legal, status, actions.actions, cond.el, chat.el));
   main.append(roomEl);
+  // Any new action (a click on the board or a button, a typed move) puts
+  // an old refusal away; capture: before the action says anything new.
+  for (const type of ['pointerdown', 'submit']) roomEl.addEventListener(type, () => ctx.clearError(), true);
 
   function setRoom(m) {
     model.set(m);
@@ -76,6 +87,7 @@ export function mount(main, params, app) {
     document.title = `${model.myTurn ? '\u25cf Your turn \u00b7 ' : ''}${gameName(st.game)} \u00b7 chameleon`;
   }
   const timer = setInterval(bars.tick, 100);
+  let archiving = false; // the stored game is being read (once)
 
   const offs = wire(ctx, {
     setRoom,
@@ -83,10 +95,13 @@ export function mount(main, params, app) {
     reread: cond.reread,
     redrawBoard: play.render,
     async archived() {
+      if (archiving) return;
+      archiving = true;
+      // Opened on its final position, as a game that just ended.
       try {
+        ctx.view.ply = null;
         setRoom(await loadArchived(id));
-        ctx.view.ply = 0;
-        render();
+        ctx.say('');
       } catch { ctx.say('No such game.'); }
     },
   });
@@ -97,7 +112,7 @@ export function mount(main, params, app) {
     offs.forEach((f) => f());
     clearInterval(timer);
     history.destroy();
-    if (conn.ready) conn.request('part', { room: id }, false);
+    if (app.conn.ready && !(model.st && model.st.archived)) app.conn.request('part', { room: id }, false);
   };
 }
 
@@ -122,13 +137,14 @@ function wire(ctx, room) {
   };
   let joining = false; // one join at a time: a reply brings us up to date
   function join(since) {
-    if (joining) return;
+    if (joining || (model.st && model.st.archived)) return; // a stored game has no room to join
     joining = true;
     const f = { room: id };
     if (since !== undefined) f.since = since;
     conn.request('join', f).then(onReply)
       .catch((e) => {
-        if (e.code === 'unknown_room' && !model.st) room.archived();
+        // No room (any more: a game that ended while we were away): its record.
+        if (e.code === 'unknown_room') room.archived();
         else if (e.code !== 'disconnected') ctx.say(e.reason || 'No such game.');
       })
       .finally(() => { joining = false; });
@@ -141,14 +157,23 @@ function wire(ctx, room) {
   const offs = [
     // Errors to our requests in this room (a refused move, a refused action).
     conn.on('error', (m) => {
-      if (m.re === undefined && !m.request) return;
+      if (!ctx.sent.has(m.re)) return; // another page's request
+      ctx.sent.delete(m.re);
       if (m.request && m.request.startsWith('cond_')) return; // shown by the editor
       if (m.request === 'join') return; // answered by join() (unknown_room: the stored game)
-      ctx.say(m.reason || m.code);
+      // The room is gone (the game ended and closed): no raw "no room N";
+      // the stored game is shown instead.
+      if (m.code === 'unknown_room') { if (!(model.st && model.st.archived)) room.archived(); return; }
+      ctx.say(m.reason || m.code, true);
       if (m.request === 'move' && model.st) room.redrawBoard(); // undo the piece we moved ahead
     }),
     conn.on('room', (m) => { if (m.room === id && m.re === undefined) room.setRoom(m); }),
-    conn.on('event', (e) => { if (e.room === id) { model.apply(e, hooks); ctx.render(); } }),
+    conn.on('event', (e) => {
+      if (e.room !== id) return;
+      if (e.kind === 'move' || e.kind === 'left' || e.kind === 'end') ctx.clearError(); // the game moved on
+      model.apply(e, hooks);
+      ctx.render();
+    }),
     conn.on('welcome', () => { room.reread(); join(model.st ? model.st.seq : undefined); }),
     // Our "your turn" list says this game's deadline moved (a vacation
     // started or ended): the room learns it only with its next event, so

@@ -18,7 +18,8 @@ export function createActions(ctx) {
     if (r.reason === 'aborted') text = 'Game aborted';
     else if (r.winner < 0) text = 'Draw';
     else text = `${model.seatName(r.winner)} wins`;
-    banner.replaceChildren(text, h('span', { class: 'reason' }, reasonText(r.reason)));
+    // "Game aborted" says its reason already: not a second time below.
+    banner.replaceChildren(text, r.reason === 'aborted' ? null : h('span', { class: 'reason' }, reasonText(r.reason)));
     banner.hidden = false;
   }
 

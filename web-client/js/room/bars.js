@@ -31,8 +31,9 @@ export function createBars(ctx) {
       c.hidden = !c.textContent;
       return c;
     }
-    const c = h('span', { class: 'clock', 'data-seat': s }, st.base_ms ? clockText(model.clockLeft(s)) : '');
-    if (!st.base_ms) c.hidden = true;
+    // A stored game's clocks are not kept: its viewer shows none.
+    const c = h('span', { class: 'clock', 'data-seat': s }, st.base_ms && !st.archived ? clockText(model.clockLeft(s)) : '');
+    if (!st.base_ms || st.archived) c.hidden = true;
     // Before its first move a seat's clock does not run (PROTOCOL.md,
     // room: clocks): said beside it, the clock dimmed.
     if (st.base_ms && st.status !== 'over' && s === st.to_move && !st.clock_running && !st.moves.some((m) => m.seat === s)) {
@@ -79,7 +80,7 @@ export function createBars(ctx) {
       }
       return;
     }
-    if (!st.base_ms) return;
+    if (!st.base_ms || st.archived) return;
     for (const c of shown('.clock[data-seat]')) {
       const s = Number(c.dataset.seat);
       const left = model.clockLeft(s);

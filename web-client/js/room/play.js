@@ -95,7 +95,7 @@ export function createPlay(ctx) {
   function ensureBoard() {
     const st = model.st;
     if (!board) {
-      board = new Board(box, { game: st.game, onMove: boardMove, pieceName: (k) => pieceName(st.game, k), capturesOf });
+      board = new Board(box, { game: st.game, onMove: boardMove, onIllegal: illegal, pieceName: (k) => pieceName(st.game, k), capturesOf });
       // Any click on the board cancels a premove (and may start another).
       box.addEventListener('pointerdown', () => { if (premove) cancelPremove('Premove cancelled.'); }, true);
     }
@@ -108,6 +108,11 @@ export function createPlay(ctx) {
     premove = text;
     ctx.say(`Premove ${text}: played when your turn comes (click the board to cancel).`);
     render();
+  }
+
+  // A click or drop on a cell the piece cannot reach (board.js).
+  function illegal(from, to) {
+    ctx.say(`${from}\u2013${to} is not a legal ${model.myTurn ? 'move' : 'premove'}.`, true);
   }
 
   function cancelPremove(why) {
