@@ -1030,6 +1030,8 @@ void proto_write_room(proto_out *o, const proto_req *req, const proto_room_view 
         put_str(o, v->chat[i].name);
         key(o, "text");
         put_str(o, v->chat[i].text);
+        key(o, "channel");
+        put_str(o, v->chat[i].spectators ? "spectators" : "players");
         end(o);
     }
     put(o, "]", 1);
@@ -1145,7 +1147,31 @@ void proto_write_event_chat(proto_out *o, int64_t room, uint64_t seq, const prot
     put_str(o, line->name);
     key(o, "text");
     put_str(o, line->text);
+    key(o, "channel");
+    put_str(o, line->spectators ? "spectators" : "players");
     end(o);
+}
+
+void proto_write_event_skip(proto_out *o, int64_t room, uint64_t seq)
+{
+    begin_event(o, room, seq, "skip");
+    end(o);
+}
+
+void proto_write_event_vacation(proto_out *o, int64_t room, uint64_t seq, int seat,
+                                int64_t until_ms, const int64_t *deadlines, int nseats,
+                                int64_t now_ms)
+{
+    begin_event(o, room, seq, "vacation");
+    key(o, "seat");
+    put_int(o, seat);
+    key(o, "until");
+    if (until_ms > 0)
+        put_int(o, until_ms);
+    else
+        puts_(o, "null");
+    end(o);
+    proto_event_add_corr(o, deadlines, nseats, now_ms);
 }
 
 void proto_event_add_board(proto_out *o, const char *lean, size_t len, const rules_game *g)

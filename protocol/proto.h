@@ -260,6 +260,7 @@ typedef struct proto_seek_view {
 
 typedef struct proto_chat_line {
     int seat;
+    bool spectators; /* the spectators' room (else the players'): PROTOCOL.md chat */
     char name[PROTO_NAME_MAX + 1];
     char text[PROTO_CHAT_MAX + 1];
 } proto_chat_line;
@@ -345,6 +346,13 @@ void proto_write_event_offer(proto_out *o, int64_t room, uint64_t seq, const cha
 void proto_write_event_rematch(proto_out *o, int64_t room, uint64_t seq, int64_t next_room);
 void proto_write_event_presence(proto_out *o, int64_t room, uint64_t seq, int seat, bool connected);
 void proto_write_event_chat(proto_out *o, int64_t room, uint64_t seq, const proto_chat_line *line);
+/* An event number spent on the other chat room: nothing to apply. */
+void proto_write_event_skip(proto_out *o, int64_t room, uint64_t seq);
+/* A correspondence seat's vacation began (until_ms, the end) or ended
+ * (until_ms 0: written null), with the deadlines it moved. */
+void proto_write_event_vacation(proto_out *o, int64_t room, uint64_t seq, int seat,
+                                int64_t until_ms, const int64_t *deadlines, int nseats,
+                                int64_t now_ms);
 /* Copy the lean event `lean` (len bytes, ending in '}') into o with the board
  * fields of g added. */
 void proto_event_add_board(proto_out *o, const char *lean, size_t len, const rules_game *g);

@@ -146,6 +146,9 @@ static int on_vacation(session *s, const proto_req *req, char *why, size_t whyle
         err = store_vacation_status(db, account, &until, &left);
     if (err < 0)
         return errmap_store_fail(err, why, whylen);
+    /* The opponents see the deadlines move now, and why. */
+    if (req->type != PROTO_VACATION_STATUS)
+        room_vacation(s->who, until);
     proto_out o;
     proto_out_init(&o, NET_HEADROOM);
     proto_write_vacation(&o, req, until, left);

@@ -120,6 +120,9 @@ int room_draw_decline(room *r, session *s, const proto_req *req, char *why, size
 int room_abort(room *r, session *s, const proto_req *req, char *why, size_t whylen);
 int room_rematch(room *r, session *s, const proto_req *req, char *why, size_t whylen);
 int room_chat(room *r, session *s, const proto_req *req, char *why, size_t whylen);
+/* who's vacation began (until_ms: its end) or ended (0): a `vacation`
+ * event in each of its correspondence games in progress. */
+void room_vacation(ident *who, int64_t until_ms);
 /* Conditional moves (two-player correspondence, accounts): cond_set,
  * cond_clear, cond_get; each replies `cond` with the lines now stored. */
 int room_cond(room *r, session *s, const proto_req *req, char *why, size_t whylen);

@@ -82,16 +82,45 @@ static bool anyone_wants_board(const room *r)
     return false;
 }
 
+/* Does the identity `who` read events for `audience` in r? A seat holder
+ * is in the players' room, anyone else in the spectators'. */
+static bool hears(const room *r, const ident *who, unsigned audience)
+{
+    if (audience == ROOM_TO_ALL)
+        return true;
+    return (room__seat_of(r, who) >= 0) == (audience == ROOM_TO_PLAYERS);
+}
+
+/* The "skip" event of seq in r: what a watcher outside an event's audience
+ * gets instead, so that its numbering has no gap. */
+static net_msg *skip_of(const room *r, uint64_t seq)
+{
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_write_event_skip(&o, r->id, seq);
+    return net_msg_from(&o);
+}
+
 static void emit(room *r, outbox_ev *e)
 {
+    net_msg *skip = NULL;
     for (size_t i = 0; i < r->nwatchers; i++) {
         session *w = r->watchers[i];
+        if (!hears(r, w->who, e->audience)) {
+            if (skip == NULL)
+                skip = skip_of(r, e->seq);
+            if (skip != NULL)
+                session_send(w, skip);
+            continue;
+        }
         session_send(w, (w->flags & SESSION_BOARD) && e->full ? e->full : e->lean);
     }
+    net_msg_unref(skip);
     net_msg **slot = &r->ring[e->seq % ROOM_EVENT_RING];
     net_msg_unref(*slot);
     *slot = e->lean;
     r->ring_board[e->seq % ROOM_EVENT_RING] = e->board;
+    r->ring_audience[e->seq % ROOM_EVENT_RING] = e->audience;
     e->lean = NULL;
     r->emitted_seq = e->seq;
 }
@@ -269,16 +298,19 @@ static proto_room_view view_of(const room *r, const ident *who)
 void room__send_state(room *r, session *s, const proto_req *req)
 {
     proto_room_view v = view_of(r, s->who);
-    /* Chat ring in order, oldest first. */
+    /* Chat ring in order, oldest first: the lines of s's own chat room. */
     proto_chat_line *lines = NULL;
     if (r->nchat > 0) {
         lines = malloc((size_t)r->nchat * sizeof *lines);
         if (lines != NULL) {
+            bool spectator = room__seat_of(r, s->who) < 0;
             int first = (r->chat_head - r->nchat + ROOM_CHAT_KEEP) % ROOM_CHAT_KEEP;
-            for (int i = 0; i < r->nchat; i++)
-                lines[i] = r->chat[(first + i) % ROOM_CHAT_KEEP];
+            for (int i = 0; i < r->nchat; i++) {
+                const proto_chat_line *l = &r->chat[(first + i) % ROOM_CHAT_KEEP];
+                if (l->spectators == spectator)
+                    lines[v.nchat++] = *l;
+            }
             v.chat = lines;
-            v.nchat = r->nchat;
         }
     }
     proto_out o;
@@ -306,11 +338,21 @@ int room_join(room *r, session *s, const proto_req *req, char *why, size_t whyle
     }
     const char *evs[ROOM_EVENT_RING];
     size_t lens[ROOM_EVENT_RING];
+    char skips[ROOM_EVENT_RING][112]; /* the other chat room's events, as "skip" */
     int n = 0, last_board = -1;
     for (uint64_t i = since + 1; i <= r->emitted_seq; i++) {
         net_msg *m = r->ring[i % ROOM_EVENT_RING];
         if (m == NULL)
             continue;
+        if (!hears(r, s->who, r->ring_audience[i % ROOM_EVENT_RING])) {
+            int len = snprintf(skips[n], sizeof skips[n],
+                               "{\"type\":\"event\",\"room\":%lld,\"seq\":%llu,\"kind\":\"skip\"}",
+                               (long long)r->id, (unsigned long long)i);
+            evs[n] = skips[n];
+            lens[n] = (size_t)len;
+            n++;
+            continue;
+        }
         if (r->ring_board[i % ROOM_EVENT_RING])
             last_board = n;
         evs[n] = m->buf + m->head;
@@ -363,6 +405,8 @@ int room_chat(room *r, session *c, const proto_req *req, char *why, size_t whyle
     }
     proto_chat_line *line = &r->chat[r->chat_head];
     line->seat = room__seat_of(r, c->who);
+    /* Two rooms, as lichess: the players' and the spectators'. */
+    line->spectators = line->seat < 0;
     snprintf(line->name, sizeof line->name, "%s", c->who->name);
     snprintf(line->text, sizeof line->text, "%s", req->text);
     r->chat_head = (r->chat_head + 1) % ROOM_CHAT_KEEP;
@@ -371,8 +415,37 @@ int room_chat(room *r, session *c, const proto_req *req, char *why, size_t whyle
     proto_out o;
     room__new_event(r, &o);
     proto_write_event_chat(&o, r->id, r->seq, line);
-    room__push_event(r, &o, false, true);
+    outbox_ev *e = room__ev_link(r, false);
+    if (e == NULL) {
+        proto_out_free(&o);
+        return PROTO_EINTERNAL;
+    }
+    e->audience = line->spectators ? ROOM_TO_SPECTATORS : ROOM_TO_PLAYERS;
+    e->durable = true;
+    room__ev_fill(r, e, &o);
+    room__flush(r);
     return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Vacation: a correspondence player's rooms are told at once, with the
+ * deadlines it moved (the store moved them: store_vacation_start/end). */
+
+void room_vacation(ident *who, int64_t until_ms)
+{
+    for (size_t i = 0; i < who->nrooms; i++) {
+        room *r = who->rooms[i];
+        int s = room__seat_of(r, who);
+        if (s < 0 || r->closing || r->g->result.over || r->corr.days <= 0)
+            continue;
+        int64_t deadlines[RULES_MAX_PLAYERS];
+        room__corr_clocks(r, deadlines);
+        proto_out o;
+        room__new_event(r, &o);
+        proto_write_event_vacation(&o, r->id, r->seq, s, until_ms, deadlines, r->nseats,
+                                   store_now(room__db));
+        room__push_event(r, &o, false, true);
+    }
 }
 
 /* ------------------------------------------------------------------------ */

@@ -21,13 +21,17 @@
  * 2.5 min of a full disk). */
 enum { ROOM_RESULT_TRIES = 100 };
 
+/* Who an event is for: everyone, or one chat room (PROTOCOL.md chat). */
+enum { ROOM_TO_ALL, ROOM_TO_PLAYERS, ROOM_TO_SPECTATORS };
+
 typedef struct outbox_ev {
     struct room *room;
     int seat, ply; /* a move: who played it, how many moves before it */
     uint64_t seq;
     net_msg *lean, *full; /* full: with board fields, NULL if nobody wants it */
     bool durable;
-    bool board; /* a move or a leave: the board changed */
+    bool board;             /* a move or a leave: the board changed */
+    unsigned char audience; /* ROOM_TO_*: who reads it; the others get a "skip" */
     struct outbox_ev *next;
 } outbox_ev;
 
@@ -57,6 +61,7 @@ struct room {
                                          start above every seq of their previous life) */
     net_msg *ring[ROOM_EVENT_RING];   /* emitted lean events by seq % RING */
     bool ring_board[ROOM_EVENT_RING]; /* that event changed the board */
+    unsigned char ring_audience[ROOM_EVENT_RING]; /* that event's ROOM_TO_* */
     outbox_ev *out_head, *out_tail;
     int pending;      /* moves, leaves, results (and the creation) not yet durable */
     bool unstored;    /* the creation failed: aborted once pending is 0 */

@@ -119,12 +119,16 @@ test('chat: only from a room\'s watchers (not_joined), and 5 per 10 s per identi
         const outsider = await connect(srv.url);
         const e = await outsider.expectError({ type: 'chat', room, text: 'drive-by' }, 'not_joined');
         assert.match(e.reason, /join room/);
-        // Joined: it goes through.
+        // Joined: it goes through, to the spectators' room (a second
+        // spectator reads it; the players get a skip: PROTOCOL.md chat).
         await outsider.request({ type: 'join', room });
+        const watcher = await connect(srv.url);
+        await watcher.request({ type: 'join', room });
         outsider.send({ type: 'chat', room, text: 'hello' });
-        const ev = await a.event(room, 'chat');
+        const ev = await watcher.event(room, 'chat');
         assert.equal(ev.text, 'hello');
         assert.equal(ev.seat, -1);
+        assert.equal((await a.event(room, 'skip')).seq, ev.seq);
         assert.ok(!a.inbox.some((m) => m.type === 'event' && m.text === 'drive-by'));
         // 20 connections of one identity, all watching, one line each: 5 go.
         const conns = await tabs(srv, 20);
@@ -143,11 +147,11 @@ test('chat: only from a room\'s watchers (not_joined), and 5 per 10 s per identi
         assert.equal(errs.length, 15);
         for (const r of errs) assert.equal(r.code, 'rate_limited');
         await sleep(300);
-        const seen = a.inbox.filter((m) => m.type === 'event' && m.kind === 'chat' && m.text.startsWith('spam'));
+        const seen = watcher.inbox.filter((m) => m.type === 'event' && m.kind === 'chat' && m.text.startsWith('spam'));
         assert.equal(seen.length, 5);
         assert.ok(await metric(srv, 'chat_refused_total{reason="not_joined"}') >= 1);
         assert.ok(await metric(srv, 'chat_refused_total{reason="rate"}') >= 15);
-        for (const c of [a, b, outsider, ...conns]) c.close();
+        for (const c of [a, b, outsider, watcher, ...conns]) c.close();
     } finally {
         await srv.stop();
     }

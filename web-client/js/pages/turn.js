@@ -28,7 +28,8 @@ export function mount(main, params, app) {
   }
   const off = app.onYourTurn(render);
   const offW = app.conn.on('welcome', render);
-  const timer = setInterval(render, 30000);
+  // Each second: a 30 s period showed a deadline up to 30 s stale.
+  const timer = setInterval(render, 1000);
   render();
   return () => { off(); offW(); clearInterval(timer); };
 }

@@ -52,6 +52,8 @@ export function createBars(ctx) {
         playerName(seat.player),
         seat.connected === false ? h('span', { class: 'muted' }, ' (away)') : null,
         seat.left ? h('span', { class: 'muted' }, ` \u2014 left (${reasonText(seat.left)})`) : null,
+        seat.vacation && st.status !== 'over' ? h('span', { class: 'muted vacation', 'data-seat': s, title: `Back ${new Date(seat.vacation).toLocaleString()}` },
+          ` \u2014 on vacation until ${new Date(seat.vacation).toLocaleDateString()}`) : null,
         s === st.you ? h('span', { class: 'muted' }, ' (you)') : null),
       clock(s));
   }

@@ -1,5 +1,6 @@
-// The room's chat: its lines, and a field to say something (players and
-// spectators alike).
+// The room's chat: its lines, and a field to say something. Two rooms, as
+// lichess: the players talk among themselves, spectators among themselves
+// (PROTOCOL.md, Chat rooms); the server sends each only its own room's.
 
 import { h } from '../dom.js';
 
@@ -18,10 +19,14 @@ export function createChat(ctx) {
   function render() {
     // A stored game has no room left to talk in.
     el.hidden = !!ctx.model.st.archived;
+    const players = ctx.model.st.you >= 0;
+    title.textContent = players ? 'Chat with your opponents' : 'Spectators\u2019 chat (the players do not see it)';
+    el.dataset.channel = players ? 'players' : 'spectators';
     lines.replaceChildren(...(ctx.model.st.chat || []).map((c) => h('div', {}, h('span', { class: 'who' }, c.name), c.text)));
     lines.scrollTop = lines.scrollHeight;
   }
 
-  const el = h('div', { class: 'chat' }, lines, h('form', { onsubmit: (e) => { e.preventDefault(); send(); } }, input));
+  const title = h('div', { class: 'chat-title', id: 'chat-title' });
+  const el = h('div', { class: 'chat', id: 'chat' }, title, lines, h('form', { onsubmit: (e) => { e.preventDefault(); send(); } }, input));
   return { el, render };
 }

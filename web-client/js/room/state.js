@@ -71,7 +71,15 @@ export class RoomState {
       case 'rematch_offer': st.rematch_offers = e.offers; break;
       case 'rematch': st.next_room = e.next_room; break;
       case 'presence': st.seats[e.seat].connected = e.connected; break;
-      case 'chat': st.chat.push({ seat: e.seat, name: e.name, text: e.text }); break;
+      // Our own chat room's lines only (the other's come as `skip`).
+      case 'chat': st.chat.push({ seat: e.seat, name: e.name, text: e.text, channel: e.channel }); break;
+      case 'vacation': // correspondence: a player's vacation began or ended
+        st.seats[e.seat].vacation = e.until;
+        if (e.deadlines) st.deadlines = e.deadlines;
+        if ('now_ms' in e) { st.now_ms = e.now_ms; this.deadlineAt = performance.now(); }
+        hooks.announce(e.until ? `${this.seatName(e.seat)} is on vacation until ${new Date(e.until).toLocaleDateString()}`
+          : `${this.seatName(e.seat)} is back from vacation`);
+        break;
       default: break;
     }
   }
