@@ -48,6 +48,13 @@ export function watchNotices(app) {
   });
   app.conn.on('welcome', () => seats.clear()); // another identity, maybe
 
+  // A click on a push notice (sw.js) while a tab is open: go to the game.
+  if ('serviceWorker' in navigator) {
+    navigator.serviceWorker.addEventListener('message', (e) => {
+      if (e.data && typeof e.data.open === 'string') app.go(new URL(e.data.open, location.href).hash || '#/');
+    });
+  }
+
   app.conn.on('event', (m) => {
     if (m.kind !== 'move' || m.result) return;
     const me = seats.get(m.room);
