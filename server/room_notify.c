@@ -1,13 +1,13 @@
 /*
  * room_notify.c - what a room tells players who are away (push.h): "your
  * move" when a move makes it the turn of an account with no open
- * connection, and the low-time alarm once the player to move has used 80%
+ * connection, and the low-time notify_alarm once the player to move has used 80%
  * of the time it had for the move (live: its clock when the turn began;
  * correspondence: until its deadline), unless it is on the site then.
  * Part of the room module (room_impl.h); the issue's e-mail notices
  * (notify.c, another branch) are meant to hook in at the same two places.
  *
- * One alarm per room at most, keyed by the room's id and outliving it (a
+ * One notify_alarm per room at most, keyed by the room's id and outliving it (a
  * libuv timer each: libuv keeps them in a heap, nothing here scans); when
  * it fires it checks the room is still at the same move with the same
  * player to move and that player still away.
@@ -20,7 +20,7 @@
 #include "push.h"
 #include "store.h"
 
-typedef struct alarm {
+typedef struct notify_alarm {
     int64_t room; /* hash key */
     size_t nmoves;
     int seat;
@@ -28,9 +28,9 @@ typedef struct alarm {
     int64_t left_ms; /* what remains when it fires */
     uv_timer_t timer;
     UT_hash_handle hh;
-} alarm;
+} notify_alarm;
 
-static alarm *alarms;
+static notify_alarm *alarms;
 
 enum { ALARM_PERCENT_USED = 80 };
 
@@ -39,7 +39,7 @@ static void on_alarm_closed(uv_handle_t *h)
     free(h->data);
 }
 
-static void alarm_drop(alarm *a)
+static void alarm_drop(notify_alarm *a)
 {
     HASH_DEL(alarms, a);
     uv_timer_stop(&a->timer);
@@ -54,7 +54,7 @@ static bool away(const ident *who)
 
 static void on_alarm(uv_timer_t *t)
 {
-    alarm *a = t->data;
+    notify_alarm *a = t->data;
     room *r = room_find(a->room);
     if (r != NULL && !r->g->result.over && r->g->nmoves == a->nmoves &&
         rules_game_to_move(r->g) == a->seat && r->seats[a->seat]->account == a->account &&
@@ -76,7 +76,7 @@ static int64_t time_for_move(room *r, int s)
 
 void room__notify_turn(room *r, int mover)
 {
-    alarm *a = NULL;
+    notify_alarm *a = NULL;
     HASH_FIND(hh, alarms, &r->id, sizeof r->id, a);
     if (a != NULL)
         alarm_drop(a);
@@ -103,7 +103,7 @@ void room__notify_turn(room *r, int mover)
 
 void room__notify_stop(void)
 {
-    alarm *a, *tmp;
+    notify_alarm *a, *tmp;
     HASH_ITER(hh, alarms, a, tmp)
     alarm_drop(a);
 }
