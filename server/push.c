@@ -3,6 +3,7 @@
  */
 #include "push.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,10 @@ static struct {
     int njobs; /* in todo, in flight and in done */
 } P;
 
+/* Set by push_stop: a POST in flight gives up at once (libcurl's progress
+ * callback reads it on the sender thread). */
+static atomic_bool stopping;
+
 static void job_free(job *j)
 {
     if (j == NULL)
@@ -72,6 +77,11 @@ static uint64_t now_ms(void)
 static size_t discard(char *p, size_t size, size_t n, void *arg)
 {
     return size * n;
+}
+
+static int progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+    return atomic_load(&stopping) ? 1 : 0; /* non-zero aborts the transfer */
 }
 
 /* The VAPID audience of an endpoint: its scheme, host and port. */
@@ -151,6 +161,8 @@ static long send_once(job *j, long *retry_after_s)
     curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)n);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, j->error);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, progress);
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
     CURLcode rc = curl_easy_perform(c);
     if (rc == CURLE_OK) {
         curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
@@ -257,6 +269,7 @@ static void on_done(uv_async_t *a)
 int push_init(uv_loop_t *loop, store *db, const push_config *cfg, char *why, size_t whylen)
 {
     memset(&P, 0, sizeof P);
+    atomic_store(&stopping, false);
     if (cfg == NULL || cfg->subject == NULL || cfg->subject[0] == '\0')
         return 0;
     P.cfg = *cfg;
@@ -307,6 +320,7 @@ void push_stop(void)
 {
     if (!P.on)
         return;
+    atomic_store(&stopping, true);
     uv_mutex_lock(&P.mu);
     P.quit = true;
     uv_cond_signal(&P.cv);

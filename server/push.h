@@ -56,8 +56,8 @@ typedef struct push_config {
  * store failing).
  */
 int push_init(uv_loop_t *loop, struct store *db, const push_config *cfg, char *why, size_t whylen);
-/* Stop the sender (a message in flight finishes or times out; queued ones
- * are dropped) and close the async handle; run the loop after. */
+/* Stop the sender (a message in flight is abandoned; queued ones are
+ * dropped) and close the async handle; run the loop after. */
 void push_stop(void);
 bool push_enabled(void);
 /* The VAPID public key, base64url (the applicationServerKey), or NULL when
