@@ -20,6 +20,7 @@
  *             [--watched-rooms-per-address N] [--write-retries N]
  *             [--public-url URL] [--max-connections-per-address N]
  *             [--max-connections N] [--hello-timeout-ms N]
+ *             [--vapid-subject URL] [--push-allow-http 0|1]
  *             [--log-level debug|info|warn|error]
  *   chameleon backup FILE [--db chameleon.db]
  *
@@ -57,6 +58,8 @@
 #include "log.h"
 #include "metrics.h"
 #include "net.h"
+#include "push.h"
+#include "push_api.h"
 #include "quota.h"
 #include "room.h"
 #include "session.h"
@@ -87,6 +90,7 @@ static void usage(FILE *f)
                "                 [--write-retries N]\n"
                "                 [--public-url URL] [--max-connections-per-address N]\n"
                "                 [--max-connections N] [--hello-timeout-ms N]\n"
+               "                 [--vapid-subject URL] [--push-allow-http 0|1]\n"
                "                 [--log-level debug|info|warn|error]\n"
                "       chameleon backup FILE [--db FILE]\n"
                "  backup FILE          copy the database (--db, default chameleon.db) to FILE\n"
@@ -155,6 +159,12 @@ static void usage(FILE *f)
                "                       the descriptor limit less a reserve for HTTP)\n"
                "  --hello-timeout-ms N TESTS ONLY: a WebSocket that sends no hello this long\n"
                "                       is closed (default 30000)\n"
+               "  --vapid-subject URL  turns Web Push on: the contact (mailto:you@example.org\n"
+               "                       or https://...) the push services see in the VAPID\n"
+               "                       token (RFC 8292); the key pair is made at the first\n"
+               "                       start and kept in the database (default: push off)\n"
+               "  --push-allow-http 1  TESTS ONLY: accept and send to http:// push endpoints\n"
+               "                       (real push services are https)\n"
                "  --log-level L        debug, info, warn or error: lines below L are dropped\n"
                "                       (default info); one line per event on stderr:\n"
                "                       level=info msg=\"listening\" addr=127.0.0.1 port=8080\n"
@@ -235,6 +245,10 @@ static const net_route routes[] = {
     /* Ratings (PROTOCOL.md, "Ratings"). */
     {NET_GET, "/api/leaderboard/", true, api_leaderboard},
     {NET_GET, "/api/archive/", true, api_archive},
+    /* Web Push (PROTOCOL.md, "Web Push and in-tab notices"). */
+    {NET_GET, "/api/push/key", false, push_api_key},
+    {NET_POST, "/api/push/subscribe", false, push_api_subscribe},
+    {NET_POST, "/api/push/unsubscribe", false, push_api_unsubscribe},
 };
 // clang-format on
 
@@ -391,6 +405,7 @@ int main(int argc, char **argv)
     long abandon_s = 0;
     long first_move_s = ROOM_FIRST_MOVE_MS_DEFAULT / 1000;
     const char *clock_file = NULL;
+    push_config pcfg = {0};
     long bot_threads = (long)uv_available_parallelism();
     long bot_table_mb = BOT_TABLE_MB_DEFAULT;
     if (bot_threads > BOT_THREADS_MAX)
@@ -521,6 +536,14 @@ int main(int argc, char **argv)
                 return 2;
             }
             cfg.public_origin = origin;
+        } else if (strcmp(a, "--vapid-subject") == 0) {
+            pcfg.subject = val;
+        } else if (strcmp(a, "--push-allow-http") == 0) {
+            if (!parse_int(val, 0, 1, &n)) {
+                log_error("--push-allow-http wants 0 or 1");
+                return 2;
+            }
+            pcfg.allow_http = n == 1;
         } else if (strcmp(a, "--hello-timeout-ms") == 0) {
             if (!parse_int(val, 1, 86400000, &n)) {
                 log_error("--hello-timeout-ms wants 1..86400000");
@@ -590,6 +613,15 @@ int main(int argc, char **argv)
     dispatch_set_ident_msgs((int)ident_msgs);
     lobby_init(&loop, (unsigned)flush_ms, (int)seeks_minute);
     api_init(&loop, st, https);
+    push_api_init(st);
+    if (push_init(&loop, st, &pcfg, why, sizeof why) < 0) {
+        log_error("%s", why);
+        return 1;
+    }
+    if (!push_enabled())
+        log_info("Web Push is off (no --vapid-subject)");
+    if (pcfg.allow_http)
+        log_warn("TESTS ONLY: Web Push to http:// endpoints (--push-allow-http)");
     if (api_wasm_load(wasm_file) < 0)
         log_warn("cannot read %s: the client's own rules (hints, analysis) are off", wasm_file);
     int restored = room_restore_all();
@@ -635,6 +667,7 @@ int main(int argc, char **argv)
     room_stop_clocks();
     ident_stop();
     net_stop(&loop); /* every session closes (dispatch_close) */
+    push_stop();     /* before the store: its last answers delete subscriptions */
     store_close(st); /* writes what is queued; its callbacks still see rooms */
     lobby_shutdown();
     room_shutdown();

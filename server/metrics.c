@@ -105,6 +105,11 @@ void metrics_write(proto_out *o, const net_stats *net, const store_stats *st)
     gauge(o, "bot_searches_running", "Bots' searches running now.", b.running);
     gauge(o, "bot_searches_queued", "Bots' searches waiting for a thread.", b.queued);
     counter(o, "bot_searches_total", "Bots' moves found.", b.searches);
+    counter(o, "push_sent_total", "Web Push messages accepted by a push service.", m->push_sent);
+    counter(o, "push_failed_total",
+            "Web Push messages given up (refused, tries spent, queue full).", m->push_failed);
+    counter(o, "push_removed_total",
+            "Web Push subscriptions removed: the service answered 404/410.", m->push_removed);
     counter(o, "bot_overdue_total", "Bots' moves found by the loop's quick search (starved).",
             b.overdue);
     accounts_stats a = accounts_get_stats();

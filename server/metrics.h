@@ -50,6 +50,10 @@ typedef struct metrics {
     uint64_t refused_games_addr;    /* too_many_games: the address's cap */
     uint64_t refused_watched_ident; /* too_many_rooms: the identity's cap */
     uint64_t refused_watched_addr;  /* too_many_rooms: the address's cap */
+    /* Web Push (push.c): messages the push service took (2xx), given up
+     * (other answers, tries spent, queue full), subscriptions removed on
+     * 404/410. */
+    uint64_t push_sent, push_failed, push_removed;
 } metrics;
 
 extern metrics metrics_now;

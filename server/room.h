@@ -12,7 +12,7 @@
  * May call: ident.h (seats, an identity's rooms), session.h (the sink),
  * quota.h (games charged per identity and address, rooms watched),
  * store.h, rating.h (a player's pace), errmap.h, metrics.h, bot.h (the bots'
- * searches), proto.h, log.h,
+ * searches), push.h (Web Push to players away: room_notify.c), proto.h, log.h,
  * libuv. Never the transport: it links without libwebsockets.
  *
  * Every state change is an event with the next sequence number; the last

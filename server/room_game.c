@@ -522,6 +522,7 @@ static int play_move(room *r, int s, const char *input, char *why, size_t whylen
     room__corr_event(r, &o, deadlines);
     room__ev_fill(r, e, &o);
     game_finished(r, NULL); /* after the move: written with it, in order */
+    room__notify_turn(r, s);
     cond_answer(r, e->ply, text);
     room__bot_kick(r);
     room__maybe_free(r);
@@ -783,6 +784,7 @@ static void on_restore(void *arg, const store_game_info *gi)
             r->away_since[i] = uv_now(room__loop) ? uv_now(room__loop) : 1;
     room__abandon_arm(r);
     room__bot_kick(r); /* a bot to move thinks again */
+    room__notify_turn(r, -1);
     (*count)++;
 }
 
@@ -869,6 +871,7 @@ int room_cond(room *r, session *c, const proto_req *req, char *why, size_t whyle
 void room_stop_clocks(void)
 {
     room__bots_stop();
+    room__notify_stop();
     room *r, *tmp;
     HASH_ITER(hh, rooms, r, tmp)
     {

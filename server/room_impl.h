@@ -1,6 +1,7 @@
 /*
  * room_impl.h - what the files of the room module share (room_game.c,
- * room_clock.c, room_events.c, room_bot.c, room_store.c); private to them.
+ * room_clock.c, room_events.c, room_bot.c, room_store.c, room_notify.c);
+ * private to them.
  * See room.h.
  *
  * Owns: struct room and its outbox entries; the room module's internal
@@ -145,6 +146,14 @@ void room__clock_arm(room *r);
 void room__abandon_arm(room *r);
 /* Init r's two timers (r->open_handles counts them). */
 void room__timers_init(room *r);
+
+/* room_notify.c */
+/* After a move by seat `mover` (-1: the room was just restored): push
+ * "your move" to the player now to move if it is away, and set the room's
+ * low-time alarm (replacing the last). */
+void room__notify_turn(room *r, int mover);
+/* Drop every alarm (shutdown). */
+void room__notify_stop(void);
 
 /* room_events.c */
 /* s watches r (gets its events); 0 or -1 if out of memory. */

@@ -361,6 +361,37 @@ int store_session_find(store *s, const void *hash, size_t hashlen, int64_t *acco
 /* End a session (no-op if unknown). 0 or STORE_EDB. */
 int store_session_delete(store *s, const void *hash, size_t hashlen);
 
+/* ------------------------------------------------------------------------ */
+/* Web Push (store_push.c): synchronous, on the loop's connection (rare:
+ * the keys once at start, a subscription when a browser subscribes, the
+ * list of an account's subscriptions per push). */
+
+enum { STORE_PUSH_ENDPOINT_MAX = 1024 };
+
+typedef struct store_push_sub {
+    char endpoint[STORE_PUSH_ENDPOINT_MAX + 1];
+    uint8_t p256dh[65]; /* the browser's P-256 public key, uncompressed */
+    uint8_t auth[16];   /* its authentication secret */
+} store_push_sub;
+
+/* The VAPID key pair: 0, or STORE_ENOT_FOUND (none yet) or STORE_EDB. */
+int store_push_vapid_get(store *s, uint8_t priv[32], uint8_t pub[65]);
+/* Keep the VAPID key pair (once: a second is refused with STORE_EDB). */
+int store_push_vapid_put(store *s, const uint8_t priv[32], const uint8_t pub[65]);
+/* Add (or move to this account, with new keys) the subscription of
+ * `endpoint`; the account keeps its `keep` newest, older ones are
+ * deleted. 0 or STORE_EDB. */
+int store_push_sub_put(store *s, int64_t account, const store_push_sub *sub, int keep);
+/* Delete the account's subscription of `endpoint`: 1 if there was one,
+ * 0 if not, or STORE_EDB. */
+int store_push_sub_delete(store *s, int64_t account, const char *endpoint);
+/* Delete the subscription of `endpoint`, whoever holds it (the push
+ * service said it is gone): 1, 0 or STORE_EDB. */
+int store_push_sub_gone(store *s, const char *endpoint);
+/* The account's subscriptions, newest first, at most max into out: their
+ * number, or STORE_EDB. */
+int store_push_subs(store *s, int64_t account, store_push_sub *out, int max);
+
 /* The answer to store_profile_get, as store_game_get_cb. */
 typedef void (*store_profile_cb)(void *arg, int status, const record_profile *p);
 

@@ -106,6 +106,19 @@ static const char *const stmt_sql[ST_COUNT] = {
                    " AND o.seat <> p.seat AND a.username = ?6))"
                    " ORDER BY g.id DESC LIMIT ?7",
     [ST_ARCHIVE_NAMES] = "SELECT seat, name FROM game_players WHERE game = ? ORDER BY seat",
+    [ST_PUSH_VAPID_GET] = "SELECT private_key, public_key FROM push_vapid WHERE id = 1",
+    [ST_PUSH_VAPID_PUT] = "INSERT INTO push_vapid (id, private_key, public_key, created_ms)"
+                          " VALUES (1, ?, ?, ?)",
+    [ST_PUSH_SUB_PUT] = "INSERT INTO push_subs (account, endpoint, p256dh, auth, created_ms)"
+                        " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (endpoint) DO UPDATE SET"
+                        " account = ?1, p256dh = ?3, auth = ?4, created_ms = ?5",
+    [ST_PUSH_SUB_TRIM] = "DELETE FROM push_subs WHERE account = ?1 AND id NOT IN"
+                         " (SELECT id FROM push_subs WHERE account = ?1 ORDER BY created_ms DESC,"
+                         " id DESC LIMIT ?2)",
+    [ST_PUSH_SUB_DELETE] = "DELETE FROM push_subs WHERE account = ? AND endpoint = ?",
+    [ST_PUSH_SUB_GONE] = "DELETE FROM push_subs WHERE endpoint = ?",
+    [ST_PUSH_SUBS_OF] = "SELECT endpoint, p256dh, auth FROM push_subs WHERE account = ?"
+                        " ORDER BY created_ms DESC, id DESC LIMIT ?",
     [ST_LEADERBOARD] = "SELECT a.username, r.pace, r.rating, r.rd, r.games, r.last_ms"
                        " FROM ratings r JOIN accounts a ON a.id = r.account"
                        " WHERE r.variant = ? AND r.rd <= ? AND r.last_ms >= ?"

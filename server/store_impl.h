@@ -36,6 +36,9 @@
  *                             ratings_ (a profile's ratings).
  *   store_archive.c           a player's archive, a page at a time (queued
  *                             reads). Calls db_, queue_.
+ *   store_push.c              Web Push: the VAPID key pair and the
+ *                             subscriptions (synchronous, loop's
+ *                             connection). Calls db_.
  *   store_ratings.c  (ratings_) Glicko-2 ratings: the update in a finished
  *                             game's transaction, the ratings in memory,
  *                             leaderboards. Calls db_, queue_, rating.h.
@@ -99,6 +102,13 @@ enum db_stmt {
     ST_LEADERBOARD,
     ST_ARCHIVE,
     ST_ARCHIVE_NAMES,
+    ST_PUSH_VAPID_GET,
+    ST_PUSH_VAPID_PUT,
+    ST_PUSH_SUB_PUT,
+    ST_PUSH_SUB_TRIM,
+    ST_PUSH_SUB_DELETE,
+    ST_PUSH_SUB_GONE,
+    ST_PUSH_SUBS_OF,
     ST_COUNT
 };
 

@@ -191,12 +191,13 @@ static void test_migrations_from_empty(void **state)
 {
     fixture *f = *state;
     f->s = open_dir(f, "migrations");
-    assert_int_equal(store_schema_version(f->s), 4);
-    assert_int_equal(sql_int(f, "PRAGMA user_version"), 4);
+    assert_int_equal(store_schema_version(f->s), 7);
+    assert_int_equal(sql_int(f, "PRAGMA user_version"), 7);
     assert_int_equal(sql_int(f, "SELECT count(*) FROM sqlite_master WHERE name "
                                 "IN ('games','moves','accounts','sessions',"
-                                "'cond_lines','games_deadline','ratings','rating_history')"),
-                     8);
+                                "'cond_lines','games_deadline','ratings','rating_history',"
+                                "'push_vapid','push_subs')"),
+                     10);
     /* WAL persists in the file. */
     assert_int_equal(sql_int(f, "SELECT count(*) FROM pragma_journal_mode "
                                 "WHERE journal_mode = 'wal'"),
@@ -215,7 +216,7 @@ static char *slurp(const char *path)
 }
 
 /* Upgrade from versions 1, 2 and 3 with data written by those versions:
- * the data survives and the schema reaches 4. */
+ * the data survives and the schema reaches the newest (7). */
 static void test_migrations_from_each_version(void **state)
 {
     fixture *f = *state;
@@ -244,7 +245,7 @@ static void test_migrations_from_each_version(void **state)
             sql_exec(f, "INSERT INTO accounts (username, pwhash, created_ms) "
                         "VALUES ('ann', 'h', 1)");
         f->s = open_dir(f, "migrations");
-        assert_int_equal(store_schema_version(f->s), 4);
+        assert_int_equal(store_schema_version(f->s), 7);
         char *json = NULL;
         assert_int_equal(sync_game_json(f->s, 7, &json), 0);
         json_t *o = json_loads(json, 0, NULL);
@@ -1263,6 +1264,52 @@ static void test_corrupt_refused(void **state)
     assert_memory_equal(before, after, n);
 }
 
+/* Web Push's tables (store_push.c): the VAPID pair kept once; an account
+ * keeps its `keep` newest subscriptions; an endpoint moves to the account
+ * that subscribes it last; delete (the account's own) and gone (anyone's);
+ * all of it after a restart. */
+static void test_push_tables(void **state)
+{
+    fixture *f = *state;
+    f->s = open_dir(f, "migrations");
+    uint8_t priv[32], pub[65], p2[32], q2[65];
+    assert_int_equal(store_push_vapid_get(f->s, priv, pub), STORE_ENOT_FOUND);
+    memset(priv, 7, sizeof priv);
+    memset(pub, 4, sizeof pub);
+    assert_int_equal(store_push_vapid_put(f->s, priv, pub), 0);
+    assert_int_equal(store_push_vapid_put(f->s, priv, pub), STORE_EDB); /* once */
+    int64_t ann = add_account(f, "ann"), bob = add_account(f, "bob");
+    store_push_sub sub;
+    memset(&sub, 0, sizeof sub);
+    for (int i = 0; i < 5; i++) {
+        fake_now += 1000;
+        snprintf(sub.endpoint, sizeof sub.endpoint, "https://push.example/%d", i);
+        sub.p256dh[0] = (uint8_t)i;
+        assert_int_equal(store_push_sub_put(f->s, ann, &sub, 3), 0);
+    }
+    reopen(f);
+    assert_int_equal(store_push_vapid_get(f->s, p2, q2), 0);
+    assert_memory_equal(p2, priv, 32);
+    assert_memory_equal(q2, pub, 65);
+    store_push_sub out[8];
+    assert_int_equal(store_push_subs(f->s, ann, out, 8), 3); /* the 3 newest */
+    assert_string_equal(out[0].endpoint, "https://push.example/4");
+    assert_string_equal(out[2].endpoint, "https://push.example/2");
+    assert_int_equal(out[0].p256dh[0], 4);
+    /* Bob subscribes ann's endpoint 4: it is his now. */
+    snprintf(sub.endpoint, sizeof sub.endpoint, "https://push.example/4");
+    assert_int_equal(store_push_sub_put(f->s, bob, &sub, 3), 0);
+    assert_int_equal(store_push_subs(f->s, ann, out, 8), 2);
+    assert_int_equal(store_push_subs(f->s, bob, out, 8), 1);
+    /* Delete: only the account's own; gone: anyone's. */
+    assert_int_equal(store_push_sub_delete(f->s, ann, "https://push.example/4"), 0);
+    assert_int_equal(store_push_sub_delete(f->s, ann, "https://push.example/3"), 1);
+    assert_int_equal(store_push_sub_gone(f->s, "https://push.example/4"), 1);
+    assert_int_equal(store_push_sub_gone(f->s, "https://push.example/4"), 0);
+    assert_int_equal(store_push_subs(f->s, bob, out, 8), 0);
+    assert_int_equal(store_push_subs(f->s, ann, out, 8), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1287,6 +1334,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_write_fails_then_recovers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
         cmocka_unit_test_setup_teardown(test_corrupt_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_push_tables, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@ import * as analysis from './pages/analysis.js';
 import * as player from './pages/player.js';
 import * as leaderboard from './pages/leaderboard.js';
 import { watchYourTurn } from './corr.js';
+import { watchNotices } from './notices.js';
 import { setTables } from './tables.js';
 import { loadBoards } from './geometry.js';
 
@@ -88,6 +89,7 @@ function header() {
     document.getElementById('login-link').hidden = !!app.account;
   });
   watchYourTurn(app);
+  watchNotices(app);
 }
 
 header();

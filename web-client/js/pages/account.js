@@ -7,6 +7,8 @@
 import { h } from '../dom.js';
 import { gameName } from '../tables.js';
 import { leftText } from '../corr.js';
+import { noticeSettings } from '../notices.js';
+import { pushSettings } from '../push.js';
 
 async function post(path, body) {
   const r = await fetch(path, {
@@ -57,7 +59,7 @@ function profile(main, app, status) {
       app.conn.drop(); // say hello again without the session
     } catch (e) { status.textContent = e.message; }
   } }, 'Log out');
-  main.append(h('section', { class: 'panel' }, h('h1', {}, 'Profile'), guestBox, info, vacBox, h('div', { class: 'row' }, logout), status));
+  main.append(h('section', { class: 'panel' }, h('h1', {}, 'Profile'), guestBox, info, vacBox, noticeSettings(pushSettings(app)), h('div', { class: 'row' }, logout), status));
 
   function drawGuest() {
     const nameIn = h('input', { id: 'guest-name', maxlength: 24, value: (app.me && app.me.name) || '' });

@@ -1,0 +1,110 @@
+/*
+ * push_api.c - the HTTP routes of Web Push (see push_api.h).
+ */
+#include "push_api.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "accounts.h"
+#include "proto.h"
+#include "push.h"
+#include "push_msg.h"
+#include "store.h"
+
+static store *db;
+
+void push_api_init(store *s)
+{
+    db = s;
+}
+
+static void reply_error(net_conn *c, unsigned status, const char *code, const char *reason)
+{
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_write_http_error(&o, code, reason);
+    net_http_reply_out(c, status, "application/json", &o, NULL);
+}
+
+static void reply_ok(net_conn *c, const char *json)
+{
+    net_http_reply(c, 200, "application/json", json, strlen(json), NULL);
+}
+
+/* The account of the request's session cookie, or 0 (answered 401). */
+static int64_t account_of(net_conn *c)
+{
+    char token[128];
+    int64_t account = 0;
+    if (net_cookie(c, ACCOUNTS_COOKIE, token, sizeof token) <= 0 ||
+        accounts_session(db, token, &account, NULL, 0) != 0 || account <= 0) {
+        reply_error(c, 401, "account_required", "log in to get notifications on this device");
+        return 0;
+    }
+    return account;
+}
+
+int push_api_key(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    const char *key = push_public_key();
+    if (key == NULL) {
+        reply_error(c, 404, "push_off", "push notifications are off on this server");
+        return 0;
+    }
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    push_msg_key(&o, key);
+    net_http_reply_out(c, 200, "application/json", &o, NULL);
+    return 0;
+}
+
+int push_api_subscribe(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    char endpoint[STORE_PUSH_ENDPOINT_MAX + 1], p256dh[128], auth[64], why[200];
+    if (!push_enabled()) {
+        reply_error(c, 404, "push_off", "push notifications are off on this server");
+        return 0;
+    }
+    int64_t account = account_of(c);
+    if (account == 0)
+        return 0;
+    if (push_msg_decode_sub(body, len, 1, endpoint, sizeof endpoint, p256dh, sizeof p256dh, auth,
+                            sizeof auth, why, sizeof why) < 0) {
+        reply_error(c, 400, "bad_message", why);
+        return 0;
+    }
+    int err = push_subscribe(account, endpoint, p256dh, auth, why, sizeof why);
+    if (err != 0) {
+        reply_error(c, (unsigned)err,
+                    err == PUSH_EBAD  ? "bad_argument"
+                    : err == PUSH_EDB ? "db_error"
+                                      : "push_off",
+                    why);
+        return 0;
+    }
+    reply_ok(c, "{\"ok\":true}");
+    return 0;
+}
+
+int push_api_unsubscribe(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    char endpoint[STORE_PUSH_ENDPOINT_MAX + 1], why[200];
+    int64_t account = account_of(c);
+    if (account == 0)
+        return 0;
+    if (push_msg_decode_sub(body, len, 0, endpoint, sizeof endpoint, NULL, 0, NULL, 0, why,
+                            sizeof why) < 0) {
+        reply_error(c, 400, "bad_message", why);
+        return 0;
+    }
+    int n = push_unsubscribe(account, endpoint);
+    if (n < 0) {
+        reply_error(c, 500, "db_error", "database error");
+        return 0;
+    }
+    reply_ok(c, n > 0 ? "{\"ok\":true,\"removed\":true}" : "{\"ok\":true,\"removed\":false}");
+    return 0;
+}

@@ -1,0 +1,81 @@
+// Web Push on this device (PROTOCOL.md, "Web Push and in-tab notices"):
+// the profile's control that subscribes this browser (service worker
+// /sw.js, PushManager with the server's VAPID key from GET /api/push/key)
+// and gives the subscription to the server (POST /api/push/subscribe), or
+// takes it back. For accounts only; hidden when the server has push off or
+// the browser cannot push. Nothing is asked before the button is pressed.
+
+import { h } from './dom.js';
+
+const supported = () => 'serviceWorker' in navigator && 'PushManager' in window && typeof Notification !== 'undefined';
+
+async function api(method, path, body) {
+  const r = await fetch(path, {
+    method, credentials: 'same-origin',
+    headers: body ? { 'Content-Type': 'application/json' } : {},
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  let data = null;
+  try { data = await r.json(); } catch { /* not JSON */ }
+  if (!r.ok) throw Object.assign(new Error((data && data.reason) || `error ${r.status}`), { status: r.status });
+  return data;
+}
+
+function keyBytes(b64url) {
+  const s = atob(b64url.replace(/-/g, '+').replace(/_/g, '/'));
+  return Uint8Array.from(s, (c) => c.charCodeAt(0));
+}
+
+async function currentSubscription() {
+  const reg = await navigator.serviceWorker.getRegistration('/');
+  return reg ? reg.pushManager.getSubscription() : null;
+}
+
+export function pushSettings(app) {
+  const state = h('p', { id: 'push-state', class: 'muted' });
+  const on = h('button', { type: 'button', id: 'push-on', hidden: true, onclick: () => act(subscribe) }, 'Notify me with no tab open');
+  const off = h('button', { type: 'button', id: 'push-off', hidden: true, onclick: () => act(unsubscribe) }, 'Stop notices on this device');
+  const box = h('div', { id: 'push-box' }, state, h('div', { class: 'row' }, on, off));
+
+  async function subscribe() {
+    const { key } = await api('GET', '/api/push/key');
+    if ((await Notification.requestPermission()) !== 'granted') throw new Error('Notifications are not allowed for this site.');
+    const reg = await navigator.serviceWorker.register('/sw.js');
+    await navigator.serviceWorker.ready;
+    const sub = (await reg.pushManager.getSubscription())
+      || await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(key) });
+    await api('POST', '/api/push/subscribe', sub.toJSON());
+  }
+
+  async function unsubscribe() {
+    const sub = await currentSubscription();
+    if (!sub) return;
+    await api('POST', '/api/push/unsubscribe', { endpoint: sub.endpoint });
+    await sub.unsubscribe();
+  }
+
+  async function act(fn) {
+    on.disabled = off.disabled = true;
+    try { await fn(); await draw(); } catch (e) { state.textContent = e.message; } finally { on.disabled = off.disabled = false; }
+  }
+
+  async function draw() {
+    on.hidden = off.hidden = true;
+    if (!app.account) { state.textContent = 'Log in to be told of your moves when no tab of chameleon is open.'; return; }
+    if (!supported()) { state.textContent = 'This browser cannot receive notices with no tab open.'; return; }
+    try { await api('GET', '/api/push/key'); } catch (e) {
+      state.textContent = e.status === 404 ? 'This server sends no notices to closed tabs.' : e.message;
+      return;
+    }
+    const sub = await currentSubscription().catch(() => null);
+    state.dataset.subscribed = sub ? 'true' : 'false';
+    state.textContent = sub ? 'This device is told of your moves and low time, even with no tab open.'
+      : 'Be told of your moves and low time on this device, even with no tab open.';
+    on.hidden = !!sub;
+    off.hidden = !sub;
+  }
+
+  const offWelcome = app.conn.on('welcome', () => { if (box.isConnected) draw(); else offWelcome(); });
+  draw();
+  return box;
+}
