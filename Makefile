@@ -38,8 +38,8 @@ OPT     := -O2 -g
 SAN     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 CFLAGS_ALL = $(WARN) $(DEFS) $(INC) $(CFLAGS)
 
-PKGS        := libwebsockets libuv jansson sqlite3 libsodium
-CORE_PKGS   := libuv jansson sqlite3 libsodium
+PKGS        := libwebsockets libuv jansson sqlite3 libsodium libcurl
+CORE_PKGS   := libuv jansson sqlite3 libsodium libcurl
 PKG_LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CORE_LIBS    = $(shell pkg-config --libs $(CORE_PKGS) 2>/dev/null)
 PKG_CFLAGS   = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

@@ -13,13 +13,14 @@ set -eu
 
 mode=${1:---build}
 
-runtime="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 libsodium23 libsystemd0"
-build="gcc make pkg-config clang lld wasi-libc libclang-rt-dev-wasm32 uthash-dev libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev libsqlite3-dev libsodium-dev libsystemd-dev"
+runtime="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 libsodium23 libsystemd0 libcurl4"
+build="gcc make pkg-config clang lld wasi-libc libclang-rt-dev-wasm32 uthash-dev libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev libsqlite3-dev libsodium-dev libsystemd-dev libcurl4-openssl-dev"
 package="dpkg-dev debhelper fakeroot"
 # systemd: systemd-analyze verify for the unit (installing it does not make
 # it PID 1 in a container); nginx: the TLS proxy test (started by the test
-# as a plain process, never as a service).
-test="libcmocka-dev chromium sqlite3 libclang-rt-dev nginx openssl systemd"
+# as a plain process, never as a service); python3-aiosmtpd: the SMTP
+# server the mail tests start on loopback.
+test="libcmocka-dev chromium sqlite3 libclang-rt-dev nginx openssl systemd python3-aiosmtpd"
 
 case "$mode" in
   --runtime) want="$runtime" ;;

@@ -20,6 +20,8 @@
  *             [--watched-rooms-per-address N] [--write-retries N]
  *             [--public-url URL] [--max-connections-per-address N]
  *             [--max-connections N] [--hello-timeout-ms N]
+ *             [--smtp-url URL] [--smtp-user NAME] [--smtp-password-file FILE]
+ *             [--mail-from ADDRESS]
  *             [--log-level debug|info|warn|error]
  *   chameleon backup FILE [--db chameleon.db]
  *
@@ -55,6 +57,7 @@
 #include "ident.h"
 #include "lobby.h"
 #include "log.h"
+#include "mail.h"
 #include "metrics.h"
 #include "net.h"
 #include "quota.h"
@@ -71,90 +74,100 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: chameleon [--config FILE] [--host ADDR] [--port N] [--db FILE]\n"
-               "                 [--web-root DIR] [--wasm FILE] [--migrations DIR]\n"
-               "                 [--trust-proxy ADDR]\n"
-               "                 [--abandon-seconds N] [--bot-threads N] [--bot-table-mb N]\n"
-               "                 [--clock-offset-file FILE] [--password-queue N]\n"
-               "                 [--login-failures-per-address N] [--register-per-address N]\n"
-               "                 [--messages-per-identity N] [--seeks-per-minute N]\n"
-               "                 [--lobby-flush-ms N]\n"
-               "                 [--max-guests N] [--identity-idle-seconds N]\n"
-               "                 [--live-games-per-identity N] [--corr-games-per-identity N]\n"
-               "                 [--live-games-per-address N] [--corr-games-per-address N]\n"
-               "                 [--watched-rooms-per-identity N] [--watched-rooms-per-address N]\n"
-               "                 [--write-retries N]\n"
-               "                 [--public-url URL] [--max-connections-per-address N]\n"
-               "                 [--max-connections N] [--hello-timeout-ms N]\n"
-               "                 [--log-level debug|info|warn|error]\n"
-               "       chameleon backup FILE [--db FILE]\n"
-               "  backup FILE          copy the database (--db, default chameleon.db) to FILE\n"
-               "                       while the server runs (SQLite's online backup, checked\n"
-               "                       with integrity_check, written as FILE.partial then\n"
-               "                       renamed); restore: stop the server, copy FILE to the\n"
-               "                       --db path (remove its -wal and -shm), start it\n"
-               "  --config FILE        `key = value` lines, each key a flag below without\n"
-               "                       \"--\"; flags win over the file (default for an\n"
-               "                       installed server: " CHAMELEON_CONFIG " if it exists)\n"
-               "  --host ADDR          address to listen on (default 127.0.0.1)\n"
-               "  --port N             TCP port, 0 for any free one (default 8080)\n"
-               "  --db FILE            SQLite database (default chameleon.db)\n"
-               "  --web-root DIR       static files of the web client (default web-client, or\n"
-               "                       PREFIX/share/chameleon/web-client when installed)\n"
-               "  --wasm FILE          the rules core for the browser (default build/rules.wasm,\n"
-               "                       or PREFIX/share/chameleon/rules.wasm when installed)\n"
-               "  --migrations DIR     the database's migrations (default $CHAMELEON_MIGRATIONS,\n"
-               "                       else migrations, or PREFIX/share/chameleon/migrations)\n"
-               "  --trust-proxy ADDR   a connection from ADDR (the reverse proxy) counts as\n"
-               "                       coming from the last address of its X-Forwarded-For\n"
-               "                       (default: none; the header is ignored)\n"
-               "  --abandon-seconds N  a seated player away this long abandons (default 0: never)\n"
-               "  --bot-threads N      bots' searches running at once, 1..64 (default: the\n"
-               "                       number of cores); more wait in a queue\n"
-               "  --bot-table-mb N     each search's table in MiB, 1..4096 (default 16)\n"
-               "  --clock-offset-file FILE  TESTS ONLY: the store's clock (correspondence\n"
-               "                       deadlines, vacation) runs ahead of the wall clock by\n"
-               "                       the milliseconds written in FILE (re-read each time)\n"
-               "  --password-queue N   password hashes (argon2id) waiting for a thread, beyond\n"
-               "                       which register and login answer 503 (default 64)\n"
-               "  --login-failures-per-address N  logins from one address (IPv6: /64) let\n"
-               "                       through before delays (default 20; a success gives its\n"
-               "                       own back)\n"
-               "  --register-per-address N  registrations from one address before delays\n"
-               "                       (default 5; an hour without one forgets them)\n"
-               "  --messages-per-identity N  messages one player may send over all its\n"
-               "                       connections per 20 s, pings aside (default 100)\n"
-               "  --seeks-per-minute N seeks one player may create a minute (default 20)\n"
-               "  --lobby-flush-ms N   lobby changes go to its watchers in one message this\n"
-               "                       often, 10..5000 (default 200)\n"
-               "  --max-guests N       guest identities held at once (default 100000); a new\n"
-               "                       one replaces the oldest unused, else hello is refused\n"
-               "  --identity-idle-seconds N  an identity unused (no connection, no seat) this\n"
-               "                       long is forgotten (default 86400)\n"
-               "  --live-games-per-identity N  live games in progress, open seeks included\n"
-               "                       (default 20)\n"
-               "  --corr-games-per-identity N  correspondence games, the same (default 100)\n"
-               "  --live-games-per-address N   live games per address, IPv6 by /64 (default 80)\n"
-               "  --corr-games-per-address N   correspondence games per address (default 400)\n"
-               "  --watched-rooms-per-identity N  rooms watched without a seat, every\n"
-               "                       connection of the identity together (default 50)\n"
-               "  --watched-rooms-per-address N   the same per address (default 500)\n"
-               "  --write-retries N    a failed database write is tried again N times, 0..20,\n"
-               "                       50 ms apart then doubling (default 5: 1.55 s) before\n"
-               "                       its moves fail\n"
-               "  --public-url URL     the site's address as browsers see it (https://host:port),\n"
-               "                       the Origin upgrades and POSTs must carry (default: the\n"
-               "                       Host header's); https:// marks the cookie Secure\n"
-               "  --max-connections-per-address N  connections at once from one address\n"
-               "                       (IPv6: its /64); more are closed at once (default 256)\n"
-               "  --max-connections N  WebSocket connections at once (default and maximum:\n"
-               "                       the descriptor limit less a reserve for HTTP)\n"
-               "  --hello-timeout-ms N TESTS ONLY: a WebSocket that sends no hello this long\n"
-               "                       is closed (default 30000)\n"
-               "  --log-level L        debug, info, warn or error: lines below L are dropped\n"
-               "                       (default info); one line per event on stderr:\n"
-               "                       level=info msg=\"listening\" addr=127.0.0.1 port=8080\n"
-               "  --help               this text\n");
+    fprintf(f,
+            "usage: chameleon [--config FILE] [--host ADDR] [--port N] [--db FILE]\n"
+            "                 [--web-root DIR] [--wasm FILE] [--migrations DIR]\n"
+            "                 [--trust-proxy ADDR]\n"
+            "                 [--abandon-seconds N] [--bot-threads N] [--bot-table-mb N]\n"
+            "                 [--clock-offset-file FILE] [--password-queue N]\n"
+            "                 [--login-failures-per-address N] [--register-per-address N]\n"
+            "                 [--messages-per-identity N] [--seeks-per-minute N]\n"
+            "                 [--lobby-flush-ms N]\n"
+            "                 [--max-guests N] [--identity-idle-seconds N]\n"
+            "                 [--live-games-per-identity N] [--corr-games-per-identity N]\n"
+            "                 [--live-games-per-address N] [--corr-games-per-address N]\n"
+            "                 [--watched-rooms-per-identity N] [--watched-rooms-per-address N]\n"
+            "                 [--write-retries N]\n"
+            "                 [--public-url URL] [--max-connections-per-address N]\n"
+            "                 [--max-connections N] [--hello-timeout-ms N]\n"
+            "                 [--smtp-url URL] [--smtp-user NAME] [--smtp-password-file FILE]\n"
+            "                 [--mail-from ADDRESS]\n"
+            "                 [--log-level debug|info|warn|error]\n"
+            "       chameleon backup FILE [--db FILE]\n"
+            "  backup FILE          copy the database (--db, default chameleon.db) to FILE\n"
+            "                       while the server runs (SQLite's online backup, checked\n"
+            "                       with integrity_check, written as FILE.partial then\n"
+            "                       renamed); restore: stop the server, copy FILE to the\n"
+            "                       --db path (remove its -wal and -shm), start it\n"
+            "  --config FILE        `key = value` lines, each key a flag below without\n"
+            "                       \"--\"; flags win over the file (default for an\n"
+            "                       installed server: " CHAMELEON_CONFIG " if it exists)\n"
+            "  --host ADDR          address to listen on (default 127.0.0.1)\n"
+            "  --port N             TCP port, 0 for any free one (default 8080)\n"
+            "  --db FILE            SQLite database (default chameleon.db)\n"
+            "  --web-root DIR       static files of the web client (default web-client, or\n"
+            "                       PREFIX/share/chameleon/web-client when installed)\n"
+            "  --wasm FILE          the rules core for the browser (default build/rules.wasm,\n"
+            "                       or PREFIX/share/chameleon/rules.wasm when installed)\n"
+            "  --migrations DIR     the database's migrations (default $CHAMELEON_MIGRATIONS,\n"
+            "                       else migrations, or PREFIX/share/chameleon/migrations)\n"
+            "  --trust-proxy ADDR   a connection from ADDR (the reverse proxy) counts as\n"
+            "                       coming from the last address of its X-Forwarded-For\n"
+            "                       (default: none; the header is ignored)\n"
+            "  --abandon-seconds N  a seated player away this long abandons (default 0: never)\n"
+            "  --bot-threads N      bots' searches running at once, 1..64 (default: the\n"
+            "                       number of cores); more wait in a queue\n"
+            "  --bot-table-mb N     each search's table in MiB, 1..4096 (default 16)\n"
+            "  --clock-offset-file FILE  TESTS ONLY: the store's clock (correspondence\n"
+            "                       deadlines, vacation) runs ahead of the wall clock by\n"
+            "                       the milliseconds written in FILE (re-read each time)\n"
+            "  --password-queue N   password hashes (argon2id) waiting for a thread, beyond\n"
+            "                       which register and login answer 503 (default 64)\n"
+            "  --login-failures-per-address N  logins from one address (IPv6: /64) let\n"
+            "                       through before delays (default 20; a success gives its\n"
+            "                       own back)\n"
+            "  --register-per-address N  registrations from one address before delays\n"
+            "                       (default 5; an hour without one forgets them)\n"
+            "  --messages-per-identity N  messages one player may send over all its\n"
+            "                       connections per 20 s, pings aside (default 100)\n"
+            "  --seeks-per-minute N seeks one player may create a minute (default 20)\n"
+            "  --lobby-flush-ms N   lobby changes go to its watchers in one message this\n"
+            "                       often, 10..5000 (default 200)\n"
+            "  --max-guests N       guest identities held at once (default 100000); a new\n"
+            "                       one replaces the oldest unused, else hello is refused\n"
+            "  --identity-idle-seconds N  an identity unused (no connection, no seat) this\n"
+            "                       long is forgotten (default 86400)\n"
+            "  --live-games-per-identity N  live games in progress, open seeks included\n"
+            "                       (default 20)\n"
+            "  --corr-games-per-identity N  correspondence games, the same (default 100)\n"
+            "  --live-games-per-address N   live games per address, IPv6 by /64 (default 80)\n"
+            "  --corr-games-per-address N   correspondence games per address (default 400)\n"
+            "  --watched-rooms-per-identity N  rooms watched without a seat, every\n"
+            "                       connection of the identity together (default 50)\n"
+            "  --watched-rooms-per-address N   the same per address (default 500)\n"
+            "  --write-retries N    a failed database write is tried again N times, 0..20,\n"
+            "                       50 ms apart then doubling (default 5: 1.55 s) before\n"
+            "                       its moves fail\n"
+            "  --public-url URL     the site's address as browsers see it (https://host:port),\n"
+            "                       the Origin upgrades and POSTs must carry (default: the\n"
+            "                       Host header's); https:// marks the cookie Secure\n"
+            "  --max-connections-per-address N  connections at once from one address\n"
+            "                       (IPv6: its /64); more are closed at once (default 256)\n"
+            "  --max-connections N  WebSocket connections at once (default and maximum:\n"
+            "                       the descriptor limit less a reserve for HTTP)\n"
+            "  --hello-timeout-ms N TESTS ONLY: a WebSocket that sends no hello this long\n"
+            "                       is closed (default 30000)\n"
+            "  --smtp-url URL       the mail relay, smtp://HOST:PORT (STARTTLS when offered) or\n"
+            "                       smtps://HOST:PORT; without it mail is off (no address\n"
+            "                       confirmation, password reset or notices by e-mail)\n"
+            "  --smtp-user NAME     log in to the relay as NAME (default: no AUTH)\n"
+            "  --smtp-password-file FILE  the relay's password: the file's first line\n"
+            "  --mail-from ADDRESS  the sender of every mail (needed with --smtp-url, as is\n"
+            "                       --public-url: the links in mail)\n"
+            "  --log-level L        debug, info, warn or error: lines below L are dropped\n"
+            "                       (default info); one line per event on stderr:\n"
+            "                       level=info msg=\"listening\" addr=127.0.0.1 port=8080\n"
+            "  --help               this text\n");
 }
 
 static bool parse_int(const char *s, long lo, long hi, long *out)
@@ -406,6 +419,7 @@ int main(int argc, char **argv)
     long flush_ms = LOBBY_FLUSH_MS;
     long max_guests = IDENT_MAX_GUESTS, idle_s = IDENT_IDLE_MS / 1000;
     quota_limits qlim = {0};
+    mail_config mcfg = {0};
     long write_retries = STORE_RETRIES;
     /* The flags that are a number in a range and nothing else: into a long
      * (l) or an int (i). */
@@ -516,6 +530,14 @@ int main(int argc, char **argv)
                 return 2;
             }
             cfg.public_origin = origin;
+        } else if (strcmp(a, "--smtp-url") == 0) {
+            mcfg.smtp_url = val;
+        } else if (strcmp(a, "--smtp-user") == 0) {
+            mcfg.user = val;
+        } else if (strcmp(a, "--smtp-password-file") == 0) {
+            mcfg.password_file = val;
+        } else if (strcmp(a, "--mail-from") == 0) {
+            mcfg.from = val;
         } else if (strcmp(a, "--hello-timeout-ms") == 0) {
             if (!parse_int(val, 1, 86400000, &n)) {
                 log_error("--hello-timeout-ms wants 1..86400000");
@@ -535,6 +557,10 @@ int main(int argc, char **argv)
         }
     }
 
+    if (mcfg.smtp_url != NULL && (mcfg.from == NULL || cfg.public_origin == NULL)) {
+        log_error("--smtp-url needs --mail-from ADDRESS and --public-url URL (the links in mail)");
+        return 2;
+    }
     raise_fd_limit();
     uv_loop_t loop;
     if (uv_loop_init(&loop) != 0) {
@@ -566,6 +592,11 @@ int main(int argc, char **argv)
         return 1;
     }
     metrics_now.started_ms = uv_now(&loop);
+    mcfg.public_url = cfg.public_origin;
+    if (mail_init(&loop, st, &mcfg, why, sizeof why) < 0) {
+        log_error("%s", why);
+        return 2;
+    }
     if (bot_init(&loop, (int)bot_threads, (size_t)bot_table_mb << 20) < 0) {
         log_error("cannot start %ld bot threads with %ld MiB tables", bot_threads, bot_table_mb);
         return 1;
@@ -623,6 +654,7 @@ int main(int argc, char **argv)
     room_stop_clocks();
     ident_stop();
     net_stop(&loop); /* every session closes (dispatch_close) */
+    mail_stop();     /* a send under way ends first; the outbox waits on disk */
     store_close(st); /* writes what is queued; its callbacks still see rooms */
     lobby_shutdown();
     room_shutdown();
