@@ -51,6 +51,7 @@
 
 #include "accounts.h"
 #include "api.h"
+#include "api_mail.h"
 #include "bot.h"
 #include "config.h"
 #include "dispatch.h"
@@ -244,6 +245,15 @@ static const net_route routes[] = {
     /* Ratings (PROTOCOL.md, "Ratings"). */
     {NET_GET, "/api/leaderboard/", true, api_leaderboard},
     {NET_GET, "/api/archive/", true, api_archive},
+    /* E-mail (PROTOCOL.md, "E-mail"). */
+    {NET_GET, "/api/mail", false, api_mail_settings},
+    {NET_POST, "/api/mail/address", false, api_mail_address},
+    {NET_POST, "/api/mail/confirm", false, api_mail_confirm},
+    {NET_POST, "/api/mail/prefs", false, api_mail_prefs},
+    {NET_GET, "/api/mail/unsubscribe/", true, api_mail_unsubscribe_page},
+    {NET_POST | NET_ANY_ORIGIN, "/api/mail/unsubscribe/", true, api_mail_unsubscribe},
+    {NET_POST, "/api/password/forgot", false, api_password_forgot},
+    {NET_POST, "/api/password/reset", false, api_password_reset},
 };
 // clang-format on
 
@@ -597,6 +607,10 @@ int main(int argc, char **argv)
         log_error("%s", why);
         return 2;
     }
+    if (api_mail_init(st) < 0) {
+        log_error("out of memory for the mail throttle tables");
+        return 1;
+    }
     if (bot_init(&loop, (int)bot_threads, (size_t)bot_table_mb << 20) < 0) {
         log_error("cannot start %ld bot threads with %ld MiB tables", bot_threads, bot_table_mb);
         return 1;
@@ -664,6 +678,7 @@ int main(int argc, char **argv)
     ident_shutdown();
     quota_shutdown();
     accounts_shutdown();
+    api_mail_shutdown();
     int rc = uv_loop_close(&loop);
     log_info("stopped");
     if (rc != 0)
