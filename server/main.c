@@ -61,6 +61,7 @@
 #include "mail.h"
 #include "metrics.h"
 #include "net.h"
+#include "notify.h"
 #include "quota.h"
 #include "room.h"
 #include "session.h"
@@ -632,6 +633,7 @@ int main(int argc, char **argv)
     }
     if (restored > 0)
         log_kv(LOG_INFO, "games in progress restored", "games=%d", restored);
+    notify_init(&loop, st);
 
     int port = net_start(&loop, &cfg, why, sizeof why);
     if (port < 0) {
@@ -666,6 +668,7 @@ int main(int argc, char **argv)
     log_info("writing what is queued");
     uv_close((uv_handle_t *)&watchdog, NULL);
     room_stop_clocks();
+    notify_stop();
     ident_stop();
     net_stop(&loop); /* every session closes (dispatch_close) */
     mail_stop();     /* a send under way ends first; the outbox waits on disk */

@@ -8,11 +8,12 @@
  * requests), room_clock.c (clocks, flags, abandonment), room_events.c
  * (events, watchers, chat and presence, the state and catchup sent to a
  * session), room_bot.c (bots' seats), room_store.c (results and leaves
- * written again after a failed write).
+ * written again after a failed write), room_notify.c (the moments
+ * notify.h tells players away from the site).
  * May call: ident.h (seats, an identity's rooms), session.h (the sink),
  * quota.h (games charged per identity and address, rooms watched),
  * store.h, rating.h (a player's pace), errmap.h, metrics.h, bot.h (the bots'
- * searches), proto.h, log.h,
+ * searches), notify.h (notices), proto.h, log.h,
  * libuv. Never the transport: it links without libwebsockets.
  *
  * Every state change is an event with the next sequence number; the last

@@ -4,7 +4,8 @@
  * See room.h.
  *
  * Owns: struct room and its outbox entries; the room module's internal
- * functions (prefix room__, as libuv's uv__). May call: what room.h may.
+ * functions (prefix room__, as libuv's uv__). May call: what room.h may
+ * (room_notify.c: notify.h).
  */
 #ifndef ROOM_IMPL_H
 #define ROOM_IMPL_H
@@ -125,6 +126,14 @@ void room__store_result(room *r, outbox_ev *e);
  * flight. e (or NULL), the event of the newest leave, waits for the store's
  * first answer to it. */
 void room__store_leaves(room *r, outbox_ev *e);
+
+/* room_notify.c: the moments notices (notify.h) may tell players away. */
+/* The move at ply is durable. */
+void room__notify_move(room *r, int ply);
+/* The game's creation is durable. */
+void room__notify_start(room *r);
+/* The game's result is durable. */
+void room__notify_end(room *r);
 
 /* room_clock.c */
 bool room__timed(const room *r);

@@ -598,6 +598,8 @@ typedef struct store_mail_new {
     int64_t account;
     const char *kind;    /* "confirm", "reset", "move", "digest", ... */
     unsigned pref;       /* a STORE_MAIL_* bit that must be on; 0: always */
+    int silent_days;     /* > 0: a reminder after this many days of silence, sent
+                            only if the account's remind_days is 1..silent_days */
     const char *to;      /* NULL: the account's confirmed address (none: dropped) */
     const char *dedupe;  /* NULL, or a key: a mail with a key already used is dropped */
     const char *subject; /* plain text */

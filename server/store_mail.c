@@ -173,13 +173,15 @@ static int run_mail(store *s, op *o)
     const store_mail_new *m = o->mail;
     char addr[STORE_MAIL_ADDR_MAX] = "";
     o->status = 0;
-    if (m->to == NULL || m->pref != 0) {
+    if (m->to == NULL || m->pref != 0 || m->silent_days > 0) {
         sqlite3_stmt *st = db_use(s->wst, ST_MAIL_PREFS_GET);
         sqlite3_bind_int64(st, 1, m->account);
         bool ok = false;
         if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
             snprintf(addr, sizeof addr, "%s", sqlite3_column_text(st, 0));
-            ok = m->pref == 0 || ((unsigned)sqlite3_column_int(st, 1) & m->pref) != 0;
+            int rd = sqlite3_column_int(st, 2);
+            ok = (m->pref == 0 || ((unsigned)sqlite3_column_int(st, 1) & m->pref) != 0) &&
+                 (m->silent_days == 0 || (rd > 0 && rd <= m->silent_days));
         }
         sqlite3_reset(st);
         if (!ok)

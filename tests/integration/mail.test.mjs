@@ -249,3 +249,182 @@ test('a password reset by e-mail: one link, used once; every session ends; the a
         await sink.cleanup();
     }
 });
+
+// Two accounts with confirmed addresses, connected; a correspondence game
+// of `days` per move between them. Returns { A, B, a, b, room, mover, other,
+// moverAcct, otherAcct, st } (st: the room state the mover received).
+async function corrGame(srv, sink, days) {
+    const A = await account(srv), B = await account(srv);
+    await confirmAddress(srv, sink, A);
+    await confirmAddress(srv, sink, B);
+    const a = await connect(srv.url, {}, { Cookie: A.cookie });
+    const b = await connect(srv.url, {}, { Cookie: B.cookie });
+    const g2 = a.welcome.games.find((g) => g.players === 2);
+    const { room, states } = await startGame([a, b], g2.id, { corr: { days } });
+    const { mover, other, st } = firstMover([a, b], states);
+    const moverAcct = mover === a ? A : B, otherAcct = mover === a ? B : A;
+    return { A, B, a, b, room, mover, other, moverAcct, otherAcct, st };
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function metric(srv, name) {
+    const text = await (await fetch(srv.http + '/metrics')).text();
+    const m = text.match(new RegExp(`^chameleon_${name} (\\d+)$`, 'm'));
+    return m ? Number(m[1]) : NaN;
+}
+
+async function waitMetric(srv, name, pred, ms = 30000) {
+    const end = Date.now() + ms;
+    for (;;) {
+        const v = await metric(srv, name);
+        if (pred(v)) return v;
+        if (Date.now() > end) throw new Error(`metric ${name} stayed at ${v}`);
+        await sleep(200);
+    }
+}
+
+test('the daily digest lists the games where it is your move, once a day', async () => {
+    const sink = await smtpSink();
+    const srv = await mailServer(sink);
+    try {
+        const { room, moverAcct, otherAcct, a, b } = await corrGame(srv, sink, 14);
+        // The next day, 07:00:30 UTC on the store's clock (digests go from 07:00).
+        const target = (Math.floor(Date.now() / DAY) + 1) * DAY + 7 * 3600000 + 30000;
+        srv.advance(target - Date.now());
+        const isDigest = (m) => /^Your move in \d+ game/.test(m.headers.subject);
+        const [d] = await sink.waitFor((m) => m.to === moverAcct.address && isDigest(m));
+        assert.equal(d.headers.subject, 'Your move in 1 game');
+        assert.ok(d.body.includes(`${PUBLIC}/#/game/${room}`), d.body);
+        assert.ok(d.body.includes(`${PUBLIC}/#/turn`), d.body);
+        assert.ok(d.headers['list-unsubscribe'], 'a digest has List-Unsubscribe');
+        // Everything queued is out; the player not to move got none.
+        await waitMetric(srv, 'mail_outbox', (v) => v === 0);
+        assert.equal(sink.mails().filter((m) => m.to === otherAcct.address && isDigest(m)).length, 0);
+        // Once a day: an hour later, after more scans, still one.
+        srv.advance(3600000);
+        await sleep(5000);
+        await waitMetric(srv, 'mail_outbox', (v) => v === 0);
+        assert.equal(sink.mails().filter(isDigest).length, 1);
+        a.close(); b.close();
+    } finally {
+        await stopServer(srv);
+        await sink.cleanup();
+    }
+});
+
+test('"your move" when asked for, and the low-time alarm at 80% of the time for the move unless on the site', async () => {
+    const sink = await smtpSink();
+    const srv = await mailServer(sink);
+    try {
+        const { room, mover, other, moverAcct, otherAcct, st } = await corrGame(srv, sink, 1);
+        for (const acct of [moverAcct, otherAcct]) {
+            const p = await call(srv, 'POST', '/api/mail/prefs', { move: true }, acct.cookie);
+            assert.equal(p.status, 200, p.text);
+            assert.equal(p.json.move, true);
+        }
+        const bad = await call(srv, 'POST', '/api/mail/prefs', { remind_days: 99 }, moverAcct.cookie);
+        assert.equal(bad.status, 400);
+        const isAlarm = (m) => m.headers.subject.startsWith('Time is running out');
+        // 85% of the mover's day, while the mover is connected: no alarm.
+        srv.advance(0.85 * DAY);
+        await sleep(5000);
+        assert.equal(sink.mails().filter(isAlarm).length, 0);
+
+        // The other player leaves the site; the mover moves: "your move" to it.
+        other.close();
+        await sleep(300);
+        mover.send({ type: 'move', room, move: st.legal[0] });
+        await mover.event(room, 'move');
+        const [ym] = await sink.waitFor((m) => m.to === otherAcct.address && m.headers.subject.startsWith('Your move in'));
+        assert.ok(ym.body.includes(`${PUBLIC}/#/game/${room}`), ym.body);
+        assert.ok(ym.body.includes(moverAcct.name), ym.body);
+
+        // 85% of its day later, away from the site: the alarm, once.
+        srv.advance(0.85 * DAY);
+        const [alarm] = await sink.waitFor((m) => m.to === otherAcct.address && isAlarm(m));
+        assert.ok(alarm.body.includes(`${PUBLIC}/#/game/${room}`), alarm.body);
+        assert.match(alarm.body, /80%/);
+        await sleep(5000);
+        await waitMetric(srv, 'mail_outbox', (v) => v === 0);
+        assert.equal(sink.mails().filter(isAlarm).length, 1);
+        mover.close();
+    } finally {
+        await stopServer(srv);
+        await sink.cleanup();
+    }
+});
+
+test('one-click unsubscribe (RFC 8058): a POST from anywhere, without a log-in, turns every notice off', async () => {
+    const sink = await smtpSink();
+    const srv = await mailServer(sink);
+    try {
+        const a = await account(srv);
+        const mail = await confirmAddress(srv, sink, a);
+        const url = mail.headers['list-unsubscribe'].slice(1, -1);
+        const path = url.slice(PUBLIC.length);
+        assert.match(path, /^\/api\/mail\/unsubscribe\/[0-9a-f]{32}$/);
+        assert.ok(mail.body.includes(url), 'the body has the same link');
+        // Opening the link changes nothing: it shows the button.
+        const page = await fetch(srv.http + path);
+        assert.equal(page.status, 200);
+        assert.match(await page.text(), /<form method="post"/);
+        assert.equal((await call(srv, 'GET', '/api/mail', undefined, a.cookie)).json.digest, true);
+        // A foreign origin's form POST elsewhere is still refused...
+        const foreign = await fetch(srv.http + '/api/mail/prefs', {
+            method: 'POST', body: 'digest=false',
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: 'https://mail.example.com' },
+        });
+        assert.equal(foreign.status, 403);
+        // ...but the mail provider's one-click POST works.
+        const r = await fetch(srv.http + path, {
+            method: 'POST', body: 'List-Unsubscribe=One-Click',
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: 'https://mail.example.com' },
+        });
+        assert.equal(r.status, 200);
+        const s = await call(srv, 'GET', '/api/mail', undefined, a.cookie);
+        assert.deepEqual(s.json, { on: true, address: a.address, move: false, digest: false, low_time: false, start_end: false, remind_days: 0 });
+        const unknown = await fetch(srv.http + '/api/mail/unsubscribe/' + '0'.repeat(32), { method: 'POST', body: 'List-Unsubscribe=One-Click' });
+        assert.equal(unknown.status, 404);
+    } finally {
+        await stopServer(srv);
+        await sink.cleanup();
+    }
+});
+
+test('the relay down while mail is queued, the server restarted, the relay back: every mail arrives once', async () => {
+    const sink = await smtpSink();
+    let srv = await mailServer(sink);
+    try {
+        const accts = [await account(srv), await account(srv), await account(srv)];
+        await sink.stop();
+        for (const a of accts) {
+            const r = await call(srv, 'POST', '/api/mail/address', { address: a.address }, a.cookie);
+            assert.equal(r.status, 200, r.text);
+        }
+        // Each was tried and failed, and waits for its next try.
+        await waitMetric(srv, 'mail_retries_total', (v) => v >= 3);
+        assert.equal(await metric(srv, 'mail_sent_total'), 0);
+        await waitMetric(srv, 'mail_outbox', (v) => v === 3);
+        // A restart loses none of them.
+        await stopServer(srv, true);
+        srv = await mailServer(sink, [], { dir: srv.dir, clockDir: srv.clockDir, offset: srv.offset });
+        await waitMetric(srv, 'mail_outbox', (v) => v === 3);
+        await sink.start();
+        srv.advance(3600000); // past the back-off
+        const got = await sink.waitFor(() => true, 3);
+        await waitMetric(srv, 'mail_outbox', (v) => v === 0);
+        assert.equal(await metric(srv, 'mail_sent_total'), 3);
+        await sleep(3000); // a few more polls: nothing goes twice
+        const all = sink.mails();
+        assert.equal(all.length, 3, JSON.stringify(all.map((m) => m.to)));
+        assert.deepEqual(all.map((m) => m.to).sort(), accts.map((a) => a.address).sort());
+        assert.equal(new Set(all.map((m) => m.headers['message-id'])).size, 3);
+        // And they work.
+        const c = await call(srv, 'POST', '/api/mail/confirm', { token: link(got[0], 'confirm') });
+        assert.equal(c.status, 200, c.text);
+    } finally {
+        await stopServer(srv);
+        await sink.cleanup();
+    }
+});
