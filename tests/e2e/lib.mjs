@@ -110,7 +110,8 @@ export function serverBinary() {
 // Starts the real server with a temporary database; resolves once
 // /healthz answers. Returns {url, close}; also {port, dir, stop} where
 // stop() sends SIGTERM and resolves to {code, signal}, keeping dir.
-// opts.port, opts.dir: start again where a stopped server was.
+// opts.port, opts.dir: start again where a stopped server was; opts.args:
+// more flags.
 export async function realServer(opts = {}) {
   const bin = serverBinary();
   if (!bin) return null;
@@ -118,7 +119,8 @@ export async function realServer(opts = {}) {
   const port = opts.port || await freePort();
   const dir = opts.dir || fs.mkdtempSync(path.join(os.tmpdir(), 'chameleon-e2e-'));
   const child = spawn(bin, ['--host', '127.0.0.1', '--port', String(port), '--db', path.join(dir, 'test.db'), '--web-root', WEB,
-    '--register-per-address', '1000000', '--max-connections-per-address', '1000000'], // many accounts from 127.0.0.1
+    '--register-per-address', '1000000', '--max-connections-per-address', '1000000', // many accounts from 127.0.0.1
+    ...(opts.args || [])], // more flags (mail.test: the SMTP relay)
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }); // migrations/ is found from the checkout
   // Never leave the server behind, even when the test runner is killed.
   const reap = () => { if (child.exitCode === null) child.kill('SIGKILL'); };
