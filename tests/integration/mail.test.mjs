@@ -428,3 +428,51 @@ test('the relay down while mail is queued, the server restarted, the relay back:
         await sink.cleanup();
     }
 });
+
+test('game end and a reminder after N days of silence, to the player away; nothing to players on the site', async () => {
+    const sink = await smtpSink();
+    const srv = await mailServer(sink);
+    try {
+        const A = await account(srv), B = await account(srv);
+        await confirmAddress(srv, sink, A);
+        await confirmAddress(srv, sink, B);
+        const a = await connect(srv.url, {}, { Cookie: A.cookie });
+        const b = await connect(srv.url, {}, { Cookie: B.cookie });
+        const g2 = a.welcome.games.find((g) => g.players === 2);
+        // A seek lives while its creator is connected: both are on the site
+        // when the game starts, so neither gets a "has started" mail.
+        await a.request({ type: 'turns' }); // pushes once the game is durable
+        await b.request({ type: 'turns' });
+        const { room, states } = await startGame([a, b], g2.id, { corr: { days: 14 } });
+        const st = states[1];
+        await firstMover([a, b], states).mover.waitFor((m) => m.type === 'turns' && m.re === undefined, 'turns push');
+        // The player to move is away; the other is here.
+        const bMoves = st.to_move === st.you;
+        (bMoves ? b : a).close();
+        await sleep(300);
+        const [away, here] = bMoves ? [B, a] : [A, b];
+        const p = await call(srv, 'POST', '/api/mail/prefs', { remind_days: 2 }, away.cookie);
+        assert.equal(p.json.remind_days, 2);
+        const isRemind = (m) => /waiting for your move/.test(m.headers.subject);
+        srv.advance(DAY + 60000);
+        await sleep(5000);
+        assert.equal(sink.mails().filter(isRemind).length, 0, 'not after one day of two');
+        assert.deepEqual(sink.mails().filter((m) => /has started/.test(m.headers.subject)).map((m) => [m.to, m.body]), []);
+        srv.advance(DAY);
+        const [rm] = await sink.waitFor((m) => m.to === away.address && isRemind(m));
+        assert.ok(rm.body.includes(`${PUBLIC}/#/game/${room}`), rm.body);
+        srv.advance(DAY);
+        await sleep(5000);
+        assert.equal(sink.mails().filter(isRemind).length, 1, 'once per silence');
+
+        // The one here resigns: the one away hears of the end.
+        here.send({ type: 'resign', room });
+        const [end] = await sink.waitFor((m) => m.to === away.address && /is over/.test(m.headers.subject));
+        assert.match(end.headers.subject, /you won/);
+        assert.ok(end.body.includes(`${PUBLIC}/#/game/${room}`), end.body);
+        here.close();
+    } finally {
+        await stopServer(srv);
+        await sink.cleanup();
+    }
+});
