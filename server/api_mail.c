@@ -34,6 +34,15 @@ static store *db;
 static throttle forgot_addr, forgot_login, confirm_acct;
 static bool ready;
 
+/* Reset requests answered but not yet looked up: the look-up (and the
+ * token's synced write when the account exists) runs after the answer has
+ * gone, so that its time says nothing about the name. */
+enum { FORGOT_PENDING = 64, FORGOT_DELAY_MS = 20 };
+static char forgot_queue[FORGOT_PENDING][MAILMSG_TEXT_MAX];
+static int forgot_n;
+static uv_timer_t forgot_timer;
+static bool timer_on;
+
 int api_mail_init(store *s)
 {
     db = s;
@@ -49,6 +58,8 @@ int api_mail_init(store *s)
         goto out_addr;
     if (throttle_init(&confirm_acct, &acct, TABLE_ENTRIES, seed[2]) < 0)
         goto out_login;
+    uv_timer_init(store_loop(s), &forgot_timer);
+    timer_on = true;
     ready = true;
     return 0;
 out_login:
@@ -56,6 +67,17 @@ out_login:
 out_addr:
     throttle_free(&forgot_addr);
     return -1;
+}
+
+void api_mail_stop(void)
+{
+    /* Requests not looked up yet are dropped (the player asks again). */
+    forgot_n = 0;
+    if (timer_on) {
+        uv_timer_stop(&forgot_timer);
+        uv_close((uv_handle_t *)&forgot_timer, NULL);
+        timer_on = false;
+    }
 }
 
 void api_mail_shutdown(void)
@@ -375,6 +397,26 @@ static void send_reset(int64_t account)
     mail_queue(&mail);
 }
 
+/* The timer: look up each request answered since. */
+static void forgot_run(uv_timer_t *t)
+{
+    (void)t;
+    for (int k = 0; k < forgot_n; k++) {
+        const char *login = forgot_queue[k];
+        if (strchr(login, '@') != NULL) {
+            int64_t ids[RESET_ACCOUNTS_MAX];
+            int n = store_mail_accounts_of(db, login, ids, RESET_ACCOUNTS_MAX);
+            for (int i = 0; i < n; i++)
+                send_reset(ids[i]);
+        } else {
+            int64_t account;
+            if (accounts_find(db, login, &account) == 0)
+                send_reset(account);
+        }
+    }
+    forgot_n = 0;
+}
+
 int api_password_forgot(net_conn *c, const char *arg, const char *body, size_t len)
 {
     mailmsg_body m;
@@ -402,17 +444,12 @@ int api_password_forgot(net_conn *c, const char *arg, const char *body, size_t l
         throttle_hit(&forgot_addr, akey, now);
     if (!mail_on())
         return mail_off(c);
-    /* The same answer whether anything matched or not. */
-    if (strchr(m.login, '@') != NULL) {
-        int64_t ids[RESET_ACCOUNTS_MAX];
-        int n = store_mail_accounts_of(db, m.login, ids, RESET_ACCOUNTS_MAX);
-        for (int i = 0; i < n; i++)
-            send_reset(ids[i]);
-    } else {
-        int64_t account;
-        if (accounts_find(db, m.login, &account) == 0)
-            send_reset(account);
-    }
+    /* The same answer, at once, whether anything matches or not. */
+    if (forgot_n == FORGOT_PENDING || !timer_on)
+        return reply_error(c, 503, "busy", "the server is busy: try again in a moment");
+    snprintf(forgot_queue[forgot_n++], MAILMSG_TEXT_MAX, "%s", m.login);
+    if (!uv_is_active((uv_handle_t *)&forgot_timer))
+        uv_timer_start(&forgot_timer, forgot_run, FORGOT_DELAY_MS, 0);
     return reply_ok(c, NULL, NULL);
 }
 

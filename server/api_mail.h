@@ -13,7 +13,9 @@
  *
  * Each handler is a net_handler (api.h). A reset request answers the same
  * whether or not the name or address is known (it never says whether an
- * account or an address exists), after the same throttle.
+ * account or an address exists), after the same throttle, before it looks
+ * the name up (a timer does, FORGOT_DELAY_MS later): its time does not
+ * tell either.
  */
 #ifndef API_MAIL_H
 #define API_MAIL_H
@@ -31,6 +33,8 @@ enum {
 
 /* Start (after accounts_init): 0, or -1 if out of memory. */
 int api_mail_init(struct store *db);
+/* Before store_close: reset requests not looked up yet are dropped. */
+void api_mail_stop(void);
 void api_mail_shutdown(void);
 
 /* GET /api/mail: the account's address and preferences. */

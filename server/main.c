@@ -672,6 +672,7 @@ int main(int argc, char **argv)
     ident_stop();
     net_stop(&loop); /* every session closes (dispatch_close) */
     mail_stop();     /* a send under way ends first; the outbox waits on disk */
+    api_mail_stop();
     store_close(st); /* writes what is queued; its callbacks still see rooms */
     lobby_shutdown();
     room_shutdown();
