@@ -9,9 +9,11 @@
 #include <string.h>
 
 #include <sodium.h>
+#include <utlist.h>
 
 #include "accounts.h"
 #include "api.h"
+#include "ident.h"
 #include "mail.h"
 #include "mailmsg.h"
 #include "proto.h"
@@ -459,10 +461,21 @@ static void on_reset(void *arg, int status, int64_t account, const char *usernam
     net_conn *c = api_pending_done(arg);
     if (c == NULL)
         return;
-    if (status < 0)
+    if (status < 0) {
         reply_error(c, 500, store_err_code(status), why ? why : store_err_text(status));
-    else
-        reply_ok(c, NULL, NULL);
+        return;
+    }
+    /* The account's open WebSockets end too: they come back as guests. */
+    ident *who = ident_find_account(account);
+    session *s;
+    if (who != NULL) {
+        DL_FOREACH2(who->sessions, s, inext)
+        {
+            if (s->conn != NULL)
+                net_close_why(s->conn, "the password changed: log in again");
+        }
+    }
+    reply_ok(c, NULL, NULL);
 }
 
 int api_password_reset(net_conn *c, const char *arg, const char *body, size_t len)

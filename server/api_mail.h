@@ -7,9 +7,10 @@
  * links' tokens (32 random bytes, only their BLAKE2b hash is stored), the
  * throttle tables of reset requests (per peer address and per name or
  * address asked about) and of confirmation mails (per account).
- * May call: net.h, api.h (answers that come later), accounts.h (sessions,
+ * May call: net.h, api.h (answers that come later), ident.h and session.h
+ * (an account's open connections, closed at a reset), accounts.h (sessions,
  * the password's hashing), store.h, mail.h, mailmsg.h, proto.h, throttle.h,
- * libsodium.
+ * libsodium, libuv (the look-up timer).
  *
  * Each handler is a net_handler (api.h). A reset request answers the same
  * whether or not the name or address is known (it never says whether an
@@ -53,7 +54,7 @@ int api_mail_unsubscribe(net_conn *c, const char *arg, const char *body, size_t 
  * account named, or of every account with that confirmed address. */
 int api_password_forgot(net_conn *c, const char *arg, const char *body, size_t len);
 /* POST /api/password/reset {"token","password"}: the new password; every
- * session of the account ends. */
+ * session of the account ends, and its open WebSockets are closed. */
 int api_password_reset(net_conn *c, const char *arg, const char *body, size_t len);
 
 #endif

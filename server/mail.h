@@ -6,7 +6,7 @@
  * --mail-from, the links' --public-url), the worker thread and its curl
  * handle, the text of a message (headers, the unsubscribe footer), the mail
  * counters. May call: store.h (the outbox: store_mail_queue on the loop,
- * a store_mailbox on the worker), log.h, libcurl, libuv.
+ * a store_mailbox on the worker), log.h, proto_out.h, libcurl, libuv.
  *
  * Durability: a mail is a row of the outbox, written in the store's batch
  * like a move (store_mail_queue); the worker, on its own thread and its own

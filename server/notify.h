@@ -9,7 +9,7 @@
  * joins: e-mail now (mail.h; each mail also needs the account's preference,
  * which the store checks when it writes the mail), Web Push beside it.
  * May call: mail.h, store.h, ident.h (is a player on the site), rules.h,
- * log.h, libuv.
+ * log.h, libuv, uthash.
  *
  * The rules (PROTOCOL.md, "E-mail"): notices concern correspondence games
  * only; none goes to a player connected at that moment (the site shows it)

@@ -12,7 +12,8 @@
  * Rendering records as JSON or PGN is the protocol's (protocol/archive.h).
  *
  * Threading: every function is called on the loop thread and every callback
- * runs on the loop thread. The store owns two uv timers and a uv_async on
+ * runs on the loop thread (but store_mailbox_*: the mail worker's thread,
+ * on a connection of its own). The store owns two uv timers and a uv_async on
  * the caller's loop, one writer thread with its own connection (the loop
  * never waits for an fsync), and runs checkpoints on the libuv thread pool.
  *

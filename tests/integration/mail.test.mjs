@@ -209,7 +209,6 @@ test('a password reset by e-mail: one link, used once; every session ends; the a
         assert.equal(second.status, 200);
         const ws = await connect(srv.url, {}, { Cookie: a.cookie });
         assert.equal(ws.welcome.account, a.name);
-        ws.close();
 
         const unknown = await call(srv, 'POST', '/api/password/forgot', { login: 'nobody_here' });
         const known = await call(srv, 'POST', '/api/password/forgot', { login: a.name });
@@ -230,7 +229,10 @@ test('a password reset by e-mail: one link, used once; every session ends; the a
         assert.equal(ok.status, 200, ok.text);
         assert.equal((await call(srv, 'POST', '/api/password/reset', { token, password: 'another one!' })).json.error, 'bad_token');
 
-        // Every session ended: both cookies are refused, on HTTP and WebSocket.
+        // The open WebSocket is closed; every session ended: both cookies
+        // are refused, on HTTP and WebSocket.
+        const closed = await ws.closed_();
+        assert.match(closed.reason, /password changed/);
         assert.equal((await call(srv, 'GET', '/api/mail', undefined, a.cookie)).status, 401);
         assert.equal((await call(srv, 'GET', '/api/mail', undefined, second.cookie)).status, 401);
         const again = await connect(srv.url, {}, { Cookie: a.cookie });
