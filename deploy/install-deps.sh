@@ -18,8 +18,9 @@ build="gcc make pkg-config clang lld wasi-libc libclang-rt-dev-wasm32 uthash-dev
 package="dpkg-dev debhelper fakeroot"
 # systemd: systemd-analyze verify for the unit (installing it does not make
 # it PID 1 in a container); nginx: the TLS proxy test (started by the test
-# as a plain process, never as a service).
-test="libcmocka-dev chromium sqlite3 libclang-rt-dev nginx openssl systemd"
+# as a plain process, never as a service); python3-aiosmtpd: the SMTP
+# server the mail tests start on loopback.
+test="libcmocka-dev chromium sqlite3 libclang-rt-dev nginx openssl systemd python3-aiosmtpd"
 
 case "$mode" in
   --runtime) want="$runtime" ;;

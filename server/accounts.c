@@ -84,6 +84,7 @@ typedef struct job {
     struct job *next; /* in the waiting queue */
     store *s;
     bool registering;
+    int64_t reset; /* a new password for this account (accounts_set_password) */
     accounts_cb cb;
     void *arg;
     char username[STORE_NAME_MAX];
@@ -186,7 +187,7 @@ accounts_stats accounts_get_stats(void)
 static void work_hash(uv_work_t *w)
 {
     job *j = w->data;
-    if (j->registering) {
+    if (j->registering || j->reset) {
         if (crypto_pwhash_str(j->hash, j->password, strlen(j->password),
                               crypto_pwhash_OPSLIMIT_INTERACTIVE,
                               crypto_pwhash_MEMLIMIT_INTERACTIVE) != 0)
@@ -226,6 +227,18 @@ static void finish(job *j, int status)
     char token[ACCOUNTS_TOKEN_LEN + 1] = "";
     const char *why = NULL;
     j->status = status;
+    if (j->reset) {
+        /* The new hash, every session ended; no new one is made. */
+        if (j->status == 0)
+            j->status = store_account_set_pwhash(s, j->reset, j->hash);
+        j->cb(j->arg, j->status, j->reset, NULL, NULL,
+              j->status ? store_err_text(j->status) : NULL);
+        sodium_memzero(j->password, sizeof j->password);
+        sodium_memzero(j->hash, sizeof j->hash);
+        free(j);
+        store_work_end(s);
+        return;
+    }
     if (j->status == 0 && j->registering)
         j->status = store_account_insert(s, j->username, j->hash, &j->account);
     if (j->status == 0)
@@ -437,6 +450,24 @@ int accounts_login(store *s, const char *addr, const char *username, const char 
             throttle_hit(&g.login_address, akey, now);
     }
     return err;
+}
+
+int accounts_set_password(store *s, int64_t account, const char *password, accounts_cb cb,
+                          void *arg, unsigned *retry_s)
+{
+    if (store_closing(s))
+        return STORE_ECLOSED;
+    if (ready() < 0)
+        return STORE_ENOMEM;
+    if (accounts_password_check(password) < 0)
+        return STORE_EPASSWORD;
+    if (busy(retry_s))
+        return STORE_EBUSY;
+    job *j = job_new(s, "", password, cb, arg);
+    if (j == NULL)
+        return STORE_ENOMEM;
+    j->reset = account;
+    return submit(s, j);
 }
 
 int accounts_logout(store *s, const char *token)

@@ -127,6 +127,16 @@ int accounts_register(store *s, const char *addr, const char *username, const ch
 int accounts_login(store *s, const char *addr, const char *username, const char *password,
                    accounts_cb cb, void *arg, unsigned *retry_s);
 
+/*
+ * A new password for an account (a password reset, PROTOCOL.md "E-mail"):
+ * checked at once (STORE_EPASSWORD), hashed off the loop like a
+ * registration (STORE_EBUSY when the queue is full), then stored and every
+ * session of the account ended; cb gets status 0 and the account (no
+ * session is made: token NULL) or an error.
+ */
+int accounts_set_password(store *s, int64_t account, const char *password, accounts_cb cb,
+                          void *arg, unsigned *retry_s);
+
 /* End the session of this token (no-op if unknown). 0 or STORE_EDB. */
 int accounts_logout(store *s, const char *token);
 

@@ -167,6 +167,16 @@ static net_conn *pending_done(pending *p)
     return c;
 }
 
+api_pending *api_pending_new(net_conn *c)
+{
+    return (api_pending *)pending_new(c);
+}
+
+net_conn *api_pending_done(api_pending *p)
+{
+    return pending_done((pending *)p);
+}
+
 /* Reply with the JSON written in o (consumed). */
 static void reply_json(net_conn *c, unsigned status, proto_out *o, const char *cookie)
 {

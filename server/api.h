@@ -65,6 +65,13 @@ int api_wasm_load(const char *path);
 int api_wasm(net_conn *c, const char *arg, const char *body, size_t len);
 int api_metrics(net_conn *c, const char *arg, const char *body, size_t len);
 
+/* An answer that comes later (other route modules: api_mail.c): it hangs
+ * off c so that api_http_closed can say c went. api_pending_done gives the
+ * connection back, or NULL if it closed meanwhile, and frees p. */
+typedef struct api_pending api_pending;
+api_pending *api_pending_new(net_conn *c);
+net_conn *api_pending_done(api_pending *p);
+
 /* net_callbacks.http_closed: c closed while its answer was being computed. */
 void api_http_closed(net_conn *c);
 /* net_callbacks.http_sent: a page of an export is written: read the next. */

@@ -21,6 +21,8 @@
  *             [--public-url URL] [--max-connections-per-address N]
  *             [--max-connections N] [--hello-timeout-ms N]
  *             [--vapid-subject URL] [--push-allow-http 0|1]
+ *             [--smtp-url URL] [--smtp-user NAME] [--smtp-password-file FILE]
+ *             [--mail-from ADDRESS]
  *             [--log-level debug|info|warn|error]
  *   chameleon backup FILE [--db chameleon.db]
  *
@@ -50,16 +52,19 @@
 
 #include "accounts.h"
 #include "api.h"
+#include "api_mail.h"
 #include "bot.h"
 #include "config.h"
 #include "dispatch.h"
 #include "ident.h"
 #include "lobby.h"
 #include "log.h"
+#include "mail.h"
 #include "metrics.h"
 #include "net.h"
 #include "push.h"
 #include "push_api.h"
+#include "notify.h"
 #include "quota.h"
 #include "room.h"
 #include "session.h"
@@ -91,6 +96,8 @@ static void usage(FILE *f)
                "                 [--public-url URL] [--max-connections-per-address N]\n"
                "                 [--max-connections N] [--hello-timeout-ms N]\n"
                "                 [--vapid-subject URL] [--push-allow-http 0|1]\n"
+               "                 [--smtp-url URL] [--smtp-user NAME] [--smtp-password-file FILE]\n"
+               "                 [--mail-from ADDRESS]\n"
                "                 [--log-level debug|info|warn|error]\n"
                "       chameleon backup FILE [--db FILE]\n"
                "  backup FILE          copy the database (--db, default chameleon.db) to FILE\n"
@@ -165,6 +172,13 @@ static void usage(FILE *f)
                "                       start and kept in the database (default: push off)\n"
                "  --push-allow-http 1  TESTS ONLY: accept and send to http:// push endpoints\n"
                "                       (real push services are https)\n"
+               "  --smtp-url URL       the mail relay, smtp://HOST:PORT (STARTTLS when offered) or\n"
+               "                       smtps://HOST:PORT; without it mail is off (no address\n"
+               "                       confirmation, password reset or notices by e-mail)\n"
+               "  --smtp-user NAME     log in to the relay as NAME (default: no AUTH)\n"
+               "  --smtp-password-file FILE  the relay's password: the file's first line\n"
+               "  --mail-from ADDRESS  the sender of every mail (needed with --smtp-url, as is\n"
+               "                       --public-url: the links in mail)\n"
                "  --log-level L        debug, info, warn or error: lines below L are dropped\n"
                "                       (default info); one line per event on stderr:\n"
                "                       level=info msg=\"listening\" addr=127.0.0.1 port=8080\n"
@@ -249,6 +263,15 @@ static const net_route routes[] = {
     {NET_GET, "/api/push/key", false, push_api_key},
     {NET_POST, "/api/push/subscribe", false, push_api_subscribe},
     {NET_POST, "/api/push/unsubscribe", false, push_api_unsubscribe},
+    /* E-mail (PROTOCOL.md, "E-mail"). */
+    {NET_GET, "/api/mail", false, api_mail_settings},
+    {NET_POST, "/api/mail/address", false, api_mail_address},
+    {NET_POST, "/api/mail/confirm", false, api_mail_confirm},
+    {NET_POST, "/api/mail/prefs", false, api_mail_prefs},
+    {NET_GET, "/api/mail/unsubscribe/", true, api_mail_unsubscribe_page},
+    {NET_POST | NET_ANY_ORIGIN, "/api/mail/unsubscribe/", true, api_mail_unsubscribe},
+    {NET_POST, "/api/password/forgot", false, api_password_forgot},
+    {NET_POST, "/api/password/reset", false, api_password_reset},
 };
 // clang-format on
 
@@ -426,6 +449,7 @@ int main(int argc, char **argv)
     long flush_ms = LOBBY_FLUSH_MS;
     long max_guests = IDENT_MAX_GUESTS, idle_s = IDENT_IDLE_MS / 1000;
     quota_limits qlim = {0};
+    mail_config mcfg = {0};
     long write_retries = STORE_RETRIES;
     /* The flags that are a number in a range and nothing else: into a long
      * (l) or an int (i). */
@@ -544,6 +568,14 @@ int main(int argc, char **argv)
                 return 2;
             }
             pcfg.allow_http = n == 1;
+        } else if (strcmp(a, "--smtp-url") == 0) {
+            mcfg.smtp_url = val;
+        } else if (strcmp(a, "--smtp-user") == 0) {
+            mcfg.user = val;
+        } else if (strcmp(a, "--smtp-password-file") == 0) {
+            mcfg.password_file = val;
+        } else if (strcmp(a, "--mail-from") == 0) {
+            mcfg.from = val;
         } else if (strcmp(a, "--hello-timeout-ms") == 0) {
             if (!parse_int(val, 1, 86400000, &n)) {
                 log_error("--hello-timeout-ms wants 1..86400000");
@@ -569,6 +601,10 @@ int main(int argc, char **argv)
         }
     }
 
+    if (mcfg.smtp_url != NULL && (mcfg.from == NULL || cfg.public_origin == NULL)) {
+        log_error("--smtp-url needs --mail-from ADDRESS and --public-url URL (the links in mail)");
+        return 2;
+    }
     raise_fd_limit();
     uv_loop_t loop;
     if (uv_loop_init(&loop) != 0) {
@@ -600,6 +636,15 @@ int main(int argc, char **argv)
         return 1;
     }
     metrics_now.started_ms = uv_now(&loop);
+    mcfg.public_url = cfg.public_origin;
+    if (mail_init(&loop, st, &mcfg, why, sizeof why) < 0) {
+        log_error("%s", why);
+        return 2;
+    }
+    if (api_mail_init(st) < 0) {
+        log_error("out of memory for the mail throttle tables");
+        return 1;
+    }
     if (bot_init(&loop, (int)bot_threads, (size_t)bot_table_mb << 20) < 0) {
         log_error("cannot start %ld bot threads with %ld MiB tables", bot_threads, bot_table_mb);
         return 1;
@@ -631,6 +676,7 @@ int main(int argc, char **argv)
     }
     if (restored > 0)
         log_kv(LOG_INFO, "games in progress restored", "games=%d", restored);
+    notify_init(&loop, st);
 
     int port = net_start(&loop, &cfg, why, sizeof why);
     if (port < 0) {
@@ -665,9 +711,12 @@ int main(int argc, char **argv)
     log_info("writing what is queued");
     uv_close((uv_handle_t *)&watchdog, NULL);
     room_stop_clocks();
+    notify_stop();
     ident_stop();
     net_stop(&loop); /* every session closes (dispatch_close) */
     push_stop();     /* before the store: its last answers delete subscriptions */
+    mail_stop();     /* a send under way ends first; the outbox waits on disk */
+    api_mail_stop();
     store_close(st); /* writes what is queued; its callbacks still see rooms */
     lobby_shutdown();
     room_shutdown();
@@ -677,6 +726,7 @@ int main(int argc, char **argv)
     ident_shutdown();
     quota_shutdown();
     accounts_shutdown();
+    api_mail_shutdown();
     int rc = uv_loop_close(&loop);
     log_info("stopped");
     if (rc != 0)

@@ -9,6 +9,7 @@
 
 #include "accounts.h"
 #include "bot.h"
+#include "mail.h"
 #include "store.h"
 
 metrics metrics_now;
@@ -123,6 +124,15 @@ void metrics_write(proto_out *o, const net_stats *net, const store_stats *st)
     counter(o, "register_throttled_total", "Registrations refused with 429 (per address).",
             a.register_throttled);
     counter(o, "throttle_evicted_total", "Throttle entries pushed out of a full table.", a.evicted);
+    mail_stats ms = mail_get_stats();
+    gauge(o, "mail_on", "1 when a mail relay is set (--smtp-url).", ms.on);
+    counter(o, "mail_queued_total", "Mails written to the outbox.", ms.queued);
+    counter(o, "mail_sent_total", "Mails the relay accepted.", ms.sent);
+    counter(o, "mail_retries_total", "Tries of a mail that failed and will be made again.",
+            ms.retries);
+    counter(o, "mail_failed_total", "Mails given up (refused for good, or every try failed).",
+            ms.failed);
+    gauge(o, "mail_outbox", "Mails waiting in the outbox.", ms.depth);
     labelled(o, "messages_throttled_total", "Messages refused with rate_limited, by limit.",
              "scope", "connection", m->throttled_conn, "identity", m->throttled_ident);
     counter(o, "excess_closes_total",

@@ -304,9 +304,15 @@ static bool origin_ok(struct lws *wsi)
  * that has no end), not JSON (415: forms and text/plain are what a foreign
  * page can send without asking). The connection closes after the answer
  * (the body, if any, is not read). 1: go on. */
-static int post_check(struct lws *wsi)
+static int post_check(struct lws *wsi, const net_route *r)
 {
     char ctype[64];
+    if (r != NULL && (r->methods & NET_ANY_ORIGIN)) {
+        if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) > 0)
+            return 1;
+        stats.no_length++;
+        return net_http_refuse(wsi, 411, "length_required", "a POST needs a Content-Length");
+    }
     if (!origin_ok(wsi)) {
         stats.bad_origin++;
         return net_http_refuse(wsi, HTTP_STATUS_FORBIDDEN, "bad_origin",
@@ -398,7 +404,7 @@ static int http_request(struct lws *wsi, net_conn *c)
     const char *arg = "";
     const net_route *r = route_find(method, path, &arg);
     if (method == NET_POST) {
-        int ok = post_check(wsi);
+        int ok = post_check(wsi, r);
         if (ok <= 0)
             return ok;
         /* Wait for the body (HTTP_BODY, then BODY_COMPLETION); a POST no

@@ -166,7 +166,11 @@ typedef struct net_callbacks {
     void (*http_sent)(net_conn *c);
 } net_callbacks;
 
-enum { NET_GET = 1 << 0, NET_POST = 1 << 1 };
+/* NET_ANY_ORIGIN, with NET_POST in a route's methods: a POST any page or
+ * program may send, whatever its Origin and Content-Type (RFC 8058's
+ * one-click unsubscribe comes from mail providers as a form); its handler
+ * needs no cookie and takes any body. Only its Content-Length is checked. */
+enum { NET_GET = 1 << 0, NET_POST = 1 << 1, NET_ANY_ORIGIN = 1 << 2 };
 
 /*
  * A route: requests whose method is in `methods` and whose path is `path`

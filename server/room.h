@@ -8,12 +8,14 @@
  * requests), room_clock.c (clocks, flags, abandonment), room_events.c
  * (events, watchers, chat and presence, the state and catchup sent to a
  * session), room_bot.c (bots' seats), room_store.c (results and leaves
- * written again after a failed write).
+ * written again after a failed write), room_notify.c (the moments
+ * notify.h tells players away from the site), room_push.c (pushes and the
+ * low-time alarm).
  * May call: ident.h (seats, an identity's rooms), session.h (the sink),
  * quota.h (games charged per identity and address, rooms watched),
  * store.h, rating.h (a player's pace), errmap.h, metrics.h, bot.h (the bots'
- * searches), push.h (Web Push to players away: room_notify.c), proto.h, log.h,
- * libuv. Never the transport: it links without libwebsockets.
+ * searches), notify.h (e-mail notices: room_notify.c), push.h (Web Push:
+ * room_push.c), proto.h, log.h, libuv. Never the transport: it links without libwebsockets.
  *
  * Every state change is an event with the next sequence number; the last
  * ROOM_EVENT_RING events are kept (lean form) so that a client that

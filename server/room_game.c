@@ -219,6 +219,8 @@ static void on_created(void *arg, int status)
     r->pending--;
     if (status < 0 && status != STORE_ECLOSED)
         r->unstored = true;
+    else if (status == 0)
+        room__notify_start(r);
     abort_unstored(r);
     room__maybe_free(r);
 }
@@ -387,6 +389,8 @@ static void on_move_durable(void *arg, int status)
         move_failed(r, e, status);
     else
         e->durable = true;
+    if (status == 0)
+        room__notify_move(r, e->ply);
     room__flush(r);
     abort_unstored(r);
     room__store_leaves(r, NULL); /* leaves that failed, once no move is in flight */

@@ -1,11 +1,13 @@
 /*
  * room_impl.h - what the files of the room module share (room_game.c,
- * room_clock.c, room_events.c, room_bot.c, room_store.c, room_notify.c);
+ * room_clock.c, room_events.c, room_bot.c, room_store.c, room_notify.c,
+ * room_push.c);
  * private to them.
  * See room.h.
  *
  * Owns: struct room and its outbox entries; the room module's internal
- * functions (prefix room__, as libuv's uv__). May call: what room.h may.
+ * functions (prefix room__, as libuv's uv__). May call: what room.h may
+ * (room_notify.c: notify.h; room_push.c: push.h).
  */
 #ifndef ROOM_IMPL_H
 #define ROOM_IMPL_H
@@ -134,6 +136,14 @@ void room__store_result(room *r, outbox_ev *e);
  * first answer to it. */
 void room__store_leaves(room *r, outbox_ev *e);
 
+/* room_notify.c: the moments notices (notify.h) may tell players away. */
+/* The move at ply is durable. */
+void room__notify_move(room *r, int ply);
+/* The game's creation is durable. */
+void room__notify_start(room *r);
+/* The game's result is durable. */
+void room__notify_end(room *r);
+
 /* room_clock.c */
 /* A seat's first move must come within this (0: no limit); see room.h. */
 extern int64_t room__first_move_ms;
@@ -147,7 +157,7 @@ void room__abandon_arm(room *r);
 /* Init r's two timers (r->open_handles counts them). */
 void room__timers_init(room *r);
 
-/* room_notify.c */
+/* room_push.c */
 /* After a move by seat `mover` (-1: the room was just restored): push
  * "your move" to the player now to move if it is away, and set the room's
  * low-time alarm (replacing the last). */

@@ -1,109 +1,56 @@
 /*
- * room_notify.c - what a room tells players who are away (push.h): "your
- * move" when a move makes it the turn of an account with no open
- * connection, and the low-time notify_alarm once the player to move has used 80%
- * of the time it had for the move (live: its clock when the turn began;
- * correspondence: until its deadline), unless it is on the site then.
- * Part of the room module (room_impl.h); the issue's e-mail notices
- * (notify.c, another branch) are meant to hook in at the same two places.
- *
- * One notify_alarm per room at most, keyed by the room's id and outliving it (a
- * libuv timer each: libuv keeps them in a heap, nothing here scans); when
- * it fires it checks the room is still at the same move with the same
- * player to move and that player still away.
+ * room_notify.c - a room's moments that may be notified (notify.h): a
+ * durable move, creation and result, as plain notify_game records. See
+ * room.h and room_impl.h.
  */
 #include "room_impl.h"
 
-#include <stdlib.h>
-
-#include "ident.h"
-#include "push.h"
+#include "notify.h"
 #include "store.h"
 
-typedef struct notify_alarm {
-    int64_t room; /* hash key */
-    size_t nmoves;
-    int seat;
-    int64_t account;
-    int64_t left_ms; /* what remains when it fires */
-    uv_timer_t timer;
-    UT_hash_handle hh;
-} notify_alarm;
-
-static notify_alarm *alarms;
-
-enum { ALARM_PERCENT_USED = 80 };
-
-static void on_alarm_closed(uv_handle_t *h)
+/* r as the notices see it. */
+static void describe(room *r, notify_game *g)
 {
-    free(h->data);
-}
-
-static void alarm_drop(notify_alarm *a)
-{
-    HASH_DEL(alarms, a);
-    uv_timer_stop(&a->timer);
-    a->timer.data = a;
-    uv_close((uv_handle_t *)&a->timer, on_alarm_closed);
-}
-
-static bool away(const ident *who)
-{
-    return who->bot == 0 && who->account > 0 && who->sessions == NULL;
-}
-
-static void on_alarm(uv_timer_t *t)
-{
-    notify_alarm *a = t->data;
-    room *r = room_find(a->room);
-    if (r != NULL && !r->g->result.over && r->g->nmoves == a->nmoves &&
-        rules_game_to_move(r->g) == a->seat && r->seats[a->seat]->account == a->account &&
-        away(r->seats[a->seat]))
-        push_low_time(a->account, r->id, r->g->variant->id, a->left_ms);
-    alarm_drop(a);
-}
-
-/* The time the player to move has for this move (ms), or -1 if none. */
-static int64_t time_for_move(room *r, int s)
-{
-    if (r->corr.days > 0) {
-        int64_t deadlines[RULES_MAX_PLAYERS];
-        room__corr_clocks(r, deadlines);
-        return deadlines[s] > 0 ? deadlines[s] - store_now(room__db) : -1;
+    *g = (notify_game){
+        .id = r->id,
+        .variant = r->g->variant->id,
+        .corr = r->corr.days > 0,
+        .nseats = r->nseats,
+        .to_move = r->g->result.over ? -1 : rules_game_to_move(r->g),
+        .nmoves = (int)r->g->nmoves,
+        .result = r->g->result.over ? &r->g->result : NULL,
+    };
+    for (int i = 0; i < r->nseats; i++) {
+        g->account[i] = r->seats[i]->bot ? 0 : r->seats[i]->account;
+        g->name[i] = r->seats[i]->name;
     }
-    return room__timed(r) && r->clock_running ? r->clocks[s] : -1;
+    int64_t clocks[RULES_MAX_PLAYERS];
+    if (g->corr && g->to_move >= 0 &&
+        store_corr_clock(room__db, r->id, &g->deadline_ms, clocks) < 0)
+        g->deadline_ms = 0;
 }
 
-void room__notify_turn(room *r, int mover)
+void room__notify_move(room *r, int ply)
 {
-    notify_alarm *a = NULL;
-    HASH_FIND(hh, alarms, &r->id, sizeof r->id, a);
-    if (a != NULL)
-        alarm_drop(a);
-    if (r->g->result.over || !push_enabled())
+    /* Only the latest move: a conditional answer played since is notified
+     * when it is durable. */
+    if (r->closing || (int)r->g->nmoves != ply + 1)
         return;
-    int s = rules_game_to_move(r->g);
-    if (s < 0 || s == mover || r->seats[s]->bot || r->seats[s]->account <= 0)
-        return;
-    if (mover >= 0 && away(r->seats[s]))
-        push_your_move(r->seats[s]->account, r->id, r->g->variant->id, r->seats[mover]->name);
-    int64_t ms = time_for_move(r, s);
-    if (ms <= 0 || (a = calloc(1, sizeof *a)) == NULL)
-        return;
-    a->room = r->id;
-    a->nmoves = r->g->nmoves;
-    a->seat = s;
-    a->account = r->seats[s]->account;
-    a->left_ms = ms - ms * ALARM_PERCENT_USED / 100;
-    uv_timer_init(room__loop, &a->timer);
-    a->timer.data = a;
-    uv_timer_start(&a->timer, on_alarm, (uint64_t)(ms - a->left_ms), 0);
-    HASH_ADD(hh, alarms, room, sizeof a->room, a);
+    notify_game g;
+    describe(r, &g);
+    notify_your_move(&g);
 }
 
-void room__notify_stop(void)
+void room__notify_start(room *r)
 {
-    notify_alarm *a, *tmp;
-    HASH_ITER(hh, alarms, a, tmp)
-    alarm_drop(a);
+    notify_game g;
+    describe(r, &g);
+    notify_game_started(&g);
+}
+
+void room__notify_end(room *r)
+{
+    notify_game g;
+    describe(r, &g);
+    notify_game_ended(&g);
 }

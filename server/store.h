@@ -12,7 +12,8 @@
  * Rendering records as JSON or PGN is the protocol's (protocol/archive.h).
  *
  * Threading: every function is called on the loop thread and every callback
- * runs on the loop thread. The store owns two uv timers and a uv_async on
+ * runs on the loop thread (but store_mailbox_*: the mail worker's thread,
+ * on a connection of its own). The store owns two uv timers and a uv_async on
  * the caller's loop, one writer thread with its own connection (the loop
  * never waits for an fsync), and runs checkpoints on the libuv thread pool.
  *
@@ -562,6 +563,129 @@ int store_cond_get(store *s, int64_t game, int player, record_lines *out);
  */
 int store_cond_reply(store *s, int64_t game, int ply, const char *move,
                      char reply[RULES_MOVE_TEXT]);
+
+/* ------------------------------------------------------------------------ */
+/* E-mail (migration 0006; PROTOCOL.md, "E-mail"): an account's address and
+ * notice preferences (synchronous, on the loop's connection), the tokens of
+ * its confirmation and reset links (only their hash), and the outbox: mail
+ * is queued like a move (durable once its done callback says 0) and sent
+ * by the mail worker (mail.h) through a store_mailbox, a connection of its
+ * own used on the worker's thread only. */
+
+enum {
+    STORE_MAIL_ADDR_MAX = 255, /* an address (at most 254) and its NUL */
+    STORE_MAIL_UNSUB_HEX = 32, /* hex digits of an unsubscribe token */
+    /* Notice preferences, one bit each. */
+    STORE_MAIL_MOVE = 1 << 0,      /* "your move", at each move */
+    STORE_MAIL_DIGEST = 1 << 1,    /* a daily digest of the games waiting */
+    STORE_MAIL_LOW_TIME = 1 << 2,  /* 80% of the time for a move used */
+    STORE_MAIL_START_END = 1 << 3, /* a game starts, a game ends */
+    STORE_MAIL_ALL = 0xf,
+    STORE_MAIL_DEFAULT = STORE_MAIL_DIGEST | STORE_MAIL_LOW_TIME | STORE_MAIL_START_END,
+    STORE_MAIL_REMIND_MAX = 30, /* days of silence before a reminder (0: none) */
+    /* Purposes of a link's token. */
+    STORE_TOKEN_CONFIRM = 1,
+    STORE_TOKEN_RESET = 2,
+};
+
+typedef struct store_mail_prefs {
+    bool known;                        /* the account has a row (gave an address once) */
+    char address[STORE_MAIL_ADDR_MAX]; /* the confirmed address, "" if none */
+    unsigned prefs;                    /* STORE_MAIL_* bits */
+    int remind_days;                   /* 0: no reminder */
+    char unsub[STORE_MAIL_UNSUB_HEX + 1];
+} store_mail_prefs;
+
+/* The account's address and preferences: 0 (known false and the defaults
+ * if it never gave an address) or STORE_EDB. */
+int store_mail_prefs_get(store *s, int64_t account, store_mail_prefs *out);
+/* Set the preferences (the row is made, with unsub as its token, if the
+ * account has none). 0 or STORE_EDB. */
+int store_mail_prefs_set(store *s, int64_t account, unsigned prefs, int remind_days,
+                         const char *unsub);
+/* The address is confirmed (the row is made with unsub if needed). */
+int store_mail_address_set(store *s, int64_t account, const char *address, const char *unsub);
+/* Every account whose confirmed address is `address` (any case), at most
+ * max into out; returns how many or STORE_EDB. */
+int store_mail_accounts_of(store *s, const char *address, int64_t *out, int max);
+/* Turn every notice of the account whose token this is off: 0, or
+ * STORE_ENOT_FOUND. */
+int store_mail_unsubscribe(store *s, const char *unsub);
+
+/* A link's token (its hash), for purpose, valid until expires_ms; the
+ * account's earlier tokens of the same purpose are dropped. */
+int store_mail_token_insert(store *s, const void *hash, size_t hashlen, int64_t account,
+                            int purpose, const char *address, int64_t expires_ms);
+/* Use a token once: it is deleted; 0 and *account (and its address into
+ * address if non-NULL), or STORE_ENOT_FOUND (unknown, expired, other
+ * purpose). */
+int store_mail_token_take(store *s, const void *hash, size_t hashlen, int purpose, int64_t *account,
+                          char *address, size_t len);
+/* A new password hash for the account, and every one of its sessions
+ * ended. 0 or STORE_EDB. */
+int store_account_set_pwhash(store *s, int64_t account, const char *pwhash);
+
+/* A mail to queue. */
+typedef struct store_mail_new {
+    int64_t account;
+    const char *kind;    /* "confirm", "reset", "move", "digest", ... */
+    unsigned pref;       /* a STORE_MAIL_* bit that must be on; 0: always */
+    int silent_days;     /* > 0: a reminder after this many days of silence, sent
+                            only if the account's remind_days is 1..silent_days */
+    const char *to;      /* NULL: the account's confirmed address (none: dropped) */
+    const char *dedupe;  /* NULL, or a key: a mail with a key already used is dropped */
+    const char *subject; /* plain text */
+    const char *body;    /* plain text, lines separated by \n */
+} store_mail_new;
+
+/* Queue a mail (copied): written with the next batch, unless the account
+ * has no confirmed address (to NULL), its preference is off, or its dedupe
+ * key was used. cb(arg, status) once durable (1: written, 0: dropped) or
+ * failed (negative). cb may be NULL. */
+int store_mail_queue(store *s, const store_mail_new *m, store_done_cb cb, void *arg);
+
+/* One mail of the outbox, as the worker sends it (strings owned by the
+ * mailbox until the next call). */
+typedef struct store_mail_row {
+    int64_t id, account, created_ms;
+    int tries;
+    const char *kind, *to, *subject, *body;
+    char unsub[STORE_MAIL_UNSUB_HEX + 1]; /* "" if the account has none */
+} store_mail_row;
+
+typedef struct store_mailbox store_mailbox;
+
+/* Open a connection to the store's database for the mail worker (on the
+ * loop, at start). 0 or STORE_EDB with a why. Every other mailbox function
+ * is called on the worker's thread only. */
+int store_mailbox_open(store *s, store_mailbox **out, char *why, size_t whylen);
+void store_mailbox_close(store_mailbox *mb);
+/* The oldest mail due at now: 1 and *row, or 0 and *next_ms (the earliest
+ * time one is due, 0 if none waits), or STORE_EDB. */
+int store_mailbox_next(store_mailbox *mb, int64_t now, store_mail_row *row, int64_t *next_ms);
+/* The relay accepted mail id (written at once: synchronous=FULL). */
+int store_mailbox_sent(store_mailbox *mb, int64_t id, int64_t now);
+/* Mail id failed: tried again at next_ms, or given up (next_ms 0). */
+int store_mailbox_failed(store_mailbox *mb, int64_t id, int64_t next_ms, const char *error,
+                         int64_t now);
+/* Mail waiting (neither sent nor given up), or STORE_EDB. If before_ms >
+ * 0, rows sent or given up before it are deleted first. */
+int64_t store_mailbox_depth(store_mailbox *mb, int64_t before_ms);
+
+/* ------------------------------------------------------------------------ */
+/* Correspondence games in progress, as the store has them in memory (for
+ * notices: low time, reminders, digests). */
+typedef struct store_corr_turn {
+    int64_t game;
+    const char *variant;
+    int to_move, nmoves;
+    int64_t account;      /* of the player to move (0: a bot) */
+    int64_t last_move_ms; /* the last move, or the creation */
+    int64_t deadline_ms;
+} store_corr_turn;
+
+/* cb once per correspondence game in progress with a player to move. */
+void store_corr_each(store *s, void (*cb)(void *arg, const store_corr_turn *t), void *arg);
 
 /* ------------------------------------------------------------------------ */
 /* For accounts.c: its password work runs on the store's loop's thread pool

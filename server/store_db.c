@@ -123,7 +123,48 @@ static const char *const stmt_sql[ST_COUNT] = {
                        " FROM ratings r JOIN accounts a ON a.id = r.account"
                        " WHERE r.variant = ? AND r.rd <= ? AND r.last_ms >= ?"
                        " ORDER BY r.pace, r.rating DESC",
+    [ST_MAIL_PREFS_GET] = "SELECT address, prefs, remind_days, unsub FROM mail_addresses"
+                          " WHERE account = ?",
+    [ST_MAIL_PREFS_SET] = "INSERT INTO mail_addresses (account, prefs, remind_days, unsub)"
+                          " VALUES (?1, ?2, ?3, ?4) ON CONFLICT (account) DO UPDATE SET"
+                          " prefs = ?2, remind_days = ?3",
+    [ST_MAIL_ADDRESS_SET] = "INSERT INTO mail_addresses (account, address, prefs, unsub)"
+                            " VALUES (?1, ?2, ?3, ?4) ON CONFLICT (account) DO UPDATE SET"
+                            " address = ?2",
+    [ST_MAIL_ACCOUNTS_OF] = "SELECT account FROM mail_addresses"
+                            " WHERE address = ? COLLATE NOCASE ORDER BY account LIMIT ?",
+    [ST_MAIL_UNSUBSCRIBE] = "UPDATE mail_addresses SET prefs = 0, remind_days = 0 WHERE unsub = ?",
+    [ST_MAIL_TOKEN_PURGE] = "DELETE FROM mail_tokens WHERE (account = ? AND purpose = ?)"
+                            " OR expires_ms <= ?",
+    [ST_MAIL_TOKEN_INSERT] = "INSERT INTO mail_tokens (token_hash, account, purpose, address,"
+                             " expires_ms) VALUES (?,?,?,?,?)",
+    [ST_MAIL_TOKEN_FIND] = "SELECT account, address FROM mail_tokens WHERE token_hash = ?"
+                           " AND purpose = ? AND expires_ms > ?",
+    [ST_MAIL_TOKEN_DELETE] = "DELETE FROM mail_tokens WHERE token_hash = ?",
+    [ST_ACCOUNT_SET_PWHASH] = "UPDATE accounts SET pwhash = ? WHERE id = ?",
+    [ST_SESSIONS_END_ALL] = "DELETE FROM sessions WHERE account = ?",
+    [ST_MAIL_OUTBOX_INSERT] = "INSERT OR IGNORE INTO mail_outbox (account, kind, dedupe, to_addr,"
+                              " subject, body, created_ms, next_ms) VALUES (?,?,?,?,?,?,?,?)",
+    [ST_MAIL_NEXT] = "SELECT o.id, o.account, o.created_ms, o.tries, o.kind, o.to_addr,"
+                     " o.subject, o.body, a.unsub FROM mail_outbox o"
+                     " LEFT JOIN mail_addresses a ON a.account = o.account"
+                     " WHERE o.sent_ms IS NULL AND o.failed_ms IS NULL AND o.next_ms <= ?"
+                     " ORDER BY o.next_ms, o.id LIMIT 1",
+    [ST_MAIL_NEXT_DUE] = "SELECT min(next_ms) FROM mail_outbox"
+                         " WHERE sent_ms IS NULL AND failed_ms IS NULL",
+    [ST_MAIL_SENT] = "UPDATE mail_outbox SET sent_ms = ?, tries = tries + 1 WHERE id = ?",
+    [ST_MAIL_FAILED] = "UPDATE mail_outbox SET tries = tries + 1, last_error = ?2,"
+                       " next_ms = CASE WHEN ?3 > 0 THEN ?3 ELSE next_ms END,"
+                       " failed_ms = CASE WHEN ?3 > 0 THEN NULL ELSE ?4 END WHERE id = ?1",
+    [ST_MAIL_DEPTH] =
+        "SELECT count(*) FROM mail_outbox WHERE sent_ms IS NULL AND failed_ms IS NULL",
+    [ST_MAIL_PURGE] = "DELETE FROM mail_outbox WHERE coalesce(sent_ms, failed_ms) < ?",
 };
+
+const char *db_sql(enum db_stmt which)
+{
+    return stmt_sql[which];
+}
 
 sqlite3_stmt *db_use(sqlite3_stmt *const *set, enum db_stmt which)
 {
@@ -513,6 +554,7 @@ void db_free(store *s)
     mem_free(s);
     ratings_free(s);
     free(s->ops);
+    free(s->path);
     free(s);
 }
 
@@ -534,6 +576,7 @@ int store_open(store **out, uv_loop_t *loop, const char *path, const store_optio
     s->now_fn = o.now_ms ? o.now_ms : wall_ms;
     s->now_arg = o.now_arg;
     s->lock_fd = -1;
+    s->path = strdup(path);
     s->retries = o.retries == 0 ? STORE_RETRIES : o.retries >= STORE_NO_RETRY ? 0 : o.retries;
     s->retry_ms = o.retry_ms ? o.retry_ms : STORE_RETRY_MS;
     int err = db_open(s, path, dir, o.busy_ms ? o.busy_ms : 2000, why, whylen);

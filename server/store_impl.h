@@ -34,6 +34,10 @@
  *                             (a vacation write that failed).
  *   store_accounts.c          accounts, sessions, profiles. Calls db_, queue_,
  *                             ratings_ (a profile's ratings).
+ *   store_mail.c              e-mail: addresses, preferences, link tokens,
+ *                             the outbox (a queued op) and the mail
+ *                             worker's connection (store_mailbox). Calls
+ *                             db_, queue_, mem_.
  *   store_archive.c           a player's archive, a page at a time (queued
  *                             reads). Calls db_, queue_.
  *   store_push.c              Web Push: the VAPID key pair and the
@@ -109,6 +113,24 @@ enum db_stmt {
     ST_PUSH_SUB_DELETE,
     ST_PUSH_SUB_GONE,
     ST_PUSH_SUBS_OF,
+    ST_MAIL_PREFS_GET,
+    ST_MAIL_PREFS_SET,
+    ST_MAIL_ADDRESS_SET,
+    ST_MAIL_ACCOUNTS_OF,
+    ST_MAIL_UNSUBSCRIBE,
+    ST_MAIL_TOKEN_PURGE,
+    ST_MAIL_TOKEN_INSERT,
+    ST_MAIL_TOKEN_FIND,
+    ST_MAIL_TOKEN_DELETE,
+    ST_ACCOUNT_SET_PWHASH,
+    ST_SESSIONS_END_ALL,
+    ST_MAIL_OUTBOX_INSERT,
+    ST_MAIL_NEXT,
+    ST_MAIL_NEXT_DUE,
+    ST_MAIL_SENT,
+    ST_MAIL_FAILED,
+    ST_MAIL_DEPTH,
+    ST_MAIL_PURGE,
     ST_COUNT
 };
 
@@ -192,6 +214,7 @@ struct op {
         store_board_cb board;
         store_archive_cb archive;
     } cb;
+    store_mail_new *mail; /* a mail to queue: deep copy */
     int64_t at_ms;
     int ply, player, next;
     int64_t deadline_ms;
@@ -253,6 +276,7 @@ struct store {
     int wal_pages; /* frames in the WAL after the last commit */
     bool closing;
     unsigned group_ms;
+    char *path; /* the database file (the mail worker opens its own connection) */
     int64_t (*now_fn)(void *);
     void *now_arg;
     int version;
@@ -284,6 +308,9 @@ int db_run(sqlite3_stmt *st);
 char *db_col_dup(sqlite3_stmt *st, int col);
 /* A reason name as stored, back to its rules_reason. */
 rules_reason db_reason(const unsigned char *name);
+/* The SQL text of a statement of the table (for the mail worker's own
+ * connection, which prepares only what it uses). */
+const char *db_sql(enum db_stmt which);
 /* Finalize the statements, close the connections, free the memory and s
  * (once the handles are closed and the pool jobs are done). */
 void db_free(store *s);

@@ -12,6 +12,7 @@ import * as turn from './pages/turn.js';
 import * as analysis from './pages/analysis.js';
 import * as player from './pages/player.js';
 import * as leaderboard from './pages/leaderboard.js';
+import * as mailPages from './pages/mail.js';
 import { watchYourTurn } from './corr.js';
 import { watchNotices } from './notices.js';
 import { setTables } from './tables.js';
@@ -52,6 +53,9 @@ const ROUTES = [
   [/^#\/login$/, account, 'login', () => ({ mode: 'login' })],
   [/^#\/register$/, account, 'login', () => ({ mode: 'register' })],
   [/^#\/profile$/, account, 'login', () => ({ mode: 'profile' })],
+  [/^#\/forgot$/, mailPages, 'login', () => ({ mode: 'forgot' })],
+  [/^#\/confirm\/([0-9a-f]{64})$/, mailPages, 'login', (m) => ({ mode: 'confirm', token: m[1] })],
+  [/^#\/reset\/([0-9a-f]{64})$/, mailPages, 'login', (m) => ({ mode: 'reset', token: m[1] })],
   [/^#\/@\/([\w-]+)$/, player, 'players', (m) => ({ name: m[1] })],
   [/^#\/leaderboard$/, leaderboard, 'players'],
   [/^#\/leaderboard\/(\w+)$/, leaderboard, 'players', (m) => ({ game: m[1] })],

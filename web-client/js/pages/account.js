@@ -9,6 +9,7 @@ import { gameName } from '../tables.js';
 import { leftText } from '../corr.js';
 import { noticeSettings } from '../notices.js';
 import { pushSettings } from '../push.js';
+import { noticesPanel } from './mail.js';
 
 async function post(path, body) {
   const r = await fetch(path, {
@@ -41,7 +42,8 @@ export function mount(main, params, app) {
     h('p', { class: 'muted' }, '3 to 20 letters, digits, _ or -, starting with a letter.'),
     h('label', { for: 'password' }, 'Password'), pass,
     h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, register ? 'Register' : 'Log in'),
-      register ? h('a', { href: '#/login' }, 'I have an account') : h('a', { href: '#/register' }, 'Create an account'))),
+      register ? h('a', { href: '#/login' }, 'I have an account') : h('a', { href: '#/register' }, 'Create an account'),
+      register ? null : h('a', { href: '#/forgot', id: 'forgot-link' }, 'Forgot your password?'))),
     status));
   return null;
 }
@@ -52,6 +54,7 @@ function profile(main, app, status) {
   const info = h('div', { id: 'profile' });
   const guestBox = h('div', { id: 'guest-box' });
   const vacBox = h('section', { class: 'vacation-box', id: 'vacation', hidden: true });
+  const mailBox = h('div', { id: 'mail-box' });
   const logout = h('button', { type: 'button', id: 'logout-btn', onclick: async () => {
     try {
       await post('/api/logout', {});
@@ -59,7 +62,7 @@ function profile(main, app, status) {
       app.conn.drop(); // say hello again without the session
     } catch (e) { status.textContent = e.message; }
   } }, 'Log out');
-  main.append(h('section', { class: 'panel' }, h('h1', {}, 'Profile'), guestBox, info, vacBox, noticeSettings(pushSettings(app)), h('div', { class: 'row' }, logout), status));
+  main.append(h('section', { class: 'panel' }, h('h1', {}, 'Profile'), guestBox, info, vacBox, mailBox, noticeSettings(pushSettings(app)), h('div', { class: 'row' }, logout), status));
 
   function drawGuest() {
     const nameIn = h('input', { id: 'guest-name', maxlength: 24, value: (app.me && app.me.name) || '' });
@@ -143,7 +146,9 @@ function profile(main, app, status) {
       guestBox.replaceChildren();
       drawAccount(who);
       vacation('vacation_status', {});
+      mailBox.replaceChildren(noticesPanel());
     } else {
+      mailBox.replaceChildren();
       info.replaceChildren();
       drawGuest();
     }

@@ -1,0 +1,411 @@
+/*
+ * store_mail.c - e-mail in the store: an account's address and notice
+ * preferences and the tokens of its links (synchronous, on the loop's
+ * connection), the outbox (a mail is a queued op, written in a batch like a
+ * move), the mail worker's own connection (store_mailbox, used on its
+ * thread only) and the walk over correspondence games in memory. See
+ * store.h ("E-mail") and store_impl.h.
+ */
+#include "store_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Addresses and preferences */
+
+int store_mail_prefs_get(store *s, int64_t account, store_mail_prefs *out)
+{
+    memset(out, 0, sizeof *out);
+    out->prefs = STORE_MAIL_DEFAULT;
+    sqlite3_stmt *st = db_use(s->st, ST_MAIL_PREFS_GET);
+    sqlite3_bind_int64(st, 1, account);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        out->known = true;
+        if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+            snprintf(out->address, sizeof out->address, "%s", sqlite3_column_text(st, 0));
+        out->prefs = (unsigned)sqlite3_column_int(st, 1);
+        out->remind_days = sqlite3_column_int(st, 2);
+        snprintf(out->unsub, sizeof out->unsub, "%s", sqlite3_column_text(st, 3));
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : STORE_EDB;
+}
+
+int store_mail_prefs_set(store *s, int64_t account, unsigned prefs, int remind_days,
+                         const char *unsub)
+{
+    sqlite3_stmt *st = db_use(s->st, ST_MAIL_PREFS_SET);
+    sqlite3_bind_int64(st, 1, account);
+    sqlite3_bind_int(st, 2, (int)(prefs & STORE_MAIL_ALL));
+    sqlite3_bind_int(st, 3, remind_days);
+    sqlite3_bind_text(st, 4, unsub, -1, SQLITE_STATIC);
+    return db_run(st);
+}
+
+int store_mail_address_set(store *s, int64_t account, const char *address, const char *unsub)
+{
+    sqlite3_stmt *st = db_use(s->st, ST_MAIL_ADDRESS_SET);
+    sqlite3_bind_int64(st, 1, account);
+    sqlite3_bind_text(st, 2, address, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, STORE_MAIL_DEFAULT);
+    sqlite3_bind_text(st, 4, unsub, -1, SQLITE_STATIC);
+    return db_run(st);
+}
+
+int store_mail_accounts_of(store *s, const char *address, int64_t *out, int max)
+{
+    sqlite3_stmt *st = db_use(s->st, ST_MAIL_ACCOUNTS_OF);
+    sqlite3_bind_text(st, 1, address, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, max);
+    int n = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < max)
+        out[n++] = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? n : STORE_EDB;
+}
+
+int store_mail_unsubscribe(store *s, const char *unsub)
+{
+    sqlite3_stmt *st = db_use(s->st, ST_MAIL_UNSUBSCRIBE);
+    sqlite3_bind_text(st, 1, unsub, -1, SQLITE_STATIC);
+    if (db_run(st) < 0)
+        return STORE_EDB;
+    return sqlite3_changes(s->db) > 0 ? 0 : STORE_ENOT_FOUND;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Link tokens and passwords */
+
+int store_mail_token_insert(store *s, const void *hash, size_t hashlen, int64_t account,
+                            int purpose, const char *address, int64_t expires_ms)
+{
+    /* One live link per purpose: a new one replaces the last; expired
+     * tokens of anyone go on the way. */
+    sqlite3_stmt *st = db_use(s->st, ST_MAIL_TOKEN_PURGE);
+    sqlite3_bind_int64(st, 1, account);
+    sqlite3_bind_int(st, 2, purpose);
+    sqlite3_bind_int64(st, 3, store_now(s));
+    if (db_run(st) < 0)
+        return STORE_EDB;
+    st = db_use(s->st, ST_MAIL_TOKEN_INSERT);
+    sqlite3_bind_blob(st, 1, hash, (int)hashlen, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, account);
+    sqlite3_bind_int(st, 3, purpose);
+    if (address)
+        sqlite3_bind_text(st, 4, address, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 5, expires_ms);
+    return db_run(st);
+}
+
+int store_mail_token_take(store *s, const void *hash, size_t hashlen, int purpose, int64_t *account,
+                          char *address, size_t len)
+{
+    sqlite3_stmt *st = db_use(s->st, ST_MAIL_TOKEN_FIND);
+    sqlite3_bind_blob(st, 1, hash, (int)hashlen, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, purpose);
+    sqlite3_bind_int64(st, 3, store_now(s));
+    int err = STORE_ENOT_FOUND;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        *account = sqlite3_column_int64(st, 0);
+        if (address != NULL)
+            snprintf(address, len, "%s",
+                     sqlite3_column_type(st, 1) == SQLITE_NULL
+                         ? ""
+                         : (const char *)sqlite3_column_text(st, 1));
+        err = 0;
+    }
+    sqlite3_reset(st);
+    if (err == 0) {
+        /* Single use: gone before anything is done with it. */
+        st = db_use(s->st, ST_MAIL_TOKEN_DELETE);
+        sqlite3_bind_blob(st, 1, hash, (int)hashlen, SQLITE_STATIC);
+        err = db_run(st);
+    }
+    return err;
+}
+
+int store_account_set_pwhash(store *s, int64_t account, const char *pwhash)
+{
+    if (db_run(db_use(s->st, ST_BEGIN)) < 0)
+        return STORE_EDB;
+    sqlite3_stmt *st = db_use(s->st, ST_ACCOUNT_SET_PWHASH);
+    sqlite3_bind_text(st, 1, pwhash, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, account);
+    int err = db_run(st);
+    if (err == 0) {
+        st = db_use(s->st, ST_SESSIONS_END_ALL);
+        sqlite3_bind_int64(st, 1, account);
+        err = db_run(st);
+    }
+    if (err == 0)
+        err = db_run(db_use(s->st, ST_COMMIT));
+    if (err < 0)
+        db_run(db_use(s->st, ST_ROLLBACK));
+    return err;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The outbox: queueing */
+
+static void mail_free(store_mail_new *m)
+{
+    if (m == NULL)
+        return;
+    free((char *)m->kind);
+    free((char *)m->to);
+    free((char *)m->dedupe);
+    free((char *)m->subject);
+    free((char *)m->body);
+    free(m);
+}
+
+static char *dup_or_null(const char *t)
+{
+    return t ? strdup(t) : NULL;
+}
+
+/* Writer: the account's address and preference decide; then the row. */
+static int run_mail(store *s, op *o)
+{
+    const store_mail_new *m = o->mail;
+    char addr[STORE_MAIL_ADDR_MAX] = "";
+    o->status = 0;
+    if (m->to == NULL || m->pref != 0 || m->silent_days > 0) {
+        sqlite3_stmt *st = db_use(s->wst, ST_MAIL_PREFS_GET);
+        sqlite3_bind_int64(st, 1, m->account);
+        bool ok = false;
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+            snprintf(addr, sizeof addr, "%s", sqlite3_column_text(st, 0));
+            int rd = sqlite3_column_int(st, 2);
+            ok = (m->pref == 0 || ((unsigned)sqlite3_column_int(st, 1) & m->pref) != 0) &&
+                 (m->silent_days == 0 || (rd > 0 && rd <= m->silent_days));
+        }
+        sqlite3_reset(st);
+        if (!ok)
+            return 0;
+    }
+    sqlite3_stmt *st = db_use(s->wst, ST_MAIL_OUTBOX_INSERT);
+    sqlite3_bind_int64(st, 1, m->account);
+    sqlite3_bind_text(st, 2, m->kind, -1, SQLITE_STATIC);
+    if (m->dedupe)
+        sqlite3_bind_text(st, 3, m->dedupe, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, m->to ? m->to : addr, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, m->subject, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, m->body, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 7, o->at_ms);
+    sqlite3_bind_int64(st, 8, o->at_ms);
+    if (db_run(st) < 0)
+        return STORE_EDB;
+    o->status = sqlite3_changes(s->wdb) > 0;
+    return 0;
+}
+
+static void done_mail(store *s, op *o, int status)
+{
+    (void)s;
+    if (o->cb.write)
+        o->cb.write(o->arg, status < 0 ? status : o->status);
+}
+
+static void release_mail(op *o)
+{
+    mail_free(o->mail);
+}
+
+static const op_kind mail_kind = {run_mail, done_mail, release_mail, false};
+
+int store_mail_queue(store *s, const store_mail_new *m, store_done_cb cb, void *arg)
+{
+    int err = queue_refuses(s);
+    if (err < 0)
+        return err;
+    if (m->kind == NULL || m->subject == NULL || m->body == NULL || m->account <= 0)
+        return STORE_EBAD_ARG;
+    store_mail_new *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        return STORE_ENOMEM;
+    *c = *m;
+    c->kind = strdup(m->kind);
+    c->to = dup_or_null(m->to);
+    c->dedupe = dup_or_null(m->dedupe);
+    c->subject = strdup(m->subject);
+    c->body = strdup(m->body);
+    op *o = NULL;
+    if (c->kind && c->subject && c->body && (m->to == NULL || c->to) &&
+        (m->dedupe == NULL || c->dedupe))
+        o = queue_push(s, &mail_kind, 0);
+    if (o == NULL) {
+        mail_free(c);
+        return STORE_ENOMEM;
+    }
+    o->mail = c;
+    o->cb.write = cb;
+    o->arg = arg;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The mail worker's connection */
+
+enum { MB_NEXT, MB_NEXT_DUE, MB_SENT, MB_FAILED, MB_DEPTH, MB_PURGE, MB_COUNT };
+
+static const enum db_stmt mb_which[MB_COUNT] = {ST_MAIL_NEXT,   ST_MAIL_NEXT_DUE, ST_MAIL_SENT,
+                                                ST_MAIL_FAILED, ST_MAIL_DEPTH,    ST_MAIL_PURGE};
+
+struct store_mailbox {
+    sqlite3 *db;
+    sqlite3_stmt *st[MB_COUNT];
+    char *kind, *to, *subject, *body; /* the last row's */
+};
+
+static void mb_strings_free(store_mailbox *mb)
+{
+    free(mb->kind);
+    free(mb->to);
+    free(mb->subject);
+    free(mb->body);
+    mb->kind = mb->to = mb->subject = mb->body = NULL;
+}
+
+void store_mailbox_close(store_mailbox *mb)
+{
+    if (mb == NULL)
+        return;
+    for (int i = 0; i < MB_COUNT; i++)
+        sqlite3_finalize(mb->st[i]);
+    sqlite3_close(mb->db);
+    mb_strings_free(mb);
+    free(mb);
+}
+
+int store_mailbox_open(store *s, store_mailbox **out, char *why, size_t whylen)
+{
+    store_mailbox *mb = calloc(1, sizeof *mb);
+    if (mb == NULL || s->path == NULL) {
+        free(mb);
+        return STORE_ENOMEM;
+    }
+    /* The worker's writes are few and small: SQLite's own lock wait covers
+     * the writer thread's commits. */
+    int rc = sqlite3_open_v2(s->path, &mb->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(mb->db, "PRAGMA synchronous = FULL", NULL, NULL, NULL);
+    sqlite3_busy_timeout(mb->db, 5000);
+    for (int i = 0; i < MB_COUNT && rc == SQLITE_OK; i++)
+        rc = sqlite3_prepare_v3(mb->db, db_sql(mb_which[i]), -1, SQLITE_PREPARE_PERSISTENT,
+                                &mb->st[i], NULL);
+    if (rc != SQLITE_OK) {
+        rules_why(why, whylen, "the mail worker's connection: %s",
+                  mb->db ? sqlite3_errmsg(mb->db) : "no memory");
+        store_mailbox_close(mb);
+        return STORE_EDB;
+    }
+    *out = mb;
+    return 0;
+}
+
+/* Statement i of the mailbox, reset and unbound. */
+static sqlite3_stmt *mb_use(store_mailbox *mb, int i)
+{
+    sqlite3_stmt *st = mb->st[i];
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return st;
+}
+
+int store_mailbox_next(store_mailbox *mb, int64_t now, store_mail_row *row, int64_t *next_ms)
+{
+    mb_strings_free(mb);
+    *next_ms = 0;
+    sqlite3_stmt *st = mb_use(mb, MB_NEXT);
+    sqlite3_bind_int64(st, 1, now);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        memset(row, 0, sizeof *row);
+        row->id = sqlite3_column_int64(st, 0);
+        row->account = sqlite3_column_int64(st, 1);
+        row->created_ms = sqlite3_column_int64(st, 2);
+        row->tries = sqlite3_column_int(st, 3);
+        mb->kind = db_col_dup(st, 4);
+        mb->to = db_col_dup(st, 5);
+        mb->subject = db_col_dup(st, 6);
+        mb->body = db_col_dup(st, 7);
+        if (sqlite3_column_type(st, 8) != SQLITE_NULL)
+            snprintf(row->unsub, sizeof row->unsub, "%s", sqlite3_column_text(st, 8));
+        sqlite3_reset(st);
+        if (!mb->kind || !mb->to || !mb->subject || !mb->body)
+            return STORE_ENOMEM;
+        row->kind = mb->kind;
+        row->to = mb->to;
+        row->subject = mb->subject;
+        row->body = mb->body;
+        return 1;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return STORE_EDB;
+    st = mb_use(mb, MB_NEXT_DUE);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *next_ms = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    return 0;
+}
+
+int store_mailbox_sent(store_mailbox *mb, int64_t id, int64_t now)
+{
+    sqlite3_stmt *st = mb_use(mb, MB_SENT);
+    sqlite3_bind_int64(st, 1, now);
+    sqlite3_bind_int64(st, 2, id);
+    return db_run(st);
+}
+
+int store_mailbox_failed(store_mailbox *mb, int64_t id, int64_t next_ms, const char *error,
+                         int64_t now)
+{
+    sqlite3_stmt *st = mb_use(mb, MB_FAILED);
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_text(st, 2, error, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, next_ms);
+    sqlite3_bind_int64(st, 4, now);
+    return db_run(st);
+}
+
+int64_t store_mailbox_depth(store_mailbox *mb, int64_t before_ms)
+{
+    sqlite3_stmt *st;
+    if (before_ms > 0) {
+        st = mb_use(mb, MB_PURGE);
+        sqlite3_bind_int64(st, 1, before_ms);
+        db_run(st);
+    }
+    st = mb_use(mb, MB_DEPTH);
+    int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : STORE_EDB;
+    sqlite3_reset(st);
+    return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Correspondence games in memory */
+
+void store_corr_each(store *s, void (*cb)(void *arg, const store_corr_turn *t), void *arg)
+{
+    game_mem *g, *tmp;
+    HASH_ITER(hh, s->games, g, tmp)
+    {
+        if (g->kind != STORE_CORR || g->to_move < 0 || g->to_move >= g->nplayers)
+            continue;
+        store_corr_turn t = {
+            .game = g->id,
+            .variant = g->variant,
+            .to_move = g->to_move,
+            .nmoves = g->nmoves,
+            .account = g->account[g->to_move],
+            .last_move_ms = g->last_move_ms,
+            .deadline_ms = g->deadline_ms,
+        };
+        cb(arg, &t);
+    }
+}

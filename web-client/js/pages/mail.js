@@ -1,0 +1,118 @@
+// E-mail (PROTOCOL.md, "E-mail"): on the profile, the account's address
+// (confirmed by a link before anything else is sent to it) and which
+// notices it gets; and the pages the mails link to: #/confirm/<token>,
+// #/reset/<token>, and #/forgot (ask for a reset link).
+
+import { h } from '../dom.js';
+
+async function api(method, path, body) {
+  const r = await fetch(path, {
+    method, credentials: 'same-origin',
+    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  let data = null;
+  try { data = await r.json(); } catch { /* not JSON */ }
+  if (!r.ok) {
+    const wait = r.headers.get('Retry-After');
+    const why = (data && (data.reason || data.error)) || `error ${r.status}`;
+    throw new Error(wait ? `${why} (try again in ${wait} s)` : why);
+  }
+  return data;
+}
+
+const KINDS = [
+  ['move', '"Your move" at each move (correspondence)'],
+  ['digest', 'A daily digest of the games where it is your move'],
+  ['low_time', 'An alarm when 80% of the time for a move is used'],
+  ['start_end', 'A game starts or ends'],
+];
+
+// The profile's e-mail box (an account is logged in).
+export function noticesPanel() {
+  const box = h('section', { class: 'notices-box', id: 'notices' }, h('h3', {}, 'E-mail'));
+  const status = h('p', { class: 'status', id: 'notices-status', role: 'status' });
+  const addrState = h('p', { id: 'mail-address' });
+  const addrIn = h('input', { id: 'mail-address-input', type: 'email', autocomplete: 'email', maxlength: 254, required: true });
+  const checks = Object.fromEntries(KINDS.map(([k]) => [k, h('input', { type: 'checkbox', id: `notice-${k}` })]));
+  const remind = h('input', { id: 'notice-remind', type: 'number', min: 0, max: 30, value: 0, class: 'days' });
+  const prefs = h('form', { id: 'notices-form', onsubmit: async (e) => {
+    e.preventDefault();
+    const body = { remind_days: Number(remind.value) || 0 };
+    for (const [k] of KINDS) body[k] = checks[k].checked;
+    try { show(await api('POST', '/api/mail/prefs', body)); status.textContent = 'Saved.'; } catch (err) { status.textContent = err.message; }
+  } },
+  ...KINDS.map(([k, text]) => h('label', { class: 'check', for: `notice-${k}` }, checks[k], ` ${text}`)),
+  h('label', { for: 'notice-remind' }, 'Remind me after this many days without a move in a correspondence game (0: never)'), remind,
+  h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary', id: 'notices-save' }, 'Save notices')));
+
+  const addrForm = h('form', { id: 'mail-address-form', onsubmit: async (e) => {
+    e.preventDefault();
+    try {
+      const r = await api('POST', '/api/mail/address', { address: addrIn.value.trim() });
+      status.textContent = `A confirmation link is on its way to ${r.address}. Open it to use this address.`;
+    } catch (err) { status.textContent = err.message; }
+  } }, h('label', { for: 'mail-address-input', id: 'mail-address-label' }, 'Address (never shown to other players)'), addrIn,
+  h('div', { class: 'row' }, h('button', { type: 'submit', id: 'mail-address-save' }, 'Send a confirmation link')));
+
+  function show(s) {
+    addrState.textContent = s.address ? `Your address: ${s.address}` : 'No confirmed address: nothing is sent to you by e-mail.';
+    addrForm.querySelector('#mail-address-label').textContent = s.address ? 'A new address (never shown to other players)' : 'Address (never shown to other players)';
+    for (const [k] of KINDS) checks[k].checked = !!s[k];
+    remind.value = String(s.remind_days || 0);
+  }
+
+  box.append(h('p', { class: 'muted' }, 'Loading\u2026'));
+  api('GET', '/api/mail').then((s) => {
+    if (!s.on) {
+      box.replaceChildren(box.firstChild, h('p', { class: 'muted', id: 'mail-off' }, 'E-mail is off on this server.'));
+      return;
+    }
+    show(s);
+    box.replaceChildren(box.firstChild, addrState, addrForm, h('h4', {}, 'Notices by e-mail'), prefs, status);
+  }).catch((e) => { box.replaceChildren(box.firstChild, h('p', { class: 'muted' }, e.message)); });
+  return box;
+}
+
+// #/confirm/<token>, #/reset/<token>, #/forgot.
+export function mount(main, params, app) {
+  const status = h('p', { class: 'status', role: 'alert', id: 'notices-page-status' });
+  const panel = h('section', { class: 'panel narrow' });
+  main.append(panel);
+  if (params.mode === 'confirm') {
+    panel.append(h('h1', {}, 'Confirm your address'), status);
+    status.textContent = 'Confirming\u2026';
+    api('POST', '/api/mail/confirm', { token: params.token })
+      .then((r) => { status.replaceChildren(`Confirmed: notices go to ${r.address}. `, h('a', { href: '#/profile' }, 'Your settings')); })
+      .catch((e) => { status.textContent = e.message; });
+    return null;
+  }
+  if (params.mode === 'reset') {
+    const pass = h('input', { id: 'new-password', type: 'password', autocomplete: 'new-password', required: true, minlength: 8, maxlength: 128 });
+    panel.append(h('h1', {}, 'Choose a new password'),
+      h('form', { id: 'reset-form', onsubmit: async (e) => {
+        e.preventDefault();
+        try {
+          await api('POST', '/api/password/reset', { token: params.token, password: pass.value });
+          status.replaceChildren('Your password is changed and every session has ended. ', h('a', { href: '#/login' }, 'Log in'));
+          app.conn.drop(); // this browser's session ended too
+        } catch (err) { status.textContent = err.message; }
+      } }, h('label', { for: 'new-password' }, 'New password (8 to 128 characters)'), pass,
+      h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, 'Change the password'))),
+      status);
+    return null;
+  }
+  const login = h('input', { id: 'forgot-login', autocomplete: 'username', required: true, maxlength: 254 });
+  panel.append(h('h1', {}, 'Forgot your password?'),
+    h('p', { class: 'muted' }, 'Give your username or your confirmed e-mail address: a link to choose a new password is sent to that address.'),
+    h('form', { id: 'forgot-form', onsubmit: async (e) => {
+      e.preventDefault();
+      try {
+        await api('POST', '/api/password/forgot', { login: login.value.trim() });
+        status.textContent = 'If an account with a confirmed address matches, a link is on its way. It works once, for an hour.';
+      } catch (err) { status.textContent = err.message; }
+    } }, h('label', { for: 'forgot-login' }, 'Username or e-mail address'), login,
+    h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, 'Send a link'))),
+    status);
+  return null;
+}
