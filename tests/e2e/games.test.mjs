@@ -208,10 +208,12 @@ test('typed move entry and a reconnection in the middle of a game', { skip }, as
   await viewer.page.waitForFunction(() => document.querySelectorAll('#moves button').length === 3);
   await viewer.page.waitForSelector('#banner:not([hidden])');
   assert.match(await viewer.page.textContent('#banner'), /resignation/);
-  const atStart = await viewer.page.$$eval('svg.board g.piece', (g) => g.length);
-  assert.ok(atStart > 0);
-  await viewer.page.click('#step-fwd');
-  await viewer.page.waitForSelector('#moves button.current[data-ply="1"]');
+  // It opens on the final position (room.test), and steps back from there.
+  const atEnd = await viewer.page.$$eval('svg.board g.piece', (g) => g.length);
+  assert.ok(atEnd > 0);
+  await viewer.page.waitForSelector('#moves button.current[data-ply="3"]');
+  await viewer.page.click('#step-back');
+  await viewer.page.waitForSelector('#moves button.current[data-ply="2"]');
   await viewer.ctx.close();
   await a.ctx.close();
   await b.ctx.close();

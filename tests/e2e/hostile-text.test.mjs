@@ -78,7 +78,17 @@ test('chat and names that look like HTML or SQL are shown as text', { skip }, as
     await p.page.press('#chat-input', 'Enter');
   }
   const both = (t) => t.includes(HTML) && t.includes(SQL);
+  // A spectator has its own chat room (PROTOCOL.md, Chat rooms): it says
+  // both lines itself, and reads none of the players'.
   const spectator = await open(null, `#/game/${room}`);
+  await spectator.page.waitForSelector('#chat[data-channel="spectators"]');
+  for (const text of [HTML, SQL]) {
+    await spectator.page.fill('#chat-input', text);
+    await spectator.page.press('#chat-input', 'Enter');
+    await spectator.page.waitForFunction((w) => document.getElementById('chat-lines').textContent.includes(w), text);
+  }
+  assert.equal(await spectator.page.$$eval('#chat-lines > div', (ds) => ds.length), 2);
+  for (const p of [a, b]) assert.equal(await p.page.$$eval('#chat-lines > div', (ds) => ds.length), 2);
   for (const p of [a, b, spectator]) {
     await p.page.waitForFunction((want) => want.every((w) => document.getElementById('chat-lines')?.textContent.includes(w)),
       [HTML, SQL], { timeout: 10000 });

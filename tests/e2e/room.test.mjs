@@ -73,7 +73,7 @@ test('clocks wait for the first moves; "Game aborted" once', { skip }, async () 
   for (const p of [a, b]) {
     await p.waitForSelector('#banner:not([hidden])');
     const text = await p.textContent('#banner');
-    assert.equal((text.match(/aborted/gi) || []).length, 1, `banner: ${text}`);
+    assert.equal(text.trim(), 'Game aborted');
   }
   await a.context().close();
   await b.context().close();

@@ -145,6 +145,48 @@ static void test_decode_corr(void **state)
     assert_int_equal(decode(many, &req, &typed), PROTO_EBAD_MESSAGE);
 }
 
+/* The chat rooms' and the vacation's events (PROTOCOL.md, Chat rooms). */
+static void test_writer_chat_rooms(void **state)
+{
+    (void)state;
+    proto_out o;
+    proto_out_init(&o, 16);
+    proto_chat_line line = {.seat = -1, .spectators = true, .name = "ann", .text = "hi"};
+    proto_write_event_chat(&o, 3, 7, &line);
+    json_t *j = parse_out(&o);
+    assert_string_equal(json_string_value(json_object_get(j, "channel")), "spectators");
+    assert_string_equal(json_string_value(json_object_get(j, "text")), "hi");
+    json_decref(j);
+    proto_out_free(&o);
+
+    proto_out_init(&o, 16);
+    proto_write_event_skip(&o, 3, 8);
+    j = parse_out(&o);
+    assert_string_equal(json_string_value(json_object_get(j, "kind")), "skip");
+    assert_int_equal(json_integer_value(json_object_get(j, "seq")), 8);
+    assert_int_equal(json_object_size(j), 4); /* type, room, seq, kind */
+    json_decref(j);
+    proto_out_free(&o);
+
+    int64_t dl[RULES_MAX_PLAYERS] = {1700000000000, 0};
+    proto_out_init(&o, 16);
+    proto_write_event_vacation(&o, 3, 9, 0, 1700500000000, dl, 2, 1699999000000);
+    j = parse_out(&o);
+    assert_string_equal(json_string_value(json_object_get(j, "kind")), "vacation");
+    assert_int_equal(json_integer_value(json_object_get(j, "until")), 1700500000000);
+    assert_int_equal(json_integer_value(json_array_get(json_object_get(j, "deadlines"), 0)),
+                     1700000000000);
+    assert_int_equal(json_integer_value(json_object_get(j, "now_ms")), 1699999000000);
+    json_decref(j);
+    proto_out_free(&o);
+    proto_out_init(&o, 16);
+    proto_write_event_vacation(&o, 3, 10, 0, 0, dl, 2, 1699999000000);
+    j = parse_out(&o);
+    assert_true(json_is_null(json_object_get(j, "until")));
+    json_decref(j);
+    proto_out_free(&o);
+}
+
 /* The correspondence writers: what PROTOCOL.md shows. */
 static void test_writer_corr(void **state)
 {
@@ -822,6 +864,7 @@ int main(void)
         cmocka_unit_test(test_decode_fields),
         cmocka_unit_test(test_decode_corr),
         cmocka_unit_test(test_writer_corr),
+        cmocka_unit_test(test_writer_chat_rooms),
         cmocka_unit_test(test_decode_errors),
         cmocka_unit_test(test_error_table),
         cmocka_unit_test(test_writer_escapes_and_ids),

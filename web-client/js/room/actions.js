@@ -19,7 +19,8 @@ export function createActions(ctx) {
     else if (r.winner < 0) text = 'Draw';
     else text = `${model.seatName(r.winner)} wins`;
     // "Game aborted" says its reason already: not a second time below.
-    banner.replaceChildren(text, r.reason === 'aborted' ? null : h('span', { class: 'reason' }, reasonText(r.reason)));
+    if (r.reason === 'aborted') banner.replaceChildren(text);
+    else banner.replaceChildren(text, h('span', { class: 'reason' }, reasonText(r.reason)));
     banner.hidden = false;
   }
 
