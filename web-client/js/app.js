@@ -15,6 +15,8 @@ import * as leaderboard from './pages/leaderboard.js';
 import { watchYourTurn } from './corr.js';
 import { setTables } from './tables.js';
 import { loadBoards } from './geometry.js';
+import { apply as applyPrefs, syncFromServer } from './prefs.js';
+import { mountPrefsMenu } from './prefs-menu.js';
 
 // The server takes an upgrade on any path; /ws is the one deploy/nginx.conf
 // gives its own location (no buffering, long timeouts).
@@ -84,11 +86,14 @@ function header() {
     app.account = w.account || null;
     document.getElementById('me').textContent = w.player ? w.player.name : 'guest';
     document.getElementById('login-link').hidden = !!app.account;
+    syncFromServer(app);
   });
   watchYourTurn(app);
 }
 
+applyPrefs();
 header();
+mountPrefsMenu(app);
 // A game that starts (a seek filled, a rematch) opens its room wherever we are.
 app.conn.on('game_started', (m) => { if (location.hash !== `#/game/${m.room}`) app.go(`#/game/${m.room}`); });
 // Without the rules module no board can be drawn: the page says so at the
