@@ -231,6 +231,8 @@ static const net_route routes[] = {
     /* Ratings (PROTOCOL.md, "Ratings"). */
     {NET_GET, "/api/leaderboard/", true, api_leaderboard},
     {NET_GET, "/api/archive/", true, api_archive},
+    /* Preferences (PROTOCOL.md, "Preferences"). */
+    {NET_GET, "/api/prefs", false, api_prefs_get}, {NET_POST, "/api/prefs", false, api_prefs_set},
 };
 // clang-format on
 

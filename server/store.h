@@ -361,6 +361,13 @@ int store_session_find(store *s, const void *hash, size_t hashlen, int64_t *acco
 /* End a session (no-op if unknown). 0 or STORE_EDB. */
 int store_session_delete(store *s, const void *hash, size_t hashlen);
 
+/* An account's preferences (protocol/prefs.h checks them before): the JSON
+ * object stored, "{}" when none is, into json; 0, or STORE_EDB. A rare
+ * account write, synchronous like the sessions'. */
+int store_prefs_get(store *s, int64_t account, char *json, size_t len);
+/* Replace them: 0 or STORE_EDB. */
+int store_prefs_put(store *s, int64_t account, const char *json);
+
 /* The answer to store_profile_get, as store_game_get_cb. */
 typedef void (*store_profile_cb)(void *arg, int status, const record_profile *p);
 
