@@ -54,6 +54,8 @@
 #include "dispatch.h"
 #include "ident.h"
 #include "lobby.h"
+#include "presence.h"
+#include "challenge.h"
 #include "log.h"
 #include "metrics.h"
 #include "net.h"
@@ -579,6 +581,8 @@ int main(int argc, char **argv)
     dispatch_init(&loop, st);
     dispatch_set_ident_msgs((int)ident_msgs);
     lobby_init(&loop, (unsigned)flush_ms, (int)seeks_minute);
+    presence_init(&loop, 0);
+    challenge_init(&loop, st);
     api_init(&loop, st, https);
     if (api_wasm_load(wasm_file) < 0)
         log_warn("cannot read %s: the client's own rules (hints, analysis) are off", wasm_file);
@@ -627,6 +631,8 @@ int main(int argc, char **argv)
     net_stop(&loop); /* every session closes (dispatch_close) */
     store_close(st); /* writes what is queued; its callbacks still see rooms */
     lobby_shutdown();
+    presence_shutdown();
+    challenge_shutdown();
     room_shutdown();
     bot_shutdown(); /* every search was cancelled by room_stop_clocks */
     session_shutdown();

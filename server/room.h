@@ -8,7 +8,8 @@
  * requests), room_clock.c (clocks, flags, abandonment), room_events.c
  * (events, watchers, chat and presence, the state and catchup sent to a
  * session), room_bot.c (bots' seats), room_store.c (results and leaves
- * written again after a failed write).
+ * written again after a failed write), room_list.c (the games being
+ * played, for the lobby).
  * May call: ident.h (seats, an identity's rooms), session.h (the sink),
  * quota.h (games charged per identity and address, rooms watched),
  * store.h, rating.h (a player's pace), errmap.h, metrics.h, bot.h (the bots'
@@ -127,5 +128,9 @@ int room_bot_games_of(const ident *who);
 /* Ids of the rooms where who holds a seat in a game not over, oldest
  * first. */
 int room_active_of(const ident *who, int64_t *out, int max);
+/* The newest games not over (at most max, newest first) as the lobby
+ * lists them to watch (room_list.c); the names point into the identities:
+ * write them out before the loop turns. Returns how many. */
+int room_playing(proto_live_game *out, int max);
 
 #endif
