@@ -890,8 +890,6 @@ static void put_live_game(proto_out *o, const proto_live_game *g)
         put_player(o, &g->players[i]);
     }
     put(o, "]", 1);
-    key(o, "moves");
-    put_int(o, g->moves);
     end(o);
 }
 

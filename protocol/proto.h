@@ -289,7 +289,6 @@ typedef struct proto_live_game {
     proto_corr corr;
     int nplayers;
     proto_player players[RULES_MAX_PLAYERS];
-    int64_t moves;
 } proto_live_game;
 
 typedef struct proto_chat_line {

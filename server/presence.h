@@ -19,7 +19,8 @@
 #include "session.h"
 
 enum {
-    PRESENCE_TICK_MS = 1000, /* how often a change is looked for */
+    PRESENCE_TICK_MS = 2000, /* how often a change is looked for (a lobby
+                                watcher gets at most one lobby_life a tick) */
     PRESENCE_GAMES = 20      /* games listed to watch, newest first */
 };
 

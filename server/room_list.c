@@ -14,7 +14,6 @@ static proto_live_game view_of(const room *r)
         .rated = r->rated,
         .corr = r->corr,
         .nplayers = r->nseats,
-        .moves = (int64_t)r->g->nmoves,
     };
     for (int i = 0; i < r->nseats; i++)
         g.players[i] = (proto_player){.id = r->seats[i]->id,

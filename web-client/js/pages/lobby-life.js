@@ -45,8 +45,7 @@ export function lobbyLife(app) {
       h('a', { href: `#/game/${g.room}`, class: 'watch-link', title: 'Watch this game' },
         h('span', { class: 'watch-game' }, gameName(g.game)),
         h('span', { class: 'muted' }, ` \u00b7 ${tcText(g)}${g.rated ? ' \u00b7 rated' : ''}`)),
-      h('div', { class: 'watch-players' }, g.players.flatMap((p, i) => [i ? ' vs ' : null, playerName(p)]),
-        h('span', { class: 'muted watch-moves' }, ` \u00b7 ${g.moves} move${g.moves === 1 ? '' : 's'}`)))));
+      h('div', { class: 'watch-players' }, g.players.flatMap((p, i) => [i ? ' vs ' : null, playerName(p)])))));
   }));
 
   // Challenges: to me (accept, decline) and mine (cancel).

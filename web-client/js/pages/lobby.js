@@ -216,7 +216,7 @@ export function mount(main, params, app) {
 
   main.append(life.bar,
     h('div', { class: 'grid2 lobby' },
-      h('div', { class: 'stack' }, life.challenges,
+      h('div', { class: 'stack lobby-left' }, life.challenges,
       h('section', { class: 'panel' },
         h('h2', {}, 'Open games'),
         h('table', { class: 'list' }, h('thead', {}, h('tr', {}, ['Player', 'Game', 'Time', 'Seats', ''].map((t) => h('th', {}, t)))), tbody),
