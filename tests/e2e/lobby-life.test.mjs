@@ -79,8 +79,12 @@ test('counts, a challenge declined, cancelled, accepted, and the game watched', 
   await ann.page.click('#challenge-btn');
   await ann.page.waitForSelector('#challenge-form-status.error:has-text("no player named")');
 
-  // Accepted: the game starts for both.
+  // Accepted: the game starts for both. Ben is elsewhere when it comes:
+  // the Play link's badge counts it, the lobby shows it.
+  await ben.page.click('[data-nav="games"]');
   await challenge(ann.page, 'ben_ll');
+  await ben.page.waitForSelector('#challenge-count:not([hidden]):has-text("1")');
+  await ben.page.click('[data-nav="lobby"]');
   await ben.page.waitForSelector('#challenges-in button.accept');
   for (const theme of ['dark', 'light']) {
     for (const [who, p] of [['ann', ann.page], ['ben', ben.page]]) {
@@ -97,6 +101,7 @@ test('counts, a challenge declined, cancelled, accepted, and the game watched', 
   await ben.page.setViewportSize({ width: 390, height: 844 });
   await ben.page.click('#challenges-in button.accept');
   await Promise.all([ann.page.waitForURL(/#\/game\/\d+$/), ben.page.waitForURL(/#\/game\/\d+$/)]);
+  await ben.page.waitForSelector('#challenge-count[hidden]', { state: 'attached' });
   const room = ann.page.url().split('/').pop();
   assert.equal(ben.page.url().split('/').pop(), room);
   await ann.page.waitForSelector('svg.board g.piece.movable'); // the challenger is White, to move

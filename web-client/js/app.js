@@ -17,6 +17,7 @@ import { setTables } from './tables.js';
 import { loadBoards } from './geometry.js';
 import { apply as applyPrefs, syncFromServer } from './prefs.js';
 import { mountPrefsMenu } from './prefs-menu.js';
+import { challengeBadge } from './pages/lobby-life.js';
 
 // The server takes an upgrade on any path; /ws is the one deploy/nginx.conf
 // gives its own location (no buffering, long timeouts).
@@ -94,6 +95,7 @@ function header() {
 applyPrefs();
 header();
 mountPrefsMenu(app);
+challengeBadge(app);
 // A game that starts (a seek filled, a rematch) opens its room wherever we are.
 app.conn.on('game_started', (m) => { if (location.hash !== `#/game/${m.room}`) app.go(`#/game/${m.room}`); });
 // Without the rules module no board can be drawn: the page says so at the

@@ -139,3 +139,29 @@ export function lobbyLife(app) {
 
   return { bar, watch, challenges: inBox, challengeForm, off: () => offs.forEach((f) => f()) };
 }
+
+// On every page: the number of challenges made to me, as a badge on the
+// "Play" link (the lobby, where they are answered), kept live.
+export function challengeBadge(app) {
+  const conn = app.conn;
+  const link = document.querySelector('[data-nav="lobby"]');
+  if (!link) return;
+  const badge = h('span', { class: 'badge', id: 'challenge-count', hidden: true, title: 'Challenges to you' }, '0');
+  link.append(' ', badge);
+  const incoming = new Set();
+  const show = () => { badge.textContent = String(incoming.size); badge.hidden = incoming.size === 0; };
+  const mine = (c) => app.me && c.from.id === app.me.id;
+  conn.on('welcome', () => {
+    incoming.clear();
+    show();
+    if (!app.account) return;
+    conn.request('challenge_list').then((m) => {
+      for (const c of m.challenges) if (!mine(c)) incoming.add(c.id);
+      show();
+    }).catch(() => {});
+  });
+  conn.on('challenge', (m) => {
+    if (m.op === 'add' && !mine(m.challenge)) incoming.add(m.challenge.id); else incoming.delete(m.challenge.id);
+    show();
+  });
+}
