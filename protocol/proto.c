@@ -112,6 +112,8 @@ static const struct field {
     {PF_SEAT, "seat", INT, offsetof(proto_req, seat), 0},
     {PF_RATING_MIN, "rating_min", INT, offsetof(proto_req, rating_min), 0},
     {PF_RATING_MAX, "rating_max", INT, offsetof(proto_req, rating_max), 0},
+    {PF_TO, "to", STR, offsetof(proto_req, to), sizeof(((proto_req *)0)->to)},
+    {PF_CHALLENGE, "challenge", INT, offsetof(proto_req, challenge), 0},
 };
 _Static_assert(sizeof fields / sizeof fields[0] == PROTO_NFIELDS, "one row per PROTO_FIELDS entry");
 
@@ -865,6 +867,96 @@ void proto_write_seek(proto_out *o, const proto_req *req, const char *kind,
         key(o, "invite");
         put_str(o, invite);
     }
+    end(o);
+}
+
+static void put_live_game(proto_out *o, const proto_live_game *g)
+{
+    puts_(o, "{\"room\":");
+    put_int(o, g->room);
+    key(o, "game");
+    put_str(o, g->game);
+    key(o, "base_ms");
+    put_int(o, g->base_ms);
+    key(o, "inc_ms");
+    put_int(o, g->inc_ms);
+    key(o, "rated");
+    put_bool(o, g->rated);
+    put_corr(o, &g->corr);
+    key(o, "players");
+    put(o, "[", 1);
+    for (int i = 0; i < g->nplayers; i++) {
+        comma(o, i);
+        put_player(o, &g->players[i]);
+    }
+    put(o, "]", 1);
+    end(o);
+}
+
+void proto_write_lobby_life(proto_out *o, int64_t online, int64_t playing,
+                            const proto_live_game *games, int n)
+{
+    begin(o, "lobby_life", NULL);
+    key(o, "online");
+    put_int(o, online);
+    key(o, "playing");
+    put_int(o, playing);
+    key(o, "games");
+    put(o, "[", 1);
+    for (int i = 0; i < n; i++) {
+        comma(o, i);
+        put_live_game(o, &games[i]);
+    }
+    put(o, "]", 1);
+    end(o);
+}
+
+static void put_challenge(proto_out *o, const proto_challenge_view *c)
+{
+    puts_(o, "{\"id\":");
+    put_int(o, c->id);
+    key(o, "game");
+    put_str(o, c->game);
+    key(o, "base_ms");
+    put_int(o, c->base_ms);
+    key(o, "inc_ms");
+    put_int(o, c->inc_ms);
+    key(o, "rated");
+    put_bool(o, c->rated);
+    put_corr(o, &c->corr);
+    key(o, "from");
+    put_player(o, &c->from);
+    key(o, "to");
+    put_str(o, c->to);
+    end(o);
+}
+
+void proto_write_challenge(proto_out *o, const proto_req *req, const char *op,
+                           const proto_challenge_view *c, const char *reason)
+{
+    begin(o, "challenge", req);
+    key(o, "op");
+    put_str(o, op);
+    key(o, "challenge");
+    put_challenge(o, c);
+    if (reason != NULL) {
+        key(o, "reason");
+        put_str(o, reason);
+    }
+    end(o);
+}
+
+void proto_write_challenges(proto_out *o, const proto_req *req, const proto_challenge_view *c,
+                            int n)
+{
+    begin(o, "challenges", req);
+    key(o, "challenges");
+    put(o, "[", 1);
+    for (int i = 0; i < n; i++) {
+        comma(o, i);
+        put_challenge(o, &c[i]);
+    }
+    put(o, "]", 1);
     end(o);
 }
 

@@ -132,7 +132,9 @@ proto_err proto_err_from_rules(int rerr);
     X(PF_LEVEL, "level", INT)                                                                      \
     X(PF_SEAT, "seat", INT)                                                                        \
     X(PF_RATING_MIN, "rating_min", INT)                                                            \
-    X(PF_RATING_MAX, "rating_max", INT)
+    X(PF_RATING_MAX, "rating_max", INT)                                                            \
+    X(PF_TO, "to", STR)                                                                            \
+    X(PF_CHALLENGE, "challenge", INT)
 
 enum {
 #define PROTO_FIELD_BIT(bit, name, kind) bit##_INDEX,
@@ -174,7 +176,13 @@ enum {
     X(PROTO_COND_GET, "cond_get", PF_ROOM, 0)                                                      \
     X(PROTO_BOT_GAME, "bot_game", PF_GAME | PF_LEVEL,                                              \
       PF_SEAT | PF_BASE_MS | PF_INC_MS | PF_RATED | PF_CORR)                                       \
-    X(PROTO_SEEK_FILL, "seek_fill", PF_SEEK | PF_LEVEL, 0)
+    X(PROTO_SEEK_FILL, "seek_fill", PF_SEEK | PF_LEVEL, 0)                                         \
+    X(PROTO_CHALLENGE_CREATE, "challenge_create", PF_TO | PF_GAME,                                 \
+      PF_BASE_MS | PF_INC_MS | PF_RATED | PF_CORR)                                                 \
+    X(PROTO_CHALLENGE_ACCEPT, "challenge_accept", PF_CHALLENGE, 0)                                 \
+    X(PROTO_CHALLENGE_DECLINE, "challenge_decline", PF_CHALLENGE, 0)                               \
+    X(PROTO_CHALLENGE_CANCEL, "challenge_cancel", PF_CHALLENGE, 0)                                 \
+    X(PROTO_CHALLENGE_LIST, "challenge_list", 0, 0)
 
 typedef enum {
 #define PROTO_REQ_ENUM(name, type, req, opt) name,
@@ -212,6 +220,8 @@ typedef struct proto_req {
     int64_t seat;  /* bot_game: the seat to take (-1 or absent: random) */
     /* seek_create (rated): who may accept, by rating (0: no bound). */
     int64_t rating_min, rating_max;
+    char to[PROTO_NAME_MAX + 1]; /* challenge_create: the account challenged */
+    int64_t challenge;           /* challenge_accept, _decline, _cancel */
 } proto_req;
 
 /*
@@ -257,6 +267,29 @@ typedef struct proto_seek_view {
     proto_corr corr;
     int rating_min, rating_max; /* written "rating_range":[min,max] if set */
 } proto_seek_view;
+
+/* A challenge to a named account (PROTOCOL.md, "Lobby: presence, games to
+ * watch, challenges"). */
+typedef struct proto_challenge_view {
+    int64_t id;
+    const char *game;
+    int64_t base_ms, inc_ms;
+    bool rated;
+    proto_corr corr;
+    proto_player from;
+    const char *to; /* the challenged account's name */
+} proto_challenge_view;
+
+/* A game being played, as the lobby lists it to watch. */
+typedef struct proto_live_game {
+    int64_t room;
+    const char *game;
+    int64_t base_ms, inc_ms;
+    bool rated;
+    proto_corr corr;
+    int nplayers;
+    proto_player players[RULES_MAX_PLAYERS];
+} proto_live_game;
 
 typedef struct proto_chat_line {
     int seat;
@@ -324,6 +357,15 @@ void proto_write_lobby_update(proto_out *o, uint64_t seq, const proto_lobby_chan
 void proto_write_seek(proto_out *o, const proto_req *req, const char *kind,
                       const proto_seek_view *s, const char *invite);
 void proto_write_seek_cancelled(proto_out *o, const proto_req *req, int64_t seek);
+/* lobby_life: the counts and the games being played (PROTOCOL.md). */
+void proto_write_lobby_life(proto_out *o, int64_t online, int64_t playing,
+                            const proto_live_game *games, int n);
+/* challenge: op "add" or "remove" (reason: "accepted", "declined",
+ * "cancelled", "gone"; NULL with "add"). challenges: the list. */
+void proto_write_challenge(proto_out *o, const proto_req *req, const char *op,
+                           const proto_challenge_view *c, const char *reason);
+void proto_write_challenges(proto_out *o, const proto_req *req, const proto_challenge_view *c,
+                            int n);
 void proto_write_game_started(proto_out *o, const proto_req *req, int64_t room, int seat,
                               const char *game);
 void proto_write_room(proto_out *o, const proto_req *req, const proto_room_view *v);

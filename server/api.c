@@ -13,6 +13,7 @@
 #include "accounts.h"
 #include "archive.h"
 #include "metrics.h"
+#include "prefs.h"
 #include "proto.h"
 #include "store.h"
 
@@ -642,6 +643,65 @@ int api_logout(net_conn *c, const char *arg, const char *body, size_t len)
     proto_out_init(&o, NET_HEADROOM);
     proto_write_account(&o, NULL);
     reply_json(c, 200, &o, set_cookie(clear, sizeof clear, NULL));
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Preferences (PROTOCOL.md, "Preferences"): the session cookie's account's
+ * small JSON object, read and written on the loop (rare account writes). */
+
+/* The account of the request's session cookie, or 0 (answered 401). */
+static int64_t prefs_account(net_conn *c)
+{
+    char token[128];
+    int64_t account = 0;
+    if (net_cookie(c, ACCOUNTS_COOKIE, token, sizeof token) <= 0 ||
+        accounts_session(db, token, &account, NULL, 0) != 0) {
+        reply_error(c, 401, "account_required",
+                    "log in to keep preferences for an account (guests keep them in the browser)");
+        return 0;
+    }
+    return account;
+}
+
+static void reply_prefs(net_conn *c, const char *json)
+{
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_out_append(&o, "{\"prefs\":", 9);
+    proto_out_append(&o, json, strlen(json));
+    proto_out_append(&o, "}", 1);
+    reply_json(c, 200, &o, NULL);
+}
+
+int api_prefs_get(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    int64_t account = prefs_account(c);
+    if (account == 0)
+        return 0;
+    char json[PREFS_JSON_MAX];
+    if (store_prefs_get(db, account, json, sizeof json) != 0)
+        return 500;
+    reply_prefs(c, json);
+    return 0;
+}
+
+int api_prefs_set(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    char json[PREFS_JSON_MAX], why[RULES_WHY_TEXT];
+    /* Checked before the session: a bad body is a 400 whoever sends it. */
+    if (prefs_check(body, len, json, sizeof json, why, sizeof why) != 0) {
+        reply_error(c, 400, "bad_prefs", why);
+        return 0;
+    }
+    int64_t account = prefs_account(c);
+    if (account == 0)
+        return 0;
+    if (store_prefs_put(db, account, json) != 0) {
+        reply_error(c, 503, "unavailable", "the preferences could not be written; try again");
+        return 0;
+    }
+    reply_prefs(c, json);
     return 0;
 }
 

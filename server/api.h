@@ -1,14 +1,15 @@
 /*
  * api.h - the HTTP routes other than static files: the archive
  * (/api/games/<id>, /api/games/<id>.pgn), profiles (/api/profile/<name>),
- * accounts (/api/register, /api/login, /api/logout), /healthz, /metrics,
+ * accounts (/api/register, /api/login, /api/logout), preferences
+ * (/api/prefs), /healthz, /metrics,
  * and the rules core for the browser (/rules.wasm).
  *
  * Owns: the route handlers (main.c puts them in the route table it gives
  * net_start) and the password work of a request in flight (register and
  * login answer once it is done, off the loop).
  * May call: net.h (replies, cookies, the transport's counters), store.h,
- * accounts.h, metrics.h, proto.h.
+ * accounts.h, metrics.h, proto.h, prefs.h.
  *
  * Each handler is a net_handler: arg is the rest of the path after the
  * route's path, body the POST body; 0 when answered (now or later), else an
@@ -53,6 +54,11 @@ int api_register(net_conn *c, const char *arg, const char *body, size_t len);
 int api_login(net_conn *c, const char *arg, const char *body, size_t len);
 /* POST /api/logout: end the session of the cookie, clear the cookie. */
 int api_logout(net_conn *c, const char *arg, const char *body, size_t len);
+/* GET /api/prefs: the session's account's preferences ({"prefs":{..}});
+ * POST /api/prefs {..}: replace them (400 bad_prefs for a key or value
+ * protocol/prefs.h does not know, 401 without a session). */
+int api_prefs_get(net_conn *c, const char *arg, const char *body, size_t len);
+int api_prefs_set(net_conn *c, const char *arg, const char *body, size_t len);
 /* GET /healthz (JSON: 200, or 503 while the store cannot write) and
  * /metrics (Prometheus text). */
 /* GET /api/tables: the server's tables (proto_write_tables), written once. */

@@ -12,11 +12,13 @@
 
 #include "accounts.h"
 #include "archive.h"
+#include "challenge.h"
 #include "errmap.h"
 #include "ident.h"
 #include "lobby.h"
 #include "log.h"
 #include "metrics.h"
+#include "presence.h"
 #include "room.h"
 #include "session.h"
 #include "store.h"
@@ -68,8 +70,10 @@ static int on_hello(session *s, const proto_req *req, char *why, size_t whylen)
         .id = who->id, .name = who->name, .bot = who->bot, .account = who->account != 0};
     proto_write_welcome(&o, req, who->token, &me, who->account ? who->name : NULL, rooms, nrooms);
     session_send_out(s, &o);
-    if (first)
+    if (first) {
         room_presence(who, true);
+        presence_came();
+    }
     return 0;
 }
 
@@ -210,6 +214,13 @@ static const cmd cmds[PROTO_NREQUESTS] = {
 #undef COND_ROW
     [PROTO_BOT_GAME] = {CMD_HELLO, lobby_bot_game, NULL, NULL},
     [PROTO_SEEK_FILL] = {CMD_HELLO, lobby_seek_fill, NULL, NULL},
+#define CHALLENGE_WHY "challenges are between accounts: log in"
+    [PROTO_CHALLENGE_CREATE] = {CMD_HELLO | CMD_ACCOUNT, challenge_create, NULL, CHALLENGE_WHY},
+    [PROTO_CHALLENGE_ACCEPT] = {CMD_HELLO | CMD_ACCOUNT, challenge_accept, NULL, CHALLENGE_WHY},
+    [PROTO_CHALLENGE_DECLINE] = {CMD_HELLO | CMD_ACCOUNT, challenge_decline, NULL, CHALLENGE_WHY},
+    [PROTO_CHALLENGE_CANCEL] = {CMD_HELLO | CMD_ACCOUNT, challenge_cancel, NULL, CHALLENGE_WHY},
+    [PROTO_CHALLENGE_LIST] = {CMD_HELLO, challenge_list, NULL, NULL},
+#undef CHALLENGE_WHY
 };
 
 /* Check what req's row needs, then run its handler. */
@@ -330,7 +341,9 @@ void dispatch_close(net_conn *c)
     ident *who = s->who;
     if (who != NULL && ident_detach(s)) {
         lobby_forget(who);
+        challenge_forget(who);
         room_presence(who, false);
+        presence_went();
     }
     session_close(s);
 }

@@ -9,7 +9,8 @@
  * the "your turn" list; the rate limits of messages (per connection, per
  * identity over all its connections) and closing with 1008 a connection
  * that goes on past them.
- * May call: session.h, ident.h, lobby.h, room.h, store.h, accounts.h,
+ * May call: session.h, ident.h, lobby.h, challenge.h, presence.h (who comes
+ * and goes), room.h, store.h, accounts.h,
  * errmap.h, metrics.h, net.h, proto.h, log.h. Nothing calls it but main.c.
  *
  * Receive, check against the table, dispatch: the dispatcher checks the

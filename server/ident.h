@@ -62,9 +62,10 @@ typedef struct ident {
     UT_hash_handle hh; /* by token, or by key while restored */
     UT_hash_handle hh_account;
     /* Limits over all its sessions together (all zero: full). */
-    session_bucket msgs;  /* messages (dispatch.c) */
-    session_bucket seeks; /* seek creations (lobby.c) */
-    session_chat chat;    /* chat lines (room_game.c) */
+    session_bucket msgs;       /* messages (dispatch.c) */
+    session_bucket seeks;      /* seek creations (lobby.c) */
+    session_bucket challenges; /* challenge creations (challenge.c) */
+    session_chat chat;         /* chat lines (room_game.c) */
 } ident;
 
 enum {

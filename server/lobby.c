@@ -12,6 +12,7 @@
 
 #include "array.h"
 #include "metrics.h"
+#include "presence.h"
 #include "quota.h"
 #include "room.h"
 #include "store.h"
@@ -173,6 +174,7 @@ void lobby_leave(session *s)
 {
     if (!(s->flags & SESSION_LOBBY))
         return;
+    presence_unwatch(s);
     int i = s->lobby_index;
     watchers[i] = watchers[--nwatchers];
     watchers[i]->lobby_index = i;
@@ -309,6 +311,7 @@ int lobby_watch(session *c, const proto_req *req, char *why, size_t whylen)
         if (!s->private_)
             views[n++] = seek_view(s);
     watches++;
+    presence_watch(c);
     proto_out o;
     proto_out_init(&o, NET_HEADROOM);
     proto_write_lobby(&o, req, lobby_seq, views, n);
@@ -323,10 +326,8 @@ int lobby_unwatch(session *c, const proto_req *req, char *why, size_t whylen)
     return 0;
 }
 
-/* The time control of seek_create and bot_game: corr (days > 0) or a live
- * base_ms/inc_ms, checked. 0 or a proto_err with a why. */
-static int time_control(const session *c, const proto_req *req, proto_corr *out, char *why,
-                        size_t whylen)
+int lobby_time_control(const session *c, const proto_req *req, proto_corr *out, char *why,
+                       size_t whylen)
 {
     proto_corr corr = {0, 0, 0};
     if (req->present & PF_CORR) {
@@ -350,7 +351,8 @@ static int time_control(const session *c, const proto_req *req, proto_corr *out,
             return PROTO_EACCOUNT_REQUIRED;
         }
     } else if ((req->present & (PF_BASE_MS | PF_INC_MS)) != (PF_BASE_MS | PF_INC_MS)) {
-        rules_why(why, whylen, "seek_create needs 'base_ms' and 'inc_ms' (or 'corr')");
+        rules_why(why, whylen, "%s needs 'base_ms' and 'inc_ms' (or 'corr')",
+                  proto_type_name(req->type));
         return PROTO_EBAD_MESSAGE;
     }
     if (corr.days > 0) {
@@ -375,7 +377,7 @@ int lobby_seek_create(session *c, const proto_req *req, char *why, size_t whylen
         return PROTO_EUNKNOWN_GAME;
     }
     proto_corr corr;
-    int err = time_control(c, req, &corr, why, whylen);
+    int err = lobby_time_control(c, req, &corr, why, whylen);
     if (err != 0)
         return err;
     if (req->rated && c->who->account == 0) {
@@ -574,7 +576,7 @@ int lobby_bot_game(session *c, const proto_req *req, char *why, size_t whylen)
     int err = bot_level(req, why, whylen);
     proto_corr corr;
     if (err == 0)
-        err = time_control(c, req, &corr, why, whylen);
+        err = lobby_time_control(c, req, &corr, why, whylen);
     if (err == 0)
         err = bot_games_full(c->who, why, whylen);
     quota_addr *a = err == 0 ? quota_addr_of(c) : NULL;

@@ -11,7 +11,8 @@
  * May call: room.h (room_start), ident.h, session.h (the sink), store.h
  * (checking a correspondence time control), quota.h (a seek's seats count
  * as games: checked and charged when taken, given back when emptied),
- * metrics.h, proto.h, libsodium (invitation codes), libuv (the flush
+ * metrics.h, presence.h (its watchers are the lobby's: lobby_life),
+ * proto.h, libsodium (invitation codes), libuv (the flush
  * timer), uthash. Links without
  * libwebsockets.
  *
@@ -66,6 +67,12 @@ int lobby_bot_game(session *s, const proto_req *req, char *why, size_t whylen);
 /* seek_fill: the creator of an open seek has its free seats taken by bots
  * of req->level now, and the game starts. */
 int lobby_seek_fill(session *s, const proto_req *req, char *why, size_t whylen);
+
+/* The time control of seek_create, bot_game and challenge_create: corr
+ * (days > 0; an account only) or a live base_ms/inc_ms, checked. 0 or a
+ * proto_err with a why. */
+int lobby_time_control(const session *c, const proto_req *req, proto_corr *out, char *why,
+                       size_t whylen);
 
 /* s closes: it stops watching. */
 void lobby_leave(session *s);

@@ -58,6 +58,8 @@
 #include "dispatch.h"
 #include "ident.h"
 #include "lobby.h"
+#include "presence.h"
+#include "challenge.h"
 #include "log.h"
 #include "mail.h"
 #include "metrics.h"
@@ -272,6 +274,8 @@ static const net_route routes[] = {
     {NET_POST | NET_ANY_ORIGIN, "/api/mail/unsubscribe/", true, api_mail_unsubscribe},
     {NET_POST, "/api/password/forgot", false, api_password_forgot},
     {NET_POST, "/api/password/reset", false, api_password_reset},
+    /* Preferences (PROTOCOL.md, "Preferences"). */
+    {NET_GET, "/api/prefs", false, api_prefs_get}, {NET_POST, "/api/prefs", false, api_prefs_set},
 };
 // clang-format on
 
@@ -657,6 +661,8 @@ int main(int argc, char **argv)
     dispatch_init(&loop, st);
     dispatch_set_ident_msgs((int)ident_msgs);
     lobby_init(&loop, (unsigned)flush_ms, (int)seeks_minute);
+    presence_init(&loop, 0);
+    challenge_init(&loop, st);
     api_init(&loop, st, https);
     push_api_init(st);
     if (push_init(&loop, st, &pcfg, why, sizeof why) < 0) {
@@ -719,6 +725,8 @@ int main(int argc, char **argv)
     api_mail_stop();
     store_close(st); /* writes what is queued; its callbacks still see rooms */
     lobby_shutdown();
+    presence_shutdown();
+    challenge_shutdown();
     room_shutdown();
     bot_shutdown(); /* every search was cancelled by room_stop_clocks */
     session_shutdown();

@@ -144,6 +144,13 @@ void metrics_write(proto_out *o, const net_stats *net, const store_stats *st)
     counter(o, "lobby_changes_total", "Public seeks added, updated or removed.", m->lobby_changes);
     counter(o, "lobby_flushes_total", "Batches of lobby changes sent to the lobby's watchers.",
             m->lobby_flushes);
+    gauge(o, "online", "Players online (persons with a connection).", m->online);
+    gauge(o, "challenges", "Open challenges to a named player.", m->challenges);
+    counter(o, "challenges_total", "Challenges made.", m->challenges_made);
+    counter(o, "challenges_accepted_total", "Challenges accepted (a game started).",
+            m->challenges_accepted);
+    counter(o, "challenges_refused_total", "challenge_create refused by a limit.",
+            m->challenges_refused);
     line(o, "# HELP chameleon_identities Identities in memory, by kind.\n"
             "# TYPE chameleon_identities gauge\n");
     line(o, "chameleon_identities{kind=\"guest\"} %" PRId64 "\n", m->identities_guest);

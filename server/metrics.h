@@ -39,6 +39,12 @@ typedef struct metrics {
     uint64_t seeks_refused_rate; /* seek_create refused: too many a minute */
     uint64_t lobby_changes;      /* seeks added, updated, removed (public) */
     uint64_t lobby_flushes;      /* batches of lobby_update sent */
+    /* The lobby's life (presence.c, challenge.c). */
+    int64_t online;               /* persons with a session */
+    int64_t challenges;           /* open challenges */
+    uint64_t challenges_made;     /* challenge_create let through */
+    uint64_t challenges_accepted; /* of them, accepted (a game started) */
+    uint64_t challenges_refused;  /* challenge_create refused by a limit */
     /* Identities (ident.c) and the caps (quota.c, dispatch.c). */
     int64_t identities_guest;       /* guests, restored seats waiting included */
     int64_t identities_account;     /* accounts' identities in memory */

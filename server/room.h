@@ -10,7 +10,7 @@
  * session), room_bot.c (bots' seats), room_store.c (results and leaves
  * written again after a failed write), room_notify.c (the moments
  * notify.h tells players away from the site), room_push.c (pushes and the
- * low-time alarm).
+ * low-time alarm), room_list.c (the games being played, for the lobby).
  * May call: ident.h (seats, an identity's rooms), session.h (the sink),
  * quota.h (games charged per identity and address, rooms watched),
  * store.h, rating.h (a player's pace), errmap.h, metrics.h, bot.h (the bots'
@@ -139,5 +139,9 @@ int room_bot_games_of(const ident *who);
 /* Ids of the rooms where who holds a seat in a game not over, oldest
  * first. */
 int room_active_of(const ident *who, int64_t *out, int max);
+/* The newest games not over (at most max, newest first) as the lobby
+ * lists them to watch (room_list.c); the names point into the identities:
+ * write them out before the loop turns. Returns how many. */
+int room_playing(proto_live_game *out, int max);
 
 #endif

@@ -50,6 +50,11 @@ int room__seat_of(const room *r, const ident *who)
     return -1;
 }
 
+room *room__table(void)
+{
+    return rooms;
+}
+
 /* Seat the identities of r (their lists of rooms name it). */
 static void seat_all(room *r)
 {

@@ -99,6 +99,8 @@ extern struct store *room__db;
 extern int64_t room__abandon_ms;
 
 /* room_game.c */
+/* The table of rooms (iterate with hh.next). */
+room *room__table(void);
 /* The seat of who in r, or -1. */
 int room__seat_of(const room *r, const ident *who);
 /* Close r if it is over, unwatched and has nothing left to store. */

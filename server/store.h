@@ -392,6 +392,12 @@ int store_push_sub_gone(store *s, const char *endpoint);
 /* The account's subscriptions, newest first, at most max into out: their
  * number, or STORE_EDB. */
 int store_push_subs(store *s, int64_t account, store_push_sub *out, int max);
+/* An account's preferences (protocol/prefs.h checks them before): the JSON
+ * object stored, "{}" when none is, into json; 0, or STORE_EDB. A rare
+ * account write, synchronous like the sessions'. */
+int store_prefs_get(store *s, int64_t account, char *json, size_t len);
+/* Replace them: 0 or STORE_EDB. */
+int store_prefs_put(store *s, int64_t account, const char *json);
 
 /* The answer to store_profile_get, as store_game_get_cb. */
 typedef void (*store_profile_cb)(void *arg, int status, const record_profile *p);

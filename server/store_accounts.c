@@ -107,6 +107,34 @@ int store_session_delete(store *s, const void *hash, size_t hashlen)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Preferences */
+
+int store_prefs_get(store *s, int64_t account, char *json, size_t len)
+{
+    sqlite3_stmt *st = db_use(s->st, ST_PREFS_GET);
+    sqlite3_bind_int64(st, 1, account);
+    int rc = sqlite3_step(st);
+    int err = 0;
+    if (rc == SQLITE_ROW)
+        snprintf(json, len, "%s", sqlite3_column_text(st, 0));
+    else if (rc == SQLITE_DONE)
+        snprintf(json, len, "{}");
+    else
+        err = STORE_EDB;
+    sqlite3_reset(st);
+    return err;
+}
+
+int store_prefs_put(store *s, int64_t account, const char *json)
+{
+    sqlite3_stmt *st = db_use(s->st, ST_PREFS_PUT);
+    sqlite3_bind_int64(st, 1, account);
+    sqlite3_bind_text(st, 2, json, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, store_now(s));
+    return db_run(st) < 0 ? STORE_EDB : 0;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Profiles */
 
 /* A profile as read, with the memory its record points into. */

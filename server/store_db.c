@@ -81,6 +81,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_SESSION_FIND] = "SELECT a.id, a.username FROM sessions s JOIN accounts a"
                         " ON a.id = s.account WHERE s.token_hash = ? AND s.expires_ms > ?",
     [ST_SESSION_DELETE] = "DELETE FROM sessions WHERE token_hash = ?",
+    [ST_PREFS_GET] = "SELECT json FROM prefs WHERE account = ?",
+    [ST_PREFS_PUT] = "INSERT OR REPLACE INTO prefs (account, json, updated_ms) VALUES (?,?,?)",
     [ST_RATING_GET] = "SELECT rating, rd, vol, games, last_ms FROM ratings"
                       " WHERE account = ? AND variant = ? AND pace = ?",
     [ST_RATING_PUT] = "INSERT OR REPLACE INTO ratings (account, variant, pace, rating, rd, vol,"

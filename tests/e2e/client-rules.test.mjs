@@ -61,7 +61,7 @@ test('from the set-up: hints and moves without the server, a variation, the engi
   assert.equal(sent.length, before, 'no message to the server while analysing');
   // The engine answers for the position shown.
   await page.waitForFunction(() => /\d/.test(document.getElementById('engine-eval').textContent), null, { timeout: 15000 });
-  await page.waitForFunction(() => /depth [3-9]/.test(document.getElementById('engine-info').textContent), null, { timeout: 15000 });
+  await page.waitForFunction(() => /depth ([3-9]|[1-9]\d)\b/.test(document.getElementById('engine-info').textContent), null, { timeout: 15000 });
   assert.ok((await page.textContent('#engine-pv')).length > 2);
   // Back one move and another move: a variation.
   await page.click('button[aria-label="Previous move"]');

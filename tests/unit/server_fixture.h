@@ -27,6 +27,7 @@
 
 #include "ident.h"
 #include "lobby.h"
+#include "presence.h"
 #include "room.h"
 #include "session.h"
 #include "store.h"
@@ -134,6 +135,7 @@ static int world_down(void **state)
         fake_close(W.fakes[i]);
     store_close(W.db);
     lobby_shutdown();
+    presence_shutdown();
     room_shutdown();
     uv_run(&W.loop, UV_RUN_DEFAULT);
     ident_shutdown();

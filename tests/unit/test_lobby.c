@@ -4,7 +4,8 @@
  * private seeks by invitation, an identity's seeks forgotten when it goes,
  * the errors a seek request can get; changes sent in batches (one
  * lobby_update per flush, a seek added and removed between two flushes
- * not sent at all); the rate of seek creations.
+ * not sent at all); the rate of seek creations; lobby_life (the games
+ * being played, sent at watch and again only when it changed).
  *
  * Linked without libwebsockets: server_fixture.h is the session sink and
  * records what each session was sent.
@@ -71,6 +72,52 @@ static json_t *upd(fake *w)
 static const char *LIVE = ",\"base_ms\":60000,\"inc_ms\":0";
 
 /* ------------------------------------------------------------------------ */
+
+static void test_lobby_life(void **state)
+{
+    char why[RULES_WHY_TEXT];
+    fake *w = player("watcher"), *a = player("alice"), *b = player("bob");
+    presence_came();
+    presence_came();
+    watch(w);
+    json_t *m = last(w, "lobby_life", NULL);
+    assert_non_null(m);
+    assert_int_equal(int_of(m, "online"), 2);
+    assert_int_equal(int_of(m, "playing"), 0);
+    assert_int_equal(json_array_size(json_object_get(m, "games")), 0);
+    /* A game starts: listed at the next tick, once. */
+    assert_int_equal(create(a, "ultima", LIVE, why, sizeof why), 0);
+    assert_int_equal(accept_seek(b, created(a), why, sizeof why), 0);
+    json_t *started = last(a, "game_started", NULL);
+    assert_non_null(started);
+    presence_tick();
+    assert_int_equal(count(w, "lobby_life", NULL), 2);
+    m = last(w, "lobby_life", NULL);
+    assert_int_equal(int_of(m, "playing"), 1);
+    json_t *g = json_array_get(json_object_get(m, "games"), 0);
+    assert_int_equal(int_of(g, "room"), int_of(started, "room"));
+    assert_string_equal(str_of(g, "game"), "ultima");
+    assert_int_equal(int_of(g, "base_ms"), 60000);
+    json_t *ps = json_object_get(g, "players");
+    assert_string_equal(str_of(json_array_get(ps, 0), "name"), "alice");
+    assert_string_equal(str_of(json_array_get(ps, 1), "name"), "bob");
+    presence_tick();
+    assert_int_equal(count(w, "lobby_life", NULL), 2); /* unchanged: nothing sent */
+    /* A second game comes first (newest first). */
+    fake *c = player("carol"), *d = player("dave");
+    assert_int_equal(create(c, "rollerball", LIVE, why, sizeof why), 0);
+    assert_int_equal(accept_seek(d, created(c), why, sizeof why), 0);
+    presence_tick();
+    json_t *games = json_object_get(last(w, "lobby_life", NULL), "games");
+    assert_int_equal(json_array_size(games), 2);
+    assert_string_equal(str_of(json_array_get(games, 0), "game"), "rollerball");
+    /* Unwatched: nothing more. */
+    proto_req req = req_of("{\"type\":\"lobby_unwatch\"}");
+    assert_int_equal(lobby_unwatch(&w->s, &req, why, sizeof why), 0);
+    presence_went();
+    presence_tick();
+    assert_int_equal(count(w, "lobby_life", NULL), 3);
+}
 
 static void test_create_and_list(void **state)
 {
@@ -367,6 +414,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_create_and_list, world_up, world_down),
+        cmocka_unit_test_setup_teardown(test_lobby_life, world_up, world_down),
         cmocka_unit_test_setup_teardown(test_three_player_seek_starts_the_room_when_full, world_up,
                                         world_down),
         cmocka_unit_test_setup_teardown(test_cancel, world_up, world_down),

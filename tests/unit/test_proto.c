@@ -57,6 +57,11 @@ static void test_decode_every_type(void **state)
         {"{\"type\":\"cond_get\",\"room\":1}", PROTO_COND_GET},
         {"{\"type\":\"bot_game\",\"game\":\"g\",\"level\":3}", PROTO_BOT_GAME},
         {"{\"type\":\"seek_fill\",\"seek\":3,\"level\":3}", PROTO_SEEK_FILL},
+        {"{\"type\":\"challenge_create\",\"to\":\"bob\",\"game\":\"g\"}", PROTO_CHALLENGE_CREATE},
+        {"{\"type\":\"challenge_accept\",\"challenge\":2}", PROTO_CHALLENGE_ACCEPT},
+        {"{\"type\":\"challenge_decline\",\"challenge\":2}", PROTO_CHALLENGE_DECLINE},
+        {"{\"type\":\"challenge_cancel\",\"challenge\":2}", PROTO_CHALLENGE_CANCEL},
+        {"{\"type\":\"challenge_list\"}", PROTO_CHALLENGE_LIST},
     };
     assert_int_equal(sizeof cases / sizeof cases[0], PROTO_NREQUESTS);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

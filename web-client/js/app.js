@@ -17,6 +17,9 @@ import { watchYourTurn } from './corr.js';
 import { watchNotices } from './notices.js';
 import { setTables } from './tables.js';
 import { loadBoards } from './geometry.js';
+import { apply as applyPrefs, syncFromServer } from './prefs.js';
+import { mountPrefsMenu } from './prefs-menu.js';
+import { challengeBadge } from './pages/lobby-life.js';
 
 // The server takes an upgrade on any path; /ws is the one deploy/nginx.conf
 // gives its own location (no buffering, long timeouts).
@@ -91,12 +94,16 @@ function header() {
     app.rooms = [...(w.rooms || [])];
     document.getElementById('me').textContent = w.player ? w.player.name : 'guest';
     document.getElementById('login-link').hidden = !!app.account;
+    syncFromServer(app);
   });
   watchYourTurn(app);
   watchNotices(app);
 }
 
+applyPrefs();
 header();
+mountPrefsMenu(app);
+challengeBadge(app);
 // A game that starts (a seek filled, a rematch) opens its room wherever we are.
 // The games this identity plays in: the welcome's, and each one started since
 // (app.rooms: "your games" lists them without a reload).

@@ -34,6 +34,16 @@ export function parseMove(text) {
   return { text: t, from: m[1], to: m[2], promo: m[3] || null, pivot: m[4] || null, turn: m[5] || null };
 }
 
+// The boards on the page, drawn again when the piece set changes
+// (redrawBoards, from prefs.js); a board leaves at destroy() or when it is
+// found out of the page.
+const LIVE = new Set();
+export function redrawBoards() {
+  for (const b of LIVE) {
+    if (b.root.isConnected) b.render(); else LIVE.delete(b);
+  }
+}
+
 export const PROMO_NAMES = { Q: 'Queen', R: 'Rook', B: 'Bishop', N: 'Knight' };
 
 export class Board {
@@ -69,6 +79,7 @@ export class Board {
     if (!this.geom) this.root.appendChild(html('p', { class: 'board-error error', role: 'alert' }, `The board cannot be drawn: ${this.failure}.`));
     this.bindPointer();
     this.render();
+    LIVE.add(this);
   }
 
   setView(index) { this.view = index; this.render(); }
@@ -356,5 +367,5 @@ export class Board {
     if (this.opts.onMove) this.opts.onMove(m.text);
   }
 
-  destroy() { this.root.remove(); }
+  destroy() { LIVE.delete(this); this.root.remove(); }
 }

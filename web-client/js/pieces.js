@@ -4,7 +4,9 @@
 // role 'body' is filled with the army's colour and outlined, 'line' is a
 // stroke in the detail colour, 'dot' is filled with the detail colour, 'leg'
 // a stroke in the outline colour (outside the body), 'body-stroke' a thick
-// outlined stroke in the army's colour (tails, worms).
+// outlined stroke in the army's colour (tails, worms), 'bold' a thick stroke
+// in the detail colour (the discs' pictograms), 'ring' a hollow circle in
+// the detail colour (the discs' other piece, the one captured).
 
 const SVGNS = 'http://www.w3.org/2000/svg';
 
@@ -94,6 +96,68 @@ const ULTIMA = {
   ] },
 };
 
+// Ultima's second set: the pictographic discs of the seed's "Autres
+// Représentations" (flat discs like draughts men or poker chips, for
+// players whom chess pieces confuse). Each pictogram draws how the piece
+// captures, as the rules describe it: the king's crown; the withdrawer
+// moving away from the piece beside it; the pawn's pincer (enemy between
+// the pawn and a friend); the long leaper's jump over a piece; the
+// immobilizer's blocked spokes (everything touching it, corners too,
+// stands still); the coordinator's rectangle (its row meets the king's
+// column); the chameleon's curled tail (it captures as its victim moves).
+const DISC = [
+  ['circle', { cx: 50, cy: 50, r: 42 }, 'body'],
+  ['circle', { cx: 50, cy: 50, r: 35 }, 'line'],
+];
+const ENEMY = (cx, cy, r = 6) => ['circle', { cx, cy, r }, 'ring'];
+const spokes = [0, 45, 90, 135, 180, 225, 270, 315].map((a) => {
+  const r = (a * Math.PI) / 180, c = Math.cos(r), s = Math.sin(r);
+  const x = 50 + 21 * c, y = 50 + 21 * s;
+  const p = (v) => Math.round(v * 10) / 10;
+  return `M${p(50 + 9 * c)} ${p(50 + 9 * s)} L${p(x)} ${p(y)} M${p(x - 6 * s)} ${p(y + 6 * c)} L${p(x + 6 * s)} ${p(y - 6 * c)}`;
+}).join(' ');
+
+const ULTIMA_DISCS = {
+  K: { name: 'King', parts: [...DISC,
+    ['path', { d: 'M31 64 L28 36 L40 47 L50 30 L60 47 L72 36 L69 64 Z' }, 'dot'],
+    ['path', { d: 'M31 70 H69' }, 'bold'],
+  ] },
+  P: { name: 'Pawn (pincer)', parts: [...DISC,
+    ['path', { d: 'M22 40 H33 V60 H22 Z M67 40 H78 V60 H67 Z' }, 'dot'],
+    ENEMY(50, 50, 8),
+    ['path', { d: 'M36 50 H40 M60 50 H64' }, 'bold'],
+  ] },
+  W: { name: 'Withdrawer', parts: [...DISC,
+    ENEMY(28, 50, 7),
+    ['circle', { cx: 44, cy: 50, r: 5 }, 'dot'],
+    ['path', { d: 'M52 50 H74 M64 40 L75 50 L64 60' }, 'bold'],
+  ] },
+  L: { name: 'Long leaper', parts: [...DISC,
+    ENEMY(50, 62, 7),
+    ['path', { d: 'M26 66 C30 30 70 30 74 66 M64 60 L74 68 L80 56' }, 'bold'],
+  ] },
+  C: { name: 'Coordinator', parts: [...DISC,
+    ['path', { d: 'M30 32 H70 V68 H30 Z' }, 'line'],
+    ['circle', { cx: 30, cy: 68, r: 6.5 }, 'dot'],
+    ['path', { d: 'M63 36 L62 26 L66.5 30 L70 23 L73.5 30 L78 26 L77 36 Z' }, 'dot'],
+    ['path', { d: 'M25 27 L35 37 M35 27 L25 37 M65 63 L75 73 M75 63 L65 73' }, 'bold'],
+  ] },
+  I: { name: 'Immobilizer', parts: [...DISC,
+    ['path', { d: spokes }, 'bold'],
+    ['circle', { cx: 50, cy: 50, r: 6 }, 'dot'],
+  ] },
+  X: { name: 'Chameleon', parts: [...DISC,
+    ['path', { d: 'M50 50 A4 4 0 0 1 58 50 A8 8 0 0 1 42 50 A12 12 0 0 1 66 50 A16 16 0 0 1 34 50 A19 19 0 0 1 72 52' }, 'bold'],
+  ] },
+};
+
+// The piece sets a player may choose per game family (prefs.js keeps the
+// choice); drawPiece follows the choice made last.
+export const ULTIMA_STYLES = { chess: 'Chess pieces', discs: 'Pictographic discs' };
+let ultimaStyle = 'chess';
+export function setUltimaStyle(style) { ultimaStyle = ULTIMA_STYLES[style] ? style : 'chess'; }
+export function ultimaStyleNow() { return ultimaStyle; }
+
 const antLegs = 'M38 44 L24 36 M38 52 L22 54 M40 62 L26 74 M62 44 L76 36 M62 52 L78 54 M60 62 L74 74';
 const antBody = [
   ['path', { d: antLegs }, 'leg'],
@@ -150,6 +214,12 @@ export const PIECE_SETS = {
   ultima: ULTIMA, ultima1968: ULTIMA, rollerball: CHESS, yalta: CHESS, ant2: ANT, ant3: ANT,
 };
 
+// The set a game's pieces are drawn with now (Ultima's follows the choice).
+export function pieceSet(game) {
+  if (game.startsWith('ultima') && ultimaStyle === 'discs') return ULTIMA_DISCS;
+  return PIECE_SETS[game];
+}
+
 function el(name, attrs) {
   const e = document.createElementNS(SVGNS, name);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
@@ -158,7 +228,7 @@ function el(name, attrs) {
 
 // Returns the piece's name ("Long leaper") or null for an unknown letter.
 export function pieceName(game, kind) {
-  const p = PIECE_SETS[game] && PIECE_SETS[game][kind];
+  const p = PIECE_SETS[game] && pieceSet(game)[kind];
   return p ? p.name : null;
 }
 
@@ -166,10 +236,11 @@ export function pieceName(game, kind) {
 // (cx, cy) with height `size` (board units). Carries a <title> with the
 // piece's name, for hover and screen readers.
 export function drawPiece(game, kind, colour, cx, cy, size, armyName) {
-  const def = PIECE_SETS[game][kind];
+  const set = PIECE_SETS[game] ? pieceSet(game) : {};
+  const def = set[kind];
   const col = ARMY_COLOURS[colour] || ARMY_COLOURS.white;
   const s = size / 100;
-  const g = el('g', { class: 'piece', transform: `translate(${cx - 50 * s} ${cy - 50 * s}) scale(${s})` });
+  const g = el('g', { class: set === ULTIMA_DISCS ? 'piece disc' : 'piece', transform: `translate(${cx - 50 * s} ${cy - 50 * s}) scale(${s})` });
   const title = el('title', {});
   title.textContent = armyName ? `${armyName} ${def ? def.name.toLowerCase() : kind}` : (def ? def.name : kind);
   g.appendChild(title);
@@ -185,6 +256,8 @@ export function drawPiece(game, kind, colour, cx, cy, size, armyName) {
     else if (role === 'line') Object.assign(a, { fill: 'none', stroke: col.edge === col.detail ? col.edge : col.detail, 'stroke-width': 3 });
     else if (role === 'leg') Object.assign(a, { fill: 'none', stroke: col.edge, 'stroke-width': 3.5 });
     else if (role === 'dot') Object.assign(a, { fill: col.detail, stroke: 'none' });
+    else if (role === 'ring') Object.assign(a, { fill: 'none', stroke: col.detail, 'stroke-width': 4.5 });
+    else if (role === 'bold') Object.assign(a, { fill: 'none', stroke: col.detail, 'stroke-width': 6 });
     if (role === 'body-stroke') {
       // A thick stroke in the army colour with an outline: drawn twice.
       g.appendChild(el(type, { ...a, fill: 'none', stroke: col.edge, 'stroke-width': 13 }));

@@ -4,9 +4,10 @@
 
 import { h } from '../dom.js';
 import { Board } from '../board.js';
-import { PIECE_SETS, drawPiece } from '../pieces.js';
+import { pieceSet, drawPiece } from '../pieces.js';
 import { piecesMap } from '../replay.js';
 import { colourName, gameInfo, games, tablesLoaded } from '../tables.js';
+import { onPrefs } from '../prefs.js';
 
 const TEXT = {
   ultima: [
@@ -40,14 +41,15 @@ export function mount(main, params, app) {
   // The games, their names and set-ups are the server's (GET /api/tables,
   // read before the connection opens): draw once the welcome says we are
   // connected, nothing before.
+  let offPrefs = null;
   const draw = () => {
     if (!tablesLoaded() || main.childElementCount) return;
-    if (params.game) page(main, params.game);
+    if (params.game) offPrefs = page(main, params.game);
     else index(main);
   };
   const off = app.conn.on('welcome', draw);
   draw();
-  return off;
+  return () => { off(); if (offPrefs) offPrefs(); };
 }
 
 function index(main) {
@@ -61,13 +63,14 @@ function page(main, game) {
   const info = gameInfo(game);
   if (!info) { main.append(h('p', {}, 'No such game.')); return; }
   const boardBox = h('div', { class: 'howto-board', id: 'howto-board' });
-  const set = PIECE_SETS[game] || {};
-  const legend = h('div', { class: 'legend' }, Object.entries(set).map(([k, p]) => {
+  // The legend follows the piece set chosen (Ultima's discs or pieces).
+  const items = () => Object.entries(pieceSet(game) || {}).map(([k, p]) => {
     const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
     svg.setAttribute('viewBox', '0 0 1 1');
     svg.appendChild(drawPiece(game, k, info.colors[0], 0.5, 0.5, 1));
     return [svg, h('span', {}, `${p.name} (${k})`)];
-  }).flat());
+  }).flat();
+  const legend = h('div', { class: 'legend', id: 'howto-legend' }, items());
   const viewSel = h('select', { id: 'howto-view', 'aria-label': 'Army at the bottom' },
     info.colors.map((c, i) => h('option', { value: i }, colourName(c))));
   main.append(h('div', { class: 'howto' },
@@ -80,4 +83,5 @@ function page(main, game) {
   board.colours = info.colors;
   board.setPosition(piecesMap(info.setup));
   viewSel.addEventListener('change', () => board.setView(Number(viewSel.value)));
+  return onPrefs(() => legend.replaceChildren(...items()));
 }

@@ -7,6 +7,7 @@
 import { h, playerName, timeControl } from '../dom.js';
 import { corrControl, corrSeek, daysText, isCorr } from '../corr.js';
 import { colourName, corrDays, gameInfo, gameName, games } from '../tables.js';
+import { lobbyLife } from './lobby-life.js';
 
 const LEVELS = [[1, '1 (beginner)'], [2, '2'], [3, '3'], [4, '4'], [5, '5'], [6, '6'], [7, '7'], [8, '8 (strongest)']];
 
@@ -17,7 +18,8 @@ const TIME_CONTROLS = [
 
 export function mount(main, params, app) {
   const conn = app.conn;
-  const offs = [];
+  const life = lobbyLife(app); // counts, games to watch, challenges
+  const offs = [life.off];
   const seeks = new Map();
   let lastSeq = -1;
 
@@ -212,12 +214,13 @@ export function mount(main, params, app) {
     } catch (e) { status.textContent = e.reason || 'Could not create the game.'; status.className = 'status error'; }
   }
 
-  main.append(
+  main.append(life.bar,
     h('div', { class: 'grid2 lobby' },
+      h('div', { class: 'stack lobby-left' }, life.challenges,
       h('section', { class: 'panel' },
         h('h2', {}, 'Open games'),
         h('table', { class: 'list cards' }, h('thead', {}, h('tr', {}, ['Player', 'Game', 'Time', 'Seats', ''].map((t) => h('th', {}, t)))), tbody),
-        empty),
+        empty), life.watch, life.challengeForm),
       h('div', { class: 'stack' },
       h('section', { class: 'panel', id: 'play-computer' },
         h('h2', {}, 'Play the computer'),
