@@ -35,7 +35,8 @@ static int schedule2(int n, bool twice, tourney_pairing *out, int max)
     for (int i = 0; i < first; i++) {
         if (k >= max)
             return -1;
-        out[k++] = (tourney_pairing){out[i].round + rounds, {out[i].player[1], out[i].player[0], -1}};
+        out[k++] =
+            (tourney_pairing){out[i].round + rounds, {out[i].player[1], out[i].player[0], -1}};
     }
     return k;
 }
@@ -53,8 +54,8 @@ static uint32_t next_rand(uint32_t *s)
 }
 
 typedef struct design {
-    int n, g, r;            /* entrants, games, games per entrant */
-    int lo, hi;             /* bounds of the meetings of a pair */
+    int n, g, r; /* entrants, games, games per entrant */
+    int lo, hi;  /* bounds of the meetings of a pair */
     int t[TOURNEY_MAX_GAMES][3];
 } design;
 
@@ -107,7 +108,8 @@ static void search_pairs(design *d, uint32_t *seed)
         d->t[i / 3][i % 3] = i % d->n;
     int cost = pair_cost(d);
     for (long it = 0; it < 400000 && cost > 0; it++) {
-        int a = (int)(next_rand(seed) % (uint32_t)d->g), b = (int)(next_rand(seed) % (uint32_t)d->g);
+        int a = (int)(next_rand(seed) % (uint32_t)d->g),
+            b = (int)(next_rand(seed) % (uint32_t)d->g);
         int i = (int)(next_rand(seed) % 3), j = (int)(next_rand(seed) % 3);
         if (a == b)
             continue;
@@ -335,7 +337,8 @@ void tourney_standings(const tourney_game *games, int ngames, int n, const bool 
         for (int s = 0; s < g->nseats; s++)
             for (int t = 0; t < g->nseats; t++)
                 if (t != s)
-                    out[g->player[s]].tiebreak += tourney_pairwise(g, s, t) * out[g->player[t]].score;
+                    out[g->player[s]].tiebreak +=
+                        tourney_pairwise(g, s, t) * out[g->player[t]].score;
     }
     for (int p = 0; p < n; p++) {
         int better = 0;

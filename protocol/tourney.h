@@ -53,13 +53,13 @@ typedef struct tourney_game {
 
 /* One entrant's standing. */
 typedef struct tourney_standing {
-    double score;     /* points from the games that count */
-    double tiebreak;  /* Sonneborn-Berger (pairwise for three players) */
-    int wins;         /* first places alone */
-    int played;       /* finished games that count */
-    int games;        /* games in the schedule */
-    bool struck;      /* withdrew having played fewer than half: results struck out */
-    int place;        /* 1-based place in the standings (ties share the place) */
+    double score;    /* points from the games that count */
+    double tiebreak; /* Sonneborn-Berger (pairwise for three players) */
+    int wins;        /* first places alone */
+    int played;      /* finished games that count */
+    int games;       /* games in the schedule */
+    bool struck;     /* withdrew having played fewer than half: results struck out */
+    int place;       /* 1-based place in the standings (ties share the place) */
 } tourney_standing;
 
 /* The points of seat s of a finished game: two players 1 / ½ / 0; three

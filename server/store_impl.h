@@ -36,6 +36,8 @@
  *                             ratings_ (a profile's ratings).
  *   store_archive.c           a player's archive, a page at a time (queued
  *                             reads). Calls db_, queue_.
+ *   store_tourney.c           tournaments (store_tourney.h): rare writes,
+ *                             synchronous; the load at start-up. Calls db_.
  *   store_ratings.c  (ratings_) Glicko-2 ratings: the update in a finished
  *                             game's transaction, the ratings in memory,
  *                             leaderboards. Calls db_, queue_, rating.h.
@@ -99,6 +101,16 @@ enum db_stmt {
     ST_LEADERBOARD,
     ST_ARCHIVE,
     ST_ARCHIVE_NAMES,
+    ST_T_INSERT,
+    ST_T_STATE,
+    ST_T_ENTRANT_PUT,
+    ST_T_ENTRANT_DEL,
+    ST_T_ENTRANT_IDX,
+    ST_T_GAME_INSERT,
+    ST_T_GAME_RESULT,
+    ST_T_ALL,
+    ST_T_ENTRANTS,
+    ST_T_GAMES,
     ST_COUNT
 };
 
