@@ -112,6 +112,7 @@ static const struct field {
     {PF_SEAT, "seat", INT, offsetof(proto_req, seat), 0},
     {PF_RATING_MIN, "rating_min", INT, offsetof(proto_req, rating_min), 0},
     {PF_RATING_MAX, "rating_max", INT, offsetof(proto_req, rating_max), 0},
+    {PF_TOURNEY, "tourney", INT, offsetof(proto_req, tourney), 0},
 };
 _Static_assert(sizeof fields / sizeof fields[0] == PROTO_NFIELDS, "one row per PROTO_FIELDS entry");
 

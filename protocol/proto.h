@@ -132,7 +132,8 @@ proto_err proto_err_from_rules(int rerr);
     X(PF_LEVEL, "level", INT)                                                                      \
     X(PF_SEAT, "seat", INT)                                                                        \
     X(PF_RATING_MIN, "rating_min", INT)                                                            \
-    X(PF_RATING_MAX, "rating_max", INT)
+    X(PF_RATING_MAX, "rating_max", INT)                                                            \
+    X(PF_TOURNEY, "tourney", INT)
 
 enum {
 #define PROTO_FIELD_BIT(bit, name, kind) bit##_INDEX,
@@ -174,7 +175,9 @@ enum {
     X(PROTO_COND_GET, "cond_get", PF_ROOM, 0)                                                      \
     X(PROTO_BOT_GAME, "bot_game", PF_GAME | PF_LEVEL,                                              \
       PF_SEAT | PF_BASE_MS | PF_INC_MS | PF_RATED | PF_CORR)                                       \
-    X(PROTO_SEEK_FILL, "seek_fill", PF_SEEK | PF_LEVEL, 0)
+    X(PROTO_SEEK_FILL, "seek_fill", PF_SEEK | PF_LEVEL, 0)                                         \
+    X(PROTO_TOURNEY_WATCH, "tourney_watch", PF_TOURNEY, 0)                                         \
+    X(PROTO_TOURNEY_UNWATCH, "tourney_unwatch", PF_TOURNEY, 0)
 
 typedef enum {
 #define PROTO_REQ_ENUM(name, type, req, opt) name,
@@ -212,6 +215,7 @@ typedef struct proto_req {
     int64_t seat;  /* bot_game: the seat to take (-1 or absent: random) */
     /* seek_create (rated): who may accept, by rating (0: no bound). */
     int64_t rating_min, rating_max;
+    int64_t tourney; /* tourney_watch, tourney_unwatch */
 } proto_req;
 
 /*

@@ -343,7 +343,12 @@ void tourney_standings(const tourney_game *games, int ngames, int n, const bool 
     for (int p = 0; p < n; p++) {
         int better = 0;
         for (int q = 0; q < n; q++) {
+            /* Struck entrants come last, whatever their numbers. */
             const tourney_standing *a = &out[q], *b = &out[p];
+            if (a->struck != b->struck) {
+                better += b->struck;
+                continue;
+            }
             if (a->score > b->score ||
                 (a->score == b->score &&
                  (a->tiebreak > b->tiebreak || (a->tiebreak == b->tiebreak && a->wins > b->wins))))

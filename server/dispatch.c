@@ -20,6 +20,7 @@
 #include "room.h"
 #include "session.h"
 #include "store.h"
+#include "tournament.h"
 
 static uv_loop_t *loop;
 static store *db;
@@ -207,6 +208,8 @@ static const cmd cmds[PROTO_NREQUESTS] = {
 #undef COND_ROW
     [PROTO_BOT_GAME] = {CMD_HELLO, lobby_bot_game, NULL, NULL},
     [PROTO_SEEK_FILL] = {CMD_HELLO, lobby_seek_fill, NULL, NULL},
+    [PROTO_TOURNEY_WATCH] = {CMD_HELLO, tournament_watch, NULL, NULL},
+    [PROTO_TOURNEY_UNWATCH] = {CMD_HELLO, tournament_unwatch, NULL, NULL},
 };
 
 /* Check what req's row needs, then run its handler. */
@@ -324,6 +327,7 @@ void dispatch_close(net_conn *c)
     log_kv(LOG_DEBUG, "connection closed", "addr=%s", c->addr);
     lobby_leave(s);
     room_unwatch_all(s);
+    tournament_unwatch_all(s);
     ident *who = s->who;
     if (who != NULL && ident_detach(s)) {
         lobby_forget(who);

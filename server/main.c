@@ -61,6 +61,8 @@
 #include "room.h"
 #include "session.h"
 #include "store.h"
+#include "tournament.h"
+#include "tournament_api.h"
 
 #ifndef CHAMELEON_CONFIG
 #define CHAMELEON_CONFIG "/etc/chameleon/chameleon.conf"
@@ -231,6 +233,9 @@ static const net_route routes[] = {
     /* Ratings (PROTOCOL.md, "Ratings"). */
     {NET_GET, "/api/leaderboard/", true, api_leaderboard},
     {NET_GET, "/api/archive/", true, api_archive},
+    /* Tournaments (PROTOCOL.md, "Tournaments"). */
+    {NET_GET, "/api/tournaments", true, tournament_api_get},
+    {NET_POST, "/api/tournaments", true, tournament_api_post},
 };
 // clang-format on
 
@@ -587,6 +592,11 @@ int main(int argc, char **argv)
     }
     if (restored > 0)
         log_kv(LOG_INFO, "games in progress restored", "games=%d", restored);
+    if ((serr = tournament_init(&loop, st)) < 0) {
+        log_error("cannot restore tournaments: %s", store_err_text(serr));
+        return 1;
+    }
+    tournament_api_init(st);
 
     int port = net_start(&loop, &cfg, why, sizeof why);
     if (port < 0) {
@@ -621,11 +631,13 @@ int main(int argc, char **argv)
     log_info("writing what is queued");
     uv_close((uv_handle_t *)&watchdog, NULL);
     room_stop_clocks();
+    tournament_stop();
     ident_stop();
     net_stop(&loop); /* every session closes (dispatch_close) */
     store_close(st); /* writes what is queued; its callbacks still see rooms */
     lobby_shutdown();
     room_shutdown();
+    tournament_shutdown();
     bot_shutdown(); /* every search was cancelled by room_stop_clocks */
     session_shutdown();
     uv_run(&loop, UV_RUN_DEFAULT); /* rooms are freed, their seats let go */

@@ -117,6 +117,14 @@ int room_chat(room *r, session *s, const proto_req *req, char *why, size_t whyle
  * cond_clear, cond_get; each replies `cond` with the lines now stored. */
 int room_cond(room *r, session *s, const proto_req *req, char *why, size_t whylen);
 
+/* Tournaments (room_tourney.c): cb runs once the result of a game is on
+ * disk, with the game as it ended; room_forfeit resigns the seat of
+ * `account` in `game` (a withdrawal): 0, or -1 if the game is not in
+ * memory, is over, or the account has no seat still playing in it. */
+typedef void (*room_over_cb)(void *arg, int64_t game, const rules_game *g);
+void room_set_over_cb(room_over_cb cb, void *arg);
+int room_forfeit(int64_t game, int64_t account);
+
 /* A session closes: it stops watching every room. */
 void room_unwatch_all(session *s);
 /* An identity came or went (first session opened / last closed): the

@@ -30,6 +30,8 @@ static void result_stored(room *r, outbox_ev *e, int status)
 {
     r->pending--;
     release(r, e);
+    if (status == 0)
+        room__over(r);
     /* Not if the move that ended the game failed too and was taken back. */
     if (status < 0 && status != STORE_ECLOSED && r->finished && r->g->result.over) {
         if (++r->result_tries < ROOM_RESULT_TRIES)

@@ -213,6 +213,16 @@ static void test_withdrawal(void **state)
     assert_int_equal(st[0].place, 1);
     assert_int_equal(st[3].place, 4);
 
+    /* Struck last even level on points with another (C would be level
+     * with a struck D on 0 if C lost everything). */
+    tourney_game lost[6];
+    memcpy(lost, four, sizeof lost);
+    lost[1].rank[0] = 1; /* C loses to A */
+    tourney_standings(lost, 6, 4, withdrawn, played_at, st, NULL, NULL);
+    NEAR(st[2].score, 0);
+    assert_int_equal(st[2].place, 3);
+    assert_int_equal(st[3].place, 4);
+
     played_at[3] = 2; /* 2 of 3: at least half */
     assert_false(tourney_struck(four, 6, 3, withdrawn, played_at));
     tourney_standings(four, 6, 4, withdrawn, played_at, st, NULL, NULL);
