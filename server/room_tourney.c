@@ -33,3 +33,14 @@ int room_forfeit(int64_t game, int64_t account)
         }
     return -1;
 }
+
+bool room__quiet;
+
+room *room_start_quiet(const room_settings *s, ident *const *seats, int nseats, proto_err *err,
+                       char *why, size_t whylen)
+{
+    room__quiet = true;
+    room *r = room_start(s, seats, nseats, NULL, NULL, err, why, whylen);
+    room__quiet = false;
+    return r;
+}

@@ -455,7 +455,7 @@ static int start(tourn *t, tournament_err *e)
             seats[s] = who[p[i].player[s]];
         proto_err perr;
         char why[160];
-        room *r = room_start(&rs, seats, ti->seats, NULL, NULL, &perr, why, sizeof why);
+        room *r = room_start_quiet(&rs, seats, ti->seats, &perr, why, sizeof why);
         if (r == NULL) {
             /* The games started so far stay (they are stored); the
              * tournament does not start. Rare: out of memory, disk full. */

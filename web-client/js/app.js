@@ -12,6 +12,7 @@ import * as turn from './pages/turn.js';
 import * as analysis from './pages/analysis.js';
 import * as player from './pages/player.js';
 import * as leaderboard from './pages/leaderboard.js';
+import * as tournaments from './pages/tournaments.js';
 import { watchYourTurn } from './corr.js';
 import { setTables } from './tables.js';
 import { loadBoards } from './geometry.js';
@@ -53,6 +54,9 @@ const ROUTES = [
   [/^#\/@\/([\w-]+)$/, player, 'players', (m) => ({ name: m[1] })],
   [/^#\/leaderboard$/, leaderboard, 'players'],
   [/^#\/leaderboard\/(\w+)$/, leaderboard, 'players', (m) => ({ game: m[1] })],
+  [/^#\/tournaments$/, tournaments, 'tournaments'],
+  [/^#\/tournaments\/new$/, tournaments, 'tournaments', () => ({ create: true })],
+  [/^#\/tournament\/(\d+)$/, tournaments, 'tournaments', (m) => ({ id: Number(m[1]) })],
 ];
 
 let unmount = null;
