@@ -10,6 +10,9 @@
 // every player still seated).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startServer, connect } from './lib.mjs';
 
 async function api(srv, method, path, body, cookie) {
@@ -153,6 +156,9 @@ test('a four-player double round robin, played to the end across a restart', asy
             const mine = t.schedule.filter((g) => g.players[0] === e.idx).map((g) => g.id).sort();
             assert.deepEqual(turns.games.map((x) => x.id).sort(), mine, `${e.username}'s turn list`);
         }
+        // No game_started for them: a client would open every room.
+        for (const c of Object.values(clients))
+            assert.ok(!c.inbox.some((m) => m.type === 'game_started'), 'no game_started');
 
         // The plan: results by game index.
         const plan = 'wbdwwbdbwdwb';
@@ -255,6 +261,8 @@ test('a three-player section of six players (yalta), played to the end', async (
             const g = t.schedule[i];
             const c = [0, 1, 2].map((s) => seatClient(t, g, s, clients));
             if (i % 2 === 0) {
+                // Tournament games start quietly: watch the room to see the leave.
+                assert.equal((await c[1].request({ type: 'join', room: g.id })).type, 'room');
                 c[0].send({ type: 'resign', room: g.id });
                 await c[1].waitFor((m) => m.type === 'event' && m.room === g.id && m.kind === 'left', 'left');
                 c[1].send({ type: 'resign', room: g.id });
@@ -422,5 +430,40 @@ test('the director: remove before the start, start early, cancel; errors', async
         unknown.close();
     } finally {
         await stopOk(srv);
+    }
+});
+
+test('start dates: a tournament starts at its date, one with too few entrants is cancelled', async () => {
+    // The server's clock is the wall clock plus the offset in this file.
+    const clockDir = mkdtempSync(join(tmpdir(), 'chameleon-clock-'));
+    const clock = join(clockDir, 'offset');
+    writeFileSync(clock, '0\n');
+    const srv = await startServer(['--clock-offset-file', clock]);
+    try {
+        const [A, B, C] = [await account(srv, 'sa'), await account(srv, 'sb'), await account(srv, 'sc')];
+        const at = Date.now() + 2 * 86400000;
+        const full = (await api(srv, 'POST', '/api/tournaments', {
+            name: 'Dated', game: 'ant3', size: 5, corr: { days: 2 }, start_ms: at,
+        }, A.cookie)).json;
+        const thin = (await api(srv, 'POST', '/api/tournaments', {
+            name: 'Thin', game: 'ultima', size: 4, corr: { days: 2 }, start_ms: at,
+        }, A.cookie)).json;
+        for (const a of [A, B, C]) await api(srv, 'POST', `/api/tournaments/${full.id}/join`, {}, a.cookie);
+        for (const a of [A, B]) await api(srv, 'POST', `/api/tournaments/${thin.id}/join`, {}, a.cookie);
+        const w = await connect(srv.url);
+        await w.request({ type: 'tourney_watch', tourney: full.id });
+        assert.equal((await get(srv, full.id)).state, 'open');
+        writeFileSync(clock, `${2 * 86400000 + 60000}\n`);
+        const pushed = await w.waitFor((m) => m.type === 'tourney' && m.tourney.state === 'running',
+            'push: started at its date');
+        // Three entrants, three players a game: one game.
+        assert.equal(pushed.tourney.schedule.length, 1);
+        assert.deepEqual([...pushed.tourney.schedule[0].players].sort(), [0, 1, 2]);
+        const t2 = await until(srv, thin.id, (x) => x.state !== 'open', 'the thin one at its date');
+        assert.equal(t2.state, 'cancelled');
+        w.close();
+    } finally {
+        await stopOk(srv);
+        rmSync(clockDir, { recursive: true, force: true });
     }
 });
