@@ -57,6 +57,8 @@ static void test_decode_every_type(void **state)
         {"{\"type\":\"cond_get\",\"room\":1}", PROTO_COND_GET},
         {"{\"type\":\"bot_game\",\"game\":\"g\",\"level\":3}", PROTO_BOT_GAME},
         {"{\"type\":\"seek_fill\",\"seek\":3,\"level\":3}", PROTO_SEEK_FILL},
+        {"{\"type\":\"tourney_watch\",\"tourney\":3}", PROTO_TOURNEY_WATCH},
+        {"{\"type\":\"tourney_unwatch\",\"tourney\":3}", PROTO_TOURNEY_UNWATCH},
     };
     assert_int_equal(sizeof cases / sizeof cases[0], PROTO_NREQUESTS);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
