@@ -50,6 +50,9 @@ typedef struct metrics {
     uint64_t refused_games_addr;    /* too_many_games: the address's cap */
     uint64_t refused_watched_ident; /* too_many_rooms: the identity's cap */
     uint64_t refused_watched_addr;  /* too_many_rooms: the address's cap */
+    /* Tournaments (tournament.c). */
+    int64_t tournaments_open, tournaments_running; /* in memory, by state */
+    uint64_t tournament_games;                     /* games started by tournaments */
 } metrics;
 
 extern metrics metrics_now;

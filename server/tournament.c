@@ -14,6 +14,7 @@
 #include "accounts.h"
 #include "ident.h"
 #include "log.h"
+#include "metrics.h"
 #include "room.h"
 #include "store.h"
 #include "store_tourney.h"
@@ -110,6 +111,24 @@ static void entrant_drop(tourney_info *t, int64_t account)
             t->nentrants--;
             return;
         }
+}
+
+/* The gauges of tournaments by state (metrics.h). */
+static void count_state(int state, int delta)
+{
+    if (state == TOURNEY_OPEN)
+        metrics_now.tournaments_open += delta;
+    else if (state == TOURNEY_RUNNING)
+        metrics_now.tournaments_running += delta;
+}
+
+/* The one place a state changes in memory. */
+static void state_to(tourn *t, int state, int64_t at_ms)
+{
+    count_state(t->info.state, -1);
+    count_state(state, 1);
+    t->info.state = state;
+    t->info.state_ms = at_ms;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -243,8 +262,7 @@ static void maybe_finish(tourn *t)
                (long long)t->info.id);
         return;
     }
-    t->info.state = TOURNEY_FINISHED;
-    t->info.state_ms = now;
+    state_to(t, TOURNEY_FINISHED, now);
     log_kv(LOG_INFO, "tournament finished", "tourney=%lld", (long long)t->info.id);
 }
 
@@ -413,6 +431,7 @@ int tournament_create(int64_t account, const char *name, const tourney_create *r
         accounts_name(db, invited[i], en->name, sizeof en->name);
     }
     HASH_ADD(hh, all, info.id, sizeof ti->id, t);
+    count_state(ti->state, 1);
     *id = ti->id;
     log_kv(LOG_INFO, "tournament created", "tourney=%lld game=%s size=%d", (long long)ti->id,
            ti->variant, ti->size);
@@ -491,8 +510,8 @@ static int start(tourn *t, tournament_err *e)
             log_kv(LOG_ERROR, "out of memory: a tournament game is not followed", "game=%lld",
                    (long long)sg[i].game);
     }
-    ti->state = TOURNEY_RUNNING;
-    ti->state_ms = now;
+    state_to(t, TOURNEY_RUNNING, now);
+    metrics_now.tournament_games += (uint64_t)ng;
     log_kv(LOG_INFO, "tournament started", "tourney=%lld entrants=%d games=%d", (long long)ti->id,
            n, ng);
     return 0;
@@ -505,8 +524,7 @@ static int set_state(tourn *t, int state, tournament_err *e)
         fail(e, 500, "db_error", "the tournament could not be stored%s", NULL);
         return -1;
     }
-    t->info.state = state;
-    t->info.state_ms = now;
+    state_to(t, state, now);
     return 0;
 }
 
@@ -715,6 +733,7 @@ static void on_load_tourney(void *arg, const store_tourney *st)
     ti->created_ms = st->created_ms;
     ti->state_ms = st->state_ms;
     HASH_ADD(hh, all, info.id, sizeof ti->id, t);
+    count_state(ti->state, 1);
 }
 
 static void on_load_entrant(void *arg, int64_t tourney, const store_entrant *se)
@@ -804,6 +823,7 @@ void tournament_shutdown(void)
     HASH_ITER(hh, all, t, tmp)
     {
         HASH_DEL(all, t);
+        count_state(t->info.state, -1);
         free(t);
     }
     free(watches);

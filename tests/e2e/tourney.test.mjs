@@ -89,6 +89,9 @@ test('tournaments: list, create, join, start when full, live crosstable', { skip
   });
   assert.equal((await join(cookies[1])).status, 200);
   await a.waitForSelector(`#tourney-standings li[data-user="${names[1]}"]`);
+  // The director may remove an entrant before the start.
+  assert.equal(await a.locator('#tourney-standings li button').count(), 2);
+  await a.screenshot({ path: path.join(OUT, 'tourney-open-1440.png'), fullPage: true });
   assert.equal((await join(cookies[2])).status, 200);
   await a.waitForSelector('#crosstable');
   assert.equal(await a.textContent('#tourney-state'), 'running');

@@ -417,6 +417,10 @@ test('the director: remove before the start, start early, cancel; errors', async
         assert.equal(late.json.error, 'bad_state');
         const cancelRunning = await api(srv, 'POST', `/api/tournaments/${id}/cancel`, {}, A.cookie);
         assert.equal(cancelRunning.status, 409);
+        const metrics = (await api(srv, 'GET', '/metrics')).text;
+        assert.match(metrics, /^chameleon_tournaments_running 1$/m);
+        assert.match(metrics, /^chameleon_tournaments_open 0$/m);
+        assert.match(metrics, /^chameleon_tournament_games_total 3$/m);
 
         const mk2 = await api(srv, 'POST', '/api/tournaments', {
             name: 'Cancelled', game: 'ultima', size: 3, corr: { days: 1 },

@@ -139,8 +139,9 @@ function view(main, params, app) {
   const standings = h('div', { id: 'tourney-standings' });
   const cross = h('div', { id: 'tourney-cross' });
   const schedule = h('div', { id: 'tourney-schedule' });
+  const standingsTitle = h('h2', {}, 'Standings');
   main.append(h('section', { class: 'panel tourney' }, head, actions, status),
-    h('section', { class: 'panel tourney' }, h('h2', {}, 'Standings'), standings),
+    h('section', { class: 'panel tourney' }, standingsTitle, standings),
     h('section', { class: 'panel tourney' }, h('h2', {}, 'Crosstable'), cross),
     h('section', { class: 'panel tourney' }, h('h2', {}, 'Schedule'), schedule));
   let t = null;
@@ -188,9 +189,11 @@ function view(main, params, app) {
         director && t.state === 'open' ? h('button', { class: 'small', onclick: act('remove', { username: e.username }) }, 'Remove') : null)))
         : h('p', { class: 'muted' }, 'Nobody has entered yet.'));
       cross.replaceChildren(h('p', { class: 'muted' }, t.state === 'cancelled' ? 'Cancelled.' : 'The crosstable appears at the start.'));
-      schedule.replaceChildren();
+      schedule.replaceChildren(h('p', { class: 'muted' }, t.state === 'cancelled' ? '' : 'Every game is drawn and started at once at the start.'));
+      standingsTitle.textContent = 'Entrants';
       return;
     }
+    standingsTitle.textContent = 'Standings';
     const order = section.slice().sort((a, b) => a.place - b.place || a.idx - b.idx);
     standings.replaceChildren(h('div', { class: 'table-scroll' }, h('table', { class: 'list standings' },
       h('thead', {}, h('tr', {}, ['#', 'Player', 'Score', t.seats === 3 ? 'Tie-break (pairwise SB)' : 'Sonneborn-Berger', 'Played'].map((x) => h('th', {}, x)))),
