@@ -10,6 +10,7 @@
 // every player still seated).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -469,5 +470,35 @@ test('start dates: a tournament starts at its date, one with too few entrants is
     } finally {
         await stopOk(srv);
         rmSync(clockDir, { recursive: true, force: true });
+    }
+});
+
+test('a result whose places were lost (a crash between the two writes) is read back from the game', async () => {
+    let srv = await startServer();
+    try {
+        const accts = [await account(srv, 'ra'), await account(srv, 'rb'), await account(srv, 'rc')];
+        const id = (await api(srv, 'POST', '/api/tournaments', {
+            name: 'Read back', game: 'ultima', size: 3, corr: { days: 3 },
+        }, accts[0].cookie)).json.id;
+        const clients = {};
+        let t;
+        for (const a of accts) {
+            clients[a.name] = await login(srv, a);
+            t = (await api(srv, 'POST', `/api/tournaments/${id}/join`, {}, a.cookie)).json;
+        }
+        const g = t.schedule[0];
+        t = await finish2(srv, t, g, 'b', clients); // white resigns
+        assert.deepEqual(t.schedule[0].points, [0, 1]);
+        for (const c of Object.values(clients)) c.close();
+        await stopOk(srv, true);
+        // The game's result is on disk, its places in the tournament not.
+        execFileSync('sqlite3', [join(srv.dir, 'test.db'),
+            `UPDATE tournament_games SET rank0 = NULL, rank1 = NULL WHERE game = ${g.id}`]);
+        srv = await startServer([], { dir: srv.dir });
+        const back = await until(srv, id, gameDone(g.id), 'the result read back');
+        assert.deepEqual(back.schedule[0].points, [0, 1]);
+        assert.equal(back.games_finished, 1);
+    } finally {
+        await stopOk(srv);
     }
 });
