@@ -122,7 +122,7 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_T_GAME_INSERT] = "INSERT INTO tournament_games (tournament, game, round, p0, p1, p2)"
                          " VALUES (?,?,?,?,?,?)",
     [ST_T_GAME_RESULT] = "UPDATE tournament_games SET rank0 = ?, rank1 = ?, rank2 = ?"
-                         " WHERE tournament = ? AND game = ?",
+                         " WHERE game = ?",
     [ST_T_ALL] = "SELECT t.id, t.name, t.director, a.username, t.variant, t.size, t.double_rr,"
                  " t.tc_base_ms, t.tc_inc_ms, t.tc_cap_ms, t.start_ms, t.invite_only, t.rated,"
                  " t.state, t.created_ms, t.state_ms FROM tournaments t"

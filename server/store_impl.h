@@ -36,8 +36,9 @@
  *                             ratings_ (a profile's ratings).
  *   store_archive.c           a player's archive, a page at a time (queued
  *                             reads). Calls db_, queue_.
- *   store_tourney.c           tournaments (store_tourney.h): rare writes,
- *                             synchronous; the load at start-up. Calls db_.
+ *   store_tourney.c           tournaments (store_tourney.h): places queued,
+ *                             rare writes synchronous; the load at start-up.
+ *                             Calls db_, queue_.
  *   store_ratings.c  (ratings_) Glicko-2 ratings: the update in a finished
  *                             game's transaction, the ratings in memory,
  *                             leaderboards. Calls db_, queue_, rating.h.

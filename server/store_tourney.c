@@ -1,7 +1,7 @@
 /*
- * store_tourney.c - tournaments on disk (store_tourney.h): synchronous
- * writes on the loop's connection after what is queued, and the load at
- * start-up.
+ * store_tourney.c - tournaments on disk (store_tourney.h): the places of a
+ * game queued, the rare writes synchronous on the loop's connection after
+ * what is queued, and the load at start-up.
  */
 #include "store_impl.h"
 #include "store_tourney.h"
@@ -135,17 +135,34 @@ int store_tourney_start(store *s, int64_t tourney, int64_t at_ms, const int64_t 
     return end(s, err);
 }
 
-int store_tourney_result(store *s, int64_t tourney, int64_t game, const int *rank, int nseats)
+/* The places of a game: op.clock_ms holds them by seat, op.player how many
+ * seats. */
+static int run_result(store *s, op *o)
 {
-    int err = begin(s);
+    sqlite3_stmt *st = db_use(s->wst, ST_T_GAME_RESULT);
+    for (int k = 0; k < o->player && k < STORE_TOURNEY_SEATS; k++)
+        sqlite3_bind_int64(st, 1 + k, o->clock_ms[k]);
+    sqlite3_bind_int64(st, 4, o->game);
+    return db_run(st);
+}
+
+static const op_kind result_kind = {run_result, queue_write_done, NULL, false};
+
+int store_tourney_result(store *s, int64_t game, const int *rank, int nseats, store_done_cb cb,
+                         void *arg)
+{
+    int err = queue_refuses(s);
     if (err < 0)
         return err;
-    sqlite3_stmt *st = db_use(s->st, ST_T_GAME_RESULT);
+    op *o = queue_push(s, &result_kind, game);
+    if (o == NULL)
+        return STORE_ENOMEM;
+    o->player = nseats;
     for (int k = 0; k < nseats && k < STORE_TOURNEY_SEATS; k++)
-        sqlite3_bind_int(st, 1 + k, rank[k]);
-    sqlite3_bind_int64(st, 4, tourney);
-    sqlite3_bind_int64(st, 5, game);
-    return end(s, db_run(st));
+        o->clock_ms[k] = rank[k];
+    o->cb.write = cb;
+    o->arg = arg;
+    return 0;
 }
 
 static void text(sqlite3_stmt *st, int col, char *dst, size_t len)

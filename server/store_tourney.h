@@ -7,13 +7,14 @@
  * Owns: the storage contract of tournaments. May call: store.h (the store,
  * its errors and time controls), record.h.
  *
- * Every write here is rare (a tournament is created, joined, started,
- * finished a few times in its life; a game result once per game) and is
- * written synchronously before the function returns, after whatever is
- * queued (store_flush): so a start is on disk after the creation of the
- * games it names, and a game's places after its result. A place lost to a
- * crash is found again from the game itself (server/tourney.c reads the
- * games of a running tournament that have no places at start-up).
+ * The places of a finished game are queued like a game's result (the
+ * writer commits them; they are written after the result queued before
+ * them). Every other write is rare (a tournament is created, joined,
+ * started, finished a few times in its life) and is written synchronously
+ * before the function returns, after whatever is queued (store_flush): so a
+ * start is on disk after the creation of the games it names. A place lost
+ * to a crash is found again from the game itself (server/tournament.c reads
+ * the games of a running tournament that have no places at start-up).
  */
 #ifndef STORE_TOURNEY_H
 #define STORE_TOURNEY_H
@@ -86,8 +87,11 @@ int store_tourney_set_state(store *s, int64_t tourney, int state, int64_t at_ms)
  * (accounts[i] is entrant i) and the games. */
 int store_tourney_start(store *s, int64_t tourney, int64_t at_ms, const int64_t *accounts, int n,
                         const store_tourney_game *games, int ngames);
-/* The places of a finished game. */
-int store_tourney_result(store *s, int64_t tourney, int64_t game, const int *rank, int nseats);
+/* Queue the places of a finished game (of whichever tournament holds it).
+ * cb (may be NULL) fires once written, or with the error. 0, or an error
+ * at once (STORE_ECLOSED, STORE_ENOMEM; then cb is not called). */
+int store_tourney_result(store *s, int64_t game, const int *rank, int nseats, store_done_cb cb,
+                         void *arg);
 
 /* Every tournament at start-up, in id order; then every entrant (by
  * tournament, in order of joining); then every game (by tournament, round,

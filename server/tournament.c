@@ -266,6 +266,16 @@ static void maybe_finish(tourn *t)
     log_kv(LOG_INFO, "tournament finished", "tourney=%lld", (long long)t->info.id);
 }
 
+/* A result's places are written behind the game's result; one that fails
+ * is read back from the game at the next start. */
+static void on_result_stored(void *arg, int status)
+{
+    (void)arg;
+    if (status < 0 && status != STORE_ECLOSED)
+        log_kv(LOG_ERROR, "a tournament result could not be stored (read back at restart)",
+               "status=%s", store_err_code(status));
+}
+
 static void record_result(int64_t game, const rules_result *r, int n, const int64_t *left_at)
 {
     game_ref *ref;
@@ -277,8 +287,8 @@ static void record_result(int64_t game, const rules_result *r, int n, const int6
         return;
     int rank[TOURNEY_MAX_SEATS] = {0};
     places(r, n < TOURNEY_MAX_SEATS ? n : TOURNEY_MAX_SEATS, left_at, rank);
-    if (store_tourney_result(db, ref->t->info.id, game, rank, n) < 0)
-        log_kv(LOG_ERROR, "cannot store a tournament result (read back at restart)",
+    if (store_tourney_result(db, game, rank, n, on_result_stored, NULL) < 0)
+        log_kv(LOG_ERROR, "cannot queue a tournament result (read back at restart)",
                "tourney=%lld game=%lld", (long long)ref->t->info.id, (long long)game);
     g->finished = true;
     memcpy(g->rank, rank, sizeof g->rank);

@@ -1,7 +1,8 @@
 /*
  * test_store_tourney.c - tournaments on a real SQLite file (migration
  * 0008): creation with an invitation list, entrants put and removed, the
- * start with its games, a result, a withdrawal, and all of it loaded back
+ * start with its games, a result (queued, committed by the writer), a
+ * withdrawal, and all of it loaded back
  * after the store is closed and opened again.
  */
 #include <setjmp.h>
@@ -50,6 +51,11 @@ static void on_g(void *arg, int64_t tourney, const store_tourney_game *g)
     s->g[s->ngames++] = *g;
 }
 
+static void on_written(void *arg, int status)
+{
+    *(int *)arg = status;
+}
+
 static void test_round_trip(void **state)
 {
     (void)state;
@@ -82,7 +88,11 @@ static void test_round_trip(void **state)
     store_tourney_game g[] = {{101, 1, {0, 1, -1}, false, {0}}, {102, 2, {2, 0, -1}, false, {0}}};
     assert_int_equal(store_tourney_start(s, t.id, 1000, order, 3, g, 2), 0);
     int rank[] = {1, 0};
-    assert_int_equal(store_tourney_result(s, t.id, 102, rank, 2), 0);
+    int written = 1;
+    assert_int_equal(store_tourney_result(s, 102, rank, 2, on_written, &written), 0);
+    while (written == 1) /* queued: the writer commits it */
+        uv_run(&loop, UV_RUN_ONCE);
+    assert_int_equal(written, 0);
     e = (store_entrant){.account = acct[3],
                         .status = STORE_ENTRANT_WITHDRAWN,
                         .idx = 1,
