@@ -332,10 +332,21 @@ char *tournament_list_json(void)
     const tourney_info **list = malloc((n ? n : 1) * sizeof *list);
     if (list == NULL)
         return NULL;
-    int k = 0;
+    /* Every open and running one; of the others (finished, cancelled) the
+     * newest TOURNAMENT_LIST_OVER (the table is in id order). */
+    int over = 0;
     tourn *t, *tmp;
     HASH_ITER(hh, all, t, tmp)
     {
+        over += t->info.state != TOURNEY_OPEN && t->info.state != TOURNEY_RUNNING;
+    }
+    int k = 0, skip = over > TOURNAMENT_LIST_OVER ? over - TOURNAMENT_LIST_OVER : 0;
+    HASH_ITER(hh, all, t, tmp)
+    {
+        if (t->info.state != TOURNEY_OPEN && t->info.state != TOURNEY_RUNNING && skip > 0) {
+            skip--;
+            continue;
+        }
         list[k++] = &t->info;
     }
     char *text = tourney_list_json(list, k);

@@ -49,7 +49,8 @@ typedef struct tournament_err {
 
 /* The tournament (NULL if none). */
 const tourney_info *tournament_find(int64_t id);
-/* The list as JSON (malloc'd; NULL if out of memory). */
+/* The list as JSON (malloc'd; NULL if out of memory): every open and
+ * running tournament, and the newest TOURNAMENT_LIST_OVER of the others. */
 char *tournament_list_json(void);
 
 /* Create: 0 and *id, or -1 with e. account/name: the director. */
@@ -67,9 +68,10 @@ int tournament_unwatch(session *s, const proto_req *req, char *why, size_t whyle
 void tournament_unwatch_all(session *s);
 
 enum {
-    TOURNAMENT_WATCH_MAX = 8,  /* tournaments one session watches */
-    TOURNAMENT_OPEN_MAX = 5,   /* open tournaments one director holds */
-    TOURNAMENT_TICK_MS = 1000, /* start dates checked this often */
+    TOURNAMENT_WATCH_MAX = 8,   /* tournaments one session watches */
+    TOURNAMENT_OPEN_MAX = 5,    /* open tournaments one director holds */
+    TOURNAMENT_TICK_MS = 1000,  /* start dates checked this often */
+    TOURNAMENT_LIST_OVER = 100, /* finished or cancelled ones in the list */
 };
 
 #endif
