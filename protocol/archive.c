@@ -196,17 +196,28 @@ char *archive_game_view_json(const record_game *g)
 
 char *archive_game_pgn(const record_game *g)
 {
+    return archive_game_pgn_event(g, NULL, NULL, NULL);
+}
+
+char *archive_game_pgn_event(const record_game *g, const char *event, const char *round,
+                             const char *section)
+{
     pgn_game p = {0};
     const rules_variant *v = rules_find(g->variant);
     char buf[64];
-    pgn_set_tag(&p, "Event", g->kind == RECORD_CORR ? "Correspondence game" : "Live game");
+    pgn_set_tag(&p, "Event",
+                event                    ? event
+                : g->kind == RECORD_CORR ? "Correspondence game"
+                                         : "Live game");
     pgn_set_tag(&p, "Site", "chameleon");
     time_t secs = (time_t)(g->created_ms / 1000);
     struct tm tm;
     gmtime_r(&secs, &tm);
     strftime(buf, sizeof buf, "%Y.%m.%d", &tm);
     pgn_set_tag(&p, "Date", buf);
-    pgn_set_tag(&p, "Round", "-");
+    pgn_set_tag(&p, "Round", round ? round : "-");
+    if (section)
+        pgn_set_tag(&p, "Section", section);
     for (int seat = 0; seat < g->nplayers; seat++) {
         if (v != NULL && seat < v->nplayers)
             pgn_seat_tag(v, seat, buf, sizeof buf);

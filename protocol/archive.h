@@ -39,6 +39,10 @@ char *archive_game_view_json(const record_game *g);
 /* The game as PGN (pgn.h): Event, Site, Date, Round, one tag per seat,
  * Result, Variant, GameId, TimeControl, Termination, SetUp/FEN. */
 char *archive_game_pgn(const record_game *g);
+/* The same with the Event and Round of a tournament game and a Section
+ * tag (each NULL: as archive_game_pgn). */
+char *archive_game_pgn_event(const record_game *g, const char *event, const char *round,
+                             const char *section);
 
 /* The profile as a JSON object: account, username, in_progress (a list),
  * finished (per variant: wins, losses, draws and its games), ratings (per

@@ -114,6 +114,7 @@ static const struct field {
     {PF_RATING_MAX, "rating_max", INT, offsetof(proto_req, rating_max), 0},
     {PF_TO, "to", STR, offsetof(proto_req, to), sizeof(((proto_req *)0)->to)},
     {PF_CHALLENGE, "challenge", INT, offsetof(proto_req, challenge), 0},
+    {PF_TOURNEY, "tourney", INT, offsetof(proto_req, tourney), 0},
 };
 _Static_assert(sizeof fields / sizeof fields[0] == PROTO_NFIELDS, "one row per PROTO_FIELDS entry");
 

@@ -134,7 +134,8 @@ proto_err proto_err_from_rules(int rerr);
     X(PF_RATING_MIN, "rating_min", INT)                                                            \
     X(PF_RATING_MAX, "rating_max", INT)                                                            \
     X(PF_TO, "to", STR)                                                                            \
-    X(PF_CHALLENGE, "challenge", INT)
+    X(PF_CHALLENGE, "challenge", INT)                                                              \
+    X(PF_TOURNEY, "tourney", INT)
 
 enum {
 #define PROTO_FIELD_BIT(bit, name, kind) bit##_INDEX,
@@ -182,7 +183,9 @@ enum {
     X(PROTO_CHALLENGE_ACCEPT, "challenge_accept", PF_CHALLENGE, 0)                                 \
     X(PROTO_CHALLENGE_DECLINE, "challenge_decline", PF_CHALLENGE, 0)                               \
     X(PROTO_CHALLENGE_CANCEL, "challenge_cancel", PF_CHALLENGE, 0)                                 \
-    X(PROTO_CHALLENGE_LIST, "challenge_list", 0, 0)
+    X(PROTO_CHALLENGE_LIST, "challenge_list", 0, 0)                                                \
+    X(PROTO_TOURNEY_WATCH, "tourney_watch", PF_TOURNEY, 0)                                         \
+    X(PROTO_TOURNEY_UNWATCH, "tourney_unwatch", PF_TOURNEY, 0)
 
 typedef enum {
 #define PROTO_REQ_ENUM(name, type, req, opt) name,
@@ -222,6 +225,7 @@ typedef struct proto_req {
     int64_t rating_min, rating_max;
     char to[PROTO_NAME_MAX + 1]; /* challenge_create: the account challenged */
     int64_t challenge;           /* challenge_accept, _decline, _cancel */
+    int64_t tourney; /* tourney_watch, tourney_unwatch */
 } proto_req;
 
 /*

@@ -139,11 +139,7 @@ int api_metrics(net_conn *c, const char *arg, const char *body, size_t len)
 /* ------------------------------------------------------------------------ */
 /* Requests answered later: the store's reads and the password work. */
 
-typedef struct pending {
-    net_conn *c; /* NULL once the HTTP connection closed */
-    bool pgn;    /* GET /api/games/<id>.pgn */
-    bool idle;   /* an export waiting for api_http_sent, no read queued */
-} pending;
+typedef api_pending pending;
 
 /* A request whose answer comes later hangs off its connection (c->data),
  * so that api_http_closed can tell it the connection went. */

@@ -25,6 +25,15 @@
 
 #include "net.h"
 
+/* A request whose answer comes later hangs off its connection (c->data)
+ * with this first, so that api_http_closed can tell it the connection went
+ * (other route handlers, e.g. tournament_api.c, use it too). */
+typedef struct api_pending {
+    net_conn *c; /* NULL once the HTTP connection closed */
+    bool pgn;    /* GET /api/games/<id>.pgn */
+    bool idle;   /* an export waiting for api_http_sent, no read queued */
+} api_pending;
+
 struct store;
 /* secure_cookie: the site is served over https (--public-url): the
  * session cookie gets the Secure attribute. */

@@ -22,6 +22,7 @@
 #include "room.h"
 #include "session.h"
 #include "store.h"
+#include "tournament.h"
 
 static uv_loop_t *loop;
 static store *db;
@@ -221,6 +222,8 @@ static const cmd cmds[PROTO_NREQUESTS] = {
     [PROTO_CHALLENGE_CANCEL] = {CMD_HELLO | CMD_ACCOUNT, challenge_cancel, NULL, CHALLENGE_WHY},
     [PROTO_CHALLENGE_LIST] = {CMD_HELLO, challenge_list, NULL, NULL},
 #undef CHALLENGE_WHY
+    [PROTO_TOURNEY_WATCH] = {CMD_HELLO, tournament_watch, NULL, NULL},
+    [PROTO_TOURNEY_UNWATCH] = {CMD_HELLO, tournament_unwatch, NULL, NULL},
 };
 
 /* Check what req's row needs, then run its handler. */
@@ -338,6 +341,7 @@ void dispatch_close(net_conn *c)
     log_kv(LOG_DEBUG, "connection closed", "addr=%s", c->addr);
     lobby_leave(s);
     room_unwatch_all(s);
+    tournament_unwatch_all(s);
     ident *who = s->who;
     if (who != NULL && ident_detach(s)) {
         lobby_forget(who);

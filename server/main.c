@@ -71,6 +71,8 @@
 #include "room.h"
 #include "session.h"
 #include "store.h"
+#include "tournament.h"
+#include "tournament_api.h"
 
 #ifndef CHAMELEON_CONFIG
 #define CHAMELEON_CONFIG "/etc/chameleon/chameleon.conf"
@@ -276,6 +278,9 @@ static const net_route routes[] = {
     {NET_POST, "/api/password/reset", false, api_password_reset},
     /* Preferences (PROTOCOL.md, "Preferences"). */
     {NET_GET, "/api/prefs", false, api_prefs_get}, {NET_POST, "/api/prefs", false, api_prefs_set},
+    /* Tournaments (PROTOCOL.md, "Tournaments"). */
+    {NET_GET, "/api/tournaments", true, tournament_api_get},
+    {NET_POST, "/api/tournaments", true, tournament_api_post},
 };
 // clang-format on
 
@@ -683,6 +688,11 @@ int main(int argc, char **argv)
     if (restored > 0)
         log_kv(LOG_INFO, "games in progress restored", "games=%d", restored);
     notify_init(&loop, st);
+    if ((serr = tournament_init(&loop, st)) < 0) {
+        log_error("cannot restore tournaments: %s", store_err_text(serr));
+        return 1;
+    }
+    tournament_api_init(st);
 
     int port = net_start(&loop, &cfg, why, sizeof why);
     if (port < 0) {
@@ -718,6 +728,7 @@ int main(int argc, char **argv)
     uv_close((uv_handle_t *)&watchdog, NULL);
     room_stop_clocks();
     notify_stop();
+    tournament_stop();
     ident_stop();
     net_stop(&loop); /* every session closes (dispatch_close) */
     push_stop();     /* before the store: its last answers delete subscriptions */
@@ -728,6 +739,7 @@ int main(int argc, char **argv)
     presence_shutdown();
     challenge_shutdown();
     room_shutdown();
+    tournament_shutdown();
     bot_shutdown(); /* every search was cancelled by room_stop_clocks */
     session_shutdown();
     uv_run(&loop, UV_RUN_DEFAULT); /* rooms are freed, their seats let go */

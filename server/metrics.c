@@ -70,6 +70,10 @@ void metrics_write(proto_out *o, const net_stats *net, const store_stats *st)
         line(o, "chameleon_games{game=\"%s\"} %" PRId64 "\n", rules_variants[i]->id,
              m->games_by_variant[i]);
     gauge(o, "seeks", "Open seeks.", m->seeks);
+    gauge(o, "tournaments_open", "Tournaments open for entry.", m->tournaments_open);
+    gauge(o, "tournaments_running", "Tournaments whose games are being played.",
+          m->tournaments_running);
+    counter(o, "tournament_games_total", "Games started by tournaments.", m->tournament_games);
     counter(o, "moves_total", "Moves played and relayed.", m->moves);
     gauge(o, "store_memory_bytes", "Bytes SQLite holds, page caches included.",
           store_memory_bytes());

@@ -60,6 +60,9 @@ typedef struct metrics {
      * (other answers, tries spent, queue full), subscriptions removed on
      * 404/410. */
     uint64_t push_sent, push_failed, push_removed;
+    /* Tournaments (tournament.c). */
+    int64_t tournaments_open, tournaments_running; /* in memory, by state */
+    uint64_t tournament_games;                     /* games started by tournaments */
 } metrics;
 
 extern metrics metrics_now;

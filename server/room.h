@@ -129,6 +129,18 @@ void room_vacation(ident *who, int64_t until_ms);
  * cond_clear, cond_get; each replies `cond` with the lines now stored. */
 int room_cond(room *r, session *s, const proto_req *req, char *why, size_t whylen);
 
+/* Tournaments (room_tourney.c): cb runs once the result of a game is on
+ * disk, with the game as it ended; room_forfeit resigns the seat of
+ * `account` in `game` (a withdrawal): 0, or -1 if the game is not in
+ * memory, is over, or the account has no seat still playing in it. */
+typedef void (*room_over_cb)(void *arg, int64_t game, const rules_game *g);
+void room_set_over_cb(room_over_cb cb, void *arg);
+int room_forfeit(int64_t game, int64_t account);
+/* room_start without game_started to the seats' sessions (a tournament's
+ * games: they are in the turn lists; a client would open every room). */
+room *room_start_quiet(const room_settings *s, ident *const *seats, int nseats, proto_err *err,
+                       char *why, size_t whylen);
+
 /* A session closes: it stops watching every room. */
 void room_unwatch_all(session *s);
 /* An identity came or went (first session opened / last closed): the

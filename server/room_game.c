@@ -312,7 +312,7 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats, const 
             r->away_since[i] = uv_now(room__loop);
     room__abandon_arm(r);
 
-    for (int i = 0; i < nseats; i++) {
+    for (int i = 0; i < nseats && !room__quiet; i++) {
         session *c;
         DL_FOREACH2(seats[i]->sessions, c, inext)
         {

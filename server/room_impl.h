@@ -132,6 +132,10 @@ void room__bots_stop(void);
 /* Queue the result of r's game (finished); queued again if it fails. e
  * (or NULL), the event announcing it, waits for the store's first answer. */
 void room__store_result(room *r, outbox_ev *e);
+/* The result is on disk: tell room_set_over_cb's callback (room_tourney.c). */
+void room__over(room *r);
+/* room_start_quiet is starting a game: room_start tells no session. */
+extern bool room__quiet;
 /* Queue the leaves of r's game not yet handed to the store (each after the
  * moves the store has); again after a failure, once r has nothing in
  * flight. e (or NULL), the event of the newest leave, waits for the store's

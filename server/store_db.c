@@ -161,6 +161,28 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_MAIL_DEPTH] =
         "SELECT count(*) FROM mail_outbox WHERE sent_ms IS NULL AND failed_ms IS NULL",
     [ST_MAIL_PURGE] = "DELETE FROM mail_outbox WHERE coalesce(sent_ms, failed_ms) < ?",
+    [ST_T_INSERT] = "INSERT INTO tournaments (name, director, variant, size, double_rr, tc_base_ms,"
+                    " tc_inc_ms, tc_cap_ms, start_ms, invite_only, rated, state, created_ms,"
+                    " state_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,0,?,?)",
+    [ST_T_STATE] = "UPDATE tournaments SET state = ?, state_ms = ? WHERE id = ?",
+    [ST_T_ENTRANT_PUT] = "INSERT OR REPLACE INTO tournament_entrants (tournament, account,"
+                         " status, idx, at_ms, played_at) VALUES (?,?,?,?,?,?)",
+    [ST_T_ENTRANT_DEL] = "DELETE FROM tournament_entrants WHERE tournament = ? AND account = ?",
+    [ST_T_ENTRANT_IDX] = "UPDATE tournament_entrants SET idx = ? WHERE tournament = ?"
+                         " AND account = ?",
+    [ST_T_GAME_INSERT] = "INSERT INTO tournament_games (tournament, game, round, p0, p1, p2)"
+                         " VALUES (?,?,?,?,?,?)",
+    [ST_T_GAME_RESULT] = "UPDATE tournament_games SET rank0 = ?, rank1 = ?, rank2 = ?"
+                         " WHERE game = ?",
+    [ST_T_ALL] = "SELECT t.id, t.name, t.director, a.username, t.variant, t.size, t.double_rr,"
+                 " t.tc_base_ms, t.tc_inc_ms, t.tc_cap_ms, t.start_ms, t.invite_only, t.rated,"
+                 " t.state, t.created_ms, t.state_ms FROM tournaments t"
+                 " JOIN accounts a ON a.id = t.director ORDER BY t.id",
+    [ST_T_ENTRANTS] = "SELECT e.tournament, e.account, a.username, e.status, e.idx, e.at_ms,"
+                      " e.played_at FROM tournament_entrants e JOIN accounts a"
+                      " ON a.id = e.account ORDER BY e.tournament, e.at_ms, e.account",
+    [ST_T_GAMES] = "SELECT tournament, game, round, p0, p1, p2, rank0, rank1, rank2"
+                   " FROM tournament_games ORDER BY tournament, round, game",
 };
 
 const char *db_sql(enum db_stmt which)

@@ -43,6 +43,9 @@
  *   store_push.c              Web Push: the VAPID key pair and the
  *                             subscriptions (synchronous, loop's
  *                             connection). Calls db_.
+ *   store_tourney.c           tournaments (store_tourney.h): places queued,
+ *                             rare writes synchronous; the load at start-up.
+ *                             Calls db_, queue_.
  *   store_ratings.c  (ratings_) Glicko-2 ratings: the update in a finished
  *                             game's transaction, the ratings in memory,
  *                             leaderboards. Calls db_, queue_, rating.h.
@@ -133,6 +136,16 @@ enum db_stmt {
     ST_MAIL_FAILED,
     ST_MAIL_DEPTH,
     ST_MAIL_PURGE,
+    ST_T_INSERT,
+    ST_T_STATE,
+    ST_T_ENTRANT_PUT,
+    ST_T_ENTRANT_DEL,
+    ST_T_ENTRANT_IDX,
+    ST_T_GAME_INSERT,
+    ST_T_GAME_RESULT,
+    ST_T_ALL,
+    ST_T_ENTRANTS,
+    ST_T_GAMES,
     ST_COUNT
 };
 

@@ -62,6 +62,8 @@ static void test_decode_every_type(void **state)
         {"{\"type\":\"challenge_decline\",\"challenge\":2}", PROTO_CHALLENGE_DECLINE},
         {"{\"type\":\"challenge_cancel\",\"challenge\":2}", PROTO_CHALLENGE_CANCEL},
         {"{\"type\":\"challenge_list\"}", PROTO_CHALLENGE_LIST},
+        {"{\"type\":\"tourney_watch\",\"tourney\":3}", PROTO_TOURNEY_WATCH},
+        {"{\"type\":\"tourney_unwatch\",\"tourney\":3}", PROTO_TOURNEY_UNWATCH},
     };
     assert_int_equal(sizeof cases / sizeof cases[0], PROTO_NREQUESTS);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

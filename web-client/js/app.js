@@ -13,6 +13,7 @@ import * as analysis from './pages/analysis.js';
 import * as player from './pages/player.js';
 import * as leaderboard from './pages/leaderboard.js';
 import * as mailPages from './pages/mail.js';
+import * as tournaments from './pages/tournaments.js';
 import { watchYourTurn } from './corr.js';
 import { watchNotices } from './notices.js';
 import { setTables } from './tables.js';
@@ -62,6 +63,9 @@ const ROUTES = [
   [/^#\/@\/([\w-]+)$/, player, 'players', (m) => ({ name: m[1] })],
   [/^#\/leaderboard$/, leaderboard, 'players'],
   [/^#\/leaderboard\/(\w+)$/, leaderboard, 'players', (m) => ({ game: m[1] })],
+  [/^#\/tournaments$/, tournaments, 'tournaments'],
+  [/^#\/tournaments\/new$/, tournaments, 'tournaments', () => ({ create: true })],
+  [/^#\/tournament\/(\d+)$/, tournaments, 'tournaments', (m) => ({ id: Number(m[1]) })],
 ];
 
 let unmount = null;

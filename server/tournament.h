@@ -1,0 +1,77 @@
+/*
+ * tournament.h - correspondence round-robin tournaments (issue 17,
+ * docs/TOURNAMENTS.md, PROTOCOL.md "Tournaments"): their life from the
+ * creation to the last result, in memory and in the store.
+ *
+ * Owns: every tournament in memory (a table by id, and one by game id),
+ * the watchers of each, the timer that starts tournaments at their date.
+ * May call: room.h (starting the games, the results, forfeits), ident.h
+ * (the seat of an account), session.h (pushes), store.h, store_tourney.h,
+ * accounts.h (usernames of an invitation list), log.h, metrics.h,
+ * protocol/tourney.h and tourney_msg.h (schedules, crosstables, JSON),
+ * proto.h, libuv.
+ *
+ * Start: every game of the section is created at once as a correspondence
+ * game (room_start), so each appears in its players' "your turn" lists and
+ * follows their clocks and vacation like any other. Results come from the
+ * rooms once on disk (room_set_over_cb); a result lost to a crash is read
+ * back from the game at start-up. Everything is restored from the store.
+ */
+#ifndef TOURNAMENT_H
+#define TOURNAMENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "proto.h"
+#include "session.h"
+#include "tourney_msg.h"
+
+struct store;
+
+/* Load every tournament (after room_restore_all: the rooms of running
+ * games are in memory), read back lost results, start the date timer.
+ * 0 or a negative store error. */
+int tournament_init(uv_loop_t *loop, struct store *db);
+/* Stop the timer (shutdown). */
+void tournament_stop(void);
+/* Free everything (after the loop ended). */
+void tournament_shutdown(void);
+
+/* An error of a request: the HTTP status, a code and a sentence. */
+typedef struct tournament_err {
+    unsigned status;
+    const char *code;
+    char why[200];
+} tournament_err;
+
+/* The tournament (NULL if none). */
+const tourney_info *tournament_find(int64_t id);
+/* The list as JSON (malloc'd; NULL if out of memory): every open and
+ * running tournament, and the newest TOURNAMENT_LIST_OVER of the others. */
+char *tournament_list_json(void);
+
+/* Create: 0 and *id, or -1 with e. account/name: the director. */
+int tournament_create(int64_t account, const char *name, const tourney_create *req, int64_t *id,
+                      tournament_err *e);
+/* join, leave, start, cancel, withdraw; remove (director: `username`
+ * before the start). 0, or -1 with e. */
+int tournament_act(int64_t id, const char *action, int64_t account, const char *name,
+                   const char *username, tournament_err *e);
+
+/* WebSocket: tourney_watch answers with the tournament and pushes it again
+ * whenever it changes; tourney_unwatch; a closing session stops watching. */
+int tournament_watch(session *s, const proto_req *req, char *why, size_t whylen);
+int tournament_unwatch(session *s, const proto_req *req, char *why, size_t whylen);
+void tournament_unwatch_all(session *s);
+
+enum {
+    TOURNAMENT_WATCH_MAX = 8,   /* tournaments one session watches */
+    TOURNAMENT_OPEN_MAX = 5,    /* open tournaments one director holds */
+    TOURNAMENT_TICK_MS = 1000,  /* start dates checked this often */
+    TOURNAMENT_LIST_OVER = 100, /* finished or cancelled ones in the list */
+};
+
+#endif

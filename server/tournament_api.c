@@ -1,0 +1,193 @@
+/*
+ * tournament_api.c - tournaments over HTTP (tournament_api.h).
+ */
+#include "tournament_api.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "accounts.h"
+#include "api.h"
+#include "archive.h"
+#include "log.h"
+#include "proto.h"
+#include "store.h"
+#include "tournament.h"
+
+static store *db;
+
+void tournament_api_init(store *s)
+{
+    db = s;
+}
+
+static void reply_text(net_conn *c, unsigned status, const char *ctype, char *text)
+{
+    if (text == NULL) {
+        net_http_reply(c, 500, "application/json", "{\"error\":\"internal\"}", 20, NULL);
+        return;
+    }
+    net_http_reply(c, status, ctype, text, strlen(text), NULL);
+    free(text);
+}
+
+static void reply_error(net_conn *c, unsigned status, const char *code, const char *reason)
+{
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_write_http_error(&o, code, reason);
+    net_http_reply_out(c, status, "application/json", &o, NULL);
+}
+
+/* "<id>" then the rest: 0 if arg does not start with an id. */
+static int64_t id_of(const char *arg, const char **rest)
+{
+    char *end;
+    long long n = strtoll(arg, &end, 10);
+    if (end == arg || n <= 0)
+        return 0;
+    *rest = end;
+    return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* PGN: every finished game, one read at a time. */
+
+typedef struct pgn_job {
+    api_pending p; /* first: api_http_closed sees a pending */
+    char event[TOURNEY_NAME_MAX];
+    int64_t ids[TOURNEY_MAX_GAMES];
+    int rounds[TOURNEY_MAX_GAMES];
+    int n, at;
+    proto_out out;
+} pgn_job;
+
+static void pgn_next(pgn_job *j);
+
+static void pgn_free(pgn_job *j)
+{
+    if (j->p.c != NULL)
+        j->p.c->data = NULL;
+    proto_out_free(&j->out);
+    free(j);
+}
+
+static void on_pgn_game(void *arg, int status, const record_game *g)
+{
+    pgn_job *j = arg;
+    if (j->p.c == NULL) {
+        pgn_free(j);
+        return;
+    }
+    if (status == 0) {
+        char round[16];
+        snprintf(round, sizeof round, "%d", j->rounds[j->at - 1]);
+        char *text = archive_game_pgn_event(g, j->event, round, "1");
+        if (text == NULL)
+            j->out.oom = true;
+        else {
+            proto_out_append(&j->out, text, strlen(text));
+            proto_out_append(&j->out, "\n", 1);
+            free(text);
+        }
+    }
+    pgn_next(j);
+}
+
+static void pgn_next(pgn_job *j)
+{
+    while (j->at < j->n) {
+        if (store_game_get(db, j->ids[j->at++], on_pgn_game, j) == 0)
+            return;
+    }
+    net_conn *c = j->p.c;
+    c->data = NULL;
+    j->p.c = NULL;
+    if (j->out.oom)
+        reply_error(c, 500, "internal", "out of memory");
+    else {
+        net_http_reply_out(c, 200, "application/x-chess-pgn", &j->out, NULL);
+        proto_out_init(&j->out, 0);
+    }
+    pgn_free(j);
+}
+
+static int get_pgn(net_conn *c, const tourney_info *t)
+{
+    pgn_job *j = calloc(1, sizeof *j);
+    if (j == NULL)
+        return 500;
+    j->p.c = c;
+    c->data = j;
+    proto_out_init(&j->out, NET_HEADROOM);
+    snprintf(j->event, sizeof j->event, "%s", t->name);
+    for (int i = 0; i < t->ngames; i++)
+        if (t->games[i].finished) {
+            j->ids[j->n] = t->games[i].game;
+            j->rounds[j->n++] = t->games[i].round;
+        }
+    pgn_next(j);
+    return 0;
+}
+
+int tournament_api_get(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    if (*arg == '\0' || strcmp(arg, "/") == 0) {
+        reply_text(c, 200, "application/json", tournament_list_json());
+        return 0;
+    }
+    const char *rest = NULL;
+    int64_t id = *arg == '/' ? id_of(arg + 1, &rest) : 0;
+    const tourney_info *t = id ? tournament_find(id) : NULL;
+    if (t == NULL || (*rest && strcmp(rest, ".pgn") != 0)) {
+        reply_error(c, 404, "not_found", "no such tournament");
+        return 0;
+    }
+    if (*rest)
+        return get_pgn(c, t);
+    reply_text(c, 200, "application/json", tourney_json(t));
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Requests of an account. */
+
+int tournament_api_post(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    char token[ACCOUNTS_TOKEN_LEN + 8], name[STORE_NAME_MAX] = "";
+    int64_t account = 0;
+    if (net_cookie(c, ACCOUNTS_COOKIE, token, sizeof token) > 0 &&
+        accounts_session(db, token, &account, name, sizeof name) < 0)
+        account = 0;
+    tournament_err e = {0};
+    if (*arg == '\0' || strcmp(arg, "/") == 0) {
+        tourney_create req;
+        char why[200];
+        if (tourney_create_parse(body, len, &req, why, sizeof why) < 0) {
+            reply_error(c, 400, "bad_argument", why);
+            return 0;
+        }
+        int64_t id = 0;
+        if (tournament_create(account, name, &req, &id, &e) < 0) {
+            reply_error(c, e.status, e.code, e.why);
+            return 0;
+        }
+        reply_text(c, 200, "application/json", tourney_json(tournament_find(id)));
+        return 0;
+    }
+    const char *rest = NULL;
+    int64_t id = *arg == '/' ? id_of(arg + 1, &rest) : 0;
+    if (id == 0 || *rest != '/') {
+        reply_error(c, 404, "not_found", "no such tournament");
+        return 0;
+    }
+    char username[STORE_NAME_MAX] = "";
+    bool has_user = tourney_username_parse(body, len, username, sizeof username) == 0;
+    if (tournament_act(id, rest + 1, account, name, has_user ? username : NULL, &e) < 0) {
+        reply_error(c, e.status, e.code, e.why);
+        return 0;
+    }
+    reply_text(c, 200, "application/json", tourney_json(tournament_find(id)));
+    return 0;
+}

@@ -1,0 +1,249 @@
+// Correspondence round-robin tournaments (PROTOCOL.md, "Tournaments"):
+//   #/tournaments        the list: open, running, finished
+//   #/tournaments/new    the creation form (accounts)
+//   #/tournament/<id>    one tournament: entry, standings, the crosstable
+//                        (live: tourney_watch), the schedule with a link to
+//                        every game, the director's controls, the PGN.
+// Reads GET /api/tournaments[/<id>]; acts with POST (the session cookie).
+
+import { h } from '../dom.js';
+import { games, gameName, corrDays } from '../tables.js';
+
+async function call(method, path, body) {
+  const r = await fetch(path, {
+    method, headers: { 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  let data = null;
+  try { data = await r.json(); } catch { /* not JSON */ }
+  if (!r.ok) throw new Error((data && (data.reason || data.error)) || `error ${r.status}`);
+  return data;
+}
+
+// ½ and ¼ as chess writes them.
+export function pts(x) {
+  if (x === null || x === undefined) return '';
+  const whole = Math.floor(x + 1e-9), frac = x - whole;
+  const f = Math.abs(frac - 0.5) < 1e-9 ? '\u00bd' : Math.abs(frac - 0.25) < 1e-9 ? '\u00bc'
+    : Math.abs(frac - 0.75) < 1e-9 ? '\u00be' : frac > 1e-9 ? frac.toFixed(2).slice(1) : '';
+  return whole === 0 && f ? f : `${whole}${f}`;
+}
+
+function tcText(c) {
+  if (!c) return '';
+  return c.inc_days ? `${c.days}d + ${c.inc_days}d/move, cap ${c.cap_days}d` : `${c.days} day${c.days > 1 ? 's' : ''}/move`;
+}
+
+const STATES = [['open', 'Open for entry'], ['running', 'Running'], ['finished', 'Finished']];
+
+function list(main, app) {
+  const body = h('div', { id: 'tourney-lists' });
+  const status = h('p', { class: 'status', role: 'status' });
+  const create = h('a', { href: '#/tournaments/new', class: 'button-link', id: 'tourney-new' }, 'Create a tournament');
+  main.append(h('section', { class: 'panel tourney' }, h('div', { class: 'row spread' },
+    h('h1', {}, 'Tournaments'), create),
+  h('p', { class: 'muted' }, 'Correspondence round robins, as the postal clubs played them: every game starts at once, the crosstable fills as results come in.'),
+  status, body));
+  let alive = true;
+  async function load() {
+    create.hidden = !app.account;
+    let data;
+    try { data = await call('GET', '/api/tournaments'); } catch (e) { if (alive) status.textContent = `Could not load the tournaments: ${e.message}`; return; }
+    if (!alive) return;
+    status.textContent = '';
+    const all = data.tournaments.slice().reverse(); // newest first
+    body.replaceChildren(...STATES.map(([state, title]) => {
+      const rows = all.filter((t) => t.state === state);
+      return h('div', { class: 'tourney-group', 'data-state': state }, h('h2', {}, title),
+        rows.length ? h('div', { class: 'table-scroll' }, h('table', { class: 'list' },
+          h('thead', {}, h('tr', {}, ['Name', 'Game', 'Entrants', 'Time control', ''].map((x) => h('th', {}, x)))),
+          h('tbody', {}, rows.map((t) => h('tr', { class: 'seek', 'data-id': t.id, onclick: () => app.go(`#/tournament/${t.id}`) },
+            h('td', {}, h('a', { href: `#/tournament/${t.id}` }, t.name)),
+            h('td', {}, gameName(t.game), t.double ? ' \u00b7 double' : ''),
+            h('td', {}, `${t.entrants}/${t.size}`),
+            h('td', {}, tcText(t.corr)),
+            h('td', {}, state === 'running' ? `${t.games_finished}/${t.games} games` : t.invite_only ? 'by invitation' : ''))))))
+          : h('p', { class: 'muted' }, state === 'open' ? 'No tournament is open for entry.' : 'None yet.'));
+    }));
+  }
+  const off = app.conn.on('welcome', load);
+  load();
+  return () => { alive = false; off(); };
+}
+
+function form(main, app) {
+  const status = h('p', { class: 'status', role: 'alert', id: 'tourney-form-status' });
+  const name = h('input', { id: 't-name', required: true, maxlength: 63, value: 'Correspondence round robin' });
+  const game = h('select', { id: 't-game' }, games().map((g) => h('option', { value: g.id }, g.name)));
+  const size = h('select', { id: 't-size' }, Array.from({ length: 10 }, (_, i) => h('option', { value: i + 3, selected: i + 3 === 4 }, String(i + 3))));
+  const twice = h('select', { id: 't-double' }, h('option', { value: '0' }, 'Single (once each)'), h('option', { value: '1' }, 'Double (twice: each colour)'));
+  const days = h('select', { id: 't-days' }, (corrDays().length ? corrDays() : [1, 2, 3, 5, 7, 10, 14]).map((d) => h('option', { value: d, selected: d === 3 }, `${d} day${d > 1 ? 's' : ''}`)));
+  const inc = h('input', { id: 't-inc', type: 'number', min: 0, max: 14, value: 0 });
+  const start = h('input', { id: 't-start', type: 'datetime-local' });
+  const invite = h('input', { id: 't-invite', placeholder: 'usernames, separated by commas (empty: open entry)' });
+  const rated = h('input', { id: 't-rated', type: 'checkbox' });
+  const join = h('input', { id: 't-join', type: 'checkbox', checked: true });
+  const submit = h('button', { class: 'primary', type: 'submit', id: 't-create' }, 'Create');
+  const f = h('form', { class: 'tourney-form' },
+    h('label', { for: 't-name' }, 'Name'), name,
+    h('div', { class: 'grid2' },
+      h('div', {}, h('label', { for: 't-game' }, 'Game'), game),
+      h('div', {}, h('label', { for: 't-size' }, 'Entrants (at most)'), size),
+      h('div', {}, h('label', { for: 't-double' }, 'Round robin'), twice),
+      h('div', {}, h('label', { for: 't-days' }, 'Days per move (or initial bank)'), days),
+      h('div', {}, h('label', { for: 't-inc' }, 'Days added per move (0: none; cap 60 days)'), inc),
+      h('div', {}, h('label', { for: 't-start' }, 'Start date (empty: when full)'), start)),
+    h('label', { for: 't-invite' }, 'Invitation list'), invite,
+    h('div', { class: 'row' }, h('label', { class: 'inline' }, rated, ' rated'),
+      h('label', { class: 'inline' }, join, ' enter it myself')),
+    h('div', { class: 'row' }, submit), status);
+  f.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const body = {
+      name: name.value.trim(), game: game.value, size: Number(size.value), double: twice.value === '1',
+      corr: { days: Number(days.value), inc_days: Number(inc.value) || 0 }, rated: rated.checked,
+    };
+    if (start.value) body.start_ms = new Date(start.value).getTime();
+    const inv = invite.value.split(',').map((x) => x.trim()).filter(Boolean);
+    if (inv.length) body.invite = inv;
+    submit.disabled = true;
+    try {
+      const t = await call('POST', '/api/tournaments', body);
+      if (join.checked) await call('POST', `/api/tournaments/${t.id}/join`, {});
+      app.go(`#/tournament/${t.id}`);
+    } catch (err) { status.textContent = err.message; submit.disabled = false; }
+  });
+  const note = h('p', { class: 'muted' });
+  main.append(h('section', { class: 'panel tourney' }, h('h1', {}, 'New tournament'), note, f));
+  const gate = () => {
+    f.hidden = !app.account;
+    note.replaceChildren(...(app.account ? ['You direct it: you may start it early, remove an entrant before the start or cancel it.']
+      : ['Tournaments need an account: ', h('a', { href: '#/login' }, 'log in'), ' or ', h('a', { href: '#/register' }, 'register'), '.']));
+  };
+  const off = app.conn.on('welcome', gate);
+  gate();
+  return off;
+}
+
+function resultText(t, g, idx) {
+  if (!g.finished) return '';
+  const s = g.players.indexOf(idx);
+  return s < 0 ? '' : pts(g.points[s]);
+}
+
+function view(main, params, app) {
+  const id = params.id;
+  const head = h('div', { id: 'tourney-head' });
+  const actions = h('div', { class: 'row', id: 'tourney-actions' });
+  const status = h('p', { class: 'status', role: 'alert', id: 'tourney-status' });
+  const standings = h('div', { id: 'tourney-standings' });
+  const cross = h('div', { id: 'tourney-cross' });
+  const schedule = h('div', { id: 'tourney-schedule' });
+  const standingsTitle = h('h2', {}, 'Standings');
+  main.append(h('section', { class: 'panel tourney' }, head, actions, status),
+    h('section', { class: 'panel tourney' }, standingsTitle, standings),
+    h('section', { class: 'panel tourney' }, h('h2', {}, 'Crosstable'), cross),
+    h('section', { class: 'panel tourney' }, h('h2', {}, 'Schedule'), schedule));
+  let t = null;
+
+  const act = (action, body) => async () => {
+    status.textContent = '';
+    try { render(await call('POST', `/api/tournaments/${id}/${action}`, body || {})); } catch (e) { status.textContent = e.message; }
+  };
+
+  function render(next) {
+    t = next;
+    app.tourney = t; // for the browser tests
+    const me = app.account;
+    const mine = t.entrants.find((e) => e.username === me);
+    const director = me && me === t.director;
+    const start = t.start_ms ? `starts ${new Date(t.start_ms).toLocaleString()}` : 'starts when full';
+    head.replaceChildren(h('h1', {}, t.name),
+      h('p', { class: 'muted' }, `${gameName(t.game)} \u00b7 ${t.double ? 'double' : 'single'} round robin \u00b7 ${tcText(t.corr)}`
+        + ` \u00b7 ${t.rated ? 'rated' : 'unrated'} \u00b7 ${t.invite_only ? 'by invitation' : 'open entry'}`),
+      h('p', {}, h('span', { class: `tag state ${t.state}`, id: 'tourney-state' }, t.state),
+        ` directed by ${t.director} \u00b7 ${t.entrants.filter((e) => e.status !== 'invited').length}/${t.size} entrants`
+        + (t.state === 'open' ? ` \u00b7 ${start}` : t.state === 'running' ? ` \u00b7 ${t.games_finished}/${t.games} games finished` : '')));
+    const buttons = [];
+    if (t.state === 'open' && me) {
+      if (mine && mine.status === 'joined') buttons.push(h('button', { id: 't-leave', onclick: act('leave') }, 'Leave'));
+      else buttons.push(h('button', { class: 'primary', id: 't-enter', onclick: act('join') }, 'Join'));
+      if (director) {
+        buttons.push(h('button', { id: 't-start-now', onclick: act('start') }, 'Start now'),
+          h('button', { id: 't-cancel', onclick: act('cancel') }, 'Cancel the tournament'));
+      }
+    }
+    if (t.state === 'running' && mine && mine.status === 'joined') {
+      buttons.push(h('button', { id: 't-withdraw', onclick: () => { if (confirm('Withdraw? Your unfinished games are forfeited.')) act('withdraw')(); } }, 'Withdraw'));
+    }
+    if (t.state !== 'open' && t.state !== 'cancelled') buttons.push(h('a', { href: `/api/tournaments/${id}.pgn`, class: 'button-link', id: 't-pgn', download: `tournament-${id}.pgn` }, 'PGN'));
+    if (!me && t.state === 'open') buttons.push(h('span', { class: 'muted' }, h('a', { href: '#/login' }, 'Log in'), ' to enter.'));
+    actions.replaceChildren(...buttons);
+
+    const section = t.entrants.filter((e) => e.idx >= 0).sort((a, b) => a.idx - b.idx);
+    if (!section.length) {
+      // Before the start: who is in.
+      standings.replaceChildren(t.entrants.length ? h('ul', { class: 'entrants' }, t.entrants.map((e) => h('li', { 'data-user': e.username },
+        h('a', { href: `#/@/${encodeURIComponent(e.username)}` }, e.username),
+        e.status === 'invited' ? h('span', { class: 'muted' }, ' (invited)') : null,
+        director && t.state === 'open' ? h('button', { class: 'small', onclick: act('remove', { username: e.username }) }, 'Remove') : null)))
+        : h('p', { class: 'muted' }, 'Nobody has entered yet.'));
+      cross.replaceChildren(h('p', { class: 'muted' }, t.state === 'cancelled' ? 'Cancelled.' : 'The crosstable appears at the start.'));
+      schedule.replaceChildren(h('p', { class: 'muted' }, t.state === 'cancelled' ? '' : 'Every game is drawn and started at once at the start.'));
+      standingsTitle.textContent = 'Entrants';
+      return;
+    }
+    standingsTitle.textContent = 'Standings';
+    const order = section.slice().sort((a, b) => a.place - b.place || a.idx - b.idx);
+    standings.replaceChildren(h('div', { class: 'table-scroll' }, h('table', { class: 'list standings' },
+      h('thead', {}, h('tr', {}, ['#', 'Player', 'Score', t.seats === 3 ? 'Tie-break (pairwise SB)' : 'Sonneborn-Berger', 'Played'].map((x) => h('th', {}, x)))),
+      h('tbody', {}, order.map((e) => h('tr', { 'data-user': e.username, class: e.struck ? 'struck' : '' },
+        h('td', {}, String(e.place)),
+        h('td', {}, h('a', { href: `#/@/${encodeURIComponent(e.username)}` }, e.username),
+          e.status === 'withdrawn' ? h('span', { class: 'muted' }, e.struck ? ' (withdrew: results struck out)' : ' (withdrew)') : null),
+        h('td', { class: 'score' }, pts(e.score)),
+        h('td', {}, e.tiebreak.toFixed(2)),
+        h('td', {}, `${e.played}/${e.games}`)))))));
+    // The crosstable: row i, column j: i's points against j (pairwise for
+    // three players); every cell links to the games of the pair.
+    const gamesOf = (i, j) => t.schedule.filter((g) => g.players.includes(i) && g.players.includes(j));
+    cross.replaceChildren(h('div', { class: 'table-scroll cross-scroll' }, h('table', { class: 'cross', id: 'crosstable' },
+      h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', {}, 'Player'), section.map((e) => h('th', { title: e.username }, String(e.idx + 1))), h('th', {}, 'Score'))),
+      h('tbody', {}, section.map((e) => h('tr', { 'data-user': e.username },
+        h('th', {}, String(e.idx + 1)), h('td', { class: 'name' }, e.username),
+        section.map((o) => (o.idx === e.idx ? h('td', { class: 'self' }, '')
+          : h('td', { 'data-cell': `${e.idx}-${o.idx}` }, gamesOf(e.idx, o.idx).map((g) => h('a', { href: `#/game/${g.id}`, class: g.finished ? 'res' : 'res pending', title: `game #${g.id}` },
+            g.finished ? resultText(t, g, e.idx) || '0' : '\u00b7'))))),
+        h('td', { class: 'score' }, pts(e.score))))))));
+    const rounds = [...new Set(t.schedule.map((g) => g.round))];
+    const nameOf = (i) => (section.find((e) => e.idx === i) || {}).username || '?';
+    schedule.replaceChildren(...rounds.map((r) => h('div', { class: 'round' }, h('h3', {}, `Round ${r}`),
+      h('ul', { class: 'pairings' }, t.schedule.filter((g) => g.round === r).map((g) => h('li', { 'data-game': g.id },
+        h('a', { href: `#/game/${g.id}` }, g.players.map(nameOf).join(' \u2013 ')), ' ',
+        h('span', { class: g.finished ? 'res' : 'muted' }, g.finished ? g.points.map(pts).map((x) => x || '0').join(' \u2013 ') : 'in progress'),
+        g.finished && !g.counts ? h('span', { class: 'muted' }, ' (struck out)') : null))))));
+  }
+
+  async function load() {
+    try { render(await call('GET', `/api/tournaments/${id}`)); } catch (e) { status.textContent = `Could not load the tournament: ${e.message}`; }
+  }
+  // Live: the server pushes the whole tournament on every change.
+  const offPush = app.conn.on('tourney', (m) => { if (m.tourney && m.tourney.id === id) render(m.tourney); });
+  const offW = app.conn.on('welcome', () => {
+    app.conn.request('tourney_watch', { tourney: id }, false);
+    if (t) render(t); // the account may have changed
+  });
+  load();
+  app.conn.request('tourney_watch', { tourney: id }, false);
+  return () => {
+    offPush(); offW();
+    app.conn.request('tourney_unwatch', { tourney: id }, false);
+    app.tourney = null;
+  };
+}
+
+export function mount(main, params, app) {
+  if (params.id) return view(main, params, app);
+  if (params.create) return form(main, app);
+  return list(main, app);
+}
