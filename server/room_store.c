@@ -30,9 +30,10 @@ static void result_stored(room *r, outbox_ev *e, int status)
 {
     r->pending--;
     release(r, e);
-    if (status == 0)
+    if (status == 0) {
         room__notify_end(r);
         room__over(r);
+    }
     /* Not if the move that ended the game failed too and was taken back. */
     if (status < 0 && status != STORE_ECLOSED && r->finished && r->g->result.over) {
         if (++r->result_tries < ROOM_RESULT_TRIES)

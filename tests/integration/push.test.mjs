@@ -244,12 +244,19 @@ test('Web Push: API, your move with retry and 410, low time, keys kept', { timeo
 
         // Low time: a live game of 4 s each; b away while its clock runs:
         // at 80% used, one "low_time" push (urgent) with about 0.8 s left.
+        // A seat's clock runs from its second turn (PROTOCOL.md, clocks),
+        // so both move once before b goes, and b's second turn is timed.
         cb = await connect(srv.url, {}, { Cookie: b.cookie });
         const g2 = await startGame([ca, cb], 'ultima', { base_ms: 4000, inc_ms: 0 });
         const f2 = firstMover([ca, cb], g2.states);
+        let ev = await play(f2.mover, g2.room, f2.st.legal);
+        const second = f2.mover === ca ? cb : ca;
+        await second.waitFor((m) => m.type === 'event' && m.room === g2.room && m.kind === 'move', 'the first move seen');
+        ev = await play(second, g2.room, ev.legal);
         if (f2.mover === ca) {
+            await ca.waitFor((m) => m.type === 'event' && m.room === g2.room && m.kind === 'move' && m.move === ev.move, 'b\'s move seen');
             await leave(cb, ca, g2.room);
-            await play(ca, g2.room, f2.st.legal);
+            await play(ca, g2.room, ev.legal);
         } else {
             await leave(cb, ca, g2.room);
         }
