@@ -73,6 +73,11 @@ void metrics_write(proto_out *o, const net_stats *net, const store_stats *st)
     counter(o, "moves_total", "Moves played and relayed.", m->moves);
     gauge(o, "store_memory_bytes", "Bytes SQLite holds, page caches included.",
           store_memory_bytes());
+    int64_t pages_in_use, pages_touched;
+    store_page_region(&pages_in_use, &pages_touched);
+    gauge(o, "store_page_region_bytes",
+          "Bytes of SQLite's page region ever used (resident; in use or free for the next page).",
+          pages_touched);
     /* glibc's own count (all arenas): what the program holds against what
      * malloc keeps from the system, to tell growth from retention. */
     struct mallinfo2 mi = mallinfo2();

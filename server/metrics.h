@@ -6,7 +6,8 @@
  * (rooms, games, seeks, moves, errors sent); the Prometheus text of them
  * and of the transport's own counters (net_stats).
  * May call: net.h (the net_stats type only), bot.h and accounts.h (their
- * counters), store.h (the store_stats type, store_memory_bytes), proto.h,
+ * counters), store.h (the store_stats type, store_memory_bytes,
+ * store_page_region), libc's mallinfo2 (malloc's counts), proto.h,
  * rules.h (the games' ids). Only the loop thread touches the counters.
  */
 #ifndef METRICS_H

@@ -39,6 +39,7 @@ static char *base, *end;         /* the region */
 static size_t slot;              /* bytes of a slot: a page and its headers */
 static size_t used;              /* slots ever handed out, from base up */
 static void *free_slots;         /* freed slots, linked by their first word */
+static size_t nfree;             /* how many */
 static uv_mutex_t mu;            /* SQLite's threads allocate at once */
 
 static bool in_region(const void *p)
@@ -58,6 +59,7 @@ static void *slot_take(void)
     if (free_slots != NULL) {
         p = free_slots;
         memcpy(&free_slots, p, sizeof free_slots);
+        nfree--;
     } else if (used < PAGES_SLOTS) {
         p = base + used++ * slot;
     }
@@ -70,6 +72,7 @@ static void slot_give(void *p)
     uv_mutex_lock(&mu);
     memcpy(p, &free_slots, sizeof free_slots);
     free_slots = p;
+    nfree++;
     uv_mutex_unlock(&mu);
 }
 
@@ -147,4 +150,15 @@ void pages_init(void)
         munmap(m, slot * PAGES_SLOTS);
         base = end = NULL;
     }
+}
+
+void store_page_region(int64_t *in_use, int64_t *touched)
+{
+    *in_use = *touched = 0;
+    if (base == NULL)
+        return;
+    uv_mutex_lock(&mu);
+    *in_use = (int64_t)((used - nfree) * slot);
+    *touched = (int64_t)(used * slot);
+    uv_mutex_unlock(&mu);
 }
