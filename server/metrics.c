@@ -4,6 +4,7 @@
 #include "metrics.h"
 
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -77,6 +78,18 @@ void metrics_write(proto_out *o, const net_stats *net, const store_stats *st)
     counter(o, "moves_total", "Moves played and relayed.", m->moves);
     gauge(o, "store_memory_bytes", "Bytes SQLite holds, page caches included.",
           store_memory_bytes());
+    int64_t pages_in_use, pages_touched;
+    store_page_region(&pages_in_use, &pages_touched);
+    gauge(o, "store_page_region_bytes",
+          "Bytes of SQLite's page region ever used (resident; in use or free for the next page).",
+          pages_touched);
+    /* glibc's own count (all arenas): what the program holds against what
+     * malloc keeps from the system, to tell growth from retention. */
+    struct mallinfo2 mi = mallinfo2();
+    gauge(o, "heap_bytes", "Bytes held through malloc (SQLite's included).",
+          (int64_t)(mi.uordblks + mi.hblkhd));
+    gauge(o, "heap_system_bytes", "Bytes malloc has taken from the system (held and free).",
+          (int64_t)(mi.arena + mi.hblkhd));
     counter(o, "messages_in_total", "WebSocket messages received.", net->messages_in);
     counter(o, "messages_out_total", "WebSocket messages queued to clients.", net->messages_out);
     counter(o, "http_requests_total", "HTTP requests served.", net->http_requests);

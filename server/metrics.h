@@ -5,8 +5,9 @@
  * Owns: metrics_now, the counters of the server above the transport
  * (rooms, games, seeks, moves, errors sent); the Prometheus text of them
  * and of the transport's own counters (net_stats).
- * May call: net.h (the net_stats type only), bot.h, accounts.h and mail.h
- * (their counters), store.h (the store_stats type, store_memory_bytes), proto.h,
+ * May call: net.h (the net_stats type only), bot.h, accounts.h and mail.h (their
+ * counters), store.h (the store_stats type, store_memory_bytes,
+ * store_page_region), libc's mallinfo2 (malloc's counts), proto.h,
  * rules.h (the games' ids). Only the loop thread touches the counters.
  */
 #ifndef METRICS_H

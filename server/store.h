@@ -209,6 +209,13 @@ int64_t store_now(store *s);
  * /metrics: a cache filling up is not a leak). */
 int64_t store_memory_bytes(void);
 
+/* SQLite's cache pages live in a region of their own, outside malloc's
+ * heap (store_pages.c): the bytes of its slots in use (counted in
+ * store_memory_bytes) and of every slot ever used (resident: a freed slot
+ * waits for the next page). Both 0 if the pages are in malloc's heap (SQLite
+ * had started before the first store_open). */
+void store_page_region(int64_t *in_use, int64_t *touched);
+
 /* Called when a queued write is durable (status 0) or has failed (negative:
  * the write is NOT on disk; do not acknowledge). A failed batch is tried
  * again (store_options.retries) before its writes fail; when they fail,

@@ -503,6 +503,7 @@ static int db_check(store *s, const char *path, char *why, size_t whylen)
 static int db_open(store *s, const char *path, const char *dir, unsigned busy_ms, char *why,
                    size_t whylen)
 {
+    pages_init();
     int err = db_lock(s, path, why, whylen);
     if (err < 0)
         return err;

@@ -49,6 +49,9 @@
  *   store_ratings.c  (ratings_) Glicko-2 ratings: the update in a finished
  *                             game's transaction, the ratings in memory,
  *                             leaderboards. Calls db_, queue_, rating.h.
+ *   store_pages.c    (pages_) SQLite's allocator wrapped: its cache pages in
+ *                             a reserved region of their own, outside
+ *                             malloc's heap. Calls sqlite3 and libuv only.
  *
  * Threads: everything runs on the loop thread except op_kind.run, which
  * runs on the writer thread (or on the loop inside store_flush) with the
@@ -329,6 +332,12 @@ const char *db_sql(enum db_stmt which);
 /* Finalize the statements, close the connections, free the memory and s
  * (once the handles are closed and the pool jobs are done). */
 void db_free(store *s);
+
+/* store_pages.c ---------------------------------------------------------- */
+
+/* SQLite's cache pages in their own region from now on: once per process,
+ * before SQLite starts (db_open); if it has started, nothing changes. */
+void pages_init(void);
 
 /* store_mem.c ------------------------------------------------------------ */
 

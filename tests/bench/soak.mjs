@@ -12,9 +12,10 @@
 //                             [--seed S] [--sample-ms MS]
 //
 // Prints one line per sample ("sample <s> <sessions> <rss_kb> <sqlite_kb>
-// <new_guests>":
-// the server's RSS and what SQLite holds, chameleon_store_memory_bytes of
-// /metrics: its page caches fill up as the database grows) and, at
+// <new_guests> <heap_kb> <heap_system_kb>": the server's RSS, what SQLite
+// holds (chameleon_store_memory_bytes of /metrics: its page caches fill up
+// as the database grows), what malloc hands out and what it has taken
+// from the system (chameleon_heap_bytes, chameleon_heap_system_bytes)) and, at
 // the end, "sessions N", "games N", "moves N", "abandoned N", "errors N",
 // "seconds S", then the server's gauges after the churn and an idle pause
 // ("after_<gauge> N"). Exit 1 on any protocol error.
@@ -165,15 +166,21 @@ async function gauges() {
     return out;
 }
 
-async function sqliteKb() {
+// The server's memory counts of /metrics, in kB: what SQLite holds
+// (chameleon_store_memory_bytes), what malloc hands out (heap_bytes) and
+// what it has taken from the system (heap_system_bytes).
+async function memoryKb() {
     const text = await (await fetch(`${http}/metrics`)).text();
-    return Math.round(Number(/^chameleon_store_memory_bytes (\d+)$/m.exec(text)?.[1] ?? NaN) / 1024);
+    const kb = (name) => Math.round(Number(new RegExp(`^chameleon_${name} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN) / 1024);
+    return [kb('store_memory_bytes'), kb('heap_bytes'), kb('heap_system_bytes')];
 }
 async function sample() {
     const secs = ((Date.now() - t0) / 1000).toFixed(1);
     const n = sessions;
     const g = newGuests;
-    console.log(`sample ${secs} ${n} ${rssKb()} ${await sqliteKb()} ${g}`);
+    const rss = rssKb();
+    const [sql, heap, sys] = await memoryKb();
+    console.log(`sample ${secs} ${n} ${rss} ${sql} ${g} ${heap} ${sys}`);
 }
 const sampler = setInterval(sample, SAMPLE_MS);
 await sample();
@@ -185,7 +192,7 @@ await sample();
 // once more.
 await sleep((ABANDON_S + 3) * 1000);
 const g = await gauges();
-console.log(`idle ${rssKb()} ${await sqliteKb()}`);
+console.log(`idle ${rssKb()} ${(await memoryKb()).join(' ')}`);
 for (const [k, v] of Object.entries(g)) console.log(`after_${k} ${v}`);
 console.log(`sessions ${sessions}`);
 console.log(`games ${games}`);
