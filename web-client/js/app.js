@@ -15,6 +15,7 @@ import * as leaderboard from './pages/leaderboard.js';
 import { watchYourTurn } from './corr.js';
 import { setTables } from './tables.js';
 import { loadBoards } from './geometry.js';
+import { sound } from './sound.js';
 
 // The server takes an upgrade on any path; /ws is the one deploy/nginx.conf
 // gives its own location (no buffering, long timeouts).
@@ -90,7 +91,7 @@ function header() {
 
 header();
 // A game that starts (a seek filled, a rematch) opens its room wherever we are.
-app.conn.on('game_started', (m) => { if (location.hash !== `#/game/${m.room}`) app.go(`#/game/${m.room}`); });
+app.conn.on('game_started', (m) => { sound.play('start'); if (location.hash !== `#/game/${m.room}`) app.go(`#/game/${m.room}`); });
 // Without the rules module no board can be drawn: the page says so at the
 // top (the pages without a board go on working).
 function rulesMissing(e) {

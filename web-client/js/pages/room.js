@@ -21,6 +21,8 @@ import { createActions } from '../room/actions.js';
 import { createChat } from '../room/chat.js';
 import { createCond } from '../room/cond.js';
 import { loadArchived } from '../room/archive.js';
+import { createSounds } from '../room/sounds.js';
+import { createTools } from '../room/tools.js';
 
 export function mount(main, params, app) {
   const conn = app.conn;
@@ -43,12 +45,14 @@ export function mount(main, params, app) {
   const actions = createActions(ctx);
   const chat = createChat(ctx);
   const cond = createCond(ctx);
+  const sounds = createSounds(ctx);
+  const tools = createTools(ctx);
 
   main.append(h('div', { class: 'room', id: 'room' },
     h('div', { class: 'board-col' }, bars.top, play.box, bars.bottom),
     h('div', { class: 'side' },
       heading, actions.banner, play.viewRow, history.moves, history.stepper, play.typed,
-      play.legal, status, actions.actions, cond.el, chat.el)));
+      play.legal, status, actions.actions, tools.el, cond.el, chat.el)));
 
   function setRoom(m) {
     model.set(m);
@@ -66,13 +70,14 @@ export function mount(main, params, app) {
     play.render();
     history.render();
     actions.render();
+    tools.render();
     chat.render();
     play.renderViewSel();
     cond.render();
     bars.tick();
     document.title = `${model.myTurn ? '\u25cf Your turn \u00b7 ' : ''}${gameName(st.game)} \u00b7 chameleon`;
   }
-  const timer = setInterval(bars.tick, 100);
+  const timer = setInterval(() => { bars.tick(); sounds.tick(); }, 100);
 
   const offs = wire(ctx, {
     setRoom,
@@ -87,6 +92,7 @@ export function mount(main, params, app) {
       } catch { ctx.say('No such game.'); }
     },
   });
+  offs.push(conn.on('event', (e) => { if (e.room === id) sounds.event(e); })); // after the model applied it
 
   const title = document.title;
   return () => {
@@ -94,6 +100,7 @@ export function mount(main, params, app) {
     offs.forEach((f) => f());
     clearInterval(timer);
     history.destroy();
+    tools.destroy();
     if (conn.ready) conn.request('part', { room: id }, false);
   };
 }
