@@ -67,3 +67,24 @@ export const plays = (page) => page.evaluate(() => window.__plays.slice());
 export async function shot(page, name) {
   await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: true });
 }
+
+// Registers `name` from the page (POST /api/register, as the account page
+// does) and reconnects so that the connection is the account's.
+export async function register(page, name) {
+  await page.evaluate(async (n) => {
+    const r = await fetch('/api/register', {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: n, password: `${n}-secret-pw` }),
+    });
+    if (!r.ok) throw new Error(`register: ${r.status} ${await r.text()}`);
+    window.chameleon.conn.drop();
+  }, name);
+  await page.waitForFunction((n) => window.chameleon.account === n && window.chameleon.conn.ready, name);
+}
+
+// Plays from-to by clicking the piece, then its destination.
+export async function clickMove(page, from, to) {
+  await page.waitForSelector(`svg.board g.piece.movable[data-cell="${from}"]`);
+  const box = await page.locator(`svg.board polygon.cell[data-cell="${from}"]`).boundingBox();
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+  await page.locator(`svg.board .dest[data-cell="${to}"]`).click({ force: true });
+}

@@ -23,6 +23,7 @@ import { createCond } from '../room/cond.js';
 import { loadArchived } from '../room/archive.js';
 import { createSounds } from '../room/sounds.js';
 import { createTools } from '../room/tools.js';
+import { createConfirm } from '../room/confirm.js';
 
 export function mount(main, params, app) {
   const conn = app.conn;
@@ -39,6 +40,7 @@ export function mount(main, params, app) {
     board: () => play.board(),
     sendMove: (text) => play.sendMove(text),
   };
+  ctx.confirm = createConfirm(ctx); // before play.js, which asks it
   const play = createPlay(ctx);
   const bars = createBars(ctx);
   const history = createHistory(ctx);
@@ -52,7 +54,7 @@ export function mount(main, params, app) {
     h('div', { class: 'board-col' }, bars.top, play.box, bars.bottom),
     h('div', { class: 'side' },
       heading, actions.banner, play.viewRow, history.moves, history.stepper, play.typed,
-      play.legal, status, actions.actions, tools.el, cond.el, chat.el)));
+      play.legal, status, ctx.confirm.el, actions.actions, tools.el, cond.el, chat.el)));
 
   function setRoom(m) {
     model.set(m);
@@ -71,6 +73,7 @@ export function mount(main, params, app) {
     history.render();
     actions.render();
     tools.render();
+    ctx.confirm.render();
     chat.render();
     play.renderViewSel();
     cond.render();
