@@ -34,8 +34,8 @@ void net_http_attachment(net_conn *c, const char *name)
     size_t n = 0;
     for (; name[n] && n + 1 < sizeof c->attachment; n++) {
         char ch = name[n];
-        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-                  ch == '-' || ch == '.' || ch == '_';
+        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                  (ch >= '0' && ch <= '9') || ch == '-' || ch == '.' || ch == '_';
         c->attachment[n] = ok ? ch : '_'; /* nothing to quote in the header */
     }
     c->attachment[n] = '\0';
@@ -44,10 +44,10 @@ void net_http_attachment(net_conn *c, const char *name)
 static int attachment_header(struct lws *wsi, const char *name, unsigned char **p,
                              unsigned char *end)
 {
-    char v[sizeof ((net_conn *)0)->attachment + 32];
+    char v[sizeof((net_conn *)0)->attachment + 32];
     int n = snprintf(v, sizeof v, "attachment; filename=\"%s\"", name);
-    return lws_add_http_header_by_name(wsi, (const unsigned char *)"content-disposition:",
-                                       (const unsigned char *)v, n, p, end);
+    return lws_add_http_header_by_name(
+        wsi, (const unsigned char *)"content-disposition:", (const unsigned char *)v, n, p, end);
 }
 
 /* On every reply: no script but the site's own files (WebAssembly

@@ -325,7 +325,7 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats, const 
 /* Moves. */
 
 /* The seat of s in r, or an error (not a player / game over). */
-static int acting_seat(room *r, const session *s, bool need_playing, char *why, size_t whylen)
+int room__acting_seat(room *r, const session *s, bool need_playing, char *why, size_t whylen)
 {
     int seat = room__seat_of(r, s->who);
     if (seat < 0) {
@@ -339,6 +339,10 @@ static int acting_seat(room *r, const session *s, bool need_playing, char *why, 
     if (need_playing && r->left[seat] >= 0) {
         rules_why(why, whylen, "you have left this game");
         return -PROTO_EGAME_OVER;
+    }
+    if (need_playing && r->takeback_busy) { /* room_takeback.c: the store answers first */
+        rules_why(why, whylen, "a takeback is being stored: try again in a moment");
+        return -PROTO_ETAKEBACK_PENDING;
     }
     return seat;
 }
@@ -441,7 +445,7 @@ static void cond_answer(room *r, int ply, const char *text)
 
 int room_move(room *r, session *c, const proto_req *req, char *why, size_t whylen)
 {
-    int s = acting_seat(r, c, true, why, whylen);
+    int s = room__acting_seat(r, c, true, why, whylen);
     if (s < 0)
         return -s;
     return room__play_as(r, s, req->move, why, whylen);
@@ -533,7 +537,7 @@ static int play_move(room *r, int s, const char *input, char *why, size_t whylen
 
 int room_resign(room *r, session *c, const proto_req *req, char *why, size_t whylen)
 {
-    int s = acting_seat(r, c, true, why, whylen);
+    int s = room__acting_seat(r, c, true, why, whylen);
     if (s < 0)
         return -s;
     room__player_leaves(r, s, RULES_REASON_RESIGNATION);
@@ -553,7 +557,7 @@ static unsigned remaining(const room *r)
 
 int room_draw_offer(room *r, session *c, const proto_req *req, char *why, size_t whylen)
 {
-    int s = acting_seat(r, c, true, why, whylen);
+    int s = room__acting_seat(r, c, true, why, whylen);
     if (s < 0)
         return -s;
     r->draw_offers |= 1u << s;
@@ -580,7 +584,7 @@ int room_draw_offer(room *r, session *c, const proto_req *req, char *why, size_t
 
 int room_draw_decline(room *r, session *c, const proto_req *req, char *why, size_t whylen)
 {
-    int s = acting_seat(r, c, true, why, whylen);
+    int s = room__acting_seat(r, c, true, why, whylen);
     if (s < 0)
         return -s;
     r->draw_offers = 0;
@@ -590,7 +594,7 @@ int room_draw_decline(room *r, session *c, const proto_req *req, char *why, size
 
 int room_abort(room *r, session *c, const proto_req *req, char *why, size_t whylen)
 {
-    int s = acting_seat(r, c, true, why, whylen);
+    int s = room__acting_seat(r, c, true, why, whylen);
     if (s < 0)
         return -s;
     bool all_moved = true;
@@ -607,7 +611,7 @@ int room_abort(room *r, session *c, const proto_req *req, char *why, size_t whyl
 
 int room_rematch(room *r, session *c, const proto_req *req, char *why, size_t whylen)
 {
-    int s = acting_seat(r, c, false, why, whylen);
+    int s = room__acting_seat(r, c, false, why, whylen);
     if (s < 0)
         return -s;
     if (!r->g->result.over) {
@@ -822,7 +826,7 @@ static int cond_canon(const room *r, int me, const char *line, char *out, size_t
 
 int room_cond(room *r, session *c, const proto_req *req, char *why, size_t whylen)
 {
-    int s = acting_seat(r, c, true, why, whylen); /* lines end with the game */
+    int s = room__acting_seat(r, c, true, why, whylen); /* lines end with the game */
     if (s < 0)
         return -s;
     if (r->corr.days <= 0 || r->nseats != 2) {

@@ -99,6 +99,8 @@ enum db_stmt {
     ST_LEADERBOARD,
     ST_ARCHIVE,
     ST_ARCHIVE_NAMES,
+    ST_MOVES_TRUNCATE,
+    ST_MOVE_CLOCKS,
     ST_COUNT
 };
 
