@@ -70,6 +70,7 @@ void metrics_write(proto_out *o, const net_stats *net, const store_stats *st)
              m->games_by_variant[i]);
     gauge(o, "seeks", "Open seeks.", m->seeks);
     counter(o, "moves_total", "Moves played and relayed.", m->moves);
+    counter(o, "takebacks_total", "Takebacks agreed and stored.", m->takebacks);
     gauge(o, "store_memory_bytes", "Bytes SQLite holds, page caches included.",
           store_memory_bytes());
     counter(o, "messages_in_total", "WebSocket messages received.", net->messages_in);

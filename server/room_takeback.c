@@ -28,6 +28,7 @@
 
 #include <utlist.h>
 
+#include "metrics.h"
 #include "store.h"
 
 /* Why r has no takebacks (a sentence), or NULL. */
@@ -92,6 +93,7 @@ static void on_takeback_durable(void *arg, int status)
         proto_write_event_takeback(&o, r->id, r->seq, job->nmoves, job->removed, g, r->clocks,
                                    r->clock_running);
         room__push_event(r, &o, true, true);
+        metrics_now.takebacks++;
         log_kv(LOG_INFO, "takeback", "room=%lld moves=%d removed=%d", (long long)r->id, job->nmoves,
                job->removed);
     } else {

@@ -102,6 +102,8 @@ test('takeback: ask, decline, accept; one move or two; a restart keeps it taken 
     assert.equal(ev.removed, 2);
     assert.equal(ev.to_move, 1);
     const clocksBefore = ev.clocks;
+    const metrics = await (await fetch(`${one.http}/metrics`)).text();
+    assert.match(metrics, /chameleon_takebacks_total 3\b/);
     let r = await fetch(`${one.http}/api/games/${room}`);
     assert.deepEqual((await r.json()).moves.map((m) => m.move), ['c2-b1']);
     a.close(); b.close(); w.close();
