@@ -7,8 +7,10 @@ import assert from 'node:assert/strict';
 import { startServer, connect, startGame } from './lib.mjs';
 
 let srv;
+const clients = [];
 before(async () => { srv = await startServer(); });
 after(async () => {
+    for (const c of clients) c.close(); // a failed test leaves nothing open
     const st = await srv.stop();
     assert.equal(st.code, 0, `server exit status (sanitizers): ${srv.stderr().slice(-3000)}`);
 });
@@ -16,6 +18,7 @@ after(async () => {
 test('the PGN of a game is an attachment named chameleon-<id>.pgn', async () => {
     const a = await connect(srv.url, { name: 'ann' });
     const b = await connect(srv.url, { name: 'bob' });
+    clients.push(a, b);
     const { room } = await startGame([a, b], 'rollerball', { base_ms: 300000, inc_ms: 0 });
     a.send({ type: 'move', room, move: 'c2-b1' });
     await a.event(room, 'move');

@@ -11,7 +11,11 @@ import assert from 'node:assert/strict';
 import { startServer, connect, startGame } from './lib.mjs';
 
 const servers = [];
+const clients = [];
+let first = null; // the server before the restart, while it runs
 after(async () => {
+    for (const c of clients) c.close(); // a failed test leaves nothing open
+    if (first) await first.stop();
     for (const s of servers) {
         const st = await s.stop();
         assert.equal(st.code, 0, `server exit status (sanitizers): ${s.stderr().slice(-3000)}`);
@@ -33,9 +37,11 @@ async function play(who, room, move, all) {
 
 test('takeback: ask, decline, accept; one move or two; a restart keeps it taken back', async () => {
     const one = await startServer();
+    first = one;
     const a = await connect(one.url, { name: 'ann' });
     const b = await connect(one.url, { name: 'bob' });
     const w = await connect(one.url, { name: 'watcher' });
+    clients.push(a, b, w);
     const { room } = await startGame([a, b], 'rollerball', { base_ms: 300000, inc_ms: 2000 });
     const joined = await w.request({ type: 'join', room });
     assert.deepEqual(joined.takeback_offers, []);
@@ -108,9 +114,11 @@ test('takeback: ask, decline, accept; one move or two; a restart keeps it taken 
     assert.deepEqual((await r.json()).moves.map((m) => m.move), ['c2-b1']);
     a.close(); b.close(); w.close();
 
+    first = null;
     assert.equal((await one.stop(true)).code, 0);
     const two = await server([], { dir: one.dir });
     const b2 = await connect(two.url, { token: b.welcome.token });
+    clients.push(b2);
     st = await b2.request({ type: 'join', room });
     assert.deepEqual(st.moves.map((m) => m.move), ['c2-b1']);
     assert.equal(st.to_move, 1);
@@ -121,6 +129,7 @@ test('takeback: ask, decline, accept; one move or two; a restart keeps it taken 
     assert.ok(!pgn.includes('e6-f5'), pgn);
     // The game goes on from there.
     const a2 = await connect(two.url, { token: a.welcome.token });
+    clients.push(a2);
     await a2.request({ type: 'join', room });
     b2.send({ type: 'move', room, move: 'e6-f5' });
     assert.equal((await a2.event(room, 'move')).ply, 2);
@@ -140,6 +149,7 @@ test('takeback refused in rated, correspondence and three-player games; a bot ag
     }
     const a = await connect(srv.url, {}, { Cookie: cookies[0] });
     const b = await connect(srv.url, {}, { Cookie: cookies[1] });
+    clients.push(a, b);
     for (const [fields, sentence] of [
         [{ base_ms: 300000, inc_ms: 0, rated: true }, /rated/],
         [{ corr: { days: 3 } }, /correspondence/],
@@ -152,6 +162,7 @@ test('takeback refused in rated, correspondence and three-player games; a bot ag
         await b.event(room, 'left');
     }
     const c = await connect(srv.url, { name: 'cid' });
+    clients.push(c);
     const g3 = a.welcome.games.find((g) => g.players === 3);
     if (g3) {
         const { room, states } = await startGame([a, b, c], g3.id, { base_ms: 300000, inc_ms: 0 });
@@ -165,6 +176,7 @@ test('takeback refused in rated, correspondence and three-player games; a bot ag
 
     // A bot agrees at once (the human plays first from seat 0).
     const h = await connect(srv.url, { name: 'human' });
+    clients.push(h);
     h.send({ type: 'bot_game', game: 'rollerball', level: 1, seat: 0, base_ms: 300000, inc_ms: 0 });
     const started = await h.waitFor((m) => m.type === 'game_started', 'game_started');
     const broom = started.room;
@@ -183,6 +195,7 @@ test('rematch: declined (the offers go), then asked again and accepted: colours 
     const srv = await server();
     const a = await connect(srv.url, { name: 'rema' });
     const b = await connect(srv.url, { name: 'remb' });
+    clients.push(a, b);
     const { room } = await startGame([a, b], 'rollerball', { base_ms: 180000, inc_ms: 2000 });
     await a.expectError({ type: 'rematch_decline', room }, 'game_not_over');
     a.send({ type: 'resign', room });
