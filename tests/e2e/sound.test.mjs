@@ -80,3 +80,20 @@ test('sounds: start, move, capture, end; the mute switch silences its page', { s
   await a.context().close();
   await b.context().close();
 });
+
+test('low time: the player\'s own clock under a tenth of the base plays once; the flag ends the game', { skip, timeout: 60000 }, async () => {
+  const a = await player(browser, server.url);
+  const b = await player(browser, server.url);
+  const room = await startGame([a, b], 'rollerball', { base_ms: 8000, inc_ms: 0 });
+  // Both have moved (each clock runs from its owner's first move at the
+  // latest), then A's clock runs down: under 0.8 s left it sounds.
+  await play(a, room, 'c2-b1', [a, b], 1);
+  await play(b, room, 'e6-f5', [a, b], 2);
+  await a.waitForFunction(() => window.__plays.includes('lowtime.ogg'), null, { timeout: 20000 });
+  assert.ok(!(await plays(b)).includes('lowtime.ogg'), 'not on the other side');
+  await a.waitForFunction(() => window.__plays.includes('end.ogg'), null, { timeout: 20000 });
+  const heard = await plays(a);
+  assert.equal(heard.filter((s) => s === 'lowtime.ogg').length, 1, `${heard}`);
+  await a.context().close();
+  await b.context().close();
+});
