@@ -28,7 +28,8 @@ export function createOffers(ctx, act) {
     } else if (st.moves.some((m) => m.seat === st.you)) {
       list.push(act('takeback', 'Takeback', '', null, 'btn-takeback'));
     }
-    if (st.takeback_declined !== null && st.takeback_declined !== undefined && st.takeback_declined !== st.you && !offers.length) {
+    const no = st.takeback_declined; // shown until the next move
+    if (no && no.seat !== st.you && no.ply === st.moves.length && !offers.length) {
       list.push(h('span', { class: 'muted', id: 'takeback-note' }, 'Takeback declined'));
     }
     return list;

@@ -72,8 +72,12 @@ export class RoomState {
       case 'rematch': st.next_room = e.next_room; break;
       // Declines and takebacks (PROTOCOL.md, "Takebacks, rematches and downloads").
       case 'rematch_declined': st.rematch_offers = []; st.rematch_declined = e.seat; break;
-      case 'takeback_offer': st.takeback_offers = e.offers; st.takeback_declined = null; break;
-      case 'takeback_declined': st.takeback_offers = []; st.takeback_declined = e.seat; break;
+      case 'takeback_offer':
+        st.takeback_offers = e.offers;
+        st.takeback_declined = null;
+        hooks.announce(`${this.seatName(e.seat)} asks to take back a move`);
+        break;
+      case 'takeback_declined': st.takeback_offers = []; st.takeback_declined = { seat: e.seat, ply: st.moves.length }; break;
       case 'takeback':
         st.moves.length = e.ply;
         st.takeback_offers = [];
