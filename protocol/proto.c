@@ -1002,6 +1002,8 @@ static void put_room_now(proto_out *o, const proto_room_view *v)
     put_seats_mask(o, v->draw_offers, n);
     key(o, "rematch_offers");
     put_seats_mask(o, v->rematch_offers, n);
+    key(o, "takeback_offers");
+    put_seats_mask(o, v->takeback_offers, n);
     if (v->corr.days > 0)
         put_deadlines(o, v->deadlines, n, v->now_ms);
 }
@@ -1206,10 +1208,23 @@ void proto_write_event_offer(proto_out *o, int64_t room, uint64_t seq, const cha
     begin_event(o, room, seq, kind);
     key(o, "seat");
     put_int(o, seat);
-    if (strcmp(kind, "draw_declined") != 0) {
+    size_t kl = strlen(kind);
+    if (kl < 9 || strcmp(kind + kl - 9, "_declined") != 0) { /* a decline has no offers */
         key(o, "offers");
         put_seats_mask(o, offers, nseats);
     }
+    end(o);
+}
+
+void proto_write_event_takeback(proto_out *o, int64_t room, uint64_t seq, int ply, int removed,
+                                const rules_game *g, const int64_t *clocks, bool clock_running)
+{
+    begin_event(o, room, seq, "takeback");
+    key(o, "ply");
+    put_int(o, ply);
+    key(o, "removed");
+    put_int(o, removed);
+    put_turn(o, g, clocks, clock_running);
     end(o);
 }
 

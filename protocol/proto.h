@@ -89,6 +89,8 @@ const char *proto_reason_text(rules_reason r);
     X(PROTO_ENOT_CORRESPONDENCE, "not_correspondence",                                             \
       "conditional moves are for two-player correspondence games")                                 \
     X(PROTO_ENOT_JOINED, "not_joined", "join the room first")                                      \
+    X(PROTO_ENO_TAKEBACK, "no_takeback", "no takeback in this game")                               \
+    X(PROTO_ETAKEBACK_PENDING, "takeback_pending", "a takeback is being stored: try again")        \
     X(PROTO_EINTERNAL, "internal", "internal error")
 
 typedef enum {
@@ -167,6 +169,9 @@ enum {
     X(PROTO_DRAW_DECLINE, "draw_decline", PF_ROOM, 0)                                              \
     X(PROTO_ABORT, "abort", PF_ROOM, 0)                                                            \
     X(PROTO_REMATCH, "rematch", PF_ROOM, 0)                                                        \
+    X(PROTO_REMATCH_DECLINE, "rematch_decline", PF_ROOM, 0)                                        \
+    X(PROTO_TAKEBACK, "takeback", PF_ROOM, 0)                                                      \
+    X(PROTO_TAKEBACK_DECLINE, "takeback_decline", PF_ROOM, 0)                                      \
     X(PROTO_CHAT, "chat", PF_ROOM | PF_TEXT, 0)                                                    \
     X(PROTO_TURNS, "turns", 0, 0)                                                                  \
     X(PROTO_VACATION_START, "vacation_start", PF_DAYS, 0)                                          \
@@ -225,7 +230,7 @@ typedef struct proto_req {
     int64_t rating_min, rating_max;
     char to[PROTO_NAME_MAX + 1]; /* challenge_create: the account challenged */
     int64_t challenge;           /* challenge_accept, _decline, _cancel */
-    int64_t tourney; /* tourney_watch, tourney_unwatch */
+    int64_t tourney;             /* tourney_watch, tourney_unwatch */
 } proto_req;
 
 /*
@@ -315,6 +320,7 @@ typedef struct proto_room_view {
     int64_t clocks[RULES_MAX_PLAYERS];
     bool clock_running;
     unsigned draw_offers, rematch_offers; /* bit per seat */
+    unsigned takeback_offers;             /* bit per seat */
     const proto_chat_line *chat;          /* nchat lines, oldest first */
     int nchat;
     /* Correspondence (corr.days > 0): deadline per seat (0: none, written
@@ -385,11 +391,16 @@ void proto_write_event_left(proto_out *o, int64_t room, uint64_t seq, int seat, 
                             const rules_game *g, const int64_t *clocks, bool clock_running);
 void proto_write_event_end(proto_out *o, int64_t room, uint64_t seq, const rules_game *g,
                            const int64_t *clocks);
-/* kind "draw_offer" or "rematch_offer" (offers = bit per seat) or
- * "draw_declined" (offers ignored). */
+/* kind "draw_offer", "rematch_offer" or "takeback_offer" (offers = bit per
+ * seat) or "draw_declined", "rematch_declined", "takeback_declined"
+ * (offers ignored). */
 void proto_write_event_offer(proto_out *o, int64_t room, uint64_t seq, const char *kind, int seat,
                              unsigned offers, int nseats);
 void proto_write_event_rematch(proto_out *o, int64_t room, uint64_t seq, int64_t next_room);
+/* kind "takeback": the game now has `ply` moves (`removed` were taken back),
+ * with the turn and clocks as in a move event. */
+void proto_write_event_takeback(proto_out *o, int64_t room, uint64_t seq, int ply, int removed,
+                                const rules_game *g, const int64_t *clocks, bool clock_running);
 void proto_write_event_presence(proto_out *o, int64_t room, uint64_t seq, int seat, bool connected);
 void proto_write_event_chat(proto_out *o, int64_t room, uint64_t seq, const proto_chat_line *line);
 /* An event number spent on the other chat room: nothing to apply. */

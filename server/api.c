@@ -211,6 +211,11 @@ static void on_game_read(void *arg, int status, const record_game *g)
     if (c == NULL)
         return;
     char *body = status < 0 ? NULL : pgn ? archive_game_pgn(g) : archive_game_view_json(g);
+    if (pgn && body != NULL) {
+        char name[40];
+        snprintf(name, sizeof name, "chameleon-%lld.pgn", (long long)g->id);
+        net_http_attachment(c, name);
+    }
     reply_read(c, status, body, pgn ? "application/x-chess-pgn" : "application/json");
 }
 

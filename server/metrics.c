@@ -76,6 +76,7 @@ void metrics_write(proto_out *o, const net_stats *net, const store_stats *st)
           m->tournaments_running);
     counter(o, "tournament_games_total", "Games started by tournaments.", m->tournament_games);
     counter(o, "moves_total", "Moves played and relayed.", m->moves);
+    counter(o, "takebacks_total", "Takebacks agreed and stored.", m->takebacks);
     gauge(o, "store_memory_bytes", "Bytes SQLite holds, page caches included.",
           store_memory_bytes());
     int64_t pages_in_use, pages_touched;

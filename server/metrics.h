@@ -28,6 +28,7 @@ typedef struct metrics {
     int64_t games_by_variant[METRICS_VARIANTS_MAX]; /* the same by rules_variants[i] */
     int64_t seeks;                                  /* open seeks */
     uint64_t moves;                                 /* moves played and relayed */
+    uint64_t takebacks;                             /* takebacks stored (room_takeback.c) */
     uint64_t errors[PROTO_NERRORS];                 /* error messages sent, by code */
     uint64_t started_ms;                            /* uv_now at start */
     /* Limits on messages (dispatch.c, session.c, room_game.c, lobby.c). */

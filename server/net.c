@@ -336,7 +336,8 @@ static int post_check(struct lws *wsi, const net_route *r)
  * stay last. lws looks at its table first, then at this list. */
 static const struct lws_protocol_vhost_options mime_any = {NULL, NULL, "*",
                                                            "application/octet-stream"};
-static const struct lws_protocol_vhost_options mime_woff2 = {&mime_any, NULL, ".woff2",
+static const struct lws_protocol_vhost_options mime_ogg = {&mime_any, NULL, ".ogg", "audio/ogg"};
+static const struct lws_protocol_vhost_options mime_woff2 = {&mime_ogg, NULL, ".woff2",
                                                              "font/woff2"};
 static const struct lws_protocol_vhost_options mime_md = {&mime_woff2, NULL, ".md",
                                                           "text/plain; charset=utf-8"};

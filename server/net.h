@@ -89,6 +89,7 @@ typedef struct net_conn {
     const struct net_route *post_route; /* a POST waiting for its body */
     char post_arg[64];
     unsigned retry_after; /* seconds for the next HTTP reply's Retry-After (0: none) */
+    char attachment[40];  /* the next HTTP reply's download file name ("": none) */
     char close_frame[NET_HEADROOM + 2 + 123]; /* net_close_why: status, reason */
     size_t close_len;
     bool close_sent;
@@ -128,6 +129,10 @@ void net_http_reply_out(net_conn *c, unsigned status, const char *ctype, proto_o
                         const char *set_cookie);
 /* Give the next HTTP reply of c a Retry-After: seconds header (429, 503). */
 void net_http_retry_after(net_conn *c, unsigned seconds);
+/* Make the next 200 reply of c a download: Content-Disposition: attachment;
+ * filename="<name>" (name: letters, digits, '-', '.' and '_' only; a
+ * longer one than fits is cut). */
+void net_http_attachment(net_conn *c, const char *name);
 /* The value of the cookie `name` of c's request (HTTP, or the WebSocket
  * upgrade while the open callback runs) into buf; its length, or -1 if
  * there is none (or it does not fit). */

@@ -29,6 +29,27 @@ void net_http_retry_after(net_conn *c, unsigned seconds)
     c->retry_after = seconds;
 }
 
+void net_http_attachment(net_conn *c, const char *name)
+{
+    size_t n = 0;
+    for (; name[n] && n + 1 < sizeof c->attachment; n++) {
+        char ch = name[n];
+        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                  (ch >= '0' && ch <= '9') || ch == '-' || ch == '.' || ch == '_';
+        c->attachment[n] = ok ? ch : '_'; /* nothing to quote in the header */
+    }
+    c->attachment[n] = '\0';
+}
+
+static int attachment_header(struct lws *wsi, const char *name, unsigned char **p,
+                             unsigned char *end)
+{
+    char v[sizeof((net_conn *)0)->attachment + 32];
+    int n = snprintf(v, sizeof v, "attachment; filename=\"%s\"", name);
+    return lws_add_http_header_by_name(
+        wsi, (const unsigned char *)"content-disposition:", (const unsigned char *)v, n, p, end);
+}
+
 /* On every reply: no script but the site's own files (WebAssembly
  * compiled from them is allowed), no framing, no MIME sniffing, no
  * referrer outside the site. Raw header lines (lws_serve_http_file). */
@@ -79,11 +100,13 @@ static int http_reply(struct lws *wsi, net_conn *c, unsigned status, const char 
                                                    (const unsigned char *)set_cookie,
                                                    (int)strlen(set_cookie), &p, end)) ||
         (c->retry_after && retry_after_header(wsi, c->retry_after, &p, end)) ||
+        (status == 200 && c->attachment[0] && attachment_header(wsi, c->attachment, &p, end)) ||
         lws_finalize_write_http_header(wsi, start, &p, end)) {
         proto_out_free(o);
         return -1;
     }
     c->retry_after = 0;
+    c->attachment[0] = '\0';
     proto_out_free(&c->http_out);
     c->http_out = *o;
     o->buf = NULL;

@@ -10,7 +10,8 @@
  * session), room_bot.c (bots' seats), room_store.c (results and leaves
  * written again after a failed write), room_notify.c (the moments
  * notify.h tells players away from the site), room_push.c (pushes and the
- * low-time alarm), room_list.c (the games being played, for the lobby).
+ * low-time alarm), room_list.c (the games being played, for the lobby),
+ * room_rematch.c (declining a rematch), room_takeback.c (takebacks).
  * May call: ident.h (seats, an identity's rooms), session.h (the sink),
  * quota.h (games charged per identity and address, rooms watched),
  * store.h, rating.h (a player's pace), errmap.h, metrics.h, bot.h (the bots'
@@ -121,6 +122,12 @@ int room_draw_offer(room *r, session *s, const proto_req *req, char *why, size_t
 int room_draw_decline(room *r, session *s, const proto_req *req, char *why, size_t whylen);
 int room_abort(room *r, session *s, const proto_req *req, char *why, size_t whylen);
 int room_rematch(room *r, session *s, const proto_req *req, char *why, size_t whylen);
+/* room_rematch.c: a seated player declines (or withdraws) the rematch. */
+int room_rematch_decline(room *r, session *s, const proto_req *req, char *why, size_t whylen);
+/* room_takeback.c: ask for (or accept) a takeback, decline (or withdraw)
+ * it; casual live two-player games only. */
+int room_takeback(room *r, session *s, const proto_req *req, char *why, size_t whylen);
+int room_takeback_decline(room *r, session *s, const proto_req *req, char *why, size_t whylen);
 int room_chat(room *r, session *s, const proto_req *req, char *why, size_t whylen);
 /* who's vacation began (until_ms: its end) or ended (0): a `vacation`
  * event in each of its correspondence games in progress. */

@@ -74,7 +74,7 @@ static void on_answer(void *arg, const bot_answer *a);
 
 void room__bot_kick(room *r)
 {
-    int s = r->closing || stopped ? -1 : rules_game_to_move(r->g);
+    int s = r->closing || stopped || r->takeback_busy ? -1 : rules_game_to_move(r->g);
     bool bot_to_move = s >= 0 && r->seats[s]->bot > 0 && r->left[s] < 0;
     if (r->bot_job != NULL) {
         if (bot_to_move && r->bot_seat == s && r->bot_nmoves == r->g->nmoves &&

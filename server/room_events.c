@@ -272,6 +272,7 @@ static proto_room_view view_of(const room *r, const ident *who)
         .clock_running = r->clock_running,
         .draw_offers = r->draw_offers,
         .rematch_offers = r->rematch_offers,
+        .takeback_offers = r->takeback_offers,
     };
     uint64_t now = uv_now(room__loop);
     for (int i = 0; i < r->nseats; i++) {

@@ -332,7 +332,7 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats, const 
 /* Moves. */
 
 /* The seat of s in r, or an error (not a player / game over). */
-static int acting_seat(room *r, const session *s, bool need_playing, char *why, size_t whylen)
+int room__acting_seat(room *r, const session *s, bool need_playing, char *why, size_t whylen)
 {
     int seat = room__seat_of(r, s->who);
     if (seat < 0) {
@@ -346,6 +346,10 @@ static int acting_seat(room *r, const session *s, bool need_playing, char *why, 
     if (need_playing && r->left[seat] >= 0) {
         rules_why(why, whylen, "you have left this game");
         return -PROTO_EGAME_OVER;
+    }
+    if (need_playing && r->takeback_busy) { /* room_takeback.c: the store answers first */
+        rules_why(why, whylen, "a takeback is being stored: try again in a moment");
+        return -PROTO_ETAKEBACK_PENDING;
     }
     return seat;
 }
@@ -450,7 +454,7 @@ static void cond_answer(room *r, int ply, const char *text)
 
 int room_move(room *r, session *c, const proto_req *req, char *why, size_t whylen)
 {
-    int s = acting_seat(r, c, true, why, whylen);
+    int s = room__acting_seat(r, c, true, why, whylen);
     if (s < 0)
         return -s;
     return room__play_as(r, s, req->move, why, whylen);
@@ -543,7 +547,7 @@ static int play_move(room *r, int s, const char *input, char *why, size_t whylen
 
 int room_resign(room *r, session *c, const proto_req *req, char *why, size_t whylen)
 {
-    int s = acting_seat(r, c, true, why, whylen);
+    int s = room__acting_seat(r, c, true, why, whylen);
     if (s < 0)
         return -s;
     room__player_leaves(r, s, RULES_REASON_RESIGNATION);
@@ -563,7 +567,7 @@ static unsigned remaining(const room *r)
 
 int room_draw_offer(room *r, session *c, const proto_req *req, char *why, size_t whylen)
 {
-    int s = acting_seat(r, c, true, why, whylen);
+    int s = room__acting_seat(r, c, true, why, whylen);
     if (s < 0)
         return -s;
     r->draw_offers |= 1u << s;
@@ -590,7 +594,7 @@ int room_draw_offer(room *r, session *c, const proto_req *req, char *why, size_t
 
 int room_draw_decline(room *r, session *c, const proto_req *req, char *why, size_t whylen)
 {
-    int s = acting_seat(r, c, true, why, whylen);
+    int s = room__acting_seat(r, c, true, why, whylen);
     if (s < 0)
         return -s;
     r->draw_offers = 0;
@@ -600,7 +604,7 @@ int room_draw_decline(room *r, session *c, const proto_req *req, char *why, size
 
 int room_abort(room *r, session *c, const proto_req *req, char *why, size_t whylen)
 {
-    int s = acting_seat(r, c, true, why, whylen);
+    int s = room__acting_seat(r, c, true, why, whylen);
     if (s < 0)
         return -s;
     bool all_moved = true;
@@ -612,56 +616,6 @@ int room_abort(room *r, session *c, const proto_req *req, char *why, size_t whyl
     }
     room__end_drawn(r, RULES_REASON_ABORTED);
     room__maybe_free(r);
-    return 0;
-}
-
-int room_rematch(room *r, session *c, const proto_req *req, char *why, size_t whylen)
-{
-    int s = acting_seat(r, c, false, why, whylen);
-    if (s < 0)
-        return -s;
-    if (!r->g->result.over) {
-        rules_why(why, whylen, "the game is still going on");
-        return PROTO_EGAME_NOT_OVER;
-    }
-    if (r->next_room != 0)
-        return 0; /* the rematch has started already */
-    /* Bots always agree to a rematch. */
-    for (int i = 0; i < r->nseats; i++)
-        if (r->seats[i]->bot > 0)
-            r->rematch_offers |= 1u << i;
-    r->rematch_offers |= 1u << s;
-    room__push_offer(r, "rematch_offer", s, r->rematch_offers);
-    unsigned all = (1u << r->nseats) - 1;
-    if ((r->rematch_offers & all) != all)
-        return 0;
-    /* Everyone asked: seats rotate by one, so colours change hands. Each
-     * player's caps as if each asked for a game of its own. */
-    ident *seats[RULES_MAX_PLAYERS];
-    room_settings rs = {r->g->variant->id, r->base_ms, r->inc_ms, r->rated, r->corr, {NULL}};
-    for (int i = 0; i < r->nseats; i++) {
-        int from = (i + 1) % r->nseats;
-        seats[i] = r->seats[from];
-        rs.addr[i] = r->addr[from];
-        char qwhy[RULES_WHY_TEXT];
-        if (quota_game_check(seats[i], rs.addr[i], r->corr.days > 0, qwhy, sizeof qwhy) != 0) {
-            if (seats[i] == c->who)
-                rules_why(why, whylen, "%s", qwhy);
-            else
-                rules_why(why, whylen, "no rematch: %s has too many games in progress",
-                          seats[i]->name);
-            return PROTO_ETOO_MANY_GAMES;
-        }
-    }
-    proto_err err = 0;
-    room *next = room_start(&rs, seats, r->nseats, NULL, NULL, &err, why, whylen);
-    if (next == NULL)
-        return err;
-    r->next_room = next->id;
-    proto_out o;
-    room__new_event(r, &o);
-    proto_write_event_rematch(&o, r->id, r->seq, next->id);
-    room__push_event(r, &o, false, true);
     return 0;
 }
 
@@ -833,7 +787,7 @@ static int cond_canon(const room *r, int me, const char *line, char *out, size_t
 
 int room_cond(room *r, session *c, const proto_req *req, char *why, size_t whylen)
 {
-    int s = acting_seat(r, c, true, why, whylen); /* lines end with the game */
+    int s = room__acting_seat(r, c, true, why, whylen); /* lines end with the game */
     if (s < 0)
         return -s;
     if (r->corr.days <= 0 || r->nseats != 2) {

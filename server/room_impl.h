@@ -1,7 +1,7 @@
 /*
  * room_impl.h - what the files of the room module share (room_game.c,
  * room_clock.c, room_events.c, room_bot.c, room_store.c, room_notify.c,
- * room_push.c);
+ * room_push.c, room_list.c, room_rematch.c, room_takeback.c);
  * private to them.
  * See room.h.
  *
@@ -74,6 +74,9 @@ struct room {
     int leaves_queued, leaves_stored, leave_tries;
     bool leaves_failed;
     unsigned draw_offers, rematch_offers;
+    unsigned takeback_offers; /* room_takeback.c: asked at takeback_ply moves */
+    int takeback_ply;
+    bool takeback_busy; /* a takeback is being stored: moves wait */
     int64_t next_room;
     proto_chat_line chat[ROOM_CHAT_KEEP];
     int nchat, chat_head;
@@ -103,6 +106,9 @@ extern int64_t room__abandon_ms;
 room *room__table(void);
 /* The seat of who in r, or -1. */
 int room__seat_of(const room *r, const ident *who);
+/* The seat of s's identity, or minus a proto_err with a why (no seat; with
+ * need_playing: the game is over or the seat left). */
+int room__acting_seat(room *r, const session *s, bool need_playing, char *why, size_t whylen);
 /* Close r if it is over, unwatched and has nothing left to store. */
 void room__maybe_free(room *r);
 /* Seat s leaves the game that goes on (resign, flag, abandon). */

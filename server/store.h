@@ -308,6 +308,16 @@ int store_game_leave(store *s, int64_t game, int player, rules_reason reason, in
                      store_done_cb cb, void *arg);
 
 /*
+ * Queue a takeback in a live game: the moves from ply `nmoves` on are
+ * deleted, `next` is to move, clock_ms (every player's time now) become
+ * the clocks a restart restores. Errors at once (cb not called):
+ * STORE_ENOT_FOUND, STORE_EBAD_PLY (nmoves is not below the moves recorded),
+ * STORE_EBAD_ARG (a correspondence game). cb(arg, 0) once it is durable.
+ */
+int store_takeback(store *s, int64_t game, int nmoves, int next, const int64_t *clock_ms,
+                   store_done_cb cb, void *arg);
+
+/*
  * Queue the end of a game with its result (r->over must be true): outcome
  * of every player, winner, reason. The game moves to the archive. cb may be
  * NULL.

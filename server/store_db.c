@@ -37,6 +37,9 @@ static const char *const stmt_sql[ST_COUNT] = {
                          " VALUES (?,?,?,?,?)",
     [ST_MOVE_INSERT] = "INSERT INTO moves (game, ply, player, text, at_ms, clock0, clock1,"
                        " clock2) VALUES (?,?,?,?,?,?,?,?)",
+    [ST_MOVES_TRUNCATE] = "DELETE FROM moves WHERE game = ? AND ply >= ?",
+    [ST_MOVE_CLOCKS] =
+        "UPDATE moves SET clock0 = ?, clock1 = ?, clock2 = ? WHERE game = ? AND ply = ?",
     [ST_GAME_ADVANCE] = "UPDATE games SET nmoves = ?, to_move = ?, last_move_ms = ?,"
                         " deadline_ms = ? WHERE id = ?",
     [ST_LEAVE_INSERT] = "INSERT INTO leaves (game, player, after_ply, reason, at_ms)"

@@ -173,6 +173,25 @@ static int run_finish(store *s, op *o)
     return err < 0 ? err : ratings_apply(s, o);
 }
 
+/* A takeback: the moves from ply o->ply on go; the clocks now are the last
+ * move's (what a restart restores). */
+static int run_takeback(store *s, op *o)
+{
+    sqlite3_stmt *st = db_use(s->wst, ST_MOVES_TRUNCATE);
+    sqlite3_bind_int64(st, 1, o->game);
+    sqlite3_bind_int(st, 2, o->ply);
+    int err = db_run(st);
+    if (err == 0 && o->ply > 0) {
+        st = db_use(s->wst, ST_MOVE_CLOCKS);
+        for (int p = 0; p < RULES_MAX_PLAYERS; p++)
+            sqlite3_bind_int64(st, 1 + p, o->clock_ms[p]);
+        sqlite3_bind_int64(st, 4, o->game);
+        sqlite3_bind_int(st, 5, o->ply - 1);
+        err = db_run(st);
+    }
+    return err < 0 ? err : advance(s, o, o->ply);
+}
+
 static void done_finish(store *s, op *o, int status)
 {
     ratings_done(s, o, status);
@@ -183,6 +202,7 @@ static const op_kind create_kind = {run_create, queue_write_done, release_create
 static const op_kind move_kind = {run_move, queue_write_done, NULL, false};
 static const op_kind leave_kind = {run_leave, queue_write_done, NULL, false};
 static const op_kind finish_kind = {run_finish, done_finish, ratings_release, false};
+static const op_kind takeback_kind = {run_takeback, queue_write_done, NULL, false};
 
 /* ------------------------------------------------------------------------ */
 /* Create, move, leave, finish */
@@ -345,6 +365,35 @@ int store_game_leave(store *s, int64_t game, int player, rules_reason reason, in
     o->deadline_ms = g->deadline_ms;
     o->notify[0] = g->account[player];
     o->notify[1] = next >= 0 ? g->account[next] : 0;
+    o->cb.write = cb;
+    o->arg = arg;
+    return 0;
+}
+
+int store_takeback(store *s, int64_t game, int nmoves, int next, const int64_t *clock_ms,
+                   store_done_cb cb, void *arg)
+{
+    game_mem *g;
+    int err = check_game(s, game, &g);
+    if (err < 0)
+        return err;
+    if (g->kind == STORE_CORR)
+        return STORE_EBAD_ARG; /* deadlines and conditional lines follow the moves */
+    if (nmoves < 0 || nmoves >= g->nmoves || next < 0 || next >= g->nplayers)
+        return STORE_EBAD_PLY;
+    op *o = queue_push(s, &takeback_kind, game);
+    if (o == NULL)
+        return STORE_ENOMEM;
+    for (int p = 0; p < g->nplayers; p++)
+        g->clock_ms[p] = clock_ms[p];
+    g->nmoves = nmoves;
+    g->to_move = next;
+    g->last_move_ms = o->at_ms;
+    g->fired_ply = -1;
+    o->ply = nmoves;
+    o->next = next;
+    o->deadline_ms = 0;
+    memcpy(o->clock_ms, g->clock_ms, sizeof o->clock_ms);
     o->cb.write = cb;
     o->arg = arg;
     return 0;

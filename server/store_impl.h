@@ -149,6 +149,8 @@ enum db_stmt {
     ST_T_ALL,
     ST_T_ENTRANTS,
     ST_T_GAMES,
+    ST_MOVES_TRUNCATE,
+    ST_MOVE_CLOCKS,
     ST_COUNT
 };
 

@@ -43,6 +43,9 @@ afterEach(async () => {
 
 async function context() {
   const ctx = await browser.newContext({ viewport: { width: 1100, height: 820 } });
+  // Moves here go at once: confirmation (on by default in correspondence)
+  // has its own test, confirm.test.mjs.
+  await ctx.addInitScript(() => localStorage.setItem('chameleon.confirm', '{"corr":false}'));
   contexts.add(ctx);
   return ctx;
 }

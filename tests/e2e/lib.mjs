@@ -36,7 +36,7 @@ export async function launch({ enforceCSP = false } = {}) {
   return browser;
 }
 
-const MIME = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.wasm': 'application/wasm' };
+const MIME = { '.ogg': 'audio/ogg', '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.wasm': 'application/wasm' };
 
 // Serves web-client/ (and build/rules.wasm at /rules.wasm) on a free
 // loopback port, under a strict content security policy (which lets the

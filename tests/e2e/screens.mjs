@@ -202,6 +202,7 @@ async function accounts() {
   await a.page.waitForSelector('svg.board g.piece.movable');
   await a.page.fill('#move-input', 'e2-e3');
   await a.page.press('#move-input', 'Enter');
+  await a.page.click('#btn-confirm'); // correspondence moves wait for Confirm (room/confirm.js)
   await b.page.waitForFunction(() => document.querySelectorAll('#moves button').length === 1);
   await shoot(b.page, 'room-corr-ultima');
   await b.page.goto(`${server.url}/#/turn`);

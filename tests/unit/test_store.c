@@ -624,6 +624,51 @@ static void test_vacation(void **state)
     assert_int_equal(left, 30);
 }
 
+/* A takeback (store_takeback): the moves from a ply on go, the clocks given
+ * become the last move's, and a restart restores the game without them;
+ * refused for correspondence games and a ply not below the moves recorded. */
+static void test_takeback(void **state)
+{
+    fixture *f = *state;
+    f->s = open_dir(f, "migrations");
+    int64_t g = new_game(f, STORE_LIVE, 2, NULL, (store_tc){300000, 0, 0});
+    int64_t c1[RULES_MAX_PLAYERS] = {299000, 300000, 0},
+            c2[RULES_MAX_PLAYERS] = {299000, 298000, 0},
+            c3[RULES_MAX_PLAYERS] = {297000, 298000, 0};
+    play(f, g, 0, 0, 1, "a2-a4", c1);
+    play(f, g, 1, 1, 0, "h7-h5", c2);
+    play(f, g, 2, 0, 1, "a4-a5", c3);
+    int64_t now[RULES_MAX_PLAYERS] = {297000, 296500, 0};
+    assert_int_equal(store_takeback(f->s, g, 3, 1, now, NULL, NULL), STORE_EBAD_PLY);
+    assert_int_equal(store_takeback(f->s, 999, 1, 1, now, NULL, NULL), STORE_ENOT_FOUND);
+    ack a = {.f = f, .game = g, .ply = 1};
+    assert_int_equal(store_takeback(f->s, g, 1, 1, now, ack_cb, &a), 0);
+    while (!a.fired)
+        uv_run(&f->loop, UV_RUN_ONCE);
+    assert_int_equal(a.status, 0);
+    assert_false(a.on_disk); /* ply 1 is gone when it is acknowledged */
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM moves WHERE game = %lld", (long long)g);
+    assert_int_equal(sql_int(f, sql), 1);
+    /* The next move is ply 1 again. */
+    store_move bad = {.ply = 3, .player = 1, .next = 0, .text = "x"};
+    assert_int_equal(store_move_append(f->s, g, &bad, NULL, NULL), STORE_EBAD_PLY);
+    reopen(f);
+    restored r = {0};
+    assert_int_equal(store_load_in_progress(f->s, restore_cb, &r), 1);
+    assert_int_equal(r.g[0].nmoves, 1);
+    assert_string_equal(r.texts[0][0], "a2-a4");
+    assert_int_equal(r.g[0].to_move, 1);
+    assert_int_equal(r.g[0].clock_ms[0], 297000);
+    assert_int_equal(r.g[0].clock_ms[1], 296500);
+    play(f, g, 1, 1, 0, "h7-h6", now);
+
+    int64_t acc[2] = {add_account(f, "ann"), add_account(f, "bob")};
+    int64_t corr = new_game(f, STORE_CORR, 2, acc, (store_tc){3 * DAY, 0, 0});
+    play(f, corr, 0, 0, 1, "a2-a4", NULL);
+    assert_int_equal(store_takeback(f->s, corr, 0, 0, now, NULL, NULL), STORE_EBAD_ARG);
+}
+
 /* Increment mode 3 days + 1 day per move, cap 4 days. */
 static void test_increment_clock(void **state)
 {
@@ -1341,6 +1386,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_close_writes_queue, setup, teardown),
         cmocka_unit_test_setup_teardown(test_vacation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_increment_clock, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_takeback, setup, teardown),
         cmocka_unit_test_setup_teardown(test_conditional_moves, setup, teardown),
         cmocka_unit_test(test_cond_check_every_variant),
         cmocka_unit_test_setup_teardown(test_your_turn, setup, teardown),

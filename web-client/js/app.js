@@ -21,6 +21,7 @@ import { loadBoards } from './geometry.js';
 import { apply as applyPrefs, syncFromServer } from './prefs.js';
 import { mountPrefsMenu } from './prefs-menu.js';
 import { challengeBadge } from './pages/lobby-life.js';
+import { sound } from './sound.js';
 
 // The server takes an upgrade on any path; /ws is the one deploy/nginx.conf
 // gives its own location (no buffering, long timeouts).
@@ -112,7 +113,7 @@ challengeBadge(app);
 // The games this identity plays in: the welcome's, and each one started since
 // (app.rooms: "your games" lists them without a reload).
 app.conn.on('game_started', (m) => { if (!app.rooms.includes(m.room)) app.rooms.push(m.room); });
-app.conn.on('game_started', (m) => { if (location.hash !== `#/game/${m.room}`) app.go(`#/game/${m.room}`); });
+app.conn.on('game_started', (m) => { sound.play('start'); if (location.hash !== `#/game/${m.room}`) app.go(`#/game/${m.room}`); });
 // Without the rules module no board can be drawn: the page says so at the
 // top (the pages without a board go on working).
 function rulesMissing(e) {

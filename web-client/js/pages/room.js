@@ -21,6 +21,9 @@ import { createActions } from '../room/actions.js';
 import { createChat } from '../room/chat.js';
 import { createCond } from '../room/cond.js';
 import { loadArchived } from '../room/archive.js';
+import { createSounds } from '../room/sounds.js';
+import { createTools } from '../room/tools.js';
+import { createConfirm } from '../room/confirm.js';
 
 export function mount(main, params, app) {
   // The connection as this page's parts use it: the ids of the requests
@@ -45,18 +48,21 @@ export function mount(main, params, app) {
     board: () => play.board(),
     sendMove: (text) => play.sendMove(text),
   };
+  ctx.confirm = createConfirm(ctx); // before play.js, which asks it
   const play = createPlay(ctx);
   const bars = createBars(ctx);
   const history = createHistory(ctx);
   const actions = createActions(ctx);
   const chat = createChat(ctx);
   const cond = createCond(ctx);
+  const sounds = createSounds(ctx);
+  const tools = createTools(ctx);
 
   const roomEl = h('div', { class: 'room', id: 'room' },
     h('div', { class: 'board-col' }, bars.top, play.box, bars.bottom),
     h('div', { class: 'side' },
       heading, actions.banner, play.viewRow, history.moves, history.stepper, play.typed,
-      play.legal, status, actions.actions, cond.el, chat.el));
+      play.legal, status, ctx.confirm.el, actions.actions, tools.el, cond.el, chat.el));
   main.append(roomEl);
   // Any new action (a click on the board or a button, a typed move) puts
   // an old refusal away; capture: before the action says anything new.
@@ -80,13 +86,15 @@ export function mount(main, params, app) {
     play.render();
     history.render();
     actions.render();
+    tools.render();
+    ctx.confirm.render();
     chat.render();
     play.renderViewSel();
     cond.render();
     bars.tick();
     document.title = `${model.myTurn ? '\u25cf Your turn \u00b7 ' : ''}${gameName(st.game)} \u00b7 chameleon`;
   }
-  const timer = setInterval(bars.tick, 100);
+  const timer = setInterval(() => { bars.tick(); sounds.tick(); }, 100);
   let archiving = false; // the stored game is being read (once)
 
   const offs = wire(ctx, {
@@ -105,6 +113,7 @@ export function mount(main, params, app) {
       } catch { ctx.say('No such game.'); }
     },
   });
+  offs.push(conn.on('event', (e) => { if (e.room === id) sounds.event(e); })); // after the model applied it
 
   const title = document.title;
   return () => {
@@ -112,6 +121,7 @@ export function mount(main, params, app) {
     offs.forEach((f) => f());
     clearInterval(timer);
     history.destroy();
+    tools.destroy();
     if (app.conn.ready && !(model.st && model.st.archived)) app.conn.request('part', { room: id }, false);
   };
 }

@@ -1,9 +1,11 @@
 // What a player can do besides moving: pass, offer, accept, decline or
-// cancel a draw, abort, resign, ask for (or accept) a rematch; and the
-// banner with the result once the game is over.
+// cancel a draw, abort, resign; takebacks, rematches and a new game like
+// this one (offers.js); and the banner with the result once the game is
+// over.
 
 import { h } from '../dom.js';
 import { reasonText } from '../tables.js';
+import { createOffers } from './offers.js';
 
 // ctx: {conn, id, model, sendMove(text)}. Returns {banner, actions, render}.
 export function createActions(ctx) {
@@ -25,13 +27,15 @@ export function createActions(ctx) {
   }
 
   // A button that sends `type` for this room (after a confirmation if asked).
-  const act = (type, label, cls, confirmText) => h('button', {
-    type: 'button', class: cls || '', id: `btn-${type}`,
+  const act = (type, label, cls, confirmText, id) => h('button', {
+    type: 'button', class: cls || '', id: id || `btn-${type}`,
     onclick: () => {
       if (confirmText && !window.confirm(confirmText)) return;
       ctx.conn.request(type, { room: ctx.id }, false);
     },
   }, label);
+
+  const more = createOffers(ctx, act);
 
   // While the game goes on: pass, the draw buttons, abort, resign.
   function playing(st) {
@@ -46,6 +50,7 @@ export function createActions(ctx) {
     if (offered.length && !offers.includes(st.you)) list.push(act('draw_decline', 'Decline'));
     if (st.moves.length < st.seats.length) list.push(act('abort', 'Abort'));
     list.push(act('resign', 'Resign', '', 'Resign this game?'));
+    list.push(...more.playing(st));
     return list;
   }
 
@@ -54,11 +59,7 @@ export function createActions(ctx) {
     const over = st.status === 'over';
     const player = st.you >= 0;
     const list = player && !over ? playing(st) : [];
-    if (player && over && !st.next_room) {
-      const asked = (st.rematch_offers || []).includes(st.you);
-      list.push(asked ? h('span', { class: 'muted' }, 'Rematch asked\u2026')
-        : act('rematch', (st.rematch_offers || []).length ? 'Accept rematch' : 'Rematch', 'primary'));
-    }
+    if (player && over) list.push(...more.over(st));
     if (st.next_room) list.push(h('a', { href: `#/game/${st.next_room}` }, 'Go to the rematch'));
     // The analysis board: with the engine once the game is over; during
     // the game, for its players, without (in a new tab: the game goes on).

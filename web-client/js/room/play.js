@@ -126,11 +126,12 @@ export function createPlay(ctx) {
     if (!premove || !model.myTurn) return;
     const text = premove;
     premove = null;
-    if (legalNow().includes(text)) sendMove(text);
+    if (legalNow().includes(text)) sendMove(text, true);
     else ctx.say(`Premove ${text} is not legal now: cancelled.`);
   }
 
-  function sendMove(text) {
+  // direct: a premove, never held for confirmation (ctx.confirm, confirm.js).
+  function sendMove(text, direct = false) {
     ctx.say('');
     if (board && ctx.view.ply === null) {
       board.position = preview(board.position, text);
@@ -138,7 +139,9 @@ export function createPlay(ctx) {
       board.interactive = false;
       board.render();
     }
-    ctx.conn.request('move', { room: ctx.id, move: text }, false);
+    const send = () => ctx.conn.request('move', { room: ctx.id, move: text }, false);
+    if (!direct && ctx.confirm && ctx.confirm.wants()) ctx.confirm.ask(text, send);
+    else send();
   }
 
   function sendTyped() {
@@ -174,6 +177,8 @@ export function createPlay(ctx) {
     const ply = live ? st.moves.length : ctx.view.ply;
     board.view = ctx.view.seat;
     board.position = model.positionAt(ply) || new Map();
+    const held = live && ctx.confirm && ctx.confirm.pending; // shown until Confirm or Cancel
+    if (held) board.position = preview(board.position, held);
     board.marks = marks(ply, live);
     const mine = live && model.myTurn;
     const pre = live && !mine && canPremove() && !premove ? fromCore('premoves') : null;
@@ -181,7 +186,7 @@ export function createPlay(ctx) {
       const pm = parseMove(premove);
       if (pm && pm.from) board.marks.premove = [pm.from, pm.to];
     }
-    board.legal = (mine ? legalNow() : pre || []).map(parseMove).filter(Boolean);
+    board.legal = held ? [] : (mine ? legalNow() : pre || []).map(parseMove).filter(Boolean);
     board.premoving = !!pre;
     board.interactive = board.legal.length > 0;
     if (!board.interactive) board.selected = null;

@@ -11,7 +11,7 @@ import { gameInfo, reasonText } from '../tables.js';
 
 // Fields of a catchup that are the state now (PROTOCOL.md, catchup).
 const CATCHUP_NOW = ['you', 'clock_running', 'to_move', 'result', 'status', 'position', 'pieces', 'check', 'legal',
-  'draw_offers', 'rematch_offers', 'deadlines'];
+  'draw_offers', 'rematch_offers', 'takeback_offers', 'deadlines'];
 
 export class RoomState {
   constructor() {
@@ -70,6 +70,23 @@ export class RoomState {
       case 'draw_declined': st.draw_offers = []; break;
       case 'rematch_offer': st.rematch_offers = e.offers; break;
       case 'rematch': st.next_room = e.next_room; break;
+      // Declines and takebacks (PROTOCOL.md, "Takebacks, rematches and downloads").
+      case 'rematch_declined': st.rematch_offers = []; st.rematch_declined = e.seat; break;
+      case 'takeback_offer':
+        st.takeback_offers = e.offers;
+        st.takeback_declined = null;
+        hooks.announce(`${this.seatName(e.seat)} asks to take back a move`);
+        break;
+      case 'takeback_declined': st.takeback_offers = []; st.takeback_declined = { seat: e.seat, ply: st.moves.length }; break;
+      case 'takeback':
+        st.moves.length = e.ply;
+        st.takeback_offers = [];
+        st.draw_offers = [];
+        st.last_captures = (st.moves[e.ply - 1] || {}).captures || [];
+        this.plies = null;
+        this.boardFields(e);
+        hooks.announce(`${e.removed === 1 ? 'One move' : 'Two moves'} taken back`);
+        break;
       case 'presence': st.seats[e.seat].connected = e.connected; break;
       // Our own chat room's lines only (the other's come as `skip`).
       case 'chat': st.chat.push({ seat: e.seat, name: e.name, text: e.text, channel: e.channel }); break;

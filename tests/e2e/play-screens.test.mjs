@@ -1,0 +1,66 @@
+// The game page with the tools of sound.js, tools.js, confirm.js and
+// offers.js at 360, 390 and 1440 px: a live game, a finished one and a
+// correspondence game. No horizontal scroll, no "null" or "undefined" in
+// the page, the tools on screen; screenshots in
+// tests/output/e2e/play-<kind>-<width>.png.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, realServer, serverBinary } from './lib.mjs';
+import { player, startGame, play, register, shot } from './play-lib.mjs';
+
+const skip = serverBinary() ? false : 'the server is not built';
+let browser, server;
+before(async () => {
+  if (skip) return;
+  browser = await launch();
+  server = await realServer();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function check(page, kind) {
+  for (const width of [360, 390, 1440]) {
+    await page.setViewportSize({ width, height: width < 500 ? 844 : 900 });
+    await page.waitForTimeout(200);
+    const m = await page.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth,
+      inner: window.innerWidth,
+      text: document.getElementById('room').innerText,
+    }));
+    assert.ok(m.scroll <= m.inner, `${kind} at ${width}: ${m.scroll} px wide`);
+    assert.doesNotMatch(m.text, /\bnull\b|\bundefined\b|NaN/, `${kind} at ${width}`);
+    for (const id of ['#btn-sound', '#btn-flip', '#btn-pgn']) assert.ok(await page.isVisible(id), `${kind}: ${id}`);
+    if (width !== 360) await shot(page, `play-${kind}-${width}`);
+  }
+}
+
+test('the game page with its tools: live, finished, correspondence', { skip, timeout: 120000 }, async () => {
+  const a = await player(browser, server.url);
+  const b = await player(browser, server.url);
+  const room = await startGame([a, b], 'ultima', { base_ms: 300000, inc_ms: 2000 });
+  await play(a, room, 'b2-b4', [a, b], 1);
+  await play(b, room, 'b7-b5', [a, b], 2);
+  await a.click('#btn-takeback');
+  await b.waitForSelector('#btn-takeback-accept');
+  await check(b, 'live');
+  await b.click('#btn-takeback-decline');
+  await a.click('#btn-resign');
+  await a.click('#btn-rematch');
+  await b.waitForSelector('#btn-rematch-decline');
+  await check(b, 'finished');
+  await a.context().close();
+  await b.context().close();
+
+  const c = await player(browser, server.url);
+  const d = await player(browser, server.url);
+  await register(c, 'screenc');
+  await register(d, 'screend');
+  const corr = await startGame([c, d], 'rollerball', { corr: { days: 2 } });
+  await play(c, corr, 'c2-b1', [c, d], 1);
+  await check(d, 'corr');
+  await c.context().close();
+  await d.context().close();
+});
