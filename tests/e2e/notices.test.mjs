@@ -39,6 +39,13 @@ function spyNotifications() {
       super(title, opts);
     }
   };
+  // And the sounds: each play() of an audio element, by its file.
+  window.__sounds = [];
+  const realPlay = HTMLMediaElement.prototype.play;
+  HTMLMediaElement.prototype.play = function () {
+    window.__sounds.push(String(this.src).replace(/^.*\//, ''));
+    return realPlay.call(this).catch(() => {}); // no user gesture in a test
+  };
 }
 
 async function player(permissions = []) {
@@ -85,6 +92,8 @@ test('a move in a hidden tab: title badge and a notification', { skip, timeout: 
   await a.page.evaluate(([r, mv]) => window.chameleon.conn.request('move', { room: r, move: mv }, false), [room, st.legal[0]]);
   await b.page.waitForFunction(() => window.__moves === 1, null, { timeout: 15000 });
   assert.match(await b.page.title(), /^\(1\) \u265f Your move/);
+  // The move sounded in the hidden tab (js/sound.js through room/sounds.js).
+  await b.page.waitForFunction(() => window.__sounds.some((f) => /^(move|capture|check)\.ogg$/.test(f)), null, { timeout: 5000 });
   const notes = await b.page.evaluate(() => window.__notes);
   assert.equal(notes.length, 1, JSON.stringify(notes));
   assert.equal(notes[0].title, 'Your move');

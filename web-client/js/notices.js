@@ -10,6 +10,7 @@
 // `game_started`; a move event whose `to_move` is that seat, played by
 // another seat, of a game not over, is "your move".
 
+import { sound } from './sound.js';
 import { h } from './dom.js';
 import { gameName } from './tables.js';
 
@@ -59,7 +60,7 @@ export function watchNotices(app) {
     if (m.kind !== 'move' || m.result) return;
     const me = seats.get(m.room);
     if (me === undefined || m.to_move !== me || m.seat === me) return;
-    playSound();
+    playSound(m.room);
     if (!seen()) {
       if (state.unseen === 0) pageTitle = document.title;
       state.unseen++;
@@ -78,8 +79,10 @@ export function watchNotices(app) {
   });
 }
 
-function playSound() {
-  // SOUND HOOK (helper "play", web-client/js/sound.js): sound.play('your_move');
+// The game's own page plays its move sounds (room/sounds.js); elsewhere
+// (another page of the site) the opponent's move still sounds.
+function playSound(room) {
+  if (location.hash !== `#/game/${room}`) sound.play('move');
 }
 
 function notificationsAllowed() {
