@@ -62,7 +62,7 @@ async function typeMove(page, mv) {
 async function clocks(page) {
     const t = await page.$$eval('.clock[data-seat]', (cs) => cs.map((c) => c.textContent.trim()));
     assert.equal(t.length, 2, `two clocks: ${t}`);
-    for (const c of t) assert.match(c, /^(9|10):\d\d/, `a clock of 10+5: ${t}`);
+    for (const c of t) assert.match(c, /^(09|10):\d\d/, `a clock of 10+5: ${t}`);
 }
 
 test('two players in chromium through nginx (TLS, HTTP/2, wss://): a game with clocks, a reload, to its end', async () => {

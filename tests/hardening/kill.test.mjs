@@ -171,7 +171,13 @@ async function nextGame(table, ep) {
     try {
         const [first, ...rest] = table.players;
         const tc = table.kind === 'corr' ? CORR_TC : LIVE_TC;
-        const created = await first.request({ type: 'seek_create', game: table.game, ...tc });
+        let created = await first.request({ type: 'seek_create', game: table.game, ...tc });
+        // Too many messages (the load is fast): asked again a little later.
+        while (created.code === 'rate_limited' && ep === epoch && running) {
+            rateLimited++;
+            await new Promise((r) => setTimeout(r, 500));
+            created = await first.request({ type: 'seek_create', game: table.game, ...tc });
+        }
         assert.equal(created.type, 'seek_created', JSON.stringify(created));
         let started = null;
         for (const p of rest) {

@@ -61,14 +61,15 @@ test('takeback: ask, decline, accept; one move or two; a restart keeps it taken 
     // Asked again (the opponent has not answered): one move goes.
     a.send({ type: 'takeback', room });
     for (const c of all) await c.event(room, 'takeback_offer');
-    await new Promise((r) => setTimeout(r, 300)); // some time on B's clock
     b.send({ type: 'takeback', room }); // accepts
     let ev;
     for (const c of all) ev = await c.event(room, 'takeback');
     assert.equal(ev.ply, 0);
     assert.equal(ev.removed, 1);
     assert.equal(ev.to_move, 0);
-    assert.ok(ev.clocks[1] < 300000, `B's time is not given back: ${ev.clocks}`);
+    // B's first turn is not timed (a seat's clock runs from its second
+    // turn): nothing was spent; time given back is checked below.
+    assert.equal(ev.clocks[1], 300000, `B's first turn is untimed: ${ev.clocks}`);
     let st = await w.request({ type: 'join', room });
     assert.equal(st.moves.length, 0);
     assert.equal(st.to_move, 0);
@@ -100,6 +101,7 @@ test('takeback: ask, decline, accept; one move or two; a restart keeps it taken 
     await play(a, room, 'c2-b1', all);
     await play(b, room, 'e6-f5', all);
     await play(a, room, 'd1-c6', all);
+    await new Promise((r) => setTimeout(r, 300)); // B's second turn: its clock runs
     b.send({ type: 'takeback', room }); // B asks; A has answered: e6-f5 and d1-c6 go
     for (const c of all) await c.event(room, 'takeback_offer');
     a.send({ type: 'takeback', room });
@@ -107,6 +109,7 @@ test('takeback: ask, decline, accept; one move or two; a restart keeps it taken 
     assert.equal(ev.ply, 1);
     assert.equal(ev.removed, 2);
     assert.equal(ev.to_move, 1);
+    assert.ok(ev.clocks[1] < 300000, `B's time is not given back: ${ev.clocks}`);
     const clocksBefore = ev.clocks;
     const metrics = await (await fetch(`${one.http}/metrics`)).text();
     assert.match(metrics, /chameleon_takebacks_total 3\b/);
