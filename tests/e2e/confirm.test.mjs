@@ -4,22 +4,13 @@
 // live game moves go at once, unless the player turns the option on (kept
 // in localStorage per kind of game).
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, realServer, serverBinary } from './lib.mjs';
+import { browserAndServer } from './lib.mjs';
 import { player, request, startGame, register, clickMove, moveCount, shot } from './play-lib.mjs';
 
-const skip = serverBinary() ? false : 'the server is not built';
 let browser, server;
-before(async () => {
-  if (skip) return;
-  browser = await launch();
-  server = await realServer();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const skip = browserAndServer((b, s) => { browser = b; server = s; });
 
 const serverMoves = async (page, room) => (await request(page, 'join', { room })).moves.length;
 

@@ -3,22 +3,13 @@
 // scrolling, for Yalta and three-player Ant Chess (against two bots).
 // Screenshots: tests/output/e2e/fold-<game>-<width>.png.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { launch, realServer, serverBinary, OUT } from './lib.mjs';
+import { OUT, browserAndServer } from './lib.mjs';
 
-const skip = serverBinary() ? false : 'the server is not built (build/chameleon)';
 let browser, server;
-before(async () => {
-  if (skip) return;
-  browser = await launch();
-  server = await realServer();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const skip = browserAndServer((b, s) => { browser = b; server = s; });
 
 for (const game of ['yalta', 'ant3']) {
   test(`${game}: your own clock is visible at 1440x900 and 1366x768`, { skip }, async () => {

@@ -2,6 +2,7 @@
 // the client alone, the real server on a free loopback port.
 
 import { chromium } from 'playwright-core';
+import { before, after } from 'node:test';
 import http from 'node:http';
 import net from 'node:net';
 import fs from 'node:fs';
@@ -105,6 +106,26 @@ export function serverBinary() {
     if (fs.existsSync(p)) return p;
   }
   return null;
+}
+
+// The usual set-up of a test file: one browser and one real server (with
+// serverOpts, as realServer's) for the whole file, closed after it;
+// ready(browser, server) hands them over once started. Returns the tests'
+// `skip`: false, or why the file cannot run.
+export function browserAndServer(ready, serverOpts = {}) {
+  const skip = serverBinary() ? false : 'the server is not built (build/chameleon)';
+  let browser, server;
+  before(async () => {
+    if (skip) return;
+    browser = await launch();
+    server = await realServer(serverOpts);
+    ready(browser, server);
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  return skip;
 }
 
 // Starts the real server with a temporary database; resolves once

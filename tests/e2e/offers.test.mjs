@@ -6,22 +6,13 @@
 // swapped); "New game, same settings" opens a seek of the same game and
 // time control.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, realServer, serverBinary } from './lib.mjs';
+import { browserAndServer } from './lib.mjs';
 import { player, request, startGame, play, moveCount, shot } from './play-lib.mjs';
 
-const skip = serverBinary() ? false : 'the server is not built';
 let browser, server;
-before(async () => {
-  if (skip) return;
-  browser = await launch();
-  server = await realServer();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const skip = browserAndServer((b, s) => { browser = b; server = s; });
 
 const roomOf = (page) => Number(/#\/game\/(\d+)$/.exec(page.url())[1]);
 

@@ -4,22 +4,13 @@
 // the page, the tools on screen; screenshots in
 // tests/output/e2e/play-<kind>-<width>.png.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, realServer, serverBinary } from './lib.mjs';
+import { browserAndServer } from './lib.mjs';
 import { player, startGame, play, register, shot } from './play-lib.mjs';
 
-const skip = serverBinary() ? false : 'the server is not built';
 let browser, server;
-before(async () => {
-  if (skip) return;
-  browser = await launch();
-  server = await realServer();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const skip = browserAndServer((b, s) => { browser = b; server = s; });
 
 async function check(page, kind) {
   for (const width of [360, 390, 1440]) {

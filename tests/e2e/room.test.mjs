@@ -9,22 +9,13 @@
 //    final position; for a two- and a three-player game.
 // Screenshots: tests/output/e2e/room-*.png.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { launch, realServer, serverBinary, OUT } from './lib.mjs';
+import { OUT, browserAndServer } from './lib.mjs';
 
-const skip = serverBinary() ? false : 'the server is not built (build/chameleon)';
 let browser, server;
-before(async () => {
-  if (skip) return;
-  browser = await launch();
-  server = await realServer();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const skip = browserAndServer((b, s) => { browser = b; server = s; });
 
 async function open(hash = '#/', width = 1440, height = 900) {
   const ctx = await browser.newContext({ viewport: { width, height } });

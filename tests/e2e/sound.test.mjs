@@ -5,22 +5,13 @@
 // silences one page and only that one, through a reload; the end sounds
 // where sound is on.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, realServer, serverBinary } from './lib.mjs';
+import { browserAndServer } from './lib.mjs';
 import { player, startGame, play, plays, send, shot } from './play-lib.mjs';
 
-const skip = serverBinary() ? false : 'the server is not built';
 let browser, server;
-before(async () => {
-  if (skip) return;
-  browser = await launch();
-  server = await realServer();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const skip = browserAndServer((b, s) => { browser = b; server = s; });
 
 test('sounds: start, move, capture, end; the mute switch silences its page', { skip, timeout: 90000 }, async () => {
   const a = await player(browser, server.url);

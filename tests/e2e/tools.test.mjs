@@ -4,23 +4,14 @@
 // chameleon-<id>.pgn holding the moves), and "copy position" (the rules
 // core's position string on the clipboard).
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { launch, realServer, serverBinary } from './lib.mjs';
+import { browserAndServer } from './lib.mjs';
 import { player, request, startGame, play, shot } from './play-lib.mjs';
 
-const skip = serverBinary() ? false : 'the server is not built';
 let browser, server;
-before(async () => {
-  if (skip) return;
-  browser = await launch();
-  server = await realServer();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const skip = browserAndServer((b, s) => { browser = b; server = s; });
 
 // The army at the bottom: the "view as" choice follows the board.
 const viewed = (page) => page.locator('#view-seat').inputValue();

@@ -2,21 +2,12 @@
 // against a bot, and then one from a seek accepted by another player)
 // is listed without a reload; a finished one leaves the list.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, realServer, serverBinary } from './lib.mjs';
+import { browserAndServer } from './lib.mjs';
 
-const skip = serverBinary() ? false : 'the server is not built (build/chameleon)';
 let browser, server;
-before(async () => {
-  if (skip) return;
-  browser = await launch();
-  server = await realServer();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const skip = browserAndServer((b, s) => { browser = b; server = s; });
 
 async function open() {
   const ctx = await browser.newContext({ viewport: { width: 1200, height: 850 } });
