@@ -138,6 +138,25 @@ void notify_game_started(const notify_game *g)
     }
 }
 
+void notify_tournament_started(int64_t tourney, const char *name, const char *variant,
+                               const int64_t *accounts, int naccounts, int games)
+{
+    for (int i = 0; i < naccounts; i++) {
+        int64_t a = accounts[i];
+        if (a <= 0 || online(a))
+            continue;
+        char key[96], subject[200], body[900];
+        snprintf(key, sizeof key, "tourney:%lld:%lld", (long long)tourney, (long long)a);
+        snprintf(subject, sizeof subject, "The tournament %s has started", name);
+        snprintf(body, sizeof body,
+                 "The correspondence tournament %s (%s) has started: your %d games\n"
+                 "have begun at once. Where it is your move, the game waits for you.\n"
+                 "The tournament, its crosstable and your games: %s/#/tournament/%lld\n",
+                 name, game_name(variant), games, mail_link_base(), (long long)tourney);
+        send_mail(a, "tourney", STORE_MAIL_START_END, 0, key, subject, body);
+    }
+}
+
 void notify_game_ended(const notify_game *g)
 {
     if (g->result != NULL) {

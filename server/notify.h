@@ -1,6 +1,7 @@
 /*
  * notify.h - what to tell a player away from the site, and when: "your
- * move", game start and end (the rooms call these), the low-time alarm,
+ * move", game start and end (the rooms call these), a tournament's start
+ * (tournament.c calls it), the low-time alarm,
  * the reminder after days of silence and the daily digest (a scan of the
  * store's correspondence games finds these).
  *
@@ -61,6 +62,11 @@ void notify_your_move(const notify_game *g);
 void notify_game_started(const notify_game *g);
 /* A game's result is durable. */
 void notify_game_ended(const notify_game *g);
+/* A tournament started: tell each entrant away from the site (one mail
+ * with the tournament's link, not one per game: its games start quietly).
+ * name: the tournament's; games: how many games each entrant plays. */
+void notify_tournament_started(int64_t tourney, const char *name, const char *variant,
+                               const int64_t *accounts, int naccounts, int games);
 /* The player to move in game has used NOTIFY_LOW_TIME_PCT of the time for
  * the move (found by the scan; the player is not on the site). */
 void notify_low_time(const store_corr_turn *t);

@@ -224,7 +224,7 @@ static void on_created(void *arg, int status)
     r->pending--;
     if (status < 0 && status != STORE_ECLOSED)
         r->unstored = true;
-    else if (status == 0)
+    else if (status == 0 && !r->quiet)
         room__notify_start(r);
     abort_unstored(r);
     room__maybe_free(r);
@@ -302,6 +302,7 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats, const 
         charge(r, i);
     }
     seat_all(r);
+    r->quiet = room__quiet;
     room__timers_init(r);
     table_add(r);
     log_kv(LOG_INFO, "game started", "room=%lld game=%s seats=%d corr=%d", (long long)r->id,

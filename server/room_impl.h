@@ -68,6 +68,7 @@ struct room {
     outbox_ev *out_head, *out_tail;
     int pending;      /* moves, leaves, results (and the creation) not yet durable */
     bool unstored;    /* the creation failed: aborted once pending is 0 */
+    bool quiet;       /* a tournament's game: its tournament tells of the start */
     int result_tries; /* the result's writes that failed */
     /* Leaves of g->left handed to the store, and written; a leave failed:
      * queued again once nothing is in flight (room_store.c). */

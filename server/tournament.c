@@ -15,6 +15,7 @@
 #include "ident.h"
 #include "log.h"
 #include "metrics.h"
+#include "notify.h"
 #include "room.h"
 #include "store.h"
 #include "store_tourney.h"
@@ -532,6 +533,7 @@ static int start(tourn *t, tournament_err *e)
                    (long long)sg[i].game);
     }
     state_to(t, TOURNEY_RUNNING, now);
+    notify_tournament_started(ti->id, ti->name, ti->variant, accounts, n, ng * ti->seats / n);
     metrics_now.tournament_games += (uint64_t)ng;
     log_kv(LOG_INFO, "tournament started", "tourney=%lld entrants=%d games=%d", (long long)ti->id,
            n, ng);

@@ -7,7 +7,8 @@
  * the watchers of each, the timer that starts tournaments at their date.
  * May call: room.h (starting the games, the results, forfeits), ident.h
  * (the seat of an account), session.h (pushes), store.h, store_tourney.h,
- * accounts.h (usernames of an invitation list), log.h, metrics.h,
+ * accounts.h (usernames of an invitation list), notify.h (the start's
+ * mail), log.h, metrics.h,
  * protocol/tourney.h and tourney_msg.h (schedules, crosstables, JSON),
  * proto.h, libuv.
  *

@@ -478,3 +478,34 @@ test('game end and a reminder after N days of silence, to the player away; nothi
         await sink.cleanup();
     }
 });
+
+test('a tournament\'s start: one mail to each entrant away, with its link; no mail per game', async () => {
+    const sink = await smtpSink();
+    const srv = await mailServer(sink);
+    try {
+        const accts = [await account(srv, 't'), await account(srv, 't'), await account(srv, 't')];
+        for (const a of accts) await confirmAddress(srv, sink, a);
+        const mk = await call(srv, 'POST', '/api/tournaments', { name: 'Postal Cup', game: 'ultima', size: 3, corr: { days: 3 } }, accts[0].cookie);
+        assert.equal(mk.status, 200, mk.text);
+        const id = mk.json.id;
+        let last;
+        for (const a of accts) {
+            last = await call(srv, 'POST', `/api/tournaments/${id}/join`, {}, a.cookie);
+            assert.equal(last.status, 200, last.text);
+        }
+        assert.equal(last.json.state, 'running', 'full: every game starts');
+        const isStart = (m) => /has started/.test(m.headers.subject);
+        const mails = await sink.waitFor((m) => isStart(m), 3);
+        await sleep(1000); // nothing more comes
+        const starts = sink.mails().filter(isStart);
+        assert.deepEqual(starts.map((m) => m.to).sort(), accts.map((a) => a.address).sort(), 'one each');
+        for (const m of mails) {
+            assert.equal(m.headers.subject, 'The tournament Postal Cup has started');
+            assert.ok(m.body.includes(`${PUBLIC}/#/tournament/${id}`), m.body);
+            assert.match(m.body, /your 2 games/);
+        }
+    } finally {
+        await stopServer(srv);
+        await sink.cleanup();
+    }
+});
