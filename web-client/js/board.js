@@ -4,9 +4,37 @@
 // it only offers moves it was given by setLegal().
 
 import { geometry, viewAngle, rotator } from './geometry.js';
-import { drawPiece, ARMY_COLOURS } from './pieces.js';
+import { drawPiece, ARMY_COLOURS, pieceName } from './pieces.js';
+import { A11Y } from './a11y.js';
 
 const SVGNS = 'http://www.w3.org/2000/svg';
+
+// Each cell's neighbours: the cells sharing an edge with it (two corners),
+// for every kind of board (squares, hexagons, Yalta's quadrilaterals).
+const NEIGHBOURS = new WeakMap();
+function neighbours(g) {
+  if (NEIGHBOURS.has(g)) return NEIGHBOURS.get(g);
+  const key = ([x, y]) => `${Math.round(x * 1000)},${Math.round(y * 1000)}`;
+  const at = new Map(); // corner -> cells
+  for (const cell of g.cells) {
+    for (const p of cell.poly) {
+      const k = key(p);
+      if (!at.has(k)) at.set(k, []);
+      at.get(k).push(cell.name);
+    }
+  }
+  const out = new Map();
+  for (const cell of g.cells) {
+    const count = new Map();
+    for (const p of cell.poly) for (const n of at.get(key(p))) if (n !== cell.name) count.set(n, (count.get(n) || 0) + 1);
+    out.set(cell.name, [...count].filter(([, k]) => k >= 2).map(([n]) => n));
+  }
+  NEIGHBOURS.set(g, out);
+  return out;
+}
+
+const ARROWS = { ArrowUp: [0, -1], ArrowDown: [0, 1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
+let boardSeq = 0;
 
 function el(name, attrs = {}, parent = null) {
   const e = document.createElementNS(SVGNS, name);
@@ -71,13 +99,18 @@ export class Board {
     this.interactive = false;
     this.showNames = opts.game.startsWith('ant');
     this.root = html('div', { class: 'board-wrap', 'data-game': opts.game });
-    this.svg = el('svg', { class: 'board', role: 'img', 'aria-label': `${opts.game} board` });
+    // One tab stop: the svg holds the focus, aria-activedescendant names
+    // the focused cell (the cells are drawn again at every render).
+    this.uid = `board${++boardSeq}`;
+    this.focusCell = null;
+    this.svg = el('svg', { class: 'board', role: 'grid', tabindex: 0, 'aria-label': A11Y.board(opts.game) });
     this.root.appendChild(this.svg);
     this.picker = html('div', { class: 'picker', hidden: '' });
     this.root.appendChild(this.picker);
     container.appendChild(this.root);
     if (!this.geom) this.root.appendChild(html('p', { class: 'board-error error', role: 'alert' }, `The board cannot be drawn: ${this.failure}.`));
     this.bindPointer();
+    this.bindKeys();
     this.render();
     LIVE.add(this);
   }
@@ -131,12 +164,13 @@ export class Board {
     const x0 = Math.min(...xs) - pad, y0 = Math.min(...ys) - pad;
     svg.setAttribute('viewBox', `${x0} ${y0} ${Math.max(...xs) - x0 + pad} ${Math.max(...ys) - y0 + pad}`);
 
-    const cellsG = el('g', { class: 'cells' }, svg);
-    const dec = el('g', { class: 'decor' }, svg);
-    const marksG = el('g', { class: 'marks' }, svg);
-    const labels = el('g', { class: 'labels' }, svg);
-    const piecesG = el('g', { class: 'pieces' }, svg);
-    const destsG = el('g', { class: 'dests' }, svg);
+    const hide = { 'aria-hidden': 'true' }; // the a11y layer speaks for them
+    const cellsG = el('g', { class: 'cells', ...hide }, svg);
+    const dec = el('g', { class: 'decor', ...hide }, svg);
+    const marksG = el('g', { class: 'marks', ...hide }, svg);
+    const labels = el('g', { class: 'labels', ...hide }, svg);
+    const piecesG = el('g', { class: 'pieces', ...hide }, svg);
+    const destsG = el('g', { class: 'dests', ...hide }, svg);
     this.piecesLayer = piecesG;
 
     const ptsAttr = (poly) => poly.map(rot).map((p) => p.join(',')).join(' ');
@@ -234,6 +268,104 @@ export class Board {
         }
       }
     }
+    this.renderA11y(ptsAttr);
+  }
+
+  // The accessible layer, drawn last: one gridcell per cell, named with its
+  // piece and owner, in rows by the number of the cell's name. It takes no
+  // pointer events (cellAt never sees it); the focused cell has the ring.
+  renderA11y(ptsAttr) {
+    const g = this.geom;
+    // Until the player moves the focus it follows the pieces that may move.
+    if (!this.focusMoved || !g.byName.has(this.focusCell)) this.focusCell = this.startCell();
+    const dests = new Set(this.selected ? this.movesFrom(this.selected).map((m) => m.to) : []);
+    const layer = el('g', { class: 'a11y', role: 'rowgroup' }, this.svg);
+    const rows = new Map();
+    for (const cell of g.cells) {
+      const rank = cell.name.replace(/^[a-z]+/, '');
+      if (!rows.has(rank)) rows.set(rank, el('g', { role: 'row' }, layer));
+      const p = this.position.get(cell.name);
+      let what = p ? A11Y.piece(this.player(p.owner).name, pieceName(g.id, p.kind) || p.kind) : A11Y.empty;
+      if (this.selected === cell.name) what += `, ${A11Y.selected}`;
+      else if (dests.has(cell.name)) what += `, ${A11Y.dest}`;
+      el('polygon', {
+        class: cell.name === this.focusCell ? 'a11y-cell focused' : 'a11y-cell', points: ptsAttr(cell.poly),
+        role: 'gridcell', id: `${this.uid}-${cell.name}`, 'aria-label': A11Y.cell(cell.name, what),
+        'aria-selected': this.selected === cell.name ? 'true' : 'false',
+      }, rows.get(rank));
+    }
+    this.svg.setAttribute('aria-activedescendant', `${this.uid}-${this.focusCell}`);
+  }
+
+  // Where the focus starts: a piece that may move, else the cell nearest
+  // the bottom middle of the view.
+  startCell() {
+    const g = this.geom;
+    const mov = g.cells.find((c) => this.movesFrom(c.name).length);
+    if (mov) return mov.name;
+    let best = g.cells[0], bs = -Infinity;
+    for (const c of g.cells) {
+      const [x, y] = this.rot(c.c);
+      const s = y - Math.abs(x - this.rot(g.centre)[0]) * 0.5;
+      if (s > bs) { bs = s; best = c; }
+    }
+    return best.name;
+  }
+
+  // The neighbour of the focused cell whose direction on screen best
+  // matches the arrow (rank/file on square boards).
+  step(dx, dy) {
+    const g = this.geom;
+    const from = g.byName.get(this.focusCell);
+    const [fx, fy] = this.rot(from.c);
+    let best = null, bc = 0.3;
+    for (const n of neighbours(g).get(from.name) || []) {
+      const [x, y] = this.rot(g.byName.get(n).c);
+      const len = Math.hypot(x - fx, y - fy) || 1;
+      const cos = ((x - fx) * dx + (y - fy) * dy) / len;
+      if (cos > bc) { bc = cos; best = n; }
+    }
+    return best;
+  }
+
+  // Enter or Space on the focused cell: what a click on it does.
+  activate(name) {
+    this.focusMoved = true;
+    if (!this.interactive) return;
+    this.hidePicker();
+    if (this.selected && name !== this.selected && this.movesFrom(this.selected).some((m) => m.to === name)) {
+      this.tryMove(this.selected, name);
+    } else if (this.selected === name) {
+      if (this.movesFrom(name).some((m) => m.suicide)) this.tryMove(name, name);
+      else { this.selected = null; this.render(); }
+    } else if (this.movesFrom(name).length) {
+      this.selected = name;
+      this.render();
+    } else if (this.selected) {
+      const from = this.selected;
+      this.selected = null;
+      this.render();
+      if (this.opts.onIllegal) this.opts.onIllegal(from, name);
+    }
+  }
+
+  bindKeys() {
+    this.svg.addEventListener('keydown', (ev) => {
+      if (!this.geom || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+      const arrow = ARROWS[ev.key];
+      if (arrow) {
+        ev.preventDefault();
+        ev.stopPropagation(); // not the move list's stepping
+        const n = this.step(...arrow);
+        if (n) { this.focusCell = n; this.focusMoved = true; this.render(); }
+      } else if (ev.key === 'Enter' || ev.key === ' ') {
+        ev.preventDefault();
+        this.activate(this.focusCell);
+      } else if (ev.key === 'Escape' && this.selected) {
+        this.selected = null;
+        this.render();
+      }
+    });
   }
 
   // --- input ---------------------------------------------------------------
@@ -357,6 +489,8 @@ export class Board {
   }
 
   hidePicker() {
+    // A choice made with the keyboard gives the focus back to the board.
+    if (!this.picker.hidden && this.picker.contains(document.activeElement)) this.svg.focus();
     this.picker.hidden = true;
     if (this.pendingTo) { this.pendingTo = null; this.render(); }
   }
