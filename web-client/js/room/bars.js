@@ -6,12 +6,18 @@ import { h, clockText, playerName } from '../dom.js';
 import { ARMY_COLOURS } from '../pieces.js';
 import { leftText, HOUR } from '../corr.js';
 import { reasonText } from '../tables.js';
+import { A11Y } from '../a11y.js';
 
 // ctx: {model, view: {seat}, board()}. Returns {top, bottom, render, tick}.
 export function createBars(ctx) {
   const top = h('div', { class: 'bars top-bars' });
   const bottom = h('div', { class: 'bars bottom-bars' });
   const model = ctx.model;
+  // Said politely: whose turn it is when it changes, and the player's own
+  // clock when it runs low (once per threshold and turn), never each tick.
+  const live = h('div', { class: 'sr-only', id: 'clock-live', 'aria-live': 'polite' });
+  let turnSaid = null, lowSaid = new Set();
+  const LOW = [30000, 10000];
 
   function deadlineText(s) {
     const st = model.st;
@@ -65,7 +71,18 @@ export function createBars(ctx) {
     const others = [];
     for (let i = 1; i < n; i++) others.push((ctx.view.seat + i) % n);
     top.replaceChildren(...others.reverse().map(bar));
-    bottom.replaceChildren(bar(ctx.view.seat));
+    bottom.replaceChildren(bar(ctx.view.seat), live);
+    const st = model.st;
+    const turn = st.status === 'over' ? null : `${st.moves.length}:${st.to_move}`;
+    if (turn !== turnSaid) {
+      const timed = st.base_ms && !st.corr && !st.archived;
+      const left = timed ? clockText(model.clockLeft(st.to_move)) : null;
+      if (turnSaid !== null && turn !== null) {
+        live.textContent = st.to_move === st.you ? A11Y.yourTurn(left) : A11Y.toMove(ctx.board().player(st.to_move).name, left);
+      }
+      turnSaid = turn;
+      lowSaid = new Set();
+    }
   }
 
   // Every 100 ms: the clocks and deadlines shown, without redrawing bars.
@@ -88,6 +105,10 @@ export function createBars(ctx) {
       const left = model.clockLeft(s);
       c.textContent = clockText(left);
       c.classList.toggle('low', left < 10000);
+      if (s === st.you && s === st.to_move && st.clock_running && st.status !== 'over') {
+        const t = LOW.find((x) => left < x && left > 0 && !lowSaid.has(x));
+        if (t) { for (const x of LOW) if (x >= t) lowSaid.add(x); live.textContent = A11Y.lowTime(clockText(left)); }
+      }
     }
   }
 

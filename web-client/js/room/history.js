@@ -3,11 +3,15 @@
 // start) up to the number of moves.
 
 import { h } from '../dom.js';
+import { A11Y } from '../a11y.js';
 
 // ctx: {model, view: {ply}, stepped()}: stepped() redraws what shows the ply.
 export function createHistory(ctx) {
   const model = ctx.model;
   const moves = h('div', { class: 'moves', id: 'moves', 'aria-label': 'Moves' });
+  // The latest move, said politely once when it comes (not the whole list).
+  const live = h('div', { class: 'sr-only', id: 'move-live', 'aria-live': 'polite' });
+  let said = null;
 
   const count = () => model.st.moves.length;
   const go = (ply) => { ctx.view.ply = ply; ctx.stepped(); };
@@ -39,7 +43,10 @@ export function createHistory(ctx) {
         onclick: () => go(i + 1 === st.moves.length ? null : i + 1),
       }, m.display || m.move));
     });
-    moves.replaceChildren(...items);
+    moves.replaceChildren(...items, live);
+    const last = st.moves[st.moves.length - 1];
+    if (said !== null && st.moves.length > said && last) live.textContent = A11Y.move(st.moves.length, last.display || last.move);
+    said = st.moves.length;
     if (moves.querySelector('.current') && ctx.view.ply === null) moves.scrollTop = moves.scrollHeight;
   }
 
