@@ -51,6 +51,13 @@ async function walk(page, cell) {
     const key = order.length ? order[0][0] : 'ArrowUp';
     used.add(key);
     await page.keyboard.press(key);
+    // Each arrow goes to a neighbour: never farther than a cell and a half.
+    const now = await focused(page);
+    if (now !== at) {
+      const [nx, ny] = await centre(page, now);
+      const w = await page.evaluate((c) => document.querySelector(`svg.board polygon.cell[data-cell="${c}"]`).getBoundingClientRect().width, at);
+      assert.ok(Math.hypot(nx - ax, ny - ay) < 1.5 * w, `${key} from ${at} jumped to ${now}`);
+    }
   }
   throw new Error(`the arrows did not reach ${cell} (at ${await focused(page)})`);
 }
@@ -116,6 +123,11 @@ for (const game of GAMES) {
 
     // The bots answer; the second move by keyboard too.
     await page.waitForFunction((k) => document.querySelectorAll('#moves [data-ply]').length >= k, seats, { timeout: 30000 });
+    // Said politely: the latest move, and that it is our turn again.
+    await page.waitForFunction((k) => document.getElementById('move-live').textContent.startsWith(`Move ${k}: `), seats);
+    await page.waitForFunction(() => /^Your turn/.test(document.getElementById('clock-live').textContent));
+    assert.equal(await page.getAttribute('#move-live', 'aria-live'), 'polite');
+    assert.equal(await page.getAttribute('#clock-live', 'aria-live'), 'polite');
     await page.waitForSelector('svg.board g.piece.movable', { timeout: 20000 });
     await keyboardMove(page, seats + 1);
     if (game === 'ultima' || game === 'ant3') {
@@ -128,3 +140,24 @@ for (const game of GAMES) {
     await page.context().close();
   });
 }
+
+test('clocks: said at low time once, not at every tick', { skip, timeout: 60000 }, async () => {
+  const page = await player(browser, server.url);
+  await request(page, 'bot_game', { game: 'ultima', level: 1, seat: 0, base_ms: 33000, inc_ms: 0 });
+  await page.waitForURL(/#\/game\/\d+$/);
+  await keyboardMove(page, 1);
+  // From our second turn the clock runs: 33 s, said once under 30 s.
+  await page.waitForFunction(() => document.querySelectorAll('#moves [data-ply]').length >= 2, null, { timeout: 30000 });
+  await page.evaluate(() => {
+    window.__said = [];
+    new MutationObserver(() => window.__said.push(document.getElementById('clock-live').textContent))
+      .observe(document.getElementById('clock-live'), { childList: true, characterData: true, subtree: true });
+  });
+  await page.waitForFunction(() => window.__said.some((t) => /left on your clock/.test(t)), null, { timeout: 20000 });
+  await page.waitForTimeout(1500); // 15 ticks of the clock
+  const said = await page.evaluate(() => window.__said);
+  assert.equal(said.filter((t) => /left on your clock/.test(t)).length, 1, said.join(' | '));
+  assert.ok(said.length <= 2, said.join(' | '));
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
