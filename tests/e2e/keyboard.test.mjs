@@ -130,7 +130,7 @@ for (const game of GAMES) {
     assert.equal(await page.getAttribute('#clock-live', 'aria-live'), 'polite');
     await page.waitForSelector('svg.board g.piece.movable', { timeout: 20000 });
     await keyboardMove(page, seats + 1);
-    if (game === 'ultima' || game === 'ant3') {
+    if (game === 'ultima' || game === 'yalta' || game === 'ant3') {
       await page.setViewportSize({ width: 1440, height: 900 });
       await shot(page, `keyboard-${game}-1440`);
       await page.setViewportSize({ width: 390, height: 844 });
