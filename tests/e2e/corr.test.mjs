@@ -263,10 +263,12 @@ test('correspondence: seek, deadlines, live "your turn", a conditional move, vac
   // a year, the running vacation counted as used (PROTOCOL.md, Vacation).
   await playClick(a, 'a2', 'a3');
   await bTurn.waitForSelector(`#turn-list tr[data-room="${room}"]`);
-  const before = await b.evaluate(() => {
+  // Bob's room shows his deadline once it has the move (the "your turn"
+  // list may be told first: wait, on a loaded machine, for the room too).
+  const before = await (await b.waitForFunction(() => {
     const d = document.querySelector('.deadline[data-seat="1"]');
-    return d ? d.textContent : null;
-  });
+    return d && d.textContent ? d.textContent : null;
+  }, null, { timeout: 15000 })).jsonValue();
   assert.match(before || '', /^(3 days|2 days 23 h) left$/);
   const prof = await open(bctx, '#/profile');
   await prof.waitForSelector('#vacation-state[data-on="false"]');
