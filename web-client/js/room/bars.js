@@ -2,6 +2,7 @@
 // and why, whose turn it is, and the clock (live games) or the deadline
 // (correspondence games), counted down locally between messages.
 
+import { t } from '../i18n.js';
 import { h, clockText, playerName } from '../dom.js';
 import { ARMY_COLOURS } from '../pieces.js';
 import { leftText, HOUR } from '../corr.js';
@@ -27,7 +28,7 @@ export function createBars(ctx) {
     if (st.corr) {
       const c = h('span', { class: 'deadline', 'data-seat': s }, deadlineText(s));
       const d = st.deadlines && st.deadlines[s];
-      if (d && st.status !== 'over') c.title = `Move by ${new Date(d).toLocaleString()}`;
+      if (d && st.status !== 'over') c.title = t('room.moveby', { date: new Date(d).toLocaleString() });
       c.hidden = !c.textContent;
       return c;
     }
@@ -52,7 +53,7 @@ export function createBars(ctx) {
         playerName(seat.player),
         seat.connected === false ? h('span', { class: 'muted' }, ' (away)') : null,
         seat.left ? h('span', { class: 'muted' }, ` \u2014 left (${reasonText(seat.left)})`) : null,
-        seat.vacation && st.status !== 'over' ? h('span', { class: 'muted vacation', 'data-seat': s, title: `Back ${new Date(seat.vacation).toLocaleString()}` },
+        seat.vacation && st.status !== 'over' ? h('span', { class: 'muted vacation', 'data-seat': s, title: t('room.back', { date: new Date(seat.vacation).toLocaleString() }) },
           ` \u2014 on vacation until ${new Date(seat.vacation).toLocaleDateString()}`) : null,
         s === st.you ? h('span', { class: 'muted' }, ' (you)') : null),
       clock(s));

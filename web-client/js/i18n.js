@@ -1,0 +1,291 @@
+// The client's words in English, French and Italian (the games' home
+// communities and the postal clubs that kept them): one table, key ->
+// {en, fr, it}, and t(key, params) with {name} interpolation. The language
+// is the preferences' `lang` (prefs.js: localStorage, and the account's
+// preferences) or else the browser's first of fr*/it*, else English.
+// Owns: the table, the language in use, <html lang>, the header's words.
+// May call: nothing (prefs.js calls setLang; pages call t).
+
+const S = {
+  // Header and navigation
+  'nav.play': { en: 'Play', fr: 'Jouer', it: 'Gioca' },
+  'nav.turn': { en: 'Your turn', fr: 'À vous de jouer', it: 'Tocca a te' },
+  'nav.games': { en: 'Your games', fr: 'Vos parties', it: 'Le tue partite' },
+  'nav.analysis': { en: 'Analysis', fr: 'Analyse', it: 'Analisi' },
+  'nav.players': { en: 'Players', fr: 'Joueurs', it: 'Giocatori' },
+  'nav.tournaments': { en: 'Tournaments', fr: 'Tournois', it: 'Tornei' },
+  'nav.howto': { en: 'How to play', fr: 'Règles du jeu', it: 'Come si gioca' },
+  'hdr.guest': { en: 'guest', fr: 'invité', it: 'ospite' },
+  'hdr.login': { en: 'Log in', fr: 'Se connecter', it: 'Accedi' },
+  'hdr.prefs': { en: 'Preferences', fr: 'Préférences', it: 'Preferenze' },
+  'hdr.online': { en: 'online', fr: 'en ligne', it: 'in linea' },
+  'hdr.connecting': { en: 'connecting', fr: 'connexion', it: 'connessione' },
+  'hdr.reconnecting': { en: 'reconnecting…', fr: 'reconnexion…', it: 'riconnessione…' },
+  'app.loading': { en: 'Loading…', fr: 'Chargement…', it: 'Caricamento…' },
+  'app.nopage': { en: 'No such page.', fr: 'Page introuvable.', it: 'Pagina inesistente.' },
+  // Preferences menu
+  'prefs.theme': { en: 'Theme', fr: 'Thème', it: 'Tema' },
+  'prefs.board': { en: 'Board colours', fr: 'Couleurs de l’échiquier', it: 'Colori della scacchiera' },
+  'prefs.ultima_pieces': { en: 'Ultima pieces', fr: 'Pièces d’Ultima', it: 'Pezzi di Ultima' },
+  'prefs.lang': { en: 'Language', fr: 'Langue', it: 'Lingua' },
+  'prefs.sound': { en: 'Sound', fr: 'Son', it: 'Suoni' },
+  'prefs.account': { en: 'Kept for your account ({name}).', fr: 'Enregistrées pour votre compte ({name}).', it: 'Salvate per il tuo account ({name}).' },
+  'prefs.browser': { en: 'Kept in this browser (log in to keep them for your account).', fr: 'Enregistrées dans ce navigateur (connectez-vous pour les garder avec votre compte).', it: 'Salvate in questo browser (accedi per salvarle nel tuo account).' },
+  'prefs.notsaved': { en: 'Not saved to your account: {why}', fr: 'Non enregistré pour votre compte : {why}', it: 'Non salvato nel tuo account: {why}' },
+  'choice.dark': { en: 'Dark', fr: 'Sombre', it: 'Scuro' },
+  'choice.light': { en: 'Light', fr: 'Clair', it: 'Chiaro' },
+  'choice.wood': { en: 'Wood', fr: 'Bois', it: 'Legno' },
+  'choice.blue': { en: 'Blue', fr: 'Bleu', it: 'Blu' },
+  'choice.green': { en: 'Green', fr: 'Vert', it: 'Verde' },
+  'choice.grey': { en: 'Grey', fr: 'Gris', it: 'Grigio' },
+  'choice.chess': { en: 'Chess pieces', fr: 'Pièces d’échecs', it: 'Pezzi degli scacchi' },
+  'choice.discs': { en: 'Pictographic discs', fr: 'Disques pictographiques', it: 'Dischi pittografici' },
+  // Game names (the ids of GET /api/tables)
+  'game.ultima': { en: 'Ultima (1963 rules)', fr: 'Ultima (règles de 1963)', it: 'Ultima (regole del 1963)' },
+  'game.ultima1968': { en: 'Ultima (1968 rules)', fr: 'Ultima (règles de 1968)', it: 'Ultima (regole del 1968)' },
+  'game.yalta': { en: 'Yalta chess (three players)', fr: 'Échecs de Yalta (trois joueurs)', it: 'Scacchi di Yalta (tre giocatori)' },
+  'game.ant2': { en: 'Ant Chess (two players)', fr: 'Échecs des fourmis (deux joueurs)', it: 'Scacchi delle formiche (due giocatori)' },
+  'game.ant3': { en: 'Ant Chess (three players)', fr: 'Échecs des fourmis (trois joueurs)', it: 'Scacchi delle formiche (tre giocatori)' },
+  // Colours
+  'colour.white': { en: 'White', fr: 'Blancs', it: 'Bianco' },
+  'colour.black': { en: 'Black', fr: 'Noirs', it: 'Nero' },
+  'colour.red': { en: 'Red', fr: 'Rouges', it: 'Rosso' },
+  // Piece names (chess and Ultima)
+  'piece.king': { en: 'king', fr: 'roi', it: 're' },
+  'piece.queen': { en: 'queen', fr: 'dame', it: 'donna' },
+  'piece.rook': { en: 'rook', fr: 'tour', it: 'torre' },
+  'piece.bishop': { en: 'bishop', fr: 'fou', it: 'alfiere' },
+  'piece.knight': { en: 'knight', fr: 'cavalier', it: 'cavallo' },
+  'piece.pawn': { en: 'pawn', fr: 'pion', it: 'pedone' },
+  'piece.withdrawer': { en: 'withdrawer', fr: 'retireur', it: 'ritiratore' },
+  'piece.long_leaper': { en: 'long leaper', fr: 'sauteur', it: 'saltatore' },
+  'piece.coordinator': { en: 'coordinator', fr: 'coordinateur', it: 'coordinatore' },
+  'piece.immobilizer': { en: 'immobilizer', fr: 'immobiliseur', it: 'immobilizzatore' },
+  'piece.chameleon': { en: 'chameleon', fr: 'caméléon', it: 'camaleonte' },
+  'piece.pincer': { en: 'pincer pawn', fr: 'pion pinceur', it: 'pedone a tenaglia' },
+  // Common words
+  'w.game': { en: 'Game', fr: 'Jeu', it: 'Gioco' },
+  'w.time': { en: 'Time', fr: 'Cadence', it: 'Tempo' },
+  'w.player': { en: 'Player', fr: 'Joueur', it: 'Giocatore' },
+  'w.players': { en: 'Players', fr: 'Joueurs', it: 'Giocatori' },
+  'w.seats': { en: 'Seats', fr: 'Places', it: 'Posti' },
+  'w.moves': { en: 'Moves', fr: 'Coups', it: 'Mosse' },
+  'w.play': { en: 'Play', fr: 'Jouer', it: 'Gioca' },
+  'w.cancel': { en: 'Cancel', fr: 'Annuler', it: 'Annulla' },
+  'w.decline': { en: 'Decline', fr: 'Refuser', it: 'Rifiuta' },
+  'w.accept': { en: 'Accept', fr: 'Accepter', it: 'Accetta' },
+  'w.join': { en: 'Join', fr: 'Rejoindre', it: 'Unisciti' },
+  'w.create': { en: 'Create', fr: 'Créer', it: 'Crea' },
+  'w.copy': { en: 'Copy', fr: 'Copier', it: 'Copia' },
+  'w.save': { en: 'Save', fr: 'Enregistrer', it: 'Salva' },
+  'w.rated': { en: 'rated', fr: 'classée', it: 'valida per il punteggio' },
+  'w.random': { en: 'Random', fr: 'Au hasard', it: 'A caso' },
+  'w.noclock': { en: 'no clock', fr: 'sans pendule', it: 'senza orologio' },
+  'w.or': { en: ' or ', fr: ' ou ', it: ' o ' },
+  'w.login': { en: 'log in', fr: 'connectez-vous', it: 'accedi' },
+  'w.register': { en: 'register', fr: 'inscrivez-vous', it: 'registrati' },
+  'w.empty': { en: '(empty)', fr: '(libre)', it: '(libero)' },
+  'w.waiting': { en: 'waiting', fr: 'en attente', it: 'in attesa' },
+  'w.corr': { en: 'Correspondence', fr: 'Partie par correspondance', it: 'Partita per corrispondenza' },
+  // Lobby
+  'lobby.noseeks': { en: 'No open games. Create one!', fr: 'Aucune partie ouverte. Créez-en une !', it: 'Nessuna partita aperta. Creane una!' },
+  'lobby.open': { en: 'Open games', fr: 'Parties ouvertes', it: 'Partite aperte' },
+  'lobby.thegames': { en: 'The games', fr: 'Les jeux', it: 'I giochi' },
+  'lobby.howto': { en: ' — how to play', fr: ' — règles', it: ' — come si gioca' },
+  'lobby.bot': { en: 'Play the computer', fr: 'Jouer contre l’ordinateur', it: 'Gioca contro il computer' },
+  'lobby.level': { en: 'Level', fr: 'Niveau', it: 'Livello' },
+  'lobby.level1': { en: '1 (beginner)', fr: '1 (débutant)', it: '1 (principiante)' },
+  'lobby.level8': { en: '8 (strongest)', fr: '8 (le plus fort)', it: '8 (il più forte)' },
+  'lobby.youplay': { en: 'You play', fr: 'Vous jouez', it: 'Giochi con' },
+  'lobby.twobots': { en: '{game} (you + 2 bots)', fr: '{game} (vous + 2 robots)', it: '{game} (tu + 2 bot)' },
+  'lobby.corrtc': { en: 'Correspondence, {days}/move', fr: 'Correspondance, {days}/coup', it: 'Corrispondenza, {days}/mossa' },
+  'lobby.create': { en: 'Create a game', fr: 'Créer une partie', it: 'Crea una partita' },
+  'lobby.kind': { en: 'Kind of game', fr: 'Type de partie', it: 'Tipo di partita' },
+  'lobby.live': { en: ' Live (clocks)', fr: ' En direct (pendules)', it: ' Dal vivo (orologi)' },
+  'lobby.corr': { en: ' Correspondence (days per move)', fr: ' Par correspondance (jours par coup)', it: ' Per corrispondenza (giorni per mossa)' },
+  'lobby.private': { en: ' Private: play a friend by invitation link', fr: ' Privée : jouer avec un ami par lien d’invitation', it: ' Privata: gioca con un amico tramite link di invito' },
+  'lobby.ratedlabel': { en: ' Rated: the result changes both ratings', fr: ' Classée : le résultat modifie les deux classements', it: ' Valida per il punteggio: il risultato cambia entrambi i punteggi' },
+  'lobby.from': { en: 'from', fr: 'de', it: 'da' },
+  'lobby.to': { en: 'to', fr: 'à', it: 'a' },
+  'lobby.range': { en: 'Opponents rated', fr: 'Adversaires classés', it: 'Avversari con punteggio' },
+  'lobby.tc': { en: 'Time control (minutes + seconds per move)', fr: 'Cadence (minutes + secondes par coup)', it: 'Cadenza (minuti + secondi per mossa)' },
+  'lobby.days': { en: 'Days per move', fr: 'Jours par coup', it: 'Giorni per mossa' },
+  'lobby.incmode': { en: ' Increment mode: a bank of that many days, the same added after each move (up to four times the bank)', fr: ' Mode incrément : une réserve d’autant de jours, autant ajoutés après chaque coup (jusqu’à quatre fois la réserve)', it: ' Modalità incremento: una riserva di altrettanti giorni, aggiunti dopo ogni mossa (fino a quattro volte la riserva)' },
+  'lobby.corrneed': { en: 'Correspondence games are kept for weeks under your name, so they need an account: ', fr: 'Les parties par correspondance durent des semaines sous votre nom ; il faut donc un compte : ', it: 'Le partite per corrispondenza durano settimane a tuo nome, quindi serve un account: ' },
+  'lobby.corrnote': { en: 'You are told on the “Your turn” page when a move is due; vacation days stop your clocks.', fr: 'La page « À vous de jouer » vous prévient quand un coup est attendu ; les jours de vacances arrêtent vos pendules.', it: 'La pagina «Tocca a te» ti avvisa quando devi muovere; i giorni di vacanza fermano i tuoi orologi.' },
+  'lobby.addbots': { en: 'Add bots', fr: 'Ajouter des robots', it: 'Aggiungi bot' },
+  'lobby.filltitle': { en: 'Fill the free seats with level {level} bots and start', fr: 'Remplir les places libres avec des robots de niveau {level} et commencer', it: 'Riempi i posti liberi con bot di livello {level} e inizia' },
+  'lobby.logintojoin': { en: 'Log in to join', fr: 'Connectez-vous pour jouer', it: 'Accedi per giocare' },
+  'lobby.joining': { en: 'Joining…', fr: 'Connexion à la partie…', it: 'Ingresso nella partita…' },
+  'lobby.seattaken': { en: 'Seat taken; waiting for the other players…', fr: 'Place prise ; en attente des autres joueurs…', it: 'Posto preso; in attesa degli altri giocatori…' },
+  'lobby.nojoin': { en: 'Could not join.', fr: 'Impossible de rejoindre la partie.', it: 'Impossibile unirsi alla partita.' },
+  'lobby.startingbots': { en: 'Starting with bots…', fr: 'Démarrage avec des robots…', it: 'Avvio con i bot…' },
+  'lobby.nobots': { en: 'Could not add bots.', fr: 'Impossible d’ajouter des robots.', it: 'Impossibile aggiungere i bot.' },
+  'lobby.starting': { en: 'Starting…', fr: 'Démarrage…', it: 'Avvio…' },
+  'lobby.nostart': { en: 'Could not start the game.', fr: 'Impossible de commencer la partie.', it: 'Impossibile iniziare la partita.' },
+  'lobby.nocreate': { en: 'Could not create the game.', fr: 'Impossible de créer la partie.', it: 'Impossibile creare la partita.' },
+  'lobby.invite': { en: 'Invitation link: send it to your opponent', fr: 'Lien d’invitation : envoyez-le à votre adversaire', it: 'Link di invito: invialo al tuo avversario' },
+  'lobby.ratedgame': { en: 'rated game', fr: 'partie classée', it: 'partita valida per il punteggio' },
+  // Game page
+  'room.title': { en: 'Game {id}', fr: 'Partie {id}', it: 'Partita {id}' },
+  'room.nosuch': { en: 'No such game.', fr: 'Partie introuvable.', it: 'Partita inesistente.' },
+  'room.aborted': { en: 'Game aborted', fr: 'Partie annulée', it: 'Partita annullata' },
+  'room.draw': { en: 'Draw', fr: 'Nulle', it: 'Patta' },
+  'room.wins': { en: '{name} wins', fr: '{name} gagne', it: 'Vince {name}' },
+  'room.pass': { en: 'Pass', fr: 'Passer', it: 'Passa' },
+  'room.canceldraw': { en: 'Cancel draw offer', fr: 'Retirer la proposition de nulle', it: 'Ritira la proposta di patta' },
+  'room.acceptdraw': { en: 'Accept draw', fr: 'Accepter la nulle', it: 'Accetta la patta' },
+  'room.offerdraw': { en: 'Offer draw', fr: 'Proposer la nulle', it: 'Proponi la patta' },
+  'room.abort': { en: 'Abort', fr: 'Annuler la partie', it: 'Annulla la partita' },
+  'room.resign': { en: 'Resign', fr: 'Abandonner', it: 'Abbandona' },
+  'room.resignq': { en: 'Resign this game?', fr: 'Abandonner cette partie ?', it: 'Abbandonare questa partita?' },
+  'room.gorematch': { en: 'Go to the rematch', fr: 'Aller à la revanche', it: 'Vai alla rivincita' },
+  'room.analysis': { en: 'Analysis board', fr: 'Échiquier d’analyse', it: 'Scacchiera di analisi' },
+  'room.analysisnoeng': { en: 'Analysis board (no engine)', fr: 'Échiquier d’analyse (sans moteur)', it: 'Scacchiera di analisi (senza motore)' },
+  'room.drawby': { en: 'Draw offered by {names}', fr: 'Nulle proposée par {names}', it: 'Patta proposta da {names}' },
+  'room.acctb': { en: 'Accept takeback', fr: 'Accepter l’annulation du coup', it: 'Accetta di ritirare la mossa' },
+  'room.dectb': { en: 'Decline takeback', fr: 'Refuser l’annulation du coup', it: 'Rifiuta di ritirare la mossa' },
+  'room.tbasked': { en: 'Takeback asked…', fr: 'Annulation du coup demandée…', it: 'Ritiro della mossa richiesto…' },
+  'room.canceltb': { en: 'Cancel takeback', fr: 'Retirer la demande', it: 'Annulla la richiesta' },
+  'room.tb': { en: 'Takeback', fr: 'Reprendre le coup', it: 'Ritira la mossa' },
+  'room.tbdeclined': { en: 'Takeback declined', fr: 'Annulation du coup refusée', it: 'Ritiro della mossa rifiutato' },
+  'room.rmasked': { en: 'Rematch asked…', fr: 'Revanche demandée…', it: 'Rivincita richiesta…' },
+  'room.cancelrm': { en: 'Cancel rematch', fr: 'Retirer la revanche', it: 'Annulla la rivincita' },
+  'room.acceptrm': { en: 'Accept rematch', fr: 'Accepter la revanche', it: 'Accetta la rivincita' },
+  'room.rematch': { en: 'Rematch', fr: 'Revanche', it: 'Rivincita' },
+  'room.rmdeclined': { en: 'Rematch declined', fr: 'Revanche refusée', it: 'Rivincita rifiutata' },
+  'room.newsame': { en: 'New game, same settings', fr: 'Nouvelle partie, mêmes réglages', it: 'Nuova partita, stesse impostazioni' },
+  'room.confirm': { en: 'Confirm', fr: 'Confirmer', it: 'Conferma' },
+  'room.moveby': { en: 'Move by {date}', fr: 'Jouer avant le {date}', it: 'Muovere entro il {date}' },
+  'room.back': { en: 'Back {date}', fr: 'De retour le {date}', it: 'Di ritorno il {date}' },
+  // Your turn, your games
+  'turn.timeleft': { en: 'Time left', fr: 'Temps restant', it: 'Tempo rimasto' },
+  'turn.need': { en: 'Correspondence games need an account: ', fr: 'Les parties par correspondance demandent un compte : ', it: 'Le partite per corrispondenza richiedono un account: ' },
+  'turn.need2': { en: ' to see the games waiting for your move.', fr: ' pour voir les parties qui attendent votre coup.', it: ' per vedere le partite che attendono la tua mossa.' },
+  'turn.none': { en: 'No game is waiting for your move.', fr: 'Aucune partie n’attend votre coup.', it: 'Nessuna partita attende la tua mossa.' },
+  'games.none': { en: 'No games in progress. Start one from the lobby.', fr: 'Aucune partie en cours. Commencez-en une depuis l’accueil.', it: 'Nessuna partita in corso. Iniziane una dalla sala.' },
+  // Log in, profile
+  'acct.register': { en: 'Register', fr: 'S’inscrire', it: 'Registrati' },
+  'acct.welcome': { en: 'Welcome!', fr: 'Bienvenue !', it: 'Benvenuto!' },
+  'acct.username': { en: 'Username', fr: 'Nom d’utilisateur', it: 'Nome utente' },
+  'acct.password': { en: 'Password', fr: 'Mot de passe', it: 'Password' },
+  'acct.have': { en: 'I have an account', fr: 'J’ai un compte', it: 'Ho già un account' },
+  'acct.create': { en: 'Create an account', fr: 'Créer un compte', it: 'Crea un account' },
+  'acct.forgot': { en: 'Forgot your password?', fr: 'Mot de passe oublié ?', it: 'Password dimenticata?' },
+  'acct.loggedout': { en: 'Logged out.', fr: 'Déconnecté.', it: 'Disconnesso.' },
+  'acct.logout': { en: 'Log out', fr: 'Se déconnecter', it: 'Esci' },
+  'acct.profile': { en: 'Profile', fr: 'Profil', it: 'Profilo' },
+  'acct.guest': { en: 'You play as a guest. ', fr: 'Vous jouez en invité. ', it: 'Giochi come ospite. ' },
+  'acct.guest2': { en: ' for correspondence games, a record and vacation.', fr: ' pour les parties par correspondance, un bilan et des vacances.', it: ' per le partite per corrispondenza, un bilancio e le vacanze.' },
+  'acct.saved': { en: 'Saved.', fr: 'Enregistré.', it: 'Salvato.' },
+  'acct.shown': { en: 'Name shown to other players', fr: 'Nom affiché aux autres joueurs', it: 'Nome mostrato agli altri giocatori' },
+  'acct.playerpage': { en: 'Your player page: ratings and every game', fr: 'Votre page de joueur : classements et toutes vos parties', it: 'La tua pagina di giocatore: punteggi e tutte le partite' },
+  'acct.inprogress': { en: 'Games in progress', fr: 'Parties en cours', it: 'Partite in corso' },
+  'acct.vacstart': { en: 'Start vacation', fr: 'Partir en vacances', it: 'Inizia le vacanze' },
+  'acct.vacend': { en: 'End vacation now', fr: 'Finir les vacances', it: 'Termina le vacanze' },
+  'acct.vacation': { en: 'Vacation', fr: 'Vacances', it: 'Vacanze' },
+  'acct.vacnote': { en: 'While you are on vacation your correspondence clocks stop. 30 days a year; a day started counts whole.', fr: 'Pendant vos vacances, vos pendules de correspondance s’arrêtent. 30 jours par an ; un jour entamé compte en entier.', it: 'Durante le vacanze i tuoi orologi per corrispondenza si fermano. 30 giorni all’anno; un giorno iniziato conta per intero.' },
+  'acct.days': { en: 'Days', fr: 'Jours', it: 'Giorni' },
+  // Other pages' titles and common headings
+  'tour.title': { en: 'Tournaments', fr: 'Tournois', it: 'Tornei' },
+  'tour.new': { en: 'New tournament', fr: 'Nouveau tournoi', it: 'Nuovo torneo' },
+  'tour.name': { en: 'Name', fr: 'Nom', it: 'Nome' },
+  'tour.entrants': { en: 'Entrants', fr: 'Participants', it: 'Partecipanti' },
+  'tour.tc': { en: 'Time control', fr: 'Cadence', it: 'Cadenza' },
+  'tour.standings': { en: 'Standings', fr: 'Classement', it: 'Classifica' },
+  'tour.crosstable': { en: 'Crosstable', fr: 'Grille', it: 'Tabellone' },
+  'tour.schedule': { en: 'Schedule', fr: 'Calendrier', it: 'Calendario' },
+  'lb.title': { en: 'Leaderboards', fr: 'Classements', it: 'Classifiche' },
+  'lb.rating': { en: 'Rating', fr: 'Classement Elo', it: 'Punteggio' },
+  'lb.games': { en: 'Games', fr: 'Parties', it: 'Partite' },
+  'pl.ratings': { en: 'Ratings', fr: 'Classements', it: 'Punteggi' },
+  'pl.result': { en: 'Result', fr: 'Résultat', it: 'Risultato' },
+  'pl.date': { en: 'Date', fr: 'Date', it: 'Data' },
+  'pl.show': { en: 'Show', fr: 'Afficher', it: 'Mostra' },
+  'pl.record': { en: 'Record', fr: 'Bilan', it: 'Bilancio' },
+  'pl.won': { en: 'Won', fr: 'Gagnées', it: 'Vinte' },
+  'pl.lost': { en: 'Lost', fr: 'Perdues', it: 'Perse' },
+  'pl.drawn': { en: 'Drawn', fr: 'Nulles', it: 'Patte' },
+  'pl.playing': { en: 'Playing now', fr: 'En cours', it: 'In corso' },
+  'pl.newer': { en: '← Newer', fr: '← Plus récentes', it: '← Più recenti' },
+  'pl.older': { en: 'Older →', fr: 'Plus anciennes →', it: 'Meno recenti →' },
+  'an.title': { en: 'Analysis board', fr: 'Échiquier d’analyse', it: 'Scacchiera di analisi' },
+  'an.position': { en: 'Position string', fr: 'Chaîne de position', it: 'Stringa della posizione' },
+  'an.copy': { en: 'Copy position', fr: 'Copier la position', it: 'Copia la posizione' },
+  'an.download': { en: 'Download PGN', fr: 'Télécharger le PGN', it: 'Scarica il PGN' },
+  'an.from': { en: 'Start from a position string (empty: the set-up)', fr: 'Partir d’une chaîne de position (vide : la position initiale)', it: 'Parti da una stringa di posizione (vuota: la posizione iniziale)' },
+  'an.setup': { en: 'Set up', fr: 'Placer', it: 'Imposta' },
+  'an.engine': { en: ' Engine', fr: ' Moteur', it: ' Motore' },
+  'howto.title': { en: 'How to play', fr: 'Règles du jeu', it: 'Come si gioca' },
+  'howto.pieces': { en: 'Pieces', fr: 'Pièces', it: 'Pezzi' },
+  'howto.viewas': { en: 'View as', fr: 'Voir du côté', it: 'Visto da' },
+  'life.watch': { en: 'Games being played', fr: 'Parties en cours', it: 'Partite in corso' },
+  'life.challenges': { en: 'Challenges', fr: 'Défis', it: 'Sfide' },
+  'life.challenge': { en: 'Challenge', fr: 'Défier', it: 'Sfida' },
+  'life.challengeplayer': { en: 'Challenge a player', fr: 'Défier un joueur', it: 'Sfida un giocatore' },
+  'life.rated': { en: ' Rated', fr: ' Classée', it: ' Valida per il punteggio' },
+};
+
+export const LANGS = { en: 'English', fr: 'Français', it: 'Italiano' };
+
+// The browser's choice: its first language that is French or Italian,
+// else English (navigator.languages, as the browser's settings give it).
+export function browserLang() {
+  const list = (navigator.languages && navigator.languages.length) ? navigator.languages : [navigator.language || 'en'];
+  for (const l of list) {
+    const p = String(l).slice(0, 2).toLowerCase();
+    if (p === 'fr' || p === 'it' || p === 'en') return p;
+  }
+  return 'en';
+}
+
+// The stored choice ('chameleon.prefs'.lang, which prefs.js keeps), read
+// here too so the first words drawn are already in it.
+function storedLang() {
+  try {
+    const l = (JSON.parse(localStorage.getItem('chameleon.prefs') || '{}') || {}).lang;
+    return Object.hasOwn(LANGS, l) ? l : null;
+  } catch { return null; }
+}
+
+let lang = storedLang() || browserLang();
+
+export const currentLang = () => lang;
+
+// A key's words in the language in use, {name} replaced from params; the
+// English when a language lacks it; the key itself when unknown.
+export function t(key, params) {
+  const e = S[key];
+  let s = e ? (e[lang] ?? e.en) : key;
+  if (params) s = s.replace(/\{(\w+)\}/g, (m, k) => (params[k] ?? m));
+  return s;
+}
+
+// t() for a key that may be missing (a game id from the server): null then.
+export function tMaybe(key) { return S[key] ? t(key) : null; }
+
+// The static words of index.html ([data-i18n]: text; data-i18n-title:
+// title and aria-label), and <html lang>.
+export function translateStatic() {
+  document.documentElement.lang = lang;
+  for (const e of document.querySelectorAll('[data-i18n]')) {
+    const first = [...e.childNodes].find((n) => n.nodeType === 3);
+    if (first) first.textContent = `${t(e.dataset.i18n)} `.trimEnd() + (e.children.length ? ' ' : '');
+    else e.textContent = t(e.dataset.i18n);
+  }
+  for (const e of document.querySelectorAll('[data-i18n-title]')) {
+    e.title = t(e.dataset.i18nTitle);
+    e.setAttribute('aria-label', t(e.dataset.i18nTitle));
+  }
+}
+
+// A new language (the preferences menu): pages and the header draw their
+// words when mounted, so the caller reloads the page.
+export function setLang(l) {
+  const next = Object.hasOwn(LANGS, l) ? l : browserLang();
+  if (next === lang) return false;
+  lang = next;
+  return true;
+}
+
+window.chameleonI18n = { S, t, currentLang }; // for the browser tests
