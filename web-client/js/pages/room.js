@@ -131,7 +131,7 @@ export function mount(main, params, app) {
 function headingOf(st) {
   const name = gameName(st.game);
   return [st.corr ? `${name} ` : `${name} \u00b7 ${timeControl(st.base_ms, st.inc_ms)} `,
-    h('a', { href: `#/howto/${st.game}`, class: 'rules-link', target: '_blank' }, 'rules'),
+    h('a', { href: `#/howto/${st.game}`, class: 'rules-link', target: '_blank' }, t('room.rules')),
     st.corr ? h('span', { class: 'tc-line', id: 'room-tc' }, `\u2709 Correspondence, ${corrControl(st.corr)}`) : ''];
 }
 

@@ -6,6 +6,7 @@
 //                        every game, the director's controls, the PGN.
 // Reads GET /api/tournaments[/<id>]; acts with POST (the session cookie).
 
+import { t as tr } from '../i18n.js';
 import { h } from '../dom.js';
 import { games, gameName, corrDays } from '../tables.js';
 
@@ -41,7 +42,7 @@ function list(main, app) {
   const status = h('p', { class: 'status', role: 'status' });
   const create = h('a', { href: '#/tournaments/new', class: 'button-link', id: 'tourney-new' }, 'Create a tournament');
   main.append(h('section', { class: 'panel tourney' }, h('div', { class: 'row spread' },
-    h('h1', {}, 'Tournaments'), create),
+    h('h1', {}, tr('tour.title')), create),
   h('p', { class: 'muted' }, 'Correspondence round robins, as the postal clubs played them: every game starts at once, the crosstable fills as results come in.'),
   status, body));
   let alive = true;
@@ -56,7 +57,7 @@ function list(main, app) {
       const rows = all.filter((t) => t.state === state);
       return h('div', { class: 'tourney-group', 'data-state': state }, h('h2', {}, title),
         rows.length ? h('div', { class: 'table-scroll' }, h('table', { class: 'list' },
-          h('thead', {}, h('tr', {}, ['Name', 'Game', 'Entrants', 'Time control', ''].map((x) => h('th', {}, x)))),
+          h('thead', {}, h('tr', {}, [tr('tour.name'), tr('w.game'), tr('tour.entrants'), tr('tour.tc'), ''].map((x) => h('th', {}, x)))),
           h('tbody', {}, rows.map((t) => h('tr', { class: 'seek', 'data-id': t.id, onclick: () => app.go(`#/tournament/${t.id}`) },
             h('td', {}, h('a', { href: `#/tournament/${t.id}` }, t.name)),
             h('td', {}, gameName(t.game), t.double ? ' \u00b7 double' : ''),
@@ -83,11 +84,11 @@ function form(main, app) {
   const invite = h('input', { id: 't-invite', placeholder: 'usernames, separated by commas (empty: open entry)' });
   const rated = h('input', { id: 't-rated', type: 'checkbox' });
   const join = h('input', { id: 't-join', type: 'checkbox', checked: true });
-  const submit = h('button', { class: 'primary', type: 'submit', id: 't-create' }, 'Create');
+  const submit = h('button', { class: 'primary', type: 'submit', id: 't-create' }, tr('w.create'));
   const f = h('form', { class: 'tourney-form' },
-    h('label', { for: 't-name' }, 'Name'), name,
+    h('label', { for: 't-name' }, tr('tour.name')), name,
     h('div', { class: 'grid2' },
-      h('div', {}, h('label', { for: 't-game' }, 'Game'), game),
+      h('div', {}, h('label', { for: 't-game' }, tr('w.game')), game),
       h('div', {}, h('label', { for: 't-size' }, 'Entrants (at most)'), size),
       h('div', {}, h('label', { for: 't-double' }, 'Round robin'), twice),
       h('div', {}, h('label', { for: 't-days' }, 'Days per move (or initial bank)'), days),
@@ -114,11 +115,11 @@ function form(main, app) {
     } catch (err) { status.textContent = err.message; submit.disabled = false; }
   });
   const note = h('p', { class: 'muted' });
-  main.append(h('section', { class: 'panel tourney' }, h('h1', {}, 'New tournament'), note, f));
+  main.append(h('section', { class: 'panel tourney' }, h('h1', {}, tr('tour.new')), note, f));
   const gate = () => {
     f.hidden = !app.account;
-    note.replaceChildren(...(app.account ? ['You direct it: you may start it early, remove an entrant before the start or cancel it.']
-      : ['Tournaments need an account: ', h('a', { href: '#/login' }, 'log in'), ' or ', h('a', { href: '#/register' }, 'register'), '.']));
+    note.replaceChildren(...(app.account ? [tr('tour.direct')]
+      : [tr('tour.need'), h('a', { href: '#/login' }, tr('w.login')), tr('w.or'), h('a', { href: '#/register' }, tr('w.register')), '.']));
   };
   const off = app.conn.on('welcome', gate);
   gate();
@@ -139,11 +140,11 @@ function view(main, params, app) {
   const standings = h('div', { id: 'tourney-standings' });
   const cross = h('div', { id: 'tourney-cross' });
   const schedule = h('div', { id: 'tourney-schedule' });
-  const standingsTitle = h('h2', {}, 'Standings');
+  const standingsTitle = h('h2', {}, tr('tour.standings'));
   main.append(h('section', { class: 'panel tourney' }, head, actions, status),
     h('section', { class: 'panel tourney' }, standingsTitle, standings),
-    h('section', { class: 'panel tourney' }, h('h2', {}, 'Crosstable'), cross),
-    h('section', { class: 'panel tourney' }, h('h2', {}, 'Schedule'), schedule));
+    h('section', { class: 'panel tourney' }, h('h2', {}, tr('tour.crosstable')), cross),
+    h('section', { class: 'panel tourney' }, h('h2', {}, tr('tour.schedule')), schedule));
   let t = null;
 
   const act = (action, body) => async () => {
@@ -167,7 +168,7 @@ function view(main, params, app) {
     const buttons = [];
     if (t.state === 'open' && me) {
       if (mine && mine.status === 'joined') buttons.push(h('button', { id: 't-leave', onclick: act('leave') }, 'Leave'));
-      else buttons.push(h('button', { class: 'primary', id: 't-enter', onclick: act('join') }, 'Join'));
+      else buttons.push(h('button', { class: 'primary', id: 't-enter', onclick: act('join') }, tr('w.join')));
       if (director) {
         buttons.push(h('button', { id: 't-start-now', onclick: act('start') }, 'Start now'),
           h('button', { id: 't-cancel', onclick: act('cancel') }, 'Cancel the tournament'));
@@ -196,7 +197,7 @@ function view(main, params, app) {
     standingsTitle.textContent = 'Standings';
     const order = section.slice().sort((a, b) => a.place - b.place || a.idx - b.idx);
     standings.replaceChildren(h('div', { class: 'table-scroll' }, h('table', { class: 'list standings' },
-      h('thead', {}, h('tr', {}, ['#', 'Player', 'Score', t.seats === 3 ? 'Tie-break (pairwise SB)' : 'Sonneborn-Berger', 'Played'].map((x) => h('th', {}, x)))),
+      h('thead', {}, h('tr', {}, ['#', tr('w.player'), 'Score', t.seats === 3 ? 'Tie-break (pairwise SB)' : 'Sonneborn-Berger', 'Played'].map((x) => h('th', {}, x)))),
       h('tbody', {}, order.map((e) => h('tr', { 'data-user': e.username, class: e.struck ? 'struck' : '' },
         h('td', {}, String(e.place)),
         h('td', {}, h('a', { href: `#/@/${encodeURIComponent(e.username)}` }, e.username),
@@ -208,7 +209,7 @@ function view(main, params, app) {
     // three players); every cell links to the games of the pair.
     const gamesOf = (i, j) => t.schedule.filter((g) => g.players.includes(i) && g.players.includes(j));
     cross.replaceChildren(h('div', { class: 'table-scroll cross-scroll' }, h('table', { class: 'cross', id: 'crosstable' },
-      h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', {}, 'Player'), section.map((e) => h('th', { title: e.username }, String(e.idx + 1))), h('th', {}, 'Score'))),
+      h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', {}, tr('w.player')), section.map((e) => h('th', { title: e.username }, String(e.idx + 1))), h('th', {}, 'Score'))),
       h('tbody', {}, section.map((e) => h('tr', { 'data-user': e.username },
         h('th', {}, String(e.idx + 1)), h('td', { class: 'name' }, e.username),
         section.map((o) => (o.idx === e.idx ? h('td', { class: 'self' }, '')

@@ -56,7 +56,7 @@ export function createConfirm(ctx) {
     // Hold `text`; send() plays it once confirmed.
     ask(text, send) {
       pending = { text, send };
-      what.textContent = `Play ${text}?`;
+      what.textContent = t('confirm.play', { move: text });
       bar.hidden = false;
       ok.focus();
     },
