@@ -39,7 +39,7 @@ export const corrDays = () => tables.corrDays;
 
 // Words for a result's or a leave's reason ("threefold repetition").
 export function reasonText(reason) {
-  return tables.reasons[reason] || String(reason ?? '');
+  return tMaybe(`reason.${reason}`) || tables.reasons[reason] || String(reason ?? '');
 }
 
 // "white" -> "White": a seat's colour as a name.

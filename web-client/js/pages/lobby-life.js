@@ -32,19 +32,19 @@ export function lobbyLife(app) {
   const online = h('span', { id: 'online-count' }, '\u2013');
   const playing = h('span', { id: 'playing-count' }, '\u2013');
   const bar = h('p', { class: 'life-bar muted', id: 'lobby-life' },
-    h('span', { class: 'dot-online', 'aria-hidden': 'true' }), online, ' online \u00b7 ', playing, ' being played');
+    h('span', { class: 'dot-online', 'aria-hidden': 'true' }), online, t('life.online'), playing, t('life.beingplayed'));
 
   // Games being played now.
   const watchList = h('ul', { class: 'watch-list', id: 'watch-list' });
-  const watchEmpty = h('p', { class: 'muted', id: 'watch-empty' }, 'No game is being played right now.');
+  const watchEmpty = h('p', { class: 'muted', id: 'watch-empty' }, t('life.nowatch'));
   const watch = h('section', { class: 'panel', id: 'watch' }, h('h2', {}, t('life.watch')), watchList, watchEmpty);
 
   offs.push(conn.on('lobby_life', (m) => {
-    online.textContent = `${m.online} player${m.online === 1 ? '' : 's'}`;
-    playing.textContent = `${m.playing} game${m.playing === 1 ? '' : 's'}`;
+    online.textContent = t(m.online === 1 ? 'life.player1' : 'life.playersn', { n: m.online });
+    playing.textContent = t(m.playing === 1 ? 'life.game1' : 'life.gamesn', { n: m.playing });
     watchEmpty.hidden = m.games.length > 0;
     watchList.replaceChildren(...m.games.map((g) => h('li', { 'data-room': g.room },
-      h('a', { href: `#/game/${g.room}`, class: 'watch-link', title: 'Watch this game' },
+      h('a', { href: `#/game/${g.room}`, class: 'watch-link', title: t('life.watchthis') },
         h('span', { class: 'watch-game' }, gameName(g.game)),
         h('span', { class: 'muted' }, ` \u00b7 ${tcText(g)}${g.rated ? ' \u00b7 rated' : ''}`)),
       h('div', { class: 'watch-players' }, g.players.flatMap((p, i) => [i ? ' vs ' : null, playerName(p)])))));
@@ -90,7 +90,7 @@ export function lobbyLife(app) {
   inBox.append(chStatus);
 
   // The form: a name, a two-player game, a time control.
-  const toIn = h('input', { id: 'challenge-to', autocomplete: 'off', required: true, minlength: 3, maxlength: 20, placeholder: 'username' });
+  const toIn = h('input', { id: 'challenge-to', autocomplete: 'off', required: true, minlength: 3, maxlength: 20, placeholder: t('life.username') });
   const gameSel = h('select', { id: 'challenge-game' });
   const tcSel = h('select', { id: 'challenge-tc' });
   const ratedBox = h('input', { type: 'checkbox', id: 'challenge-rated' });

@@ -55,7 +55,7 @@ export function createBars(ctx) {
         seat.left ? h('span', { class: 'muted' }, ` \u2014 left (${reasonText(seat.left)})`) : null,
         seat.vacation && st.status !== 'over' ? h('span', { class: 'muted vacation', 'data-seat': s, title: t('room.back', { date: new Date(seat.vacation).toLocaleString() }) },
           ` \u2014 on vacation until ${new Date(seat.vacation).toLocaleDateString()}`) : null,
-        s === st.you ? h('span', { class: 'muted' }, ' (you)') : null),
+        s === st.you ? h('span', { class: 'muted' }, t('bars.you')) : null),
       clock(s));
   }
 

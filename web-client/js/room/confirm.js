@@ -67,7 +67,7 @@ export function createConfirm(ctx) {
       const playing = st.you >= 0 && st.status !== 'over';
       label.hidden = !playing;
       box.checked = !!options()[kind()];
-      label.lastChild.textContent = st.corr ? 'Confirm moves (correspondence)' : 'Confirm moves (live games)';
+      label.lastChild.textContent = st.corr ? t('confirm.corr') : t('confirm.live');
       if (pending && !model.myTurn) { pending = null; bar.hidden = true; }
     },
   };

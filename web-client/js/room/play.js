@@ -15,6 +15,7 @@ import { t } from '../i18n.js';
 import { Board, parseMove } from '../board.js';
 import { pieceName } from '../pieces.js';
 import { pageRules } from '../rules.js';
+import { colourName } from '../tables.js';
 
 // Our own move at once on our board, before the server's answer: the piece
 // goes from its cell to the destination (a suicide removes it). Whatever
@@ -206,7 +207,7 @@ export function createPlay(ctx) {
   function renderViewSel() {
     const cur = String(ctx.view.seat);
     viewSel.replaceChildren(...model.st.seats.map((s, i) => h('option', { value: i, selected: String(i) === cur },
-      `${s.color}${s.player ? ` (${s.player.name})` : ''}`)));
+      `${colourName(s.color)}${s.player ? ` (${s.player.name})` : ''}`)));
   }
 
   return { box, typed, legal, viewRow, ensureBoard, board: () => board, render, renderViewSel, sendMove, moved };

@@ -52,7 +52,7 @@ export function createTools(ctx) {
   function render() {
     const st = model.st;
     if (!st) return;
-    flip.textContent = st.seats.length > 2 ? '\u21bb Rotate board' : '\u21c5 Flip board';
+    flip.textContent = st.seats.length > 2 ? `\u21bb ${t('room.rotate')}` : `\u21c5 ${t('room.flip')}`;
     copy.hidden = !st.position;
   }
 
