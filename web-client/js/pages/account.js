@@ -7,7 +7,7 @@
 import { t } from '../i18n.js';
 import { h } from '../dom.js';
 import { gameName } from '../tables.js';
-import { leftText } from '../corr.js';
+import { daysText, leftText } from '../corr.js';
 import { noticeSettings } from '../notices.js';
 import { pushSettings } from '../push.js';
 import { noticesPanel } from './mail.js';
@@ -87,7 +87,7 @@ function profile(main, app, status) {
       const r = await fetch(`/api/profile/${encodeURIComponent(who)}`);
       if (r.ok) p = await r.json();
     } catch { /* offline */ }
-    if (!p) { info.replaceChildren(h('p', { class: 'muted' }, `Logged in as ${who}.`)); return; }
+    if (!p) { info.replaceChildren(h('p', { class: 'muted' }, t('acct.loggedin', { name: who }))); return; }
     const parts = [h('h2', { id: 'profile-name' }, p.username),
       h('p', {}, h('a', { href: `#/@/${encodeURIComponent(p.username)}`, id: 'player-page-link' }, t('acct.playerpage')))];
     const playing = (p.in_progress || []).slice().sort((a, b) => Number(b.your_turn) - Number(a.your_turn));
@@ -120,8 +120,8 @@ function profile(main, app, status) {
 
   function showVacation(v) {
     vacState.replaceChildren(v.on
-      ? h('strong', {}, `On vacation until ${new Date(v.until_ms).toLocaleString()} (${leftText(v.until_ms - Date.now())} left).`)
-      : 'Not on vacation.', ` ${v.days_left} day${v.days_left === 1 ? '' : 's'} left this year.`);
+      ? h('strong', {}, t('acct.onvac', { date: new Date(v.until_ms).toLocaleString(), left: leftText(v.until_ms - Date.now()) }))
+      : t('acct.novac'), ` ${t('acct.daysleft', { days: daysText(v.days_left) })}`);
     vacState.dataset.on = v.on ? 'true' : 'false';
     vacState.dataset.daysLeft = String(v.days_left);
     vacStart.disabled = v.on || v.days_left < 1;
@@ -134,8 +134,8 @@ function profile(main, app, status) {
     try {
       const v = await app.conn.request(type, fields);
       showVacation(v);
-      if (type === 'vacation_start') vacStatus.textContent = 'Enjoy your vacation.';
-      if (type === 'vacation_end') vacStatus.textContent = 'Welcome back.';
+      if (type === 'vacation_start') vacStatus.textContent = t('acct.enjoy');
+      if (type === 'vacation_end') vacStatus.textContent = t('acct.back');
     } catch (e) { if (e.code !== 'disconnected') vacStatus.textContent = e.reason || e.code; }
   }
 

@@ -5,7 +5,7 @@
 import { t } from '../i18n.js';
 import { h } from '../dom.js';
 import { Board } from '../board.js';
-import { pieceSet, drawPiece } from '../pieces.js';
+import { pieceSet, drawPiece, localName } from '../pieces.js';
 import { piecesMap } from '../replay.js';
 import { colourName, gameInfo, gameName, games, tablesLoaded } from '../tables.js';
 import { onPrefs } from '../prefs.js';
@@ -69,7 +69,7 @@ function page(main, game) {
     const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
     svg.setAttribute('viewBox', '0 0 1 1');
     svg.appendChild(drawPiece(game, k, info.colors[0], 0.5, 0.5, 1));
-    return [svg, h('span', {}, `${p.name} (${k})`)];
+    return [svg, h('span', {}, `${localName(p.name)} (${k})`)];
   }).flat();
   const legend = h('div', { class: 'legend', id: 'howto-legend' }, items());
   const viewSel = h('select', { id: 'howto-view', 'aria-label': 'Army at the bottom' },

@@ -20,7 +20,7 @@ export function mount(main, params, app) {
   };
   sel.addEventListener('change', () => app.go(`#/leaderboard/${sel.value}`));
   main.append(h('section', { class: 'panel' }, h('h1', {}, t('lb.title')),
-    h('p', { class: 'muted' }, 'Players rated in the last three months whose rating is no longer provisional.'),
+    h('p', { class: 'muted' }, t('lb.intro')),
     h('label', { for: 'board-game' }, t('w.game')), sel, status, body));
 
   let alive = true;
@@ -45,7 +45,7 @@ export function mount(main, params, app) {
             h('td', {}, h('a', { href: `#/@/${encodeURIComponent(e.username)}` }, e.username)),
             h('td', {}, String(Math.round(e.rating))), h('td', {}, String(e.games)))))));
     }
-    body.replaceChildren(...(parts.length ? parts : [h('p', { class: 'muted', id: 'board-empty' }, 'Nobody on this leaderboard yet.')]));
+    body.replaceChildren(...(parts.length ? parts : [h('p', { class: 'muted', id: 'board-empty' }, t('lb.empty'))]));
   }
   const off = app.conn.on('welcome', () => { fill(); load(); });
   fill();

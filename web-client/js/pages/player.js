@@ -49,22 +49,22 @@ export function mount(main, params, app) {
   const ratingsBox = h('div', { id: 'player-ratings', class: 'rating-cards' });
   const recordBox = h('div', { id: 'player-record' });
   const playingBox = h('div', { id: 'player-playing' });
-  const status = h('p', { class: 'status', role: 'status', id: 'player-status' }, 'Loading\u2026');
+  const status = h('p', { class: 'status', role: 'status', id: 'player-status' }, t('app.loading'));
   // The archive's filters and pages.
   const gameSel = h('select', { id: 'f-game' });
   const kindSel = h('select', { id: 'f-kind' }, [['', t('pl.allkinds')], ['live', t('pl.live')], ['correspondence', t('w.corr')]]
     .map(([v, t]) => h('option', { value: v }, t)));
   const resultSel = h('select', { id: 'f-result' }, [['', t('pl.anyresult')], ['win', t('pl.won')], ['loss', t('pl.lost')], ['draw', t('pl.drawn')]]
     .map(([v, t]) => h('option', { value: v }, t)));
-  const vsIn = h('input', { id: 'f-vs', placeholder: 'Opponent', maxlength: 20, size: 12 });
+  const vsIn = h('input', { id: 'f-vs', placeholder: t('pl.opponent'), maxlength: 20, size: 12 });
   const rows = h('tbody', { id: 'archive-rows' });
-  const empty = h('p', { class: 'muted', id: 'archive-empty', hidden: true }, 'No finished games match.');
-  const exportLink = h('a', { href: `/api/games/user/${encodeURIComponent(name)}`, id: 'export-pgn', download: `${name}.pgn` }, 'Download these games (PGN)');
+  const empty = h('p', { class: 'muted', id: 'archive-empty', hidden: true }, t('pl.nomatch'));
+  const exportLink = h('a', { href: `/api/games/user/${encodeURIComponent(name)}`, id: 'export-pgn', download: `${name}.pgn` }, t('pl.download'));
   const newer = h('button', { type: 'button', id: 'archive-newer', disabled: true }, t('pl.newer'));
   const older = h('button', { type: 'button', id: 'archive-older', disabled: true }, t('pl.older'));
   const fillGames = () => {
     const keep = gameSel.value;
-    gameSel.replaceChildren(h('option', { value: '' }, 'Every game'),
+    gameSel.replaceChildren(h('option', { value: '' }, t('pl.everygame')),
       ...games().map((g) => h('option', { value: g.id, selected: g.id === keep }, g.name)));
   };
   fillGames();
@@ -112,7 +112,7 @@ export function mount(main, params, app) {
           r.history && r.history.length ? ratingChart(r.history) : null));
       }
     }
-    ratingsBox.replaceChildren(...(cards.length ? cards : [h('p', { class: 'muted' }, 'No rated games yet.')]));
+    ratingsBox.replaceChildren(...(cards.length ? cards : [h('p', { class: 'muted' }, t('pl.norated'))]));
     const fin = Object.entries(p.finished || {});
     recordBox.replaceChildren(...(fin.length ? [h('h2', {}, t('pl.record')), h('table', { class: 'list', id: 'record' },
       h('thead', {}, h('tr', {}, [t('w.game'), t('pl.won'), t('pl.lost'), t('pl.drawn')].map((x) => h('th', {}, x)))),
