@@ -50,6 +50,12 @@ const S = {
   'colour.white': { en: 'White', fr: 'Blancs', it: 'Bianco' },
   'colour.black': { en: 'Black', fr: 'Noirs', it: 'Nero' },
   'colour.red': { en: 'Red', fr: 'Rouges', it: 'Rosso' },
+  'colour.green': { en: 'Green', fr: 'Verts', it: 'Verde' },
+  // A seat in the game page's "view as" choice (lower case in English)
+  'seat.white': { en: 'white', fr: 'Blancs', it: 'Bianco' },
+  'seat.black': { en: 'black', fr: 'Noirs', it: 'Nero' },
+  'seat.red': { en: 'red', fr: 'Rouges', it: 'Rosso' },
+  'seat.green': { en: 'green', fr: 'Verts', it: 'Verde' },
   // Piece names (chess and Ultima)
   'piece.king': { en: 'king', fr: 'roi', it: 're' },
   'piece.queen': { en: 'queen', fr: 'dame', it: 'donna' },
@@ -286,6 +292,7 @@ const S = {
   'tour.round': { en: 'Round {r}', fr: 'Ronde {r}', it: 'Turno {r}' },
   'lb.intro': { en: 'Players rated in the last three months whose rating is no longer provisional.', fr: 'Joueurs classés au cours des trois derniers mois dont le classement n’est plus provisoire.', it: 'Giocatori con partite valutate negli ultimi tre mesi il cui punteggio non è più provvisorio.' },
   'lb.empty': { en: 'Nobody on this leaderboard yet.', fr: 'Personne dans ce classement pour l’instant.', it: 'Ancora nessuno in questa classifica.' },
+  'pl.kind': { en: 'Kind', fr: 'Type', it: 'Tipo' },
   'pl.opponent': { en: 'Opponent', fr: 'Adversaire', it: 'Avversario' },
   'pl.nomatch': { en: 'No finished games match.', fr: 'Aucune partie terminée ne correspond.', it: 'Nessuna partita conclusa corrisponde.' },
   'pl.download': { en: 'Download these games (PGN)', fr: 'Télécharger ces parties (PGN)', it: 'Scarica queste partite (PGN)' },
