@@ -7,7 +7,7 @@
 // how-to page. The preferences menu's language switch turns an
 // English page French (the page reloads in it) and the choice outlives a
 // reload. Screenshots: tests/output/e2e/i18n-*.png (lobby and game page,
-// 390 and 1440 px).
+// 390 and 1440 px, no sideways scroll).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -73,6 +73,8 @@ for (const [lang, locale] of [['fr', 'fr-FR'], ['it', 'it-IT']]) {
     await check(a, 'lobby');
     for (const w of [390, 1440]) {
       await a.setViewportSize({ width: w, height: 900 });
+      const over = await a.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      if (over > 0) problems.push(`lobby @${w}: ${over} px too wide`);
       await a.screenshot({ path: path.join(OUT, `i18n-${lang}-lobby-${w}.png`), fullPage: true });
     }
     await a.setViewportSize({ width: 1440, height: 900 });
