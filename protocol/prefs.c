@@ -19,6 +19,7 @@ static const struct {
     {"theme", {"dark", "light", NULL}},
     {"board", {"wood", "blue", "green", "grey", NULL}},
     {"ultima_pieces", {"chess", "discs", NULL}},
+    {"lang", {"en", "fr", "it", NULL}},
     {"sound", {NULL}},
 };
 enum { NKEYS = sizeof KEYS / sizeof KEYS[0] };
@@ -53,8 +54,9 @@ int prefs_check(const char *body, size_t len, char *out, size_t outlen, char *wh
         while (i < NKEYS && strcmp(KEYS[i].key, k) != 0)
             i++;
         if (i == NKEYS) {
-            rules_why(why, whylen,
-                      "unknown preference '%.40s' (known: theme, board, ultima_pieces, sound)", k);
+            rules_why(
+                why, whylen,
+                "unknown preference '%.40s' (known: theme, board, ultima_pieces, lang, sound)", k);
             err = -1;
             break;
         }

@@ -47,9 +47,9 @@ test('prefs: stored per account, checked, kept across sessions and restarts', as
         assert.equal(anon.json.error, 'account_required');
         assert.equal((await prefs(srv, null, '{"theme":"light"}')).status, 401);
         // Stored, and sent back in canonical order without spaces.
-        const put = await prefs(srv, alice, JSON.stringify({ sound: false, ultima_pieces: 'discs', theme: 'light', board: 'blue' }));
+        const put = await prefs(srv, alice, JSON.stringify({ sound: false, lang: 'it', ultima_pieces: 'discs', theme: 'light', board: 'blue' }));
         assert.equal(put.status, 200, JSON.stringify(put.json));
-        const want = { theme: 'light', board: 'blue', ultima_pieces: 'discs', sound: false };
+        const want = { theme: 'light', board: 'blue', ultima_pieces: 'discs', lang: 'it', sound: false };
         assert.deepEqual(put.json.prefs, want);
         // Bad bodies: a clear 400 each, nothing changed.
         const bad = [
@@ -57,6 +57,7 @@ test('prefs: stored per account, checked, kept across sessions and restarts', as
             ['[1,2]', /JSON object/],
             ['{"theme":"pink"}', /'theme' must be one of "dark", "light"/],
             ['{"colour":"red"}', /unknown preference 'colour'/],
+            ['{"lang":"de"}', /'lang' must be one of "en", "fr", "it"/],
             ['{"sound":"yes"}', /'sound' must be one of true or false/],
             ['{"board":7}', /'board' must be one of/],
             [JSON.stringify({ theme: 'dark', pad: 'x'.repeat(2000) }), /over 1024 bytes/],

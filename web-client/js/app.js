@@ -22,6 +22,7 @@ import { apply as applyPrefs, syncFromServer } from './prefs.js';
 import { mountPrefsMenu } from './prefs-menu.js';
 import { challengeBadge } from './pages/lobby-life.js';
 import { sound } from './sound.js';
+import { t, translateStatic } from './i18n.js';
 
 // The server takes an upgrade on any path; /ws is the one deploy/nginx.conf
 // gives its own location (no buffering, long timeouts).
@@ -83,13 +84,13 @@ function route() {
     unmount = page.mount(main, params ? params(m) : {}, app) || null;
     return;
   }
-  main.textContent = 'No such page.';
+  main.textContent = t('app.nopage');
 }
 
 function header() {
   const conn = document.getElementById('conn');
   app.conn.on('state', (s) => {
-    conn.textContent = s === 'online' ? 'online' : 'reconnecting\u2026';
+    conn.textContent = s === 'online' ? t('hdr.online') : t('hdr.reconnecting');
     conn.className = `conn ${s}`;
   });
   app.conn.on('welcome', (w) => {
@@ -97,7 +98,7 @@ function header() {
     app.games = w.games || [];
     app.account = w.account || null;
     app.rooms = [...(w.rooms || [])];
-    document.getElementById('me').textContent = w.player ? w.player.name : 'guest';
+    document.getElementById('me').textContent = w.player ? w.player.name : t('hdr.guest');
     document.getElementById('login-link').hidden = !!app.account;
     syncFromServer(app);
   });
@@ -105,6 +106,7 @@ function header() {
   watchNotices(app);
 }
 
+translateStatic();
 applyPrefs();
 header();
 mountPrefsMenu(app);
@@ -137,7 +139,7 @@ const tables = fetch('/api/tables')
   .then(setTables)
   .catch((e) => console.warn(e));
 const boards = loadBoards().catch(rulesMissing);
-document.getElementById('main').textContent = 'Loading\u2026';
+document.getElementById('main').textContent = t('app.loading');
 // Resolves once the first page is mounted (the browser tests wait on it).
 app.ready = Promise.all([tables, boards]).then(() => {
   window.addEventListener('hashchange', route);

@@ -3,6 +3,8 @@
 // badge in the header). Field names follow protocol/PROTOCOL.md
 // (correspondence section); every page reads them through this module.
 
+import { t } from './i18n.js';
+
 export const DAY = 86400000;
 export const HOUR = 3600000;
 // The days per move a seek may ask for are the server's (welcome.corr_days,
@@ -14,26 +16,26 @@ export function isCorr(x) {
   return !!x && (!!x.corr || x.kind === 'correspondence');
 }
 
-export const daysText = (d) => `${d} day${d === 1 ? '' : 's'}`;
+export const daysText = (d) => t(d === 1 ? 'corr.day1' : 'corr.daysn', { n: d });
 
 // CORR as text: "3 days/move", "2 days + 1 day/move (max 10 days)".
 export function corrControl(c) {
   if (!c) return '';
-  if (!c.inc_days) return `${daysText(c.days)}/move`;
-  return `${daysText(c.days)} + ${daysText(c.inc_days)}/move (max ${daysText(c.cap_days || 60)})`;
+  if (!c.inc_days) return t('corr.permove', { days: daysText(c.days) });
+  return t('corr.inc', { days: daysText(c.days), inc: daysText(c.inc_days), cap: daysText(c.cap_days || 60) });
 }
 
 // Time left as people say it: "2 days 3 h", "5 h 12 min", "7 min",
 // "under a minute", "time is up".
 export function leftText(ms) {
-  if (ms <= 0) return 'time is up';
+  if (ms <= 0) return t('corr.up');
   const d = Math.floor(ms / DAY);
   const hh = Math.floor((ms % DAY) / HOUR);
   const mm = Math.floor((ms % HOUR) / 60000);
   if (d > 0) return `${daysText(d)}${hh ? ` ${hh} h` : ''}`;
   if (hh > 0) return `${hh} h${mm ? ` ${mm} min` : ''}`;
   if (mm > 0) return `${mm} min`;
-  return 'under a minute';
+  return t('corr.underminute');
 }
 
 // seek_create's `corr` (PROTOCOL.md, Correspondence): days per move, or

@@ -1,3 +1,5 @@
+import { t } from './i18n.js';
+
 // A tiny element builder: h('button', {class: 'x', onclick: fn}, 'text', child).
 export function h(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -18,7 +20,7 @@ export function h(tag, attrs = {}, ...children) {
 
 // "5+2", "1 day/move"-style time control text from milliseconds.
 export function timeControl(baseMs, incMs) {
-  if (!baseMs) return 'no clock';
+  if (!baseMs) return t('w.noclock');
   const min = baseMs / 60000;
   const base = min >= 1 ? String(Math.round(min * 10) / 10) : `${baseMs / 1000}s`;
   return `${base}+${Math.round(incMs / 1000)}`;
@@ -29,7 +31,7 @@ export function timeControl(baseMs, incMs) {
 // account's name links to its player page (PLAYER's `account`); guests and
 // bots have none. The link does not pass its click to a clickable row.
 export function playerName(p) {
-  if (!p) return h('span', { class: 'muted' }, '(empty)');
+  if (!p) return h('span', { class: 'muted' }, t('w.empty'));
   const name = p.account && !p.bot
     ? h('a', { class: 'plink', href: `#/@/${encodeURIComponent(p.name)}`, onclick: (e) => e.stopPropagation() }, p.name)
     : p.name;

@@ -8,6 +8,8 @@
 // in the detail colour (the discs' pictograms), 'ring' a hollow circle in
 // the detail colour (the discs' other piece, the one captured).
 
+import { currentLang, tMaybe } from './i18n.js';
+
 const SVGNS = 'http://www.w3.org/2000/svg';
 
 export const ARMY_COLOURS = {
@@ -229,7 +231,16 @@ function el(name, attrs) {
 // Returns the piece's name ("Long leaper") or null for an unknown letter.
 export function pieceName(game, kind) {
   const p = PIECE_SETS[game] && pieceSet(game)[kind];
-  return p ? p.name : null;
+  return p ? localName(p.name) : null;
+}
+
+// A piece's name in the language in use (i18n.js 'piece.*'; the English
+// of the set otherwise), capitalised as the set's.
+const PIECE_KEYS = { 'Pawn (pincer)': 'pincer', 'Long leaper': 'long_leaper' };
+export function localName(name) {
+  const w = currentLang() === 'en' ? null : tMaybe(`piece.${PIECE_KEYS[name] || name.toLowerCase()}`);
+  if (!w) return name;
+  return w[0].toUpperCase() + w.slice(1);
 }
 
 // Builds a <g> drawing piece `kind` of army colour `colour` centred at
@@ -242,7 +253,7 @@ export function drawPiece(game, kind, colour, cx, cy, size, armyName) {
   const s = size / 100;
   const g = el('g', { class: set === ULTIMA_DISCS ? 'piece disc' : 'piece', transform: `translate(${cx - 50 * s} ${cy - 50 * s}) scale(${s})` });
   const title = el('title', {});
-  title.textContent = armyName ? `${armyName} ${def ? def.name.toLowerCase() : kind}` : (def ? def.name : kind);
+  title.textContent = armyName ? `${armyName} ${def ? localName(def.name).toLowerCase() : kind}` : (def ? localName(def.name) : kind);
   g.appendChild(title);
   if (!def) {
     const t = el('text', { x: 50, y: 64, 'text-anchor': 'middle', 'font-size': 44, fill: col.body, stroke: col.edge });

@@ -1,5 +1,5 @@
-// Preferences: the theme, the board's colours, Ultima's piece set and
-// sound. Everyone's are kept in this browser (localStorage
+// Preferences: the theme, the board's colours, Ultima's piece set, the
+// language (i18n.js) and sound. Everyone's are kept in this browser (localStorage
 // 'chameleon.prefs'; sound also under the sound module's own key
 // 'chameleon.sound'); an account's are kept on the server too (GET and
 // POST /api/prefs, PROTOCOL.md "Preferences"), read at each welcome, so
@@ -8,6 +8,7 @@
 
 import { setUltimaStyle } from './pieces.js';
 import { redrawBoards } from './board.js';
+import { LANGS, setLang, t } from './i18n.js';
 
 const KEY = 'chameleon.prefs';
 const SOUND_KEY = 'chameleon.sound';
@@ -17,6 +18,7 @@ export const CHOICES = {
   theme: { dark: 'Dark', light: 'Light' },
   board: { wood: 'Wood', blue: 'Blue', green: 'Green', grey: 'Grey' },
   ultima_pieces: { chess: 'Chess pieces', discs: 'Pictographic discs' },
+  lang: LANGS, // no default: the browser's language (i18n.js) until chosen
 };
 export const DEFAULTS = { theme: 'dark', board: 'wood', ultima_pieces: 'chess', sound: true };
 
@@ -54,8 +56,12 @@ export function apply() {
   d.dataset.theme = current.theme;
   d.dataset.board = current.board;
   setUltimaStyle(current.ultima_pieces);
+  // A language that changed (chosen here or the account's): the callers
+  // reload the page, as pages draw their words when mounted.
+  const langChanged = setLang(current.lang);
   redrawBoards();
   for (const fn of [...listeners]) { try { fn(prefs()); } catch (e) { console.error(e); } }
+  return langChanged;
 }
 
 async function http(method, body) {
@@ -75,9 +81,13 @@ async function http(method, body) {
 export async function setPref(app, key, value) {
   current = { ...current, ...clean({ [key]: value }) };
   save();
-  apply();
-  if (!app.account) return null;
-  try { await http('POST', current); return null; } catch (e) { return `Not saved to your account: ${e.message}`; }
+  const reload = apply();
+  let err = null;
+  if (app.account) {
+    try { await http('POST', current); } catch (e) { err = t('prefs.notsaved', { why: e.message }); }
+  }
+  if (reload) location.reload();
+  return err;
 }
 
 // At each welcome: an account's stored preferences replace this browser's
@@ -90,6 +100,6 @@ export async function syncFromServer(app) {
     if (!Object.keys(stored).length) return; // none yet: keep these
     current = { ...current, ...stored };
     save();
-    apply();
+    if (apply()) location.reload();
   } catch (e) { console.warn('prefs', e); }
 }

@@ -2,7 +2,10 @@
 // the games (id, name, players, colors, cells, setup), the days a
 // correspondence game may give per move, the words for results' reasons.
 // The client keeps no copy of its own: app.js reads them before it opens
-// the connection, and pages that show them draw on the welcome.
+// the connection, and pages that show them draw on the welcome. Game and
+// colour names go through i18n.js (the server's English otherwise).
+
+import { tMaybe } from './i18n.js';
 
 const tables = { loaded: false, games: [], corrDays: [], reasons: {} };
 
@@ -17,7 +20,7 @@ export function setTables(t) {
 export const tablesLoaded = () => tables.loaded;
 
 // Every game of the server, in its order.
-export const games = () => tables.games;
+export const games = () => tables.games.map((g) => ({ ...g, name: tMaybe(`game.${g.id}`) || g.name }));
 
 // One game's record ({id, name, players, colors, cells, setup}), or null.
 export function gameInfo(id) {
@@ -28,7 +31,7 @@ export function gameInfo(id) {
 // the server has not named it.
 export function gameName(id) {
   const g = gameInfo(id);
-  return g ? g.name : String(id ?? '');
+  return g ? (tMaybe(`game.${g.id}`) || g.name) : String(id ?? '');
 }
 
 // The days per move a correspondence seek may ask for.
@@ -36,10 +39,11 @@ export const corrDays = () => tables.corrDays;
 
 // Words for a result's or a leave's reason ("threefold repetition").
 export function reasonText(reason) {
-  return tables.reasons[reason] || String(reason ?? '');
+  return tMaybe(`reason.${reason}`) || tables.reasons[reason] || String(reason ?? '');
 }
 
 // "white" -> "White": a seat's colour as a name.
 export function colourName(colour) {
-  return colour ? colour[0].toUpperCase() + colour.slice(1) : '';
+  if (!colour) return '';
+  return tMaybe(`colour.${colour}`) || colour[0].toUpperCase() + colour.slice(1);
 }

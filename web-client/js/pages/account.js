@@ -4,9 +4,10 @@
 // A guest can choose the name shown to others (hello's `name`); an account
 // sees its profile and manages its vacation (correspondence clocks stop).
 
+import { t } from '../i18n.js';
 import { h } from '../dom.js';
 import { gameName } from '../tables.js';
-import { leftText } from '../corr.js';
+import { daysText, leftText } from '../corr.js';
 import { noticeSettings } from '../notices.js';
 import { pushSettings } from '../push.js';
 import { noticesPanel } from './mail.js';
@@ -28,22 +29,22 @@ export function mount(main, params, app) {
   const user = h('input', { id: 'username', autocomplete: 'username', required: true, minlength: 3, maxlength: 20 });
   const pass = h('input', { id: 'password', type: 'password', autocomplete: register ? 'new-password' : 'current-password', required: true, minlength: 8, maxlength: 128 });
   main.append(h('section', { class: 'panel', style: 'max-width:26em;margin:auto' },
-    h('h1', {}, register ? 'Register' : 'Log in'),
+    h('h1', {}, register ? t('acct.register') : t('hdr.login')),
     h('form', { id: 'account-form', onsubmit: async (e) => {
       e.preventDefault();
       try {
         await post(register ? '/api/register' : '/api/login', { username: user.value.trim(), password: pass.value });
-        status.textContent = 'Welcome!';
+        status.textContent = t('acct.welcome');
         app.conn.drop(); // reconnect so the server sees the session cookie
         app.go('#/');
       } catch (err) { status.textContent = err.message; }
     } },
-    h('label', { for: 'username' }, 'Username'), user,
+    h('label', { for: 'username' }, t('acct.username')), user,
     h('p', { class: 'muted' }, '3 to 20 letters, digits, _ or -, starting with a letter.'),
-    h('label', { for: 'password' }, 'Password'), pass,
-    h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, register ? 'Register' : 'Log in'),
-      register ? h('a', { href: '#/login' }, 'I have an account') : h('a', { href: '#/register' }, 'Create an account'),
-      register ? null : h('a', { href: '#/forgot', id: 'forgot-link' }, 'Forgot your password?'))),
+    h('label', { for: 'password' }, t('acct.password')), pass,
+    h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, register ? t('acct.register') : t('hdr.login')),
+      register ? h('a', { href: '#/login' }, t('acct.have')) : h('a', { href: '#/register' }, t('acct.create')),
+      register ? null : h('a', { href: '#/forgot', id: 'forgot-link' }, t('acct.forgot')))),
     status));
   return null;
 }
@@ -58,23 +59,23 @@ function profile(main, app, status) {
   const logout = h('button', { type: 'button', id: 'logout-btn', onclick: async () => {
     try {
       await post('/api/logout', {});
-      status.textContent = 'Logged out.';
+      status.textContent = t('acct.loggedout');
       app.conn.drop(); // say hello again without the session
     } catch (e) { status.textContent = e.message; }
-  } }, 'Log out');
-  main.append(h('section', { class: 'panel' }, h('h1', {}, 'Profile'), guestBox, info, vacBox, mailBox, noticeSettings(pushSettings(app)), h('div', { class: 'row' }, logout), status));
+  } }, t('acct.logout'));
+  main.append(h('section', { class: 'panel' }, h('h1', {}, t('acct.profile')), guestBox, info, vacBox, mailBox, noticeSettings(pushSettings(app)), h('div', { class: 'row' }, logout), status));
 
   function drawGuest() {
     const nameIn = h('input', { id: 'guest-name', maxlength: 24, value: (app.me && app.me.name) || '' });
-    guestBox.replaceChildren(h('p', { class: 'muted' }, 'You play as a guest. ', h('a', { href: '#/login' }, 'Log in'), ' or ',
-      h('a', { href: '#/register' }, 'register'), ' for correspondence games, a record and vacation.'),
+    guestBox.replaceChildren(h('p', { class: 'muted' }, t('acct.guest'), h('a', { href: '#/login' }, t('hdr.login')), t('w.or'),
+      h('a', { href: '#/register' }, t('w.register')), t('acct.guest2')),
     h('form', { onsubmit: (e) => {
       e.preventDefault();
       app.conn.setName(nameIn.value.trim());
       app.conn.drop(); // say hello again with the new name
-      status.textContent = 'Saved.';
-    } }, h('label', { for: 'guest-name' }, 'Name shown to other players'), nameIn,
-    h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, 'Save'))));
+      status.textContent = t('acct.saved');
+    } }, h('label', { for: 'guest-name' }, t('acct.shown')), nameIn,
+    h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, t('w.save')))));
   }
 
   // The store's profile (store_profile_json): username, in_progress
@@ -86,12 +87,12 @@ function profile(main, app, status) {
       const r = await fetch(`/api/profile/${encodeURIComponent(who)}`);
       if (r.ok) p = await r.json();
     } catch { /* offline */ }
-    if (!p) { info.replaceChildren(h('p', { class: 'muted' }, `Logged in as ${who}.`)); return; }
+    if (!p) { info.replaceChildren(h('p', { class: 'muted' }, t('acct.loggedin', { name: who }))); return; }
     const parts = [h('h2', { id: 'profile-name' }, p.username),
-      h('p', {}, h('a', { href: `#/@/${encodeURIComponent(p.username)}`, id: 'player-page-link' }, 'Your player page: ratings and every game'))];
+      h('p', {}, h('a', { href: `#/@/${encodeURIComponent(p.username)}`, id: 'player-page-link' }, t('acct.playerpage')))];
     const playing = (p.in_progress || []).slice().sort((a, b) => Number(b.your_turn) - Number(a.your_turn));
     if (playing.length) {
-      parts.push(h('h3', {}, 'Games in progress'), h('ul', { id: 'profile-playing' }, playing.map((g) => h('li', {},
+      parts.push(h('h3', {}, t('acct.inprogress')), h('ul', { id: 'profile-playing' }, playing.map((g) => h('li', {},
         h('a', { href: `#/game/${g.id}` }, `${gameName(g.variant)} #${g.id}`),
         g.your_turn ? h('strong', { class: 'your-turn' }, ' your turn') : '',
         g.deadline ? h('span', { class: 'muted' }, ` (move by ${new Date(g.deadline).toLocaleString()})`) : ''))));
@@ -107,20 +108,20 @@ function profile(main, app, status) {
   // vacation, every correspondence clock of the account stops.
   const vacState = h('p', { id: 'vacation-state' });
   const vacDays = h('input', { id: 'vacation-days', type: 'number', min: 1, max: 30, value: 7, style: 'width:5em' });
-  const vacStart = h('button', { type: 'submit', class: 'primary', id: 'vacation-start' }, 'Start vacation');
-  const vacEnd = h('button', { type: 'button', id: 'vacation-end', onclick: () => vacation('vacation_end', {}) }, 'End vacation now');
+  const vacStart = h('button', { type: 'submit', class: 'primary', id: 'vacation-start' }, t('acct.vacstart'));
+  const vacEnd = h('button', { type: 'button', id: 'vacation-end', onclick: () => vacation('vacation_end', {}) }, t('acct.vacend'));
   const vacStatus = h('p', { class: 'status', id: 'vacation-status', role: 'status' });
-  vacBox.append(h('h3', {}, 'Vacation'),
-    h('p', { class: 'muted' }, 'While you are on vacation your correspondence clocks stop. 30 days a year; a day started counts whole.'),
+  vacBox.append(h('h3', {}, t('acct.vacation')),
+    h('p', { class: 'muted' }, t('acct.vacnote')),
     vacState,
     h('form', { class: 'row', onsubmit: (e) => { e.preventDefault(); vacation('vacation_start', { days: Number(vacDays.value) }); } },
-      h('label', { for: 'vacation-days', class: 'inline' }, 'Days'), vacDays, vacStart, vacEnd),
+      h('label', { for: 'vacation-days', class: 'inline' }, t('acct.days')), vacDays, vacStart, vacEnd),
     vacStatus);
 
   function showVacation(v) {
     vacState.replaceChildren(v.on
-      ? h('strong', {}, `On vacation until ${new Date(v.until_ms).toLocaleString()} (${leftText(v.until_ms - Date.now())} left).`)
-      : 'Not on vacation.', ` ${v.days_left} day${v.days_left === 1 ? '' : 's'} left this year.`);
+      ? h('strong', {}, t('acct.onvac', { date: new Date(v.until_ms).toLocaleString(), left: leftText(v.until_ms - Date.now()) }))
+      : t('acct.novac'), ` ${t('acct.daysleft', { days: daysText(v.days_left) })}`);
     vacState.dataset.on = v.on ? 'true' : 'false';
     vacState.dataset.daysLeft = String(v.days_left);
     vacStart.disabled = v.on || v.days_left < 1;
@@ -133,8 +134,8 @@ function profile(main, app, status) {
     try {
       const v = await app.conn.request(type, fields);
       showVacation(v);
-      if (type === 'vacation_start') vacStatus.textContent = 'Enjoy your vacation.';
-      if (type === 'vacation_end') vacStatus.textContent = 'Welcome back.';
+      if (type === 'vacation_start') vacStatus.textContent = t('acct.enjoy');
+      if (type === 'vacation_end') vacStatus.textContent = t('acct.back');
     } catch (e) { if (e.code !== 'disconnected') vacStatus.textContent = e.reason || e.code; }
   }
 

@@ -9,6 +9,8 @@
 // Routes: #/analysis (Ultima), #/analysis/<game>, #/analysis/<game>/<position,
 // URI-encoded>, #/analysis/game/<id>.
 
+import { t } from '../i18n.js';
+import { gameName } from '../tables.js';
 import { h } from '../dom.js';
 import { Board, parseMove } from '../board.js';
 import { pieceName } from '../pieces.js';
@@ -28,7 +30,7 @@ function pathTo(n) {
 
 export function mount(main, params, app) {
   const say = h('div', { class: 'status', id: 'analysis-status', role: 'alert' });
-  const title = h('h1', { class: 'room-title' }, 'Analysis board');
+  const title = h('h1', { class: 'room-title' }, t('an.title'));
   const boardBox = h('div', { class: 'board-box' });
   const gameSel = h('select', { id: 'analysis-game', 'aria-label': 'Game' });
   const posIn = h('textarea', { id: 'analysis-paste', rows: 2, placeholder: 'Paste a position string', spellcheck: 'false' });
@@ -48,7 +50,7 @@ export function mount(main, params, app) {
   };
 
   engineBox.append(h('div', { class: 'row' },
-    h('label', { class: 'inline', for: 'engine-on', style: 'margin:0' }, engineOn, ' Engine'), evalText, engineInfo), pvLine);
+    h('label', { class: 'inline', for: 'engine-on', style: 'margin:0' }, engineOn, t('an.engine')), evalText, engineInfo), pvLine);
   engineOn.addEventListener('change', () => think());
 
   main.append(h('div', { class: 'room analysis', id: 'analysis' },
@@ -62,15 +64,15 @@ export function mount(main, params, app) {
     h('div', { class: 'side' },
       title, engineBox, tree, say,
       h('div', { class: 'panel export' },
-        h('label', { for: 'analysis-position' }, 'Position string'), fenOut,
+        h('label', { for: 'analysis-position' }, t('an.position')), fenOut,
         h('label', { for: 'analysis-pgn' }, 'PGN'), pgnOut,
         h('div', { class: 'row' },
-          h('button', { type: 'button', id: 'analysis-copy', onclick: () => copy(fenOut.value, 'Position string copied.') }, 'Copy position'),
-          h('button', { type: 'button', id: 'analysis-download', onclick: download }, 'Download PGN'))),
+          h('button', { type: 'button', id: 'analysis-copy', onclick: () => copy(fenOut.value, 'Position string copied.') }, t('an.copy')),
+          h('button', { type: 'button', id: 'analysis-download', onclick: download }, t('an.download')))),
       h('form', { class: 'panel', id: 'analysis-setup', onsubmit: (e) => { e.preventDefault(); setUpFromForm(); } },
-        h('label', { for: 'analysis-game' }, 'Game'), gameSel,
-        h('label', { for: 'analysis-paste' }, 'Start from a position string (empty: the set-up)'), posIn,
-        h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, 'Set up'))))));
+        h('label', { for: 'analysis-game' }, t('w.game')), gameSel,
+        h('label', { for: 'analysis-paste' }, t('an.from')), posIn,
+        h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, t('an.setup')))))));
 
   const onKey = (e) => {
     if (e.target.closest && e.target.closest('input, textarea, select')) return;
@@ -337,7 +339,7 @@ export function mount(main, params, app) {
     st.view = 0;
     for (const o of gameSel.options) o.selected = o.value === game;
     const info = st.rules.games.find((x) => x.id === game);
-    title.replaceChildren('Analysis board', h('span', { class: 'tc-line' },
+    title.replaceChildren(t('an.title'), h('span', { class: 'tc-line' },
       `${info.name}${source ? ` \u00b7 game ${source}` : position ? ' \u00b7 from a position' : ' \u00b7 from the set-up'}`));
     if (source) title.querySelector('.tc-line').append(' \u00b7 ', h('a', { href: `#/game/${source}` }, 'back to the game'));
     document.title = `Analysis \u00b7 ${info.name} \u00b7 chameleon`;
@@ -371,7 +373,7 @@ export function mount(main, params, app) {
   pageRules().then(async ({ bytes, rules }) => {
     if (gone) return;
     st.rules = rules;
-    gameSel.replaceChildren(...rules.games.map((x) => h('option', { value: x.id }, x.name)));
+    gameSel.replaceChildren(...rules.games.map((x) => h('option', { value: x.id }, gameName(x.id) || x.name)));
     st.worker = new Worker(new URL('../engine-worker.js', import.meta.url), { type: 'module' });
     st.worker.onmessage = (e) => showInfo(e.data);
     st.worker.postMessage({ bytes: bytes.slice(0) });

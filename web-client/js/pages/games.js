@@ -3,15 +3,16 @@
 // those where it is your turn first. Each room is joined once to read its
 // state, then parted; the list is read again when a game starts.
 
+import { t } from '../i18n.js';
 import { h, playerName, timeControl } from '../dom.js';
 import { corrControl, leftText } from '../corr.js';
 
 export function mount(main, params, app) {
   const conn = app.conn;
   const list = h('tbody', { id: 'your-games' });
-  const note = h('p', { class: 'muted', id: 'your-games-note' }, 'Loading\u2026');
-  main.append(h('section', { class: 'panel' }, h('h1', {}, 'Your games'),
-    h('table', { class: 'list cards' }, h('thead', {}, h('tr', {}, ['Game', 'Time', 'Players', 'Moves', ''].map((t) => h('th', {}, t)))), list), note));
+  const note = h('p', { class: 'muted', id: 'your-games-note' }, t('app.loading'));
+  main.append(h('section', { class: 'panel' }, h('h1', {}, t('nav.games')),
+    h('table', { class: 'list cards' }, h('thead', {}, h('tr', {}, [t('w.game'), t('w.time'), t('w.players'), t('w.moves'), ''].map((x) => h('th', {}, x)))), list), note));
   let alive = true;
 
   let loads = 0; // the latest load wins
@@ -39,9 +40,9 @@ export function mount(main, params, app) {
       h('td', {}, s.corr ? h('span', { class: 'tag corr' }, '\u2709 ', corrControl(s.corr)) : timeControl(s.base_ms, s.inc_ms)),
       h('td', {}, s.seats.flatMap((x, i) => [i ? ' \u2013 ' : null, playerName(x.player)])),
       h('td', {}, String(s.moves.length)),
-      h('td', {}, yourTurn(s) ? h('strong', { class: 'your-turn' }, 'Your turn') : h('span', { class: 'muted' }, 'waiting'),
+      h('td', {}, yourTurn(s) ? h('strong', { class: 'your-turn' }, t('nav.turn')) : h('span', { class: 'muted' }, t('w.waiting')),
         left(s) < Infinity ? h('span', { class: 'muted' }, ` (${leftText(left(s))} left)`) : null))));
-    note.textContent = states.length ? '' : 'No games in progress. Start one from the lobby.';
+    note.textContent = states.length ? '' : t('games.none');
   }
 
   const offs = [conn.on('welcome', () => load()), conn.on('game_started', () => load())];

@@ -2,11 +2,12 @@
 // server's set-up), the piece set with names, and the rules in short (the
 // full text is in the rules files the server enforces).
 
+import { t } from '../i18n.js';
 import { h } from '../dom.js';
 import { Board } from '../board.js';
-import { pieceSet, drawPiece } from '../pieces.js';
+import { pieceSet, drawPiece, localName } from '../pieces.js';
 import { piecesMap } from '../replay.js';
-import { colourName, gameInfo, games, tablesLoaded } from '../tables.js';
+import { colourName, gameInfo, gameName, games, tablesLoaded } from '../tables.js';
 import { onPrefs } from '../prefs.js';
 
 const TEXT = {
@@ -53,7 +54,7 @@ export function mount(main, params, app) {
 }
 
 function index(main) {
-  main.append(h('section', { class: 'panel' }, h('h1', {}, 'How to play'),
+  main.append(h('section', { class: 'panel' }, h('h1', {}, t('howto.title')),
     h('ul', {}, games().map((g) => h('li', {}, h('a', { href: `#/howto/${g.id}` }, g.name))))));
 }
 
@@ -68,16 +69,16 @@ function page(main, game) {
     const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
     svg.setAttribute('viewBox', '0 0 1 1');
     svg.appendChild(drawPiece(game, k, info.colors[0], 0.5, 0.5, 1));
-    return [svg, h('span', {}, `${p.name} (${k})`)];
+    return [svg, h('span', {}, `${localName(p.name)} (${k})`)];
   }).flat();
   const legend = h('div', { class: 'legend', id: 'howto-legend' }, items());
   const viewSel = h('select', { id: 'howto-view', 'aria-label': 'Army at the bottom' },
     info.colors.map((c, i) => h('option', { value: i }, colourName(c))));
   main.append(h('div', { class: 'howto' },
-    h('div', {}, boardBox, h('div', { class: 'row' }, h('label', { for: 'howto-view' }, 'View as'), viewSel)),
-    h('section', { class: 'panel' }, h('h1', {}, info.name),
+    h('div', {}, boardBox, h('div', { class: 'row' }, h('label', { for: 'howto-view' }, t('howto.viewas')), viewSel)),
+    h('section', { class: 'panel' }, h('h1', {}, gameName(info.id)),
       (TEXT[game] || []).map((t) => h('p', {}, t)),
-      h('h2', {}, 'Pieces'), legend,
+      h('h2', {}, t('howto.pieces')), legend,
       h('p', { class: 'muted' }, 'Moves can be typed as in the notation: e2-e4, e7-e8=Q, b1x (suicide), h3-i4@h4cw (ladybug), pass.'))));
   const board = new Board(boardBox, { game });
   board.colours = info.colors;

@@ -2,6 +2,7 @@
 // rated in the last three months who are no longer provisional. Reads GET
 // /api/leaderboard/<game> (PROTOCOL.md, "Ratings").
 
+import { t } from '../i18n.js';
 import { h } from '../dom.js';
 import { games } from '../tables.js';
 
@@ -18,9 +19,9 @@ export function mount(main, params, app) {
     sel.replaceChildren(...list.map((g) => h('option', { value: g.id, selected: g.id === current }, g.name)));
   };
   sel.addEventListener('change', () => app.go(`#/leaderboard/${sel.value}`));
-  main.append(h('section', { class: 'panel' }, h('h1', {}, 'Leaderboards'),
-    h('p', { class: 'muted' }, 'Players rated in the last three months whose rating is no longer provisional.'),
-    h('label', { for: 'board-game' }, 'Game'), sel, status, body));
+  main.append(h('section', { class: 'panel' }, h('h1', {}, t('lb.title')),
+    h('p', { class: 'muted' }, t('lb.intro')),
+    h('label', { for: 'board-game' }, t('w.game')), sel, status, body));
 
   let alive = true;
   async function load() {
@@ -39,12 +40,12 @@ export function mount(main, params, app) {
       if (!list || !list.length) continue;
       parts.push(h('h2', {}, pace[0].toUpperCase() + pace.slice(1)),
         h('table', { class: 'list board', 'data-pace': pace },
-          h('thead', {}, h('tr', {}, ['#', 'Player', 'Rating', 'Games'].map((t) => h('th', {}, t)))),
+          h('thead', {}, h('tr', {}, ['#', t('w.player'), t('lb.rating'), t('lb.games')].map((x) => h('th', {}, x)))),
           h('tbody', {}, list.map((e, i) => h('tr', {}, h('td', {}, String(i + 1)),
             h('td', {}, h('a', { href: `#/@/${encodeURIComponent(e.username)}` }, e.username)),
             h('td', {}, String(Math.round(e.rating))), h('td', {}, String(e.games)))))));
     }
-    body.replaceChildren(...(parts.length ? parts : [h('p', { class: 'muted', id: 'board-empty' }, 'Nobody on this leaderboard yet.')]));
+    body.replaceChildren(...(parts.length ? parts : [h('p', { class: 'muted', id: 'board-empty' }, t('lb.empty'))]));
   }
   const off = app.conn.on('welcome', () => { fill(); load(); });
   fill();

@@ -7,10 +7,12 @@
 // starts for both) or declines; the challenger may cancel.
 // lobby.js places the parts and calls off() when it unmounts.
 
+import { t } from '../i18n.js';
 import { h, playerName, timeControl } from '../dom.js';
 import { corrControl, daysText } from '../corr.js';
 import { corrDays, gameName, games } from '../tables.js';
 
+const tcName = (n) => (n === 'no clock' ? t('w.noclock') : n);
 const TCS = [['3+2', 180000, 2000], ['5+3', 300000, 3000], ['10+5', 600000, 5000], ['15+10', 900000, 10000], ['no clock', 0, 0]];
 
 const tcText = (x) => (x.corr ? corrControl(x.corr) : timeControl(x.base_ms, x.inc_ms));
@@ -30,19 +32,19 @@ export function lobbyLife(app) {
   const online = h('span', { id: 'online-count' }, '\u2013');
   const playing = h('span', { id: 'playing-count' }, '\u2013');
   const bar = h('p', { class: 'life-bar muted', id: 'lobby-life' },
-    h('span', { class: 'dot-online', 'aria-hidden': 'true' }), online, ' online \u00b7 ', playing, ' being played');
+    h('span', { class: 'dot-online', 'aria-hidden': 'true' }), online, t('life.online'), playing, t('life.beingplayed'));
 
   // Games being played now.
   const watchList = h('ul', { class: 'watch-list', id: 'watch-list' });
-  const watchEmpty = h('p', { class: 'muted', id: 'watch-empty' }, 'No game is being played right now.');
-  const watch = h('section', { class: 'panel', id: 'watch' }, h('h2', {}, 'Games being played'), watchList, watchEmpty);
+  const watchEmpty = h('p', { class: 'muted', id: 'watch-empty' }, t('life.nowatch'));
+  const watch = h('section', { class: 'panel', id: 'watch' }, h('h2', {}, t('life.watch')), watchList, watchEmpty);
 
   offs.push(conn.on('lobby_life', (m) => {
-    online.textContent = `${m.online} player${m.online === 1 ? '' : 's'}`;
-    playing.textContent = `${m.playing} game${m.playing === 1 ? '' : 's'}`;
+    online.textContent = t(m.online === 1 ? 'life.player1' : 'life.playersn', { n: m.online });
+    playing.textContent = t(m.playing === 1 ? 'life.game1' : 'life.gamesn', { n: m.playing });
     watchEmpty.hidden = m.games.length > 0;
     watchList.replaceChildren(...m.games.map((g) => h('li', { 'data-room': g.room },
-      h('a', { href: `#/game/${g.room}`, class: 'watch-link', title: 'Watch this game' },
+      h('a', { href: `#/game/${g.room}`, class: 'watch-link', title: t('life.watchthis') },
         h('span', { class: 'watch-game' }, gameName(g.game)),
         h('span', { class: 'muted' }, ` \u00b7 ${tcText(g)}${g.rated ? ' \u00b7 rated' : ''}`)),
       h('div', { class: 'watch-players' }, g.players.flatMap((p, i) => [i ? ' vs ' : null, playerName(p)])))));
@@ -53,7 +55,7 @@ export function lobbyLife(app) {
   const outList = h('ul', { class: 'challenge-list', id: 'challenges-out' });
   const chStatus = h('p', { class: 'status', id: 'challenge-status', role: 'status' });
   const inBox = h('section', { class: 'panel challenges', id: 'challenges', hidden: true },
-    h('h2', {}, 'Challenges'), inList, outList);
+    h('h2', {}, t('life.challenges')), inList, outList);
 
   const what = (c) => `${gameName(c.game)} \u00b7 ${tcText(c)}${c.rated ? ' \u00b7 rated' : ''}`;
   const fail = (e) => { chStatus.textContent = e.reason || e.code || 'Could not do that.'; chStatus.className = 'status error'; };
@@ -64,12 +66,12 @@ export function lobbyLife(app) {
     inList.replaceChildren(...all.filter((c) => !mine(c)).map((c) => h('li', { 'data-challenge': c.id, class: 'challenge in' },
       h('span', {}, playerName(c.from), ' challenges you: ', h('strong', {}, what(c))),
       h('span', { class: 'seek-actions' },
-        h('button', { type: 'button', class: 'primary accept', onclick: () => conn.request('challenge_accept', { challenge: c.id }).catch(fail) }, 'Accept'),
-        h('button', { type: 'button', class: 'decline', onclick: () => conn.request('challenge_decline', { challenge: c.id }).catch(fail) }, 'Decline')))));
+        h('button', { type: 'button', class: 'primary accept', onclick: () => conn.request('challenge_accept', { challenge: c.id }).catch(fail) }, t('w.accept')),
+        h('button', { type: 'button', class: 'decline', onclick: () => conn.request('challenge_decline', { challenge: c.id }).catch(fail) }, t('w.decline'))))));
     outList.replaceChildren(...all.filter(mine).map((c) => h('li', { 'data-challenge': c.id, class: 'challenge out' },
       h('span', {}, `You challenge ${c.to}: `, h('strong', {}, what(c)), h('span', { class: 'muted' }, ' \u2014 waiting')),
       h('span', { class: 'seek-actions' },
-        h('button', { type: 'button', class: 'cancel', onclick: () => conn.request('challenge_cancel', { challenge: c.id }).catch(fail) }, 'Cancel')))));
+        h('button', { type: 'button', class: 'cancel', onclick: () => conn.request('challenge_cancel', { challenge: c.id }).catch(fail) }, t('w.cancel'))))));
     inBox.hidden = all.length === 0 && !chStatus.textContent;
   }
   offs.push(conn.on('challenge', (m) => {
@@ -88,14 +90,14 @@ export function lobbyLife(app) {
   inBox.append(chStatus);
 
   // The form: a name, a two-player game, a time control.
-  const toIn = h('input', { id: 'challenge-to', autocomplete: 'off', required: true, minlength: 3, maxlength: 20, placeholder: 'username' });
+  const toIn = h('input', { id: 'challenge-to', autocomplete: 'off', required: true, minlength: 3, maxlength: 20, placeholder: t('life.username') });
   const gameSel = h('select', { id: 'challenge-game' });
   const tcSel = h('select', { id: 'challenge-tc' });
   const ratedBox = h('input', { type: 'checkbox', id: 'challenge-rated' });
-  const sendBtn = h('button', { type: 'submit', class: 'primary', id: 'challenge-btn' }, 'Challenge');
+  const sendBtn = h('button', { type: 'submit', class: 'primary', id: 'challenge-btn' }, t('life.challenge'));
   const formStatus = h('p', { class: 'status', id: 'challenge-form-status', role: 'status' });
   const loginNote = h('p', { class: 'muted', id: 'challenge-login' },
-    'Challenges are between accounts: ', h('a', { href: '#/login' }, 'log in'), ' to challenge a player by name.');
+    t('life.needacct'), h('a', { href: '#/login' }, t('w.login')), t('life.needacct2'));
   const form = h('form', { id: 'challenge-form', onsubmit: async (e) => {
     e.preventDefault();
     const v = tcSel.value;
@@ -109,17 +111,17 @@ export function lobbyLife(app) {
     } catch (err) { formStatus.textContent = err.reason || 'Could not send the challenge.'; formStatus.className = 'status error'; }
   } },
   h('div', { class: 'form-grid' },
-    h('label', { for: 'challenge-to' }, 'Player'), toIn,
-    h('label', { for: 'challenge-game' }, 'Game'), gameSel,
-    h('label', { for: 'challenge-tc' }, 'Time'), tcSel),
-  h('label', {}, ratedBox, ' Rated'),
+    h('label', { for: 'challenge-to' }, t('w.player')), toIn,
+    h('label', { for: 'challenge-game' }, t('w.game')), gameSel,
+    h('label', { for: 'challenge-tc' }, t('w.time')), tcSel),
+  h('label', {}, ratedBox, t('life.rated')),
   h('div', { class: 'row' }, sendBtn));
-  const challengeForm = h('section', { class: 'panel', id: 'challenge-panel' }, h('h2', {}, 'Challenge a player'), form, loginNote, formStatus);
+  const challengeForm = h('section', { class: 'panel', id: 'challenge-panel' }, h('h2', {}, t('life.challengeplayer')), form, loginNote, formStatus);
 
   function fill() {
     const keepG = gameSel.value, keepT = tcSel.value || '1';
     gameSel.replaceChildren(...games().filter((g) => g.players === 2).map((g) => h('option', { value: g.id, selected: g.id === keepG }, g.name)));
-    tcSel.replaceChildren(...TCS.map(([n], i) => h('option', { value: String(i), selected: String(i) === keepT }, n)),
+    tcSel.replaceChildren(...TCS.map(([n], i) => h('option', { value: String(i), selected: String(i) === keepT }, tcName(n))),
       ...corrDays().filter((d) => d <= 3).map((d) => h('option', { value: `corr${d}`, selected: `corr${d}` === keepT }, `Correspondence, ${daysText(d)}/move`)));
     form.hidden = !app.account;
     loginNote.hidden = !!app.account;

@@ -8,13 +8,15 @@ import { h, playerName, timeControl } from '../dom.js';
 import { corrControl, corrSeek, daysText, isCorr } from '../corr.js';
 import { colourName, corrDays, gameInfo, gameName, games } from '../tables.js';
 import { lobbyLife } from './lobby-life.js';
+import { t } from '../i18n.js';
 
-const LEVELS = [[1, '1 (beginner)'], [2, '2'], [3, '3'], [4, '4'], [5, '5'], [6, '6'], [7, '7'], [8, '8 (strongest)']];
+const LEVELS = () => [[1, t('lobby.level1')], [2, '2'], [3, '3'], [4, '4'], [5, '5'], [6, '6'], [7, '7'], [8, t('lobby.level8')]];
 
 const TIME_CONTROLS = [
   ['1+0', 60000, 0], ['3+2', 180000, 2000], ['5+3', 300000, 3000], ['10+5', 600000, 5000],
   ['15+10', 900000, 10000], ['30+20', 1800000, 20000], ['no clock', 0, 0],
 ];
+const tcName = (n) => (n === 'no clock' ? t('w.noclock') : n);
 
 export function mount(main, params, app) {
   const conn = app.conn;
@@ -24,7 +26,7 @@ export function mount(main, params, app) {
   let lastSeq = -1;
 
   const tbody = h('tbody', { id: 'seeks' });
-  const empty = h('p', { class: 'muted', id: 'no-seeks' }, 'No open games. Create one!');
+  const empty = h('p', { class: 'muted', id: 'no-seeks' }, t('lobby.noseeks'));
   const status = h('p', { class: 'status', id: 'lobby-status', role: 'status' });
   const invite = h('div', { id: 'invite' });
 
@@ -35,19 +37,19 @@ export function mount(main, params, app) {
     sel.replaceChildren(...items.map(([value, text]) => h('option', { value, selected: String(value) === keep }, text)));
   };
   const gameSel = h('select', { id: 'new-game', name: 'game' });
-  const gamesTitle = h('h2', { hidden: true }, 'The games');
+  const gamesTitle = h('h2', { hidden: true }, t('lobby.thegames'));
   const gameLinks = h('ul', { class: 'game-links' });
   const tcSel = h('select', { id: 'new-tc', name: 'tc' },
-    TIME_CONTROLS.map(([n], i) => h('option', { value: i, selected: n === '5+3' }, n)));
+    TIME_CONTROLS.map(([n], i) => h('option', { value: i, selected: n === '5+3' }, tcName(n))));
   const priv = h('input', { type: 'checkbox', id: 'new-private' });
   // Rated games need an account on every seat: offered once logged in.
   const rated = h('input', { type: 'checkbox', id: 'new-rated' });
-  const ratedLabel = h('label', { id: 'new-rated-label' }, rated, ' Rated: the result changes both ratings');
+  const ratedLabel = h('label', { id: 'new-rated-label' }, rated, t('lobby.ratedlabel'));
   // A rated seek may say who may accept it, by rating (both or neither).
-  const rmin = h('input', { type: 'number', id: 'new-rating-min', min: 0, max: 4000, step: 50, placeholder: 'from', class: 'rating-in' });
-  const rmax = h('input', { type: 'number', id: 'new-rating-max', min: 0, max: 4000, step: 50, placeholder: 'to', class: 'rating-in' });
+  const rmin = h('input', { type: 'number', id: 'new-rating-min', min: 0, max: 4000, step: 50, placeholder: t('lobby.from'), class: 'rating-in' });
+  const rmax = h('input', { type: 'number', id: 'new-rating-max', min: 0, max: 4000, step: 50, placeholder: t('lobby.to'), class: 'rating-in' });
   const rangeBox = h('div', { id: 'new-range', class: 'row', hidden: true },
-    h('label', { for: 'new-rating-min', class: 'inline' }, 'Opponents rated'), rmin, '\u2013', rmax);
+    h('label', { for: 'new-rating-min', class: 'inline' }, t('lobby.range')), rmin, '\u2013', rmax);
   rated.addEventListener('change', () => { rangeBox.hidden = !rated.checked; });
   // My ratings ({game: {pace: {rating}}}, from my profile): seeks whose
   // range leaves me out are not listed (the server would refuse me).
@@ -78,41 +80,41 @@ export function mount(main, params, app) {
   // Play the computer.
   const botGameSel = h('select', { id: 'bot-game', name: 'bot-game' });
   const levelSel = h('select', { id: 'bot-level', name: 'level' },
-    LEVELS.map(([v, t]) => h('option', { value: v, selected: v === 3 }, t)));
+    LEVELS().map(([v, text]) => h('option', { value: v, selected: v === 3 }, text)));
   const seatSel = h('select', { id: 'bot-seat', name: 'seat' });
   const botTcSel = h('select', { id: 'bot-tc', name: 'bot-tc' });
-  const botBtn = h('button', { type: 'submit', class: 'primary', id: 'bot-btn' }, 'Play');
+  const botBtn = h('button', { type: 'submit', class: 'primary', id: 'bot-btn' }, t('w.play'));
   const botStatus = h('p', { class: 'status', id: 'bot-status', role: 'status' });
   const fillSeats = () => {
     const g = gameInfo(botGameSel.value);
-    refill(seatSel, [[-1, 'Random'], ...((g && g.colors) || []).map((c, i) => [i, colourName(c)])], -1);
+    refill(seatSel, [[-1, t('w.random')], ...((g && g.colors) || []).map((c, i) => [i, colourName(c)])], -1);
   };
   const fillBotTc = () => refill(botTcSel, [
-    ...TIME_CONTROLS.map(([n], i) => [i, n]),
-    ...(app.account ? [['corr', `Correspondence, ${daysText(1)}/move`]] : []),
+    ...TIME_CONTROLS.map(([n], i) => [i, tcName(n)]),
+    ...(app.account ? [['corr', t('lobby.corrtc', { days: daysText(1) })]] : []),
   ], 6);
   botGameSel.addEventListener('change', fillSeats);
 
   function fillTables() {
     refill(gameSel, games().map((g) => [g.id, g.name]), '');
-    refill(botGameSel, games().map((g) => [g.id, `${g.name}${g.players > 2 ? ' (you + 2 bots)' : ''}`]), '');
+    refill(botGameSel, games().map((g) => [g.id, g.players > 2 ? t('lobby.twobots', { game: g.name }) : g.name]), '');
     fillSeats();
     fillBotTc();
     botBtn.disabled = !games().length;
     refill(daysSel, corrDays().map((d) => [d, daysText(d)]), 3);
     gameLinks.replaceChildren(...games().map((g) => h('li', {}, h('a', { href: `#/howto/${g.id}` }, g.name),
-      h('span', { class: 'muted' }, ' \u2014 how to play'))));
+      h('span', { class: 'muted' }, t('lobby.howto')))));
     gamesTitle.hidden = !games().length;
   }
   fillTables();
   const incMode = h('input', { type: 'checkbox', id: 'new-inc' });
   const liveBox = h('div', { id: 'live-options' },
-    h('label', { for: 'new-tc' }, 'Time control (minutes + seconds per move)'), tcSel);
+    h('label', { for: 'new-tc' }, t('lobby.tc')), tcSel);
   const corrNote = h('p', { class: 'muted', id: 'corr-login' });
-  const createBtn = h('button', { type: 'submit', class: 'primary', id: 'create-btn' }, 'Create');
+  const createBtn = h('button', { type: 'submit', class: 'primary', id: 'create-btn' }, t('w.create'));
   const corrBox = h('div', { id: 'corr-options', hidden: true },
-    h('label', { for: 'new-days' }, 'Days per move'), daysSel,
-    h('label', {}, incMode, ' Increment mode: a bank of that many days, the same added after each move (up to four times the bank)'),
+    h('label', { for: 'new-days' }, t('lobby.days')), daysSel,
+    h('label', {}, incMode, t('lobby.incmode')),
     corrNote);
   function kindChanged() {
     const corr = kindCorr.checked;
@@ -120,9 +122,9 @@ export function mount(main, params, app) {
     corrBox.hidden = !corr;
     const needLogin = corr && !app.account;
     corrNote.replaceChildren(...(needLogin
-      ? ['Correspondence games are kept for weeks under your name, so they need an account: ',
-        h('a', { href: '#/login', id: 'corr-login-link' }, 'log in'), ' or ', h('a', { href: '#/register' }, 'register'), '.']
-      : ['You are told on the \u201cYour turn\u201d page when a move is due; vacation days stop your clocks.']));
+      ? [t('lobby.corrneed'),
+        h('a', { href: '#/login', id: 'corr-login-link' }, t('w.login')), t('w.or'), h('a', { href: '#/register' }, t('w.register')), '.']
+      : [t('lobby.corrnote')]));
     corrNote.className = needLogin ? 'status error' : 'muted';
     createBtn.disabled = needLogin || !games().length; // no game to choose before the welcome
     ratedLabel.hidden = !app.account;
@@ -147,31 +149,31 @@ export function mount(main, params, app) {
         h('td', {}, s.players.flatMap((p, i) => [i ? ', ' : null, playerName(p)])),
         h('td', {}, gameName(s.game)),
         h('td', {}, corr ? h('span', { class: 'tag corr' }, '\u2709 ', corrControl(s.corr)) : timeControl(s.base_ms, s.inc_ms),
-          s.rated ? h('span', { class: 'tag rated', title: 'rated game' }, 'rated',
+          s.rated ? h('span', { class: 'tag rated', title: t('lobby.ratedgame') }, t('w.rated'),
             s.rating_range ? ` ${s.rating_range[0]}\u2013${s.rating_range[1]}` : '') : null),
         h('td', {}, `${s.players.length}/${s.seats}`),
         h('td', {}, mine
-          ? h('div', { class: 'seek-actions' }, fill ? h('button', { type: 'button', class: 'fill', 'data-seek': s.id, title: `Fill the free seats with level ${levelSel.value} bots and start`, onclick: (e) => { e.stopPropagation(); fillBots(s.id); } }, 'Add bots') : null,
-            h('button', { type: 'button', class: 'cancel', onclick: (e) => { e.stopPropagation(); cancel(s.id); } }, 'Cancel'))
+          ? h('div', { class: 'seek-actions' }, fill ? h('button', { type: 'button', class: 'fill', 'data-seek': s.id, title: t('lobby.filltitle', { level: levelSel.value }), onclick: (e) => { e.stopPropagation(); fillBots(s.id); } }, t('lobby.addbots')) : null,
+            h('button', { type: 'button', class: 'cancel', onclick: (e) => { e.stopPropagation(); cancel(s.id); } }, t('w.cancel')))
           : guestCorr
             // The server would refuse a guest (account_required): say why first.
-            ? h('a', { href: '#/login', class: 'login-to-join', onclick: (e) => e.stopPropagation() }, 'Log in to join')
-            : h('button', { type: 'button', class: 'join primary', 'data-seek': s.id }, 'Join')));
+            ? h('a', { href: '#/login', class: 'login-to-join', onclick: (e) => e.stopPropagation() }, t('lobby.logintojoin'))
+            : h('button', { type: 'button', class: 'join primary', 'data-seek': s.id }, t('w.join'))));
     }));
   }
 
   async function accept(what) {
-    status.textContent = 'Joining\u2026';
+    status.textContent = t('lobby.joining');
     try {
       const r = await conn.request('seek_accept', what);
-      if (r.type === 'seek_joined') status.textContent = 'Seat taken; waiting for the other players\u2026';
-    } catch (e) { status.textContent = e.reason || 'Could not join.'; status.className = 'status error'; }
+      if (r.type === 'seek_joined') status.textContent = t('lobby.seattaken');
+    } catch (e) { status.textContent = e.reason || t('lobby.nojoin'); status.className = 'status error'; }
   }
 
   async function fillBots(id) {
     status.className = 'status';
-    status.textContent = 'Starting with bots\u2026';
-    try { await conn.request('seek_fill', { seek: id, level: Number(levelSel.value) }); } catch (e) { status.textContent = e.reason || 'Could not add bots.'; status.className = 'status error'; }
+    status.textContent = t('lobby.startingbots');
+    try { await conn.request('seek_fill', { seek: id, level: Number(levelSel.value) }); } catch (e) { status.textContent = e.reason || t('lobby.nobots'); status.className = 'status error'; }
     invite.replaceChildren();
   }
 
@@ -180,12 +182,12 @@ export function mount(main, params, app) {
     const tcv = botTcSel.value;
     const tc = tcv === 'corr' ? { corr: { days: 1 } } : { base_ms: TIME_CONTROLS[Number(tcv)][1], inc_ms: TIME_CONTROLS[Number(tcv)][2] };
     botStatus.className = 'status';
-    botStatus.textContent = 'Starting\u2026';
+    botStatus.textContent = t('lobby.starting');
     try {
       // The reply is game_started: the app opens the room.
       await conn.request('bot_game', { game: botGameSel.value, level: Number(levelSel.value), seat: Number(seatSel.value), ...tc });
       botStatus.textContent = '';
-    } catch (e) { botStatus.textContent = e.reason || 'Could not start the game.'; botStatus.className = 'status error'; }
+    } catch (e) { botStatus.textContent = e.reason || t('lobby.nostart'); botStatus.className = 'status error'; }
   }
 
   async function cancel(id) {
@@ -207,41 +209,41 @@ export function mount(main, params, app) {
       status.textContent = `Waiting for ${r.seek.seats - 1} opponent${r.seek.seats > 2 ? 's' : ''}\u2026`;
       if (r.invite) {
         const url = `${location.origin}/#invite=${r.invite}`;
-        invite.replaceChildren(h('label', { for: 'invite-url' }, 'Invitation link: send it to your opponent'),
+        invite.replaceChildren(h('label', { for: 'invite-url' }, t('lobby.invite')),
           h('div', { class: 'row' }, h('input', { id: 'invite-url', readonly: true, value: url, size: 40 }),
-            h('button', { type: 'button', onclick: () => navigator.clipboard && navigator.clipboard.writeText(url) }, 'Copy')));
+            h('button', { type: 'button', onclick: () => navigator.clipboard && navigator.clipboard.writeText(url) }, t('w.copy'))));
       }
-    } catch (e) { status.textContent = e.reason || 'Could not create the game.'; status.className = 'status error'; }
+    } catch (e) { status.textContent = e.reason || t('lobby.nocreate'); status.className = 'status error'; }
   }
 
   main.append(life.bar,
     h('div', { class: 'grid2 lobby' },
       h('div', { class: 'stack lobby-left' }, life.challenges,
       h('section', { class: 'panel' },
-        h('h2', {}, 'Open games'),
-        h('table', { class: 'list cards' }, h('thead', {}, h('tr', {}, ['Player', 'Game', 'Time', 'Seats', ''].map((t) => h('th', {}, t)))), tbody),
+        h('h2', {}, t('lobby.open')),
+        h('table', { class: 'list cards' }, h('thead', {}, h('tr', {}, [t('w.player'), t('w.game'), t('w.time'), t('w.seats'), ''].map((x) => h('th', {}, x)))), tbody),
         empty), life.watch, life.challengeForm),
       h('div', { class: 'stack' },
       h('section', { class: 'panel', id: 'play-computer' },
-        h('h2', {}, 'Play the computer'),
+        h('h2', {}, t('lobby.bot')),
         h('form', { id: 'bot-form', onsubmit: playBot },
           h('div', { class: 'form-grid' },
-            h('label', { for: 'bot-game' }, 'Game'), botGameSel,
-            h('label', { for: 'bot-level' }, 'Level'), levelSel,
-            h('label', { for: 'bot-seat' }, 'You play'), seatSel,
-            h('label', { for: 'bot-tc' }, 'Time'), botTcSel),
+            h('label', { for: 'bot-game' }, t('w.game')), botGameSel,
+            h('label', { for: 'bot-level' }, t('lobby.level')), levelSel,
+            h('label', { for: 'bot-seat' }, t('lobby.youplay')), seatSel,
+            h('label', { for: 'bot-tc' }, t('w.time')), botTcSel),
           h('div', { class: 'row' }, botBtn)),
         botStatus),
       h('section', { class: 'panel' },
-        h('h2', {}, 'Create a game'),
+        h('h2', {}, t('lobby.create')),
         h('form', { id: 'create', onsubmit: create },
-          h('label', { for: 'new-game' }, 'Game'), gameSel,
-          h('fieldset', { class: 'kind' }, h('legend', {}, 'Kind of game'),
-            h('label', { class: 'inline' }, kindLive, ' Live (clocks)'),
-            h('label', { class: 'inline' }, kindCorr, ' Correspondence (days per move)')),
+          h('label', { for: 'new-game' }, t('w.game')), gameSel,
+          h('fieldset', { class: 'kind' }, h('legend', {}, t('lobby.kind')),
+            h('label', { class: 'inline' }, kindLive, t('lobby.live')),
+            h('label', { class: 'inline' }, kindCorr, t('lobby.corr'))),
           liveBox, corrBox,
           ratedLabel, rangeBox,
-          h('label', {}, priv, ' Private: play a friend by invitation link'),
+          h('label', {}, priv, t('lobby.private')),
           h('div', { class: 'row' }, createBtn)),
         invite, status,
         gamesTitle, gameLinks))));

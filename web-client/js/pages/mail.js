@@ -4,6 +4,7 @@
 // #/reset/<token>, and #/forgot (ask for a reset link).
 
 import { h } from '../dom.js';
+import { t } from '../i18n.js';
 
 async function api(method, path, body) {
   const r = await fetch(path, {
@@ -30,7 +31,7 @@ const KINDS = [
 
 // The profile's e-mail box (an account is logged in).
 export function noticesPanel() {
-  const box = h('section', { class: 'notices-box', id: 'notices' }, h('h3', {}, 'E-mail'));
+  const box = h('section', { class: 'notices-box', id: 'notices' }, h('h3', {}, t('mail.email')));
   const status = h('p', { class: 'status', id: 'notices-status', role: 'status' });
   const addrState = h('p', { id: 'mail-address' });
   const addrIn = h('input', { id: 'mail-address-input', type: 'email', autocomplete: 'email', maxlength: 254, required: true });
@@ -40,11 +41,11 @@ export function noticesPanel() {
     e.preventDefault();
     const body = { remind_days: Number(remind.value) || 0 };
     for (const [k] of KINDS) body[k] = checks[k].checked;
-    try { show(await api('POST', '/api/mail/prefs', body)); status.textContent = 'Saved.'; } catch (err) { status.textContent = err.message; }
+    try { show(await api('POST', '/api/mail/prefs', body)); status.textContent = t('acct.saved'); } catch (err) { status.textContent = err.message; }
   } },
   ...KINDS.map(([k, text]) => h('label', { class: 'check', for: `notice-${k}` }, checks[k], ` ${text}`)),
-  h('label', { for: 'notice-remind' }, 'Remind me after this many days without a move in a correspondence game (0: never)'), remind,
-  h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary', id: 'notices-save' }, 'Save notices')));
+  h('label', { for: 'notice-remind' }, t('mail.remind')), remind,
+  h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary', id: 'notices-save' }, t('mail.savenotices'))));
 
   const addrForm = h('form', { id: 'mail-address-form', onsubmit: async (e) => {
     e.preventDefault();
@@ -52,24 +53,24 @@ export function noticesPanel() {
       const r = await api('POST', '/api/mail/address', { address: addrIn.value.trim() });
       status.textContent = `A confirmation link is on its way to ${r.address}. Open it to use this address.`;
     } catch (err) { status.textContent = err.message; }
-  } }, h('label', { for: 'mail-address-input', id: 'mail-address-label' }, 'Address (never shown to other players)'), addrIn,
-  h('div', { class: 'row' }, h('button', { type: 'submit', id: 'mail-address-save' }, 'Send a confirmation link')));
+  } }, h('label', { for: 'mail-address-input', id: 'mail-address-label' }, t('mail.address')), addrIn,
+  h('div', { class: 'row' }, h('button', { type: 'submit', id: 'mail-address-save' }, t('mail.sendconfirm'))));
 
   function show(s) {
-    addrState.textContent = s.address ? `Your address: ${s.address}` : 'No confirmed address: nothing is sent to you by e-mail.';
-    addrForm.querySelector('#mail-address-label').textContent = s.address ? 'A new address (never shown to other players)' : 'Address (never shown to other players)';
+    addrState.textContent = s.address ? t('mail.youraddress', { address: s.address }) : t('mail.noaddress');
+    addrForm.querySelector('#mail-address-label').textContent = s.address ? t('mail.newaddress') : t('mail.address');
     for (const [k] of KINDS) checks[k].checked = !!s[k];
     remind.value = String(s.remind_days || 0);
   }
 
-  box.append(h('p', { class: 'muted' }, 'Loading\u2026'));
+  box.append(h('p', { class: 'muted' }, t('app.loading')));
   api('GET', '/api/mail').then((s) => {
     if (!s.on) {
       box.replaceChildren(box.firstChild, h('p', { class: 'muted', id: 'mail-off' }, 'E-mail is off on this server.'));
       return;
     }
     show(s);
-    box.replaceChildren(box.firstChild, addrState, addrForm, h('h4', {}, 'Notices by e-mail'), prefs, status);
+    box.replaceChildren(box.firstChild, addrState, addrForm, h('h4', {}, t('mail.notices')), prefs, status);
   }).catch((e) => { box.replaceChildren(box.firstChild, h('p', { class: 'muted' }, e.message)); });
   return box;
 }
@@ -80,7 +81,7 @@ export function mount(main, params, app) {
   const panel = h('section', { class: 'panel narrow' });
   main.append(panel);
   if (params.mode === 'confirm') {
-    panel.append(h('h1', {}, 'Confirm your address'), status);
+    panel.append(h('h1', {}, t('mail.confirmtitle')), status);
     status.textContent = 'Confirming\u2026';
     api('POST', '/api/mail/confirm', { token: params.token })
       .then((r) => { status.replaceChildren(`Confirmed: notices go to ${r.address}. `, h('a', { href: '#/profile' }, 'Your settings')); })
@@ -89,7 +90,7 @@ export function mount(main, params, app) {
   }
   if (params.mode === 'reset') {
     const pass = h('input', { id: 'new-password', type: 'password', autocomplete: 'new-password', required: true, minlength: 8, maxlength: 128 });
-    panel.append(h('h1', {}, 'Choose a new password'),
+    panel.append(h('h1', {}, t('mail.newpwtitle')),
       h('form', { id: 'reset-form', onsubmit: async (e) => {
         e.preventDefault();
         try {
@@ -97,22 +98,22 @@ export function mount(main, params, app) {
           status.replaceChildren('Your password is changed and every session has ended. ', h('a', { href: '#/login' }, 'Log in'));
           app.conn.drop(); // this browser's session ended too
         } catch (err) { status.textContent = err.message; }
-      } }, h('label', { for: 'new-password' }, 'New password (8 to 128 characters)'), pass,
-      h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, 'Change the password'))),
+      } }, h('label', { for: 'new-password' }, t('mail.newpw')), pass,
+      h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, t('mail.changepw')))),
       status);
     return null;
   }
   const login = h('input', { id: 'forgot-login', autocomplete: 'username', required: true, maxlength: 254 });
-  panel.append(h('h1', {}, 'Forgot your password?'),
-    h('p', { class: 'muted' }, 'Give your username or your confirmed e-mail address: a link to choose a new password is sent to that address.'),
+  panel.append(h('h1', {}, t('acct.forgot')),
+    h('p', { class: 'muted' }, t('mail.forgotnote')),
     h('form', { id: 'forgot-form', onsubmit: async (e) => {
       e.preventDefault();
       try {
         await api('POST', '/api/password/forgot', { login: login.value.trim() });
         status.textContent = 'If an account with a confirmed address matches, a link is on its way. It works once, for an hour.';
       } catch (err) { status.textContent = err.message; }
-    } }, h('label', { for: 'forgot-login' }, 'Username or e-mail address'), login,
-    h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, 'Send a link'))),
+    } }, h('label', { for: 'forgot-login' }, t('mail.login')), login,
+    h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, t('mail.sendlink')))),
     status);
   return null;
 }

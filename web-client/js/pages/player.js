@@ -4,6 +4,7 @@
 // correspondence, result, opponent) and pages. Reads GET /api/profile/<name>
 // and GET /api/archive/<name>?<key>=<value>&... (PROTOCOL.md, "Ratings").
 
+import { t } from '../i18n.js';
 import { h, ratingText, timeControl } from '../dom.js';
 import { gameName, games, reasonText } from '../tables.js';
 
@@ -48,38 +49,38 @@ export function mount(main, params, app) {
   const ratingsBox = h('div', { id: 'player-ratings', class: 'rating-cards' });
   const recordBox = h('div', { id: 'player-record' });
   const playingBox = h('div', { id: 'player-playing' });
-  const status = h('p', { class: 'status', role: 'status', id: 'player-status' }, 'Loading\u2026');
+  const status = h('p', { class: 'status', role: 'status', id: 'player-status' }, t('app.loading'));
   // The archive's filters and pages.
   const gameSel = h('select', { id: 'f-game' });
-  const kindSel = h('select', { id: 'f-kind' }, [['', 'Live and correspondence'], ['live', 'Live'], ['correspondence', 'Correspondence']]
+  const kindSel = h('select', { id: 'f-kind' }, [['', t('pl.allkinds')], ['live', t('pl.live')], ['correspondence', t('w.corr')]]
     .map(([v, t]) => h('option', { value: v }, t)));
-  const resultSel = h('select', { id: 'f-result' }, [['', 'Any result'], ['win', 'Won'], ['loss', 'Lost'], ['draw', 'Drawn']]
+  const resultSel = h('select', { id: 'f-result' }, [['', t('pl.anyresult')], ['win', t('pl.won')], ['loss', t('pl.lost')], ['draw', t('pl.drawn')]]
     .map(([v, t]) => h('option', { value: v }, t)));
-  const vsIn = h('input', { id: 'f-vs', placeholder: 'Opponent', maxlength: 20, size: 12 });
+  const vsIn = h('input', { id: 'f-vs', placeholder: t('pl.opponent'), maxlength: 20, size: 12 });
   const rows = h('tbody', { id: 'archive-rows' });
-  const empty = h('p', { class: 'muted', id: 'archive-empty', hidden: true }, 'No finished games match.');
-  const exportLink = h('a', { href: `/api/games/user/${encodeURIComponent(name)}`, id: 'export-pgn', download: `${name}.pgn` }, 'Download these games (PGN)');
-  const newer = h('button', { type: 'button', id: 'archive-newer', disabled: true }, '\u2190 Newer');
-  const older = h('button', { type: 'button', id: 'archive-older', disabled: true }, 'Older \u2192');
+  const empty = h('p', { class: 'muted', id: 'archive-empty', hidden: true }, t('pl.nomatch'));
+  const exportLink = h('a', { href: `/api/games/user/${encodeURIComponent(name)}`, id: 'export-pgn', download: `${name}.pgn` }, t('pl.download'));
+  const newer = h('button', { type: 'button', id: 'archive-newer', disabled: true }, t('pl.newer'));
+  const older = h('button', { type: 'button', id: 'archive-older', disabled: true }, t('pl.older'));
   const fillGames = () => {
     const keep = gameSel.value;
-    gameSel.replaceChildren(h('option', { value: '' }, 'Every game'),
+    gameSel.replaceChildren(h('option', { value: '' }, t('pl.everygame')),
       ...games().map((g) => h('option', { value: g.id, selected: g.id === keep }, g.name)));
   };
   fillGames();
 
   main.append(h('section', { class: 'panel player-page' }, head, status,
-    h('h2', {}, 'Ratings'), ratingsBox,
+    h('h2', {}, t('pl.ratings')), ratingsBox,
     recordBox, playingBox,
-    h('h2', {}, 'Games'),
+    h('h2', {}, t('lb.games')),
     h('form', { class: 'filters', id: 'archive-filters', onsubmit: (e) => { e.preventDefault(); pages = [0]; loadPage(); } },
-      h('label', { class: 'sr-only', for: 'f-game' }, 'Game'), gameSel,
-      h('label', { class: 'sr-only', for: 'f-kind' }, 'Kind'), kindSel,
-      h('label', { class: 'sr-only', for: 'f-result' }, 'Result'), resultSel,
-      h('label', { class: 'sr-only', for: 'f-vs' }, 'Opponent'), vsIn,
-      h('button', { type: 'submit', class: 'primary' }, 'Show')),
+      h('label', { class: 'sr-only', for: 'f-game' }, t('w.game')), gameSel,
+      h('label', { class: 'sr-only', for: 'f-kind' }, t('pl.kind')), kindSel,
+      h('label', { class: 'sr-only', for: 'f-result' }, t('pl.result')), resultSel,
+      h('label', { class: 'sr-only', for: 'f-vs' }, t('pl.opponent')), vsIn,
+      h('button', { type: 'submit', class: 'primary' }, t('pl.show'))),
     h('div', { class: 'table-scroll' }, h('table', { class: 'list archive' },
-      h('thead', {}, h('tr', {}, ['Game', 'Players', 'Result', 'Rating', 'Date'].map((t) => h('th', {}, t)))), rows)),
+      h('thead', {}, h('tr', {}, [t('w.game'), t('w.players'), t('pl.result'), t('lb.rating'), t('pl.date')].map((x) => h('th', {}, x)))), rows)),
     empty,
     h('div', { class: 'row' }, newer, older,
       exportLink)));
@@ -111,14 +112,14 @@ export function mount(main, params, app) {
           r.history && r.history.length ? ratingChart(r.history) : null));
       }
     }
-    ratingsBox.replaceChildren(...(cards.length ? cards : [h('p', { class: 'muted' }, 'No rated games yet.')]));
+    ratingsBox.replaceChildren(...(cards.length ? cards : [h('p', { class: 'muted' }, t('pl.norated'))]));
     const fin = Object.entries(p.finished || {});
-    recordBox.replaceChildren(...(fin.length ? [h('h2', {}, 'Record'), h('table', { class: 'list', id: 'record' },
-      h('thead', {}, h('tr', {}, ['Game', 'Won', 'Lost', 'Drawn'].map((t) => h('th', {}, t)))),
+    recordBox.replaceChildren(...(fin.length ? [h('h2', {}, t('pl.record')), h('table', { class: 'list', id: 'record' },
+      h('thead', {}, h('tr', {}, [t('w.game'), t('pl.won'), t('pl.lost'), t('pl.drawn')].map((x) => h('th', {}, x)))),
       h('tbody', {}, fin.map(([v, x]) => h('tr', { 'data-game': v }, h('td', {}, gameName(v)), h('td', {}, String(x.wins)),
         h('td', {}, String(x.losses)), h('td', {}, String(x.draws))))))] : []));
     const playing = p.in_progress || [];
-    playingBox.replaceChildren(...(playing.length ? [h('h2', {}, 'Playing now'), h('ul', { id: 'player-current' },
+    playingBox.replaceChildren(...(playing.length ? [h('h2', {}, t('pl.playing')), h('ul', { id: 'player-current' },
       playing.map((g) => h('li', {}, h('a', { href: `#/game/${g.id}` }, `${gameName(g.variant)} #${g.id}`),
         g.kind === 'correspondence' ? h('span', { class: 'muted' }, ' correspondence') : null)))] : []));
   }

@@ -10,6 +10,7 @@
 // (actions.js), chat (chat.js), conditional moves (cond.js) and the viewer
 // of stored games (archive.js). This page lays them out and connects them.
 
+import { t } from '../i18n.js';
 import { h, timeControl } from '../dom.js';
 import { corrControl } from '../corr.js';
 import { gameName } from '../tables.js';
@@ -35,7 +36,7 @@ export function mount(main, params, app) {
   const id = params.room;
   const model = new RoomState();
   const status = h('div', { class: 'status', id: 'room-status', role: 'alert' });
-  const heading = h('h1', { class: 'room-title' }, `Game ${id}`);
+  const heading = h('h1', { class: 'room-title' }, t('room.title', { id }));
   const ctx = {
     app, conn, id, model, sent,
     view: { ply: null, seat: null }, // ply shown (null: live), army at the bottom
@@ -110,7 +111,7 @@ export function mount(main, params, app) {
         ctx.view.ply = null;
         setRoom(await loadArchived(id));
         ctx.say('');
-      } catch { ctx.say('No such game.'); }
+      } catch { ctx.say(t('room.nosuch')); }
     },
   });
   offs.push(conn.on('event', (e) => { if (e.room === id) sounds.event(e); })); // after the model applied it
@@ -130,7 +131,7 @@ export function mount(main, params, app) {
 function headingOf(st) {
   const name = gameName(st.game);
   return [st.corr ? `${name} ` : `${name} \u00b7 ${timeControl(st.base_ms, st.inc_ms)} `,
-    h('a', { href: `#/howto/${st.game}`, class: 'rules-link', target: '_blank' }, 'rules'),
+    h('a', { href: `#/howto/${st.game}`, class: 'rules-link', target: '_blank' }, t('room.rules')),
     st.corr ? h('span', { class: 'tc-line', id: 'room-tc' }, `\u2709 Correspondence, ${corrControl(st.corr)}`) : ''];
 }
 
@@ -155,7 +156,7 @@ function wire(ctx, room) {
       .catch((e) => {
         // No room (any more: a game that ended while we were away): its record.
         if (e.code === 'unknown_room') room.archived();
-        else if (e.code !== 'disconnected') ctx.say(e.reason || 'No such game.');
+        else if (e.code !== 'disconnected') ctx.say(e.reason || t('room.nosuch'));
       })
       .finally(() => { joining = false; });
   }

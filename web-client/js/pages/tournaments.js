@@ -6,6 +6,7 @@
 //                        every game, the director's controls, the PGN.
 // Reads GET /api/tournaments[/<id>]; acts with POST (the session cookie).
 
+import { t as tr } from '../i18n.js';
 import { h } from '../dom.js';
 import { games, gameName, corrDays } from '../tables.js';
 
@@ -34,15 +35,15 @@ function tcText(c) {
   return c.inc_days ? `${c.days}d + ${c.inc_days}d/move, cap ${c.cap_days}d` : `${c.days} day${c.days > 1 ? 's' : ''}/move`;
 }
 
-const STATES = [['open', 'Open for entry'], ['running', 'Running'], ['finished', 'Finished']];
+const STATES = [['open', 'tour.open'], ['running', 'tour.running'], ['finished', 'tour.finished']];
 
 function list(main, app) {
   const body = h('div', { id: 'tourney-lists' });
   const status = h('p', { class: 'status', role: 'status' });
-  const create = h('a', { href: '#/tournaments/new', class: 'button-link', id: 'tourney-new' }, 'Create a tournament');
+  const create = h('a', { href: '#/tournaments/new', class: 'button-link', id: 'tourney-new' }, tr('tour.create'));
   main.append(h('section', { class: 'panel tourney' }, h('div', { class: 'row spread' },
-    h('h1', {}, 'Tournaments'), create),
-  h('p', { class: 'muted' }, 'Correspondence round robins, as the postal clubs played them: every game starts at once, the crosstable fills as results come in.'),
+    h('h1', {}, tr('tour.title')), create),
+  h('p', { class: 'muted' }, tr('tour.intro')),
   status, body));
   let alive = true;
   async function load() {
@@ -52,18 +53,19 @@ function list(main, app) {
     if (!alive) return;
     status.textContent = '';
     const all = data.tournaments.slice().reverse(); // newest first
-    body.replaceChildren(...STATES.map(([state, title]) => {
+    body.replaceChildren(...STATES.map(([state, key]) => {
+      const title = tr(key);
       const rows = all.filter((t) => t.state === state);
       return h('div', { class: 'tourney-group', 'data-state': state }, h('h2', {}, title),
         rows.length ? h('div', { class: 'table-scroll' }, h('table', { class: 'list' },
-          h('thead', {}, h('tr', {}, ['Name', 'Game', 'Entrants', 'Time control', ''].map((x) => h('th', {}, x)))),
+          h('thead', {}, h('tr', {}, [tr('tour.name'), tr('w.game'), tr('tour.entrants'), tr('tour.tc'), ''].map((x) => h('th', {}, x)))),
           h('tbody', {}, rows.map((t) => h('tr', { class: 'seek', 'data-id': t.id, onclick: () => app.go(`#/tournament/${t.id}`) },
             h('td', {}, h('a', { href: `#/tournament/${t.id}` }, t.name)),
             h('td', {}, gameName(t.game), t.double ? ' \u00b7 double' : ''),
             h('td', {}, `${t.entrants}/${t.size}`),
             h('td', {}, tcText(t.corr)),
             h('td', {}, state === 'running' ? `${t.games_finished}/${t.games} games` : t.invite_only ? 'by invitation' : ''))))))
-          : h('p', { class: 'muted' }, state === 'open' ? 'No tournament is open for entry.' : 'None yet.'));
+          : h('p', { class: 'muted' }, state === 'open' ? tr('tour.noneopen') : tr('tour.noneyet')));
     }));
   }
   const off = app.conn.on('welcome', load);
@@ -76,24 +78,24 @@ function form(main, app) {
   const name = h('input', { id: 't-name', required: true, maxlength: 63, value: 'Correspondence round robin' });
   const game = h('select', { id: 't-game' }, games().map((g) => h('option', { value: g.id }, g.name)));
   const size = h('select', { id: 't-size' }, Array.from({ length: 10 }, (_, i) => h('option', { value: i + 3, selected: i + 3 === 4 }, String(i + 3))));
-  const twice = h('select', { id: 't-double' }, h('option', { value: '0' }, 'Single (once each)'), h('option', { value: '1' }, 'Double (twice: each colour)'));
+  const twice = h('select', { id: 't-double' }, h('option', { value: '0' }, tr('tour.single')), h('option', { value: '1' }, tr('tour.double')));
   const days = h('select', { id: 't-days' }, (corrDays().length ? corrDays() : [1, 2, 3, 5, 7, 10, 14]).map((d) => h('option', { value: d, selected: d === 3 }, `${d} day${d > 1 ? 's' : ''}`)));
   const inc = h('input', { id: 't-inc', type: 'number', min: 0, max: 14, value: 0 });
   const start = h('input', { id: 't-start', type: 'datetime-local' });
   const invite = h('input', { id: 't-invite', placeholder: 'usernames, separated by commas (empty: open entry)' });
   const rated = h('input', { id: 't-rated', type: 'checkbox' });
   const join = h('input', { id: 't-join', type: 'checkbox', checked: true });
-  const submit = h('button', { class: 'primary', type: 'submit', id: 't-create' }, 'Create');
+  const submit = h('button', { class: 'primary', type: 'submit', id: 't-create' }, tr('w.create'));
   const f = h('form', { class: 'tourney-form' },
-    h('label', { for: 't-name' }, 'Name'), name,
+    h('label', { for: 't-name' }, tr('tour.name')), name,
     h('div', { class: 'grid2' },
-      h('div', {}, h('label', { for: 't-game' }, 'Game'), game),
-      h('div', {}, h('label', { for: 't-size' }, 'Entrants (at most)'), size),
-      h('div', {}, h('label', { for: 't-double' }, 'Round robin'), twice),
-      h('div', {}, h('label', { for: 't-days' }, 'Days per move (or initial bank)'), days),
-      h('div', {}, h('label', { for: 't-inc' }, 'Days added per move (0: none; cap 60 days)'), inc),
-      h('div', {}, h('label', { for: 't-start' }, 'Start date (empty: when full)'), start)),
-    h('label', { for: 't-invite' }, 'Invitation list'), invite,
+      h('div', {}, h('label', { for: 't-game' }, tr('w.game')), game),
+      h('div', {}, h('label', { for: 't-size' }, tr('tour.atmost')), size),
+      h('div', {}, h('label', { for: 't-double' }, tr('tour.rr')), twice),
+      h('div', {}, h('label', { for: 't-days' }, tr('tour.days')), days),
+      h('div', {}, h('label', { for: 't-inc' }, tr('tour.inc')), inc),
+      h('div', {}, h('label', { for: 't-start' }, tr('tour.start')), start)),
+    h('label', { for: 't-invite' }, tr('tour.invite')), invite,
     h('div', { class: 'row' }, h('label', { class: 'inline' }, rated, ' rated'),
       h('label', { class: 'inline' }, join, ' enter it myself')),
     h('div', { class: 'row' }, submit), status);
@@ -114,11 +116,11 @@ function form(main, app) {
     } catch (err) { status.textContent = err.message; submit.disabled = false; }
   });
   const note = h('p', { class: 'muted' });
-  main.append(h('section', { class: 'panel tourney' }, h('h1', {}, 'New tournament'), note, f));
+  main.append(h('section', { class: 'panel tourney' }, h('h1', {}, tr('tour.new')), note, f));
   const gate = () => {
     f.hidden = !app.account;
-    note.replaceChildren(...(app.account ? ['You direct it: you may start it early, remove an entrant before the start or cancel it.']
-      : ['Tournaments need an account: ', h('a', { href: '#/login' }, 'log in'), ' or ', h('a', { href: '#/register' }, 'register'), '.']));
+    note.replaceChildren(...(app.account ? [tr('tour.direct')]
+      : [tr('tour.need'), h('a', { href: '#/login' }, tr('w.login')), tr('w.or'), h('a', { href: '#/register' }, tr('w.register')), '.']));
   };
   const off = app.conn.on('welcome', gate);
   gate();
@@ -139,11 +141,11 @@ function view(main, params, app) {
   const standings = h('div', { id: 'tourney-standings' });
   const cross = h('div', { id: 'tourney-cross' });
   const schedule = h('div', { id: 'tourney-schedule' });
-  const standingsTitle = h('h2', {}, 'Standings');
+  const standingsTitle = h('h2', {}, tr('tour.standings'));
   main.append(h('section', { class: 'panel tourney' }, head, actions, status),
     h('section', { class: 'panel tourney' }, standingsTitle, standings),
-    h('section', { class: 'panel tourney' }, h('h2', {}, 'Crosstable'), cross),
-    h('section', { class: 'panel tourney' }, h('h2', {}, 'Schedule'), schedule));
+    h('section', { class: 'panel tourney' }, h('h2', {}, tr('tour.crosstable')), cross),
+    h('section', { class: 'panel tourney' }, h('h2', {}, tr('tour.schedule')), schedule));
   let t = null;
 
   const act = (action, body) => async () => {
@@ -166,18 +168,18 @@ function view(main, params, app) {
         + (t.state === 'open' ? ` \u00b7 ${start}` : t.state === 'running' ? ` \u00b7 ${t.games_finished}/${t.games} games finished` : '')));
     const buttons = [];
     if (t.state === 'open' && me) {
-      if (mine && mine.status === 'joined') buttons.push(h('button', { id: 't-leave', onclick: act('leave') }, 'Leave'));
-      else buttons.push(h('button', { class: 'primary', id: 't-enter', onclick: act('join') }, 'Join'));
+      if (mine && mine.status === 'joined') buttons.push(h('button', { id: 't-leave', onclick: act('leave') }, tr('tour.leave')));
+      else buttons.push(h('button', { class: 'primary', id: 't-enter', onclick: act('join') }, tr('w.join')));
       if (director) {
-        buttons.push(h('button', { id: 't-start-now', onclick: act('start') }, 'Start now'),
-          h('button', { id: 't-cancel', onclick: act('cancel') }, 'Cancel the tournament'));
+        buttons.push(h('button', { id: 't-start-now', onclick: act('start') }, tr('tour.startnow')),
+          h('button', { id: 't-cancel', onclick: act('cancel') }, tr('tour.cancel')));
       }
     }
     if (t.state === 'running' && mine && mine.status === 'joined') {
-      buttons.push(h('button', { id: 't-withdraw', onclick: () => { if (confirm('Withdraw? Your unfinished games are forfeited.')) act('withdraw')(); } }, 'Withdraw'));
+      buttons.push(h('button', { id: 't-withdraw', onclick: () => { if (confirm(tr('tour.withdrawq'))) act('withdraw')(); } }, tr('tour.withdraw')));
     }
     if (t.state !== 'open' && t.state !== 'cancelled') buttons.push(h('a', { href: `/api/tournaments/${id}.pgn`, class: 'button-link', id: 't-pgn', download: `tournament-${id}.pgn` }, 'PGN'));
-    if (!me && t.state === 'open') buttons.push(h('span', { class: 'muted' }, h('a', { href: '#/login' }, 'Log in'), ' to enter.'));
+    if (!me && t.state === 'open') buttons.push(h('span', { class: 'muted' }, h('a', { href: '#/login' }, tr('hdr.login')), tr('tour.toenter')));
     actions.replaceChildren(...buttons);
 
     const section = t.entrants.filter((e) => e.idx >= 0).sort((a, b) => a.idx - b.idx);
@@ -187,16 +189,16 @@ function view(main, params, app) {
         h('a', { href: `#/@/${encodeURIComponent(e.username)}` }, e.username),
         e.status === 'invited' ? h('span', { class: 'muted' }, ' (invited)') : null,
         director && t.state === 'open' ? h('button', { class: 'small', onclick: act('remove', { username: e.username }) }, 'Remove') : null)))
-        : h('p', { class: 'muted' }, 'Nobody has entered yet.'));
-      cross.replaceChildren(h('p', { class: 'muted' }, t.state === 'cancelled' ? 'Cancelled.' : 'The crosstable appears at the start.'));
-      schedule.replaceChildren(h('p', { class: 'muted' }, t.state === 'cancelled' ? '' : 'Every game is drawn and started at once at the start.'));
-      standingsTitle.textContent = 'Entrants';
+        : h('p', { class: 'muted' }, tr('tour.nobody')));
+      cross.replaceChildren(h('p', { class: 'muted' }, t.state === 'cancelled' ? tr('tour.cancelled') : tr('tour.crosslater')));
+      schedule.replaceChildren(h('p', { class: 'muted' }, t.state === 'cancelled' ? '' : tr('tour.schedlater')));
+      standingsTitle.textContent = tr('tour.entrants');
       return;
     }
-    standingsTitle.textContent = 'Standings';
+    standingsTitle.textContent = tr('tour.standings');
     const order = section.slice().sort((a, b) => a.place - b.place || a.idx - b.idx);
     standings.replaceChildren(h('div', { class: 'table-scroll' }, h('table', { class: 'list standings' },
-      h('thead', {}, h('tr', {}, ['#', 'Player', 'Score', t.seats === 3 ? 'Tie-break (pairwise SB)' : 'Sonneborn-Berger', 'Played'].map((x) => h('th', {}, x)))),
+      h('thead', {}, h('tr', {}, ['#', tr('w.player'), tr('tour.score'), t.seats === 3 ? tr('tour.tiebreak') : 'Sonneborn-Berger', tr('tour.played')].map((x) => h('th', {}, x)))),
       h('tbody', {}, order.map((e) => h('tr', { 'data-user': e.username, class: e.struck ? 'struck' : '' },
         h('td', {}, String(e.place)),
         h('td', {}, h('a', { href: `#/@/${encodeURIComponent(e.username)}` }, e.username),
@@ -208,7 +210,7 @@ function view(main, params, app) {
     // three players); every cell links to the games of the pair.
     const gamesOf = (i, j) => t.schedule.filter((g) => g.players.includes(i) && g.players.includes(j));
     cross.replaceChildren(h('div', { class: 'table-scroll cross-scroll' }, h('table', { class: 'cross', id: 'crosstable' },
-      h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', {}, 'Player'), section.map((e) => h('th', { title: e.username }, String(e.idx + 1))), h('th', {}, 'Score'))),
+      h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', {}, tr('w.player')), section.map((e) => h('th', { title: e.username }, String(e.idx + 1))), h('th', {}, tr('tour.score')))),
       h('tbody', {}, section.map((e) => h('tr', { 'data-user': e.username },
         h('th', {}, String(e.idx + 1)), h('td', { class: 'name' }, e.username),
         section.map((o) => (o.idx === e.idx ? h('td', { class: 'self' }, '')
@@ -217,7 +219,7 @@ function view(main, params, app) {
         h('td', { class: 'score' }, pts(e.score))))))));
     const rounds = [...new Set(t.schedule.map((g) => g.round))];
     const nameOf = (i) => (section.find((e) => e.idx === i) || {}).username || '?';
-    schedule.replaceChildren(...rounds.map((r) => h('div', { class: 'round' }, h('h3', {}, `Round ${r}`),
+    schedule.replaceChildren(...rounds.map((r) => h('div', { class: 'round' }, h('h3', {}, tr('tour.round', { r })),
       h('ul', { class: 'pairings' }, t.schedule.filter((g) => g.round === r).map((g) => h('li', { 'data-game': g.id },
         h('a', { href: `#/game/${g.id}` }, g.players.map(nameOf).join(' \u2013 ')), ' ',
         h('span', { class: g.finished ? 'res' : 'muted' }, g.finished ? g.points.map(pts).map((x) => x || '0').join(' \u2013 ') : 'in progress'),

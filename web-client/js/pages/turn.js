@@ -2,6 +2,7 @@
 // where the logged-in player is to move, most urgent first, as the server
 // pushes it (corr.js keeps app.yourTurn). Deadlines count down locally.
 
+import { t } from '../i18n.js';
 import { h } from '../dom.js';
 import { gameName } from '../tables.js';
 import { leftText, isCorr } from '../corr.js';
@@ -9,22 +10,22 @@ import { leftText, isCorr } from '../corr.js';
 export function mount(main, params, app) {
   const list = h('tbody', { id: 'turn-list' });
   const note = h('p', { class: 'muted', id: 'turn-note' });
-  main.append(h('section', { class: 'panel' }, h('h1', {}, 'Your turn'),
-    h('table', { class: 'list cards' }, h('thead', {}, h('tr', {}, ['Game', 'Moves', 'Time left', ''].map((t) => h('th', {}, t)))), list),
+  main.append(h('section', { class: 'panel' }, h('h1', {}, t('nav.turn')),
+    h('table', { class: 'list cards' }, h('thead', {}, h('tr', {}, [t('w.game'), t('w.moves'), t('turn.timeleft'), ''].map((x) => h('th', {}, x)))), list),
     note));
 
   function render() {
     if (!app.account) {
-      note.replaceChildren('Correspondence games need an account: ', h('a', { href: '#/login' }, 'log in'),
-        ' or ', h('a', { href: '#/register' }, 'register'), ' to see the games waiting for your move.');
-    } else note.textContent = app.yourTurn.length ? '' : 'No game is waiting for your move.';
+      note.replaceChildren(t('turn.need'), h('a', { href: '#/login' }, t('w.login')),
+        t('w.or'), h('a', { href: '#/register' }, t('w.register')), t('turn.need2'));
+    } else note.textContent = app.yourTurn.length ? '' : t('turn.none');
     const now = Date.now();
     list.replaceChildren(...app.yourTurn.map((g) => h('tr', { class: 'seek turn-row', 'data-room': g.id, onclick: () => app.go(`#/game/${g.id}`) },
       h('td', {}, h('a', { href: `#/game/${g.id}` }, `${gameName(g.variant)} #${g.id}`)),
       h('td', {}, String(g.ply ?? '')),
       h('td', { class: g.deadline && g.deadline - now < 86400000 ? 'left urgent' : 'left' },
         isCorr(g) && g.deadline ? leftText(g.deadline - now) : 'live game'),
-      h('td', {}, h('a', { href: `#/game/${g.id}`, class: 'button-link' }, 'Play')))));
+      h('td', {}, h('a', { href: `#/game/${g.id}`, class: 'button-link' }, t('w.play'))))));
   }
   const off = app.onYourTurn(render);
   const offW = app.conn.on('welcome', render);

@@ -6,6 +6,7 @@
 import { h } from '../dom.js';
 import { reasonText } from '../tables.js';
 import { createOffers } from './offers.js';
+import { t } from '../i18n.js';
 
 // ctx: {conn, id, model, sendMove(text)}. Returns {banner, actions, render}.
 export function createActions(ctx) {
@@ -17,9 +18,9 @@ export function createActions(ctx) {
     const r = model.st.result;
     if (!r) { banner.hidden = true; return; }
     let text;
-    if (r.reason === 'aborted') text = 'Game aborted';
-    else if (r.winner < 0) text = 'Draw';
-    else text = `${model.seatName(r.winner)} wins`;
+    if (r.reason === 'aborted') text = t('room.aborted');
+    else if (r.winner < 0) text = t('room.draw');
+    else text = t('room.wins', { name: model.seatName(r.winner) });
     // "Game aborted" says its reason already: not a second time below.
     if (r.reason === 'aborted') banner.replaceChildren(text);
     else banner.replaceChildren(text, h('span', { class: 'reason' }, reasonText(r.reason)));
@@ -42,14 +43,14 @@ export function createActions(ctx) {
     const list = [];
     const offers = st.draw_offers || [];
     if ((st.legal || []).includes('pass') && st.you === st.to_move) {
-      list.push(h('button', { type: 'button', id: 'btn-pass', onclick: () => ctx.sendMove('pass') }, 'Pass'));
+      list.push(h('button', { type: 'button', id: 'btn-pass', onclick: () => ctx.sendMove('pass') }, t('room.pass')));
     }
     const offered = offers.filter((s) => s !== st.you);
-    if (offers.includes(st.you)) list.push(act('draw_decline', 'Cancel draw offer'));
-    else list.push(act('draw_offer', offered.length ? 'Accept draw' : 'Offer draw', offered.length ? 'primary' : ''));
-    if (offered.length && !offers.includes(st.you)) list.push(act('draw_decline', 'Decline'));
-    if (st.moves.length < st.seats.length) list.push(act('abort', 'Abort'));
-    list.push(act('resign', 'Resign', '', 'Resign this game?'));
+    if (offers.includes(st.you)) list.push(act('draw_decline', t('room.canceldraw')));
+    else list.push(act('draw_offer', offered.length ? t('room.acceptdraw') : t('room.offerdraw'), offered.length ? 'primary' : ''));
+    if (offered.length && !offers.includes(st.you)) list.push(act('draw_decline', t('w.decline')));
+    if (st.moves.length < st.seats.length) list.push(act('abort', t('room.abort')));
+    list.push(act('resign', t('room.resign'), '', t('room.resignq')));
     list.push(...more.playing(st));
     return list;
   }
@@ -60,13 +61,13 @@ export function createActions(ctx) {
     const player = st.you >= 0;
     const list = player && !over ? playing(st) : [];
     if (player && over) list.push(...more.over(st));
-    if (st.next_room) list.push(h('a', { href: `#/game/${st.next_room}` }, 'Go to the rematch'));
+    if (st.next_room) list.push(h('a', { href: `#/game/${st.next_room}` }, t('room.gorematch')));
     // The analysis board: with the engine once the game is over; during
     // the game, for its players, without (in a new tab: the game goes on).
-    if (over) list.push(h('a', { href: `#/analysis/game/${ctx.id}`, id: 'analysis-link' }, 'Analysis board'));
-    else if (player) list.push(h('a', { href: `#/analysis/game/${ctx.id}`, id: 'analysis-link', target: '_blank', rel: 'noopener' }, 'Analysis board (no engine)'));
+    if (over) list.push(h('a', { href: `#/analysis/game/${ctx.id}`, id: 'analysis-link' }, t('room.analysis')));
+    else if (player) list.push(h('a', { href: `#/analysis/game/${ctx.id}`, id: 'analysis-link', target: '_blank', rel: 'noopener' }, t('room.analysisnoeng')));
     if (st.draw_offers && st.draw_offers.length && !over) {
-      list.push(h('span', { class: 'muted', id: 'draw-note' }, `Draw offered by ${st.draw_offers.map((s) => model.seatName(s)).join(', ')}`));
+      list.push(h('span', { class: 'muted', id: 'draw-note' }, t('room.drawby', { names: st.draw_offers.map((s) => model.seatName(s)).join(', ') })));
     }
     actions.replaceChildren(...list);
   }

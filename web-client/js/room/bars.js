@@ -2,6 +2,7 @@
 // and why, whose turn it is, and the clock (live games) or the deadline
 // (correspondence games), counted down locally between messages.
 
+import { t } from '../i18n.js';
 import { h, clockText, playerName } from '../dom.js';
 import { ARMY_COLOURS } from '../pieces.js';
 import { leftText, HOUR } from '../corr.js';
@@ -24,7 +25,7 @@ export function createBars(ctx) {
     const left = model.deadlineLeft(s);
     if (left !== null) return `${leftText(left)} left`;
     // Increment mode: the bank waiting for its owner's next turn.
-    if (st.corr && st.corr.inc_days && st.status !== 'over' && !st.seats[s].left) return `bank ${leftText(st.clocks[s] || 0)}`;
+    if (st.corr && st.corr.inc_days && st.status !== 'over' && !st.seats[s].left) return t('bars.bank', { left: leftText(st.clocks[s] || 0) });
     return '';
   }
 
@@ -33,7 +34,7 @@ export function createBars(ctx) {
     if (st.corr) {
       const c = h('span', { class: 'deadline', 'data-seat': s }, deadlineText(s));
       const d = st.deadlines && st.deadlines[s];
-      if (d && st.status !== 'over') c.title = `Move by ${new Date(d).toLocaleString()}`;
+      if (d && st.status !== 'over') c.title = t('room.moveby', { date: new Date(d).toLocaleString() });
       c.hidden = !c.textContent;
       return c;
     }
@@ -44,7 +45,7 @@ export function createBars(ctx) {
     // room: clocks): said beside it, the clock dimmed.
     if (st.base_ms && st.status !== 'over' && s === st.to_move && !st.clock_running && !st.moves.some((m) => m.seat === s)) {
       c.classList.add('waiting');
-      return h('span', { class: 'clock-box' }, h('span', { class: 'muted first-move', 'data-seat': s }, 'first move: clock not running '), c);
+      return h('span', { class: 'clock-box' }, h('span', { class: 'muted first-move', 'data-seat': s }, `${t('bars.firstmove')} `), c);
     }
     return c;
   }
@@ -58,9 +59,9 @@ export function createBars(ctx) {
         playerName(seat.player),
         seat.connected === false ? h('span', { class: 'muted' }, ' (away)') : null,
         seat.left ? h('span', { class: 'muted' }, ` \u2014 left (${reasonText(seat.left)})`) : null,
-        seat.vacation && st.status !== 'over' ? h('span', { class: 'muted vacation', 'data-seat': s, title: `Back ${new Date(seat.vacation).toLocaleString()}` },
-          ` \u2014 on vacation until ${new Date(seat.vacation).toLocaleDateString()}`) : null,
-        s === st.you ? h('span', { class: 'muted' }, ' (you)') : null),
+        seat.vacation && st.status !== 'over' ? h('span', { class: 'muted vacation', 'data-seat': s, title: t('room.back', { date: new Date(seat.vacation).toLocaleString() }) },
+          ` \u2014 ${t('bars.vacation', { date: new Date(seat.vacation).toLocaleDateString() })}`) : null,
+        s === st.you ? h('span', { class: 'muted' }, t('bars.you')) : null),
       clock(s));
   }
 

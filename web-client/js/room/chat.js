@@ -2,12 +2,13 @@
 // lichess: the players talk among themselves, spectators among themselves
 // (PROTOCOL.md, Chat rooms); the server sends each only its own room's.
 
+import { t } from '../i18n.js';
 import { h } from '../dom.js';
 
 // ctx: {conn, id, model}. Returns {el, render}.
 export function createChat(ctx) {
   const lines = h('div', { class: 'lines', id: 'chat-lines', 'aria-live': 'polite' });
-  const input = h('input', { id: 'chat-input', placeholder: 'Say something\u2026', maxlength: 300, 'aria-label': 'Chat message' });
+  const input = h('input', { id: 'chat-input', placeholder: t('chat.say'), maxlength: 300, 'aria-label': t('chat.label') });
 
   function send() {
     const t = input.value.trim();
@@ -20,7 +21,7 @@ export function createChat(ctx) {
     // A stored game has no room left to talk in.
     el.hidden = !!ctx.model.st.archived;
     const players = ctx.model.st.you >= 0;
-    title.textContent = players ? 'Chat with your opponents' : 'Spectators\u2019 chat (the players do not see it)';
+    title.textContent = players ? t('chat.players') : t('chat.spectators');
     el.dataset.channel = players ? 'players' : 'spectators';
     lines.replaceChildren(...(ctx.model.st.chat || []).map((c) => h('div', {}, h('span', { class: 'who' }, c.name), c.text)));
     lines.scrollTop = lines.scrollHeight;

@@ -4,6 +4,7 @@
 // them all. Lines are entered while the opponent is to move.
 
 import { h } from '../dom.js';
+import { t } from '../i18n.js';
 
 const PLACEHOLDER = 'One line per row: their move, your answer, their move, your answer\u2026 e.g. e7-e6 d2-d3';
 
@@ -11,14 +12,14 @@ const PLACEHOLDER = 'One line per row: their move, your answer, their move, your
 export function createCond(ctx) {
   const model = ctx.model;
   const lines = h('ol', { id: 'cond-lines' });
-  const none = h('p', { class: 'muted', id: 'cond-none' }, 'No conditional moves stored.');
+  const none = h('p', { class: 'muted', id: 'cond-none' }, t('cond.none'));
   const input = h('textarea', { id: 'cond-input', rows: 3, spellcheck: 'false', 'aria-label': 'Conditional lines', placeholder: PLACEHOLDER });
   const status = h('div', { class: 'status', id: 'cond-status', role: 'status' });
-  const save = h('button', { type: 'submit', class: 'primary', id: 'cond-save' }, 'Save lines');
-  const clear = h('button', { type: 'button', id: 'cond-clear', onclick: () => request('cond_clear', {}) }, 'Clear all');
+  const save = h('button', { type: 'submit', class: 'primary', id: 'cond-save' }, t('cond.save'));
+  const clear = h('button', { type: 'button', id: 'cond-clear', onclick: () => request('cond_clear', {}) }, t('cond.clear'));
   const el = h('section', { class: 'cond', id: 'cond', hidden: true },
-    h('h3', {}, 'Conditional moves'),
-    h('p', { class: 'muted' }, 'If your opponent plays the first move of a line, your answer is played at once, and the line goes on.'),
+    h('h3', {}, t('cond.title')),
+    h('p', { class: 'muted' }, t('cond.note')),
     lines, none,
     h('form', { onsubmit: (e) => { e.preventDefault(); saveLines(); } }, input, h('div', { class: 'row' }, save, clear)),
     status);

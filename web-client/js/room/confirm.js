@@ -4,6 +4,7 @@
 // by default in correspondence games (a move there is meant to be
 // considered), off in live ones. Premoves are never held.
 
+import { t } from '../i18n.js';
 import { h } from '../dom.js';
 
 const KEY = 'chameleon.confirm';
@@ -30,8 +31,8 @@ export function createConfirm(ctx) {
   });
   const label = h('label', { class: 'confirm-opt', for: 'confirm-opt' }, box, ' ', h('span', { id: 'confirm-opt-text' }, ''));
   const what = h('span', { id: 'confirm-text' });
-  const ok = h('button', { type: 'button', class: 'primary', id: 'btn-confirm', onclick: () => confirm() }, 'Confirm');
-  const no = h('button', { type: 'button', id: 'btn-cancel-move', onclick: () => cancel() }, 'Cancel');
+  const ok = h('button', { type: 'button', class: 'primary', id: 'btn-confirm', onclick: () => confirm() }, t('room.confirm'));
+  const no = h('button', { type: 'button', id: 'btn-cancel-move', onclick: () => cancel() }, t('w.cancel'));
   const bar = h('div', { class: 'row confirm-bar', id: 'confirm-bar', role: 'group', 'aria-label': 'Confirm your move', hidden: true }, what, ok, no);
   const el = h('div', { class: 'confirm' }, bar, label);
 
@@ -55,7 +56,7 @@ export function createConfirm(ctx) {
     // Hold `text`; send() plays it once confirmed.
     ask(text, send) {
       pending = { text, send };
-      what.textContent = `Play ${text}?`;
+      what.textContent = t('confirm.play', { move: text });
       bar.hidden = false;
       ok.focus();
     },
@@ -66,7 +67,7 @@ export function createConfirm(ctx) {
       const playing = st.you >= 0 && st.status !== 'over';
       label.hidden = !playing;
       box.checked = !!options()[kind()];
-      label.lastChild.textContent = st.corr ? 'Confirm moves (correspondence)' : 'Confirm moves (live games)';
+      label.lastChild.textContent = st.corr ? t('confirm.corr') : t('confirm.live');
       if (pending && !model.myTurn) { pending = null; bar.hidden = true; }
     },
   };

@@ -3,6 +3,7 @@
 // actions.js: takeback (casual live two-player games), accept or decline
 // it; rematch, accept or decline it; a new seek (or bot game) like this one.
 
+import { t } from '../i18n.js';
 import { h } from '../dom.js';
 
 // ctx: {app, conn, id, model, say(text)}; act(type, label, cls, confirm)
@@ -19,18 +20,18 @@ export function createOffers(ctx, act) {
     const offers = st.takeback_offers || [];
     const other = offers.find((s) => s !== st.you);
     if (other !== undefined) {
-      list.push(act('takeback', 'Accept takeback', 'primary', null, 'btn-takeback-accept'));
-      list.push(act('takeback_decline', 'Decline takeback', '', null, 'btn-takeback-decline'));
+      list.push(act('takeback', t('room.acctb'), 'primary', null, 'btn-takeback-accept'));
+      list.push(act('takeback_decline', t('room.dectb'), '', null, 'btn-takeback-decline'));
       list.push(h('span', { class: 'muted', id: 'takeback-note' }, `${model.seatName(other)} asks to take back a move`));
     } else if (offers.includes(st.you)) {
-      list.push(h('span', { class: 'muted', id: 'takeback-note' }, 'Takeback asked\u2026'));
-      list.push(act('takeback_decline', 'Cancel takeback', '', null, 'btn-takeback-cancel'));
+      list.push(h('span', { class: 'muted', id: 'takeback-note' }, t('room.tbasked')));
+      list.push(act('takeback_decline', t('room.canceltb'), '', null, 'btn-takeback-cancel'));
     } else if (st.moves.some((m) => m.seat === st.you)) {
-      list.push(act('takeback', 'Takeback', '', null, 'btn-takeback'));
+      list.push(act('takeback', t('room.tb'), '', null, 'btn-takeback'));
     }
     const no = st.takeback_declined; // shown until the next move
     if (no && no.seat !== st.you && no.ply === st.moves.length && !offers.length) {
-      list.push(h('span', { class: 'muted', id: 'takeback-note' }, 'Takeback declined'));
+      list.push(h('span', { class: 'muted', id: 'takeback-note' }, t('room.tbdeclined')));
     }
     return list;
   }
@@ -61,19 +62,19 @@ export function createOffers(ctx, act) {
     const offers = st.rematch_offers || [];
     const others = offers.filter((s) => s !== st.you);
     if (offers.includes(st.you)) {
-      list.push(h('span', { class: 'muted', id: 'rematch-note' }, 'Rematch asked\u2026'));
-      list.push(act('rematch_decline', 'Cancel rematch', '', null, 'btn-rematch-cancel'));
+      list.push(h('span', { class: 'muted', id: 'rematch-note' }, t('room.rmasked')));
+      list.push(act('rematch_decline', t('room.cancelrm'), '', null, 'btn-rematch-cancel'));
     } else if (others.length) {
-      list.push(act('rematch', 'Accept rematch', 'primary'));
-      list.push(act('rematch_decline', 'Decline', '', null, 'btn-rematch-decline'));
+      list.push(act('rematch', t('room.acceptrm'), 'primary'));
+      list.push(act('rematch_decline', t('w.decline'), '', null, 'btn-rematch-decline'));
       list.push(h('span', { class: 'muted', id: 'rematch-note' }, `${others.map((s) => model.seatName(s)).join(', ')} asks for a rematch`));
     } else {
-      list.push(act('rematch', 'Rematch', 'primary'));
+      list.push(act('rematch', t('room.rematch'), 'primary'));
       if (st.rematch_declined !== undefined && st.rematch_declined !== null && st.rematch_declined !== st.you) {
-        list.push(h('span', { class: 'muted', id: 'rematch-note' }, 'Rematch declined'));
+        list.push(h('span', { class: 'muted', id: 'rematch-note' }, t('room.rmdeclined')));
       }
     }
-    if (!st.archived) list.push(h('button', { type: 'button', id: 'btn-new-same', onclick: newGame }, 'New game, same settings'));
+    if (!st.archived) list.push(h('button', { type: 'button', id: 'btn-new-same', onclick: newGame }, t('room.newsame')));
     return list;
   }
 

@@ -11,6 +11,7 @@
 // click on the board.
 
 import { h } from '../dom.js';
+import { t, tMaybe } from '../i18n.js';
 import { Board, parseMove } from '../board.js';
 import { pieceName } from '../pieces.js';
 import { pageRules } from '../rules.js';
@@ -80,16 +81,16 @@ export function createPlay(ctx) {
   };
 
   const box = h('div', { class: 'board-box' });
-  const typedInput = h('input', { id: 'move-input', autocomplete: 'off', spellcheck: 'false', 'aria-label': 'Type a move', placeholder: 'Type a move, e.g. e2-e4' });
+  const typedInput = h('input', { id: 'move-input', autocomplete: 'off', spellcheck: 'false', 'aria-label': t('play.type'), placeholder: t('play.typeeg') });
   const typed = h('form', { class: 'typed', id: 'typed', onsubmit: (e) => { e.preventDefault(); sendTyped(); } },
-    typedInput, h('button', { type: 'submit' }, 'Play'));
+    typedInput, h('button', { type: 'submit' }, t('w.play')));
   const legalList = h('div', { class: 'legal-list', id: 'legal-list' });
-  const legalSummary = h('summary', {}, 'Legal moves');
+  const legalSummary = h('summary', {}, t('play.legal'));
   const legal = h('details', { class: 'legal', hidden: true }, legalSummary, legalList);
   legal.addEventListener('toggle', () => render());
   const viewSel = h('select', { id: 'view-seat', 'aria-label': 'Army at the bottom' });
   viewSel.addEventListener('change', () => { ctx.view.seat = Number(viewSel.value); ctx.render(); });
-  const viewRow = h('div', { class: 'row' }, h('label', { for: 'view-seat', style: 'margin:0' }, 'View as'), viewSel);
+  const viewRow = h('div', { class: 'row' }, h('label', { for: 'view-seat', style: 'margin:0' }, t('howto.viewas')), viewSel);
 
   // The board, made with the first state of the room.
   function ensureBoard() {
@@ -148,7 +149,7 @@ export function createPlay(ctx) {
     const t = typedInput.value.trim();
     if (!t) return;
     const st = model.st;
-    if (!st || st.you < 0) { ctx.say('You are watching this game.'); return; }
+    if (!st || st.you < 0) { ctx.say(t('play.watching')); return; }
     sendMove(t);
     typedInput.value = '';
   }
@@ -197,7 +198,7 @@ export function createPlay(ctx) {
     legal.hidden = !mine;
     if (mine) {
       const list = legalNow();
-      legalSummary.textContent = `Legal moves (${list.length})`;
+      legalSummary.textContent = t('play.legaln', { n: list.length });
       if (legal.open) legalList.replaceChildren(...list.map((t) => h('button', { type: 'button', onclick: () => sendMove(t) }, t)));
     }
   }
@@ -205,7 +206,7 @@ export function createPlay(ctx) {
   function renderViewSel() {
     const cur = String(ctx.view.seat);
     viewSel.replaceChildren(...model.st.seats.map((s, i) => h('option', { value: i, selected: String(i) === cur },
-      `${s.color}${s.player ? ` (${s.player.name})` : ''}`)));
+      `${tMaybe(`seat.${s.color}`) || s.color}${s.player ? ` (${s.player.name})` : ''}`)));
   }
 
   return { box, typed, legal, viewRow, ensureBoard, board: () => board, render, renderViewSel, sendMove, moved };
