@@ -108,6 +108,24 @@ static challenge *find(const proto_req *req, char *why, size_t whylen)
     return c;
 }
 
+/* The open challenge req names, made to s's account (accept, decline): it,
+ * or NULL with *err and why set. */
+static challenge *find_to_me(const session *s, const proto_req *req, int *err, char *why,
+                             size_t whylen)
+{
+    challenge *c = find(req, why, whylen);
+    if (c == NULL) {
+        *err = PROTO_ENOT_FOUND;
+        return NULL;
+    }
+    if (c->to != s->who->account) {
+        rules_why(why, whylen, "challenge %lld is not to you", (long long)c->id);
+        *err = PROTO_EBAD_ARGUMENT;
+        return NULL;
+    }
+    return c;
+}
+
 int challenge_create(session *s, const proto_req *req, char *why, size_t whylen)
 {
     ident *me = s->who;
@@ -194,15 +212,12 @@ int challenge_create(session *s, const proto_req *req, char *why, size_t whylen)
 
 int challenge_accept(session *s, const proto_req *req, char *why, size_t whylen)
 {
-    challenge *c = find(req, why, whylen);
+    int err;
+    challenge *c = find_to_me(s, req, &err, why, whylen);
     if (c == NULL)
-        return PROTO_ENOT_FOUND;
-    if (c->to != s->who->account) {
-        rules_why(why, whylen, "challenge %lld is not to you", (long long)c->id);
-        return PROTO_EBAD_ARGUMENT;
-    }
+        return err;
     bool corr = c->corr.days > 0;
-    int err = quota_game_check(c->from, c->addr, corr, why, whylen);
+    err = quota_game_check(c->from, c->addr, corr, why, whylen);
     if (err != 0)
         return err;
     quota_addr *a = quota_addr_of(s);
@@ -226,13 +241,10 @@ int challenge_accept(session *s, const proto_req *req, char *why, size_t whylen)
 
 int challenge_decline(session *s, const proto_req *req, char *why, size_t whylen)
 {
-    challenge *c = find(req, why, whylen);
+    int err;
+    challenge *c = find_to_me(s, req, &err, why, whylen);
     if (c == NULL)
-        return PROTO_ENOT_FOUND;
-    if (c->to != s->who->account) {
-        rules_why(why, whylen, "challenge %lld is not to you", (long long)c->id);
-        return PROTO_EBAD_ARGUMENT;
-    }
+        return err;
     notify(c, "remove", "declined", s, req);
     drop(c);
     return 0;

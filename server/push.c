@@ -49,8 +49,8 @@ static struct {
     uv_cond_t cv;
     uv_async_t done_async;
     bool quit;
-    job *todo, *done;
-    int njobs; /* in todo, in flight and in done */
+    job *queued, *done;
+    int njobs; /* queued, in flight and done */
 } P;
 
 /* Set by push_stop: a POST in flight gives up at once (libcurl's progress
@@ -185,7 +185,7 @@ static void sender(void *arg)
     while (!P.quit) {
         /* The job due first (the queue is bounded: a scan). */
         job **best = NULL;
-        for (job **pp = &P.todo; *pp; pp = &(*pp)->next)
+        for (job **pp = &P.queued; *pp; pp = &(*pp)->next)
             if (best == NULL || (*pp)->due_ms < (*best)->due_ms)
                 best = pp;
         if (best == NULL) {
@@ -221,8 +221,8 @@ static void sender(void *arg)
             if (wait > PUSH_RETRY_MAX_MS)
                 wait = PUSH_RETRY_MAX_MS;
             j->due_ms = now_ms() + wait;
-            j->next = P.todo;
-            P.todo = j;
+            j->next = P.queued;
+            P.queued = j;
         } else {
             j->next = P.done;
             P.done = j;
@@ -327,9 +327,9 @@ void push_stop(void)
     uv_mutex_unlock(&P.mu);
     uv_thread_join(&P.thread);
     on_done(&P.done_async); /* count what finished */
-    while (P.todo) {
-        job *j = P.todo;
-        P.todo = j->next;
+    while (P.queued) {
+        job *j = P.queued;
+        P.queued = j->next;
         job_free(j);
     }
     uv_close((uv_handle_t *)&P.done_async, NULL);
@@ -452,8 +452,8 @@ static void send_all(int64_t account, int64_t game, proto_out *o, bool urgent)
         snprintf(j->topic, sizeof j->topic, "game-%lld", (long long)game);
         j->due_ms = now_ms();
         uv_mutex_lock(&P.mu);
-        j->next = P.todo;
-        P.todo = j;
+        j->next = P.queued;
+        P.queued = j;
         uv_cond_signal(&P.cv);
         uv_mutex_unlock(&P.mu);
     }
