@@ -153,6 +153,8 @@ static void pg_watch(pgc *c, int events)
     if (c->closing)
         return;
     if (!c->polling) {
+        if (PQsocket(c->conn) < 0)
+            die("connect", PQerrorMessage(c->conn));
         if (uv_poll_init(&c->n->loop, &c->poll, PQsocket(c->conn)) != 0)
             die("uv_poll_init", NULL);
         c->poll.data = c;
@@ -217,7 +219,8 @@ static void pg_on_poll(uv_poll_t *h, int status, int events)
 {
     pgc *c = h->data;
     node *n = c->n;
-    if (status < 0)
+    /* While connecting, libpq's error says more than the poll's. */
+    if (status < 0 && c->connected)
         die("uv_poll", uv_strerror(status));
     if (!c->connected) {
         PostgresPollingStatusType r = PQconnectPoll(c->conn);
@@ -497,7 +500,7 @@ static void a_tick(uv_timer_t *t)
     if (!m.started) {
         if (n->ready < 2 || !atomic_load(&b_ready)) {
             if (now - n->start_ns > CONNECT_NS)
-                die("node A", "the nodes are not connected after 15 s");
+                die("node A", "the nodes are not connected to the broker after 15 s");
             return;
         }
         m.started = true;
