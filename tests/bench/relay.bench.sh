@@ -87,7 +87,11 @@ echo "from publishing to the acknowledgement (two hops through the broker). Two"
 echo "threads, each its own libuv loop and two connections. Redis $(redis-server --version | sed -n 's/.*v=\([0-9.]*\).*/\1/p')"
 echo "(hiredis async) and PostgreSQL $("$pgbin/postgres" --version | sed -n 's/^postgres (PostgreSQL) \([0-9.]*\).*/\1/p') (libpq non-blocking, NOTIFYs queued"
 echo "while a query is in flight sent as one transaction), each started by the"
-echo "bench on loopback, PostgreSQL with fsync on. ${runs} runs of each, as"
+echo "bench on loopback, PostgreSQL with fsync on. Rows \"committed\": A first"
+echo "writes each event durably to PostgreSQL (an INSERT, grouped as above), as"
+echo "the owner of a room commits a move before relaying it: for Redis the"
+echo "PUBLISH follows the commit, for PostgreSQL the NOTIFY is in the same"
+echo "transaction. ${runs} runs of each, as"
 echo "measured; the machine was shared with other jobs (load average"
 echo "$(cut -d' ' -f1-3 /proc/loadavg) at the start). Measured $(date -u +%Y-%m-%d) on $machine."
 echo
@@ -112,6 +116,16 @@ for mode in "latency 1000 $secs" "throughput 1000 $tsecs"; do
         # shellcheck disable=SC2086
         run pg-async pg "$pg options='-c synchronous_commit=off'" $mode
         row "PostgreSQL, synchronous_commit off for the NOTIFYs, $what, run $i" "$res" "\`build/relay_bench pg '... options=-csynchronous_commit=off' $mode\`"
+    done
+    for i in $(seq "$runs"); do
+        # shellcheck disable=SC2086
+        run redis-store redis 127.0.0.1 "$rport" $mode --store "$pg"
+        row "Redis, committed (INSERT, PUBLISH after the commit), $what, run $i" "$res" "\`build/relay_bench redis 127.0.0.1 PORT $mode --store 'host=...'\`"
+    done
+    for i in $(seq "$runs"); do
+        # shellcheck disable=SC2086
+        run pg-store pg "$pg" $mode --store
+        row "PostgreSQL, committed (INSERT and NOTIFY in one transaction), $what, run $i" "$res" "\`build/relay_bench pg 'host=...' $mode --store\`"
     done
 done
 

@@ -17,10 +17,18 @@
  *     MODE = latency RATE SECONDS     RATE events/s for SECONDS (open loop)
  *          | throughput WINDOW SECONDS  as fast as acknowledged with at
  *                                       most WINDOW events in flight
- *   option --size BYTES (after the mode's numbers): event size (default 300)
+ *   options after the mode's numbers:
+ *     --size BYTES      the event's size (default 300)
+ *     --store           (pg) A writes each event durably (INSERT into a table
+ *                       relay_events of the broker's database, emptied at the
+ *                       start) in the transaction that NOTIFYs it
+ *     --store CONNINFO  (redis) A writes each event to that PostgreSQL as
+ *                       above, and PUBLISHes it once its batch has committed
+ *   --store is the owner's move: durable, then relayed (the round trip then
+ *   includes the commit).
  *
  * Prints one line: "<broker> <mode> ... sent N acked N lost N dup N
- * reordered N b_reordered N msgs/s X p50_ms X p99_ms X max_ms X size N".
+ * reordered N b_reordered N msgs/s X p50_ms X p99_ms X max_ms X size N store 0|1".
  * lost = sent and never acknowledged within 5 s after the last send; dup =
  * acknowledged twice; reordered = acknowledgements that came after a later
  * seq's (b_reordered: events B saw out of order). Exit 0 once measured
@@ -57,10 +65,14 @@ typedef struct pgc {
     node *n;
     PGconn *conn;
     uv_poll_t poll;
-    bool polling, connected, in_flight, is_listener, closing;
+    bool polling, connected, in_flight, closing, init_done;
     int events;
-    char *batch; /* NOTIFY statements waiting for the query in flight */
+    const char *init_sql; /* sent once connected; its end makes the connection ready */
+    char *batch;          /* statements waiting for the query in flight */
     size_t len, cap;
+    /* Events written (--store) in the batch waiting and in the one in flight. */
+    unsigned long b_first, b_n, f_first, f_n;
+    void (*on_done)(struct pgc *c, unsigned long first, unsigned long n);
 } pgc;
 
 struct node {
@@ -72,8 +84,9 @@ struct node {
     /* Redis */
     redisAsyncContext *rpub, *rsub;
     /* PostgreSQL */
-    pgc ppub, psub;
-    int ready; /* connections ready (2 = publishing and listening) */
+    pgc ppub, psub, pstore; /* pstore: Redis with --store, the durable writes */
+    bool store;             /* node A with --store: write each event, then relay it */
+    int ready, need;        /* connections ready, and how many there are */
     void (*on_message)(node *n, const char *payload, size_t len);
     void (*on_ready)(node *n);
     uint64_t start_ns;
@@ -89,7 +102,19 @@ static struct {
     unsigned window;
     double seconds;
     size_t size;
+    bool store;
+    const char *store_conninfo;
 } cfg;
+
+#define CREATE_SQL                                                                                 \
+    "SET client_min_messages = warning;"                                                           \
+    "CREATE TABLE IF NOT EXISTS relay_events (seq bigint, body text); TRUNCATE relay_events;"
+
+static void node_ready_one(node *n)
+{
+    if (++n->ready == n->need)
+        n->on_ready(n);
+}
 
 /* Shared between the threads. */
 static atomic_bool b_ready, stop_b;
@@ -172,25 +197,37 @@ static void pg_send_batch(pgc *c)
         die("PQsendQuery", PQerrorMessage(c->conn));
     c->len = 0;
     c->in_flight = true;
+    c->f_first = c->b_first;
+    c->f_n = c->b_n;
+    c->b_n = 0;
     int r = PQflush(c->conn);
     if (r < 0)
         die("PQflush", PQerrorMessage(c->conn));
     pg_watch(c, UV_READABLE | (r == 1 ? UV_WRITABLE : 0));
 }
 
-static void pg_append(pgc *c, const char *chan, const char *payload, size_t len)
+/* Queues a NOTIFY on chan (if any) and, with seq >= 0, an INSERT of the
+ * event before it: one transaction with the batch. */
+static void pg_append(pgc *c, const char *chan, const char *payload, size_t len, long seq)
 {
     char *lit = PQescapeLiteral(c->conn, payload, len);
     if (!lit)
         die("PQescapeLiteral", PQerrorMessage(c->conn));
-    size_t need = strlen(chan) + strlen(lit) + 16;
+    size_t need = 2 * strlen(lit) + 128 + (chan ? strlen(chan) : 0);
     if (c->len + need + 1 > c->cap) {
         c->cap = (c->len + need + 1) * 2;
         c->batch = realloc(c->batch, c->cap);
         if (!c->batch)
             die("out of memory", NULL);
     }
-    c->len += (size_t)sprintf(c->batch + c->len, "NOTIFY %s, %s;", chan, lit);
+    if (seq >= 0) {
+        c->len += (size_t)sprintf(
+            c->batch + c->len, "INSERT INTO relay_events (seq, body) VALUES (%ld, %s);", seq, lit);
+        if (c->b_n++ == 0)
+            c->b_first = (unsigned long)seq;
+    }
+    if (chan)
+        c->len += (size_t)sprintf(c->batch + c->len, "NOTIFY %s, %s;", chan, lit);
     PQfreemem(lit);
     pg_send_batch(c);
 }
@@ -200,18 +237,15 @@ static void pg_connected(pgc *c)
     c->connected = true;
     if (PQsetnonblocking(c->conn, 1) != 0)
         die("PQsetnonblocking", PQerrorMessage(c->conn));
-    if (c->is_listener) {
-        /* LISTEN through the batch: its result marks the node ready. */
-        char q[64];
-        snprintf(q, sizeof q, "LISTEN %s;", c->n->listen_chan);
-        c->len = strlen(q);
+    if (c->init_sql) {
+        c->len = strlen(c->init_sql);
         c->cap = c->len + 1;
-        c->batch = strdup(q);
+        c->batch = strdup(c->init_sql);
         pg_send_batch(c);
     } else {
+        c->init_done = true;
         pg_watch(c, UV_READABLE);
-        if (++c->n->ready == 2)
-            c->n->on_ready(c->n);
+        node_ready_one(c->n);
     }
 }
 
@@ -250,8 +284,12 @@ static void pg_on_poll(uv_poll_t *h, int status, int events)
         PGresult *res = PQgetResult(c->conn);
         if (!res) {
             c->in_flight = false;
-            if (c->is_listener && n->ready < 2 && ++n->ready == 2)
-                n->on_ready(n);
+            if (!c->init_done) {
+                c->init_done = true;
+                node_ready_one(n);
+            } else if (c->on_done && c->f_n) {
+                c->on_done(c, c->f_first, c->f_n);
+            }
             pg_send_batch(c);
             break;
         }
@@ -267,12 +305,12 @@ static void pg_on_poll(uv_poll_t *h, int status, int events)
     }
 }
 
-static void pg_open(node *n, pgc *c, bool listener)
+static void pg_open(node *n, pgc *c, const char *conninfo, const char *init_sql)
 {
     memset(c, 0, sizeof *c);
     c->n = n;
-    c->is_listener = listener;
-    c->conn = PQconnectStart(cfg.conninfo);
+    c->init_sql = init_sql;
+    c->conn = PQconnectStart(conninfo);
     if (!c->conn || PQstatus(c->conn) == CONNECTION_BAD)
         die("PQconnectStart", c->conn ? PQerrorMessage(c->conn) : "out of memory");
     pg_watch(c, UV_WRITABLE);
@@ -318,8 +356,7 @@ static void redis_on_sub(redisAsyncContext *ac, void *r, void *priv)
         die("redis", "unexpected subscription reply");
     const char *kind = reply->element[0]->str;
     if (strcmp(kind, "subscribe") == 0) {
-        if (++n->ready == 2)
-            n->on_ready(n);
+        node_ready_one(n);
     } else if (strcmp(kind, "message") == 0) {
         n->on_message(n, reply->element[2]->str, reply->element[2]->len);
     }
@@ -346,29 +383,56 @@ static redisAsyncContext *redis_open(node *n)
 
 /* ---- a node, whatever the broker ---------------------------------------- */
 
+static void redis_publish(node *n, const char *payload, size_t len)
+{
+    if (redisAsyncCommand(n->rpub, redis_on_pub, n, "PUBLISH %s %b", n->publish_chan, payload,
+                          len) != REDIS_OK)
+        die("redis PUBLISH", n->rpub->errstr);
+}
+
+static size_t make_event(char *buf, size_t cap, unsigned long seq, size_t size);
+
+/* Redis with --store: the events of a committed batch, published. */
+static void redis_after_commit(pgc *c, unsigned long first, unsigned long count)
+{
+    static char buf[1 << 16];
+    for (unsigned long s = first; s < first + count; s++)
+        redis_publish(c->n, buf, make_event(buf, sizeof buf, s, cfg.size));
+}
+
 static void node_open(node *n)
 {
+    static char listen_sql[2][64];
+    n->need = 2;
     if (n->broker == REDIS) {
         n->rpub = redis_open(n);
         n->rsub = redis_open(n);
         redisAsyncCommand(n->rsub, redis_on_sub, n, "SUBSCRIBE %s", n->listen_chan);
         /* The publishing connection is usable at once (commands queue). */
-        if (++n->ready == 2)
-            n->on_ready(n);
+        node_ready_one(n);
+        if (n->store) {
+            n->need++;
+            pg_open(n, &n->pstore, cfg.store_conninfo, CREATE_SQL);
+            n->pstore.on_done = redis_after_commit;
+        }
     } else {
-        pg_open(n, &n->ppub, false);
-        pg_open(n, &n->psub, true);
+        char *ls = listen_sql[n->name == 'a'];
+        snprintf(ls, sizeof listen_sql[0], "LISTEN %s;", n->listen_chan);
+        pg_open(n, &n->ppub, cfg.conninfo, n->store ? CREATE_SQL : NULL);
+        pg_open(n, &n->psub, cfg.conninfo, ls);
     }
 }
 
-static void node_publish(node *n, const char *payload, size_t len)
+/* seq: the event's number, written first with --store. */
+static void node_publish(node *n, const char *payload, size_t len, long seq)
 {
     if (n->broker == REDIS) {
-        if (redisAsyncCommand(n->rpub, redis_on_pub, n, "PUBLISH %s %b", n->publish_chan, payload,
-                              len) != REDIS_OK)
-            die("redis PUBLISH", n->rpub->errstr);
+        if (n->store)
+            pg_append(&n->pstore, NULL, payload, len, seq);
+        else
+            redis_publish(n, payload, len);
     } else {
-        pg_append(&n->ppub, n->publish_chan, payload, len);
+        pg_append(&n->ppub, n->publish_chan, payload, len, n->store ? seq : -1);
     }
 }
 
@@ -381,6 +445,8 @@ static void node_close(node *n)
     if (n->broker == REDIS) {
         redisAsyncDisconnect(n->rpub);
         redisAsyncDisconnect(n->rsub);
+        if (n->store)
+            pg_close(&n->pstore);
     } else {
         pg_close(&n->ppub);
         pg_close(&n->psub);
@@ -416,7 +482,7 @@ static void b_on_message(node *n, const char *payload, size_t len)
     char ack[96];
     int alen =
         snprintf(ack, sizeof ack, "{\"type\":\"ack\",\"room\":1,\"seq\":%ld,\"node\":\"b\"}", seq);
-    node_publish(n, ack, (size_t)alen);
+    node_publish(n, ack, (size_t)alen, -1);
 }
 
 static void b_on_ready(node *n)
@@ -429,7 +495,7 @@ static void b_tick(uv_timer_t *t)
     node *n = t->data;
     if (atomic_load(&stop_b))
         node_close(n);
-    else if (n->ready < 2 && now_ns() - n->start_ns > CONNECT_NS)
+    else if (n->ready < n->need && now_ns() - n->start_ns > CONNECT_NS)
         die("node B", "not connected after 15 s");
 }
 
@@ -462,7 +528,7 @@ static void a_send(node *n)
     m.acked[m.sent] = 0;
     m.sent_ns[m.sent] = m.last_send = now_ns();
     m.sent++;
-    node_publish(n, buf, len);
+    node_publish(n, buf, len, (long)(m.sent - 1));
 }
 
 static void a_fill_window(node *n)
@@ -498,7 +564,7 @@ static void a_tick(uv_timer_t *t)
     node *n = t->data;
     uint64_t now = now_ns();
     if (!m.started) {
-        if (n->ready < 2 || !atomic_load(&b_ready)) {
+        if (n->ready < n->need || !atomic_load(&b_ready)) {
             if (now - n->start_ns > CONNECT_NS)
                 die("node A", "the nodes are not connected to the broker after 15 s");
             return;
@@ -551,7 +617,8 @@ static void usage(void)
 {
     fprintf(stderr, "usage: relay_bench redis HOST PORT MODE ... | pg CONNINFO MODE ...\n"
                     "  MODE: latency RATE SECONDS | throughput WINDOW SECONDS\n"
-                    "  then optionally --size BYTES (event size, default 300)\n");
+                    "  then optionally --size BYTES (event size, default 300)\n"
+                    "  and --store (pg) or --store CONNINFO (redis): write each event first\n");
     exit(2);
 }
 
@@ -579,13 +646,22 @@ int main(int argc, char **argv)
     double x = atof(argv[i + 1]);
     cfg.seconds = atof(argv[i + 2]);
     cfg.size = 300;
-    if (i + 3 < argc) {
-        if (strcmp(argv[i + 3], "--size") != 0 || i + 4 >= argc)
+    for (int j = i + 3; j < argc; j++) {
+        if (strcmp(argv[j], "--size") == 0 && j + 1 < argc) {
+            cfg.size = (size_t)atol(argv[++j]);
+            if (cfg.size < 300 || cfg.size > 60000) {
+                fprintf(stderr, "relay_bench: --size is 300 to 60000 bytes\n");
+                return 2;
+            }
+        } else if (strcmp(argv[j], "--store") == 0) {
+            cfg.store = true;
+            if (cfg.broker == REDIS) {
+                if (j + 1 >= argc)
+                    usage();
+                cfg.store_conninfo = argv[++j];
+            }
+        } else {
             usage();
-        cfg.size = (size_t)atol(argv[i + 4]);
-        if (cfg.size < 300 || cfg.size > 60000) {
-            fprintf(stderr, "relay_bench: --size is 300 to 60000 bytes\n");
-            return 2;
         }
     }
     if (x <= 0 || cfg.seconds <= 0)
@@ -602,6 +678,7 @@ int main(int argc, char **argv)
     if (pthread_create(&tb, NULL, b_main, &b) != 0)
         die("pthread_create", NULL);
 
+    a.store = cfg.store;
     m.max_seq = -1;
     a.on_message = a_on_message;
     a.on_ready = a_on_ready;
@@ -616,10 +693,11 @@ int main(int argc, char **argv)
     static char ev[1 << 16];
     size_t evlen = make_event(ev, sizeof ev, 0, cfg.size);
     printf("%s %s %s %g seconds %g sent %zu acked %zu lost %zu dup %zu reordered %zu "
-           "b_reordered %lu msgs/s %.1f p50_ms %.3f p99_ms %.3f max_ms %.3f size %zu\n",
+           "b_reordered %lu msgs/s %.1f p50_ms %.3f p99_ms %.3f max_ms %.3f size %zu store %d\n",
            cfg.broker == REDIS ? "redis" : "pg", cfg.latency ? "latency" : "throughput",
            cfg.latency ? "rate" : "window", x, cfg.seconds, m.sent, m.nacked, m.sent - m.nacked,
            m.dup, m.reordered, atomic_load(&b_reordered), span > 0 ? (double)m.nacked / span : 0,
-           pct_ms(0.5), pct_ms(0.99), m.nlat ? (double)m.lat[m.nlat - 1] / 1e6 : 0, evlen);
+           pct_ms(0.5), pct_ms(0.99), m.nlat ? (double)m.lat[m.nlat - 1] / 1e6 : 0, evlen,
+           cfg.store);
     return 0;
 }
