@@ -6,13 +6,21 @@
 # temporary directory, as the user nobody when run as root, and leaves
 # nothing running. Prints a markdown section on stdout; progress on stderr.
 # RELAY_SECONDS (default 10) sets the latency runs' length, RELAY_RUNS (3)
-# the runs of each.
+# the runs of each. RELAY_CHECK=1: the test (tests/relay/run.sh): one short
+# run of each, and exit 1 unless every event was acknowledged once and in
+# order, and PostgreSQL refused the 8,000-byte event that Redis relayed.
 set -eu
 cd "$(dirname "$0")/../.."
 
 secs=${RELAY_SECONDS:-10}
 runs=${RELAY_RUNS:-3}
 tsecs=$(((secs + 1) / 2))
+check=${RELAY_CHECK:-}
+if [ -n "$check" ]; then
+    secs=0.3
+    tsecs=0.3
+    runs=1
+fi
 pgbin=$(ls -d /usr/lib/postgresql/*/bin 2> /dev/null | sort -V | tail -n 1)
 command -v redis-server > /dev/null && [ -n "$pgbin" ] && [ -x "$pgbin/postgres" ] || {
     echo "relay bench: needs redis-server and postgresql (deploy/install-deps.sh --test)" >&2
@@ -78,6 +86,13 @@ run() { # broker-label command...
         exit 1
     }
     echo "$res" >&2
+    [ -z "$check" ] && return 0
+    sent=$(field "$res" sent)
+    [ "$sent" -gt 0 ] && [ "$(field "$res" acked)" = "$sent" ] && [ "$(field "$res" dup)" = 0 ] &&
+        [ "$(field "$res" reordered)" = 0 ] && [ "$(field "$res" b_reordered)" = 0 ] || {
+        echo "relay check: $label: events lost, doubled or reordered: $res" >&2
+        exit 1
+    }
 }
 
 echo "The relay hop between two nodes (issue 20): node A publishes a room's move"
@@ -133,10 +148,15 @@ done
 # more (a whole position or a long chat line would need the store and a
 # reference instead); Redis takes it.
 echo
-if err=$(build/relay_bench pg "$pg" latency 10 1 --size 8000 2>&1); then
+if err=$(build/relay_bench pg "$pg" latency 10 0.5 --size 8000 2>&1); then
     echo "An 8,000-byte event: PostgreSQL took it (unexpected: its limit is 7,999 bytes)."
+    [ -z "$check" ] || exit 1
 else
+    [ -z "$check" ] || echo "$err" | grep -q "payload string too long" || {
+        echo "relay check: the 8,000-byte event failed otherwise: $err" >&2
+        exit 1
+    }
     echo "An 8,000-byte event: PostgreSQL refuses it ($(echo "$err" | head -n 1 | sed 's/^relay_bench: //; s/ *$//'));"
 fi
-res=$(build/relay_bench redis 127.0.0.1 "$rport" latency 10 1 --size 8000)
+run redis-8000 redis 127.0.0.1 "$rport" latency 10 0.5 --size 8000
 echo "Redis relays it (lost $(field "$res" lost) of $(field "$res" sent))."
