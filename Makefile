@@ -224,6 +224,15 @@ $(BUILD)/rules.wasm: $(COMMON_SRC) $(wildcard common/*.h)
 $(BUILD)/%: $(BUILD)/obj/tests/tools/%.o $(REL_LIBS)
 	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS) -lpthread -lm
 
+# The relay bench (tests/bench/relay.bench.sh): Redis pub/sub against
+# PostgreSQL LISTEN/NOTIFY between two nodes. Not in `all`: hiredis and libpq
+# are the bench's own (install-deps.sh --test), not the server's yet.
+RELAY_PKGS := libuv hiredis libpq
+$(BUILD)/relay_bench: tests/bench/relay_bench.c
+	@mkdir -p $(dir $@)
+	$(CC) $(OPT) $(WARN) $(DEFS) $(shell pkg-config --cflags $(RELAY_PKGS)) $(CFLAGS) $(LDFLAGS) \
+	    -o $@ $< $(shell pkg-config --libs $(RELAY_PKGS)) -lpthread
+
 # Unit tests: no net.o, no libwebsockets.
 $(DBG)/tests/%: $(DBG)/obj/tests/unit/%.o $(DBG_LIBS)
 	@mkdir -p $(dir $@)

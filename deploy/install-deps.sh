@@ -8,7 +8,7 @@
 #   --build    runtime + compilers' libraries and headers (default)
 #   --package  build + the Debian packaging tools (make deb)
 #   --test     package + test tools (cmocka, chromium, node, npm, libFuzzer,
-#              nginx, openssl, systemd-analyze)
+#              nginx, openssl, systemd-analyze, redis-server + hiredis)
 set -eu
 
 mode=${1:---build}
@@ -21,6 +21,10 @@ package="dpkg-dev debhelper fakeroot"
 # as a plain process, never as a service); python3-aiosmtpd: the SMTP
 # server the mail tests start on loopback.
 test="libcmocka-dev chromium sqlite3 libclang-rt-dev nginx openssl systemd python3-aiosmtpd"
+# redis-server and libhiredis-dev: the relay bench (tests/bench/relay.bench.sh,
+# Redis pub/sub against PostgreSQL LISTEN/NOTIFY between nodes); nothing the
+# server links uses hiredis.
+test="$test redis-server libhiredis-dev"
 
 case "$mode" in
   --runtime) want="$runtime" ;;
