@@ -41,7 +41,7 @@ export function mount(main, params, app) {
       h('td', {}, s.seats.flatMap((x, i) => [i ? ' \u2013 ' : null, playerName(x.player)])),
       h('td', {}, String(s.moves.length)),
       h('td', {}, yourTurn(s) ? h('strong', { class: 'your-turn' }, t('nav.turn')) : h('span', { class: 'muted' }, t('w.waiting')),
-        left(s) < Infinity ? h('span', { class: 'muted' }, ` (${leftText(left(s))} left)`) : null))));
+        left(s) < Infinity ? h('span', { class: 'muted' }, t('w.left', { left: leftText(left(s)) })) : null))));
     note.textContent = states.length ? '' : t('games.none');
   }
 
