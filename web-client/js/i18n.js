@@ -22,6 +22,7 @@ const S = {
   'hdr.online': { en: 'online', fr: 'en ligne', it: 'in linea' },
   'hdr.connecting': { en: 'connecting', fr: 'connexion', it: 'connessione' },
   'hdr.reconnecting': { en: 'reconnecting…', fr: 'reconnexion…', it: 'riconnessione…' },
+  'app.title': { en: 'chameleon - unusual chess', fr: 'chameleon - échecs insolites', it: 'chameleon - scacchi insoliti' },
   'app.loading': { en: 'Loading…', fr: 'Chargement…', it: 'Caricamento…' },
   'app.nopage': { en: 'No such page.', fr: 'Page introuvable.', it: 'Pagina inesistente.' },
   // Preferences menu
