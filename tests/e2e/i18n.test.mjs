@@ -15,7 +15,8 @@
 // the discs). The preferences menu's switch turns an English page French
 // (the page reloads in it) and the choice outlives a reload.
 // Screenshots at 390 and 1440 px: tests/output/e2e/i18n-<lang>-<page>-<w>.png
-// (no sideways scroll, no button wider than the page).
+// (no sideways scroll at 360, 390 and 1440 px, no button, clock or label
+// wider than the page or than its own box).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -105,7 +106,7 @@ for (const [lang, locale] of [['fr', 'fr-FR'], ['it', 'it-IT']]) {
     // Screenshots at a phone's and a desktop's width: no sideways scroll,
     // no button or clock wider than the page or cut by its box.
     const shots = async (page, name) => {
-      for (const w of [390, 1440]) {
+      for (const w of [360, 390, 1440]) {
         await page.setViewportSize({ width: w, height: 900 });
         await page.waitForTimeout(150);
         const r = await page.evaluate(() => {
@@ -119,7 +120,7 @@ for (const [lang, locale] of [['fr', 'fr-FR'], ['it', 'it-IT']]) {
         });
         if (r.over > 0) problems.push(`${name} @${w}: ${r.over} px too wide`);
         for (const c of r.cut) problems.push(`${name} @${w}: overflows: ${c}`);
-        await page.screenshot({ path: path.join(OUT, `i18n-${lang}-${name}-${w}.png`), fullPage: true });
+        if (w !== 360) await page.screenshot({ path: path.join(OUT, `i18n-${lang}-${name}-${w}.png`), fullPage: true });
       }
       await page.setViewportSize({ width: 1440, height: 900 });
     };
@@ -140,6 +141,7 @@ for (const [lang, locale] of [['fr', 'fr-FR'], ['it', 'it-IT']]) {
     const b = await open(locale);
     await b.waitForSelector('tr.seek button.join');
     await check(b, 'lobby-seek');
+    await shots(b, 'lobby-seek');
     await b.click('tr.seek button.join');
     for (const p of [a, b]) await p.waitForSelector('.player', { timeout: 15000 });
     await b.waitForSelector('#btn-resign');
@@ -184,7 +186,7 @@ for (const [lang, locale] of [['fr', 'fr-FR'], ['it', 'it-IT']]) {
       ['#/tournaments', 'tournaments'], ['#/tournaments/new', 'tournament-form'], [`#/tournament/${tour.id}`, 'tournament', true],
       ['#/leaderboard', 'leaderboard'], [`#/@/${anna}`, 'player', true], ['#/analysis', 'analysis'], ['#/howto', 'howto'],
       ['#/howto/ultima', 'howto-ultima', true], ['#/howto/ultima1968', 'howto-ultima1968'], ['#/howto/rollerball', 'howto-rollerball'],
-      ['#/howto/yalta', 'howto-yalta'], ['#/howto/ant2', 'howto-ant2'], ['#/howto/ant3', 'howto-ant3']]) {
+      ['#/howto/yalta', 'howto-yalta'], ['#/howto/ant2', 'howto-ant2', true], ['#/howto/ant3', 'howto-ant3']]) {
       await a.goto(`${server.url}/${hash}`);
       await a.waitForSelector('main h1');
       if (name === 'player') await a.waitForSelector('#archive-rows tr');

@@ -458,7 +458,7 @@ const S = {
   'acct.noaccounts': { en: 'Accounts are not available on this server yet.', fr: 'Les comptes ne sont pas encore disponibles sur ce serveur.', it: 'Gli account non sono ancora disponibili su questo server.' },
   'acct.userhint': { en: '3 to 20 letters, digits, _ or -, starting with a letter.', fr: 'De 3 à 20 lettres, chiffres, _ ou -, en commençant par une lettre.', it: 'Da 3 a 20 lettere, cifre, _ o -, iniziando con una lettera.' },
   'acct.moveby': { en: ' (move by {date})', fr: ' (à jouer avant le {date})', it: ' (muovere entro il {date})' },
-  'acct.record': { en: '{game}: {w} won, {l} lost, {d} drawn', fr: '{game} : {w} gagnées, {l} perdues, {d} nulles', it: '{game}: {w} vinte, {l} perse, {d} patte' },
+  'acct.record': { en: '{game}: {w} won, {l} lost, {d} drawn', fr: '{game} — victoires : {w}, défaites : {l}, nulles : {d}', it: '{game} — vinte: {w}, perse: {l}, patte: {d}' },
   'outcome.win': { en: 'won', fr: 'gagnée', it: 'vinta' },
   'outcome.loss': { en: 'lost', fr: 'perdue', it: 'persa' },
   'outcome.draw': { en: 'drawn', fr: 'nulle', it: 'patta' },
