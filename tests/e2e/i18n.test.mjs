@@ -155,6 +155,11 @@ for (const [lang, locale] of [['fr', 'fr-FR'], ['it', 'it-IT']]) {
     await mover.waitForSelector('#room-status.error');
     assert.equal((await mover.textContent('#room-status')).trim(), say('err.bad_move_text'));
     await check(mover, 'room-error');
+    // The board's cells are named for screen readers in the language.
+    const labels = await mover.evaluate(() => [...document.querySelectorAll('[role=gridcell]')].map((e) => e.getAttribute('aria-label')));
+    const owner = { fr: / des (Blancs|Noirs)$/, it: / del (Bianco|Nero)$/ }[lang];
+    assert.ok(labels.filter((x) => owner.test(x)).length === 32, labels.slice(0, 10).join(' | '));
+    assert.ok(labels.includes(`e4, ${say('a11y.empty')}`), labels.slice(24, 40).join(' | '));
     // A notice: the other offers a draw.
     await other.click('#btn-draw_offer');
     await mover.waitForSelector('#draw-note');
