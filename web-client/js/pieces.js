@@ -254,7 +254,7 @@ export function drawPiece(game, kind, colour, cx, cy, size, armyName) {
   const g = el('g', { class: set === ULTIMA_DISCS ? 'piece disc' : 'piece', transform: `translate(${cx - 50 * s} ${cy - 50 * s}) scale(${s})` });
   const title = el('title', {});
   const named = def ? localName(def.name, def.key) : kind;
-  title.textContent = armyName ? t('a11y.piece', { owner: tMaybe(`seat.${colour}`) || armyName, kind: named.toLowerCase() }) : named;
+  title.textContent = armyName ? t('a11y.piece', { owner: tMaybe(`colour.${colour}`) || armyName, kind: named.toLowerCase() }) : named;
   g.appendChild(title);
   if (!def) {
     const t = el('text', { x: 50, y: 64, 'text-anchor': 'middle', 'font-size': 44, fill: col.body, stroke: col.edge });

@@ -106,7 +106,7 @@ export function mount(main, params, app) {
         const r = paces[pace];
         if (!r) continue;
         cards.push(h('div', { class: 'rating-card', 'data-game': variant, 'data-pace': pace },
-          h('div', { class: 'rating-title' }, `${gameName(variant)} \u00b7 ${t(`pace.${pace}`)}`),
+          h('div', { class: 'rating-title' }, `${gameName(variant)} \u00b7 ${t(`pace.${pace}`).toLowerCase()}`),
           h('div', { class: 'rating-value' }, ratingText(r.rating, r.provisional),
             h('span', { class: 'muted' }, ` RD ${Math.round(r.rd)} \u00b7 ${t(r.games === 1 ? 'life.game1' : 'life.gamesn', { n: r.games })}`)),
           r.history && r.history.length ? ratingChart(r.history) : null));
