@@ -16,12 +16,13 @@
 // (the page reloads in it) and the choice outlives a reload.
 // Screenshots at 390 and 1440 px: tests/output/e2e/i18n-<lang>-<page>-<w>.png
 // (no sideways scroll at 360, 390 and 1440 px, no button, clock or label
-// wider than the page or than its own box).
+// wider than the page or than its own box). Last, after a restart, the
+// archive's viewer of a finished game (no longer in the server's memory).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { OUT, browserAndServer } from './lib.mjs';
+import { OUT, browserAndServer, realServer } from './lib.mjs';
 
 let browser, server;
 const skip = browserAndServer((b, s) => { browser = b; server = s; });
@@ -98,7 +99,7 @@ for (const [lang, locale] of [['fr', 'fr-FR'], ['it', 'it-IT']]) {
   test(`every page in ${locale}: html lang, no English string of the table, no raw key`, { skip, timeout: 120000 }, async () => {
     const problems = [];
     const check = async (page, name) => {
-      await page.waitForTimeout(250);
+      await page.waitForTimeout(150);
       const r = await english(page, lang);
       if (r.lang !== lang) problems.push(`${name}: html lang ${r.lang}`);
       for (const f of r.found) problems.push(`${name}: ${f}`);
@@ -286,4 +287,39 @@ test('dates follow the language chosen, not the browser\'s', { skip }, async () 
   assert.notEqual(d.shown, d.fr);
   assert.match(d.shown, /gen/);
   await p.context().close();
+});
+
+// Last: it restarts the server. A finished game is no longer in the
+// server's memory after a restart: its page is the archive's viewer
+// (room/archive.js), in French and Italian like the rest.
+test('the archive\'s viewer of a finished game, after a restart, in fr and it', { skip, timeout: 90000 }, async () => {
+  const a = await open('fr-FR');
+  const b = await open('it-IT');
+  const made = await a.evaluate(() => window.chameleon.conn.request('seek_create', { game: 'ultima', base_ms: 300000, inc_ms: 3000 }));
+  await b.evaluate((id) => window.chameleon.conn.request('seek_accept', { seek: id }), made.seek.id);
+  for (const p of [a, b]) await p.waitForSelector('#btn-resign');
+  const room = Number(/#\/game\/(\d+)$/.exec(a.url())[1]);
+  await b.click('#btn-resign');
+  await a.waitForSelector('#banner:not([hidden])');
+  await a.context().close();
+  await b.context().close();
+  await server.stop();
+  const again = await realServer({ port: server.port, dir: server.dir });
+  try {
+    for (const [lang, locale] of [['fr', 'fr-FR'], ['it', 'it-IT']]) {
+      const c = await open(locale, `#/game/${room}`);
+      await c.waitForSelector('#banner:not([hidden])');
+      assert.ok(await c.isHidden('#chat'), 'the stored game, not a room (no chat)');
+      const r = await english(c, lang);
+      assert.deepEqual(r.found, []);
+      assert.equal(r.lang, lang);
+      await c.setViewportSize({ width: 390, height: 900 });
+      assert.ok(await c.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no sideways scroll at 390 px');
+      await c.screenshot({ path: path.join(OUT, `i18n-${lang}-archived-390.png`), fullPage: true });
+      assert.deepEqual(c.errors, []);
+      await c.context().close();
+    }
+  } finally {
+    await again.stop();
+  }
 });
