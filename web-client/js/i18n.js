@@ -626,6 +626,7 @@ const S = {
   'err.too_many_tournaments': { en: 'At most 5 open tournaments per director.', fr: 'Au plus 5 tournois ouverts par directeur.', it: 'Al massimo 5 tornei aperti per direttore.' },
   'err.unknown_player': { en: 'No account by that name.', fr: 'Aucun compte de ce nom.', it: 'Nessun account con questo nome.' },
   'err.db_error': { en: 'Database error: try again.', fr: 'Erreur de base de données : réessayez.', it: 'Errore del database: riprova.' },
+  'err.engine_not_loaded': { en: 'The engine is not loaded yet.', fr: 'Le moteur n’est pas encore chargé.', it: 'Il motore non è ancora caricato.' },
   'err.http': { en: 'Error {status}.', fr: 'Erreur {status}.', it: 'Errore {status}.' },
 };
 

@@ -229,7 +229,7 @@ export function mount(main, params, app) {
 
   function showInfo(m) {
     if (m.id !== st.question) return;
-    if (m.type === 'error') { engineInfo.textContent = t('an.engineerr', { why: m.message }); return; }
+    if (m.type === 'error') { engineInfo.textContent = t('an.engineerr', { why: errText({ code: m.code, reason: m.message }) }); return; }
     if (m.over) { evalText.textContent = ''; engineInfo.textContent = t('an.over'); return; }
     if (m.score === undefined) return;
     const info = st.rules.games.find((x) => x.id === st.game);
@@ -382,7 +382,7 @@ export function mount(main, params, app) {
       else start(rules.games.some((x) => x.id === params.game) ? params.game : 'ultima', params.position || null);
     } catch (e) {
       if (!st.root) start('ultima', null);
-      say.textContent = e.message;
+      say.textContent = errText({ code: e.code, reason: e.message });
     }
   }).catch((e) => { say.textContent = t('an.norules', { why: e.message }); });
 
