@@ -5,8 +5,8 @@
 // in the aria-label, title and placeholder attributes, in the pieces'
 // SVG titles and in the page's title. The pages: the lobby (with a seek),
 // a live game with an error (a move the server refuses, said by its
-// code) and a notice (a draw offered), the game over, the finished game
-// opened by a new visitor, its analysis board, your turn, your games, the
+// code; a challenge to nobody, said by its code and request) and a notice
+// (a draw offered), the game over, the finished game opened by a new visitor, its analysis board, your turn, your games, the
 // profile with its notices and e-mail settings, the password and
 // confirmation pages (a refused link), log in and register, the
 // tournaments (list, form, one tournament), the leaderboard, a player page
@@ -134,6 +134,12 @@ for (const [lang, locale] of [['fr', 'fr-FR'], ['it', 'it-IT']]) {
     await a.waitForSelector('#create-btn:not([disabled])');
     await check(a, 'lobby');
     await shots(a, 'lobby');
+    // An error the protocol gives several causes, said for its request.
+    await a.fill('#challenge-to', 'nobody_here');
+    await a.click('#challenge-btn');
+    await a.waitForSelector('#challenge-form-status.error');
+    assert.equal(await a.textContent('#challenge-form-status'), say('err.challenge_create.not_found'));
+    await check(a, 'lobby-challenge-error');
 
     // A live game: Anna's seek, joined by a guest.
     await a.selectOption('#new-game', 'ultima');

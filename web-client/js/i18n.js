@@ -627,6 +627,14 @@ const S = {
   'err.unknown_player': { en: 'No account by that name.', fr: 'Aucun compte de ce nom.', it: 'Nessun account con questo nome.' },
   'err.db_error': { en: 'Database error: try again.', fr: 'Erreur de base de données : réessayez.', it: 'Errore del database: riprova.' },
   'err.engine_not_loaded': { en: 'The engine is not loaded yet.', fr: 'Le moteur n’est pas encore chargé.', it: 'Il motore non è ancora caricato.' },
+  'err.challenge_create.not_found': { en: 'There is no player by that name.', fr: 'Aucun joueur ne porte ce nom.', it: 'Nessun giocatore ha questo nome.' },
+  'err.challenge_create.bad_argument': { en: 'You cannot challenge yourself, nor the same player twice.', fr: 'Vous ne pouvez ni vous défier vous-même, ni défier deux fois le même joueur.', it: 'Non puoi sfidare te stesso, né lo stesso giocatore due volte.' },
+  'err.challenge_accept.bad_argument': { en: 'That challenge is not to you.', fr: 'Ce défi ne vous est pas adressé.', it: 'Questa sfida non è rivolta a te.' },
+  'err.challenge_decline.bad_argument': { en: 'That challenge is not to you.', fr: 'Ce défi ne vous est pas adressé.', it: 'Questa sfida non è rivolta a te.' },
+  'err.vacation_start.bad_argument': { en: 'You are already on vacation.', fr: 'Vous êtes déjà en vacances.', it: 'Sei già in vacanza.' },
+  'err.vacation_end.not_found': { en: 'You are not on vacation.', fr: 'Vous n’êtes pas en vacances.', it: 'Non sei in vacanza.' },
+  'err.bot_game.bad_argument': { en: 'Games with bots are never rated.', fr: 'Les parties contre des robots ne sont jamais classées.', it: 'Le partite contro i bot non sono mai classificate.' },
+  'err.seek_fill.bad_argument': { en: 'Games with bots are never rated.', fr: 'Les parties contre des robots ne sont jamais classées.', it: 'Le partite contro i bot non sono mai classificate.' },
   'err.http': { en: 'Error {status}.', fr: 'Erreur {status}.', it: 'Errore {status}.' },
 };
 
@@ -669,15 +677,17 @@ export function t(key, params) {
 // t() for a key that may be missing (a game id from the server): null then.
 export function tMaybe(key) { return S[key] ? t(key) : null; }
 
-// An error's words ({code, reason} from the server or a request): the
-// table's for a known code; in English the server's own sentence first
+// An error's words ({code, reason, request?} from the server, or an HTTP
+// error's {error, reason}): the table's for a known code; in English the server's own sentence first
 // (it is English and may say more); the server's sentence, else the code,
 // for a code the table lacks.
 export function errText(e) {
   if (!e) return '';
   const code = e.code || e.error;
-  const known = code && S[`err.${code}`];
-  if (known && !(lang === 'en' && e.reason)) return t(`err.${code}`);
+  // A code the protocol gives several causes says more with the request
+  // it answers ('err.challenge_create.not_found').
+  const key = e.request && S[`err.${e.request}.${code}`] ? `err.${e.request}.${code}` : `err.${code}`;
+  if (code && S[key] && !(lang === 'en' && e.reason)) return t(key);
   return e.reason || (e.status ? t('err.http', { status: e.status }) : '') || code || String(e.message || e);
 }
 
