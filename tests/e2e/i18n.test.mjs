@@ -6,8 +6,9 @@
 // SVG titles and in the page's title. The pages: the lobby (with a seek),
 // a live game with an error (a move the server refuses, said by its
 // code; a challenge to nobody, said by its code and request) and a notice
-// (a draw offered), the game over, the finished game opened by a new visitor, its analysis board, your turn, your games, the
-// profile with its notices and e-mail settings, the password and
+// (a draw offered), the game over, the finished game opened by a new
+// visitor, its analysis board, your turn, your games, the profile with
+// its notices and e-mail settings, the password and
 // confirmation pages (a refused link), log in and register, the
 // tournaments (list, form, one tournament), the leaderboard, a player page
 // with its archive, the analysis board, the how-to index and every game's
