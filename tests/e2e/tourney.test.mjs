@@ -78,7 +78,7 @@ test('tournaments: list, create, join, start when full, live crosstable', { skip
   await a.waitForFunction(() => /^#\/tournament\/\d+$/.test(location.hash) && window.chameleon.tourney
     && window.chameleon.tourney.entrants.length === 1);
   const id = await a.evaluate(() => window.chameleon.tourney.id);
-  assert.equal(await a.textContent('#tourney-state'), 'open');
+  assert.equal(await a.getAttribute('#tourney-state', 'data-state'), 'open');
   assert.ok(await a.isVisible('#t-start-now'), 'the director can start early');
   assert.ok(await a.isVisible('#t-leave'));
 
@@ -94,7 +94,7 @@ test('tournaments: list, create, join, start when full, live crosstable', { skip
   await a.screenshot({ path: path.join(OUT, 'tourney-open-1440.png'), fullPage: true });
   assert.equal((await join(cookies[2])).status, 200);
   await a.waitForSelector('#crosstable');
-  assert.equal(await a.textContent('#tourney-state'), 'running');
+  assert.equal(await a.getAttribute('#tourney-state', 'data-state'), 'running');
   assert.equal(await a.locator('#tourney-schedule li[data-game]').count(), 3);
   assert.equal(await a.locator('#crosstable tbody tr').count(), 3);
   // Every cell of another player links to its game.

@@ -16,6 +16,7 @@ import * as mailPages from './pages/mail.js';
 import * as tournaments from './pages/tournaments.js';
 import { watchYourTurn } from './corr.js';
 import { watchNotices } from './notices.js';
+import { keepPushWords } from './push.js';
 import { setTables } from './tables.js';
 import { loadBoards } from './geometry.js';
 import { apply as applyPrefs, syncFromServer } from './prefs.js';
@@ -108,6 +109,7 @@ function header() {
 
 translateStatic();
 applyPrefs();
+keepPushWords();
 header();
 mountPrefsMenu(app);
 challengeBadge(app);
@@ -124,8 +126,7 @@ function rulesMissing(e) {
   p.id = 'rules-error';
   p.className = 'fatal';
   p.setAttribute('role', 'alert');
-  p.textContent = `The rules of the games (rules.wasm) could not be loaded (${e.message}): `
-    + 'no board can be drawn. Reload the page to try again.';
+  p.textContent = t('app.norules', { why: e.message });
   document.getElementById('main').before(p);
 }
 

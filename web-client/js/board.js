@@ -6,6 +6,7 @@
 import { geometry, viewAngle, rotator } from './geometry.js';
 import { drawPiece, ARMY_COLOURS, pieceName } from './pieces.js';
 import { A11Y } from './a11y.js';
+import { t, tMaybe } from './i18n.js';
 
 const SVGNS = 'http://www.w3.org/2000/svg';
 
@@ -138,7 +139,8 @@ export class Board {
     const base = this.geom.players[owner] || this.geom.players[0];
     const c = this.colours && this.colours[owner];
     // A colour the piece sets do not paint keeps the geometry's own.
-    return c && ARMY_COLOURS[c] ? { name: c[0].toUpperCase() + c.slice(1), colour: c } : base;
+    const named = (p) => ({ ...p, name: tMaybe(`colour.${p.colour}`) || p.name });
+    return named(c && ARMY_COLOURS[c] ? { name: c[0].toUpperCase() + c.slice(1), colour: c } : base);
   }
 
   setMarks(marks) { Object.assign(this.marks, marks); this.render(); }
@@ -285,7 +287,7 @@ export class Board {
       const rank = cell.name.replace(/^[a-z]+/, '');
       if (!rows.has(rank)) rows.set(rank, el('g', { role: 'row' }, layer));
       const p = this.position.get(cell.name);
-      let what = p ? A11Y.piece(this.player(p.owner).name, pieceName(g.id, p.kind) || p.kind) : A11Y.empty;
+      let what = p ? A11Y.piece(this.player(p.owner).colour, pieceName(g.id, p.kind) || p.kind) : A11Y.empty;
       if (this.selected === cell.name) what += `, ${A11Y.selected}`;
       else if (dests.has(cell.name)) what += `, ${A11Y.dest}`;
       el('polygon', {
@@ -446,21 +448,21 @@ export class Board {
       return;
     }
     if (cands.length === 1 && !cands[0].suicide) { this.commit(cands[0]); return; }
-    const title = cands[0].suicide ? 'Remove this frozen piece (suicide)?'
-      : cands[0].promo ? 'Promote to' : 'Choose the ladybug\u2019s walk';
+    const title = cands[0].suicide ? t('board.suicide')
+      : cands[0].promo ? t('board.promote') : t('board.ladybug');
     this.pendingTo = to;
     this.render();
     this.showPicker(title, cands.map((m) => ({ move: m, label: this.choiceLabel(m) })));
   }
 
   choiceLabel(m) {
-    if (m.suicide) return `Remove the piece on ${m.from}`;
+    if (m.suicide) return t('board.removeon', { cell: m.from });
     if (m.promo) return (this.opts.pieceName && this.opts.pieceName(m.promo)) || PROMO_NAMES[m.promo] || m.promo;
     if (m.pivot) {
       // What the walk takes, from the rules core (opts.capturesOf).
       const caps = this.opts.capturesOf ? this.opts.capturesOf(m.text) : [];
-      const takes = caps.length ? `, takes ${caps.join(' ')}` : '';
-      return `round ${m.pivot}, ${m.turn === 'cw' ? 'clockwise' : 'anticlockwise'}${takes}`;
+      const takes = caps.length ? t('board.takes', { cells: caps.join(' ') }) : '';
+      return t(m.turn === 'cw' ? 'board.walkcw' : 'board.walkccw', { pivot: m.pivot }) + takes;
     }
     return m.text;
   }

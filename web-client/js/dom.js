@@ -36,8 +36,8 @@ export function playerName(p) {
     ? h('a', { class: 'plink', href: `#/@/${encodeURIComponent(p.name)}`, onclick: (e) => e.stopPropagation() }, p.name)
     : p.name;
   return h('span', { class: p.bot ? 'pname bot' : 'pname' }, name,
-    p.bot ? h('span', { class: 'tag bot', title: `computer, level ${p.level}` }, '\u2699 bot') : null,
-    p.rating ? h('span', { class: 'rating', title: p.provisional ? 'provisional rating: few rated games yet' : 'rating' }, ` (${ratingText(p.rating, p.provisional)})`) : null);
+    p.bot ? h('span', { class: 'tag bot', title: t('w.botlevel', { n: p.level }) }, `\u2699 ${t('w.bot')}`) : null,
+    p.rating ? h('span', { class: 'rating', title: p.provisional ? t('w.provisional') : t('w.rating') }, ` (${ratingText(p.rating, p.provisional)})`) : null);
 }
 
 // A rating as shown: rounded, with '?' while provisional (as lichess).

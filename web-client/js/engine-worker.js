@@ -53,7 +53,7 @@ async function answer(q) {
     }
     if (current === q.id) self.postMessage({ type: 'done', id: q.id, ...(last || {}) });
   } catch (err) {
-    self.postMessage({ type: 'error', id: q.id, message: String(err.message || err) });
+    self.postMessage({ type: 'error', id: q.id, code: err.code, message: String(err.message || err) });
   } finally {
     if (g) g.free();
   }
@@ -65,7 +65,7 @@ self.onmessage = async (e) => {
   const q = e.data;
   if (q.bytes) { ready = loadRules(q.bytes); return; }
   if (q.stop) { current = 0; return; }
-  if (!ready) { self.postMessage({ type: 'error', id: q.id, message: 'the engine is not loaded' }); return; }
+  if (!ready) { self.postMessage({ type: 'error', id: q.id, code: 'engine_not_loaded', message: 'the engine is not loaded' }); return; }
   current = q.id;
   rules = await ready;
   await pause();

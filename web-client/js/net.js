@@ -71,7 +71,7 @@ export class Conn {
       if (this.ws !== ws) return;
       this.ready = false;
       clearInterval(this.pingTimer);
-      for (const [, p] of this.pending) p.reject({ type: 'error', code: 'disconnected', reason: 'connection lost' });
+      for (const [, p] of this.pending) p.reject({ type: 'error', code: 'disconnected' });
       this.pending.clear();
       this.emit('state', 'offline');
       this.scheduleRetry();

@@ -13,8 +13,7 @@
 import { sound } from './sound.js';
 import { h } from './dom.js';
 import { gameName } from './tables.js';
-
-const BADGE = '\u265f Your move';
+import { t } from './i18n.js';
 
 export function watchNotices(app) {
   const seats = new Map(); // room -> my seat (>= 0)
@@ -26,7 +25,7 @@ export function watchNotices(app) {
   // sets its own on every change): a title set while the badge shows is
   // kept as the one to restore, and badged again.
   let pageTitle = document.title;
-  const badge = () => `(${state.unseen}) ${BADGE} \u2014 ${pageTitle}`;
+  const badge = () => `(${state.unseen}) ${t('notice.badge')} \u2014 ${pageTitle}`;
   new MutationObserver(() => {
     if (state.unseen === 0 || document.title === badge()) return;
     pageTitle = document.title;
@@ -68,8 +67,8 @@ export function watchNotices(app) {
     }
     if (document.hidden && notificationsAllowed()) {
       const game = games.get(m.room);
-      const n = new Notification('Your move', {
-        body: `${game ? gameName(game) : 'Game'} #${m.room}: ${m.display || m.move}`,
+      const n = new Notification(t('notice.title'), {
+        body: `${game ? `${gameName(game)} #${m.room}` : t('sw.game', { id: m.room })}: ${m.display || m.move}`,
         tag: `chameleon-game-${m.room}`,
         icon: '/favicon.svg',
       });
@@ -97,20 +96,18 @@ export function noticeSettings(...extra) {
   const ask = h('button', { type: 'button', id: 'notice-allow', onclick: async () => {
     try { await Notification.requestPermission(); } catch { /* old browsers take a callback */ }
     draw();
-  } }, 'Allow notifications');
+  } }, t('notice.allow'));
   function draw() {
     if (typeof Notification === 'undefined') {
-      state.textContent = 'This browser cannot show notifications.';
+      state.textContent = t('notice.cannot');
       ask.hidden = true;
       return;
     }
     const p = Notification.permission;
     state.dataset.permission = p;
-    state.textContent = p === 'granted' ? 'Notifications are on: a background tab tells you when it is your move.'
-      : p === 'denied' ? 'Notifications are blocked for this site in your browser settings.'
-        : 'Get a notification when it is your move while this tab is in the background.';
+    state.textContent = p === 'granted' ? t('notice.on') : p === 'denied' ? t('notice.blocked') : t('notice.ask');
     ask.hidden = p !== 'default';
   }
   draw();
-  return h('section', { id: 'notices' }, h('h3', {}, 'Notifications'), state, h('div', { class: 'row' }, ask), ...extra);
+  return h('section', { id: 'notices' }, h('h3', {}, t('notice.heading')), state, h('div', { class: 'row' }, ask), ...extra);
 }

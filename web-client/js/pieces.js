@@ -8,7 +8,7 @@
 // in the detail colour (the discs' pictograms), 'ring' a hollow circle in
 // the detail colour (the discs' other piece, the one captured).
 
-import { currentLang, tMaybe } from './i18n.js';
+import { currentLang, t, tMaybe } from './i18n.js';
 
 const SVGNS = 'http://www.w3.org/2000/svg';
 
@@ -169,7 +169,7 @@ const antBody = [
 ];
 
 const ANT = {
-  Q: { name: 'Queen', parts: [
+  Q: { name: 'Queen', key: 'ant_queen', parts: [
     ...antBody,
     ['path', { d: 'M38 24 L40 8 L45 16 L50 6 L55 16 L60 8 L62 24 Z' }, 'body'],
   ] },
@@ -231,14 +231,14 @@ function el(name, attrs) {
 // Returns the piece's name ("Long leaper") or null for an unknown letter.
 export function pieceName(game, kind) {
   const p = PIECE_SETS[game] && pieceSet(game)[kind];
-  return p ? localName(p.name) : null;
+  return p ? localName(p.name, p.key) : null;
 }
 
 // A piece's name in the language in use (i18n.js 'piece.*'; the English
 // of the set otherwise), capitalised as the set's.
-const PIECE_KEYS = { 'Pawn (pincer)': 'pincer', 'Long leaper': 'long_leaper' };
-export function localName(name) {
-  const w = currentLang() === 'en' ? null : tMaybe(`piece.${PIECE_KEYS[name] || name.toLowerCase()}`);
+const PIECE_KEYS = { 'Pawn (pincer)': 'pincer', 'Long leaper': 'long_leaper', 'Soldier ant': 'soldier_ant', 'Super-ant': 'super_ant' };
+export function localName(name, key) {
+  const w = currentLang() === 'en' ? null : tMaybe(`piece.${key || PIECE_KEYS[name] || name.toLowerCase()}`);
   if (!w) return name;
   return w[0].toUpperCase() + w.slice(1);
 }
@@ -253,7 +253,8 @@ export function drawPiece(game, kind, colour, cx, cy, size, armyName) {
   const s = size / 100;
   const g = el('g', { class: set === ULTIMA_DISCS ? 'piece disc' : 'piece', transform: `translate(${cx - 50 * s} ${cy - 50 * s}) scale(${s})` });
   const title = el('title', {});
-  title.textContent = armyName ? `${armyName} ${def ? localName(def.name).toLowerCase() : kind}` : (def ? localName(def.name) : kind);
+  const named = def ? localName(def.name, def.key) : kind;
+  title.textContent = armyName ? t('a11y.piece', { owner: tMaybe(`colour.${colour}`) || armyName, kind: named.toLowerCase() }) : named;
   g.appendChild(title);
   if (!def) {
     const t = el('text', { x: 50, y: 64, 'text-anchor': 'middle', 'font-size': 44, fill: col.body, stroke: col.edge });

@@ -8,7 +8,7 @@
 
 import { setUltimaStyle } from './pieces.js';
 import { redrawBoards } from './board.js';
-import { LANGS, setLang, t } from './i18n.js';
+import { LANGS, errText, setLang, t } from './i18n.js';
 
 const KEY = 'chameleon.prefs';
 const SOUND_KEY = 'chameleon.sound';
@@ -71,7 +71,7 @@ async function http(method, body) {
   });
   let data = null;
   try { data = await r.json(); } catch { /* not JSON */ }
-  if (!r.ok) throw new Error((data && data.reason) || `error ${r.status}`);
+  if (!r.ok) throw new Error(data ? errText(data) : t('err.http', { status: r.status }));
   return data;
 }
 

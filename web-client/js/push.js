@@ -6,6 +6,7 @@
 // the browser cannot push. Nothing is asked before the button is pressed.
 
 import { h } from './dom.js';
+import { TABLE, currentLang, errText, t } from './i18n.js';
 
 const supported = () => 'serviceWorker' in navigator && 'PushManager' in window && typeof Notification !== 'undefined';
 
@@ -17,7 +18,7 @@ async function api(method, path, body) {
   });
   let data = null;
   try { data = await r.json(); } catch { /* not JSON */ }
-  if (!r.ok) throw Object.assign(new Error((data && data.reason) || `error ${r.status}`), { status: r.status });
+  if (!r.ok) throw Object.assign(new Error(errText({ code: data && data.error, reason: data && data.reason, status: r.status })), { status: r.status });
   return data;
 }
 
@@ -33,13 +34,13 @@ async function currentSubscription() {
 
 export function pushSettings(app) {
   const state = h('p', { id: 'push-state', class: 'muted' });
-  const on = h('button', { type: 'button', id: 'push-on', hidden: true, onclick: () => act(subscribe) }, 'Notify me with no tab open');
-  const off = h('button', { type: 'button', id: 'push-off', hidden: true, onclick: () => act(unsubscribe) }, 'Stop notices on this device');
+  const on = h('button', { type: 'button', id: 'push-on', hidden: true, onclick: () => act(subscribe) }, t('push.on'));
+  const off = h('button', { type: 'button', id: 'push-off', hidden: true, onclick: () => act(unsubscribe) }, t('push.off'));
   const box = h('div', { id: 'push-box' }, state, h('div', { class: 'row' }, on, off));
 
   async function subscribe() {
     const { key } = await api('GET', '/api/push/key');
-    if ((await Notification.requestPermission()) !== 'granted') throw new Error('Notifications are not allowed for this site.');
+    if ((await Notification.requestPermission()) !== 'granted') throw new Error(t('push.denied'));
     const reg = await navigator.serviceWorker.register('/sw.js');
     await navigator.serviceWorker.ready;
     const sub = (await reg.pushManager.getSubscription())
@@ -61,16 +62,15 @@ export function pushSettings(app) {
 
   async function draw() {
     on.hidden = off.hidden = true;
-    if (!app.account) { state.textContent = 'Log in to be told of your moves when no tab of chameleon is open.'; return; }
-    if (!supported()) { state.textContent = 'This browser cannot receive notices with no tab open.'; return; }
+    if (!app.account) { state.textContent = t('push.login'); return; }
+    if (!supported()) { state.textContent = t('push.unsupported'); return; }
     try { await api('GET', '/api/push/key'); } catch (e) {
-      state.textContent = e.status === 404 ? 'This server sends no notices to closed tabs.' : e.message;
+      state.textContent = e.status === 404 ? t('push.serveroff') : e.message;
       return;
     }
     const sub = await currentSubscription().catch(() => null);
     state.dataset.subscribed = sub ? 'true' : 'false';
-    state.textContent = sub ? 'This device is told of your moves and low time, even with no tab open.'
-      : 'Be told of your moves and low time on this device, even with no tab open.';
+    state.textContent = sub ? t('push.subscribed') : t('push.offer');
     on.hidden = !!sub;
     off.hidden = !sub;
   }
@@ -78,4 +78,17 @@ export function pushSettings(app) {
   const offWelcome = app.conn.on('welcome', () => { if (box.isConnected) draw(); else offWelcome(); });
   draw();
   return box;
+}
+
+// The service worker (sw.js) has no table of its own: the words of its
+// notices, in the language in use, are kept where it can read them (the
+// Cache API, 'chameleon-words' /sw-words.json) at each page load.
+const SW_KEYS = ['notice.title', 'sw.game', 'sw.lowtitle', 'sw.lowbody', 'sw.moved', 'sw.yourmove', 'corr.underminute', 'corr.daysn'];
+export function keepPushWords() {
+  if (typeof caches === 'undefined' || !('serviceWorker' in navigator)) return;
+  const lang = currentLang();
+  const words = Object.fromEntries(SW_KEYS.map((k) => [k, TABLE[k][lang] ?? TABLE[k].en]));
+  caches.open('chameleon-words')
+    .then((c) => c.put('/sw-words.json', new Response(JSON.stringify({ lang, words }), { headers: { 'Content-Type': 'application/json' } })))
+    .catch(() => { /* no cache here: the notices stay in English */ });
 }

@@ -20,6 +20,11 @@ const decoder = new TextDecoder();
 // libc's formatting code links the imports.
 const ENOSYS = 52;
 
+// The core's error codes by value (common/rules.h RULES_ERRORS: -1, -2, ...),
+// so that a refusal carries its code (i18n.js says it by that code).
+const RULES_CODES = ['unknown_game', 'bad_position', 'bad_move_text', 'no_piece', 'not_your_piece', 'frozen',
+  'unreachable', 'self_check', 'game_over', 'not_your_turn', 'bad_player', 'illegal_move', 'no_memory'];
+
 // The page's one instance (browser): rules.wasm fetched once; its bytes are
 // kept for workers (engine-worker.js), which get a copy and fetch nothing.
 let pageOnce = null;
@@ -82,7 +87,7 @@ export async function loadRules(bytes) {
   }
   // A function's answer: its text, or an Error with the core's reason.
   function answer(n) {
-    if (n < 0) throw new Error(read(io, heap().indexOf(0, io) - io));
+    if (n < 0) throw Object.assign(new Error(read(io, heap().indexOf(0, io) - io)), { code: RULES_CODES[-n - 1] });
     return read(io, n);
   }
 

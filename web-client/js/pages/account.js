@@ -4,9 +4,9 @@
 // A guest can choose the name shown to others (hello's `name`); an account
 // sees its profile and manages its vacation (correspondence clocks stop).
 
-import { t } from '../i18n.js';
+import { errText, fmtDateTime, t, tMaybe } from '../i18n.js';
 import { h } from '../dom.js';
-import { gameName } from '../tables.js';
+import { gameName, reasonText } from '../tables.js';
 import { daysText, leftText } from '../corr.js';
 import { noticeSettings } from '../notices.js';
 import { pushSettings } from '../push.js';
@@ -18,7 +18,7 @@ async function post(path, body) {
   });
   let data = null;
   try { data = await r.json(); } catch { /* not JSON */ }
-  if (!r.ok) throw new Error((data && (data.reason || data.error)) || (r.status === 404 ? 'Accounts are not available on this server yet.' : `error ${r.status}`));
+  if (!r.ok) throw new Error(data ? errText(data) : r.status === 404 ? t('acct.noaccounts') : t('err.http', { status: r.status }));
   return data;
 }
 
@@ -40,7 +40,7 @@ export function mount(main, params, app) {
       } catch (err) { status.textContent = err.message; }
     } },
     h('label', { for: 'username' }, t('acct.username')), user,
-    h('p', { class: 'muted' }, '3 to 20 letters, digits, _ or -, starting with a letter.'),
+    h('p', { class: 'muted' }, t('acct.userhint')),
     h('label', { for: 'password' }, t('acct.password')), pass,
     h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, register ? t('acct.register') : t('hdr.login')),
       register ? h('a', { href: '#/login' }, t('acct.have')) : h('a', { href: '#/register' }, t('acct.create')),
@@ -94,12 +94,12 @@ function profile(main, app, status) {
     if (playing.length) {
       parts.push(h('h3', {}, t('acct.inprogress')), h('ul', { id: 'profile-playing' }, playing.map((g) => h('li', {},
         h('a', { href: `#/game/${g.id}` }, `${gameName(g.variant)} #${g.id}`),
-        g.your_turn ? h('strong', { class: 'your-turn' }, ' your turn') : '',
-        g.deadline ? h('span', { class: 'muted' }, ` (move by ${new Date(g.deadline).toLocaleString()})`) : ''))));
+        g.your_turn ? h('strong', { class: 'your-turn' }, ` ${t('nav.turn')}`) : '',
+        g.deadline ? h('span', { class: 'muted' }, t('acct.moveby', { date: fmtDateTime(g.deadline) })) : ''))));
     }
     for (const [variant, v] of Object.entries(p.finished || {})) {
-      parts.push(h('h3', {}, `${gameName(variant)}: ${v.wins} won, ${v.losses} lost, ${v.draws} drawn`),
-        h('ul', {}, (v.games || []).map((g) => h('li', {}, h('a', { href: `#/game/${g.id}` }, `#${g.id}`), ` ${g.outcome} (${g.reason})`))));
+      parts.push(h('h3', {}, t('acct.record', { game: gameName(variant), w: v.wins, l: v.losses, d: v.draws })),
+        h('ul', {}, (v.games || []).map((g) => h('li', {}, h('a', { href: `#/game/${g.id}` }, `#${g.id}`), ` ${tMaybe(`outcome.${g.outcome}`) || g.outcome} (${reasonText(g.reason)})`))));
     }
     info.replaceChildren(...parts);
   }
@@ -120,7 +120,7 @@ function profile(main, app, status) {
 
   function showVacation(v) {
     vacState.replaceChildren(v.on
-      ? h('strong', {}, t('acct.onvac', { date: new Date(v.until_ms).toLocaleString(), left: leftText(v.until_ms - Date.now()) }))
+      ? h('strong', {}, t('acct.onvac', { date: fmtDateTime(v.until_ms), left: leftText(v.until_ms - Date.now()) }))
       : t('acct.novac'), ` ${t('acct.daysleft', { days: daysText(v.days_left) })}`);
     vacState.dataset.on = v.on ? 'true' : 'false';
     vacState.dataset.daysLeft = String(v.days_left);
@@ -136,7 +136,7 @@ function profile(main, app, status) {
       showVacation(v);
       if (type === 'vacation_start') vacStatus.textContent = t('acct.enjoy');
       if (type === 'vacation_end') vacStatus.textContent = t('acct.back');
-    } catch (e) { if (e.code !== 'disconnected') vacStatus.textContent = e.reason || e.code; }
+    } catch (e) { if (e.code !== 'disconnected') vacStatus.textContent = errText(e); }
   }
 
   function draw() {

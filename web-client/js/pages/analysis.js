@@ -9,8 +9,8 @@
 // Routes: #/analysis (Ultima), #/analysis/<game>, #/analysis/<game>/<position,
 // URI-encoded>, #/analysis/game/<id>.
 
-import { t } from '../i18n.js';
-import { gameName } from '../tables.js';
+import { errText, t } from '../i18n.js';
+import { colourName, gameName, reasonText } from '../tables.js';
 import { h } from '../dom.js';
 import { Board, parseMove } from '../board.js';
 import { pieceName } from '../pieces.js';
@@ -32,15 +32,15 @@ export function mount(main, params, app) {
   const say = h('div', { class: 'status', id: 'analysis-status', role: 'alert' });
   const title = h('h1', { class: 'room-title' }, t('an.title'));
   const boardBox = h('div', { class: 'board-box' });
-  const gameSel = h('select', { id: 'analysis-game', 'aria-label': 'Game' });
-  const posIn = h('textarea', { id: 'analysis-paste', rows: 2, placeholder: 'Paste a position string', spellcheck: 'false' });
+  const gameSel = h('select', { id: 'analysis-game', 'aria-label': t('w.game') });
+  const posIn = h('textarea', { id: 'analysis-paste', rows: 2, placeholder: t('an.paste'), spellcheck: 'false' });
   const engineOn = h('input', { type: 'checkbox', id: 'engine-on', checked: true });
   const engineBox = h('div', { class: 'engine', id: 'engine' });
   const evalText = h('span', { class: 'eval', id: 'engine-eval' }, '\u2026');
   const engineInfo = h('span', { class: 'muted', id: 'engine-info' });
   const pvLine = h('div', { class: 'pv', id: 'engine-pv' });
   const tree = h('div', { class: 'moves tree', id: 'analysis-moves' });
-  const fenOut = h('input', { id: 'analysis-position', readonly: true, 'aria-label': 'Position string' });
+  const fenOut = h('input', { id: 'analysis-position', readonly: true, 'aria-label': t('an.position') });
   const pgnOut = h('textarea', { id: 'analysis-pgn', rows: 4, readonly: true, 'aria-label': 'PGN' });
   const step = (label, aria, fn) => h('button', { type: 'button', 'aria-label': aria, onclick: fn }, label);
 
@@ -56,18 +56,18 @@ export function mount(main, params, app) {
   main.append(h('div', { class: 'room analysis', id: 'analysis' },
     h('div', { class: 'board-col' }, boardBox,
       h('div', { class: 'step' },
-        step('\u00ab', 'First position', () => go(st.root)),
-        step('\u25c0', 'Previous move', () => go(st.cur.parent || st.cur)),
-        step('\u25b6', 'Next move', () => go(st.cur.children[0] || st.cur)),
-        step('\u00bb', 'Last position', () => { let n = st.cur; while (n.children[0]) n = n.children[0]; go(n); }),
-        step('\u21c5', 'Flip board', () => flip()))),
+        step('\u00ab', t('step.first'), () => go(st.root)),
+        step('\u25c0', t('step.prev'), () => go(st.cur.parent || st.cur)),
+        step('\u25b6', t('step.next'), () => go(st.cur.children[0] || st.cur)),
+        step('\u00bb', t('step.last'), () => { let n = st.cur; while (n.children[0]) n = n.children[0]; go(n); }),
+        step('\u21c5', t('room.flip'), () => flip()))),
     h('div', { class: 'side' },
       title, engineBox, tree, say,
       h('div', { class: 'panel export' },
         h('label', { for: 'analysis-position' }, t('an.position')), fenOut,
         h('label', { for: 'analysis-pgn' }, 'PGN'), pgnOut,
         h('div', { class: 'row' },
-          h('button', { type: 'button', id: 'analysis-copy', onclick: () => copy(fenOut.value, 'Position string copied.') }, t('an.copy')),
+          h('button', { type: 'button', id: 'analysis-copy', onclick: () => copy(fenOut.value, t('an.copied')) }, t('an.copy')),
           h('button', { type: 'button', id: 'analysis-download', onclick: download }, t('an.download')))),
       h('form', { class: 'panel', id: 'analysis-setup', onsubmit: (e) => { e.preventDefault(); setUpFromForm(); } },
         h('label', { for: 'analysis-game' }, t('w.game')), gameSel,
@@ -126,8 +126,8 @@ export function mount(main, params, app) {
       fenOut.value = g.position();
       if (status.over) {
         const info = st.rules.games.find((x) => x.id === st.game);
-        const who = status.winner === null ? 'Draw' : `${cap(info.colours[status.winner])} wins`;
-        say.textContent = `${who} (${status.reason}).`;
+        const who = status.winner === null ? t('room.draw') : t('room.wins', { name: colourName(info.colours[status.winner]) });
+        say.textContent = `${who} (${reasonText(status.reason)}).`;
       }
     } finally {
       g.free();
@@ -169,7 +169,7 @@ export function mount(main, params, app) {
       }
     };
     line(st.root, 0, out, false);
-    tree.replaceChildren(...(out.length ? out : [h('span', { class: 'muted' }, 'Play a move on the board.')]));
+    tree.replaceChildren(...(out.length ? out : [h('span', { class: 'muted' }, t('an.playone'))]));
     const cur = tree.querySelector('.current');
     if (cur) cur.scrollIntoView({ block: 'nearest' });
   }
@@ -196,7 +196,7 @@ export function mount(main, params, app) {
         next = node(text, display, st.cur);
         st.cur.children.push(next);
       } catch (e) {
-        say.textContent = e.message;
+        say.textContent = errText({ code: e.code, reason: e.message });
         return;
       } finally {
         g.free();
@@ -214,12 +214,12 @@ export function mount(main, params, app) {
     if (!on) {
       st.worker.postMessage({ stop: true });
       evalText.textContent = '';
-      engineInfo.textContent = st.engineAllowed ? 'Engine off' : 'No engine while this game is in progress.';
+      engineInfo.textContent = st.engineAllowed ? t('an.engineoff') : t('an.noengine');
       pvLine.textContent = '';
       return;
     }
     evalText.textContent = '\u2026';
-    engineInfo.textContent = 'thinking';
+    engineInfo.textContent = t('an.thinking');
     pvLine.textContent = '';
     const path = pathTo(st.cur);
     st.worker.postMessage({
@@ -229,13 +229,13 @@ export function mount(main, params, app) {
 
   function showInfo(m) {
     if (m.id !== st.question) return;
-    if (m.type === 'error') { engineInfo.textContent = `Engine: ${m.message}`; return; }
-    if (m.over) { evalText.textContent = ''; engineInfo.textContent = 'Game over'; return; }
+    if (m.type === 'error') { engineInfo.textContent = t('an.engineerr', { why: errText({ code: m.code, reason: m.message }) }); return; }
+    if (m.over) { evalText.textContent = ''; engineInfo.textContent = t('an.over'); return; }
     if (m.score === undefined) return;
     const info = st.rules.games.find((x) => x.id === st.game);
     evalText.textContent = evalOf(m.score, m.toMove, info);
     const nps = m.ms > 0 ? Math.round(m.nodes / m.ms) : 0;
-    engineInfo.textContent = `depth ${m.depth}${m.type === 'done' ? '' : ' \u2026'} \u00b7 ${nps} knodes/s`;
+    engineInfo.textContent = `${t('an.depth', { d: m.depth })}${m.type === 'done' ? '' : ' \u2026'} \u00b7 ${nps} knodes/s`;
     pvLine.textContent = (m.pv || []).join(' ');
   }
 
@@ -252,7 +252,7 @@ export function mount(main, params, app) {
     } else {
       text = `${sign}${(Math.abs(mine) / 100).toFixed(2)}`;
     }
-    return info.players === 2 ? text : `${text} for ${info.colours[toMove]}`;
+    return info.players === 2 ? text : t('an.for', { score: text, colour: colourName(info.colours[toMove]) });
   }
 
   // ---- export --------------------------------------------------------------
@@ -340,9 +340,9 @@ export function mount(main, params, app) {
     for (const o of gameSel.options) o.selected = o.value === game;
     const info = st.rules.games.find((x) => x.id === game);
     title.replaceChildren(t('an.title'), h('span', { class: 'tc-line' },
-      `${info.name}${source ? ` \u00b7 game ${source}` : position ? ' \u00b7 from a position' : ' \u00b7 from the set-up'}`));
-    if (source) title.querySelector('.tc-line').append(' \u00b7 ', h('a', { href: `#/game/${source}` }, 'back to the game'));
-    document.title = `Analysis \u00b7 ${info.name} \u00b7 chameleon`;
+      `${gameName(game) || info.name}${source ? t('an.fromgame', { id: source }) : position ? t('an.frompos') : t('an.fromsetup')}`));
+    if (source) title.querySelector('.tc-line').append(' \u00b7 ', h('a', { href: `#/game/${source}` }, t('an.back')));
+    document.title = `${t('nav.analysis')} \u00b7 ${gameName(game) || info.name} \u00b7 chameleon`;
     render();
     think();
   }
@@ -356,13 +356,13 @@ export function mount(main, params, app) {
       const hash = pos ? `#/analysis/${game}/${encodeURIComponent(pos)}` : `#/analysis/${game}`;
       history.replaceState(null, '', hash);
     } catch (e) {
-      say.textContent = `That position does not set up: ${e.message}`;
+      say.textContent = t('an.nosetup', { why: errText({ code: e.code, reason: e.message }) });
     }
   }
 
   async function fromStoredGame(id) {
     const r = await fetch(`/api/games/${id}`);
-    if (!r.ok) throw new Error(`no game ${id}`);
+    if (!r.ok) throw new Error(t('an.nogame', { id }));
     const g = await r.json();
     const moves = (g.moves || []).map((m) => m.move);
     const leaves = (g.leaves || []).map((l) => ({ after: l.after_ply, player: l.player, reason: l.reason }));
@@ -382,9 +382,9 @@ export function mount(main, params, app) {
       else start(rules.games.some((x) => x.id === params.game) ? params.game : 'ultima', params.position || null);
     } catch (e) {
       if (!st.root) start('ultima', null);
-      say.textContent = e.message;
+      say.textContent = errText({ code: e.code, reason: e.message });
     }
-  }).catch((e) => { say.textContent = `The rules could not be loaded: ${e.message}`; });
+  }).catch((e) => { say.textContent = t('an.norules', { why: e.message }); });
 
   return () => {
     gone = true;
@@ -393,4 +393,3 @@ export function mount(main, params, app) {
   };
 }
 
-const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : '');

@@ -6,6 +6,7 @@
 import { t } from '../i18n.js';
 import { h, playerName, timeControl } from '../dom.js';
 import { corrControl, leftText } from '../corr.js';
+import { gameName } from '../tables.js';
 
 export function mount(main, params, app) {
   const conn = app.conn;
@@ -36,12 +37,12 @@ export function mount(main, params, app) {
     const left = (s) => (s.corr && s.deadlines && s.deadlines[s.to_move] ? s.deadlines[s.to_move] - s.now_ms : Infinity);
     states.sort((a, b) => Number(yourTurn(b)) - Number(yourTurn(a)) || left(a) - left(b) || a.room - b.room);
     list.replaceChildren(...states.map((s) => h('tr', { class: 'seek', 'data-room': s.room, onclick: () => app.go(`#/game/${s.room}`) },
-      h('td', {}, s.game_name),
+      h('td', {}, gameName(s.game)),
       h('td', {}, s.corr ? h('span', { class: 'tag corr' }, '\u2709 ', corrControl(s.corr)) : timeControl(s.base_ms, s.inc_ms)),
       h('td', {}, s.seats.flatMap((x, i) => [i ? ' \u2013 ' : null, playerName(x.player)])),
       h('td', {}, String(s.moves.length)),
       h('td', {}, yourTurn(s) ? h('strong', { class: 'your-turn' }, t('nav.turn')) : h('span', { class: 'muted' }, t('w.waiting')),
-        left(s) < Infinity ? h('span', { class: 'muted' }, ` (${leftText(left(s))} left)`) : null))));
+        left(s) < Infinity ? h('span', { class: 'muted' }, t('w.left', { left: leftText(left(s)) })) : null))));
     note.textContent = states.length ? '' : t('games.none');
   }
 

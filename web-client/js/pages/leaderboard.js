@@ -32,13 +32,13 @@ export function mount(main, params, app) {
       if (r.ok) b = await r.json();
     } catch { /* offline */ }
     if (!alive) return;
-    if (!b) { status.textContent = 'Could not load the leaderboard.'; return; }
+    if (!b) { status.textContent = t('lb.noload'); return; }
     status.textContent = '';
     const parts = [];
     for (const pace of PACES) {
       const list = b.paces[pace];
       if (!list || !list.length) continue;
-      parts.push(h('h2', {}, pace[0].toUpperCase() + pace.slice(1)),
+      parts.push(h('h2', {}, t(`pace.${pace}`)),
         h('table', { class: 'list board', 'data-pace': pace },
           h('thead', {}, h('tr', {}, ['#', t('w.player'), t('lb.rating'), t('lb.games')].map((x) => h('th', {}, x)))),
           h('tbody', {}, list.map((e, i) => h('tr', {}, h('td', {}, String(i + 1)),

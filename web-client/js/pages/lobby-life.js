@@ -7,7 +7,7 @@
 // starts for both) or declines; the challenger may cancel.
 // lobby.js places the parts and calls off() when it unmounts.
 
-import { t } from '../i18n.js';
+import { errText, t } from '../i18n.js';
 import { h, playerName, timeControl } from '../dom.js';
 import { corrControl, daysText } from '../corr.js';
 import { corrDays, gameName, games } from '../tables.js';
@@ -17,9 +17,9 @@ const TCS = [['3+2', 180000, 2000], ['5+3', 300000, 3000], ['10+5', 600000, 5000
 
 const tcText = (x) => (x.corr ? corrControl(x.corr) : timeControl(x.base_ms, x.inc_ms));
 const REASONS = {
-  declined: (c, mine) => (mine ? `${c.to} declined your challenge.` : 'Challenge declined.'),
-  cancelled: (c, mine) => (mine ? 'Challenge cancelled.' : `${c.from.name} withdrew the challenge.`),
-  gone: (c, mine) => (mine ? 'Challenge withdrawn.' : `${c.from.name} left: the challenge is withdrawn.`),
+  declined: (c, mine) => (mine ? t('ch.declinedyours', { name: c.to }) : t('ch.declined')),
+  cancelled: (c, mine) => (mine ? t('ch.cancelled') : t('ch.withdrew', { name: c.from.name })),
+  gone: (c, mine) => (mine ? t('ch.withdrawn') : t('ch.gone', { name: c.from.name })),
   accepted: () => '',
 };
 
@@ -46,8 +46,8 @@ export function lobbyLife(app) {
     watchList.replaceChildren(...m.games.map((g) => h('li', { 'data-room': g.room },
       h('a', { href: `#/game/${g.room}`, class: 'watch-link', title: t('life.watchthis') },
         h('span', { class: 'watch-game' }, gameName(g.game)),
-        h('span', { class: 'muted' }, ` \u00b7 ${tcText(g)}${g.rated ? ' \u00b7 rated' : ''}`)),
-      h('div', { class: 'watch-players' }, g.players.flatMap((p, i) => [i ? ' vs ' : null, playerName(p)])))));
+        h('span', { class: 'muted' }, ` \u00b7 ${tcText(g)}${g.rated ? ` \u00b7 ${t('w.rated')}` : ''}`)),
+      h('div', { class: 'watch-players' }, g.players.flatMap((p, i) => [i ? t('w.vs') : null, playerName(p)])))));
   }));
 
   // Challenges: to me (accept, decline) and mine (cancel).
@@ -57,19 +57,19 @@ export function lobbyLife(app) {
   const inBox = h('section', { class: 'panel challenges', id: 'challenges', hidden: true },
     h('h2', {}, t('life.challenges')), inList, outList);
 
-  const what = (c) => `${gameName(c.game)} \u00b7 ${tcText(c)}${c.rated ? ' \u00b7 rated' : ''}`;
-  const fail = (e) => { chStatus.textContent = e.reason || e.code || 'Could not do that.'; chStatus.className = 'status error'; };
+  const what = (c) => `${gameName(c.game)} \u00b7 ${tcText(c)}${c.rated ? ` \u00b7 ${t('w.rated')}` : ''}`;
+  const fail = (e) => { chStatus.textContent = errText(e) || t('ch.cannot'); chStatus.className = 'status error'; };
   const say = (text) => { chStatus.textContent = text; chStatus.className = 'status'; };
   function render() {
     const all = [...challenges.values()].sort((a, b) => a.id - b.id);
     const mine = (c) => app.me && c.from.id === app.me.id;
     inList.replaceChildren(...all.filter((c) => !mine(c)).map((c) => h('li', { 'data-challenge': c.id, class: 'challenge in' },
-      h('span', {}, playerName(c.from), ' challenges you: ', h('strong', {}, what(c))),
+      h('span', {}, playerName(c.from), t('ch.challengesyou'), h('strong', {}, what(c))),
       h('span', { class: 'seek-actions' },
         h('button', { type: 'button', class: 'primary accept', onclick: () => conn.request('challenge_accept', { challenge: c.id }).catch(fail) }, t('w.accept')),
         h('button', { type: 'button', class: 'decline', onclick: () => conn.request('challenge_decline', { challenge: c.id }).catch(fail) }, t('w.decline'))))));
     outList.replaceChildren(...all.filter(mine).map((c) => h('li', { 'data-challenge': c.id, class: 'challenge out' },
-      h('span', {}, `You challenge ${c.to}: `, h('strong', {}, what(c)), h('span', { class: 'muted' }, ' \u2014 waiting')),
+      h('span', {}, t('ch.youchallenge', { name: c.to }), h('strong', {}, what(c)), h('span', { class: 'muted' }, ` \u2014 ${t('w.waiting')}`)),
       h('span', { class: 'seek-actions' },
         h('button', { type: 'button', class: 'cancel', onclick: () => conn.request('challenge_cancel', { challenge: c.id }).catch(fail) }, t('w.cancel'))))));
     inBox.hidden = all.length === 0 && !chStatus.textContent;
@@ -79,7 +79,7 @@ export function lobbyLife(app) {
     if (m.op === 'add') {
       challenges.set(c.id, c);
       say(''); // an older notice is stale now
-      if (app.me && c.from.id !== app.me.id) app.announce(`${c.from.name} challenges you to ${what(c)}`);
+      if (app.me && c.from.id !== app.me.id) app.announce(t('ann.challenge', { name: c.from.name, what: what(c) }));
     } else {
       challenges.delete(c.id);
       const text = (REASONS[m.reason] || (() => ''))(c, app.me && c.from.id === app.me.id);
@@ -103,12 +103,12 @@ export function lobbyLife(app) {
     const v = tcSel.value;
     const tc = v.startsWith('corr') ? { corr: { days: Number(v.slice(4)) } } : { base_ms: TCS[Number(v)][1], inc_ms: TCS[Number(v)][2] };
     formStatus.className = 'status';
-    formStatus.textContent = 'Sending\u2026';
+    formStatus.textContent = t('ch.sending');
     try {
       const r = await conn.request('challenge_create', { to: toIn.value.trim(), game: gameSel.value, rated: ratedBox.checked, ...tc });
-      formStatus.textContent = `Challenge sent to ${r.challenge.to}.`;
+      formStatus.textContent = t('ch.sent', { name: r.challenge.to });
       toIn.value = '';
-    } catch (err) { formStatus.textContent = err.reason || 'Could not send the challenge.'; formStatus.className = 'status error'; }
+    } catch (err) { formStatus.textContent = errText(err) || t('ch.nosend'); formStatus.className = 'status error'; }
   } },
   h('div', { class: 'form-grid' },
     h('label', { for: 'challenge-to' }, t('w.player')), toIn,
@@ -122,7 +122,7 @@ export function lobbyLife(app) {
     const keepG = gameSel.value, keepT = tcSel.value || '1';
     gameSel.replaceChildren(...games().filter((g) => g.players === 2).map((g) => h('option', { value: g.id, selected: g.id === keepG }, g.name)));
     tcSel.replaceChildren(...TCS.map(([n], i) => h('option', { value: String(i), selected: String(i) === keepT }, tcName(n))),
-      ...corrDays().filter((d) => d <= 3).map((d) => h('option', { value: `corr${d}`, selected: `corr${d}` === keepT }, `Correspondence, ${daysText(d)}/move`)));
+      ...corrDays().filter((d) => d <= 3).map((d) => h('option', { value: `corr${d}`, selected: `corr${d}` === keepT }, t('lobby.corrtc', { days: daysText(d) }))));
     form.hidden = !app.account;
     loginNote.hidden = !!app.account;
   }
@@ -148,7 +148,7 @@ export function challengeBadge(app) {
   const conn = app.conn;
   const link = document.querySelector('[data-nav="lobby"]');
   if (!link) return;
-  const badge = h('span', { class: 'badge', id: 'challenge-count', hidden: true, title: 'Challenges to you' }, '0');
+  const badge = h('span', { class: 'badge', id: 'challenge-count', hidden: true, title: t('ch.toyou') }, '0');
   link.append(' ', badge);
   const incoming = new Set();
   const show = () => { badge.textContent = String(incoming.size); badge.hidden = incoming.size === 0; };

@@ -8,7 +8,7 @@ import { h, playerName, timeControl } from '../dom.js';
 import { corrControl, corrSeek, daysText, isCorr } from '../corr.js';
 import { colourName, corrDays, gameInfo, gameName, games } from '../tables.js';
 import { lobbyLife } from './lobby-life.js';
-import { t } from '../i18n.js';
+import { errText, t } from '../i18n.js';
 
 const LEVELS = () => [[1, t('lobby.level1')], [2, '2'], [3, '3'], [4, '4'], [5, '5'], [6, '6'], [7, '7'], [8, t('lobby.level8')]];
 
@@ -167,13 +167,13 @@ export function mount(main, params, app) {
     try {
       const r = await conn.request('seek_accept', what);
       if (r.type === 'seek_joined') status.textContent = t('lobby.seattaken');
-    } catch (e) { status.textContent = e.reason || t('lobby.nojoin'); status.className = 'status error'; }
+    } catch (e) { status.textContent = errText(e) || t('lobby.nojoin'); status.className = 'status error'; }
   }
 
   async function fillBots(id) {
     status.className = 'status';
     status.textContent = t('lobby.startingbots');
-    try { await conn.request('seek_fill', { seek: id, level: Number(levelSel.value) }); } catch (e) { status.textContent = e.reason || t('lobby.nobots'); status.className = 'status error'; }
+    try { await conn.request('seek_fill', { seek: id, level: Number(levelSel.value) }); } catch (e) { status.textContent = errText(e) || t('lobby.nobots'); status.className = 'status error'; }
     invite.replaceChildren();
   }
 
@@ -187,11 +187,11 @@ export function mount(main, params, app) {
       // The reply is game_started: the app opens the room.
       await conn.request('bot_game', { game: botGameSel.value, level: Number(levelSel.value), seat: Number(seatSel.value), ...tc });
       botStatus.textContent = '';
-    } catch (e) { botStatus.textContent = e.reason || t('lobby.nostart'); botStatus.className = 'status error'; }
+    } catch (e) { botStatus.textContent = errText(e) || t('lobby.nostart'); botStatus.className = 'status error'; }
   }
 
   async function cancel(id) {
-    try { await conn.request('seek_cancel', { seek: id }); } catch (e) { status.textContent = e.reason; }
+    try { await conn.request('seek_cancel', { seek: id }); } catch (e) { status.textContent = errText(e); }
     invite.replaceChildren();
   }
 
@@ -206,14 +206,14 @@ export function mount(main, params, app) {
     status.className = 'status';
     try {
       const r = await conn.request('seek_create', { game: gameSel.value, ...tc, rated: rated.checked, private: priv.checked });
-      status.textContent = `Waiting for ${r.seek.seats - 1} opponent${r.seek.seats > 2 ? 's' : ''}\u2026`;
+      status.textContent = r.seek.seats > 2 ? t('lobby.waitingn', { n: r.seek.seats - 1 }) : t('lobby.waiting1');
       if (r.invite) {
         const url = `${location.origin}/#invite=${r.invite}`;
         invite.replaceChildren(h('label', { for: 'invite-url' }, t('lobby.invite')),
           h('div', { class: 'row' }, h('input', { id: 'invite-url', readonly: true, value: url, size: 40 }),
             h('button', { type: 'button', onclick: () => navigator.clipboard && navigator.clipboard.writeText(url) }, t('w.copy'))));
       }
-    } catch (e) { status.textContent = e.reason || t('lobby.nocreate'); status.className = 'status error'; }
+    } catch (e) { status.textContent = errText(e) || t('lobby.nocreate'); status.className = 'status error'; }
   }
 
   main.append(life.bar,

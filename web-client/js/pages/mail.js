@@ -4,7 +4,7 @@
 // #/reset/<token>, and #/forgot (ask for a reset link).
 
 import { h } from '../dom.js';
-import { t } from '../i18n.js';
+import { errText, t } from '../i18n.js';
 
 async function api(method, path, body) {
   const r = await fetch(path, {
@@ -16,18 +16,13 @@ async function api(method, path, body) {
   try { data = await r.json(); } catch { /* not JSON */ }
   if (!r.ok) {
     const wait = r.headers.get('Retry-After');
-    const why = (data && (data.reason || data.error)) || `error ${r.status}`;
-    throw new Error(wait ? `${why} (try again in ${wait} s)` : why);
+    const why = data ? errText(data) : t('err.http', { status: r.status });
+    throw new Error(wait ? t('mail.retry', { why, s: wait }) : why);
   }
   return data;
 }
 
-const KINDS = [
-  ['move', '"Your move" at each move (correspondence)'],
-  ['digest', 'A daily digest of the games where it is your move'],
-  ['low_time', 'An alarm when 80% of the time for a move is used'],
-  ['start_end', 'A game starts or ends'],
-];
+const KINDS = ['move', 'digest', 'low_time', 'start_end'].map((k) => [k, `mail.k.${k}`]);
 
 // The profile's e-mail box (an account is logged in).
 export function noticesPanel() {
@@ -43,7 +38,7 @@ export function noticesPanel() {
     for (const [k] of KINDS) body[k] = checks[k].checked;
     try { show(await api('POST', '/api/mail/prefs', body)); status.textContent = t('acct.saved'); } catch (err) { status.textContent = err.message; }
   } },
-  ...KINDS.map(([k, text]) => h('label', { class: 'check', for: `notice-${k}` }, checks[k], ` ${text}`)),
+  ...KINDS.map(([k, key]) => h('label', { class: 'check', for: `notice-${k}` }, checks[k], ` ${t(key)}`)),
   h('label', { for: 'notice-remind' }, t('mail.remind')), remind,
   h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary', id: 'notices-save' }, t('mail.savenotices'))));
 
@@ -51,7 +46,7 @@ export function noticesPanel() {
     e.preventDefault();
     try {
       const r = await api('POST', '/api/mail/address', { address: addrIn.value.trim() });
-      status.textContent = `A confirmation link is on its way to ${r.address}. Open it to use this address.`;
+      status.textContent = t('mail.sent', { address: r.address });
     } catch (err) { status.textContent = err.message; }
   } }, h('label', { for: 'mail-address-input', id: 'mail-address-label' }, t('mail.address')), addrIn,
   h('div', { class: 'row' }, h('button', { type: 'submit', id: 'mail-address-save' }, t('mail.sendconfirm'))));
@@ -66,7 +61,7 @@ export function noticesPanel() {
   box.append(h('p', { class: 'muted' }, t('app.loading')));
   api('GET', '/api/mail').then((s) => {
     if (!s.on) {
-      box.replaceChildren(box.firstChild, h('p', { class: 'muted', id: 'mail-off' }, 'E-mail is off on this server.'));
+      box.replaceChildren(box.firstChild, h('p', { class: 'muted', id: 'mail-off' }, t('mail.off')));
       return;
     }
     show(s);
@@ -82,9 +77,9 @@ export function mount(main, params, app) {
   main.append(panel);
   if (params.mode === 'confirm') {
     panel.append(h('h1', {}, t('mail.confirmtitle')), status);
-    status.textContent = 'Confirming\u2026';
+    status.textContent = t('mail.confirming');
     api('POST', '/api/mail/confirm', { token: params.token })
-      .then((r) => { status.replaceChildren(`Confirmed: notices go to ${r.address}. `, h('a', { href: '#/profile' }, 'Your settings')); })
+      .then((r) => { status.replaceChildren(t('mail.confirmed', { address: r.address }), h('a', { href: '#/profile' }, t('mail.settings'))); })
       .catch((e) => { status.textContent = e.message; });
     return null;
   }
@@ -95,7 +90,7 @@ export function mount(main, params, app) {
         e.preventDefault();
         try {
           await api('POST', '/api/password/reset', { token: params.token, password: pass.value });
-          status.replaceChildren('Your password is changed and every session has ended. ', h('a', { href: '#/login' }, 'Log in'));
+          status.replaceChildren(t('mail.pwchanged'), h('a', { href: '#/login' }, t('hdr.login')));
           app.conn.drop(); // this browser's session ended too
         } catch (err) { status.textContent = err.message; }
       } }, h('label', { for: 'new-password' }, t('mail.newpw')), pass,
@@ -110,7 +105,7 @@ export function mount(main, params, app) {
       e.preventDefault();
       try {
         await api('POST', '/api/password/forgot', { login: login.value.trim() });
-        status.textContent = 'If an account with a confirmed address matches, a link is on its way. It works once, for an hour.';
+        status.textContent = t('mail.forgotsent');
       } catch (err) { status.textContent = err.message; }
     } }, h('label', { for: 'forgot-login' }, t('mail.login')), login,
     h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, t('mail.sendlink')))),

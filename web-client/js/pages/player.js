@@ -4,7 +4,7 @@
 // correspondence, result, opponent) and pages. Reads GET /api/profile/<name>
 // and GET /api/archive/<name>?<key>=<value>&... (PROTOCOL.md, "Ratings").
 
-import { t } from '../i18n.js';
+import { fmtDate, t, tMaybe } from '../i18n.js';
 import { h, ratingText, timeControl } from '../dom.js';
 import { gameName, games, reasonText } from '../tables.js';
 
@@ -29,8 +29,8 @@ export function ratingChart(history) {
   const band = history.map((p, i) => `${x(i)},${y(p.rating + 2 * p.rd)}`)
     .concat(history.map((p, i) => `${x(i)},${y(p.rating - 2 * p.rd)}`).reverse()).join(' ');
   const line = history.map((p, i) => `${x(i)},${y(p.rating)}`).join(' ');
-  const first = new Date(history[0].at).toLocaleDateString(), last = new Date(history[history.length - 1].at).toLocaleDateString();
-  return svg('svg', { class: 'rating-chart', viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `rating history: ${pts.length} games, from ${Math.round(pts[0])} to ${Math.round(pts[pts.length - 1])}` },
+  const first = fmtDate(history[0].at), last = fmtDate(history[history.length - 1].at);
+  return svg('svg', { class: 'rating-chart', viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': t('pl.chart', { n: pts.length, from: Math.round(pts[0]), to: Math.round(pts[pts.length - 1]) }) },
     svg('line', { x1: L, y1: T, x2: L, y2: H - B, class: 'axis' }),
     svg('line', { x1: L, y1: H - B, x2: W - R, y2: H - B, class: 'axis' }),
     svg('text', { x: L - 4, y: T + 8, 'text-anchor': 'end', class: 'label' }, String(hi)),
@@ -40,7 +40,7 @@ export function ratingChart(history) {
     svg('polygon', { points: band, class: 'band' }),
     svg('polyline', { points: line, class: 'line' }),
     ...history.map((p, i) => svg('circle', { cx: x(i), cy: y(p.rating), r: pts.length > 40 ? 1 : 2, class: 'dot' },
-      svg('title', {}, `${Math.round(p.rating)} after game #${p.game}`))));
+      svg('title', {}, t('pl.after', { rating: Math.round(p.rating), game: p.game })))));
 }
 
 export function mount(main, params, app) {
@@ -53,9 +53,9 @@ export function mount(main, params, app) {
   // The archive's filters and pages.
   const gameSel = h('select', { id: 'f-game' });
   const kindSel = h('select', { id: 'f-kind' }, [['', t('pl.allkinds')], ['live', t('pl.live')], ['correspondence', t('w.corr')]]
-    .map(([v, t]) => h('option', { value: v }, t)));
+    .map(([v, text]) => h('option', { value: v }, text)));
   const resultSel = h('select', { id: 'f-result' }, [['', t('pl.anyresult')], ['win', t('pl.won')], ['loss', t('pl.lost')], ['draw', t('pl.drawn')]]
-    .map(([v, t]) => h('option', { value: v }, t)));
+    .map(([v, text]) => h('option', { value: v }, text)));
   const vsIn = h('input', { id: 'f-vs', placeholder: t('pl.opponent'), maxlength: 20, size: 12 });
   const rows = h('tbody', { id: 'archive-rows' });
   const empty = h('p', { class: 'muted', id: 'archive-empty', hidden: true }, t('pl.nomatch'));
@@ -93,11 +93,11 @@ export function mount(main, params, app) {
     let p = null;
     try {
       const r = await fetch(`/api/profile/${encodeURIComponent(name)}`);
-      if (r.status === 404) { status.textContent = `No player called ${name}.`; return; }
+      if (r.status === 404) { status.textContent = t('pl.nosuch', { name }); return; }
       if (r.ok) p = await r.json();
     } catch { /* offline */ }
     if (!alive) return;
-    if (!p) { status.textContent = 'Could not load the player.'; return; }
+    if (!p) { status.textContent = t('pl.noload'); return; }
     status.textContent = '';
     head.textContent = p.username;
     const cards = [];
@@ -106,9 +106,9 @@ export function mount(main, params, app) {
         const r = paces[pace];
         if (!r) continue;
         cards.push(h('div', { class: 'rating-card', 'data-game': variant, 'data-pace': pace },
-          h('div', { class: 'rating-title' }, `${gameName(variant)} \u00b7 ${pace}`),
+          h('div', { class: 'rating-title' }, `${gameName(variant)} \u00b7 ${t(`pace.${pace}`).toLowerCase()}`),
           h('div', { class: 'rating-value' }, ratingText(r.rating, r.provisional),
-            h('span', { class: 'muted' }, ` RD ${Math.round(r.rd)} \u00b7 ${r.games} game${r.games === 1 ? '' : 's'}`)),
+            h('span', { class: 'muted' }, ` RD ${Math.round(r.rd)} \u00b7 ${t(r.games === 1 ? 'life.game1' : 'life.gamesn', { n: r.games })}`)),
           r.history && r.history.length ? ratingChart(r.history) : null));
       }
     }
@@ -121,11 +121,11 @@ export function mount(main, params, app) {
     const playing = p.in_progress || [];
     playingBox.replaceChildren(...(playing.length ? [h('h2', {}, t('pl.playing')), h('ul', { id: 'player-current' },
       playing.map((g) => h('li', {}, h('a', { href: `#/game/${g.id}` }, `${gameName(g.variant)} #${g.id}`),
-        g.kind === 'correspondence' ? h('span', { class: 'muted' }, ' correspondence') : null)))] : []));
+        g.kind === 'correspondence' ? h('span', { class: 'muted' }, ` ${t('pl.corr')}`) : null)))] : []));
   }
 
   function outcomeText(g) {
-    return g.outcome === 'win' ? 'won' : g.outcome === 'loss' ? 'lost' : g.outcome === 'draw' ? 'drawn' : g.outcome;
+    return tMaybe(`outcome.${g.outcome}`) || g.outcome;
   }
 
   async function loadPage() {
@@ -149,11 +149,11 @@ export function mount(main, params, app) {
       const diff = g.rating_after !== undefined ? Math.round(g.rating_after) - Math.round(g.rating_before) : null;
       return h('tr', { 'data-id': g.id },
         h('td', {}, h('a', { href: `#/analysis/game/${g.id}` }, gameName(g.variant)), h('br'),
-          h('span', { class: 'muted' }, g.kind === 'correspondence' ? 'correspondence' : timeControl(g.base_ms, g.inc_ms), g.rated ? ' \u00b7 rated' : '')),
+          h('span', { class: 'muted' }, g.kind === 'correspondence' ? t('pl.corr') : timeControl(g.base_ms, g.inc_ms), g.rated ? ` \u00b7 ${t('w.rated')}` : '')),
         h('td', {}, g.players.flatMap((n, i) => [i ? ' \u2013 ' : null, n === a.username ? h('strong', {}, n) : h('a', { href: `#/@/${encodeURIComponent(n)}` }, n)])),
         h('td', { class: `outcome ${g.outcome}` }, outcomeText(g), h('br'), h('span', { class: 'muted' }, reasonText(g.reason))),
         h('td', {}, diff === null ? '' : h('span', { class: diff >= 0 ? 'up' : 'down' }, `${Math.round(g.rating_after)} (${diff >= 0 ? '+' : ''}${diff})`)),
-        h('td', {}, new Date(g.finished).toLocaleDateString()));
+        h('td', {}, fmtDate(g.finished)));
     }));
     empty.hidden = a.games.length > 0;
     next = a.more ? a.next : 0;

@@ -10,7 +10,7 @@
 // (actions.js), chat (chat.js), conditional moves (cond.js) and the viewer
 // of stored games (archive.js). This page lays them out and connects them.
 
-import { t } from '../i18n.js';
+import { errText, t } from '../i18n.js';
 import { h, timeControl } from '../dom.js';
 import { corrControl } from '../corr.js';
 import { gameName } from '../tables.js';
@@ -93,7 +93,7 @@ export function mount(main, params, app) {
     play.renderViewSel();
     cond.render();
     bars.tick();
-    document.title = `${model.myTurn ? '\u25cf Your turn \u00b7 ' : ''}${gameName(st.game)} \u00b7 chameleon`;
+    document.title = `${model.myTurn ? `\u25cf ${t('nav.turn')} \u00b7 ` : ''}${gameName(st.game)} \u00b7 chameleon`;
   }
   const timer = setInterval(() => { bars.tick(); sounds.tick(); }, 100);
   let archiving = false; // the stored game is being read (once)
@@ -132,7 +132,7 @@ function headingOf(st) {
   const name = gameName(st.game);
   return [st.corr ? `${name} ` : `${name} \u00b7 ${timeControl(st.base_ms, st.inc_ms)} `,
     h('a', { href: `#/howto/${st.game}`, class: 'rules-link', target: '_blank' }, t('room.rules')),
-    st.corr ? h('span', { class: 'tc-line', id: 'room-tc' }, `\u2709 Correspondence, ${corrControl(st.corr)}`) : ''];
+    st.corr ? h('span', { class: 'tc-line', id: 'room-tc' }, t('room.corrhead', { tc: corrControl(st.corr) })) : ''];
 }
 
 // The room on the connection: join (again after each welcome, with `since`
@@ -156,7 +156,7 @@ function wire(ctx, room) {
       .catch((e) => {
         // No room (any more: a game that ended while we were away): its record.
         if (e.code === 'unknown_room') room.archived();
-        else if (e.code !== 'disconnected') ctx.say(e.reason || t('room.nosuch'));
+        else if (e.code !== 'disconnected') ctx.say(errText(e) || t('room.nosuch'));
       })
       .finally(() => { joining = false; });
   }
@@ -175,7 +175,7 @@ function wire(ctx, room) {
       // The room is gone (the game ended and closed): no raw "no room N";
       // the stored game is shown instead.
       if (m.code === 'unknown_room') { if (!(model.st && model.st.archived)) room.archived(); return; }
-      ctx.say(m.reason || m.code, true);
+      ctx.say(errText(m), true);
       if (m.request === 'move' && model.st) room.redrawBoard(); // undo the piece we moved ahead
     }),
     conn.on('room', (m) => { if (m.room === id && m.re === undefined) room.setRoom(m); }),

@@ -6,7 +6,8 @@
 //                        every game, the director's controls, the PGN.
 // Reads GET /api/tournaments[/<id>]; acts with POST (the session cookie).
 
-import { t as tr } from '../i18n.js';
+import { errText, fmtDateTime, t as tr } from '../i18n.js';
+import { corrControl, daysText } from '../corr.js';
 import { h } from '../dom.js';
 import { games, gameName, corrDays } from '../tables.js';
 
@@ -17,7 +18,7 @@ async function call(method, path, body) {
   });
   let data = null;
   try { data = await r.json(); } catch { /* not JSON */ }
-  if (!r.ok) throw new Error((data && (data.reason || data.error)) || `error ${r.status}`);
+  if (!r.ok) throw new Error(data ? errText(data) : tr('err.http', { status: r.status }));
   return data;
 }
 
@@ -30,10 +31,7 @@ export function pts(x) {
   return whole === 0 && f ? f : `${whole}${f}`;
 }
 
-function tcText(c) {
-  if (!c) return '';
-  return c.inc_days ? `${c.days}d + ${c.inc_days}d/move, cap ${c.cap_days}d` : `${c.days} day${c.days > 1 ? 's' : ''}/move`;
-}
+const tcText = (c) => corrControl(c);
 
 const STATES = [['open', 'tour.open'], ['running', 'tour.running'], ['finished', 'tour.finished']];
 
@@ -49,7 +47,7 @@ function list(main, app) {
   async function load() {
     create.hidden = !app.account;
     let data;
-    try { data = await call('GET', '/api/tournaments'); } catch (e) { if (alive) status.textContent = `Could not load the tournaments: ${e.message}`; return; }
+    try { data = await call('GET', '/api/tournaments'); } catch (e) { if (alive) status.textContent = tr('tour.noload', { why: e.message }); return; }
     if (!alive) return;
     status.textContent = '';
     const all = data.tournaments.slice().reverse(); // newest first
@@ -61,10 +59,10 @@ function list(main, app) {
           h('thead', {}, h('tr', {}, [tr('tour.name'), tr('w.game'), tr('tour.entrants'), tr('tour.tc'), ''].map((x) => h('th', {}, x)))),
           h('tbody', {}, rows.map((t) => h('tr', { class: 'seek', 'data-id': t.id, onclick: () => app.go(`#/tournament/${t.id}`) },
             h('td', {}, h('a', { href: `#/tournament/${t.id}` }, t.name)),
-            h('td', {}, gameName(t.game), t.double ? ' \u00b7 double' : ''),
+            h('td', {}, gameName(t.game), t.double ? ` \u00b7 ${tr('tour.dbl')}` : ''),
             h('td', {}, `${t.entrants}/${t.size}`),
             h('td', {}, tcText(t.corr)),
-            h('td', {}, state === 'running' ? `${t.games_finished}/${t.games} games` : t.invite_only ? 'by invitation' : ''))))))
+            h('td', {}, state === 'running' ? tr('tour.gamesof', { f: t.games_finished, n: t.games }) : t.invite_only ? tr('tour.byinvite') : ''))))))
           : h('p', { class: 'muted' }, state === 'open' ? tr('tour.noneopen') : tr('tour.noneyet')));
     }));
   }
@@ -75,14 +73,14 @@ function list(main, app) {
 
 function form(main, app) {
   const status = h('p', { class: 'status', role: 'alert', id: 'tourney-form-status' });
-  const name = h('input', { id: 't-name', required: true, maxlength: 63, value: 'Correspondence round robin' });
+  const name = h('input', { id: 't-name', required: true, maxlength: 63, value: tr('tour.defname') });
   const game = h('select', { id: 't-game' }, games().map((g) => h('option', { value: g.id }, g.name)));
   const size = h('select', { id: 't-size' }, Array.from({ length: 10 }, (_, i) => h('option', { value: i + 3, selected: i + 3 === 4 }, String(i + 3))));
   const twice = h('select', { id: 't-double' }, h('option', { value: '0' }, tr('tour.single')), h('option', { value: '1' }, tr('tour.double')));
-  const days = h('select', { id: 't-days' }, (corrDays().length ? corrDays() : [1, 2, 3, 5, 7, 10, 14]).map((d) => h('option', { value: d, selected: d === 3 }, `${d} day${d > 1 ? 's' : ''}`)));
+  const days = h('select', { id: 't-days' }, (corrDays().length ? corrDays() : [1, 2, 3, 5, 7, 10, 14]).map((d) => h('option', { value: d, selected: d === 3 }, daysText(d))));
   const inc = h('input', { id: 't-inc', type: 'number', min: 0, max: 14, value: 0 });
   const start = h('input', { id: 't-start', type: 'datetime-local' });
-  const invite = h('input', { id: 't-invite', placeholder: 'usernames, separated by commas (empty: open entry)' });
+  const invite = h('input', { id: 't-invite', placeholder: tr('tour.inviteph') });
   const rated = h('input', { id: 't-rated', type: 'checkbox' });
   const join = h('input', { id: 't-join', type: 'checkbox', checked: true });
   const submit = h('button', { class: 'primary', type: 'submit', id: 't-create' }, tr('w.create'));
@@ -96,8 +94,8 @@ function form(main, app) {
       h('div', {}, h('label', { for: 't-inc' }, tr('tour.inc')), inc),
       h('div', {}, h('label', { for: 't-start' }, tr('tour.start')), start)),
     h('label', { for: 't-invite' }, tr('tour.invite')), invite,
-    h('div', { class: 'row' }, h('label', { class: 'inline' }, rated, ' rated'),
-      h('label', { class: 'inline' }, join, ' enter it myself')),
+    h('div', { class: 'row' }, h('label', { class: 'inline' }, rated, tr('life.rated')),
+      h('label', { class: 'inline' }, join, tr('tour.enterme'))),
     h('div', { class: 'row' }, submit), status);
   f.addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -159,13 +157,13 @@ function view(main, params, app) {
     const me = app.account;
     const mine = t.entrants.find((e) => e.username === me);
     const director = me && me === t.director;
-    const start = t.start_ms ? `starts ${new Date(t.start_ms).toLocaleString()}` : 'starts when full';
+    const start = t.start_ms ? tr('tour.starts', { date: fmtDateTime(t.start_ms) }) : tr('tour.startsfull');
     head.replaceChildren(h('h1', {}, t.name),
-      h('p', { class: 'muted' }, `${gameName(t.game)} \u00b7 ${t.double ? 'double' : 'single'} round robin \u00b7 ${tcText(t.corr)}`
-        + ` \u00b7 ${t.rated ? 'rated' : 'unrated'} \u00b7 ${t.invite_only ? 'by invitation' : 'open entry'}`),
-      h('p', {}, h('span', { class: `tag state ${t.state}`, id: 'tourney-state' }, t.state),
-        ` directed by ${t.director} \u00b7 ${t.entrants.filter((e) => e.status !== 'invited').length}/${t.size} entrants`
-        + (t.state === 'open' ? ` \u00b7 ${start}` : t.state === 'running' ? ` \u00b7 ${t.games_finished}/${t.games} games finished` : '')));
+      h('p', { class: 'muted' }, [gameName(t.game), tr(t.double ? 'tour.doublerr' : 'tour.singlerr'), tcText(t.corr),
+        tr(t.rated ? 'tour.rated' : 'tour.unrated'), tr(t.invite_only ? 'tour.byinvite' : 'tour.openentry')].join(' \u00b7 ')),
+      h('p', {}, h('span', { class: `tag state ${t.state}`, id: 'tourney-state', 'data-state': t.state }, tr(`tstate.${t.state}`)),
+        tr('tour.directed', { name: t.director, n: t.entrants.filter((e) => e.status !== 'invited').length, size: t.size })
+        + (t.state === 'open' ? ` \u00b7 ${start}` : t.state === 'running' ? tr('tour.gamesdone', { f: t.games_finished, n: t.games }) : '')));
     const buttons = [];
     if (t.state === 'open' && me) {
       if (mine && mine.status === 'joined') buttons.push(h('button', { id: 't-leave', onclick: act('leave') }, tr('tour.leave')));
@@ -187,8 +185,8 @@ function view(main, params, app) {
       // Before the start: who is in.
       standings.replaceChildren(t.entrants.length ? h('ul', { class: 'entrants' }, t.entrants.map((e) => h('li', { 'data-user': e.username },
         h('a', { href: `#/@/${encodeURIComponent(e.username)}` }, e.username),
-        e.status === 'invited' ? h('span', { class: 'muted' }, ' (invited)') : null,
-        director && t.state === 'open' ? h('button', { class: 'small', onclick: act('remove', { username: e.username }) }, 'Remove') : null)))
+        e.status === 'invited' ? h('span', { class: 'muted' }, tr('tour.invited')) : null,
+        director && t.state === 'open' ? h('button', { class: 'small', onclick: act('remove', { username: e.username }) }, tr('tour.remove')) : null)))
         : h('p', { class: 'muted' }, tr('tour.nobody')));
       cross.replaceChildren(h('p', { class: 'muted' }, t.state === 'cancelled' ? tr('tour.cancelled') : tr('tour.crosslater')));
       schedule.replaceChildren(h('p', { class: 'muted' }, t.state === 'cancelled' ? '' : tr('tour.schedlater')));
@@ -202,7 +200,7 @@ function view(main, params, app) {
       h('tbody', {}, order.map((e) => h('tr', { 'data-user': e.username, class: e.struck ? 'struck' : '' },
         h('td', {}, String(e.place)),
         h('td', {}, h('a', { href: `#/@/${encodeURIComponent(e.username)}` }, e.username),
-          e.status === 'withdrawn' ? h('span', { class: 'muted' }, e.struck ? ' (withdrew: results struck out)' : ' (withdrew)') : null),
+          e.status === 'withdrawn' ? h('span', { class: 'muted' }, tr(e.struck ? 'tour.withdrewstruck' : 'tour.withdrew')) : null),
         h('td', { class: 'score' }, pts(e.score)),
         h('td', {}, e.tiebreak.toFixed(2)),
         h('td', {}, `${e.played}/${e.games}`)))))));
@@ -214,7 +212,7 @@ function view(main, params, app) {
       h('tbody', {}, section.map((e) => h('tr', { 'data-user': e.username },
         h('th', {}, String(e.idx + 1)), h('td', { class: 'name' }, e.username),
         section.map((o) => (o.idx === e.idx ? h('td', { class: 'self' }, '')
-          : h('td', { 'data-cell': `${e.idx}-${o.idx}` }, gamesOf(e.idx, o.idx).map((g) => h('a', { href: `#/game/${g.id}`, class: g.finished ? 'res' : 'res pending', title: `game #${g.id}` },
+          : h('td', { 'data-cell': `${e.idx}-${o.idx}` }, gamesOf(e.idx, o.idx).map((g) => h('a', { href: `#/game/${g.id}`, class: g.finished ? 'res' : 'res pending', title: tr('tour.gametitle', { id: g.id }) },
             g.finished ? resultText(t, g, e.idx) || '0' : '\u00b7'))))),
         h('td', { class: 'score' }, pts(e.score))))))));
     const rounds = [...new Set(t.schedule.map((g) => g.round))];
@@ -222,12 +220,12 @@ function view(main, params, app) {
     schedule.replaceChildren(...rounds.map((r) => h('div', { class: 'round' }, h('h3', {}, tr('tour.round', { r })),
       h('ul', { class: 'pairings' }, t.schedule.filter((g) => g.round === r).map((g) => h('li', { 'data-game': g.id },
         h('a', { href: `#/game/${g.id}` }, g.players.map(nameOf).join(' \u2013 ')), ' ',
-        h('span', { class: g.finished ? 'res' : 'muted' }, g.finished ? g.points.map(pts).map((x) => x || '0').join(' \u2013 ') : 'in progress'),
-        g.finished && !g.counts ? h('span', { class: 'muted' }, ' (struck out)') : null))))));
+        h('span', { class: g.finished ? 'res' : 'muted' }, g.finished ? g.points.map(pts).map((x) => x || '0').join(' \u2013 ') : tr('tour.inprogress')),
+        g.finished && !g.counts ? h('span', { class: 'muted' }, tr('tour.struck')) : null))))));
   }
 
   async function load() {
-    try { render(await call('GET', `/api/tournaments/${id}`)); } catch (e) { status.textContent = `Could not load the tournament: ${e.message}`; }
+    try { render(await call('GET', `/api/tournaments/${id}`)); } catch (e) { status.textContent = tr('tour.noload1', { why: e.message }); }
   }
   // Live: the server pushes the whole tournament on every change.
   const offPush = app.conn.on('tourney', (m) => { if (m.tourney && m.tourney.id === id) render(m.tourney); });

@@ -24,7 +24,7 @@ export function mount(main, params, app) {
       h('td', {}, h('a', { href: `#/game/${g.id}` }, `${gameName(g.variant)} #${g.id}`)),
       h('td', {}, String(g.ply ?? '')),
       h('td', { class: g.deadline && g.deadline - now < 86400000 ? 'left urgent' : 'left' },
-        isCorr(g) && g.deadline ? leftText(g.deadline - now) : 'live game'),
+        isCorr(g) && g.deadline ? leftText(g.deadline - now) : t('turn.live')),
       h('td', {}, h('a', { href: `#/game/${g.id}`, class: 'button-link' }, t('w.play'))))));
   }
   const off = app.onYourTurn(render);

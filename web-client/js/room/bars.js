@@ -2,7 +2,7 @@
 // and why, whose turn it is, and the clock (live games) or the deadline
 // (correspondence games), counted down locally between messages.
 
-import { t } from '../i18n.js';
+import { fmtDate, fmtDateTime, t } from '../i18n.js';
 import { h, clockText, playerName } from '../dom.js';
 import { ARMY_COLOURS } from '../pieces.js';
 import { leftText, HOUR } from '../corr.js';
@@ -23,7 +23,7 @@ export function createBars(ctx) {
   function deadlineText(s) {
     const st = model.st;
     const left = model.deadlineLeft(s);
-    if (left !== null) return `${leftText(left)} left`;
+    if (left !== null) return t('bars.left', { left: leftText(left) });
     // Increment mode: the bank waiting for its owner's next turn.
     if (st.corr && st.corr.inc_days && st.status !== 'over' && !st.seats[s].left) return t('bars.bank', { left: leftText(st.clocks[s] || 0) });
     return '';
@@ -34,7 +34,7 @@ export function createBars(ctx) {
     if (st.corr) {
       const c = h('span', { class: 'deadline', 'data-seat': s }, deadlineText(s));
       const d = st.deadlines && st.deadlines[s];
-      if (d && st.status !== 'over') c.title = t('room.moveby', { date: new Date(d).toLocaleString() });
+      if (d && st.status !== 'over') c.title = t('room.moveby', { date: fmtDateTime(d) });
       c.hidden = !c.textContent;
       return c;
     }
@@ -57,10 +57,10 @@ export function createBars(ctx) {
       h('span', {},
         h('span', { class: 'swatch', style: `background:${ARMY_COLOURS[ctx.board().player(s).colour].body}` }),
         playerName(seat.player),
-        seat.connected === false ? h('span', { class: 'muted' }, ' (away)') : null,
-        seat.left ? h('span', { class: 'muted' }, ` \u2014 left (${reasonText(seat.left)})`) : null,
-        seat.vacation && st.status !== 'over' ? h('span', { class: 'muted vacation', 'data-seat': s, title: t('room.back', { date: new Date(seat.vacation).toLocaleString() }) },
-          ` \u2014 ${t('bars.vacation', { date: new Date(seat.vacation).toLocaleDateString() })}`) : null,
+        seat.connected === false ? h('span', { class: 'muted' }, t('bars.away')) : null,
+        seat.left ? h('span', { class: 'muted' }, t('bars.leftgame', { reason: reasonText(seat.left) })) : null,
+        seat.vacation && st.status !== 'over' ? h('span', { class: 'muted vacation', 'data-seat': s, title: t('room.back', { date: fmtDateTime(seat.vacation) }) },
+          ` \u2014 ${t('bars.vacation', { date: fmtDate(seat.vacation) })}`) : null,
         s === st.you ? h('span', { class: 'muted' }, t('bars.you')) : null),
       clock(s));
   }

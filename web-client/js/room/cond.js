@@ -4,16 +4,14 @@
 // them all. Lines are entered while the opponent is to move.
 
 import { h } from '../dom.js';
-import { t } from '../i18n.js';
-
-const PLACEHOLDER = 'One line per row: their move, your answer, their move, your answer\u2026 e.g. e7-e6 d2-d3';
+import { errText, t } from '../i18n.js';
 
 // ctx: {conn, id, model}. Returns {el, render, reread}.
 export function createCond(ctx) {
   const model = ctx.model;
   const lines = h('ol', { id: 'cond-lines' });
   const none = h('p', { class: 'muted', id: 'cond-none' }, t('cond.none'));
-  const input = h('textarea', { id: 'cond-input', rows: 3, spellcheck: 'false', 'aria-label': 'Conditional lines', placeholder: PLACEHOLDER });
+  const input = h('textarea', { id: 'cond-input', rows: 3, spellcheck: 'false', 'aria-label': t('cond.lines'), placeholder: t('cond.placeholder') });
   const status = h('div', { class: 'status', id: 'cond-status', role: 'status' });
   const save = h('button', { type: 'submit', class: 'primary', id: 'cond-save' }, t('cond.save'));
   const clear = h('button', { type: 'button', id: 'cond-clear', onclick: () => request('cond_clear', {}) }, t('cond.clear'));
@@ -35,7 +33,7 @@ export function createCond(ctx) {
     const st = model.st;
     const myTurn = st && st.to_move === st.you;
     lines.replaceChildren(...list.map((l, i) => h('li', { 'data-line': l }, l, ' ',
-      h('button', { type: 'button', class: 'cond-drop', title: 'Remove this line', 'aria-label': `Remove ${l}`, disabled: myTurn,
+      h('button', { type: 'button', class: 'cond-drop', title: t('cond.remove'), 'aria-label': t('cond.removeline', { line: l }), disabled: myTurn,
         onclick: () => request('cond_set', { lines: list.filter((_, j) => j !== i) }) }, '\u00d7'))));
     none.hidden = list.length > 0;
     lines.hidden = list.length === 0;
@@ -47,20 +45,20 @@ export function createCond(ctx) {
     try {
       const r = await ctx.conn.request(type, { room: ctx.id, ...fields });
       show(r.lines || []);
-      if (type === 'cond_set') { input.value = ''; status.textContent = `Stored ${r.lines.length} line${r.lines.length === 1 ? '' : 's'}.`; }
-      if (type === 'cond_clear') status.textContent = 'Cleared.';
+      if (type === 'cond_set') { input.value = ''; status.textContent = t(r.lines.length === 1 ? 'cond.stored1' : 'cond.storedn', { n: r.lines.length }); }
+      if (type === 'cond_clear') status.textContent = t('cond.cleared');
       return r;
     } catch (e) {
-      if (e.code !== 'disconnected') status.textContent = e.reason || e.code;
+      if (e.code !== 'disconnected') status.textContent = errText(e);
       return null;
     }
   }
 
   function saveLines() {
     const fresh = input.value.split('\n').map((l) => l.trim().split(/\s+/).join(' ')).filter(Boolean);
-    if (!fresh.length) { status.textContent = 'Type a line first.'; return; }
+    if (!fresh.length) { status.textContent = t('cond.typefirst'); return; }
     const short = fresh.find((l) => l.split(' ').length < 2);
-    if (short) { status.textContent = `\u201c${short}\u201d: a line needs their move and your answer.`; return; }
+    if (short) { status.textContent = t('cond.short', { line: short }); return; }
     // New lines are added after the stored ones (cond_set replaces them all).
     const kept = [...lines.querySelectorAll('li[data-line]')].map((li) => li.dataset.line);
     request('cond_set', { lines: [...kept, ...fresh] });
@@ -73,7 +71,7 @@ export function createCond(ctx) {
     const myTurn = st.to_move === st.you;
     save.disabled = myTurn;
     input.disabled = myTurn;
-    input.placeholder = myTurn ? 'Conditional moves are entered while your opponent is to move.' : PLACEHOLDER;
+    input.placeholder = myTurn ? t('cond.yourturn') : t('cond.placeholder');
     // Re-read after every move: a move may have answered or dropped lines.
     if (readAt !== st.moves.length && ctx.conn.ready) {
       readAt = st.moves.length;

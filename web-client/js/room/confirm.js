@@ -33,7 +33,7 @@ export function createConfirm(ctx) {
   const what = h('span', { id: 'confirm-text' });
   const ok = h('button', { type: 'button', class: 'primary', id: 'btn-confirm', onclick: () => confirm() }, t('room.confirm'));
   const no = h('button', { type: 'button', id: 'btn-cancel-move', onclick: () => cancel() }, t('w.cancel'));
-  const bar = h('div', { class: 'row confirm-bar', id: 'confirm-bar', role: 'group', 'aria-label': 'Confirm your move', hidden: true }, what, ok, no);
+  const bar = h('div', { class: 'row confirm-bar', id: 'confirm-bar', role: 'group', 'aria-label': t('room.confirmyour'), hidden: true }, what, ok, no);
   const el = h('div', { class: 'confirm' }, bar, label);
 
   function confirm() {

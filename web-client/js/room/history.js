@@ -4,11 +4,12 @@
 
 import { h } from '../dom.js';
 import { A11Y } from '../a11y.js';
+import { t } from '../i18n.js';
 
 // ctx: {model, view: {ply}, stepped()}: stepped() redraws what shows the ply.
 export function createHistory(ctx) {
   const model = ctx.model;
-  const moves = h('div', { class: 'moves', id: 'moves', 'aria-label': 'Moves' });
+  const moves = h('div', { class: 'moves', id: 'moves', 'aria-label': t('w.moves') });
   // The latest move, said politely once when it comes (not the whole list).
   const live = h('div', { class: 'sr-only', id: 'move-live', 'aria-live': 'polite' });
   let said = null;
@@ -19,10 +20,10 @@ export function createHistory(ctx) {
   const next = (ply) => (ply + 1 >= count() ? null : ply + 1);
   const button = (label, title, id, onclick) => h('button', { type: 'button', title, 'aria-label': title, id, onclick }, label);
   const stepper = h('div', { class: 'step' },
-    button('\u00ab', 'First position', null, () => go(0)),
-    button('\u25c0', 'Previous move', 'step-back', () => go(Math.max(0, (ctx.view.ply ?? count()) - 1))),
-    button('\u25b6', 'Next move', 'step-fwd', () => { if (ctx.view.ply !== null) go(next(ctx.view.ply)); }),
-    button('\u00bb', 'Current position', null, () => go(null)));
+    button('\u00ab', t('step.first'), null, () => go(0)),
+    button('\u25c0', t('step.prev'), 'step-back', () => go(Math.max(0, (ctx.view.ply ?? count()) - 1))),
+    button('\u25b6', t('step.next'), 'step-fwd', () => { if (ctx.view.ply !== null) go(next(ctx.view.ply)); }),
+    button('\u00bb', t('step.current'), null, () => go(null)));
 
   const onKey = (e) => {
     if (!model.st || e.target.closest('input, select, textarea')) return;

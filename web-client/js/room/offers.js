@@ -3,7 +3,7 @@
 // actions.js: takeback (casual live two-player games), accept or decline
 // it; rematch, accept or decline it; a new seek (or bot game) like this one.
 
-import { t } from '../i18n.js';
+import { errText, t } from '../i18n.js';
 import { h } from '../dom.js';
 
 // ctx: {app, conn, id, model, say(text)}; act(type, label, cls, confirm)
@@ -22,7 +22,7 @@ export function createOffers(ctx, act) {
     if (other !== undefined) {
       list.push(act('takeback', t('room.acctb'), 'primary', null, 'btn-takeback-accept'));
       list.push(act('takeback_decline', t('room.dectb'), '', null, 'btn-takeback-decline'));
-      list.push(h('span', { class: 'muted', id: 'takeback-note' }, `${model.seatName(other)} asks to take back a move`));
+      list.push(h('span', { class: 'muted', id: 'takeback-note' }, t('ann.tboffer', { name: model.seatName(other) })));
     } else if (offers.includes(st.you)) {
       list.push(h('span', { class: 'muted', id: 'takeback-note' }, t('room.tbasked')));
       list.push(act('takeback_decline', t('room.canceltb'), '', null, 'btn-takeback-cancel'));
@@ -51,7 +51,7 @@ export function createOffers(ctx, act) {
         ctx.app.go('#/');
       }
     } catch (e) {
-      ctx.say(e.reason || e.code);
+      ctx.say(errText(e));
     }
   }
 
@@ -67,7 +67,7 @@ export function createOffers(ctx, act) {
     } else if (others.length) {
       list.push(act('rematch', t('room.acceptrm'), 'primary'));
       list.push(act('rematch_decline', t('w.decline'), '', null, 'btn-rematch-decline'));
-      list.push(h('span', { class: 'muted', id: 'rematch-note' }, `${others.map((s) => model.seatName(s)).join(', ')} asks for a rematch`));
+      list.push(h('span', { class: 'muted', id: 'rematch-note' }, t('room.rmby', { names: others.map((s) => model.seatName(s)).join(', ') })));
     } else {
       list.push(act('rematch', t('room.rematch'), 'primary'));
       if (st.rematch_declined !== undefined && st.rematch_declined !== null && st.rematch_declined !== st.you) {

@@ -88,7 +88,7 @@ export function createPlay(ctx) {
   const legalSummary = h('summary', {}, t('play.legal'));
   const legal = h('details', { class: 'legal', hidden: true }, legalSummary, legalList);
   legal.addEventListener('toggle', () => render());
-  const viewSel = h('select', { id: 'view-seat', 'aria-label': 'Army at the bottom' });
+  const viewSel = h('select', { id: 'view-seat', 'aria-label': t('play.viewas') });
   viewSel.addEventListener('change', () => { ctx.view.seat = Number(viewSel.value); ctx.render(); });
   const viewRow = h('div', { class: 'row' }, h('label', { for: 'view-seat', style: 'margin:0' }, t('howto.viewas')), viewSel);
 
@@ -98,7 +98,7 @@ export function createPlay(ctx) {
     if (!board) {
       board = new Board(box, { game: st.game, onMove: boardMove, onIllegal: illegal, pieceName: (k) => pieceName(st.game, k), capturesOf });
       // Any click on the board cancels a premove (and may start another).
-      box.addEventListener('pointerdown', () => { if (premove) cancelPremove('Premove cancelled.'); }, true);
+      box.addEventListener('pointerdown', () => { if (premove) cancelPremove(t('play.premovecancelled')); }, true);
     }
     board.colours = st.seats.map((s) => s.color);
     board.view = ctx.view.seat;
@@ -107,13 +107,13 @@ export function createPlay(ctx) {
   function boardMove(text) {
     if (model.myTurn || !canPremove()) { sendMove(text); return; }
     premove = text;
-    ctx.say(`Premove ${text}: played when your turn comes (click the board to cancel).`);
+    ctx.say(t('play.premove', { move: text }));
     render();
   }
 
   // A click or drop on a cell the piece cannot reach (board.js).
   function illegal(from, to) {
-    ctx.say(`${from}\u2013${to} is not a legal ${model.myTurn ? 'move' : 'premove'}.`, true);
+    ctx.say(t(model.myTurn ? 'play.illegal' : 'play.illegalpre', { from, to }), true);
   }
 
   function cancelPremove(why) {
@@ -128,7 +128,7 @@ export function createPlay(ctx) {
     const text = premove;
     premove = null;
     if (legalNow().includes(text)) sendMove(text, true);
-    else ctx.say(`Premove ${text} is not legal now: cancelled.`);
+    else ctx.say(t('play.prenotlegal', { move: text }));
   }
 
   // direct: a premove, never held for confirmation (ctx.confirm, confirm.js).
@@ -146,11 +146,11 @@ export function createPlay(ctx) {
   }
 
   function sendTyped() {
-    const t = typedInput.value.trim();
-    if (!t) return;
+    const text = typedInput.value.trim();
+    if (!text) return;
     const st = model.st;
     if (!st || st.you < 0) { ctx.say(t('play.watching')); return; }
-    sendMove(t);
+    sendMove(text);
     typedInput.value = '';
   }
 
@@ -199,7 +199,7 @@ export function createPlay(ctx) {
     if (mine) {
       const list = legalNow();
       legalSummary.textContent = t('play.legaln', { n: list.length });
-      if (legal.open) legalList.replaceChildren(...list.map((t) => h('button', { type: 'button', onclick: () => sendMove(t) }, t)));
+      if (legal.open) legalList.replaceChildren(...list.map((m) => h('button', { type: 'button', onclick: () => sendMove(m) }, m)));
     }
   }
 

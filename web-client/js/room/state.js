@@ -8,6 +8,7 @@
 import { piecesMap, positions } from '../replay.js';
 import { loadedRules } from '../rules.js';
 import { gameInfo, reasonText } from '../tables.js';
+import { fmtDate, t } from '../i18n.js';
 
 // Fields of a catchup that are the state now (PROTOCOL.md, catchup).
 const CATCHUP_NOW = ['you', 'clock_running', 'to_move', 'result', 'status', 'position', 'pieces', 'check', 'legal',
@@ -53,20 +54,20 @@ export class RoomState {
         st.draw_offers = [];
         this.plies = null;
         this.boardFields(e);
-        hooks.announce(`${this.seatName(e.seat)} played ${e.display || e.move}`);
+        hooks.announce(t('ann.played', { name: this.seatName(e.seat), move: e.display || e.move }));
         hooks.moved(st.moves.length);
         break;
       case 'left':
         st.seats[e.seat].left = e.reason;
         this.boardFields(e);
-        hooks.announce(`${this.seatName(e.seat)} left the game: ${reasonText(e.reason)}`);
+        hooks.announce(t('ann.left', { name: this.seatName(e.seat), reason: reasonText(e.reason) }));
         break;
       case 'end':
         if (e.clocks) { st.clocks = e.clocks; this.receivedAt = performance.now(); }
         st.deadlines = null;
         this.over(e.result);
         break;
-      case 'draw_offer': st.draw_offers = e.offers; hooks.announce(`${this.seatName(e.seat)} offers a draw`); break;
+      case 'draw_offer': st.draw_offers = e.offers; hooks.announce(t('ann.drawoffer', { name: this.seatName(e.seat) })); break;
       case 'draw_declined': st.draw_offers = []; break;
       case 'rematch_offer': st.rematch_offers = e.offers; break;
       case 'rematch': st.next_room = e.next_room; break;
@@ -75,7 +76,7 @@ export class RoomState {
       case 'takeback_offer':
         st.takeback_offers = e.offers;
         st.takeback_declined = null;
-        hooks.announce(`${this.seatName(e.seat)} asks to take back a move`);
+        hooks.announce(t('ann.tboffer', { name: this.seatName(e.seat) }));
         break;
       case 'takeback_declined': st.takeback_offers = []; st.takeback_declined = { seat: e.seat, ply: st.moves.length }; break;
       case 'takeback':
@@ -85,7 +86,7 @@ export class RoomState {
         st.last_captures = (st.moves[e.ply - 1] || {}).captures || [];
         this.plies = null;
         this.boardFields(e);
-        hooks.announce(`${e.removed === 1 ? 'One move' : 'Two moves'} taken back`);
+        hooks.announce(t(e.removed === 1 ? 'ann.tb1' : 'ann.tb2'));
         break;
       case 'presence': st.seats[e.seat].connected = e.connected; break;
       // Our own chat room's lines only (the other's come as `skip`).
@@ -94,8 +95,8 @@ export class RoomState {
         st.seats[e.seat].vacation = e.until;
         if (e.deadlines) st.deadlines = e.deadlines;
         if ('now_ms' in e) { st.now_ms = e.now_ms; this.deadlineAt = performance.now(); }
-        hooks.announce(e.until ? `${this.seatName(e.seat)} is on vacation until ${new Date(e.until).toLocaleDateString()}`
-          : `${this.seatName(e.seat)} is back from vacation`);
+        hooks.announce(e.until ? t('ann.vacation', { name: this.seatName(e.seat), date: fmtDate(e.until) })
+          : t('ann.back', { name: this.seatName(e.seat) }));
         break;
       default: break;
     }
@@ -134,7 +135,7 @@ export class RoomState {
 
   seatName(s) {
     const seat = this.st.seats[s];
-    return seat && seat.player ? seat.player.name : `seat ${s}`;
+    return seat && seat.player ? seat.player.name : t('ann.seat', { n: s });
   }
 
   // The position after `ply` moves (0: the start). The current one is the

@@ -42,7 +42,7 @@ export function createTools(ctx) {
         await navigator.clipboard.writeText(text);
         ctx.say(t('room.copied'));
       } catch {
-        ctx.say(`Position: ${text}`); // no clipboard here: shown to copy by hand
+        ctx.say(t('room.position', { text })); // no clipboard here: shown to copy by hand
       }
     },
   }, t('an.copy'));
