@@ -123,7 +123,9 @@ install: $(BUILD)/chameleon $(BUILD)/chameleon-engine $(BUILD)/rules.wasm
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/migrations $(DESTDIR)$(SYSCONFDIR)/chameleon $(DESTDIR)$(DOCDIR)
 	install -m 755 $(BUILD)/chameleon $(BUILD)/chameleon-engine $(DESTDIR)$(BINDIR)/
 	install -m 644 $(BUILD)/rules.wasm $(DESTDIR)$(DATADIR)/
-	install -m 644 migrations/*.sql $(DESTDIR)$(DATADIR)/migrations/
+	for e in migrations/*/; do \
+	    install -d $(DESTDIR)$(DATADIR)/$$e && install -m 644 $$e*.sql $(DESTDIR)$(DATADIR)/$$e || exit 1; \
+	done
 	cp -R web-client $(DESTDIR)$(DATADIR)/
 	install -m 644 deploy/chameleon.service deploy/nginx.conf $(wildcard docs/OPERATING.md) $(DESTDIR)$(DOCDIR)/
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/chameleon/chameleon.conf ]; then \

@@ -17,46 +17,45 @@
 
 int store_account_insert(store *s, const char *username, const char *pwhash, int64_t *id)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_ACCOUNT_INSERT);
-    sqlite3_bind_text(st, 1, username, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, pwhash, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, store_now(s));
-    int rc = sqlite3_step(st);
+    sql_stmt *st = db_use(s->st, ST_ACCOUNT_INSERT);
+    sql_bind_text(st, 1, username, -1);
+    sql_bind_text(st, 2, pwhash, -1);
+    sql_bind_i64(st, 3, store_now(s));
+    int rc = sql_step(st); /* INSERT ... RETURNING id */
     int err = 0;
-    if (rc == SQLITE_DONE)
-        *id = sqlite3_last_insert_rowid(s->db);
+    if (rc == SQL_ROW)
+        *id = sql_column_i64(st, 0);
     else
-        err =
-            sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE ? STORE_ETAKEN : STORE_EDB;
-    sqlite3_reset(st);
+        err = sql_unique_violation(s->db) ? STORE_ETAKEN : STORE_EDB;
+    sql_reset(st);
     return err;
 }
 
 int store_account_by_name(store *s, const char *username, store_account *a)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_ACCOUNT_BY_NAME);
-    sqlite3_bind_text(st, 1, username, -1, SQLITE_STATIC);
+    sql_stmt *st = db_use(s->st, ST_ACCOUNT_BY_NAME);
+    sql_bind_text(st, 1, username, -1);
     int err = STORE_ENOT_FOUND;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        a->id = sqlite3_column_int64(st, 0);
-        snprintf(a->username, sizeof a->username, "%s", sqlite3_column_text(st, 1));
-        snprintf(a->pwhash, sizeof a->pwhash, "%s", sqlite3_column_text(st, 2));
+    if (sql_step(st) == SQL_ROW) {
+        a->id = sql_column_i64(st, 0);
+        snprintf(a->username, sizeof a->username, "%s", sql_column_text(st, 1));
+        snprintf(a->pwhash, sizeof a->pwhash, "%s", sql_column_text(st, 2));
         err = 0;
     }
-    sqlite3_reset(st);
+    sql_reset(st);
     return err;
 }
 
 int store_account_name(store *s, int64_t account, char *username, size_t len)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_ACCOUNT_NAME);
-    sqlite3_bind_int64(st, 1, account);
+    sql_stmt *st = db_use(s->st, ST_ACCOUNT_NAME);
+    sql_bind_i64(st, 1, account);
     int err = STORE_ENOT_FOUND;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        snprintf(username, len, "%s", sqlite3_column_text(st, 0));
+    if (sql_step(st) == SQL_ROW) {
+        snprintf(username, len, "%s", sql_column_text(st, 0));
         err = 0;
     }
-    sqlite3_reset(st);
+    sql_reset(st);
     return err;
 }
 
@@ -67,17 +66,17 @@ int store_session_insert(store *s, const void *hash, size_t hashlen, int64_t acc
                          int64_t expires_ms)
 {
     int64_t now = store_now(s);
-    sqlite3_stmt *st = db_use(s->st, ST_SESSION_INSERT);
-    sqlite3_bind_blob(st, 1, hash, (int)hashlen, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, account);
-    sqlite3_bind_int64(st, 3, now);
-    sqlite3_bind_int64(st, 4, expires_ms);
+    sql_stmt *st = db_use(s->st, ST_SESSION_INSERT);
+    sql_bind_blob(st, 1, hash, (int)hashlen);
+    sql_bind_i64(st, 2, account);
+    sql_bind_i64(st, 3, now);
+    sql_bind_i64(st, 4, expires_ms);
     if (db_run(st) < 0)
         return STORE_EDB;
     /* The account's expired sessions go at each new one. */
     st = db_use(s->st, ST_SESSION_PURGE);
-    sqlite3_bind_int64(st, 1, account);
-    sqlite3_bind_int64(st, 2, now);
+    sql_bind_i64(st, 1, account);
+    sql_bind_i64(st, 2, now);
     db_run(st);
     return 0;
 }
@@ -85,24 +84,24 @@ int store_session_insert(store *s, const void *hash, size_t hashlen, int64_t acc
 int store_session_find(store *s, const void *hash, size_t hashlen, int64_t *account, char *username,
                        size_t len)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_SESSION_FIND);
-    sqlite3_bind_blob(st, 1, hash, (int)hashlen, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, store_now(s));
+    sql_stmt *st = db_use(s->st, ST_SESSION_FIND);
+    sql_bind_blob(st, 1, hash, (int)hashlen);
+    sql_bind_i64(st, 2, store_now(s));
     int err = STORE_ENOT_FOUND;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        *account = sqlite3_column_int64(st, 0);
+    if (sql_step(st) == SQL_ROW) {
+        *account = sql_column_i64(st, 0);
         if (username)
-            snprintf(username, len, "%s", sqlite3_column_text(st, 1));
+            snprintf(username, len, "%s", sql_column_text(st, 1));
         err = 0;
     }
-    sqlite3_reset(st);
+    sql_reset(st);
     return err;
 }
 
 int store_session_delete(store *s, const void *hash, size_t hashlen)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_SESSION_DELETE);
-    sqlite3_bind_blob(st, 1, hash, (int)hashlen, SQLITE_STATIC);
+    sql_stmt *st = db_use(s->st, ST_SESSION_DELETE);
+    sql_bind_blob(st, 1, hash, (int)hashlen);
     return db_run(st);
 }
 
@@ -111,26 +110,26 @@ int store_session_delete(store *s, const void *hash, size_t hashlen)
 
 int store_prefs_get(store *s, int64_t account, char *json, size_t len)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_PREFS_GET);
-    sqlite3_bind_int64(st, 1, account);
-    int rc = sqlite3_step(st);
+    sql_stmt *st = db_use(s->st, ST_PREFS_GET);
+    sql_bind_i64(st, 1, account);
+    int rc = sql_step(st);
     int err = 0;
-    if (rc == SQLITE_ROW)
-        snprintf(json, len, "%s", sqlite3_column_text(st, 0));
-    else if (rc == SQLITE_DONE)
+    if (rc == SQL_ROW)
+        snprintf(json, len, "%s", sql_column_text(st, 0));
+    else if (rc == SQL_DONE)
         snprintf(json, len, "{}");
     else
         err = STORE_EDB;
-    sqlite3_reset(st);
+    sql_reset(st);
     return err;
 }
 
 int store_prefs_put(store *s, int64_t account, const char *json)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_PREFS_PUT);
-    sqlite3_bind_int64(st, 1, account);
-    sqlite3_bind_text(st, 2, json, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, store_now(s));
+    sql_stmt *st = db_use(s->st, ST_PREFS_PUT);
+    sql_bind_i64(st, 1, account);
+    sql_bind_text(st, 2, json, -1);
+    sql_bind_i64(st, 3, store_now(s));
     return db_run(st) < 0 ? STORE_EDB : 0;
 }
 
@@ -219,40 +218,40 @@ static int group_finished(profile_buf *b)
 static int profile_read(store *s, const char *username, profile_buf *b)
 {
     memset(b, 0, sizeof *b);
-    sqlite3_stmt *st = db_use(s->wst, ST_ACCOUNT_BY_NAME);
-    sqlite3_bind_text(st, 1, username, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_reset(st);
+    sql_stmt *st = db_use(s->wst, ST_ACCOUNT_BY_NAME);
+    sql_bind_text(st, 1, username, -1);
+    if (sql_step(st) != SQL_ROW) {
+        sql_reset(st);
         return STORE_ENOT_FOUND;
     }
     record_profile *p = &b->info;
-    p->account = sqlite3_column_int64(st, 0);
-    snprintf(p->username, sizeof p->username, "%s", sqlite3_column_text(st, 1));
-    sqlite3_reset(st);
+    p->account = sql_column_i64(st, 0);
+    snprintf(p->username, sizeof p->username, "%s", sql_column_text(st, 1));
+    sql_reset(st);
     st = db_use(s->wst, ST_ACCOUNT_GAMES);
-    sqlite3_bind_int64(st, 1, p->account);
+    sql_bind_i64(st, 1, p->account);
     int err = 0;
-    while (err == 0 && sqlite3_step(st) == SQLITE_ROW) {
+    while (err == 0 && sql_step(st) == SQL_ROW) {
         record_profile_game e = {
-            .id = sqlite3_column_int64(st, 0),
-            .kind = (record_kind)sqlite3_column_int(st, 2),
-            .seat = sqlite3_column_int(st, 7),
-            .nmoves = sqlite3_column_int(st, 9),
-            .created_ms = sqlite3_column_int64(st, 10),
+            .id = sql_column_i64(st, 0),
+            .kind = (record_kind)sql_column_int(st, 2),
+            .seat = sql_column_int(st, 7),
+            .nmoves = sql_column_int(st, 9),
+            .created_ms = sql_column_i64(st, 10),
         };
-        snprintf(e.variant, sizeof e.variant, "%s", sqlite3_column_text(st, 1));
-        if (!sqlite3_column_int(st, 3)) {
-            e.to_move = sqlite3_column_int(st, 4);
-            e.deadline_ms = sqlite3_column_int64(st, 5);
+        snprintf(e.variant, sizeof e.variant, "%s", sql_column_text(st, 1));
+        if (!sql_column_int(st, 3)) {
+            e.to_move = sql_column_int(st, 4);
+            e.deadline_ms = sql_column_i64(st, 5);
             err = add_game(&b->playing, &b->capplaying, &p->nplaying, &e);
         } else {
-            e.outcome = sqlite3_column_int(st, 8);
-            e.reason = db_reason(sqlite3_column_text(st, 6));
-            e.finished_ms = sqlite3_column_int64(st, 11);
+            e.outcome = sql_column_int(st, 8);
+            e.reason = db_reason(sql_column_text(st, 6));
+            e.finished_ms = sql_column_i64(st, 11);
             err = add_game(&b->finished, &b->capfinished, &b->nfinished, &e);
         }
     }
-    sqlite3_reset(st);
+    sql_reset(st);
     p->playing = b->playing;
     if (err == 0)
         err =

@@ -19,66 +19,66 @@ typedef struct archive_buf {
 static int archive_read(store *s, op *o, archive_buf *b)
 {
     const store_archive_filter *f = &o->filter;
-    sqlite3_stmt *st = db_use(s->wst, ST_ACCOUNT_BY_NAME);
-    sqlite3_bind_text(st, 1, o->name, -1, SQLITE_TRANSIENT);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_reset(st);
+    sql_stmt *st = db_use(s->wst, ST_ACCOUNT_BY_NAME);
+    sql_bind_text(st, 1, o->name, -1);
+    if (sql_step(st) != SQL_ROW) {
+        sql_reset(st);
         return STORE_ENOT_FOUND;
     }
-    int64_t account = sqlite3_column_int64(st, 0);
-    snprintf(b->info.username, sizeof b->info.username, "%s", sqlite3_column_text(st, 1));
-    sqlite3_reset(st);
+    int64_t account = sql_column_i64(st, 0);
+    snprintf(b->info.username, sizeof b->info.username, "%s", sql_column_text(st, 1));
+    sql_reset(st);
 
     st = db_use(s->wst, ST_ARCHIVE);
-    sqlite3_bind_int64(st, 1, account);
+    sql_bind_i64(st, 1, account);
     if (f->variant)
-        sqlite3_bind_text(st, 2, f->variant, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, 3, f->kind);
-    sqlite3_bind_int(st, 4, f->outcome);
-    sqlite3_bind_int64(st, 5, f->before);
+        sql_bind_text(st, 2, f->variant, -1);
+    sql_bind_int(st, 3, f->kind);
+    sql_bind_int(st, 4, f->outcome);
+    sql_bind_i64(st, 5, f->before);
     if (f->opponent)
-        sqlite3_bind_text(st, 6, f->opponent, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, 7, f->limit + 1); /* one more: is there a next page? */
+        sql_bind_text(st, 6, f->opponent, -1);
+    sql_bind_int(st, 7, f->limit + 1); /* one more: is there a next page? */
     int n = 0, rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && n <= f->limit) {
+    while ((rc = sql_step(st)) == SQL_ROW && n <= f->limit) {
         record_archive_game *e = &b->games[n++];
         memset(e, 0, sizeof *e);
-        e->id = sqlite3_column_int64(st, 0);
-        snprintf(e->variant, sizeof e->variant, "%s", sqlite3_column_text(st, 1));
-        e->kind = (record_kind)sqlite3_column_int(st, 2);
-        e->rated = sqlite3_column_int(st, 3);
-        e->nplayers = sqlite3_column_int(st, 4);
-        e->tc.base_ms = sqlite3_column_int64(st, 5);
-        e->tc.inc_ms = sqlite3_column_int64(st, 6);
-        e->tc.cap_ms = sqlite3_column_int64(st, 7);
-        e->seat = sqlite3_column_int(st, 8);
-        e->outcome = sqlite3_column_int(st, 9);
-        e->winner = sqlite3_column_int(st, 10);
-        e->reason = db_reason(sqlite3_column_text(st, 11));
-        e->created_ms = sqlite3_column_int64(st, 12);
-        e->finished_ms = sqlite3_column_int64(st, 13);
-        e->nmoves = sqlite3_column_int(st, 14);
-        if (sqlite3_column_type(st, 15) != SQLITE_NULL) {
+        e->id = sql_column_i64(st, 0);
+        snprintf(e->variant, sizeof e->variant, "%s", sql_column_text(st, 1));
+        e->kind = (record_kind)sql_column_int(st, 2);
+        e->rated = sql_column_int(st, 3);
+        e->nplayers = sql_column_int(st, 4);
+        e->tc.base_ms = sql_column_i64(st, 5);
+        e->tc.inc_ms = sql_column_i64(st, 6);
+        e->tc.cap_ms = sql_column_i64(st, 7);
+        e->seat = sql_column_int(st, 8);
+        e->outcome = sql_column_int(st, 9);
+        e->winner = sql_column_int(st, 10);
+        e->reason = db_reason(sql_column_text(st, 11));
+        e->created_ms = sql_column_i64(st, 12);
+        e->finished_ms = sql_column_i64(st, 13);
+        e->nmoves = sql_column_int(st, 14);
+        if (!sql_column_null(st, 15)) {
             e->has_rating = true;
-            e->rating_before = sqlite3_column_double(st, 15);
-            e->rating_after = sqlite3_column_double(st, 16);
+            e->rating_before = sql_column_double(st, 15);
+            e->rating_after = sql_column_double(st, 16);
         }
     }
-    sqlite3_reset(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    sql_reset(st);
+    if (rc != SQL_ROW && rc != SQL_DONE)
         return STORE_EDB;
     b->info.more = n > f->limit;
     b->info.n = n > f->limit ? f->limit : n;
     for (int i = 0; i < b->info.n; i++) {
         record_archive_game *e = &b->games[i];
         st = db_use(s->wst, ST_ARCHIVE_NAMES);
-        sqlite3_bind_int64(st, 1, e->id);
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            int seat = sqlite3_column_int(st, 0);
+        sql_bind_i64(st, 1, e->id);
+        while (sql_step(st) == SQL_ROW) {
+            int seat = sql_column_int(st, 0);
             if (seat >= 0 && seat < RULES_MAX_PLAYERS)
-                snprintf(e->names[seat], sizeof e->names[seat], "%s", sqlite3_column_text(st, 1));
+                snprintf(e->names[seat], sizeof e->names[seat], "%s", sql_column_text(st, 1));
         }
-        sqlite3_reset(st);
+        sql_reset(st);
     }
     b->info.games = b->games;
     return 0;

@@ -31,11 +31,11 @@ void store_check_deadlines(store *s)
      * queued moves) decides. */
     int64_t due[256];
     int n = 0;
-    sqlite3_stmt *st = db_use(s->st, ST_DEADLINES);
-    sqlite3_bind_int64(st, 1, now);
-    while (n < 256 && sqlite3_step(st) == SQLITE_ROW)
-        due[n++] = sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
+    sql_stmt *st = db_use(s->st, ST_DEADLINES);
+    sql_bind_i64(st, 1, now);
+    while (n < 256 && sql_step(st) == SQL_ROW)
+        due[n++] = sql_column_i64(st, 0);
+    sql_reset(st);
     for (int i = 0; i < n; i++) {
         game_mem *g = mem_game_find(s, due[i]);
         if (g == NULL || g->kind != STORE_CORR || g->to_move < 0 || g->deadline_ms > now ||
@@ -75,13 +75,12 @@ void store_set_timeout_cb(store *s, void (*cb)(void *, int64_t, int), void *arg)
 
 int corr_load_vacations(store *s)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_VAC_ACTIVE);
-    sqlite3_bind_int64(st, 1, store_now(s));
+    sql_stmt *st = db_use(s->st, ST_VAC_ACTIVE);
+    sql_bind_i64(st, 1, store_now(s));
     int err = 0;
-    while (err == 0 && sqlite3_step(st) == SQLITE_ROW)
-        err = mem_vac_set(s, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                          sqlite3_column_int64(st, 2));
-    sqlite3_reset(st);
+    while (err == 0 && sql_step(st) == SQL_ROW)
+        err = mem_vac_set(s, sql_column_i64(st, 0), sql_column_i64(st, 1), sql_column_i64(st, 2));
+    sql_reset(st);
     return err;
 }
 
@@ -100,17 +99,17 @@ typedef struct vac_row {
 
 static int vac_read(store *s, int64_t account, vac_row *v)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_VAC_SELECT);
-    sqlite3_bind_int64(st, 1, account);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        v->from_ms = sqlite3_column_int64(st, 0);
-        v->until_ms = sqlite3_column_int64(st, 1);
-        v->year = sqlite3_column_int(st, 2);
-        v->used = sqlite3_column_int(st, 3);
+    sql_stmt *st = db_use(s->st, ST_VAC_SELECT);
+    sql_bind_i64(st, 1, account);
+    int rc = sql_step(st);
+    if (rc == SQL_ROW) {
+        v->from_ms = sql_column_i64(st, 0);
+        v->until_ms = sql_column_i64(st, 1);
+        v->year = sql_column_int(st, 2);
+        v->used = sql_column_int(st, 3);
     }
-    sqlite3_reset(st);
-    return rc == SQLITE_ROW ? 0 : STORE_ENOT_FOUND;
+    sql_reset(st);
+    return rc == SQL_ROW ? 0 : STORE_ENOT_FOUND;
 }
 
 /* Move every deadline of the account's games where it is to move by delta,
@@ -124,9 +123,9 @@ static int shift_deadlines(store *s, int64_t account, int64_t delta)
             continue;
         g->deadline_ms += delta;
         g->fired_ply = -1;
-        sqlite3_stmt *st = db_use(s->st, ST_DEADLINE_SET);
-        sqlite3_bind_int64(st, 1, g->deadline_ms);
-        sqlite3_bind_int64(st, 2, g->id);
+        sql_stmt *st = db_use(s->st, ST_DEADLINE_SET);
+        sql_bind_i64(st, 1, g->deadline_ms);
+        sql_bind_i64(st, 2, g->id);
         if (db_run(st) < 0)
             return STORE_EDB;
     }
@@ -139,12 +138,12 @@ static int vac_write(store *s, int64_t account, const vac_row *v, int64_t delta)
 {
     if (store_flush(s) < 0 || db_run(db_use(s->st, ST_BEGIN)) < 0)
         return STORE_EDB;
-    sqlite3_stmt *st = db_use(s->st, ST_VAC_UPDATE);
-    sqlite3_bind_int64(st, 1, v->from_ms);
-    sqlite3_bind_int64(st, 2, v->until_ms);
-    sqlite3_bind_int(st, 3, v->year);
-    sqlite3_bind_int(st, 4, v->used);
-    sqlite3_bind_int64(st, 5, account);
+    sql_stmt *st = db_use(s->st, ST_VAC_UPDATE);
+    sql_bind_i64(st, 1, v->from_ms);
+    sql_bind_i64(st, 2, v->until_ms);
+    sql_bind_int(st, 3, v->year);
+    sql_bind_int(st, 4, v->used);
+    sql_bind_i64(st, 5, account);
     int err = db_run(st);
     if (err == 0)
         err = shift_deadlines(s, account, delta);
@@ -283,14 +282,14 @@ static void lines_clear(game_mem *g, int player)
 
 void corr_load_lines(store *s, game_mem *g)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_COND_SELECT);
-    sqlite3_bind_int64(st, 1, g->id);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int player = sqlite3_column_int(st, 0);
+    sql_stmt *st = db_use(s->st, ST_COND_SELECT);
+    sql_bind_i64(st, 1, g->id);
+    while (sql_step(st) == SQL_ROW) {
+        int player = sql_column_int(st, 0);
         if (player >= 0 && player < RULES_MAX_PLAYERS)
-            line_add(g, player, (const char *)sqlite3_column_text(st, 1));
+            line_add(g, player, sql_column_text(st, 1));
     }
-    sqlite3_reset(st);
+    sql_reset(st);
     /* Lines wait for the opponent's next move (if the server stopped before
      * playing an answer, the one after it). */
     for (int p = 0; p < RULES_MAX_PLAYERS; p++)
@@ -299,16 +298,16 @@ void corr_load_lines(store *s, game_mem *g)
 
 static int run_cond(store *s, op *o)
 {
-    sqlite3_stmt *st = db_use(s->wst, ST_COND_DELETE);
-    sqlite3_bind_int64(st, 1, o->game);
-    sqlite3_bind_int(st, 2, o->player);
+    sql_stmt *st = db_use(s->wst, ST_COND_DELETE);
+    sql_bind_i64(st, 1, o->game);
+    sql_bind_int(st, 2, o->player);
     int err = db_run(st);
     for (int i = 0; i < o->nlines && err == 0; i++) {
         st = db_use(s->wst, ST_COND_INSERT);
-        sqlite3_bind_int64(st, 1, o->game);
-        sqlite3_bind_int(st, 2, o->player);
-        sqlite3_bind_int(st, 3, i);
-        sqlite3_bind_text(st, 4, o->lines[i], -1, SQLITE_STATIC);
+        sql_bind_i64(st, 1, o->game);
+        sql_bind_int(st, 2, o->player);
+        sql_bind_int(st, 3, i);
+        sql_bind_text(st, 4, o->lines[i], -1);
         err = db_run(st);
     }
     return err;

@@ -1,32 +1,33 @@
 /*
- * store_db.c - the SQLite engine's connections: opening (WAL,
- * synchronous=FULL, foreign keys), migrations, the statement table (every
- * SQL statement of the server, prepared once on the loop's and the writer's
- * connection), errors, store_open and store_close. See store_impl.h.
+ * store_db.c - the store's engine-neutral core: the statement table (every
+ * SQL statement of the server, prepared once on the loop's and the
+ * writer's connection; one table per engine, chosen by the database
+ * target), the migrations driver (migrations/<engine>/NNNN_*.sql), errors,
+ * store_open and store_close. What only one engine has (SQLite: the lock
+ * file, quick_check, pragmas, checkpoints, backup) is in its own module
+ * (store_lite.c). See store_impl.h.
  *
  * Before anything is written, store_open takes the database's lock (one
- * server per file) and checks the file (PRAGMA quick_check): two servers on
- * one database would fail each other's writes, and a corrupt file must be
- * refused, never written to.
+ * server per database) and checks it (SQLite: PRAGMA quick_check): two
+ * servers on one database would fail each other's writes, and a corrupt
+ * file must be refused, never written to.
  */
 #include "store_impl.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "proto_out.h"
 
 /* ------------------------------------------------------------------------ */
-/* The statement table */
+/* The statement table: SQLite's SQL text ("?" parameters). PostgreSQL's
+ * is db_sql_pg (store_sql_pg.c, "$N" parameters); db_sql picks by engine. */
 
-static const char *const stmt_sql[ST_COUNT] = {
+static const char *const stmt_sql_sqlite[ST_COUNT] = {
     [ST_BEGIN] = "BEGIN IMMEDIATE",
     [ST_COMMIT] = "COMMIT",
     [ST_ROLLBACK] = "ROLLBACK",
@@ -71,7 +72,8 @@ static const char *const stmt_sql[ST_COUNT] = {
                       " vacation_year = ?, vacation_used = ? WHERE id = ?",
     [ST_VAC_ACTIVE] = "SELECT id, vacation_from_ms, vacation_until_ms FROM accounts"
                       " WHERE vacation_until_ms > ?",
-    [ST_ACCOUNT_INSERT] = "INSERT INTO accounts (username, pwhash, created_ms) VALUES (?,?,?)",
+    [ST_ACCOUNT_INSERT] = "INSERT INTO accounts (username, pwhash, created_ms) VALUES (?,?,?)"
+                          " RETURNING id",
     [ST_ACCOUNT_BY_NAME] = "SELECT id, username, pwhash FROM accounts WHERE username = ?",
     [ST_ACCOUNT_NAME] = "SELECT username FROM accounts WHERE id = ?",
     [ST_ACCOUNT_GAMES] = "SELECT g.id, g.variant, g.kind, g.finished, g.to_move, g.deadline_ms,"
@@ -166,7 +168,7 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_MAIL_PURGE] = "DELETE FROM mail_outbox WHERE coalesce(sent_ms, failed_ms) < ?",
     [ST_T_INSERT] = "INSERT INTO tournaments (name, director, variant, size, double_rr, tc_base_ms,"
                     " tc_inc_ms, tc_cap_ms, start_ms, invite_only, rated, state, created_ms,"
-                    " state_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,0,?,?)",
+                    " state_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,0,?,?) RETURNING id",
     [ST_T_STATE] = "UPDATE tournaments SET state = ?, state_ms = ? WHERE id = ?",
     [ST_T_ENTRANT_PUT] = "INSERT OR REPLACE INTO tournament_entrants (tournament, account,"
                          " status, idx, at_ms, played_at) VALUES (?,?,?,?,?,?)",
@@ -188,37 +190,37 @@ static const char *const stmt_sql[ST_COUNT] = {
                    " FROM tournament_games ORDER BY tournament, round, game",
 };
 
-const char *db_sql(enum db_stmt which)
+const char *db_sql(const store *s, enum db_stmt which)
 {
-    return stmt_sql[which];
+    /* helper pg: if (s->engine == SQL_POSTGRES) return db_sql_pg(which); */
+    (void)s;
+    return stmt_sql_sqlite[which];
 }
 
-sqlite3_stmt *db_use(sqlite3_stmt *const *set, enum db_stmt which)
+sql_stmt *db_use(sql_stmt *const *set, enum db_stmt which)
 {
-    sqlite3_stmt *st = set[which];
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
+    sql_stmt *st = set[which];
+    sql_reset(st);
+    sql_clear_bindings(st);
     return st;
 }
 
-int db_run(sqlite3_stmt *st)
+int db_run(sql_stmt *st)
 {
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : STORE_EDB;
+    int rc = sql_step(st);
+    sql_reset(st);
+    return rc == SQL_DONE ? 0 : STORE_EDB;
 }
 
-char *db_col_dup(sqlite3_stmt *st, int col)
+char *db_col_dup(sql_stmt *st, int col)
 {
-    return sqlite3_column_type(st, col) == SQLITE_NULL
-               ? NULL
-               : strdup((const char *)sqlite3_column_text(st, col));
+    return sql_column_null(st, col) ? NULL : strdup(sql_column_text(st, col));
 }
 
-rules_reason db_reason(const unsigned char *name)
+rules_reason db_reason(const char *name)
 {
     for (int r = 0; r < RULES_REASON_COUNT; r++)
-        if (name && strcmp((const char *)name, rules_reason_name((rules_reason)r)) == 0)
+        if (name && strcmp(name, rules_reason_name((rules_reason)r)) == 0)
             return (rules_reason)r;
     return RULES_REASON_NONE;
 }
@@ -226,7 +228,7 @@ rules_reason db_reason(const unsigned char *name)
 /* The loop connection's last error into why; returns STORE_EDB. */
 static int db_error(store *s, char *why, size_t whylen, const char *what)
 {
-    rules_why(why, whylen, "%s: %s", what, sqlite3_errmsg(s->db));
+    rules_why(why, whylen, "%s: %s", what, sql_errmsg(s->db));
     return STORE_EDB;
 }
 
@@ -279,7 +281,7 @@ int64_t store_now(store *s)
 
 int64_t store_memory_bytes(void)
 {
-    return (int64_t)sqlite3_memory_used();
+    return lite_memory_bytes();
 }
 
 int store_schema_version(store *s)
@@ -300,15 +302,28 @@ bool store_closing(store *s)
 /* ------------------------------------------------------------------------ */
 /* Migrations */
 
-static int user_version(sqlite3 *db, int *v)
+int db_connect(store *s, sql_conn **out, unsigned busy_ms, char *why, size_t whylen)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
-        return STORE_EDB;
-    int rc = sqlite3_step(st);
-    *v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-    sqlite3_finalize(st);
-    return rc == SQLITE_ROW ? 0 : STORE_EDB;
+    if (s->engine == SQL_SQLITE)
+        return lite_connect(s->path, 0, busy_ms, "PRAGMA synchronous = FULL", out, why, whylen);
+    /* helper pg replaces this with pg_connect */
+    return sql_open(out, s->path, 0, why, whylen) < 0 ? STORE_EDB : 0;
+}
+
+/* The schema version recorded in the database (SQLite: user_version). */
+static int version_get(store *s, int *v)
+{
+    *v = 0;
+    if (s->engine == SQL_SQLITE)
+        return lite_version_get(s->db, v);
+    return STORE_EDB; /* helper pg: pg_version_get */
+}
+
+int db_version_set(store *s, sql_conn *c, int v)
+{
+    if (s->engine == SQL_SQLITE)
+        return lite_version_set(c, v);
+    return STORE_EDB; /* helper pg: pg_version_set */
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -336,8 +351,8 @@ static char *read_file(const char *path)
     return o.buf;
 }
 
-/* Apply migrations_dir/NNNN_*.sql above the current version, each in a
- * transaction that also sets user_version. Numbers must be 1, 2, 3, ... */
+/* Apply dir/NNNN_*.sql above the current version, each in a transaction
+ * that also records the version. Numbers must be 1, 2, 3, ... */
 static int migrate(store *s, const char *dir, char *why, size_t whylen)
 {
     DIR *d = opendir(dir);
@@ -358,7 +373,7 @@ static int migrate(store *s, const char *dir, char *why, size_t whylen)
     qsort(names, (size_t)n, sizeof *names, cmp_str);
 
     int have;
-    if (user_version(s->db, &have) < 0) {
+    if (version_get(s, &have) < 0) {
         err = db_error(s, why, whylen, "reading the schema version");
         goto out_free_names;
     }
@@ -378,7 +393,7 @@ static int migrate(store *s, const char *dir, char *why, size_t whylen)
         goto out_free_names;
     }
     for (int i = have; i < n; i++) {
-        char path[4096];
+        char path[4096 + 258]; /* dir, "/", a file name */
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         char *sql = read_file(path);
         if (sql == NULL) {
@@ -386,21 +401,17 @@ static int migrate(store *s, const char *dir, char *why, size_t whylen)
             err = STORE_EDB;
             goto out_free_names;
         }
-        char tail[64];
-        snprintf(tail, sizeof tail, ";\nPRAGMA user_version = %d;", i + 1);
-        char *errmsg = NULL;
-        int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, &errmsg);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_exec(s->db, sql, NULL, NULL, &errmsg);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_exec(s->db, tail, NULL, NULL, &errmsg);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, &errmsg);
+        int rc = sql_exec(s->db, db_sql(s, ST_BEGIN));
+        if (rc == SQL_OK)
+            rc = sql_exec(s->db, sql);
+        if (rc == SQL_OK)
+            rc = db_version_set(s, s->db, i + 1) < 0 ? SQL_ERROR : SQL_OK;
+        if (rc == SQL_OK)
+            rc = sql_exec(s->db, db_sql(s, ST_COMMIT));
         free(sql);
-        if (rc != SQLITE_OK) {
-            rules_why(why, whylen, "migration %s failed: %s", names[i], errmsg ? errmsg : "?");
-            sqlite3_free(errmsg);
-            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        if (rc != SQL_OK) {
+            rules_why(why, whylen, "migration %s failed: %s", names[i], sql_errmsg(s->db));
+            sql_exec(s->db, db_sql(s, ST_ROLLBACK));
             err = STORE_EDB;
             goto out_free_names;
         }
@@ -415,170 +426,60 @@ out_free_names:
 /* ------------------------------------------------------------------------ */
 /* Opening and closing */
 
-/* Checkpoints run on the thread pool with their own connection, so that a
- * commit only appends to the WAL and fsyncs it; the writer's connection
- * counts the WAL's pages for them. */
-static int wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
-{
-    (void)db;
-    (void)name;
-    ((store *)arg)->wal_pages = pages;
-    return SQLITE_OK;
-}
-
-/* One server per database: an exclusive flock on "<path>.lock". flock, not
- * fcntl: SQLite holds fcntl locks on the database itself, and those are per
- * process and dropped when any descriptor of the file closes. The lock goes
- * with the process (even after kill -9); the file stays, holding the pid of
- * its last owner for the message. */
-static int db_lock(store *s, const char *path, char *why, size_t whylen)
-{
-    char lp[4096];
-    if (snprintf(lp, sizeof lp, "%s.lock", path) >= (int)sizeof lp) {
-        rules_why(why, whylen, "%s: the path is too long", path);
-        return STORE_EBAD_ARG;
-    }
-    s->lock_fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (s->lock_fd < 0) {
-        rules_why(why, whylen, "cannot open the lock file %s: %s", lp, strerror(errno));
-        return STORE_EDB;
-    }
-    if (flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-        int e = errno;
-        char pid[24] = "";
-        ssize_t n = pread(s->lock_fd, pid, sizeof pid - 1, 0);
-        pid[n > 0 ? n : 0] = '\0';
-        pid[strcspn(pid, "\n")] = '\0';
-        close(s->lock_fd);
-        s->lock_fd = -1;
-        if (e == EWOULDBLOCK) {
-            rules_why(why, whylen,
-                      "the database is in use by another server (pid %s holds %s); "
-                      "one server per database",
-                      pid[0] ? pid : "?", lp);
-            return STORE_ELOCKED;
-        }
-        rules_why(why, whylen, "cannot lock %s: %s", lp, strerror(e));
-        return STORE_EDB;
-    }
-    char pid[24];
-    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
-    /* The pid is only for the message: its failure is no error. */
-    if (ftruncate(s->lock_fd, 0) == 0 && pwrite(s->lock_fd, pid, (size_t)n, 0) < 0)
-        pid[0] = '\0';
-    return 0;
-}
-
-/* PRAGMA quick_check before anything writes to the file (the pragmas of
- * db_open do): a corrupt file is refused as it is. Its first complaint goes
- * into why. */
-static int db_check(store *s, const char *path, char *why, size_t whylen)
-{
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL);
-    if (rc != SQLITE_OK) {
-        rules_why(why, whylen, "%s cannot be read as a database (%s); refusing to open it", path,
-                  sqlite3_errmsg(s->db));
-        return STORE_ECORRUPT;
-    }
-    rc = sqlite3_step(st);
-    const char *res = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
-    int err = 0;
-    if (res == NULL || strcmp(res, "ok") != 0) {
-        /* Its first complaint, on one line. */
-        char first[160];
-        snprintf(first, sizeof first, "%s", res ? res : sqlite3_errmsg(s->db));
-        for (char *p = first; *p; p++)
-            if (*p == '\n')
-                *p = ' ';
-        rules_why(why, whylen,
-                  "%s is corrupt (quick_check: %s); refusing to open it: restore a "
-                  "backup (the file was not changed)",
-                  path, first);
-        err = STORE_ECORRUPT;
-    }
-    sqlite3_finalize(st);
-    return err;
-}
-
-/* The three connections with their settings and the statement table on the
- * loop's and the writer's; migrations on the loop's. */
-static int db_open(store *s, const char *path, const char *dir, unsigned busy_ms, char *why,
+/* The loop's connection, migrations on it, then the writer's connection
+ * and the statement table on both. root: the migrations folder, holding
+ * one folder per engine. */
+static int db_open(store *s, const char *path, const char *root, unsigned busy_ms, char *why,
                    size_t whylen)
 {
-    pages_init();
-    int err = db_lock(s, path, why, whylen);
+    /* The engine's own set-up: its lock, its checks, its settings. */
+    int err;
+    if (s->engine == SQL_SQLITE)
+        err = lite_open(s, path, busy_ms, why, whylen);
+    else /* helper pg replaces this with pg_open */
+        err = sql_open(&s->db, path, 0, why, whylen) < 0 ? STORE_EDB : 0;
     if (err < 0)
         return err;
-    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-        SQLITE_OK)
-        return db_error(s, why, whylen, path);
-    sqlite3_busy_timeout(s->db, (int)busy_ms);
-    if ((err = db_check(s, path, why, whylen)) < 0)
-        return err;
-    char *errmsg = NULL;
-    if (sqlite3_exec(s->db,
-                     "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
-                     " PRAGMA foreign_keys = ON;",
-                     NULL, NULL, &errmsg) != SQLITE_OK) {
-        rules_why(why, whylen, "%s: %s", path, errmsg ? errmsg : "?");
-        sqlite3_free(errmsg);
-        return STORE_EDB;
+    char dir[4096];
+    if (snprintf(dir, sizeof dir, "%s/%s", root,
+                 s->engine == SQL_SQLITE ? "sqlite" : "postgresql") >= (int)sizeof dir) {
+        rules_why(why, whylen, "%s: the path is too long", root);
+        return STORE_EBAD_ARG;
     }
     err = migrate(s, dir, why, whylen);
     if (err < 0)
         return err;
-    /* The moves of many games touch many pages: keep them cached (64 MiB). */
-    sqlite3_exec(s->db, "PRAGMA cache_size = -65536", NULL, NULL, NULL);
-    if (sqlite3_open_v2(path, &s->ckpt_db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
-        sqlite3_exec(s->ckpt_db, "PRAGMA synchronous = FULL", NULL, NULL, NULL) == SQLITE_OK) {
-        sqlite3_busy_timeout(s->ckpt_db, 100);
-        /* Counted on the writer's connection only (the thread). */
-        sqlite3_wal_autocheckpoint(s->db, 0);
-    } else {
-        /* Fall back to checkpoints by the connections themselves. */
-        sqlite3_close(s->ckpt_db);
-        s->ckpt_db = NULL;
+    if (s->engine == SQL_SQLITE)
+        err = lite_open_writer(s, path, busy_ms, why, whylen);
+    else /* helper pg replaces this with pg_open_writer */
+        err = sql_open(&s->wdb, path, 0, why, whylen) < 0 ? STORE_EDB : 0;
+    if (err < 0)
+        return err;
+    for (int i = 0; i < ST_COUNT; i++) {
+        const char *sql = db_sql(s, (enum db_stmt)i);
+        if (sql == NULL || sql_prepare(s->db, sql, &s->st[i]) < 0 ||
+            sql_prepare(s->wdb, sql, &s->wst[i]) < 0)
+            return db_error(s, why, whylen, sql ? sql : "a statement");
     }
-    /* The writer's connection, same settings. */
-    if (sqlite3_open_v2(path, &s->wdb, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
-        sqlite3_exec(s->wdb,
-                     "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;"
-                     " PRAGMA cache_size = -65536",
-                     NULL, NULL, NULL) != SQLITE_OK) {
-        rules_why(why, whylen, "%s: %s", path, sqlite3_errmsg(s->wdb));
-        return STORE_EDB;
-    }
-    sqlite3_busy_timeout(s->wdb, (int)busy_ms);
-    if (s->ckpt_db != NULL) {
-        sqlite3_wal_autocheckpoint(s->wdb, 0);
-        sqlite3_wal_hook(s->wdb, wal_hook, s);
-    }
-    for (int i = 0; i < ST_COUNT; i++)
-        if (stmt_sql[i] == NULL ||
-            sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i],
-                               NULL) != SQLITE_OK ||
-            sqlite3_prepare_v3(s->wdb, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->wst[i],
-                               NULL) != SQLITE_OK)
-            return db_error(s, why, whylen, stmt_sql[i] ? stmt_sql[i] : "a statement");
     return 0;
 }
 
 void db_free(store *s)
 {
     for (int i = 0; i < ST_COUNT; i++) {
-        sqlite3_finalize(s->st[i]);
-        sqlite3_finalize(s->wst[i]);
+        sql_finalize(s->st[i]);
+        sql_finalize(s->wst[i]);
     }
     if (s->has_writer) {
         uv_cond_destroy(&s->cv);
         uv_mutex_destroy(&s->mu);
     }
-    sqlite3_close(s->ckpt_db);
-    sqlite3_close(s->wdb);
-    sqlite3_close(s->db);
-    if (s->lock_fd >= 0)
-        close(s->lock_fd); /* after the connections: the next server may start */
+    if (s->engine == SQL_SQLITE)
+        lite_close(s); /* the connections, then the lock */
+    /* helper pg: pg_close */
+    sql_close(s->ckpt_db);
+    sql_close(s->wdb);
+    sql_close(s->db);
     mem_free(s);
     ratings_free(s);
     free(s->ops);
@@ -605,6 +506,7 @@ int store_open(store **out, uv_loop_t *loop, const char *path, const store_optio
     s->now_arg = o.now_arg;
     s->lock_fd = -1;
     s->path = strdup(path);
+    s->engine = sql_engine_of(path);
     s->retries = o.retries == 0 ? STORE_RETRIES : o.retries >= STORE_NO_RETRY ? 0 : o.retries;
     s->retry_ms = o.retry_ms ? o.retry_ms : STORE_RETRY_MS;
     int err = db_open(s, path, dir, o.busy_ms ? o.busy_ms : 2000, why, whylen);
@@ -635,92 +537,4 @@ void store_close(store *s)
         store_flush(s);
     s->closing = true;
     queue_stop(s);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Online backup (a separate process: chameleon backup FILE). */
-
-/* fsync the file or directory at path. */
-static int sync_path(const char *path)
-{
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return -1;
-    int rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
-int store_backup(const char *path, const char *dest, char *why, size_t whylen)
-{
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.partial", dest) >= (int)sizeof tmp) {
-        rules_why(why, whylen, "path too long: %s", dest);
-        return STORE_EDB;
-    }
-    unlink(tmp);
-    sqlite3 *src = NULL, *dst = NULL;
-    int err = STORE_EDB;
-    /* Read only, and never the server's "<db>.lock": in WAL mode a reader
-     * sees the last commit and the writer goes on meanwhile. */
-    if (sqlite3_open_v2(path, &src, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        rules_why(why, whylen, "cannot open %s: %s", path, src ? sqlite3_errmsg(src) : "no memory");
-        goto out_close;
-    }
-    sqlite3_busy_timeout(src, 10000);
-    if (sqlite3_open_v2(tmp, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-        rules_why(why, whylen, "cannot create %s: %s", tmp,
-                  dst ? sqlite3_errmsg(dst) : "no memory");
-        goto out_close;
-    }
-    /* One step for every page: one read transaction, one snapshot. */
-    sqlite3_backup *b = sqlite3_backup_init(dst, "main", src, "main");
-    if (b == NULL) {
-        rules_why(why, whylen, "cannot back up %s: %s", path, sqlite3_errmsg(dst));
-        goto out_close;
-    }
-    int rc = sqlite3_backup_step(b, -1);
-    sqlite3_backup_finish(b);
-    if (rc != SQLITE_DONE) {
-        rules_why(why, whylen, "backing up %s failed: %s", path, sqlite3_errstr(rc));
-        goto out_close;
-    }
-    /* The copy is checked before it takes the name asked for. */
-    sqlite3_stmt *st = NULL;
-    char res[160] = "";
-    if (sqlite3_prepare_v2(dst, "PRAGMA integrity_check(1)", -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        snprintf(res, sizeof res, "%s", (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    if (strcmp(res, "ok") != 0) {
-        rules_why(why, whylen, "the copy fails integrity_check: %s", res[0] ? res : "no answer");
-        goto out_close;
-    }
-    err = 0;
-out_close:
-    sqlite3_close(src);
-    if (dst != NULL && sqlite3_close(dst) != SQLITE_OK && err == 0) {
-        rules_why(why, whylen, "cannot close %s", tmp);
-        err = STORE_EDB;
-    }
-    if (err == 0 && (sync_path(tmp) < 0 || rename(tmp, dest) < 0)) {
-        rules_why(why, whylen, "cannot move %s to %s: %s", tmp, dest, strerror(errno));
-        err = STORE_EDB;
-    }
-    if (err == 0) {
-        /* The rename is durable once its directory is. */
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%s", dest);
-        char *slash = strrchr(dir, '/');
-        if (slash == NULL)
-            snprintf(dir, sizeof dir, ".");
-        else if (slash == dir)
-            dir[1] = '\0';
-        else
-            *slash = '\0';
-        sync_path(dir);
-    } else {
-        unlink(tmp);
-    }
-    return err;
 }

@@ -52,32 +52,32 @@ int store_tc_check(const store_tc *tc, char *why, size_t whylen)
 static int run_create(store *s, op *o)
 {
     const store_new_game *g = o->create;
-    sqlite3_stmt *st = db_use(s->wst, ST_GAME_INSERT);
-    sqlite3_bind_int64(st, 1, o->game);
-    sqlite3_bind_text(st, 2, g->variant, -1, SQLITE_STATIC);
+    sql_stmt *st = db_use(s->wst, ST_GAME_INSERT);
+    sql_bind_i64(st, 1, o->game);
+    sql_bind_text(st, 2, g->variant, -1);
     if (g->position)
-        sqlite3_bind_text(st, 3, g->position, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 4, g->kind);
-    sqlite3_bind_int(st, 5, g->rated);
-    sqlite3_bind_int(st, 6, g->nplayers);
-    sqlite3_bind_int64(st, 7, g->tc.base_ms);
-    sqlite3_bind_int64(st, 8, g->tc.inc_ms);
-    sqlite3_bind_int64(st, 9, g->tc.cap_ms);
+        sql_bind_text(st, 3, g->position, -1);
+    sql_bind_int(st, 4, g->kind);
+    sql_bind_int(st, 5, g->rated);
+    sql_bind_int(st, 6, g->nplayers);
+    sql_bind_i64(st, 7, g->tc.base_ms);
+    sql_bind_i64(st, 8, g->tc.inc_ms);
+    sql_bind_i64(st, 9, g->tc.cap_ms);
     if (g->options)
-        sqlite3_bind_text(st, 10, g->options, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 11, o->at_ms);
-    sqlite3_bind_int64(st, 12, o->at_ms);
-    sqlite3_bind_int(st, 13, g->to_move);
-    sqlite3_bind_int64(st, 14, o->deadline_ms);
+        sql_bind_text(st, 10, g->options, -1);
+    sql_bind_i64(st, 11, o->at_ms);
+    sql_bind_i64(st, 12, o->at_ms);
+    sql_bind_int(st, 13, g->to_move);
+    sql_bind_i64(st, 14, o->deadline_ms);
     int err = db_run(st);
     for (int p = 0; p < g->nplayers && err == 0; p++) {
         st = db_use(s->wst, ST_PLAYER_INSERT);
-        sqlite3_bind_int64(st, 1, o->game);
-        sqlite3_bind_int(st, 2, p);
+        sql_bind_i64(st, 1, o->game);
+        sql_bind_int(st, 2, p);
         if (g->players[p].account)
-            sqlite3_bind_int64(st, 3, g->players[p].account);
-        sqlite3_bind_text(st, 4, g->players[p].name, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 5, o->clock_ms[p]);
+            sql_bind_i64(st, 3, g->players[p].account);
+        sql_bind_text(st, 4, g->players[p].name, -1);
+        sql_bind_i64(st, 5, o->clock_ms[p]);
         err = db_run(st);
     }
     return err;
@@ -101,44 +101,44 @@ static void release_create(op *o)
 /* The game's row after a move or a leave: nmoves, to move, deadline. */
 static int advance(store *s, const op *o, int nmoves)
 {
-    sqlite3_stmt *st = db_use(s->wst, ST_GAME_ADVANCE);
-    sqlite3_bind_int(st, 1, nmoves);
-    sqlite3_bind_int(st, 2, o->next);
-    sqlite3_bind_int64(st, 3, o->at_ms);
-    sqlite3_bind_int64(st, 4, o->deadline_ms);
-    sqlite3_bind_int64(st, 5, o->game);
+    sql_stmt *st = db_use(s->wst, ST_GAME_ADVANCE);
+    sql_bind_int(st, 1, nmoves);
+    sql_bind_int(st, 2, o->next);
+    sql_bind_i64(st, 3, o->at_ms);
+    sql_bind_i64(st, 4, o->deadline_ms);
+    sql_bind_i64(st, 5, o->game);
     return db_run(st);
 }
 
 static int run_move(store *s, op *o)
 {
-    sqlite3_stmt *st = db_use(s->wst, ST_MOVE_INSERT);
-    sqlite3_bind_int64(st, 1, o->game);
-    sqlite3_bind_int(st, 2, o->ply);
-    sqlite3_bind_int(st, 3, o->player);
-    sqlite3_bind_text(st, 4, o->text, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 5, o->at_ms);
+    sql_stmt *st = db_use(s->wst, ST_MOVE_INSERT);
+    sql_bind_i64(st, 1, o->game);
+    sql_bind_int(st, 2, o->ply);
+    sql_bind_int(st, 3, o->player);
+    sql_bind_text(st, 4, o->text, -1);
+    sql_bind_i64(st, 5, o->at_ms);
     for (int p = 0; p < RULES_MAX_PLAYERS; p++)
-        sqlite3_bind_int64(st, 6 + p, o->clock_ms[p]);
+        sql_bind_i64(st, 6 + p, o->clock_ms[p]);
     int err = db_run(st);
     return err < 0 ? err : advance(s, o, o->ply + 1);
 }
 
 static int run_leave(store *s, op *o)
 {
-    sqlite3_stmt *st = db_use(s->wst, ST_LEAVE_INSERT);
-    sqlite3_bind_int64(st, 1, o->game);
-    sqlite3_bind_int(st, 2, o->player);
-    sqlite3_bind_int(st, 3, o->ply);
-    sqlite3_bind_text(st, 4, rules_reason_name(o->reason), -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 5, o->at_ms);
+    sql_stmt *st = db_use(s->wst, ST_LEAVE_INSERT);
+    sql_bind_i64(st, 1, o->game);
+    sql_bind_int(st, 2, o->player);
+    sql_bind_int(st, 3, o->ply);
+    sql_bind_text(st, 4, rules_reason_name(o->reason), -1);
+    sql_bind_i64(st, 5, o->at_ms);
     int err = db_run(st);
     if (err < 0)
         return err;
     st = db_use(s->wst, ST_PLAYER_OUTCOME);
-    sqlite3_bind_int(st, 1, RULES_OUTCOME_LOSS);
-    sqlite3_bind_int64(st, 2, o->game);
-    sqlite3_bind_int(st, 3, o->player);
+    sql_bind_int(st, 1, RULES_OUTCOME_LOSS);
+    sql_bind_i64(st, 2, o->game);
+    sql_bind_int(st, 3, o->player);
     err = db_run(st);
     return err < 0 ? err : advance(s, o, o->ply);
 }
@@ -146,28 +146,28 @@ static int run_leave(store *s, op *o)
 static int run_finish(store *s, op *o)
 {
     int err = 0;
-    sqlite3_stmt *st;
+    sql_stmt *st;
     for (int p = 0; p < RULES_MAX_PLAYERS && err == 0; p++) {
         st = db_use(s->wst, ST_PLAYER_OUTCOME);
-        sqlite3_bind_int(st, 1, o->result.outcome[p]);
-        sqlite3_bind_int64(st, 2, o->game);
-        sqlite3_bind_int(st, 3, p);
+        sql_bind_int(st, 1, o->result.outcome[p]);
+        sql_bind_i64(st, 2, o->game);
+        sql_bind_int(st, 3, p);
         err = db_run(st);
     }
     if (err < 0)
         return err;
     st = db_use(s->wst, ST_GAME_FINISH);
-    sqlite3_bind_int(st, 1, o->result.winner);
-    sqlite3_bind_text(st, 2, rules_reason_name(o->result.reason), -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, o->at_ms);
-    sqlite3_bind_int64(st, 4, o->game);
+    sql_bind_int(st, 1, o->result.winner);
+    sql_bind_text(st, 2, rules_reason_name(o->result.reason), -1);
+    sql_bind_i64(st, 3, o->at_ms);
+    sql_bind_i64(st, 4, o->game);
     if ((err = db_run(st)) < 0)
         return err;
     /* A finished game has no conditional lines. */
     st = db_use(s->wst, ST_COND_DELETE);
-    sqlite3_bind_int64(st, 1, o->game);
+    sql_bind_i64(st, 1, o->game);
     for (int p = 0; p < RULES_MAX_PLAYERS && err == 0; p++) {
-        sqlite3_bind_int(st, 2, p);
+        sql_bind_int(st, 2, p);
         err = db_run(st);
     }
     return err < 0 ? err : ratings_apply(s, o);
@@ -177,16 +177,16 @@ static int run_finish(store *s, op *o)
  * move's (what a restart restores). */
 static int run_takeback(store *s, op *o)
 {
-    sqlite3_stmt *st = db_use(s->wst, ST_MOVES_TRUNCATE);
-    sqlite3_bind_int64(st, 1, o->game);
-    sqlite3_bind_int(st, 2, o->ply);
+    sql_stmt *st = db_use(s->wst, ST_MOVES_TRUNCATE);
+    sql_bind_i64(st, 1, o->game);
+    sql_bind_int(st, 2, o->ply);
     int err = db_run(st);
     if (err == 0 && o->ply > 0) {
         st = db_use(s->wst, ST_MOVE_CLOCKS);
         for (int p = 0; p < RULES_MAX_PLAYERS; p++)
-            sqlite3_bind_int64(st, 1 + p, o->clock_ms[p]);
-        sqlite3_bind_int64(st, 4, o->game);
-        sqlite3_bind_int(st, 5, o->ply - 1);
+            sql_bind_i64(st, 1 + p, o->clock_ms[p]);
+        sql_bind_i64(st, 4, o->game);
+        sql_bind_int(st, 5, o->ply - 1);
         err = db_run(st);
     }
     return err < 0 ? err : advance(s, o, o->ply);
@@ -446,74 +446,74 @@ static void game_buf_free(game_buf *b)
 /* Read game `id` with a connection's statements (set: s->st or s->wst).
  * 0, STORE_ENOT_FOUND or STORE_ENOMEM; free b with game_buf_free either
  * way. */
-static int game_read(sqlite3_stmt *const *set, int64_t id, game_buf *b)
+static int game_read(sql_stmt *const *set, int64_t id, game_buf *b)
 {
     memset(b, 0, sizeof *b);
     store_game_info *gi = &b->info;
-    sqlite3_stmt *st = db_use(set, ST_GAME_SELECT);
-    sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_reset(st);
+    sql_stmt *st = db_use(set, ST_GAME_SELECT);
+    sql_bind_i64(st, 1, id);
+    if (sql_step(st) != SQL_ROW) {
+        sql_reset(st);
         return STORE_ENOT_FOUND;
     }
     gi->id = id;
     b->variant = db_col_dup(st, 0);
     b->position = db_col_dup(st, 1);
-    gi->kind = (store_kind)sqlite3_column_int(st, 2);
-    gi->rated = sqlite3_column_int(st, 3);
-    gi->nplayers = sqlite3_column_int(st, 4);
-    gi->tc.base_ms = sqlite3_column_int64(st, 5);
-    gi->tc.inc_ms = sqlite3_column_int64(st, 6);
-    gi->tc.cap_ms = sqlite3_column_int64(st, 7);
+    gi->kind = (store_kind)sql_column_int(st, 2);
+    gi->rated = sql_column_int(st, 3);
+    gi->nplayers = sql_column_int(st, 4);
+    gi->tc.base_ms = sql_column_i64(st, 5);
+    gi->tc.inc_ms = sql_column_i64(st, 6);
+    gi->tc.cap_ms = sql_column_i64(st, 7);
     b->options = db_col_dup(st, 8);
-    gi->created_ms = sqlite3_column_int64(st, 9);
-    gi->last_move_ms = sqlite3_column_int64(st, 10);
-    int nmoves = sqlite3_column_int(st, 11);
-    gi->to_move = sqlite3_column_int(st, 12);
-    gi->deadline_ms = sqlite3_column_int64(st, 13);
-    gi->finished = sqlite3_column_int(st, 14);
+    gi->created_ms = sql_column_i64(st, 9);
+    gi->last_move_ms = sql_column_i64(st, 10);
+    int nmoves = sql_column_int(st, 11);
+    gi->to_move = sql_column_int(st, 12);
+    gi->deadline_ms = sql_column_i64(st, 13);
+    gi->finished = sql_column_int(st, 14);
     gi->result.over = gi->finished;
-    gi->result.winner = (int8_t)sqlite3_column_int(st, 15);
-    gi->result.reason = db_reason(sqlite3_column_text(st, 16));
-    gi->finished_ms = sqlite3_column_int64(st, 17);
-    sqlite3_reset(st);
+    gi->result.winner = (int8_t)sql_column_int(st, 15);
+    gi->result.reason = db_reason(sql_column_text(st, 16));
+    gi->finished_ms = sql_column_i64(st, 17);
+    sql_reset(st);
     gi->variant = b->variant;
     gi->position = b->position;
     gi->options = b->options;
 
     st = db_use(set, ST_PLAYERS_SELECT);
-    sqlite3_bind_int64(st, 1, id);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int seat = sqlite3_column_int(st, 0);
+    sql_bind_i64(st, 1, id);
+    while (sql_step(st) == SQL_ROW) {
+        int seat = sql_column_int(st, 0);
         if (seat < 0 || seat >= RULES_MAX_PLAYERS)
             continue;
-        gi->players[seat].account = sqlite3_column_int64(st, 1);
-        snprintf(gi->players[seat].name, STORE_NAME_MAX, "%s", sqlite3_column_text(st, 2));
-        gi->clock_ms[seat] = sqlite3_column_int64(st, 3);
-        gi->result.outcome[seat] = (uint8_t)sqlite3_column_int(st, 4);
+        gi->players[seat].account = sql_column_i64(st, 1);
+        snprintf(gi->players[seat].name, STORE_NAME_MAX, "%s", sql_column_text(st, 2));
+        gi->clock_ms[seat] = sql_column_i64(st, 3);
+        gi->result.outcome[seat] = (uint8_t)sql_column_int(st, 4);
     }
-    sqlite3_reset(st);
+    sql_reset(st);
 
     b->moves = calloc((size_t)nmoves + 1, sizeof *b->moves);
     b->texts = calloc((size_t)nmoves + 1, sizeof *b->texts);
     if (b->moves == NULL || b->texts == NULL)
         return STORE_ENOMEM;
     st = db_use(set, ST_MOVES_SELECT);
-    sqlite3_bind_int64(st, 1, id);
-    while (gi->nmoves < nmoves && sqlite3_step(st) == SQLITE_ROW) {
+    sql_bind_i64(st, 1, id);
+    while (gi->nmoves < nmoves && sql_step(st) == SQL_ROW) {
         record_move *m = &b->moves[gi->nmoves];
-        m->ply = sqlite3_column_int(st, 0);
-        m->player = sqlite3_column_int(st, 1);
+        m->ply = sql_column_int(st, 0);
+        m->player = sql_column_int(st, 1);
         b->texts[gi->nmoves] = db_col_dup(st, 2);
         m->text = b->texts[gi->nmoves] ? b->texts[gi->nmoves] : "";
-        m->at_ms = sqlite3_column_int64(st, 3);
+        m->at_ms = sql_column_i64(st, 3);
         for (int p = 0; p < RULES_MAX_PLAYERS; p++)
-            m->clock_ms[p] = sqlite3_column_type(st, 4 + p) == SQLITE_NULL
+            m->clock_ms[p] = sql_column_null(st, 4 + p)
                                  ? gi->clock_ms[p] /* written without clocks */
-                                 : sqlite3_column_int64(st, 4 + p);
+                                 : sql_column_i64(st, 4 + p);
         gi->nmoves++;
     }
-    sqlite3_reset(st);
+    sql_reset(st);
     if (gi->nmoves > 0)
         for (int p = 0; p < gi->nplayers; p++)
             gi->clock_ms[p] = b->moves[gi->nmoves - 1].clock_ms[p];
@@ -522,15 +522,15 @@ static int game_read(sqlite3_stmt *const *set, int64_t id, game_buf *b)
     if (b->leaves == NULL)
         return STORE_ENOMEM;
     st = db_use(set, ST_LEAVES_SELECT);
-    sqlite3_bind_int64(st, 1, id);
-    while (gi->nleaves < RULES_MAX_PLAYERS && sqlite3_step(st) == SQLITE_ROW) {
+    sql_bind_i64(st, 1, id);
+    while (gi->nleaves < RULES_MAX_PLAYERS && sql_step(st) == SQL_ROW) {
         record_leave *l = &b->leaves[gi->nleaves++];
-        l->player = sqlite3_column_int(st, 0);
-        l->after_ply = sqlite3_column_int(st, 1);
-        l->reason = db_reason(sqlite3_column_text(st, 2));
-        l->at_ms = sqlite3_column_int64(st, 3);
+        l->player = sql_column_int(st, 0);
+        l->after_ply = sql_column_int(st, 1);
+        l->reason = db_reason(sql_column_text(st, 2));
+        l->at_ms = sql_column_i64(st, 3);
     }
-    sqlite3_reset(st);
+    sql_reset(st);
     gi->moves = b->moves;
     gi->leaves = b->leaves;
     return 0;
@@ -658,23 +658,23 @@ int games_resync(store *s, int64_t id)
 
 int games_load(store *s)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_MAX_ID);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        s->next_id = sqlite3_column_int64(st, 0) + 1;
-    sqlite3_reset(st);
+    sql_stmt *st = db_use(s->st, ST_MAX_ID);
+    if (sql_step(st) == SQL_ROW)
+        s->next_id = sql_column_i64(st, 0) + 1;
+    sql_reset(st);
 
     int64_t *ids = NULL;
     size_t nids = 0, capids = 0;
     st = db_use(s->st, ST_IN_PROGRESS);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while (sql_step(st) == SQL_ROW) {
         if (array_reserve((void **)&ids, &capids, nids + 1, sizeof *ids) < 0) {
             free(ids);
-            sqlite3_reset(st);
+            sql_reset(st);
             return STORE_ENOMEM;
         }
-        ids[nids++] = sqlite3_column_int64(st, 0);
+        ids[nids++] = sql_column_i64(st, 0);
     }
-    sqlite3_reset(st);
+    sql_reset(st);
     int err = 0;
     for (size_t i = 0; i < nids && err == 0; i++)
         err = load_one(s, ids[i]);

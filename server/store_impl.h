@@ -1,28 +1,37 @@
 /*
- * store_impl.h - PRIVATE to the store's SQLite engine: included by
+ * store_impl.h - PRIVATE to the store: included by
  * server/store_*.c and by nothing else (the rest of the server sees only
  * store.h). It holds the store's shared state, the ids of the statement
  * table, the records of games in progress, the queued operations, and the
  * functions the store_*.c modules call in one another.
  *
- * Owns: the SQLite engine's state. May call: store.h, record.h, rules.h,
- * array.h, proto_out.h, rating.h, log.h, sqlite3, libuv, uthash (each
+ * Owns: the store's state. May call: store.h, record.h, rules.h, array.h,
+ * proto_out.h, rating.h, log.h, sql.h (never sqlite3 or libpq, but in the
+ * engine's own module: store_lite.c, store_pages.c), libuv, uthash (each
  * module's own calls are listed below).
  *
  * Modules (prefix of their internal functions), and what they may call:
- *   store_db.c       (db_)    the lock file, quick_check, connections,
- *                             pragmas, migrations, the statement
- *                             table (the only SQL text of the server, prepared
- *                             once on both connections), errors, store_open
- *                             (which calls each module's loader), store_close
- *                             (which calls queue_stop).
+ *   store_db.c       (db_)    engine-neutral: the connections (through the
+ *                             engine's module), the migrations driver, the
+ *                             statement table (the only SQL text of the
+ *                             server, one per engine, prepared once on both
+ *                             connections), errors, store_open (which calls
+ *                             each module's loader), store_close (which calls
+ *                             queue_stop). Calls lite_ (and the other
+ *                             engine's module).
+ *   store_lite.c     (lite_)  the SQLite engine's set-up: the lock file,
+ *                             quick_check, pragmas, the schema version
+ *                             (user_version), WAL checkpoints (their
+ *                             connection and job), store_backup. Calls
+ *                             sql.h, sqlite3 (sql_sqlite_handle), pages_.
  *   store_mem.c      (mem_)   games in progress, the per-account index and
  *                             vacations in memory (uthash). Calls nothing
  *                             else.
  *   store_queue.c    (queue_) the op queue, the writer thread, group commit,
- *                             checkpoints, store_flush, the store's uv
+ *                             store_flush, the store's uv
  *                             handles, retries of a failed batch and the
- *                             probe write. Calls db_, each op's kind
+ *                             probe write. Calls db_, lite_checkpoint
+ *                             (SQLite), each op's kind
  *                             (op_kind) without knowing what it is,
  *                             corr_deadline_tick (the deadline timer) and
  *                             games_resync (after a failed batch).
@@ -60,7 +69,7 @@
 #ifndef STORE_IMPL_H
 #define STORE_IMPL_H
 
-#include <sqlite3.h>
+#include "sql.h"
 
 /* An add that runs out of memory leaves the table as it was and sets the
  * element's hh.tbl to NULL instead of exiting. */
@@ -255,14 +264,15 @@ struct op {
 struct store {
     /* The loop's connection (start-up, rare synchronous writes, accounts)
      * and the writer's; each has the whole statement table. */
-    sqlite3 *db;
-    sqlite3_stmt *st[ST_COUNT];
-    sqlite3 *wdb;
-    sqlite3_stmt *wst[ST_COUNT];
-    sqlite3 *ckpt_db; /* used only by the checkpoint job */
+    sql_engine engine; /* of the target (path or URL) */
+    sql_conn *db;
+    sql_stmt *st[ST_COUNT];
+    sql_conn *wdb;
+    sql_stmt *wst[ST_COUNT];
+    sql_conn *ckpt_db; /* SQLite: used only by the checkpoint job */
     uv_loop_t *loop;
     uv_timer_t group_timer, deadline_timer, probe_timer;
-    int lock_fd; /* "<db>.lock", flocked while open; -1 if none */
+    int lock_fd; /* SQLite: "<db>.lock", flocked while open; -1 if none */
     int open_handles;
     int works; /* thread-pool jobs still running */
     /* The writer: a thread that commits each batch, so that the loop never
@@ -296,7 +306,7 @@ struct store {
     int wal_pages; /* frames in the WAL after the last commit */
     bool closing;
     unsigned group_ms;
-    char *path; /* the database file (the mail worker opens its own connection) */
+    char *path; /* the database file or URL (the mail worker opens its own connection) */
     int64_t (*now_fn)(void *);
     void *now_arg;
     int version;
@@ -321,19 +331,48 @@ struct store {
 
 /* Statement `which` of a connection's set (s->st or s->wst), reset and
  * unbound. */
-sqlite3_stmt *db_use(sqlite3_stmt *const *set, enum db_stmt which);
+sql_stmt *db_use(sql_stmt *const *set, enum db_stmt which);
 /* Run a statement that returns no rows; 0 or STORE_EDB. */
-int db_run(sqlite3_stmt *st);
+int db_run(sql_stmt *st);
 /* A text column as a malloc'd copy, NULL for SQL NULL. */
-char *db_col_dup(sqlite3_stmt *st, int col);
+char *db_col_dup(sql_stmt *st, int col);
 /* A reason name as stored, back to its rules_reason. */
-rules_reason db_reason(const unsigned char *name);
-/* The SQL text of a statement of the table (for the mail worker's own
- * connection, which prepares only what it uses). */
-const char *db_sql(enum db_stmt which);
+rules_reason db_reason(const char *name);
+/* The SQL text of a statement of the store's engine's table (for the mail
+ * worker's own connection, which prepares only what it uses). */
+const char *db_sql(const store *s, enum db_stmt which);
+/* Another connection to the store's database with the engine's settings
+ * (the mail worker's): 0 or STORE_EDB with why. */
+int db_connect(store *s, sql_conn **out, unsigned busy_ms, char *why, size_t whylen);
+/* Record schema version v on connection c (in its transaction): 0 or
+ * STORE_EDB. */
+int db_version_set(store *s, sql_conn *c, int v);
 /* Finalize the statements, close the connections, free the memory and s
  * (once the handles are closed and the pool jobs are done). */
 void db_free(store *s);
+
+/* store_lite.c ----------------------------------------------------------- */
+
+/* The loop's connection (s->db): the lock file, quick_check, the WAL and
+ * durability pragmas; before the migrations. 0 or an error with why. */
+int lite_open(store *s, const char *path, unsigned busy_ms, char *why, size_t whylen);
+/* After the migrations: the page cache, the checkpoint connection and the
+ * writer's (s->wdb) with its WAL hook. 0 or an error with why. */
+int lite_open_writer(store *s, const char *path, unsigned busy_ms, char *why, size_t whylen);
+/* One more connection (flags of sql_open), its busy timeout and pragmas
+ * (or NULL): 0 or STORE_EDB with why (*out may need sql_close). */
+int lite_connect(const char *path, int flags, unsigned busy_ms, const char *pragmas, sql_conn **out,
+                 char *why, size_t whylen);
+/* The connections closed, then the lock released. */
+void lite_close(store *s);
+/* PRAGMA user_version read or written: 0 or STORE_EDB. */
+int lite_version_get(sql_conn *c, int *v);
+int lite_version_set(sql_conn *c, int v);
+/* After a commit (loop): a checkpoint on the thread pool if the WAL has
+ * grown enough and none runs. */
+void lite_checkpoint(store *s);
+/* Bytes SQLite holds now (store_memory_bytes). */
+int64_t lite_memory_bytes(void);
 
 /* store_pages.c ---------------------------------------------------------- */
 

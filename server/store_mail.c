@@ -19,61 +19,61 @@ int store_mail_prefs_get(store *s, int64_t account, store_mail_prefs *out)
 {
     memset(out, 0, sizeof *out);
     out->prefs = STORE_MAIL_DEFAULT;
-    sqlite3_stmt *st = db_use(s->st, ST_MAIL_PREFS_GET);
-    sqlite3_bind_int64(st, 1, account);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
+    sql_stmt *st = db_use(s->st, ST_MAIL_PREFS_GET);
+    sql_bind_i64(st, 1, account);
+    int rc = sql_step(st);
+    if (rc == SQL_ROW) {
         out->known = true;
-        if (sqlite3_column_type(st, 0) != SQLITE_NULL)
-            snprintf(out->address, sizeof out->address, "%s", sqlite3_column_text(st, 0));
-        out->prefs = (unsigned)sqlite3_column_int(st, 1);
-        out->remind_days = sqlite3_column_int(st, 2);
-        snprintf(out->unsub, sizeof out->unsub, "%s", sqlite3_column_text(st, 3));
+        if (!sql_column_null(st, 0))
+            snprintf(out->address, sizeof out->address, "%s", sql_column_text(st, 0));
+        out->prefs = (unsigned)sql_column_int(st, 1);
+        out->remind_days = sql_column_int(st, 2);
+        snprintf(out->unsub, sizeof out->unsub, "%s", sql_column_text(st, 3));
     }
-    sqlite3_reset(st);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : STORE_EDB;
+    sql_reset(st);
+    return rc == SQL_ROW || rc == SQL_DONE ? 0 : STORE_EDB;
 }
 
 int store_mail_prefs_set(store *s, int64_t account, unsigned prefs, int remind_days,
                          const char *unsub)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_MAIL_PREFS_SET);
-    sqlite3_bind_int64(st, 1, account);
-    sqlite3_bind_int(st, 2, (int)(prefs & STORE_MAIL_ALL));
-    sqlite3_bind_int(st, 3, remind_days);
-    sqlite3_bind_text(st, 4, unsub, -1, SQLITE_STATIC);
+    sql_stmt *st = db_use(s->st, ST_MAIL_PREFS_SET);
+    sql_bind_i64(st, 1, account);
+    sql_bind_int(st, 2, (int)(prefs & STORE_MAIL_ALL));
+    sql_bind_int(st, 3, remind_days);
+    sql_bind_text(st, 4, unsub, -1);
     return db_run(st);
 }
 
 int store_mail_address_set(store *s, int64_t account, const char *address, const char *unsub)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_MAIL_ADDRESS_SET);
-    sqlite3_bind_int64(st, 1, account);
-    sqlite3_bind_text(st, 2, address, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 3, STORE_MAIL_DEFAULT);
-    sqlite3_bind_text(st, 4, unsub, -1, SQLITE_STATIC);
+    sql_stmt *st = db_use(s->st, ST_MAIL_ADDRESS_SET);
+    sql_bind_i64(st, 1, account);
+    sql_bind_text(st, 2, address, -1);
+    sql_bind_int(st, 3, STORE_MAIL_DEFAULT);
+    sql_bind_text(st, 4, unsub, -1);
     return db_run(st);
 }
 
 int store_mail_accounts_of(store *s, const char *address, int64_t *out, int max)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_MAIL_ACCOUNTS_OF);
-    sqlite3_bind_text(st, 1, address, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 2, max);
+    sql_stmt *st = db_use(s->st, ST_MAIL_ACCOUNTS_OF);
+    sql_bind_text(st, 1, address, -1);
+    sql_bind_int(st, 2, max);
     int n = 0, rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < max)
-        out[n++] = sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE || rc == SQLITE_ROW ? n : STORE_EDB;
+    while ((rc = sql_step(st)) == SQL_ROW && n < max)
+        out[n++] = sql_column_i64(st, 0);
+    sql_reset(st);
+    return rc == SQL_DONE || rc == SQL_ROW ? n : STORE_EDB;
 }
 
 int store_mail_unsubscribe(store *s, const char *unsub)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_MAIL_UNSUBSCRIBE);
-    sqlite3_bind_text(st, 1, unsub, -1, SQLITE_STATIC);
+    sql_stmt *st = db_use(s->st, ST_MAIL_UNSUBSCRIBE);
+    sql_bind_text(st, 1, unsub, -1);
     if (db_run(st) < 0)
         return STORE_EDB;
-    return sqlite3_changes(s->db) > 0 ? 0 : STORE_ENOT_FOUND;
+    return sql_changes(s->db) > 0 ? 0 : STORE_ENOT_FOUND;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -84,44 +84,41 @@ int store_mail_token_insert(store *s, const void *hash, size_t hashlen, int64_t 
 {
     /* One live link per purpose: a new one replaces the last; expired
      * tokens of anyone go on the way. */
-    sqlite3_stmt *st = db_use(s->st, ST_MAIL_TOKEN_PURGE);
-    sqlite3_bind_int64(st, 1, account);
-    sqlite3_bind_int(st, 2, purpose);
-    sqlite3_bind_int64(st, 3, store_now(s));
+    sql_stmt *st = db_use(s->st, ST_MAIL_TOKEN_PURGE);
+    sql_bind_i64(st, 1, account);
+    sql_bind_int(st, 2, purpose);
+    sql_bind_i64(st, 3, store_now(s));
     if (db_run(st) < 0)
         return STORE_EDB;
     st = db_use(s->st, ST_MAIL_TOKEN_INSERT);
-    sqlite3_bind_blob(st, 1, hash, (int)hashlen, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, account);
-    sqlite3_bind_int(st, 3, purpose);
+    sql_bind_blob(st, 1, hash, (int)hashlen);
+    sql_bind_i64(st, 2, account);
+    sql_bind_int(st, 3, purpose);
     if (address)
-        sqlite3_bind_text(st, 4, address, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 5, expires_ms);
+        sql_bind_text(st, 4, address, -1);
+    sql_bind_i64(st, 5, expires_ms);
     return db_run(st);
 }
 
 int store_mail_token_take(store *s, const void *hash, size_t hashlen, int purpose, int64_t *account,
                           char *address, size_t len)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_MAIL_TOKEN_FIND);
-    sqlite3_bind_blob(st, 1, hash, (int)hashlen, SQLITE_STATIC);
-    sqlite3_bind_int(st, 2, purpose);
-    sqlite3_bind_int64(st, 3, store_now(s));
+    sql_stmt *st = db_use(s->st, ST_MAIL_TOKEN_FIND);
+    sql_bind_blob(st, 1, hash, (int)hashlen);
+    sql_bind_int(st, 2, purpose);
+    sql_bind_i64(st, 3, store_now(s));
     int err = STORE_ENOT_FOUND;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        *account = sqlite3_column_int64(st, 0);
+    if (sql_step(st) == SQL_ROW) {
+        *account = sql_column_i64(st, 0);
         if (address != NULL)
-            snprintf(address, len, "%s",
-                     sqlite3_column_type(st, 1) == SQLITE_NULL
-                         ? ""
-                         : (const char *)sqlite3_column_text(st, 1));
+            snprintf(address, len, "%s", sql_column_null(st, 1) ? "" : sql_column_text(st, 1));
         err = 0;
     }
-    sqlite3_reset(st);
+    sql_reset(st);
     if (err == 0) {
         /* Single use: gone before anything is done with it. */
         st = db_use(s->st, ST_MAIL_TOKEN_DELETE);
-        sqlite3_bind_blob(st, 1, hash, (int)hashlen, SQLITE_STATIC);
+        sql_bind_blob(st, 1, hash, (int)hashlen);
         err = db_run(st);
     }
     return err;
@@ -131,13 +128,13 @@ int store_account_set_pwhash(store *s, int64_t account, const char *pwhash)
 {
     if (db_run(db_use(s->st, ST_BEGIN)) < 0)
         return STORE_EDB;
-    sqlite3_stmt *st = db_use(s->st, ST_ACCOUNT_SET_PWHASH);
-    sqlite3_bind_text(st, 1, pwhash, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, account);
+    sql_stmt *st = db_use(s->st, ST_ACCOUNT_SET_PWHASH);
+    sql_bind_text(st, 1, pwhash, -1);
+    sql_bind_i64(st, 2, account);
     int err = db_run(st);
     if (err == 0) {
         st = db_use(s->st, ST_SESSIONS_END_ALL);
-        sqlite3_bind_int64(st, 1, account);
+        sql_bind_i64(st, 1, account);
         err = db_run(st);
     }
     if (err == 0)
@@ -174,32 +171,32 @@ static int run_mail(store *s, op *o)
     char addr[STORE_MAIL_ADDR_MAX] = "";
     o->status = 0;
     if (m->to == NULL || m->pref != 0 || m->silent_days > 0) {
-        sqlite3_stmt *st = db_use(s->wst, ST_MAIL_PREFS_GET);
-        sqlite3_bind_int64(st, 1, m->account);
+        sql_stmt *st = db_use(s->wst, ST_MAIL_PREFS_GET);
+        sql_bind_i64(st, 1, m->account);
         bool ok = false;
-        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-            snprintf(addr, sizeof addr, "%s", sqlite3_column_text(st, 0));
-            int rd = sqlite3_column_int(st, 2);
-            ok = (m->pref == 0 || ((unsigned)sqlite3_column_int(st, 1) & m->pref) != 0) &&
+        if (sql_step(st) == SQL_ROW && !sql_column_null(st, 0)) {
+            snprintf(addr, sizeof addr, "%s", sql_column_text(st, 0));
+            int rd = sql_column_int(st, 2);
+            ok = (m->pref == 0 || ((unsigned)sql_column_int(st, 1) & m->pref) != 0) &&
                  (m->silent_days == 0 || (rd > 0 && rd <= m->silent_days));
         }
-        sqlite3_reset(st);
+        sql_reset(st);
         if (!ok)
             return 0;
     }
-    sqlite3_stmt *st = db_use(s->wst, ST_MAIL_OUTBOX_INSERT);
-    sqlite3_bind_int64(st, 1, m->account);
-    sqlite3_bind_text(st, 2, m->kind, -1, SQLITE_STATIC);
+    sql_stmt *st = db_use(s->wst, ST_MAIL_OUTBOX_INSERT);
+    sql_bind_i64(st, 1, m->account);
+    sql_bind_text(st, 2, m->kind, -1);
     if (m->dedupe)
-        sqlite3_bind_text(st, 3, m->dedupe, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, m->to ? m->to : addr, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, m->subject, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 6, m->body, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 7, o->at_ms);
-    sqlite3_bind_int64(st, 8, o->at_ms);
+        sql_bind_text(st, 3, m->dedupe, -1);
+    sql_bind_text(st, 4, m->to ? m->to : addr, -1);
+    sql_bind_text(st, 5, m->subject, -1);
+    sql_bind_text(st, 6, m->body, -1);
+    sql_bind_i64(st, 7, o->at_ms);
+    sql_bind_i64(st, 8, o->at_ms);
     if (db_run(st) < 0)
         return STORE_EDB;
-    o->status = sqlite3_changes(s->wdb) > 0;
+    o->status = sql_changes(s->wdb) > 0;
     return 0;
 }
 
@@ -256,8 +253,8 @@ static const enum db_stmt mb_which[MB_COUNT] = {ST_MAIL_NEXT,   ST_MAIL_NEXT_DUE
                                                 ST_MAIL_FAILED, ST_MAIL_DEPTH,    ST_MAIL_PURGE};
 
 struct store_mailbox {
-    sqlite3 *db;
-    sqlite3_stmt *st[MB_COUNT];
+    sql_conn *db;
+    sql_stmt *st[MB_COUNT];
     char *kind, *to, *subject, *body; /* the last row's */
 };
 
@@ -275,8 +272,8 @@ void store_mailbox_close(store_mailbox *mb)
     if (mb == NULL)
         return;
     for (int i = 0; i < MB_COUNT; i++)
-        sqlite3_finalize(mb->st[i]);
-    sqlite3_close(mb->db);
+        sql_finalize(mb->st[i]);
+    sql_close(mb->db);
     mb_strings_free(mb);
     free(mb);
 }
@@ -290,16 +287,13 @@ int store_mailbox_open(store *s, store_mailbox **out, char *why, size_t whylen)
     }
     /* The worker's writes are few and small: SQLite's own lock wait covers
      * the writer thread's commits. */
-    int rc = sqlite3_open_v2(s->path, &mb->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_exec(mb->db, "PRAGMA synchronous = FULL", NULL, NULL, NULL);
-    sqlite3_busy_timeout(mb->db, 5000);
-    for (int i = 0; i < MB_COUNT && rc == SQLITE_OK; i++)
-        rc = sqlite3_prepare_v3(mb->db, db_sql(mb_which[i]), -1, SQLITE_PREPARE_PERSISTENT,
-                                &mb->st[i], NULL);
-    if (rc != SQLITE_OK) {
+    char err[160] = "no memory";
+    int rc = db_connect(s, &mb->db, 5000, err, sizeof err);
+    for (int i = 0; i < MB_COUNT && rc == SQL_OK; i++)
+        rc = sql_prepare(mb->db, db_sql(s, mb_which[i]), &mb->st[i]);
+    if (rc != SQL_OK) {
         rules_why(why, whylen, "the mail worker's connection: %s",
-                  mb->db ? sqlite3_errmsg(mb->db) : "no memory");
+                  mb->db ? sql_errmsg(mb->db) : err);
         store_mailbox_close(mb);
         return STORE_EDB;
     }
@@ -308,11 +302,11 @@ int store_mailbox_open(store *s, store_mailbox **out, char *why, size_t whylen)
 }
 
 /* Statement i of the mailbox, reset and unbound. */
-static sqlite3_stmt *mb_use(store_mailbox *mb, int i)
+static sql_stmt *mb_use(store_mailbox *mb, int i)
 {
-    sqlite3_stmt *st = mb->st[i];
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
+    sql_stmt *st = mb->st[i];
+    sql_reset(st);
+    sql_clear_bindings(st);
     return st;
 }
 
@@ -320,22 +314,22 @@ int store_mailbox_next(store_mailbox *mb, int64_t now, store_mail_row *row, int6
 {
     mb_strings_free(mb);
     *next_ms = 0;
-    sqlite3_stmt *st = mb_use(mb, MB_NEXT);
-    sqlite3_bind_int64(st, 1, now);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
+    sql_stmt *st = mb_use(mb, MB_NEXT);
+    sql_bind_i64(st, 1, now);
+    int rc = sql_step(st);
+    if (rc == SQL_ROW) {
         memset(row, 0, sizeof *row);
-        row->id = sqlite3_column_int64(st, 0);
-        row->account = sqlite3_column_int64(st, 1);
-        row->created_ms = sqlite3_column_int64(st, 2);
-        row->tries = sqlite3_column_int(st, 3);
+        row->id = sql_column_i64(st, 0);
+        row->account = sql_column_i64(st, 1);
+        row->created_ms = sql_column_i64(st, 2);
+        row->tries = sql_column_int(st, 3);
         mb->kind = db_col_dup(st, 4);
         mb->to = db_col_dup(st, 5);
         mb->subject = db_col_dup(st, 6);
         mb->body = db_col_dup(st, 7);
-        if (sqlite3_column_type(st, 8) != SQLITE_NULL)
-            snprintf(row->unsub, sizeof row->unsub, "%s", sqlite3_column_text(st, 8));
-        sqlite3_reset(st);
+        if (!sql_column_null(st, 8))
+            snprintf(row->unsub, sizeof row->unsub, "%s", sql_column_text(st, 8));
+        sql_reset(st);
         if (!mb->kind || !mb->to || !mb->subject || !mb->body)
             return STORE_ENOMEM;
         row->kind = mb->kind;
@@ -344,46 +338,46 @@ int store_mailbox_next(store_mailbox *mb, int64_t now, store_mail_row *row, int6
         row->body = mb->body;
         return 1;
     }
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE)
+    sql_reset(st);
+    if (rc != SQL_DONE)
         return STORE_EDB;
     st = mb_use(mb, MB_NEXT_DUE);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        *next_ms = sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
+    if (sql_step(st) == SQL_ROW)
+        *next_ms = sql_column_i64(st, 0);
+    sql_reset(st);
     return 0;
 }
 
 int store_mailbox_sent(store_mailbox *mb, int64_t id, int64_t now)
 {
-    sqlite3_stmt *st = mb_use(mb, MB_SENT);
-    sqlite3_bind_int64(st, 1, now);
-    sqlite3_bind_int64(st, 2, id);
+    sql_stmt *st = mb_use(mb, MB_SENT);
+    sql_bind_i64(st, 1, now);
+    sql_bind_i64(st, 2, id);
     return db_run(st);
 }
 
 int store_mailbox_failed(store_mailbox *mb, int64_t id, int64_t next_ms, const char *error,
                          int64_t now)
 {
-    sqlite3_stmt *st = mb_use(mb, MB_FAILED);
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_text(st, 2, error, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, next_ms);
-    sqlite3_bind_int64(st, 4, now);
+    sql_stmt *st = mb_use(mb, MB_FAILED);
+    sql_bind_i64(st, 1, id);
+    sql_bind_text(st, 2, error, -1);
+    sql_bind_i64(st, 3, next_ms);
+    sql_bind_i64(st, 4, now);
     return db_run(st);
 }
 
 int64_t store_mailbox_depth(store_mailbox *mb, int64_t before_ms)
 {
-    sqlite3_stmt *st;
+    sql_stmt *st;
     if (before_ms > 0) {
         st = mb_use(mb, MB_PURGE);
-        sqlite3_bind_int64(st, 1, before_ms);
+        sql_bind_i64(st, 1, before_ms);
         db_run(st);
     }
     st = mb_use(mb, MB_DEPTH);
-    int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : STORE_EDB;
-    sqlite3_reset(st);
+    int64_t n = sql_step(st) == SQL_ROW ? sql_column_i64(st, 0) : STORE_EDB;
+    sql_reset(st);
     return n;
 }
 

@@ -22,6 +22,7 @@
  * database of the server has them) go to malloc.
  */
 #include "store_impl.h"
+#include <sqlite3.h>
 
 #include <stdbool.h>
 #include <stdint.h>

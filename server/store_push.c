@@ -10,86 +10,86 @@
 
 int store_push_vapid_get(store *s, uint8_t priv[32], uint8_t pub[65])
 {
-    sqlite3_stmt *st = db_use(s->st, ST_PUSH_VAPID_GET);
-    int rc = sqlite3_step(st), err = STORE_ENOT_FOUND;
-    if (rc == SQLITE_ROW) {
+    sql_stmt *st = db_use(s->st, ST_PUSH_VAPID_GET);
+    int rc = sql_step(st), err = STORE_ENOT_FOUND;
+    if (rc == SQL_ROW) {
         err = STORE_EDB;
-        if (sqlite3_column_bytes(st, 0) == 32 && sqlite3_column_bytes(st, 1) == 65) {
-            memcpy(priv, sqlite3_column_blob(st, 0), 32);
-            memcpy(pub, sqlite3_column_blob(st, 1), 65);
+        if (sql_column_bytes(st, 0) == 32 && sql_column_bytes(st, 1) == 65) {
+            memcpy(priv, sql_column_blob(st, 0), 32);
+            memcpy(pub, sql_column_blob(st, 1), 65);
             err = 0;
         }
-    } else if (rc != SQLITE_DONE) {
+    } else if (rc != SQL_DONE) {
         err = STORE_EDB;
     }
-    sqlite3_reset(st);
+    sql_reset(st);
     return err;
 }
 
 int store_push_vapid_put(store *s, const uint8_t priv[32], const uint8_t pub[65])
 {
-    sqlite3_stmt *st = db_use(s->st, ST_PUSH_VAPID_PUT);
-    sqlite3_bind_blob(st, 1, priv, 32, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 2, pub, 65, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, store_now(s));
+    sql_stmt *st = db_use(s->st, ST_PUSH_VAPID_PUT);
+    sql_bind_blob(st, 1, priv, 32);
+    sql_bind_blob(st, 2, pub, 65);
+    sql_bind_i64(st, 3, store_now(s));
     return db_run(st);
 }
 
 int store_push_sub_put(store *s, int64_t account, const store_push_sub *sub, int keep)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_PUSH_SUB_PUT);
-    sqlite3_bind_int64(st, 1, account);
-    sqlite3_bind_text(st, 2, sub->endpoint, -1, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 3, sub->p256dh, sizeof sub->p256dh, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 4, sub->auth, sizeof sub->auth, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 5, store_now(s));
+    sql_stmt *st = db_use(s->st, ST_PUSH_SUB_PUT);
+    sql_bind_i64(st, 1, account);
+    sql_bind_text(st, 2, sub->endpoint, -1);
+    sql_bind_blob(st, 3, sub->p256dh, sizeof sub->p256dh);
+    sql_bind_blob(st, 4, sub->auth, sizeof sub->auth);
+    sql_bind_i64(st, 5, store_now(s));
     if (db_run(st) < 0)
         return STORE_EDB;
     st = db_use(s->st, ST_PUSH_SUB_TRIM);
-    sqlite3_bind_int64(st, 1, account);
-    sqlite3_bind_int(st, 2, keep);
+    sql_bind_i64(st, 1, account);
+    sql_bind_int(st, 2, keep);
     return db_run(st);
 }
 
 /* Run a DELETE: 1 if it deleted a row, 0 if none, STORE_EDB. */
-static int deleted(store *s, sqlite3_stmt *st)
+static int deleted(store *s, sql_stmt *st)
 {
     if (db_run(st) < 0)
         return STORE_EDB;
-    return sqlite3_changes(s->db) > 0;
+    return sql_changes(s->db) > 0;
 }
 
 int store_push_sub_delete(store *s, int64_t account, const char *endpoint)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_PUSH_SUB_DELETE);
-    sqlite3_bind_int64(st, 1, account);
-    sqlite3_bind_text(st, 2, endpoint, -1, SQLITE_STATIC);
+    sql_stmt *st = db_use(s->st, ST_PUSH_SUB_DELETE);
+    sql_bind_i64(st, 1, account);
+    sql_bind_text(st, 2, endpoint, -1);
     return deleted(s, st);
 }
 
 int store_push_sub_gone(store *s, const char *endpoint)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_PUSH_SUB_GONE);
-    sqlite3_bind_text(st, 1, endpoint, -1, SQLITE_STATIC);
+    sql_stmt *st = db_use(s->st, ST_PUSH_SUB_GONE);
+    sql_bind_text(st, 1, endpoint, -1);
     return deleted(s, st);
 }
 
 int store_push_subs(store *s, int64_t account, store_push_sub *out, int max)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_PUSH_SUBS_OF);
-    sqlite3_bind_int64(st, 1, account);
-    sqlite3_bind_int(st, 2, max);
+    sql_stmt *st = db_use(s->st, ST_PUSH_SUBS_OF);
+    sql_bind_i64(st, 1, account);
+    sql_bind_int(st, 2, max);
     int n = 0, rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < max) {
-        const unsigned char *ep = sqlite3_column_text(st, 0);
-        if (ep == NULL || sqlite3_column_bytes(st, 1) != 65 || sqlite3_column_bytes(st, 2) != 16)
+    while ((rc = sql_step(st)) == SQL_ROW && n < max) {
+        const char *ep = sql_column_text(st, 0);
+        if (ep == NULL || sql_column_bytes(st, 1) != 65 || sql_column_bytes(st, 2) != 16)
             continue;
         snprintf(out[n].endpoint, sizeof out[n].endpoint, "%s", ep);
-        memcpy(out[n].p256dh, sqlite3_column_blob(st, 1), 65);
-        memcpy(out[n].auth, sqlite3_column_blob(st, 2), 16);
+        memcpy(out[n].p256dh, sql_column_blob(st, 1), 65);
+        memcpy(out[n].auth, sql_column_blob(st, 2), 16);
         n++;
     }
-    int err = rc == SQLITE_DONE || rc == SQLITE_ROW ? n : STORE_EDB;
-    sqlite3_reset(st);
+    int err = rc == SQL_DONE || rc == SQL_ROW ? n : STORE_EDB;
+    sql_reset(st);
     return err;
 }

@@ -3,7 +3,8 @@
  * during a tick (or during the previous commit) go to the writer thread as
  * one batch, run in one transaction on the writer's connection; once it has
  * committed, the loop calls their callbacks in order, then the turn
- * callback. Also WAL checkpoints on the thread pool and store_flush. The
+ * callback. Also store_flush (and, for SQLite, a WAL checkpoint after a
+ * commit: lite_checkpoint). The
  * queue does not know what an op does: its op_kind says. See store_impl.h.
  *
  * Storage faults: a batch whose transaction fails (disk full, I/O error,
@@ -23,8 +24,6 @@
 #include <string.h>
 
 #include "array.h"
-
-enum { CKPT_PAGES = 4000 };
 
 static void group_cb(uv_timer_t *t);
 static void written_cb(uv_async_t *a);
@@ -105,11 +104,11 @@ static int write_once(store *s, op *ops, size_t n)
         err = db_run(db_use(s->wst, ST_COMMIT));
     if (err < 0) {
         char why[sizeof s->failing_why];
-        snprintf(why, sizeof why, "%s", sqlite3_errmsg(s->wdb));
+        snprintf(why, sizeof why, "%s", sql_errmsg(s->wdb));
         log_kv(LOG_ERROR, "store: writing failed", "ops=%zu why=\"%s\"", n, why);
         /* SQLite may have rolled back already (disk full): then this fails
          * harmlessly. */
-        if (sqlite3_get_autocommit(s->wdb) == 0)
+        if (sql_in_transaction(s->wdb))
             db_run(db_use(s->wst, ST_ROLLBACK));
         set_failing(s, true, why);
     } else {
@@ -154,35 +153,6 @@ static void writer_main(void *arg)
         uv_async_send(&s->written);
     }
     uv_mutex_unlock(&s->mu);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Checkpoints */
-
-static void ckpt_run(uv_work_t *w)
-{
-    store *s = w->data;
-    sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
-}
-
-static void ckpt_done(uv_work_t *w, int status)
-{
-    (void)status;
-    store *s = w->data;
-    s->ckpt_running = false;
-    store_work_end(s);
-}
-
-static void maybe_checkpoint(store *s)
-{
-    if (s->ckpt_db == NULL || s->ckpt_running || s->closing || s->wal_pages < CKPT_PAGES)
-        return;
-    s->ckpt_work.data = s;
-    if (uv_queue_work(s->loop, &s->ckpt_work, ckpt_run, ckpt_done) == 0) {
-        s->ckpt_running = true;
-        s->wal_pages = 0;
-        store_work_begin(s);
-    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -254,9 +224,7 @@ static void resync(store *s, const op *ops, size_t n)
 static int run_probe(store *s, op *o)
 {
     (void)o;
-    char sql[64];
-    snprintf(sql, sizeof sql, "PRAGMA user_version = %d", s->version);
-    return sqlite3_exec(s->wdb, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : STORE_EDB;
+    return db_version_set(s, s->wdb, s->version);
 }
 
 static void done_probe(store *s, op *o, int status)
@@ -363,7 +331,8 @@ static void complete(store *s, bool next)
         uv_timer_stop(&s->probe_timer);
         log_info("store: writes commit again");
     }
-    maybe_checkpoint(s);
+    if (s->engine == SQL_SQLITE)
+        lite_checkpoint(s);
     for (size_t i = 0; i < n; i++)
         ops[i].kind->done(s, &ops[i], err);
     for (size_t i = 0; i < nbehind; i++)

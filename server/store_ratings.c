@@ -48,27 +48,27 @@ static int mem_put(store *s, int64_t account, const record_rating *r)
 
 /* A row of ST_RATINGS_OF / ST_RATING_GET from column `at` on (rating, rd,
  * vol, games, last_ms). */
-static void read_values(sqlite3_stmt *st, int at, record_rating *r)
+static void read_values(sql_stmt *st, int at, record_rating *r)
 {
-    r->rating = sqlite3_column_double(st, at);
-    r->rd = sqlite3_column_double(st, at + 1);
-    r->vol = sqlite3_column_double(st, at + 2);
-    r->games = sqlite3_column_int(st, at + 3);
-    r->last_ms = sqlite3_column_int64(st, at + 4);
+    r->rating = sql_column_double(st, at);
+    r->rd = sql_column_double(st, at + 1);
+    r->vol = sql_column_double(st, at + 2);
+    r->games = sql_column_int(st, at + 3);
+    r->last_ms = sql_column_i64(st, at + 4);
 }
 
 int ratings_load(store *s)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_RATINGS_ALL);
+    sql_stmt *st = db_use(s->st, ST_RATINGS_ALL);
     int err = 0, rc;
-    while (err == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        record_rating r = {.pace = rating_pace_parse((const char *)sqlite3_column_text(st, 2))};
-        snprintf(r.variant, sizeof r.variant, "%s", sqlite3_column_text(st, 1));
+    while (err == 0 && (rc = sql_step(st)) == SQL_ROW) {
+        record_rating r = {.pace = rating_pace_parse(sql_column_text(st, 2))};
+        snprintf(r.variant, sizeof r.variant, "%s", sql_column_text(st, 1));
         read_values(st, 3, &r);
         if (r.pace >= 0)
-            err = mem_put(s, sqlite3_column_int64(st, 0), &r);
+            err = mem_put(s, sql_column_i64(st, 0), &r);
     }
-    sqlite3_reset(st);
+    sql_reset(st);
     return err;
 }
 
@@ -145,30 +145,30 @@ int ratings_apply(store *s, op *o)
     ratings_release(o); /* a retry computes again */
     if (o->result.reason == RULES_REASON_ABORTED)
         return 0;
-    sqlite3_stmt *st = db_use(s->wst, ST_GAME_SELECT);
-    sqlite3_bind_int64(st, 1, o->game);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_reset(st);
+    sql_stmt *st = db_use(s->wst, ST_GAME_SELECT);
+    sql_bind_i64(st, 1, o->game);
+    if (sql_step(st) != SQL_ROW) {
+        sql_reset(st);
         return STORE_EDB;
     }
     char variant[RECORD_VARIANT_MAX];
-    snprintf(variant, sizeof variant, "%s", sqlite3_column_text(st, 0));
-    bool corr = sqlite3_column_int(st, 2) == STORE_CORR, is_rated = sqlite3_column_int(st, 3);
-    int n = sqlite3_column_int(st, 4);
-    int pace = rating_pace_of(corr, sqlite3_column_int64(st, 5), sqlite3_column_int64(st, 6));
-    sqlite3_reset(st);
+    snprintf(variant, sizeof variant, "%s", sql_column_text(st, 0));
+    bool corr = sql_column_int(st, 2) == STORE_CORR, is_rated = sql_column_int(st, 3);
+    int n = sql_column_int(st, 4);
+    int pace = rating_pace_of(corr, sql_column_i64(st, 5), sql_column_i64(st, 6));
+    sql_reset(st);
     if (!is_rated || n < 2 || n > RULES_MAX_PLAYERS)
         return 0;
 
     int64_t acct[RULES_MAX_PLAYERS] = {0};
     st = db_use(s->wst, ST_PLAYERS_SELECT);
-    sqlite3_bind_int64(st, 1, o->game);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int seat = sqlite3_column_int(st, 0);
+    sql_bind_i64(st, 1, o->game);
+    while (sql_step(st) == SQL_ROW) {
+        int seat = sql_column_int(st, 0);
         if (seat >= 0 && seat < n)
-            acct[seat] = sqlite3_column_int64(st, 1); /* NULL (a guest): 0 */
+            acct[seat] = sql_column_i64(st, 1); /* NULL (a guest): 0 */
     }
-    sqlite3_reset(st);
+    sql_reset(st);
     for (int p = 0; p < n; p++)
         for (int q = 0; q < p + 1; q++)
             if (acct[p] == 0 || (q < p && acct[q] == acct[p]))
@@ -179,13 +179,13 @@ int ratings_apply(store *s, op *o)
     for (int p = 0; p < n; p++)
         left[p] = (left_when){INT64_MAX, INT64_MAX};
     st = db_use(s->wst, ST_LEAVES_SELECT);
-    sqlite3_bind_int64(st, 1, o->game);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int p = sqlite3_column_int(st, 0);
+    sql_bind_i64(st, 1, o->game);
+    while (sql_step(st) == SQL_ROW) {
+        int p = sql_column_int(st, 0);
         if (p >= 0 && p < n)
-            left[p] = (left_when){sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 3)};
+            left[p] = (left_when){sql_column_i64(st, 1), sql_column_i64(st, 3)};
     }
-    sqlite3_reset(st);
+    sql_reset(st);
     int rank[RULES_MAX_PLAYERS];
     places(&o->result, n, left, rank);
     double score[RULES_MAX_PLAYERS][RATING_MAX_OPPONENTS];
@@ -201,10 +201,10 @@ int ratings_apply(store *s, op *o)
         snprintf(b->variant, sizeof b->variant, "%s", variant);
         b->pace = pace;
         st = db_use(s->wst, ST_RATING_GET);
-        sqlite3_bind_int64(st, 1, acct[p]);
-        sqlite3_bind_text(st, 2, variant, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 3, rating_pace_name(pace), -1, SQLITE_STATIC);
-        if (sqlite3_step(st) == SQLITE_ROW) {
+        sql_bind_i64(st, 1, acct[p]);
+        sql_bind_text(st, 2, variant, -1);
+        sql_bind_text(st, 3, rating_pace_name(pace), -1);
+        if (sql_step(st) == SQL_ROW) {
             read_values(st, 0, b);
         } else {
             rating_glicko g = n > 2 ? rating_ffa_new() : rating_new();
@@ -212,7 +212,7 @@ int ratings_apply(store *s, op *o)
             b->rd = g.rd;
             b->vol = g.vol;
         }
-        sqlite3_reset(st);
+        sql_reset(st);
     }
     /* Two players: Glicko-2, one game. Three: the free-for-all update
      * (rating_ffa), chosen by measurement (docs/RATINGS.md). */
@@ -244,25 +244,25 @@ int ratings_apply(store *s, op *o)
         u->account[p] = acct[p];
 
         st = db_use(s->wst, ST_RATING_PUT);
-        sqlite3_bind_int64(st, 1, acct[p]);
-        sqlite3_bind_text(st, 2, variant, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 3, rating_pace_name(pace), -1, SQLITE_STATIC);
-        sqlite3_bind_double(st, 4, a->rating);
-        sqlite3_bind_double(st, 5, a->rd);
-        sqlite3_bind_double(st, 6, a->vol);
-        sqlite3_bind_int(st, 7, a->games);
-        sqlite3_bind_int64(st, 8, a->last_ms);
+        sql_bind_i64(st, 1, acct[p]);
+        sql_bind_text(st, 2, variant, -1);
+        sql_bind_text(st, 3, rating_pace_name(pace), -1);
+        sql_bind_double(st, 4, a->rating);
+        sql_bind_double(st, 5, a->rd);
+        sql_bind_double(st, 6, a->vol);
+        sql_bind_int(st, 7, a->games);
+        sql_bind_i64(st, 8, a->last_ms);
         if ((err = db_run(st)) < 0)
             break;
         st = db_use(s->wst, ST_RATING_HIST_INSERT);
-        sqlite3_bind_int64(st, 1, acct[p]);
-        sqlite3_bind_int64(st, 2, o->game);
-        sqlite3_bind_text(st, 3, variant, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 4, rating_pace_name(pace), -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 5, o->at_ms);
-        sqlite3_bind_double(st, 6, before[p].rating);
-        sqlite3_bind_double(st, 7, a->rating);
-        sqlite3_bind_double(st, 8, a->rd);
+        sql_bind_i64(st, 1, acct[p]);
+        sql_bind_i64(st, 2, o->game);
+        sql_bind_text(st, 3, variant, -1);
+        sql_bind_text(st, 4, rating_pace_name(pace), -1);
+        sql_bind_i64(st, 5, o->at_ms);
+        sql_bind_double(st, 6, before[p].rating);
+        sql_bind_double(st, 7, a->rating);
+        sql_bind_double(st, 8, a->rd);
         err = db_run(st);
     }
     if (err < 0) {
@@ -296,39 +296,39 @@ int ratings_read_profile(store *s, int64_t account, record_rating **r, int *nr,
     *pts = NULL;
     *nr = *npts = 0;
     int err = 0;
-    sqlite3_stmt *st = db_use(s->wst, ST_RATINGS_OF);
-    sqlite3_bind_int64(st, 1, account);
-    while (err == 0 && sqlite3_step(st) == SQLITE_ROW) {
+    sql_stmt *st = db_use(s->wst, ST_RATINGS_OF);
+    sql_bind_i64(st, 1, account);
+    while (err == 0 && sql_step(st) == SQL_ROW) {
         if (array_reserve((void **)r, &capr, (size_t)*nr + 1, sizeof **r) < 0) {
             err = STORE_ENOMEM;
             break;
         }
         record_rating *e = &(*r)[*nr];
         memset(e, 0, sizeof *e);
-        snprintf(e->variant, sizeof e->variant, "%s", sqlite3_column_text(st, 0));
-        e->pace = rating_pace_parse((const char *)sqlite3_column_text(st, 1));
+        snprintf(e->variant, sizeof e->variant, "%s", sql_column_text(st, 0));
+        e->pace = rating_pace_parse(sql_column_text(st, 1));
         read_values(st, 2, e);
         (*nr)++;
     }
-    sqlite3_reset(st);
+    sql_reset(st);
     st = db_use(s->wst, ST_RATING_HISTORY_OF);
-    sqlite3_bind_int64(st, 1, account);
-    while (err == 0 && sqlite3_step(st) == SQLITE_ROW) {
+    sql_bind_i64(st, 1, account);
+    while (err == 0 && sql_step(st) == SQL_ROW) {
         if (array_reserve((void **)pts, &capp, (size_t)*npts + 1, sizeof **pts) < 0) {
             err = STORE_ENOMEM;
             break;
         }
         record_rating_point *e = &(*pts)[*npts];
         memset(e, 0, sizeof *e);
-        snprintf(e->variant, sizeof e->variant, "%s", sqlite3_column_text(st, 0));
-        e->pace = rating_pace_parse((const char *)sqlite3_column_text(st, 1));
-        e->game = sqlite3_column_int64(st, 2);
-        e->at_ms = sqlite3_column_int64(st, 3);
-        e->rating = sqlite3_column_double(st, 4);
-        e->rd = sqlite3_column_double(st, 5);
+        snprintf(e->variant, sizeof e->variant, "%s", sql_column_text(st, 0));
+        e->pace = rating_pace_parse(sql_column_text(st, 1));
+        e->game = sql_column_i64(st, 2);
+        e->at_ms = sql_column_i64(st, 3);
+        e->rating = sql_column_double(st, 4);
+        e->rd = sql_column_double(st, 5);
         (*npts)++;
     }
-    sqlite3_reset(st);
+    sql_reset(st);
     return err;
 }
 
@@ -347,14 +347,14 @@ static int run_board(store *s, op *o)
     }
     b->info.n = 0; /* a retry reads again */
     snprintf(b->info.variant, sizeof b->info.variant, "%s", o->name);
-    sqlite3_stmt *st = db_use(s->wst, ST_LEADERBOARD);
-    sqlite3_bind_text(st, 1, o->name, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_double(st, 2, RATING_PROVISIONAL_RD);
-    sqlite3_bind_int64(st, 3, o->at_ms - STORE_BOARD_ACTIVE_MS);
+    sql_stmt *st = db_use(s->wst, ST_LEADERBOARD);
+    sql_bind_text(st, 1, o->name, -1);
+    sql_bind_double(st, 2, RATING_PROVISIONAL_RD);
+    sql_bind_i64(st, 3, o->at_ms - STORE_BOARD_ACTIVE_MS);
     int per_pace[RATING_NPACES] = {0};
     o->status = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int pace = rating_pace_parse((const char *)sqlite3_column_text(st, 1));
+    while (sql_step(st) == SQL_ROW) {
+        int pace = rating_pace_parse(sql_column_text(st, 1));
         if (pace < 0 || per_pace[pace] >= STORE_BOARD_MAX)
             continue;
         if (array_reserve((void **)&b->entries, &b->cap, (size_t)b->info.n + 1,
@@ -364,15 +364,15 @@ static int run_board(store *s, op *o)
         }
         record_board_entry *e = &b->entries[b->info.n++];
         memset(e, 0, sizeof *e);
-        snprintf(e->username, sizeof e->username, "%s", sqlite3_column_text(st, 0));
+        snprintf(e->username, sizeof e->username, "%s", sql_column_text(st, 0));
         e->pace = pace;
-        e->rating = sqlite3_column_double(st, 2);
-        e->rd = sqlite3_column_double(st, 3);
-        e->games = sqlite3_column_int(st, 4);
-        e->last_ms = sqlite3_column_int64(st, 5);
+        e->rating = sql_column_double(st, 2);
+        e->rd = sql_column_double(st, 3);
+        e->games = sql_column_int(st, 4);
+        e->last_ms = sql_column_i64(st, 5);
         per_pace[pace]++;
     }
-    sqlite3_reset(st);
+    sql_reset(st);
     b->info.entries = b->entries;
     return 0;
 }

@@ -29,13 +29,13 @@ static int end(store *s, int err)
 
 static int entrant_put(store *s, int64_t tourney, const store_entrant *e)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_T_ENTRANT_PUT);
-    sqlite3_bind_int64(st, 1, tourney);
-    sqlite3_bind_int64(st, 2, e->account);
-    sqlite3_bind_int(st, 3, e->status);
-    sqlite3_bind_int(st, 4, e->idx);
-    sqlite3_bind_int64(st, 5, e->at_ms);
-    sqlite3_bind_int(st, 6, e->played_at);
+    sql_stmt *st = db_use(s->st, ST_T_ENTRANT_PUT);
+    sql_bind_i64(st, 1, tourney);
+    sql_bind_i64(st, 2, e->account);
+    sql_bind_int(st, 3, e->status);
+    sql_bind_int(st, 4, e->idx);
+    sql_bind_i64(st, 5, e->at_ms);
+    sql_bind_int(st, 6, e->played_at);
     return db_run(st);
 }
 
@@ -45,22 +45,27 @@ int store_tourney_create(store *s, store_tourney *t, const int64_t *invited, int
     int err = begin(s);
     if (err < 0)
         return err;
-    sqlite3_stmt *st = db_use(s->st, ST_T_INSERT);
-    sqlite3_bind_text(st, 1, t->name, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 2, t->director);
-    sqlite3_bind_text(st, 3, t->variant, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, 4, t->size);
-    sqlite3_bind_int(st, 5, t->twice);
-    sqlite3_bind_int64(st, 6, t->tc.base_ms);
-    sqlite3_bind_int64(st, 7, t->tc.inc_ms);
-    sqlite3_bind_int64(st, 8, t->tc.cap_ms);
-    sqlite3_bind_int64(st, 9, t->start_ms);
-    sqlite3_bind_int(st, 10, t->invite_only);
-    sqlite3_bind_int(st, 11, t->rated);
-    sqlite3_bind_int64(st, 12, now);
-    sqlite3_bind_int64(st, 13, now);
-    err = db_run(st);
-    int64_t id = sqlite3_last_insert_rowid(s->db);
+    sql_stmt *st = db_use(s->st, ST_T_INSERT);
+    sql_bind_text(st, 1, t->name, -1);
+    sql_bind_i64(st, 2, t->director);
+    sql_bind_text(st, 3, t->variant, -1);
+    sql_bind_int(st, 4, t->size);
+    sql_bind_int(st, 5, t->twice);
+    sql_bind_i64(st, 6, t->tc.base_ms);
+    sql_bind_i64(st, 7, t->tc.inc_ms);
+    sql_bind_i64(st, 8, t->tc.cap_ms);
+    sql_bind_i64(st, 9, t->start_ms);
+    sql_bind_int(st, 10, t->invite_only);
+    sql_bind_int(st, 11, t->rated);
+    sql_bind_i64(st, 12, now);
+    sql_bind_i64(st, 13, now);
+    /* INSERT ... RETURNING id */
+    int64_t id = 0;
+    if (sql_step(st) == SQL_ROW)
+        id = sql_column_i64(st, 0);
+    else
+        err = STORE_EDB;
+    sql_reset(st);
     for (int i = 0; err == 0 && i < ninvited; i++) {
         store_entrant e = {
             .account = invited[i], .status = STORE_ENTRANT_INVITED, .idx = -1, .at_ms = now};
@@ -86,18 +91,18 @@ int store_tourney_entrant_del(store *s, int64_t tourney, int64_t account)
     int err = begin(s);
     if (err < 0)
         return err;
-    sqlite3_stmt *st = db_use(s->st, ST_T_ENTRANT_DEL);
-    sqlite3_bind_int64(st, 1, tourney);
-    sqlite3_bind_int64(st, 2, account);
+    sql_stmt *st = db_use(s->st, ST_T_ENTRANT_DEL);
+    sql_bind_i64(st, 1, tourney);
+    sql_bind_i64(st, 2, account);
     return end(s, db_run(st));
 }
 
 static int set_state(store *s, int64_t tourney, int state, int64_t at_ms)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_T_STATE);
-    sqlite3_bind_int(st, 1, state);
-    sqlite3_bind_int64(st, 2, at_ms);
-    sqlite3_bind_int64(st, 3, tourney);
+    sql_stmt *st = db_use(s->st, ST_T_STATE);
+    sql_bind_int(st, 1, state);
+    sql_bind_i64(st, 2, at_ms);
+    sql_bind_i64(st, 3, tourney);
     return db_run(st);
 }
 
@@ -115,21 +120,21 @@ int store_tourney_start(store *s, int64_t tourney, int64_t at_ms, const int64_t 
         return err;
     err = set_state(s, tourney, STORE_TOURNEY_RUNNING, at_ms);
     for (int i = 0; err == 0 && i < n; i++) {
-        sqlite3_stmt *st = db_use(s->st, ST_T_ENTRANT_IDX);
-        sqlite3_bind_int(st, 1, i);
-        sqlite3_bind_int64(st, 2, tourney);
-        sqlite3_bind_int64(st, 3, accounts[i]);
+        sql_stmt *st = db_use(s->st, ST_T_ENTRANT_IDX);
+        sql_bind_int(st, 1, i);
+        sql_bind_i64(st, 2, tourney);
+        sql_bind_i64(st, 3, accounts[i]);
         err = db_run(st);
     }
     for (int i = 0; err == 0 && i < ngames; i++) {
         const store_tourney_game *g = &games[i];
-        sqlite3_stmt *st = db_use(s->st, ST_T_GAME_INSERT);
-        sqlite3_bind_int64(st, 1, tourney);
-        sqlite3_bind_int64(st, 2, g->game);
-        sqlite3_bind_int(st, 3, g->round);
+        sql_stmt *st = db_use(s->st, ST_T_GAME_INSERT);
+        sql_bind_i64(st, 1, tourney);
+        sql_bind_i64(st, 2, g->game);
+        sql_bind_int(st, 3, g->round);
         for (int k = 0; k < STORE_TOURNEY_SEATS; k++)
             if (g->player[k] >= 0)
-                sqlite3_bind_int(st, 4 + k, g->player[k]);
+                sql_bind_int(st, 4 + k, g->player[k]);
         err = db_run(st);
     }
     return end(s, err);
@@ -139,10 +144,10 @@ int store_tourney_start(store *s, int64_t tourney, int64_t at_ms, const int64_t 
  * seats. */
 static int run_result(store *s, op *o)
 {
-    sqlite3_stmt *st = db_use(s->wst, ST_T_GAME_RESULT);
+    sql_stmt *st = db_use(s->wst, ST_T_GAME_RESULT);
     for (int k = 0; k < o->player && k < STORE_TOURNEY_SEATS; k++)
-        sqlite3_bind_int64(st, 1 + k, o->clock_ms[k]);
-    sqlite3_bind_int64(st, 4, o->game);
+        sql_bind_i64(st, 1 + k, o->clock_ms[k]);
+    sql_bind_i64(st, 4, o->game);
     return db_run(st);
 }
 
@@ -165,62 +170,60 @@ int store_tourney_result(store *s, int64_t game, const int *rank, int nseats, st
     return 0;
 }
 
-static void text(sqlite3_stmt *st, int col, char *dst, size_t len)
+static void text(sql_stmt *st, int col, char *dst, size_t len)
 {
-    const unsigned char *v = sqlite3_column_text(st, col);
+    const char *v = sql_column_text(st, col);
     snprintf(dst, len, "%s", v ? (const char *)v : "");
 }
 
 int store_tourney_load(store *s, const store_tourney_loader *l)
 {
-    sqlite3_stmt *st = db_use(s->st, ST_T_ALL);
+    sql_stmt *st = db_use(s->st, ST_T_ALL);
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        store_tourney t = {.id = sqlite3_column_int64(st, 0)};
+    while ((rc = sql_step(st)) == SQL_ROW) {
+        store_tourney t = {.id = sql_column_i64(st, 0)};
         text(st, 1, t.name, sizeof t.name);
-        t.director = sqlite3_column_int64(st, 2);
+        t.director = sql_column_i64(st, 2);
         text(st, 3, t.director_name, sizeof t.director_name);
         text(st, 4, t.variant, sizeof t.variant);
-        t.size = sqlite3_column_int(st, 5);
-        t.twice = sqlite3_column_int(st, 6);
-        t.tc = (store_tc){sqlite3_column_int64(st, 7), sqlite3_column_int64(st, 8),
-                          sqlite3_column_int64(st, 9)};
-        t.start_ms = sqlite3_column_int64(st, 10);
-        t.invite_only = sqlite3_column_int(st, 11);
-        t.rated = sqlite3_column_int(st, 12);
-        t.state = sqlite3_column_int(st, 13);
-        t.created_ms = sqlite3_column_int64(st, 14);
-        t.state_ms = sqlite3_column_int64(st, 15);
+        t.size = sql_column_int(st, 5);
+        t.twice = sql_column_int(st, 6);
+        t.tc = (store_tc){sql_column_i64(st, 7), sql_column_i64(st, 8), sql_column_i64(st, 9)};
+        t.start_ms = sql_column_i64(st, 10);
+        t.invite_only = sql_column_int(st, 11);
+        t.rated = sql_column_int(st, 12);
+        t.state = sql_column_int(st, 13);
+        t.created_ms = sql_column_i64(st, 14);
+        t.state_ms = sql_column_i64(st, 15);
         l->tourney(l->arg, &t);
     }
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE)
+    sql_reset(st);
+    if (rc != SQL_DONE)
         return STORE_EDB;
     st = db_use(s->st, ST_T_ENTRANTS);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        store_entrant e = {.account = sqlite3_column_int64(st, 1)};
+    while ((rc = sql_step(st)) == SQL_ROW) {
+        store_entrant e = {.account = sql_column_i64(st, 1)};
         text(st, 2, e.name, sizeof e.name);
-        e.status = sqlite3_column_int(st, 3);
-        e.idx = sqlite3_column_int(st, 4);
-        e.at_ms = sqlite3_column_int64(st, 5);
-        e.played_at = sqlite3_column_int(st, 6);
-        l->entrant(l->arg, sqlite3_column_int64(st, 0), &e);
+        e.status = sql_column_int(st, 3);
+        e.idx = sql_column_int(st, 4);
+        e.at_ms = sql_column_i64(st, 5);
+        e.played_at = sql_column_int(st, 6);
+        l->entrant(l->arg, sql_column_i64(st, 0), &e);
     }
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE)
+    sql_reset(st);
+    if (rc != SQL_DONE)
         return STORE_EDB;
     st = db_use(s->st, ST_T_GAMES);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        store_tourney_game g = {.game = sqlite3_column_int64(st, 1),
-                                .round = sqlite3_column_int(st, 2)};
-        g.finished = sqlite3_column_type(st, 6) != SQLITE_NULL;
+    while ((rc = sql_step(st)) == SQL_ROW) {
+        store_tourney_game g = {.game = sql_column_i64(st, 1), .round = sql_column_int(st, 2)};
+        g.finished = !sql_column_null(st, 6);
         for (int k = 0; k < STORE_TOURNEY_SEATS; k++) {
-            bool has = sqlite3_column_type(st, 3 + k) != SQLITE_NULL;
-            g.player[k] = has ? sqlite3_column_int(st, 3 + k) : -1;
-            g.rank[k] = has && g.finished ? sqlite3_column_int(st, 6 + k) : 0;
+            bool has = !sql_column_null(st, 3 + k);
+            g.player[k] = has ? sql_column_int(st, 3 + k) : -1;
+            g.rank[k] = has && g.finished ? sql_column_int(st, 6 + k) : 0;
         }
-        l->game(l->arg, sqlite3_column_int64(st, 0), &g);
+        l->game(l->arg, sql_column_i64(st, 0), &g);
     }
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : STORE_EDB;
+    sql_reset(st);
+    return rc == SQL_DONE ? 0 : STORE_EDB;
 }

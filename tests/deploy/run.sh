@@ -52,7 +52,7 @@ echo "--- make install DESTDIR"
 make -C "$top" --no-print-directory install DESTDIR="$tmp/root" >/dev/null
 for f in usr/local/bin/chameleon usr/local/bin/chameleon-engine \
     usr/local/share/chameleon/rules.wasm usr/local/share/chameleon/web-client/index.html \
-    usr/local/share/chameleon/migrations/0001_games.sql etc/chameleon/chameleon.conf; do
+    usr/local/share/chameleon/migrations/sqlite/0001_games.sql etc/chameleon/chameleon.conf; do
     [ -e "$tmp/root/$f" ] || fail "make install did not install /$f"
 done
 # A second install keeps an edited configuration.
@@ -131,7 +131,7 @@ echo "make deb: $(($(date +%s) - start)) s"
 deb=$(ls "$top"/build/deb/chameleon_*.deb)
 dpkg-deb -c "$deb" | awk '{print $6}' >"$tmp/files"
 for f in ./usr/bin/chameleon ./usr/bin/chameleon-engine ./usr/share/chameleon/rules.wasm \
-    ./usr/share/chameleon/web-client/index.html ./usr/share/chameleon/migrations/0001_games.sql \
+    ./usr/share/chameleon/web-client/index.html ./usr/share/chameleon/migrations/sqlite/0001_games.sql \
     ./etc/chameleon/chameleon.conf ./lib/systemd/system/chameleon.service; do
     grep -qx "$f" "$tmp/files" || fail "the package lacks $f"
 done

@@ -82,8 +82,8 @@ test('SIGTERM under load: clients see 1001 "server restarting", exit 0, every ac
         const v1 = userVersion(db);
         const mig = join(srv.dir, 'migrations');
         cpSync(resolve(new URL('.', import.meta.url).pathname, '../../migrations'), mig, { recursive: true });
-        const next = String(readdirSync(mig).length + 1).padStart(4, '0');
-        writeFileSync(join(mig, `${next}_upgrade_probe.sql`), 'CREATE TABLE upgrade_probe (x INTEGER);\n');
+        const next = String(readdirSync(join(mig, 'sqlite')).length + 1).padStart(4, '0');
+        writeFileSync(join(mig, 'sqlite', `${next}_upgrade_probe.sql`), 'CREATE TABLE upgrade_probe (x INTEGER);\n');
         srv2 = await startServer([], { dir: srv.dir, env: { CHAMELEON_MIGRATIONS: mig } });
         for (const g of games) {
             const moves = await storedMoves(srv2, g.room);

@@ -188,11 +188,11 @@ static void play(fixture *f, int64_t game, int ply, int player, int next, const 
 
 /* ------------------------------------------------------------------------ */
 
-/* The newest migration in migrations/ (NNNN_name.sql): every new migration
- * moves it, and the schema must reach it. */
+/* The newest migration in migrations/sqlite/ (NNNN_name.sql): every new
+ * migration moves it, and the schema must reach it. */
 static int latest_migration(void)
 {
-    DIR *d = opendir("migrations");
+    DIR *d = opendir("migrations/sqlite");
     assert_non_null(d);
     int latest = 0;
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
@@ -246,7 +246,7 @@ static void test_migrations_from_each_version(void **state)
         snprintf(f->db, sizeof f->db, "%s/v%d.db", f->dir, k);
         char path[300], pragma[64];
         for (int i = 0; i < k; i++) {
-            snprintf(path, sizeof path, "migrations/%s", files[i]);
+            snprintf(path, sizeof path, "migrations/sqlite/%s", files[i]);
             sql_exec(f, slurp(path));
         }
         snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", k);
