@@ -14,15 +14,26 @@
  * server's default, so that a COMMIT returns only once it is on disk (a
  * move is acknowledged only after that).
  *
+ * Pipelining: inside a transaction, a statement that returns no rows
+ * (INSERT, UPDATE, DELETE without RETURNING) is only sent (libpq's
+ * pipeline mode) and its step returns SQL_DONE at once; the results are
+ * read at the next call that needs the server (a query, COMMIT, exec,
+ * sql_changes, sql_in_transaction), which fails with the first deferred
+ * error, if any. A transaction fails as a whole all the same (the store's
+ * writer rolls its batch back), but a batch of moves costs one round trip
+ * and its COMMIT, not one per statement.
+ *
  * Owns: the libpq connection and its prepared statements. May call:
  * sql_impl.h, libpq.
  */
 #include "sql_impl.h"
 
+#include <ctype.h>
 #include <libpq-fe.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define BYTEA_OID 17
 #define BOOL_OID 16
@@ -32,6 +43,9 @@ typedef struct pg_conn_s {
     PGconn *pg;
     unsigned next_name; /* statement names: "s1", "s2", ... */
     int64_t changes;
+    bool piped;      /* in pipeline mode: statements sent, results unread */
+    int pending;     /* how many */
+    bool unreported; /* a deferred statement failed; no call has said so yet */
     char sqlstate[6];
     char err[512];
 } pg_conn_s;
@@ -45,8 +59,9 @@ typedef struct pg_stmt_s {
     int *lens;
     int *fmts; /* 0 text, 1 binary (blobs) */
     PGresult *res;
-    int row;   /* the next row to hand out; the current is row - 1 */
-    bool done; /* the last step returned SQL_DONE or an error */
+    int row;         /* the next row to hand out; the current is row - 1 */
+    bool done;       /* the last step returned SQL_DONE or an error */
+    bool deferrable; /* returns no rows and is no transaction control */
     int ncols;
     unsigned char **blob; /* decoded bytea of the current row, per column */
     size_t *bloblen;
@@ -60,7 +75,11 @@ static const sql_ops pg_ops;
 /* One line: libpq's messages end with a newline and may hold a DETAIL. */
 static void set_err(pg_conn_s *c, const char *what, const PGresult *res)
 {
-    const char *msg = res ? PQresultErrorMessage(res) : "";
+    /* The server's own sentence ("duplicate key value violates ..."),
+     * without libpq's "ERROR:  " and its DETAIL lines; else libpq's. */
+    const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+    if (msg == NULL || msg[0] == '\0')
+        msg = res ? PQresultErrorMessage(res) : "";
     if (msg == NULL || msg[0] == '\0')
         msg = PQerrorMessage(c->pg);
     const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
@@ -93,6 +112,77 @@ static void no_notices(void *arg, const char *msg)
 {
     (void)arg;
     (void)msg;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The pipeline */
+
+/* Results of a pipeline this long are read before more is sent: the
+ * server's replies must never fill the socket while we only write. */
+#define PG_PIPE_MAX 256
+
+/* Read every deferred statement's result and leave pipeline mode: 0, or
+ * SQL_ERROR with the first failure's error (then the transaction is
+ * aborted: only ROLLBACK works). */
+static int drain(pg_conn_s *c)
+{
+    if (!c->piped)
+        return SQL_OK;
+    int rc = SQL_OK;
+    if (PQpipelineSync(c->pg) != 1) {
+        set_err(c, "pipeline", NULL);
+        rc = SQL_ERROR;
+    }
+    for (int nulls = 0;;) {
+        PGresult *r = PQgetResult(c->pg);
+        if (r == NULL) {
+            /* One NULL ends each statement's results; two in a row: the
+             * connection has nothing more to say (it broke). */
+            if (++nulls >= 2) {
+                if (rc == SQL_OK)
+                    set_err(c, "pipeline", NULL);
+                rc = SQL_ERROR;
+                break;
+            }
+            continue;
+        }
+        nulls = 0;
+        ExecStatusType t = PQresultStatus(r);
+        if (t == PGRES_PIPELINE_SYNC) {
+            PQclear(r);
+            break;
+        }
+        if (t == PGRES_COMMAND_OK || t == PGRES_TUPLES_OK)
+            note_changes(c, r);
+        else if (t != PGRES_PIPELINE_ABORTED && rc == SQL_OK) {
+            set_err(c, NULL, r); /* the first failure; the rest were skipped */
+            rc = SQL_ERROR;
+        }
+        PQclear(r);
+    }
+    PQexitPipelineMode(c->pg);
+    c->piped = false;
+    c->pending = 0;
+    return rc;
+}
+
+/* drain for a call that cannot report an error (sql_changes, finalize):
+ * the next statement's step does. */
+static void drain_quiet(pg_conn_s *c)
+{
+    if (drain(c) < 0)
+        c->unreported = true;
+}
+
+/* Before a call that needs the server: the pipeline drained, and a failure
+ * not told yet told now. 0 or SQL_ERROR. */
+static int settle(pg_conn_s *c)
+{
+    if (c->unreported) {
+        c->unreported = false;
+        return SQL_ERROR; /* c->err still holds it */
+    }
+    return drain(c);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -153,6 +243,8 @@ static void pg_close(sql_conn *base)
 static int pg_exec(sql_conn *base, const char *sql)
 {
     pg_conn_s *c = (pg_conn_s *)base;
+    if (settle(c) < 0)
+        return SQL_ERROR;
     clear_err(c);
     /* Several statements in one string run in one round trip; the last
      * result, or the first error, comes back. */
@@ -181,12 +273,16 @@ static bool pg_unique_violation(const sql_conn *base)
 
 static int64_t pg_changes(const sql_conn *base)
 {
-    return ((const pg_conn_s *)base)->changes;
+    pg_conn_s *c = (pg_conn_s *)base; /* drained: the connection's own state */
+    drain_quiet(c);
+    return c->changes;
 }
 
 static bool pg_in_transaction(const sql_conn *base)
 {
-    PGTransactionStatusType t = PQtransactionStatus(((const pg_conn_s *)base)->pg);
+    pg_conn_s *c = (pg_conn_s *)base;
+    drain_quiet(c);
+    PGTransactionStatusType t = PQtransactionStatus(c->pg);
     return t == PQTRANS_INTRANS || t == PQTRANS_INERROR || t == PQTRANS_ACTIVE;
 }
 
@@ -214,10 +310,27 @@ static void drop_result(pg_stmt_s *st)
     st->row = 0;
 }
 
+/* BEGIN, COMMIT and the like change the transaction: never deferred. */
+static bool is_control(const char *sql)
+{
+    static const char *const words[] = {"BEGIN", "COMMIT", "ROLLBACK",  "END",
+                                        "START", "ABORT",  "SAVEPOINT", "RELEASE",
+                                        "SET",   "LOCK",   "PREPARE",   "DEALLOCATE"};
+    sql += strspn(sql, " \t\r\n(");
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        size_t n = strlen(words[i]);
+        if (strncasecmp(sql, words[i], n) == 0 && !isalnum((unsigned char)sql[n]) && sql[n] != '_')
+            return true;
+    }
+    return false;
+}
+
 static int pg_prepare(sql_conn *base, const char *sql, sql_stmt **out)
 {
     pg_conn_s *c = (pg_conn_s *)base;
     *out = NULL;
+    if (settle(c) < 0)
+        return SQL_ERROR;
     clear_err(c);
     pg_stmt_s *st = calloc(1, sizeof *st);
     if (st == NULL) {
@@ -244,6 +357,7 @@ static int pg_prepare(sql_conn *base, const char *sql, sql_stmt **out)
         return SQL_ERROR;
     }
     st->nparams = PQnparams(res);
+    st->deferrable = PQnfields(res) == 0 && !is_control(sql);
     PQclear(res);
     if (st->nparams > 0) {
         st->vals = calloc((size_t)st->nparams, sizeof *st->vals);
@@ -285,6 +399,7 @@ static void pg_finalize(sql_stmt *base)
     pg_stmt_s *st = (pg_stmt_s *)base;
     drop_result(st);
     pg_clear_bindings(base);
+    drain_quiet(st->c);
     /* Drop it on the server too, unless the connection is gone or stuck in
      * a failed transaction (the server drops it with the connection). */
     if (PQstatus(st->c->pg) == CONNECTION_OK && PQtransactionStatus(st->c->pg) == PQTRANS_IDLE) {
@@ -361,7 +476,37 @@ static int pg_step(sql_stmt *base)
     pg_conn_s *c = st->c;
     if (st->done) /* stepping after the end starts it again (as SQLite) */
         pg_reset(base);
+    if (st->res == NULL && st->deferrable &&
+        (c->piped || PQtransactionStatus(c->pg) == PQTRANS_INTRANS)) {
+        /* Sent, not waited for (see the top of the file). */
+        st->done = true;
+        if (c->unreported) {
+            c->unreported = false;
+            return SQL_ERROR;
+        }
+        if (!c->piped && PQenterPipelineMode(c->pg) != 1) {
+            set_err(c, "pipeline", NULL);
+            return SQL_ERROR;
+        }
+        c->piped = true;
+        if (PQsendQueryPrepared(c->pg, st->name, st->nparams, (const char *const *)st->vals,
+                                st->lens, st->fmts, 0) != 1) {
+            set_err(c, NULL, NULL);
+            char why[sizeof c->err];
+            memcpy(why, c->err, sizeof why);
+            drain(c);
+            memcpy(c->err, why, sizeof why);
+            return SQL_ERROR;
+        }
+        if (++c->pending >= PG_PIPE_MAX && drain(c) < 0)
+            return SQL_ERROR;
+        return SQL_DONE;
+    }
     if (st->res == NULL) {
+        if (settle(c) < 0) {
+            st->done = true;
+            return SQL_ERROR;
+        }
         clear_err(c);
         st->res = PQexecPrepared(c->pg, st->name, st->nparams, (const char *const *)st->vals,
                                  st->lens, st->fmts, 0);

@@ -70,7 +70,7 @@ start)
 createdb)
     name=${3:?a database name}
     port=$(cat "$dir/port")
-    as "$bin/psql" -q -h "$dir" -p "$port" -U chameleon -d postgres -v ON_ERROR_STOP=1 \
+    PGOPTIONS="-c client_min_messages=warning" as "$bin/psql" -q -h "$dir" -p "$port" -U chameleon -d postgres -v ON_ERROR_STOP=1 \
         -c "DROP DATABASE IF EXISTS \"$name\"" -c "CREATE DATABASE \"$name\"" > /dev/null
     echo "postgresql://chameleon@127.0.0.1:$port/$name"
     ;;

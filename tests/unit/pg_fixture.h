@@ -106,4 +106,33 @@ static inline bool pg_fixture_db(char *out, size_t n, const char *name)
     return ok;
 }
 
+/* SQL that takes the store's write lock on another connection until its
+ * COMMIT: SQLite's database lock; on PostgreSQL, the tables a game's
+ * writes and the store's probe touch, locked against writes (reads go on),
+ * so that the store's statements wait past their lock_timeout and fail. */
+static inline const char *pg_fixture_write_lock_sql(void)
+{
+    return pg_fixture_wanted() ? "BEGIN; LOCK TABLE games, game_players, moves, leaves, cond_lines,"
+                                 " chameleon_schema IN EXCLUSIVE MODE"
+                               : "BEGIN IMMEDIATE";
+}
+
+/* The database a store test opens: a fresh PostgreSQL database when
+ * CHAMELEON_TEST_PG is set (named after the process and a counter), else
+ * the SQLite file sqlite_path. */
+static inline void pg_fixture_target(char *out, size_t n, const char *sqlite_path)
+{
+    if (!pg_fixture_wanted()) {
+        snprintf(out, n, "%s", sqlite_path);
+        return;
+    }
+    static unsigned count;
+    char name[64];
+    snprintf(name, sizeof name, "t_%ld_%u", (long)getpid(), ++count);
+    if (!pg_fixture_db(out, n, name)) {
+        fprintf(stderr, "pg_fixture: no database %s\n", name);
+        abort();
+    }
+}
+
 #endif

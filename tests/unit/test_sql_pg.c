@@ -8,7 +8,8 @@
  * whose type cannot be inferred fails here); values of each kind make the
  * round trip (64-bit integers, doubles, text, bytea with NUL bytes, NULL);
  * the count of changes, a unique violation, the transaction state and
- * RETURNING id read as the store reads them.
+ * RETURNING id read as the store reads them; in a transaction, writes are
+ * pipelined and a failed one fails the COMMIT with its own error.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,8 +26,6 @@
 #include "pg_fixture.h"
 #include "sql_impl.h"
 #include "store_impl.h"
-
-const char *db_sql_pg(enum db_stmt which);
 
 static sql_conn *connect_db(const char *name)
 {
@@ -66,9 +65,9 @@ static int migrate(sql_conn *c)
         fclose(f);
         sql[len] = '\0';
         assert_int_equal(atoi(names[i]->d_name), i + 1);
-        if (c->ops->exec(c, "BEGIN") != SQL_OK || c->ops->exec(c, sql) != SQL_OK)
-            fail_msg("%s: %s", path, c->ops->errmsg(c));
-        assert_int_equal(c->ops->exec(c, "COMMIT"), SQL_OK);
+        if (sql_exec(c, "BEGIN") != SQL_OK || sql_exec(c, sql) != SQL_OK)
+            fail_msg("%s: %s", path, sql_errmsg(c));
+        assert_int_equal(sql_exec(c, "COMMIT"), SQL_OK);
         free(names[i]);
     }
     free(names);
@@ -85,19 +84,19 @@ static void test_every_statement_prepares(void **state)
         if (sql == NULL)
             fail_msg("statement %d has no PostgreSQL text", i);
         sql_stmt *st = NULL;
-        if (c->ops->prepare(c, sql, &st) != SQL_OK)
-            fail_msg("statement %d does not prepare: %s\n  %s", i, c->ops->errmsg(c), sql);
-        st->ops->finalize(st);
+        if (sql_prepare(c, sql, &st) != SQL_OK)
+            fail_msg("statement %d does not prepare: %s\n  %s", i, sql_errmsg(c), sql);
+        sql_finalize(st);
     }
-    c->ops->close(c);
+    sql_close(c);
 }
 
 /* The store's own statements, run as the store runs them. */
 static sql_stmt *prep(sql_conn *c, enum db_stmt which)
 {
     sql_stmt *st = NULL;
-    if (c->ops->prepare(c, db_sql_pg(which), &st) != SQL_OK)
-        fail_msg("%s", c->ops->errmsg(c));
+    if (sql_prepare(c, db_sql_pg(which), &st) != SQL_OK)
+        fail_msg("%s", sql_errmsg(c));
     return st;
 }
 
@@ -106,156 +105,227 @@ static void test_values_round_trip(void **state)
     (void)state;
     sql_conn *c = connect_db("chameleon_sql_pg_values");
     migrate(c);
-    assert_false(c->ops->in_transaction(c));
+    assert_false(sql_in_transaction(c));
 
     /* RETURNING id, twice: identity ids 1 and 2. */
     sql_stmt *ins = prep(c, ST_ACCOUNT_INSERT);
     const char *names[] = {"Alice", "bob"};
     for (int i = 0; i < 2; i++) {
-        ins->ops->reset(ins);
-        assert_int_equal(ins->ops->bind_text(ins, 1, names[i], -1), SQL_OK);
-        assert_int_equal(ins->ops->bind_text(ins, 2, "$argon2id$x", -1), SQL_OK);
-        assert_int_equal(ins->ops->bind_i64(ins, 3, INT64_C(1) << 42), SQL_OK);
-        assert_int_equal(ins->ops->step(ins), SQL_ROW);
-        assert_int_equal(ins->ops->column_i64(ins, 0), i + 1);
-        assert_int_equal(ins->ops->step(ins), SQL_DONE);
-        assert_int_equal(c->ops->changes(c), 1);
+        sql_reset(ins);
+        assert_int_equal(sql_bind_text(ins, 1, names[i], -1), SQL_OK);
+        assert_int_equal(sql_bind_text(ins, 2, "$argon2id$x", -1), SQL_OK);
+        assert_int_equal(sql_bind_i64(ins, 3, INT64_C(1) << 42), SQL_OK);
+        assert_int_equal(sql_step(ins), SQL_ROW);
+        assert_int_equal(sql_column_i64(ins, 0), i + 1);
+        assert_int_equal(sql_step(ins), SQL_DONE);
+        assert_int_equal(sql_changes(c), 1);
     }
     /* A name taken whatever its case: a unique violation, told as such. */
-    ins->ops->reset(ins);
-    assert_int_equal(ins->ops->bind_text(ins, 1, "ALICE", -1), SQL_OK);
-    assert_int_equal(ins->ops->step(ins), SQL_ERROR);
-    assert_true(c->ops->unique_violation(c));
-    assert_non_null(strstr(c->ops->errmsg(c), "accounts_username"));
-    ins->ops->finalize(ins);
+    sql_reset(ins);
+    assert_int_equal(sql_bind_text(ins, 1, "ALICE", -1), SQL_OK);
+    assert_int_equal(sql_step(ins), SQL_ERROR);
+    assert_true(sql_unique_violation(c));
+    assert_non_null(strstr(sql_errmsg(c), "accounts_username"));
+    sql_finalize(ins);
 
     /* Case-insensitive look-up; text and int64 columns. */
     sql_stmt *by = prep(c, ST_ACCOUNT_BY_NAME);
-    assert_int_equal(by->ops->bind_text(by, 1, "aLiCe", 5), SQL_OK);
-    assert_int_equal(by->ops->step(by), SQL_ROW);
-    assert_int_equal(by->ops->column_i64(by, 0), 1);
-    assert_string_equal(by->ops->column_text(by, 1), "Alice");
-    assert_int_equal(by->ops->column_bytes(by, 1), 5);
-    assert_int_equal(by->ops->step(by), SQL_DONE);
-    by->ops->finalize(by);
+    assert_int_equal(sql_bind_text(by, 1, "aLiCe", 5), SQL_OK);
+    assert_int_equal(sql_step(by), SQL_ROW);
+    assert_int_equal(sql_column_i64(by, 0), 1);
+    assert_string_equal(sql_column_text(by, 1), "Alice");
+    assert_int_equal(sql_column_bytes(by, 1), 5);
+    assert_int_equal(sql_step(by), SQL_DONE);
+    sql_finalize(by);
 
     /* bytea with NUL bytes in and out; NULL columns. */
-    assert_int_equal(c->ops->exec(c, "BEGIN"), SQL_OK);
-    assert_true(c->ops->in_transaction(c));
+    assert_int_equal(sql_exec(c, "BEGIN"), SQL_OK);
+    assert_true(sql_in_transaction(c));
     sql_stmt *tok = prep(c, ST_MAIL_TOKEN_INSERT);
     const unsigned char hash[8] = {0, 1, 2, 0, 255, 0x5c, 'x', 0};
-    assert_int_equal(tok->ops->bind_blob(tok, 1, hash, sizeof hash), SQL_OK);
-    assert_int_equal(tok->ops->bind_i64(tok, 2, 2), SQL_OK);
-    assert_int_equal(tok->ops->bind_i64(tok, 3, 1), SQL_OK);
-    assert_int_equal(tok->ops->bind_null(tok, 4), SQL_OK);
-    assert_int_equal(tok->ops->bind_i64(tok, 5, INT64_MAX), SQL_OK);
-    assert_int_equal(tok->ops->step(tok), SQL_DONE);
-    tok->ops->finalize(tok);
-    assert_int_equal(c->ops->exec(c, "COMMIT"), SQL_OK);
-    assert_false(c->ops->in_transaction(c));
+    assert_int_equal(sql_bind_blob(tok, 1, hash, sizeof hash), SQL_OK);
+    assert_int_equal(sql_bind_i64(tok, 2, 2), SQL_OK);
+    assert_int_equal(sql_bind_i64(tok, 3, 1), SQL_OK);
+    assert_int_equal(sql_bind_null(tok, 4), SQL_OK);
+    assert_int_equal(sql_bind_i64(tok, 5, INT64_MAX), SQL_OK);
+    assert_int_equal(sql_step(tok), SQL_DONE);
+    sql_finalize(tok);
+    assert_int_equal(sql_exec(c, "COMMIT"), SQL_OK);
+    assert_false(sql_in_transaction(c));
 
     sql_stmt *find = prep(c, ST_MAIL_TOKEN_FIND);
-    assert_int_equal(find->ops->bind_blob(find, 1, hash, sizeof hash), SQL_OK);
-    assert_int_equal(find->ops->bind_i64(find, 2, 1), SQL_OK);
-    assert_int_equal(find->ops->bind_i64(find, 3, INT64_MAX - 1), SQL_OK);
-    assert_int_equal(find->ops->step(find), SQL_ROW);
-    assert_int_equal(find->ops->column_i64(find, 0), 2);
-    assert_true(find->ops->column_null(find, 1));
-    assert_null(find->ops->column_text(find, 1));
-    assert_int_equal(find->ops->step(find), SQL_DONE);
-    find->ops->finalize(find);
+    assert_int_equal(sql_bind_blob(find, 1, hash, sizeof hash), SQL_OK);
+    assert_int_equal(sql_bind_i64(find, 2, 1), SQL_OK);
+    assert_int_equal(sql_bind_i64(find, 3, INT64_MAX - 1), SQL_OK);
+    assert_int_equal(sql_step(find), SQL_ROW);
+    assert_int_equal(sql_column_i64(find, 0), 2);
+    assert_true(sql_column_null(find, 1));
+    assert_null(sql_column_text(find, 1));
+    assert_int_equal(sql_step(find), SQL_DONE);
+    sql_finalize(find);
 
     /* The VAPID keys: blobs read back byte for byte. */
     sql_stmt *vp = prep(c, ST_PUSH_VAPID_PUT);
     unsigned char key[65];
     for (size_t i = 0; i < sizeof key; i++)
         key[i] = (unsigned char)(i * 37);
-    assert_int_equal(vp->ops->bind_blob(vp, 1, key, 32), SQL_OK);
-    assert_int_equal(vp->ops->bind_blob(vp, 2, key, 65), SQL_OK);
-    assert_int_equal(vp->ops->bind_i64(vp, 3, 5), SQL_OK);
-    assert_int_equal(vp->ops->step(vp), SQL_DONE);
-    vp->ops->finalize(vp);
+    assert_int_equal(sql_bind_blob(vp, 1, key, 32), SQL_OK);
+    assert_int_equal(sql_bind_blob(vp, 2, key, 65), SQL_OK);
+    assert_int_equal(sql_bind_i64(vp, 3, 5), SQL_OK);
+    assert_int_equal(sql_step(vp), SQL_DONE);
+    sql_finalize(vp);
     sql_stmt *vg = prep(c, ST_PUSH_VAPID_GET);
-    assert_int_equal(vg->ops->step(vg), SQL_ROW);
-    assert_int_equal(vg->ops->column_bytes(vg, 0), 32);
-    assert_memory_equal(vg->ops->column_blob(vg, 0), key, 32);
-    assert_int_equal(vg->ops->column_bytes(vg, 1), 65);
-    assert_memory_equal(vg->ops->column_blob(vg, 1), key, 65);
-    vg->ops->finalize(vg);
+    assert_int_equal(sql_step(vg), SQL_ROW);
+    assert_int_equal(sql_column_bytes(vg, 0), 32);
+    assert_memory_equal(sql_column_blob(vg, 0), key, 32);
+    assert_int_equal(sql_column_bytes(vg, 1), 65);
+    assert_memory_equal(sql_column_blob(vg, 1), key, 65);
+    sql_finalize(vg);
 
     /* Doubles to the last bit; ON CONFLICT replaces (INSERT OR REPLACE). */
     sql_stmt *rp = prep(c, ST_RATING_PUT);
     for (int round = 0; round < 2; round++) {
-        rp->ops->reset(rp);
-        assert_int_equal(rp->ops->bind_i64(rp, 1, 1), SQL_OK);
-        assert_int_equal(rp->ops->bind_text(rp, 2, "ultima", -1), SQL_OK);
-        assert_int_equal(rp->ops->bind_text(rp, 3, "blitz", -1), SQL_OK);
-        assert_int_equal(rp->ops->bind_double(rp, 4, 1500.0 + round / 3.0), SQL_OK);
-        assert_int_equal(rp->ops->bind_double(rp, 5, 0.1), SQL_OK);
-        assert_int_equal(rp->ops->bind_double(rp, 6, 1e-300), SQL_OK);
-        assert_int_equal(rp->ops->bind_i64(rp, 7, round), SQL_OK);
-        assert_int_equal(rp->ops->bind_i64(rp, 8, 7), SQL_OK);
-        assert_int_equal(rp->ops->step(rp), SQL_DONE);
+        sql_reset(rp);
+        assert_int_equal(sql_bind_i64(rp, 1, 1), SQL_OK);
+        assert_int_equal(sql_bind_text(rp, 2, "ultima", -1), SQL_OK);
+        assert_int_equal(sql_bind_text(rp, 3, "blitz", -1), SQL_OK);
+        assert_int_equal(sql_bind_double(rp, 4, 1500.0 + round / 3.0), SQL_OK);
+        assert_int_equal(sql_bind_double(rp, 5, 0.1), SQL_OK);
+        assert_int_equal(sql_bind_double(rp, 6, 1e-300), SQL_OK);
+        assert_int_equal(sql_bind_i64(rp, 7, round), SQL_OK);
+        assert_int_equal(sql_bind_i64(rp, 8, 7), SQL_OK);
+        assert_int_equal(sql_step(rp), SQL_DONE);
     }
-    rp->ops->finalize(rp);
+    sql_finalize(rp);
     sql_stmt *rg = prep(c, ST_RATING_GET);
-    assert_int_equal(rg->ops->bind_i64(rg, 1, 1), SQL_OK);
-    assert_int_equal(rg->ops->bind_text(rg, 2, "ultima", -1), SQL_OK);
-    assert_int_equal(rg->ops->bind_text(rg, 3, "blitz", -1), SQL_OK);
-    assert_int_equal(rg->ops->step(rg), SQL_ROW);
-    assert_true(rg->ops->column_double(rg, 0) == 1500.0 + 1 / 3.0);
-    assert_true(rg->ops->column_double(rg, 1) == 0.1);
-    assert_true(rg->ops->column_double(rg, 2) == 1e-300);
-    assert_int_equal(rg->ops->column_i64(rg, 3), 1);
-    assert_int_equal(rg->ops->step(rg), SQL_DONE);
-    rg->ops->finalize(rg);
+    assert_int_equal(sql_bind_i64(rg, 1, 1), SQL_OK);
+    assert_int_equal(sql_bind_text(rg, 2, "ultima", -1), SQL_OK);
+    assert_int_equal(sql_bind_text(rg, 3, "blitz", -1), SQL_OK);
+    assert_int_equal(sql_step(rg), SQL_ROW);
+    assert_true(sql_column_double(rg, 0) == 1500.0 + 1 / 3.0);
+    assert_true(sql_column_double(rg, 1) == 0.1);
+    assert_true(sql_column_double(rg, 2) == 1e-300);
+    assert_int_equal(sql_column_i64(rg, 3), 1);
+    assert_int_equal(sql_step(rg), SQL_DONE);
+    sql_finalize(rg);
 
     /* The archive's optional filters: NULL text and -1/0 numbers. */
     sql_stmt *ar = prep(c, ST_ARCHIVE);
-    assert_int_equal(ar->ops->bind_i64(ar, 1, 1), SQL_OK);
-    assert_int_equal(ar->ops->bind_null(ar, 2), SQL_OK);
-    assert_int_equal(ar->ops->bind_i64(ar, 3, -1), SQL_OK);
-    assert_int_equal(ar->ops->bind_i64(ar, 4, 0), SQL_OK);
-    assert_int_equal(ar->ops->bind_i64(ar, 5, 0), SQL_OK);
-    assert_int_equal(ar->ops->bind_text(ar, 6, "BOB", -1), SQL_OK);
-    assert_int_equal(ar->ops->bind_i64(ar, 7, 10), SQL_OK);
-    assert_int_equal(ar->ops->step(ar), SQL_DONE);
-    ar->ops->finalize(ar);
+    assert_int_equal(sql_bind_i64(ar, 1, 1), SQL_OK);
+    assert_int_equal(sql_bind_null(ar, 2), SQL_OK);
+    assert_int_equal(sql_bind_i64(ar, 3, -1), SQL_OK);
+    assert_int_equal(sql_bind_i64(ar, 4, 0), SQL_OK);
+    assert_int_equal(sql_bind_i64(ar, 5, 0), SQL_OK);
+    assert_int_equal(sql_bind_text(ar, 6, "BOB", -1), SQL_OK);
+    assert_int_equal(sql_bind_i64(ar, 7, 10), SQL_OK);
+    assert_int_equal(sql_step(ar), SQL_DONE);
+    sql_finalize(ar);
 
     /* The outbox's INSERT OR IGNORE: a second row with one dedupe key is
      * not written and is no error. */
     sql_stmt *ob = prep(c, ST_MAIL_OUTBOX_INSERT);
     for (int i = 0; i < 2; i++) {
-        ob->ops->reset(ob);
-        assert_int_equal(ob->ops->bind_i64(ob, 1, 1), SQL_OK);
-        assert_int_equal(ob->ops->bind_text(ob, 2, "turn", -1), SQL_OK);
-        assert_int_equal(ob->ops->bind_text(ob, 3, "low:1:2:1", -1), SQL_OK);
+        sql_reset(ob);
+        assert_int_equal(sql_bind_i64(ob, 1, 1), SQL_OK);
+        assert_int_equal(sql_bind_text(ob, 2, "turn", -1), SQL_OK);
+        assert_int_equal(sql_bind_text(ob, 3, "low:1:2:1", -1), SQL_OK);
         for (int p = 4; p <= 6; p++)
-            assert_int_equal(ob->ops->bind_text(ob, p, "x", -1), SQL_OK);
-        assert_int_equal(ob->ops->bind_i64(ob, 7, 1), SQL_OK);
-        assert_int_equal(ob->ops->bind_i64(ob, 8, 1), SQL_OK);
-        assert_int_equal(ob->ops->step(ob), SQL_DONE);
-        assert_int_equal(c->ops->changes(c), i == 0 ? 1 : 0);
+            assert_int_equal(sql_bind_text(ob, p, "x", -1), SQL_OK);
+        assert_int_equal(sql_bind_i64(ob, 7, 1), SQL_OK);
+        assert_int_equal(sql_bind_i64(ob, 8, 1), SQL_OK);
+        assert_int_equal(sql_step(ob), SQL_DONE);
+        assert_int_equal(sql_changes(c), i == 0 ? 1 : 0);
     }
-    ob->ops->finalize(ob);
+    sql_finalize(ob);
     sql_stmt *mf = prep(c, ST_MAIL_FAILED);
-    assert_int_equal(mf->ops->bind_i64(mf, 1, 1), SQL_OK);
-    assert_int_equal(mf->ops->bind_text(mf, 2, "550 no", -1), SQL_OK);
-    assert_int_equal(mf->ops->bind_i64(mf, 3, 0), SQL_OK);
-    assert_int_equal(mf->ops->bind_i64(mf, 4, 99), SQL_OK);
-    assert_int_equal(mf->ops->step(mf), SQL_DONE);
-    assert_int_equal(c->ops->changes(c), 1);
-    mf->ops->finalize(mf);
+    assert_int_equal(sql_bind_i64(mf, 1, 1), SQL_OK);
+    assert_int_equal(sql_bind_text(mf, 2, "550 no", -1), SQL_OK);
+    assert_int_equal(sql_bind_i64(mf, 3, 0), SQL_OK);
+    assert_int_equal(sql_bind_i64(mf, 4, 99), SQL_OK);
+    assert_int_equal(sql_step(mf), SQL_DONE);
+    assert_int_equal(sql_changes(c), 1);
+    sql_finalize(mf);
 
     /* A failed statement in a transaction: in_transaction until rollback. */
-    assert_int_equal(c->ops->exec(c, "BEGIN"), SQL_OK);
-    assert_int_equal(c->ops->exec(c, "SELECT no_such_column FROM accounts"), SQL_ERROR);
-    assert_non_null(strstr(c->ops->errmsg(c), "no_such_column"));
-    assert_false(c->ops->unique_violation(c));
-    assert_true(c->ops->in_transaction(c));
-    assert_int_equal(c->ops->exec(c, "ROLLBACK"), SQL_OK);
-    assert_false(c->ops->in_transaction(c));
-    c->ops->close(c);
+    assert_int_equal(sql_exec(c, "BEGIN"), SQL_OK);
+    assert_int_equal(sql_exec(c, "SELECT no_such_column FROM accounts"), SQL_ERROR);
+    assert_non_null(strstr(sql_errmsg(c), "no_such_column"));
+    assert_false(sql_unique_violation(c));
+    assert_true(sql_in_transaction(c));
+    assert_int_equal(sql_exec(c, "ROLLBACK"), SQL_OK);
+    assert_false(sql_in_transaction(c));
+    sql_close(c);
+}
+
+/* Writes in a transaction are only sent (pipelined); a failure among
+ * them is told by the next call that waits for the server, with its own
+ * error, and the transaction rolls back as a whole. */
+static void test_pipelined_writes(void **state)
+{
+    (void)state;
+    sql_conn *c = connect_db("chameleon_sql_pg_pipe");
+    migrate(c);
+    sql_stmt *ins = prep(c, ST_SESSION_INSERT);
+    sql_stmt *acc = prep(c, ST_ACCOUNT_INSERT);
+    assert_int_equal(sql_bind_text(acc, 1, "ann", -1), SQL_OK);
+    assert_int_equal(sql_bind_text(acc, 2, "h", -1), SQL_OK);
+    assert_int_equal(sql_bind_i64(acc, 3, 1), SQL_OK);
+    assert_int_equal(sql_step(acc), SQL_ROW);
+    sql_finalize(acc);
+
+    /* 600 inserts (more than one pipeline's worth), then COMMIT. */
+    assert_int_equal(sql_exec(c, "BEGIN"), SQL_OK);
+    for (int i = 0; i < 600; i++) {
+        unsigned char h[4] = {(unsigned char)(i >> 8), (unsigned char)i, 1, 2};
+        sql_reset(ins);
+        sql_clear_bindings(ins);
+        assert_int_equal(sql_bind_blob(ins, 1, h, sizeof h), SQL_OK);
+        assert_int_equal(sql_bind_i64(ins, 2, 1), SQL_OK);
+        assert_int_equal(sql_bind_i64(ins, 3, i), SQL_OK);
+        assert_int_equal(sql_bind_i64(ins, 4, i), SQL_OK);
+        assert_int_equal(sql_step(ins), SQL_DONE);
+    }
+    assert_int_equal(sql_changes(c), 1); /* the last one's, once read */
+    assert_true(sql_in_transaction(c));
+    assert_int_equal(sql_exec(c, "COMMIT"), SQL_OK);
+    sql_stmt *n = NULL;
+    assert_int_equal(sql_prepare(c, "SELECT count(*) FROM sessions", &n), SQL_OK);
+    assert_int_equal(sql_step(n), SQL_ROW);
+    assert_int_equal(sql_column_i64(n, 0), 600);
+
+    /* A duplicate key in the middle: the step says nothing, the COMMIT
+     * fails with the duplicate's error, and nothing of it stays. */
+    assert_int_equal(sql_exec(c, "BEGIN"), SQL_OK);
+    for (int i = 0; i < 3; i++) {
+        unsigned char h[4] = {(unsigned char)(i == 1 ? 0 : 9), (unsigned char)i, 1, 2};
+        sql_reset(ins);
+        assert_int_equal(sql_bind_blob(ins, 1, h, sizeof h), SQL_OK);
+        assert_int_equal(sql_step(ins), SQL_DONE);
+    }
+    assert_int_equal(sql_exec(c, "COMMIT"), SQL_ERROR);
+    assert_true(sql_unique_violation(c));
+    assert_non_null(strstr(sql_errmsg(c), "duplicate key"));
+    assert_true(sql_in_transaction(c));
+    assert_int_equal(sql_exec(c, "ROLLBACK"), SQL_OK);
+    assert_false(sql_in_transaction(c));
+    sql_reset(n);
+    assert_int_equal(sql_step(n), SQL_ROW);
+    assert_int_equal(sql_column_i64(n, 0), 600);
+
+    /* A failure read by sql_changes is told by the next step. */
+    assert_int_equal(sql_exec(c, "BEGIN"), SQL_OK);
+    unsigned char dup[4] = {0, 0, 1, 2};
+    sql_reset(ins);
+    assert_int_equal(sql_bind_blob(ins, 1, dup, sizeof dup), SQL_OK);
+    assert_int_equal(sql_step(ins), SQL_DONE);
+    sql_changes(c);
+    sql_reset(n);
+    assert_int_equal(sql_step(n), SQL_ERROR);
+    assert_true(sql_unique_violation(c));
+    assert_int_equal(sql_exec(c, "ROLLBACK"), SQL_OK);
+    sql_finalize(n);
+    sql_finalize(ins);
+    sql_close(c);
 }
 
 static void test_bad_url_is_a_clear_error(void **state)
@@ -275,6 +345,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_statement_prepares),
         cmocka_unit_test(test_values_round_trip),
+        cmocka_unit_test(test_pipelined_writes),
         cmocka_unit_test(test_bad_url_is_a_clear_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
