@@ -67,7 +67,16 @@ static int pg_lock(store *s, char *why, size_t whylen)
 {
     char got[8], sql[400];
     snprintf(sql, sizeof sql, "SELECT pg_try_advisory_lock(%lld)", PG_LOCK_KEY);
-    first_value(s->db, sql, got, sizeof got);
+    /* A server killed a moment ago holds the lock until PostgreSQL sees
+     * its connection gone (at once when it was idle, after its statement
+     * when not): a few seconds' patience before refusing. */
+    for (int i = 0; i < 30; i++) {
+        first_value(s->db, sql, got, sizeof got);
+        if (strcmp(got, "t") != 0 && got[0] != '\0')
+            usleep(100 * 1000);
+        else
+            break;
+    }
     if (strcmp(got, "t") == 0)
         return 0;
     if (got[0] == '\0') {

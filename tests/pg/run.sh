@@ -5,7 +5,9 @@
 #   1. every unit test that opens a store, with CHAMELEON_TEST_PG set: each
 #      case runs on a fresh PostgreSQL database (tests/unit/pg_fixture.h)
 #      instead of a SQLite file;
-#   2. the server itself on it (pg.test.mjs: games across a kill -9, one
+#   2. the kill -9 test of tests/store/run.sh (a burst of moves killed four
+#      times, every acknowledged move in the database) on a database of it;
+#   3. the server itself on it (pg.test.mjs: games across a kill -9, one
 #      server per database, accounts).
 # The same unit tests run on SQLite in the unit suite (tests/run.sh).
 set -eu
@@ -24,6 +26,10 @@ for t in test_sql test_sql_pg test_store test_store_accounts test_store_ratings 
     echo "--- $t on PostgreSQL"
     "$bin" || status=1
 done
+
+echo "--- tests/store/run.sh (kill -9) on PostgreSQL"
+STORE_DB=$(sh tests/tools/pg.sh createdb "$dir" chameleon_kill) KILL_ROUNDS=4 \
+    sh tests/store/run.sh || status=1
 
 if [ ! -d tests/integration/node_modules/ws ]; then
     (cd tests/integration && npm ci --no-audit --no-fund --loglevel=error > /dev/null)
