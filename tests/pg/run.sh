@@ -8,7 +8,10 @@
 #   2. the kill -9 test of tests/store/run.sh (a burst of moves killed four
 #      times, every acknowledged move in the database) on a database of it;
 #   3. the server itself on it (pg.test.mjs: games across a kill -9, one
-#      server per database, accounts).
+#      server per database, accounts);
+#   4. with PG_FULL=1 (not by default: it takes minutes), the whole
+#      integration suite again with every server on PostgreSQL
+#      (CHAMELEON_IT_PG, tests/integration/lib.mjs).
 # The same unit tests run on SQLite in the unit suite (tests/run.sh).
 set -eu
 cd "$(dirname "$0")/../.."
@@ -38,4 +41,9 @@ fi
 CHAMELEON_BIN=$(cd "$(dirname "$CHAMELEON_BIN")" && pwd)/$(basename "$CHAMELEON_BIN")
 export CHAMELEON_BIN
 node --test --test-reporter=spec tests/pg/*.test.mjs || status=1
+if [ -n "${PG_FULL:-}" ]; then
+    echo "--- tests/integration on PostgreSQL"
+    (cd tests/integration && CHAMELEON_IT_PG=1 node --test --test-reporter=spec ./*.test.mjs) ||
+        status=1
+fi
 exit $status
