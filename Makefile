@@ -18,7 +18,7 @@
 # Layers (each folder only uses the ones before it):
 #   common/    rules core, C11 + libc only        -> libcommon.a
 #   protocol/  JSON codec on jansson               -> libprotocol.a
-#   server/    libuv, SQLite, sodium                -> libcore.a (all but net.c,
+#   server/    libuv, SQLite, libpq, sodium         -> libcore.a (all but net.c,
 #                                                       net_guard.c, main.c, engine_main.c)
 #              + libwebsockets (net.c, net_http.c, net_guard.c: it defines recv) + main.c -> chameleon
 #              engine_main.c + protocol/uci.c        -> chameleon-engine (UCI, pthreads)
@@ -38,8 +38,8 @@ OPT     := -O2 -g
 SAN     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 CFLAGS_ALL = $(WARN) $(DEFS) $(INC) $(CFLAGS)
 
-PKGS        := libwebsockets libuv jansson sqlite3 libsodium libcrypto libcurl
-CORE_PKGS   := libuv jansson sqlite3 libsodium libcrypto libcurl
+PKGS        := libwebsockets libuv jansson sqlite3 libpq libsodium libcrypto libcurl
+CORE_PKGS   := libuv jansson sqlite3 libpq libsodium libcrypto libcurl
 PKG_LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CORE_LIBS    = $(shell pkg-config --libs $(CORE_PKGS) 2>/dev/null)
 PKG_CFLAGS   = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

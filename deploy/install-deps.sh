@@ -8,19 +8,22 @@
 #   --build    runtime + compilers' libraries and headers (default)
 #   --package  build + the Debian packaging tools (make deb)
 #   --test     package + test tools (cmocka, chromium, node, npm, libFuzzer,
-#              nginx, openssl, systemd-analyze, redis-server + hiredis)
+#              nginx, openssl, systemd-analyze, PostgreSQL, redis-server
+#              + hiredis)
 set -eu
 
 mode=${1:---build}
 
-runtime="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 libsodium23 libsystemd0 libssl3 libcurl4"
-build="gcc make pkg-config clang lld wasi-libc libclang-rt-dev-wasm32 uthash-dev libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev libsqlite3-dev libsodium-dev libsystemd-dev libssl-dev libcurl4-openssl-dev"
+runtime="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 libsodium23 libsystemd0 libssl3 libcurl4 libpq5"
+build="gcc make pkg-config clang lld wasi-libc libclang-rt-dev-wasm32 uthash-dev libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev libsqlite3-dev libsodium-dev libsystemd-dev libssl-dev libcurl4-openssl-dev libpq-dev"
 package="dpkg-dev debhelper fakeroot"
 # systemd: systemd-analyze verify for the unit (installing it does not make
 # it PID 1 in a container); nginx: the TLS proxy test (started by the test
 # as a plain process, never as a service); python3-aiosmtpd: the SMTP
-# server the mail tests start on loopback.
-test="libcmocka-dev chromium sqlite3 libclang-rt-dev nginx openssl systemd python3-aiosmtpd"
+# server the mail tests start on loopback; postgresql: the server binaries
+# (initdb, postgres) the PostgreSQL store tests start as an unprivileged
+# process in a temporary directory (tests/tools/pg.sh), never as a service.
+test="libcmocka-dev chromium sqlite3 libclang-rt-dev nginx openssl systemd python3-aiosmtpd postgresql"
 # redis-server and libhiredis-dev: the relay bench (tests/bench/relay.bench.sh,
 # Redis pub/sub against PostgreSQL LISTEN/NOTIFY between nodes); nothing the
 # server links uses hiredis.

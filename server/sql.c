@@ -22,11 +22,8 @@ sql_engine sql_engine_of(const char *target)
 int sql_open(sql_conn **out, const char *target, int flags, char *why, size_t whylen)
 {
     *out = NULL;
-    if (sql_engine_of(target) == SQL_POSTGRES) {
-        /* helper pg replaces this with sql_pg_open */
-        snprintf(why, whylen, "PostgreSQL support is not built in");
-        return SQL_ERROR;
-    }
+    if (sql_engine_of(target) == SQL_POSTGRES)
+        return sql_pg_open(out, target, why, whylen);
     return sql_sqlite_open(out, target, flags, why, whylen);
 }
 

@@ -192,9 +192,7 @@ static const char *const stmt_sql_sqlite[ST_COUNT] = {
 
 const char *db_sql(const store *s, enum db_stmt which)
 {
-    /* helper pg: if (s->engine == SQL_POSTGRES) return db_sql_pg(which); */
-    (void)s;
-    return stmt_sql_sqlite[which];
+    return s->engine == SQL_POSTGRES ? db_sql_pg(which) : stmt_sql_sqlite[which];
 }
 
 sql_stmt *db_use(sql_stmt *const *set, enum db_stmt which)
@@ -306,8 +304,7 @@ int db_connect(store *s, sql_conn **out, unsigned busy_ms, char *why, size_t why
 {
     if (s->engine == SQL_SQLITE)
         return lite_connect(s->path, 0, busy_ms, "PRAGMA synchronous = FULL", out, why, whylen);
-    /* helper pg replaces this with pg_connect */
-    return sql_open(out, s->path, 0, why, whylen) < 0 ? STORE_EDB : 0;
+    return pg_connect(s->path, busy_ms, out, why, whylen);
 }
 
 /* The schema version recorded in the database (SQLite: user_version). */
@@ -316,14 +313,14 @@ static int version_get(store *s, int *v)
     *v = 0;
     if (s->engine == SQL_SQLITE)
         return lite_version_get(s->db, v);
-    return STORE_EDB; /* helper pg: pg_version_get */
+    return pg_version_get(s->db, v);
 }
 
 int db_version_set(store *s, sql_conn *c, int v)
 {
     if (s->engine == SQL_SQLITE)
         return lite_version_set(c, v);
-    return STORE_EDB; /* helper pg: pg_version_set */
+    return pg_version_set(c, v);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -436,8 +433,8 @@ static int db_open(store *s, const char *path, const char *root, unsigned busy_m
     int err;
     if (s->engine == SQL_SQLITE)
         err = lite_open(s, path, busy_ms, why, whylen);
-    else /* helper pg replaces this with pg_open */
-        err = sql_open(&s->db, path, 0, why, whylen) < 0 ? STORE_EDB : 0;
+    else
+        err = pg_open(s, path, busy_ms, why, whylen);
     if (err < 0)
         return err;
     char dir[4096];
@@ -451,8 +448,8 @@ static int db_open(store *s, const char *path, const char *root, unsigned busy_m
         return err;
     if (s->engine == SQL_SQLITE)
         err = lite_open_writer(s, path, busy_ms, why, whylen);
-    else /* helper pg replaces this with pg_open_writer */
-        err = sql_open(&s->wdb, path, 0, why, whylen) < 0 ? STORE_EDB : 0;
+    else
+        err = pg_open_writer(s, path, busy_ms, why, whylen);
     if (err < 0)
         return err;
     for (int i = 0; i < ST_COUNT; i++) {
@@ -476,7 +473,6 @@ void db_free(store *s)
     }
     if (s->engine == SQL_SQLITE)
         lite_close(s); /* the connections, then the lock */
-    /* helper pg: pg_close */
     sql_close(s->ckpt_db);
     sql_close(s->wdb);
     sql_close(s->db);

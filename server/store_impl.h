@@ -341,6 +341,8 @@ rules_reason db_reason(const char *name);
 /* The SQL text of a statement of the store's engine's table (for the mail
  * worker's own connection, which prepares only what it uses). */
 const char *db_sql(const store *s, enum db_stmt which);
+/* PostgreSQL's text of each statement (store_sql_pg.c). */
+const char *db_sql_pg(enum db_stmt which);
 /* Another connection to the store's database with the engine's settings
  * (the mail worker's): 0 or STORE_EDB with why. */
 int db_connect(store *s, sql_conn **out, unsigned busy_ms, char *why, size_t whylen);
@@ -373,6 +375,22 @@ int lite_version_set(sql_conn *c, int v);
 void lite_checkpoint(store *s);
 /* Bytes SQLite holds now (store_memory_bytes). */
 int64_t lite_memory_bytes(void);
+
+/* store_pg.c ------------------------------------------------------------- */
+
+/* The loop's connection (s->db): one server per database (an advisory
+ * lock), the schema version's table; before the migrations. 0 or an error
+ * with why. */
+int pg_open(store *s, const char *url, unsigned busy_ms, char *why, size_t whylen);
+/* After the migrations: the writer's connection (s->wdb). */
+int pg_open_writer(store *s, const char *url, unsigned busy_ms, char *why, size_t whylen);
+/* One more connection (the mail worker's), a wait for a lock limited to
+ * busy_ms: 0 or STORE_EDB with why. */
+int pg_connect(const char *url, unsigned busy_ms, sql_conn **out, char *why, size_t whylen);
+/* The schema version read or written (in the caller's transaction): 0 or
+ * STORE_EDB. */
+int pg_version_get(sql_conn *c, int *v);
+int pg_version_set(sql_conn *c, int v);
 
 /* store_pages.c ---------------------------------------------------------- */
 

@@ -258,6 +258,13 @@ static int sync_path(const char *path)
 
 int store_backup(const char *path, const char *dest, char *why, size_t whylen)
 {
+    if (sql_engine_of(path) == SQL_POSTGRES) {
+        rules_why(why, whylen,
+                  "chameleon backup copies SQLite files only; back up a PostgreSQL "
+                  "database with pg_dump (e.g. pg_dump -Fc -f %s '%s')",
+                  dest, path);
+        return STORE_EBAD_ARG;
+    }
     char tmp[4096];
     if (snprintf(tmp, sizeof tmp, "%s.partial", dest) >= (int)sizeof tmp) {
         rules_why(why, whylen, "path too long: %s", dest);

@@ -52,7 +52,8 @@ echo "--- make install DESTDIR"
 make -C "$top" --no-print-directory install DESTDIR="$tmp/root" >/dev/null
 for f in usr/local/bin/chameleon usr/local/bin/chameleon-engine \
     usr/local/share/chameleon/rules.wasm usr/local/share/chameleon/web-client/index.html \
-    usr/local/share/chameleon/migrations/sqlite/0001_games.sql etc/chameleon/chameleon.conf; do
+    usr/local/share/chameleon/migrations/sqlite/0001_games.sql \
+    usr/local/share/chameleon/migrations/postgresql/0001_games.sql etc/chameleon/chameleon.conf; do
     [ -e "$tmp/root/$f" ] || fail "make install did not install /$f"
 done
 # A second install keeps an edited configuration.
@@ -132,12 +133,13 @@ deb=$(ls "$top"/build/deb/chameleon_*.deb)
 dpkg-deb -c "$deb" | awk '{print $6}' >"$tmp/files"
 for f in ./usr/bin/chameleon ./usr/bin/chameleon-engine ./usr/share/chameleon/rules.wasm \
     ./usr/share/chameleon/web-client/index.html ./usr/share/chameleon/migrations/sqlite/0001_games.sql \
+    ./usr/share/chameleon/migrations/postgresql/0001_games.sql \
     ./etc/chameleon/chameleon.conf ./lib/systemd/system/chameleon.service; do
     grep -qx "$f" "$tmp/files" || fail "the package lacks $f"
 done
 dpkg-deb -f "$deb" Depends >"$tmp/depends"
 for d in libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 libsodium23 \
-    libsystemd0 adduser; do
+    libsystemd0 libpq5 adduser; do
     grep -q "$d" "$tmp/depends" || fail "the package does not depend on $d: $(cat "$tmp/depends")"
 done
 dpkg-deb -I "$deb" conffiles | grep -qx /etc/chameleon/chameleon.conf || fail "chameleon.conf is no conffile"

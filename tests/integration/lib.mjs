@@ -1,9 +1,9 @@
 // Helpers of the integration tests: start the real server on a free loopback
 // port with a temporary database, and talk to it with real WebSocket clients.
-import { spawn } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import WebSocket from 'ws';
 
 const root = resolve(new URL('.', import.meta.url).pathname, '../..');
@@ -16,6 +16,10 @@ export const serverBin = process.env.CHAMELEON_BIN ||
 // opts.prefix: a command and its arguments to run the server under
 // (['prlimit', '--nofile=256:256']).
 // opts.env: more environment (CHAMELEON_MIGRATIONS: another folder).
+// opts.db: the database instead of <dir>/test.db (a postgresql:// URL:
+// startPostgres below). CHAMELEON_IT_PG=1 with the PostgreSQL of
+// tests/pg/run.sh (CHAMELEON_TEST_PG_DIR): every server without opts.db on a
+// database of its folder's name there (a whole suite on PostgreSQL).
 export async function startServer(extra = [], opts = {}) {
     const dir = opts.dir || mkdtempSync(join(tmpdir(), 'chameleon-it-'));
     const web = join(dir, 'web');
@@ -29,7 +33,16 @@ export async function startServer(extra = [], opts = {}) {
     // registrations (5 by default), the messages per identity (100 per
     // 20 s), the games in progress and the connections (256) per address.
     // extra may set them again.
-    const args = ['--host', '127.0.0.1', '--port', '0', '--db', join(dir, 'test.db'),
+    let db = opts.db;
+    if (!db && process.env.CHAMELEON_IT_PG && process.env.CHAMELEON_TEST_PG_DIR) {
+        const name = 'it_' + basename(dir).replace(/[^A-Za-z0-9]/g, '_').toLowerCase();
+        const pg = join(root, 'tests/tools/pg.sh');
+        // A folder given again (a restart) keeps its database.
+        db = opts.dir
+            ? process.env.CHAMELEON_TEST_PG.replace(/\/[^/]*$/, '/' + name)
+            : execFileSync('sh', [pg, 'createdb', process.env.CHAMELEON_TEST_PG_DIR, name], { encoding: 'utf8' }).trim();
+    }
+    const args = ['--host', '127.0.0.1', '--port', '0', '--db', db || join(dir, 'test.db'),
         '--web-root', web, '--register-per-address', '1000000',
         '--messages-per-identity', '1000000',
         '--live-games-per-address', '1000000', '--corr-games-per-address', '1000000',
@@ -232,4 +245,21 @@ export function bySeatOf(players, states) {
     const bySeat = [];
     states.forEach((st, i) => { bySeat[st.you] = players[i]; });
     return bySeat;
+}
+
+// A throw-away PostgreSQL (tests/tools/pg.sh): { url, db(name), stop() }.
+// db(name) drops and creates database `name` and returns its URL. The one
+// tests/pg/run.sh started (CHAMELEON_TEST_PG_DIR) when there is one; stop
+// leaves that one to run.sh.
+export function startPostgres() {
+    const pg = (...args) => execFileSync('sh', [join(root, 'tests/tools/pg.sh'), ...args],
+        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+    const shared = process.env.CHAMELEON_TEST_PG_DIR;
+    const dir = shared || mkdtempSync(join(tmpdir(), 'chameleon-pg-'));
+    const url = shared ? process.env.CHAMELEON_TEST_PG : pg('start', dir);
+    return {
+        url,
+        db: (name) => pg('createdb', dir, name),
+        stop: () => { if (!shared) pg('stop', dir); },
+    };
 }

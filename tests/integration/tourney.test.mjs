@@ -473,7 +473,9 @@ test('start dates: a tournament starts at its date, one with too few entrants is
     }
 });
 
-test('a result whose places were lost (a crash between the two writes) is read back from the game', async () => {
+// Edits the SQLite file itself: not run with the suite on PostgreSQL
+// (CHAMELEON_IT_PG, tests/pg/run.sh).
+test('a result whose places were lost (a crash between the two writes) is read back from the game', { skip: !!process.env.CHAMELEON_IT_PG }, async () => {
     let srv = await startServer();
     try {
         const accts = [await account(srv, 'ra'), await account(srv, 'rb'), await account(srv, 'rc')];

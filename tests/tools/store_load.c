@@ -7,9 +7,11 @@
  *                                             (for the kill -9 test); games
  *                                             in progress are resumed
  *   store_load check <db> <ack-file>          every acknowledged move is in
- *                                             the database (read with plain
- *                                             SQLite, not the store); exit 1
+ *                                             the database (read on a
+ *                                             connection of its own through
+ *                                             sql.h, not the store); exit 1
  *                                             naming the first missing one
+ *   <db>: an SQLite file or a postgresql:// URL
  *   store_load fsync <file> <n>               the disk's fsync latency
  *   store_load bench <db> <games> <seconds> [rate]
  *                                             durable moves/s and the p50 /
@@ -19,12 +21,12 @@
  *                                             the games (open loop) instead
  *                                             of as fast as acknowledged
  */
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "sql.h"
 #include "store.h"
 
 typedef struct lgame {
@@ -217,13 +219,21 @@ static int drive(const char *db, int ngames, double seconds, bool print, bool be
 static int check(const char *db, const char *acks)
 {
     FILE *f = fopen(acks, "r");
-    sqlite3 *d;
-    if (f == NULL || sqlite3_open_v2(db, &d, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
-        fprintf(stderr, "store_load: cannot open %s or %s\n", db, acks);
+    sql_conn *d = NULL;
+    char why[256] = "";
+    if (f == NULL || sql_open(&d, db, 0, why, sizeof why) != SQL_OK) {
+        fprintf(stderr, "store_load: cannot open %s or %s %s\n", db, acks, why);
         return 2;
     }
-    sqlite3_stmt *st;
-    sqlite3_prepare_v2(d, "SELECT text FROM moves WHERE game = ? AND ply = ?", -1, &st, NULL);
+    sql_stmt *st;
+    if (sql_prepare(d,
+                    sql_conn_engine(d) == SQL_POSTGRES
+                        ? "SELECT text FROM moves WHERE game = $1 AND ply = $2"
+                        : "SELECT text FROM moves WHERE game = ? AND ply = ?",
+                    &st) != SQL_OK) {
+        fprintf(stderr, "store_load: %s\n", sql_errmsg(d));
+        return 2;
+    }
     char line[256];
     long n = 0, partial = 0;
     int rc = 0;
@@ -237,11 +247,10 @@ static int check(const char *db, const char *acks)
         }
         if (sscanf(line, "ack %lld %d %63s", &game, &ply, text) != 3)
             continue;
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, game);
-        sqlite3_bind_int(st, 2, ply);
-        if (sqlite3_step(st) != SQLITE_ROW ||
-            strcmp((const char *)sqlite3_column_text(st, 0), text) != 0) {
+        sql_reset(st);
+        sql_bind_i64(st, 1, game);
+        sql_bind_int(st, 2, ply);
+        if (sql_step(st) != SQL_ROW || strcmp(sql_column_text(st, 0), text) != 0) {
             fprintf(stderr, "store_load: acknowledged move missing: game %lld ply %d %s\n", game,
                     ply, text);
             rc = 1;
@@ -249,23 +258,23 @@ static int check(const char *db, const char *acks)
         }
         n++;
     }
-    sqlite3_finalize(st);
+    sql_finalize(st);
     /* Each game's plies are 0..n-1 without a gap and games.nmoves agrees. */
     static const char *const consistent[] = {
         "SELECT count(*) FROM (SELECT game FROM moves GROUP BY game"
-        " HAVING count(*) <> max(ply) + 1)",
+        " HAVING count(*) <> max(ply) + 1) AS bad",
         "SELECT count(*) FROM games g WHERE nmoves <>"
         " (SELECT count(*) FROM moves m WHERE m.game = g.id)",
     };
     for (int i = 0; i < 2 && rc == 0; i++) {
-        sqlite3_prepare_v2(d, consistent[i], -1, &st, NULL);
-        if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_int(st, 0) != 0) {
+        if (sql_prepare(d, consistent[i], &st) != SQL_OK || sql_step(st) != SQL_ROW ||
+            sql_column_int(st, 0) != 0) {
             fprintf(stderr, "store_load: inconsistent: %s\n", consistent[i]);
             rc = 1;
         }
-        sqlite3_finalize(st);
+        sql_finalize(st);
     }
-    sqlite3_close(d);
+    sql_close(d);
     fclose(f);
     printf("checked %ld acknowledged moves%s: %s\n", n, partial ? " (and one cut line)" : "",
            rc ? "MISSING" : "all present");

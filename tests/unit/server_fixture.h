@@ -27,6 +27,7 @@
 
 #include "ident.h"
 #include "lobby.h"
+#include "pg_fixture.h"
 #include "presence.h"
 #include "room.h"
 #include "session.h"
@@ -81,6 +82,7 @@ void session_send_error(session *s, const proto_req *req, bool typed, proto_err 
 
 typedef struct world {
     char dir[256];
+    char target[300]; /* the store's database: a file, or a PostgreSQL URL */
     uv_loop_t loop;
     store *db;
     fake *fakes[16];
@@ -94,12 +96,13 @@ static int world_up(void **state)
     memset(&W, 0, sizeof W);
     snprintf(W.dir, sizeof W.dir, "/tmp/test_server.XXXXXX");
     assert_non_null(mkdtemp(W.dir));
-    char path[300], why[256] = "";
-    snprintf(path, sizeof path, "%s/chameleon.db", W.dir);
+    char file[300], why[256] = "";
+    snprintf(file, sizeof file, "%s/chameleon.db", W.dir);
+    pg_fixture_target(W.target, sizeof W.target, file);
     assert_int_equal(uv_loop_init(&W.loop), 0);
     /* A failed write fails fast here (test_room's storage faults). */
     store_options o = {.migrations_dir = "migrations", .busy_ms = 5, .retries = 1, .retry_ms = 5};
-    if (store_open(&W.db, &W.loop, path, &o, why, sizeof why) != 0)
+    if (store_open(&W.db, &W.loop, W.target, &o, why, sizeof why) != 0)
         fail_msg("store_open: %s", why);
     ident_init(&W.loop, 0, 0);
     room_init(&W.loop, W.db, 0);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pg_fixture.h"
 #include "pgn.h"
 #include "store.h"
 #include "store_sync.h"
@@ -214,9 +215,11 @@ static void round_trip(const rules_variant *v, store *s, uv_loop_t *loop, unsign
 static void test_round_trip_every_variant(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/test_pgn.XXXXXX", db[64], cmd[96];
+    char dir[] = "/tmp/test_pgn.XXXXXX", db[300], cmd[96];
     assert_non_null(mkdtemp(dir));
-    snprintf(db, sizeof db, "%s/pgn.db", dir);
+    char path[96];
+    snprintf(path, sizeof path, "%s/pgn.db", dir);
+    pg_fixture_target(db, sizeof db, path);
     uv_loop_t loop;
     uv_loop_init(&loop);
     store *s;

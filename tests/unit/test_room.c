@@ -11,9 +11,21 @@
  * records what each player was sent. Moves are chosen on a mirror game (the
  * first legal move) and checked against the events the room broadcasts.
  */
-#include <sqlite3.h>
 
 #include "server_fixture.h"
+#include "sql.h"
+
+/* Another connection holding the store's write lock (pg_fixture.h). */
+static sql_conn *hold_write_lock(void)
+{
+    sql_conn *c = NULL;
+    char why[256] = "";
+    if (sql_open(&c, W.target, 0, why, sizeof why) != SQL_OK)
+        fail_msg("%s: %s", W.target, why);
+    if (sql_exec(c, pg_fixture_write_lock_sql()) != SQL_OK)
+        fail_msg("%s", sql_errmsg(c));
+    return c;
+}
 
 typedef struct game {
     room *r;
@@ -313,11 +325,8 @@ static void test_result_written_after_a_failure(void **state)
 {
     game g = start("ultima", 0, 0, 2, TWO);
     assert_int_equal(store_flush(W.db), 0);
-    char path[300], sql[160], why[RULES_WHY_TEXT];
-    snprintf(path, sizeof path, "%s/chameleon.db", W.dir);
-    sqlite3 *lock;
-    assert_int_equal(sqlite3_open(path, &lock), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(lock, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    char sql[160], why[RULES_WHY_TEXT];
+    sql_conn *lock = hold_write_lock();
     /* Not send_req: its flush would fail here. */
     proto_req req = req_of("{\"type\":\"resign\",\"room\":%lld}", (long long)g.id);
     assert_int_equal(room_resign(g.r, &g.p[0]->s, &req, why, sizeof why), 0);
@@ -325,17 +334,17 @@ static void test_result_written_after_a_failure(void **state)
     assert_true(store_flush(W.db) < 0);             /* failed, and queued again */
     assert_non_null(last(g.p[1], "event", "left")); /* sent all the same */
     assert_true(store_flush(W.db) < 0);
-    assert_int_equal(sqlite3_exec(lock, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sql_exec(lock, "COMMIT"), SQL_OK);
     assert_int_equal(store_flush(W.db), 0);
     snprintf(sql, sizeof sql, "SELECT finished, reason FROM games WHERE id = %lld",
              (long long)g.id);
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(lock, sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 1);
-    assert_string_equal((const char *)sqlite3_column_text(st, 1), "resignation");
-    sqlite3_finalize(st);
-    sqlite3_close(lock);
+    sql_stmt *st;
+    assert_int_equal(sql_prepare(lock, sql, &st), SQL_OK);
+    assert_int_equal(sql_step(st), SQL_ROW);
+    assert_int_equal(sql_column_int(st, 0), 1);
+    assert_string_equal(sql_column_text(st, 1), "resignation");
+    sql_finalize(st);
+    sql_close(lock);
     finish(&g);
 }
 
@@ -345,31 +354,28 @@ static void test_result_written_after_a_failure(void **state)
 static void test_leave_written_after_a_failure(void **state)
 {
     game g = start("yalta", 0, 0, 3, THREE);
-    char path[300], sql[200], why[RULES_WHY_TEXT];
+    char sql[200], why[RULES_WHY_TEXT];
     play(&g); /* seat 0 */
-    snprintf(path, sizeof path, "%s/chameleon.db", W.dir);
-    sqlite3 *lock;
-    assert_int_equal(sqlite3_open(path, &lock), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(lock, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    sql_conn *lock = hold_write_lock();
     /* Not send_req: its flush would fail here. */
     proto_req req = req_of("{\"type\":\"resign\",\"room\":%lld}", (long long)g.id);
     assert_int_equal(room_resign(g.r, &g.p[1]->s, &req, why, sizeof why), 0);
     rules_game_leave(g.mirror, 1, RULES_REASON_RESIGNATION);
     assert_true(store_flush(W.db) < 0); /* failed, and queued again */
     assert_true(store_flush(W.db) < 0);
-    assert_int_equal(sqlite3_exec(lock, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sql_exec(lock, "COMMIT"), SQL_OK);
     play(&g); /* seat 2, after the leave */
     snprintf(sql, sizeof sql,
              "SELECT count(*), max(after_ply), max(player) FROM leaves WHERE game = %lld",
              (long long)g.id);
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(lock, sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 1);
-    assert_int_equal(sqlite3_column_int(st, 1), 1);
-    assert_int_equal(sqlite3_column_int(st, 2), 1);
-    sqlite3_finalize(st);
-    sqlite3_close(lock);
+    sql_stmt *st;
+    assert_int_equal(sql_prepare(lock, sql, &st), SQL_OK);
+    assert_int_equal(sql_step(st), SQL_ROW);
+    assert_int_equal(sql_column_int(st, 0), 1);
+    assert_int_equal(sql_column_int(st, 1), 1);
+    assert_int_equal(sql_column_int(st, 2), 1);
+    sql_finalize(st);
+    sql_close(lock);
     finish(&g);
 }
 

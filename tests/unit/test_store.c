@@ -6,6 +6,10 @@
  * "your turn" list, the archive, and storage faults (a write retried, then
  * failed and recovered from; one store per file; a corrupt file refused).
  *
+ * With CHAMELEON_TEST_PG set (tests/pg/run.sh) every case runs on a fresh
+ * PostgreSQL database instead (tests/unit/pg_fixture.h), but for the few
+ * that test what only SQLite has (its busy lock, a corrupt file).
+ *
  * Expected clock values come from the rules stated in store.h (days per
  * move, increment up to a cap, vacation stops the clock), computed by hand
  * in each test's comment.
@@ -18,7 +22,6 @@
 #include <cmocka.h>
 
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +29,10 @@
 #include <unistd.h>
 
 #include "cond.h"
+#include "pg_fixture.h"
 #include "proto.h"
 #include "store.h"
+#include "sql.h"
 #include "store_sync.h"
 
 #define DAY ((int64_t)STORE_DAY_MS)
@@ -52,7 +57,9 @@ static int setup(void **state)
     fixture *f = calloc(1, sizeof *f);
     snprintf(f->dir, sizeof f->dir, "/tmp/test_store.XXXXXX");
     assert_non_null(mkdtemp(f->dir));
-    snprintf(f->db, sizeof f->db, "%s/chameleon.db", f->dir);
+    char path[300];
+    snprintf(path, sizeof path, "%s/chameleon.db", f->dir);
+    pg_fixture_target(f->db, sizeof f->db, path);
     uv_loop_init(&f->loop);
     fake_now = T0;
     *state = f;
@@ -95,27 +102,47 @@ static void reopen(fixture *f)
 }
 
 /* Run a statement on a separate connection: sees only committed data. */
+static sql_conn *t_connect(fixture *f)
+{
+    sql_conn *db = NULL;
+    char why[256] = "";
+    if (sql_open(&db, f->db, SQL_OPEN_CREATE, why, sizeof why) != SQL_OK)
+        fail_msg("%s: %s", f->db, why);
+    return db;
+}
+
 static int64_t sql_int(fixture *f, const char *sql)
 {
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-    int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-    sqlite3_finalize(st);
-    sqlite3_close(db);
+    sql_conn *db = t_connect(f);
+    sql_stmt *st;
+    if (sql_prepare(db, sql, &st) != SQL_OK)
+        fail_msg("%s: %s", sql, sql_errmsg(db));
+    int64_t v = sql_step(st) == SQL_ROW ? sql_column_i64(st, 0) : -1;
+    sql_finalize(st);
+    sql_close(db);
     return v;
 }
 
-static void sql_exec(fixture *f, const char *sql)
+static void t_exec(fixture *f, const char *sql)
 {
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
-    char *err = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
-        fail_msg("%s: %s", sql, err);
-    sqlite3_close(db);
+    sql_conn *db = t_connect(f);
+    if (sql_exec(db, sql) != SQL_OK)
+        fail_msg("%s: %s", sql, sql_errmsg(db));
+    sql_close(db);
+}
+
+/* The schema version written as a server of version v leaves it. */
+static void set_version(fixture *f, int v)
+{
+    char sql[160];
+    if (pg_fixture_wanted())
+        snprintf(sql, sizeof sql,
+                 "CREATE TABLE IF NOT EXISTS chameleon_schema (version BIGINT NOT NULL);"
+                 " DELETE FROM chameleon_schema; INSERT INTO chameleon_schema VALUES (%d)",
+                 v);
+    else
+        snprintf(sql, sizeof sql, "PRAGMA user_version = %d", v);
+    t_exec(f, sql);
 }
 
 static int64_t add_account(fixture *f, const char *name)
@@ -125,7 +152,7 @@ static int64_t add_account(fixture *f, const char *name)
              "INSERT INTO accounts (username, pwhash, created_ms) VALUES "
              "('%s', 'x', 0)",
              name);
-    sql_exec(f, sql);
+    t_exec(f, sql);
     snprintf(sql, sizeof sql, "SELECT id FROM accounts WHERE username = '%s'", name);
     return sql_int(f, sql);
 }
@@ -209,6 +236,16 @@ static void test_migrations_from_empty(void **state)
     fixture *f = *state;
     f->s = open_dir(f, "migrations");
     assert_int_equal(store_schema_version(f->s), latest_migration());
+    if (pg_fixture_wanted()) {
+        assert_int_equal(sql_int(f, "SELECT version FROM chameleon_schema"), latest_migration());
+        assert_int_equal(sql_int(f, "SELECT count(*) FROM pg_class WHERE relname "
+                                    "IN ('games','moves','accounts','sessions',"
+                                    "'cond_lines','games_deadline','ratings','rating_history',"
+                                    "'push_vapid','push_subs',"
+                                    "'mail_addresses','mail_tokens','mail_outbox')"),
+                         13);
+        return; /* no WAL file of ours */
+    }
     assert_int_equal(sql_int(f, "PRAGMA user_version"), latest_migration());
     assert_int_equal(sql_int(f, "SELECT count(*) FROM sqlite_master WHERE name "
                                 "IN ('games','moves','accounts','sessions',"
@@ -243,25 +280,26 @@ static void test_migrations_from_each_version(void **state)
     for (int k = 1; k <= 3; k++) {
         /* The database as a server of version k left it: its migrations
          * applied and user_version = k. */
-        snprintf(f->db, sizeof f->db, "%s/v%d.db", f->dir, k);
-        char path[300], pragma[64];
+        char path[300];
+        snprintf(path, sizeof path, "%s/v%d.db", f->dir, k);
+        pg_fixture_target(f->db, sizeof f->db, path);
         for (int i = 0; i < k; i++) {
-            snprintf(path, sizeof path, "migrations/sqlite/%s", files[i]);
-            sql_exec(f, slurp(path));
+            snprintf(path, sizeof path, "migrations/%s/%s",
+                     pg_fixture_wanted() ? "postgresql" : "sqlite", files[i]);
+            t_exec(f, slurp(path));
         }
-        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", k);
-        sql_exec(f, pragma);
+        set_version(f, k);
         /* Data as that version wrote it. */
-        sql_exec(f, "INSERT INTO games (id, variant, kind, nplayers, created_ms,"
-                    " last_move_ms, nmoves, to_move) VALUES (7, 'ultima', 0, 2, 1,"
-                    " 2, 1, 1);"
-                    "INSERT INTO game_players (game, seat, name) VALUES (7, 0,"
-                    " 'ann'), (7, 1, 'bob');"
-                    "INSERT INTO moves (game, ply, player, text, at_ms) VALUES"
-                    " (7, 0, 0, 'b1-b6', 2);");
+        t_exec(f, "INSERT INTO games (id, variant, kind, nplayers, created_ms,"
+                  " last_move_ms, nmoves, to_move) VALUES (7, 'ultima', 0, 2, 1,"
+                  " 2, 1, 1);"
+                  "INSERT INTO game_players (game, seat, name) VALUES (7, 0,"
+                  " 'ann'), (7, 1, 'bob');"
+                  "INSERT INTO moves (game, ply, player, text, at_ms) VALUES"
+                  " (7, 0, 0, 'b1-b6', 2);");
         if (k >= 2)
-            sql_exec(f, "INSERT INTO accounts (username, pwhash, created_ms) "
-                        "VALUES ('ann', 'h', 1)");
+            t_exec(f, "INSERT INTO accounts (username, pwhash, created_ms) "
+                      "VALUES ('ann', 'h', 1)");
         f->s = open_dir(f, "migrations");
         assert_int_equal(store_schema_version(f->s), latest_migration());
         char *json = NULL;
@@ -293,7 +331,7 @@ static void test_refuses_newer_database(void **state)
     store_close(f->s);
     uv_run(&f->loop, UV_RUN_DEFAULT);
     f->s = NULL;
-    sql_exec(f, "PRAGMA user_version = 99");
+    set_version(f, 99);
     store_options o = {.now_ms = clock_fn};
     char why[256] = "";
     store *s = NULL;
@@ -1111,7 +1149,8 @@ static void test_reads_after_queued_writes(void **state)
 
 /* ------------------------------------------------------------------------ */
 /* Storage faults: a write the database refuses (here a write lock held by
- * another connection: a real SQLITE_BUSY, gone when it commits) is retried,
+ * another connection: a real SQLITE_BUSY, or on PostgreSQL a table lock
+ * past the store's lock_timeout, gone when it commits) is retried,
  * then failed; the store recovers by itself once the cause is gone. */
 
 static store *open_faulty(fixture *f, unsigned retries, unsigned retry_ms)
@@ -1129,18 +1168,18 @@ static store *open_faulty(fixture *f, unsigned retries, unsigned retry_ms)
 }
 
 /* Another connection holding the database's write lock. */
-static sqlite3 *hold_write_lock(fixture *f)
+static sql_conn *hold_write_lock(fixture *f)
 {
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    sql_conn *db = t_connect(f);
+    if (sql_exec(db, pg_fixture_write_lock_sql()) != SQL_OK)
+        fail_msg("%s", sql_errmsg(db));
     return db;
 }
 
-static void release_write_lock(sqlite3 *db)
+static void release_write_lock(sql_conn *db)
 {
-    assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    assert_int_equal(sql_exec(db, "COMMIT"), SQL_OK);
+    sql_close(db);
 }
 
 static store_stats stats_of(fixture *f)
@@ -1196,7 +1235,7 @@ static void test_write_retried(void **state)
     assert_true(st.writable);
     assert_int_equal(st.write_failures, 0);
 
-    sqlite3 *lock = hold_write_lock(f);
+    sql_conn *lock = hold_write_lock(f);
     ack a = {.f = f, .game = g, .ply = 1};
     store_move m = {.ply = 1, .player = 1, .next = 0, .text = "c8-c5"};
     assert_int_equal(store_move_append(f->s, g, &m, ack_cb, &a), 0);
@@ -1226,7 +1265,7 @@ static void test_write_fails_then_recovers(void **state)
     int64_t g = new_game(f, STORE_LIVE, 2, NULL, (store_tc){60000, 0, 0});
     play(f, g, 0, 0, 1, "b1-b6", NULL);
 
-    sqlite3 *lock = hold_write_lock(f);
+    sql_conn *lock = hold_write_lock(f);
     ack a1 = {.f = f, .game = g, .ply = 1}, a2 = {.f = f, .game = g, .ply = 2};
     store_move m1 = {.ply = 1, .player = 1, .next = 0, .text = "c8-c5"};
     store_move m2 = {.ply = 2, .player = 0, .next = 1, .text = "a1-a2"};
@@ -1295,6 +1334,9 @@ static void test_lock(void **state)
 static void test_corrupt_refused(void **state)
 {
     fixture *f = *state;
+    /* A file's pages overwritten: PostgreSQL checks its own pages. */
+    if (pg_fixture_wanted())
+        skip();
     f->s = open_dir(f, "migrations");
     int64_t g = new_game(f, STORE_LIVE, 2, NULL, (store_tc){60000, 0, 0});
     play(f, g, 0, 0, 1, "b1-b6", NULL);

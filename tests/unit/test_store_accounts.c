@@ -2,6 +2,7 @@
  * test_store_accounts.c - accounts and sessions on a real SQLite file:
  * registration rules, argon2id off the loop, login, sessions stored only as
  * hashes, logout, the cookie, and the store functions they are built on.
+ * On PostgreSQL instead when CHAMELEON_TEST_PG is set (tests/pg/run.sh).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,13 +11,14 @@
 
 #include <cmocka.h>
 
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "accounts.h"
+#include "pg_fixture.h"
+#include "sql.h"
 
 typedef struct result {
     bool fired;
@@ -39,10 +41,29 @@ static void cb(void *arg, int status, int64_t account, const char *username, con
     snprintf(r->why, sizeof r->why, "%s", why ? why : "");
 }
 
+/* Another connection to the store's database (SQLite file or PostgreSQL
+ * URL), to see what is committed. */
+static sql_conn *raw_open(const char *target)
+{
+    sql_conn *c = NULL;
+    char why[256] = "";
+    if (sql_open(&c, target, 0, why, sizeof why) != SQL_OK)
+        fail_msg("%s: %s", target, why);
+    return c;
+}
+
+static sql_stmt *raw_prepare(sql_conn *c, const char *sql)
+{
+    sql_stmt *st = NULL;
+    if (sql_prepare(c, sql, &st) != SQL_OK)
+        fail_msg("%s: %s", sql, sql_errmsg(c));
+    return st;
+}
+
 static uv_loop_t loop;
 static store *s;
 static char dir[] = "/tmp/test_accounts.XXXXXX";
-static char db[64];
+static char db[300];
 
 static void wait_for(result *r)
 {
@@ -72,7 +93,9 @@ static int group_setup(void **state)
 {
     (void)state;
     assert_non_null(mkdtemp(dir));
-    snprintf(db, sizeof db, "%s/a.db", dir);
+    char path[96];
+    snprintf(path, sizeof path, "%s/a.db", dir);
+    pg_fixture_target(db, sizeof db, path);
     uv_loop_init(&loop);
     char why[200];
     return store_open(&s, &loop, db, NULL, why, sizeof why);
@@ -142,28 +165,22 @@ static void test_register_login_logout(void **state)
     assert_int_equal(acc, ann);
     assert_string_equal(name, "Ann");
     assert_int_equal(accounts_session(s, r.token, &acc, NULL, 0), 0);
-    sqlite3 *raw;
-    assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(raw,
-                                        "SELECT count(*) FROM sessions WHERE "
-                                        "length(token_hash) = 32 AND "
-                                        "hex(token_hash) <> upper(?)",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
-    sqlite3_bind_text(st, 1, in.token, -1, SQLITE_STATIC);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 2);
-    sqlite3_finalize(st);
-    assert_int_equal(sqlite3_prepare_v2(raw,
-                                        "SELECT count(*) FROM accounts WHERE "
-                                        "pwhash LIKE '$argon2id$%'",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 1);
-    sqlite3_finalize(st);
-    sqlite3_close(raw);
+    sql_conn *raw = raw_open(db);
+    sql_stmt *st =
+        raw_prepare(raw, pg_fixture_wanted()
+                             ? "SELECT count(*) FROM sessions WHERE octet_length(token_hash) = 32"
+                               " AND encode(token_hash, 'hex') <> lower($1)"
+                             : "SELECT count(*) FROM sessions WHERE length(token_hash) = 32 AND "
+                               "hex(token_hash) <> upper(?)");
+    sql_bind_text(st, 1, in.token, -1);
+    assert_int_equal(sql_step(st), SQL_ROW);
+    assert_int_equal(sql_column_int(st, 0), 2);
+    sql_finalize(st);
+    st = raw_prepare(raw, "SELECT count(*) FROM accounts WHERE pwhash LIKE '$argon2id$%'");
+    assert_int_equal(sql_step(st), SQL_ROW);
+    assert_int_equal(sql_column_int(st, 0), 1);
+    sql_finalize(st);
+    sql_close(raw);
 
     assert_int_equal(accounts_logout(s, in.token), 0);
     assert_int_equal(accounts_session(s, in.token, &acc, NULL, 0), STORE_ENOT_FOUND);
@@ -225,36 +242,33 @@ static void test_store_functions(void **state)
     int64_t now = store_now(s);
     assert_int_equal(store_session_insert(s, h1, sizeof h1, id, now + 60000), 0);
     /* An expired session, as one left from earlier. */
-    sqlite3 *raw;
-    assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(raw,
-                                        "INSERT INTO sessions (token_hash, account, created_ms,"
-                                        " expires_ms) VALUES (?, ?, 0, 1)",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
-    sqlite3_bind_blob(st, 1, h2, sizeof h2, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, id);
-    assert_int_equal(sqlite3_step(st), SQLITE_DONE);
-    sqlite3_finalize(st);
+    sql_conn *raw = raw_open(db);
+    sql_stmt *st = raw_prepare(raw, pg_fixture_wanted()
+                                        ? "INSERT INTO sessions (token_hash, account, created_ms,"
+                                          " expires_ms) VALUES ($1, $2, 0, 1)"
+                                        : "INSERT INTO sessions (token_hash, account, created_ms,"
+                                          " expires_ms) VALUES (?, ?, 0, 1)");
+    sql_bind_blob(st, 1, h2, sizeof h2);
+    sql_bind_i64(st, 2, id);
+    assert_int_equal(sql_step(st), SQL_DONE);
+    sql_finalize(st);
     assert_int_equal(store_session_find(s, h1, sizeof h1, &acc, name, sizeof name), 0);
     assert_int_equal(acc, id);
     assert_string_equal(name, "Zed_9");
     assert_int_equal(store_session_find(s, h2, sizeof h2, &acc, NULL, 0), STORE_ENOT_FOUND);
     assert_int_equal(store_session_find(s, h3, sizeof h3, &acc, NULL, 0), STORE_ENOT_FOUND);
     /* A new session of the account takes the expired one away. */
-    assert_int_equal(
-        sqlite3_prepare_v2(raw, "SELECT count(*) FROM sessions WHERE account = ?", -1, &st, NULL),
-        SQLITE_OK);
-    sqlite3_bind_int64(st, 1, id);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 2);
+    st = raw_prepare(raw, pg_fixture_wanted() ? "SELECT count(*) FROM sessions WHERE account = $1"
+                                              : "SELECT count(*) FROM sessions WHERE account = ?");
+    sql_bind_i64(st, 1, id);
+    assert_int_equal(sql_step(st), SQL_ROW);
+    assert_int_equal(sql_column_int(st, 0), 2);
     assert_int_equal(store_session_insert(s, h3, sizeof h3, id, now + 60000), 0);
-    sqlite3_reset(st);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 2);
-    sqlite3_finalize(st);
-    sqlite3_close(raw);
+    sql_reset(st);
+    assert_int_equal(sql_step(st), SQL_ROW);
+    assert_int_equal(sql_column_int(st, 0), 2);
+    sql_finalize(st);
+    sql_close(raw);
     assert_int_equal(store_session_delete(s, h1, sizeof h1), 0);
     assert_int_equal(store_session_find(s, h1, sizeof h1, &acc, NULL, 0), STORE_ENOT_FOUND);
     assert_int_equal(store_session_find(s, h3, sizeof h3, &acc, NULL, 0), 0);
@@ -266,8 +280,9 @@ static void test_store_functions(void **state)
 static void test_close_while_hashing(void **state)
 {
     (void)state;
-    char path[96], why[200];
-    snprintf(path, sizeof path, "%s/closing.db", dir);
+    char file[96], path[300], why[200];
+    snprintf(file, sizeof file, "%s/closing.db", dir);
+    pg_fixture_target(path, sizeof path, file);
     store *s2;
     assert_int_equal(store_open(&s2, &loop, path, NULL, why, sizeof why), 0);
     result r = {0};
@@ -277,15 +292,12 @@ static void test_close_while_hashing(void **state)
     assert_int_equal(r.status, STORE_ECLOSED);
     assert_string_equal(r.token, "");
     uv_run(&loop, UV_RUN_DEFAULT);
-    sqlite3 *raw;
-    assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(raw, "SELECT count(*) FROM accounts", -1, &st, NULL),
-                     SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 0);
-    sqlite3_finalize(st);
-    sqlite3_close(raw);
+    sql_conn *raw = raw_open(path);
+    sql_stmt *st = raw_prepare(raw, "SELECT count(*) FROM accounts");
+    assert_int_equal(sql_step(st), SQL_ROW);
+    assert_int_equal(sql_column_int(st, 0), 0);
+    sql_finalize(st);
+    sql_close(raw);
 }
 
 /* One hash at a time and one waiting: a third request is refused at once

@@ -20,13 +20,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pg_fixture.h"
 #include "rating.h"
 #include "store.h"
 
 static uv_loop_t loop;
 static store *s;
 static char dir[] = "/tmp/test_store_ratings.XXXXXX";
-static char db[80];
+static char db[300];
 static int64_t clock_ms = 1767225600000; /* 2026-01-01 */
 static int64_t accts[4];
 
@@ -55,7 +56,9 @@ static int group_setup(void **state)
     (void)state;
     if (mkdtemp(dir) == NULL)
         return -1;
-    snprintf(db, sizeof db, "%s/r.db", dir);
+    char path[96];
+    snprintf(path, sizeof path, "%s/r.db", dir);
+    pg_fixture_target(db, sizeof db, path);
     uv_loop_init(&loop);
     open_store();
     static const char *const names[] = {"ann", "bob", "cid", "dee"};

@@ -17,11 +17,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pg_fixture.h"
 #include "store_tourney.h"
 
 static uv_loop_t loop;
 static char dir[] = "/tmp/test_store_tourney.XXXXXX";
-static char db[64];
+static char db[300];
 
 typedef struct seen {
     int ntourneys, nentrants, ngames;
@@ -133,7 +134,9 @@ static int group_setup(void **state)
 {
     (void)state;
     assert_non_null(mkdtemp(dir));
-    snprintf(db, sizeof db, "%s/t.db", dir);
+    char path[96];
+    snprintf(path, sizeof path, "%s/t.db", dir);
+    pg_fixture_target(db, sizeof db, path);
     return uv_loop_init(&loop);
 }
 

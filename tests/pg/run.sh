@@ -1,0 +1,49 @@
+#!/bin/sh
+# The store on PostgreSQL: one PostgreSQL started from Debian's binaries
+# (tests/tools/pg.sh: an unprivileged process, a temporary directory, a
+# loopback port), then
+#   1. every unit test that opens a store, with CHAMELEON_TEST_PG set: each
+#      case runs on a fresh PostgreSQL database (tests/unit/pg_fixture.h)
+#      instead of a SQLite file;
+#   2. the kill -9 test of tests/store/run.sh (a burst of moves killed four
+#      times, every acknowledged move in the database) on a database of it;
+#   3. the server itself on it (pg.test.mjs: games across a kill -9, one
+#      server per database, accounts);
+#   4. with PG_FULL=1 (not by default: it takes minutes), the whole
+#      integration suite again with every server on PostgreSQL
+#      (CHAMELEON_IT_PG, tests/integration/lib.mjs).
+# The same unit tests run on SQLite in the unit suite (tests/run.sh).
+set -eu
+cd "$(dirname "$0")/../.."
+dir=$(mktemp -d "${TMPDIR:-/tmp}/chameleon-pg.XXXXXX")
+trap 'sh tests/tools/pg.sh stop "$dir"' EXIT INT TERM
+CHAMELEON_TEST_PG=$(sh tests/tools/pg.sh start "$dir")
+CHAMELEON_TEST_PG_DIR=$dir
+export CHAMELEON_TEST_PG CHAMELEON_TEST_PG_DIR
+
+status=0
+for t in test_sql test_sql_pg test_store test_store_accounts test_store_ratings test_store_tourney \
+    test_pgn test_room test_lobby; do
+    bin=build/debug/tests/$t
+    [ -x "$bin" ] || { echo "missing $bin: run make debug"; exit 1; }
+    echo "--- $t on PostgreSQL"
+    "$bin" || status=1
+done
+
+echo "--- tests/store/run.sh (kill -9) on PostgreSQL"
+STORE_DB=$(sh tests/tools/pg.sh createdb "$dir" chameleon_kill) KILL_ROUNDS=4 \
+    sh tests/store/run.sh || status=1
+
+if [ ! -d tests/integration/node_modules/ws ]; then
+    (cd tests/integration && npm ci --no-audit --no-fund --loglevel=error > /dev/null)
+fi
+: "${CHAMELEON_BIN:=build/debug/chameleon}"
+CHAMELEON_BIN=$(cd "$(dirname "$CHAMELEON_BIN")" && pwd)/$(basename "$CHAMELEON_BIN")
+export CHAMELEON_BIN
+node --test --test-reporter=spec tests/pg/*.test.mjs || status=1
+if [ -n "${PG_FULL:-}" ]; then
+    echo "--- tests/integration on PostgreSQL"
+    (cd tests/integration && CHAMELEON_IT_PG=1 node --test --test-reporter=spec ./*.test.mjs) ||
+        status=1
+fi
+exit $status
