@@ -36,9 +36,7 @@ cleanup() {
     if [ -f "$dir/redis.pid" ]; then
         kill "$(cat "$dir/redis.pid")" 2> /dev/null || true
     fi
-    if [ -f "$dir/pg/postmaster.pid" ]; then
-        as "$pgbin/pg_ctl" -D "$dir/pg" -m immediate -w stop > /dev/null 2>&1 || true
-    fi
+    [ -d "$dir/pg" ] && sh tests/tools/pg.sh stop "$dir/pg"
     rm -rf "$dir"
 }
 trap cleanup EXIT
@@ -58,18 +56,9 @@ for _ in $(seq 50); do
     sleep 0.1
 done
 
-# PostgreSQL: as the tests start it (fsync on, the defaults otherwise).
-as "$pgbin/initdb" -D "$dir/pg" -U chameleon --auth=trust --no-sync -E UTF8 --locale=C \
-    > "$dir/initdb.log" 2>&1 || {
-    cat "$dir/initdb.log" >&2
-    exit 1
-}
-pport=$(free_port)
-as "$pgbin/pg_ctl" -D "$dir/pg" -l "$dir/pg.log" -w -t 30 \
-    -o "-c listen_addresses=127.0.0.1 -p $pport -k $dir" start > /dev/null || {
-    cat "$dir/pg.log" >&2
-    exit 1
-}
+# PostgreSQL: as the tests start it (tests/tools/pg.sh: fsync on).
+sh tests/tools/pg.sh start "$dir/pg" > /dev/null
+pport=$(cat "$dir/pg/port")
 pg="host=127.0.0.1 port=$pport user=chameleon dbname=postgres sslmode=disable gssencmode=disable"
 
 machine="$(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
