@@ -9,7 +9,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { launch, realServer, serverBinary, OUT } from './lib.mjs';
+import { launch, realServer, serverBinary, OUT, settled } from './lib.mjs';
 
 const skip = serverBinary() ? false : 'the server is not built (build/chameleon)';
 let browser, server;
@@ -91,7 +91,7 @@ test('counts, a challenge declined, cancelled, accepted, and the game watched', 
       await p.evaluate((t) => { document.documentElement.dataset.theme = t; }, theme);
       for (const width of [390, 1440]) {
         await p.setViewportSize({ width, height: width < 800 ? 844 : 900 });
-        await p.waitForTimeout(100);
+        await settled(p);
         const over = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
         assert.ok(over <= 0, `${who} lobby @${width}: ${over} px of sideways scroll`);
         await p.screenshot({ path: path.join(OUT, `life-${who}-${theme}-${width}.png`), fullPage: true });
