@@ -38,6 +38,28 @@ async function register(page, name) {
   await page.waitForFunction((n) => window.chameleon.account === n && window.chameleon.conn.ready, name);
 }
 
+// The lobby's panels: in one column (phones), "Create a game" first (after
+// only the challenges to you), on the first screen, then the open games;
+// in two columns, the open games on the left and "Create a game" on the
+// right. A sentence when not so.
+async function lobbyOrder(page, width) {
+  const box = (id) => page.evaluate((i) => {
+    const e = document.getElementById(i);
+    if (!e || e.hidden) return null;
+    const b = e.getBoundingClientRect();
+    return { top: b.top + window.scrollY, left: b.left, right: b.right };
+  }, id);
+  const [create, open, computer, challenges] = await Promise.all(['create-panel', 'open-games', 'play-computer', 'challenges'].map(box));
+  if (width <= 860) {
+    if (!(create.top < open.top && create.top < computer.top)) return `"Create a game" is not first (${create.top} px down)`;
+    if (create.top > 844 / 2) return `"Create a game" starts ${create.top} px down`;
+    if (challenges && !(challenges.top < create.top)) return 'the challenges to you are not above "Create a game"';
+  } else if (!(create.left >= open.right && computer.left >= open.right)) {
+    return 'not two columns (the open games left, "Create a game" right)';
+  }
+  return null;
+}
+
 // The page as it is now, at each width, in its own theme then in the
 // other: its overflow and its words. `theme` is the theme the page's
 // player chose (it must hold on every page).
@@ -62,6 +84,10 @@ async function check(page, name, problems, theme = 'dark') {
         };
       });
       if (r.over > 0) problems.push(`${name} @${width} ${th}: ${r.over} px too wide (${r.wide.join(', ')})`);
+      if (name.startsWith('lobby') && th === theme) {
+        const why = await lobbyOrder(page, width);
+        if (why) problems.push(`${name} @${width}: ${why}`);
+      }
       const bad = /\b(null|undefined|NaN)\b/.exec(r.heads);
       if (bad) problems.push(`${name} @${width}: "${bad[0]}" in ${r.heads}`);
       const badText = /\b(undefined|NaN)\b/.exec(r.text);

@@ -99,6 +99,9 @@ test('counts, a challenge declined, cancelled, accepted, and the game watched', 
     }
   }
   await ben.page.setViewportSize({ width: 390, height: 844 });
+  // On a phone the challenge to Ben comes first, above "Create a game".
+  const tops = await ben.page.evaluate(() => ['challenges', 'create-panel'].map((id) => document.getElementById(id).getBoundingClientRect().top));
+  assert.ok(tops[0] < tops[1], `the challenges (${tops[0]} px) above "Create a game" (${tops[1]} px)`);
   await ben.page.click('#challenges-in button.accept');
   await Promise.all([ann.page.waitForURL(/#\/game\/\d+$/), ben.page.waitForURL(/#\/game\/\d+$/)]);
   await ben.page.waitForSelector('#challenge-count[hidden]', { state: 'attached' });
