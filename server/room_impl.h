@@ -7,7 +7,8 @@
  *
  * Owns: struct room and its outbox entries; the room module's internal
  * functions (prefix room__, as libuv's uv__). May call: what room.h may
- * (room_notify.c: notify.h; room_push.c: push.h).
+ * (room_notify.c: notify.h; room_push.c: push.h, and notify.h's
+ * low-time moment).
  */
 #ifndef ROOM_IMPL_H
 #define ROOM_IMPL_H

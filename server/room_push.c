@@ -3,7 +3,8 @@
  * move" once a move that makes it the turn of an account with no open
  * connection is durable (as its acknowledgement: a move that fails to
  * commit is taken back and pushes nothing), and the low-time alarm once
- * the player to move has used 80% of the time it had for the move (live:
+ * the player to move has used 80% of the time it had for the move (the
+ * moment notify.h decides for mail too: notify_low_time_ms; live:
  * its clock when the turn began; correspondence: until its deadline),
  * unless it is on the site then.
  * Part of the room module (room_impl.h); the e-mail notices are
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 
 #include "ident.h"
+#include "notify.h"
 #include "push.h"
 #include "store.h"
 
@@ -33,8 +35,6 @@ typedef struct notify_alarm {
 } notify_alarm;
 
 static notify_alarm *alarms;
-
-enum { ALARM_PERCENT_USED = 80 };
 
 static void on_alarm_closed(uv_handle_t *h)
 {
@@ -94,7 +94,7 @@ void room__notify_turn(room *r, int mover)
     a->nmoves = r->g->nmoves;
     a->seat = s;
     a->account = r->seats[s]->account;
-    a->left_ms = ms - ms * ALARM_PERCENT_USED / 100;
+    a->left_ms = ms - notify_low_time_ms(ms); /* the moment mail uses too */
     uv_timer_init(room__loop, &a->timer);
     a->timer.data = a;
     uv_timer_start(&a->timer, on_alarm, (uint64_t)(ms - a->left_ms), 0);
