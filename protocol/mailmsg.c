@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonin.h"
 #include "rules.h"
 
 /* A string field into out: 0 (absent or copied), -1 (wrong type or too long). */
@@ -46,9 +47,10 @@ int mailmsg_decode(const char *buf, size_t len, mailmsg_body *out, char *why, si
     memset(out, 0, sizeof *out);
     out->remind_days = -1;
     json_error_t jerr;
-    json_t *root = json_loadb(buf, len, 0, &jerr);
+    json_t *root = jsonin_load(buf, len, &jerr);
     if (root == NULL || !json_is_object(root)) {
-        rules_why(why, whylen, "the body must be a JSON object");
+        if (root != NULL || !jsonin_duplicate(&jerr, why, whylen))
+            rules_why(why, whylen, "the body must be a JSON object");
         json_decref(root);
         return -1;
     }

@@ -4,7 +4,7 @@
  * GET /api/mail answers.
  *
  * Owns: the field names and JSON shape of those bodies. May call: jansson,
- * proto_out.h, common/rules.h (rules_why).
+ * jsonin.h, proto_out.h, common/rules.h (rules_why).
  */
 #ifndef MAILMSG_H
 #define MAILMSG_H

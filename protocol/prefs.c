@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "jsonin.h"
 #include "rules.h"
 
 /* Each key, and its values (NULL-ended); "sound" is a boolean. */
@@ -39,9 +40,10 @@ int prefs_check(const char *body, size_t len, char *out, size_t outlen, char *wh
         return -1;
     }
     json_error_t jerr;
-    json_t *root = json_loadb(body ? body : "", len, 0, &jerr);
+    json_t *root = jsonin_load(body, len, &jerr);
     if (root == NULL || !json_is_object(root)) {
-        rules_why(why, whylen, "the body must be a JSON object");
+        if (root != NULL || !jsonin_duplicate(&jerr, why, whylen))
+            rules_why(why, whylen, "the body must be a JSON object");
         json_decref(root);
         return -1;
     }

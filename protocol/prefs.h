@@ -6,7 +6,7 @@
  *
  * Owns: the keys and their allowed values; checking a body and writing
  * the canonical object that is stored and sent back.
- * May call: jansson, common/rules.h (rules_why).
+ * May call: jansson, jsonin.h, common/rules.h (rules_why).
  */
 #ifndef PREFS_H
 #define PREFS_H

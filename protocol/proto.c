@@ -10,6 +10,8 @@
 
 #include <jansson.h>
 
+#include "jsonin.h"
+
 /* ------------------------------------------------------------------------ */
 /* Tables. */
 
@@ -231,9 +233,11 @@ int proto_decode(const char *buf, size_t len, proto_req *req, bool *typed, char 
         return PROTO_ETOO_LARGE;
     }
     json_error_t jerr;
-    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *root = jsonin_load(buf, len, &jerr);
     if (root == NULL || !json_is_object(root)) {
-        rules_why(why, whylen, "not a JSON object%s%s", root ? "" : ": ", root ? "" : jerr.text);
+        if (root != NULL || !jsonin_duplicate(&jerr, why, whylen))
+            rules_why(why, whylen, "not a JSON object%s%s", root ? "" : ": ",
+                      root ? "" : jerr.text);
         json_decref(root);
         return PROTO_EBAD_JSON;
     }
@@ -1375,9 +1379,10 @@ int proto_decode_credentials(const char *buf, size_t len, char *user, size_t ule
                              size_t plen, char *why, size_t whylen)
 {
     json_error_t jerr;
-    json_t *root = json_loadb(buf, len, 0, &jerr);
+    json_t *root = jsonin_load(buf, len, &jerr);
     if (root == NULL || !json_is_object(root)) {
-        rules_why(why, whylen, "the body must be a JSON object");
+        if (root != NULL || !jsonin_duplicate(&jerr, why, whylen))
+            rules_why(why, whylen, "the body must be a JSON object");
         json_decref(root);
         return PROTO_EBAD_JSON;
     }

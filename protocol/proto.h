@@ -11,7 +11,8 @@
  * message can be sent without a copy.
  *
  * Owns: the message tables, the decoder, the writers. May call: jansson
- * (reading), common/rules.h (positions, moves), proto_out.h (the buffer).
+ * (reading, through jsonin.h), common/rules.h (positions, moves),
+ * proto_out.h (the buffer).
  */
 #ifndef PROTO_H
 #define PROTO_H

@@ -10,6 +10,8 @@
 
 #include <jansson.h>
 
+#include "jsonin.h"
+
 static void say(char *why, size_t whylen, const char *fmt, ...)
 {
     va_list ap;
@@ -39,10 +41,11 @@ int push_msg_decode_sub(const char *body, size_t len, int need_keys, char *endpo
                         size_t whylen)
 {
     json_error_t jerr;
-    json_t *root = json_loadb(body, len, 0, &jerr);
+    json_t *root = jsonin_load(body, len, &jerr);
     int err = -1;
     if (root == NULL || !json_is_object(root)) {
-        say(why, whylen, "the body must be a JSON object");
+        if (root != NULL || !jsonin_duplicate(&jerr, why, whylen))
+            say(why, whylen, "the body must be a JSON object");
         goto out;
     }
     if (copy(root, "endpoint", endpoint, eplen, why, whylen) < 0)

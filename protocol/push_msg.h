@@ -4,7 +4,8 @@
  * /api/push/unsubscribe, and the payload a push carries to the service
  * worker.
  *
- * Owns: these decoders and writers. May call: jansson, proto_out.h, libc.
+ * Owns: these decoders and writers. May call: jansson, jsonin.h, proto_out.h,
+ * libc.
  */
 #ifndef PUSH_MSG_H
 #define PUSH_MSG_H

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonin.h"
+
 const char *tourney_state_name(int state)
 {
     static const char *const names[] = {"open", "running", "finished", "cancelled"};
@@ -207,10 +209,12 @@ int tourney_create_parse(const char *body, size_t len, tourney_create *out, char
                          size_t whylen)
 {
     memset(out, 0, sizeof *out);
-    json_t *o = json_loadb(body ? body : "", len, JSON_REJECT_DUPLICATES, NULL);
+    json_error_t jerr;
+    json_t *o = jsonin_load(body, len, &jerr);
     if (!json_is_object(o)) {
+        if (o != NULL || !jsonin_duplicate(&jerr, why, whylen))
+            snprintf(why, whylen, "the body must be a JSON object");
         json_decref(o);
-        snprintf(why, whylen, "the body must be a JSON object");
         return -1;
     }
     int64_t size = 0;
@@ -264,11 +268,18 @@ int tourney_create_parse(const char *body, size_t len, tourney_create *out, char
     return err;
 }
 
-int tourney_username_parse(const char *body, size_t len, char *out, size_t outlen)
+int tourney_username_parse(const char *body, size_t len, char *out, size_t outlen, char *why,
+                           size_t whylen)
 {
-    json_t *o = json_loadb(body ? body : "", len, 0, NULL);
-    char why[8];
-    int err = json_is_object(o) ? str_field(o, "username", out, outlen, true, why, sizeof why) : -1;
+    json_error_t jerr;
+    json_t *o = jsonin_load(body, len, &jerr);
+    if (o == NULL && jsonin_duplicate(&jerr, why, whylen))
+        return -1;
+    char ignored[8];
+    int err = json_is_object(o) &&
+                      str_field(o, "username", out, outlen, true, ignored, sizeof ignored) == 0
+                  ? 0
+                  : 1;
     json_decref(o);
     return err;
 }

@@ -5,7 +5,7 @@
  * list of tournaments, and the body of a creation request parsed.
  *
  * Owns: the JSON shape of a tournament and of its creation request.
- * May call: tourney.h, jansson, libc.
+ * May call: tourney.h, jsonin.h, jansson, libc.
  *
  * Rendering functions return malloc'd NUL-terminated text (the caller
  * frees it), or NULL if memory ran out.
@@ -100,7 +100,10 @@ typedef struct tourney_create {
 int tourney_create_parse(const char *body, size_t len, tourney_create *out, char *why,
                          size_t whylen);
 
-/* The "username" of a JSON body ({"username":"ann"}); 0 or -1. */
-int tourney_username_parse(const char *body, size_t len, char *out, size_t outlen);
+/* The "username" of a JSON body ({"username":"ann"}): 0; 1 when there is
+ * none (no body, not an object, no such string); -1 with why when the
+ * body repeats a key. */
+int tourney_username_parse(const char *body, size_t len, char *out, size_t outlen, char *why,
+                           size_t whylen);
 
 #endif

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include <sodium.h>
 
@@ -59,9 +61,12 @@ int api_tables(net_conn *c, const char *arg, const char *body, size_t len)
 }
 
 /* The module's bytes, read before the loop starts: serving it never waits
- * on the disk. */
+ * on the disk. Its ETag is a hash of the bytes (a new build, a new tag,
+ * whatever the file's dates), its Last-Modified the file's mtime. */
 static char *wasm_bytes;
 static size_t wasm_len;
+static char wasm_etag[40];
+static time_t wasm_mtime;
 
 int api_wasm_load(const char *path)
 {
@@ -84,6 +89,8 @@ int api_wasm_load(const char *path)
             break;
     }
     bool ok = !ferror(f) && len > 0;
+    struct stat st;
+    time_t mtime = fstat(fileno(f), &st) == 0 ? st.st_mtime : 0;
     fclose(f);
     if (!ok) {
         free(buf);
@@ -92,6 +99,12 @@ int api_wasm_load(const char *path)
     free(wasm_bytes);
     wasm_bytes = buf;
     wasm_len = len;
+    wasm_mtime = mtime;
+    unsigned char h[16];
+    char hex[sizeof h * 2 + 1];
+    crypto_generichash(h, sizeof h, (const unsigned char *)buf, len, NULL, 0);
+    sodium_bin2hex(hex, sizeof hex, h, sizeof h);
+    snprintf(wasm_etag, sizeof wasm_etag, "\"%s\"", hex);
     return 0;
 }
 
@@ -99,8 +112,8 @@ int api_wasm(net_conn *c, const char *arg, const char *body, size_t len)
 {
     if (wasm_bytes == NULL)
         return 404;
-    net_http_reply(c, 200, "application/wasm", wasm_bytes, wasm_len, NULL);
-    return 0;
+    return net_http_reply_validated(c, "application/wasm", wasm_bytes, wasm_len, wasm_etag,
+                                    wasm_mtime);
 }
 
 int api_healthz(net_conn *c, const char *arg, const char *body, size_t len)

@@ -350,7 +350,7 @@ static const struct lws_protocol_vhost_options mime_mjs = {&mime_json, NULL, ".m
 static const struct lws_http_mount mime_mount = {.extra_mimetypes = &mime_mjs};
 
 /* 304: If-None-Match names the file's ETag (browsers revalidate, nginx.conf). */
-static int not_modified(struct lws *wsi, const char *etag)
+int net_http_not_modified(struct lws *wsi, const char *etag)
 {
     unsigned char buf[LWS_PRE + 512];
     unsigned char *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
@@ -367,16 +367,20 @@ static int not_modified(struct lws *wsi, const char *etag)
  * 304. 0 when served, -1 to close, else the status to answer. */
 static int serve_file(struct lws *wsi, const char *path)
 {
-    char real[PATH_MAX], etag[48], inm[256], extra[1024];
-    int found = net_guard_file(web_root, path, real, etag, sizeof etag);
+    char real[PATH_MAX], etag[48], inm[256], extra[1024], date[32];
+    time_t mtime = 0;
+    int found = net_guard_file(web_root, path, real, etag, sizeof etag, &mtime);
     if (found != 0) {
         stats.outside_root += found > 0;
         return HTTP_STATUS_NOT_FOUND;
     }
     if (lws_hdr_copy(wsi, inm, sizeof inm, WSI_TOKEN_HTTP_IF_NONE_MATCH) > 0 &&
         net_guard_etag_match(inm, etag))
-        return not_modified(wsi, etag);
-    int n = snprintf(extra, sizeof extra, "cache-control: no-store\r\netag: %s\r\n%s", etag,
+        return net_http_not_modified(wsi, etag);
+    /* no-cache: kept, and revalidated at each use (a 304 while unchanged). */
+    net_http_date(mtime, date, sizeof date);
+    int n = snprintf(extra, sizeof extra,
+                     "cache-control: no-cache\r\netag: %s\r\nlast-modified: %s\r\n%s", etag, date,
                      net_security_headers);
     const char *mime = lws_get_mimetype(real, &mime_mount);
     n = lws_serve_http_file(wsi, real, mime ? mime : "application/octet-stream", extra, n);

@@ -35,6 +35,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <uv.h>
 
@@ -90,6 +91,8 @@ typedef struct net_conn {
     char post_arg[64];
     unsigned retry_after; /* seconds for the next HTTP reply's Retry-After (0: none) */
     char attachment[40];  /* the next HTTP reply's download file name ("": none) */
+    char etag[72];        /* the next HTTP reply's ETag ("": none, and no-store) */
+    time_t last_modified; /* and its Last-Modified (0: none) */
     char close_frame[NET_HEADROOM + 2 + 123]; /* net_close_why: status, reason */
     size_t close_len;
     bool close_sent;
@@ -124,6 +127,15 @@ void net_ready(net_conn *c);
  * NULL. */
 void net_http_reply(net_conn *c, unsigned status, const char *ctype, const char *body, size_t len,
                     const char *set_cookie);
+/* Answer a GET whose body changes only with etag (a quoted tag, under 72
+ * bytes; e.g. of a file read at start): 304 with the ETag and no body when
+ * the request's If-None-Match names it (counted as the static files'
+ * 304s); else 200 with the body (copied), the ETag, Last-Modified (mtime,
+ * if > 0) and Cache-Control: no-cache (browsers keep it and revalidate it
+ * at each use, so a reload fetches nothing new). For a route handler to
+ * return: 0, or -1 (the connection closes). */
+int net_http_reply_validated(net_conn *c, const char *ctype, const char *body, size_t len,
+                             const char *etag, time_t mtime);
 /* The same with the body written in o (consumed). */
 void net_http_reply_out(net_conn *c, unsigned status, const char *ctype, proto_out *o,
                         const char *set_cookie);
@@ -280,10 +292,12 @@ int net_guard_forwarded(const char *xff, char *out, size_t len);
 /* The connection on fd ended: true if it was counted. */
 bool net_guard_release(int fd);
 /* The file of the web root (root: a realpath) at path (index.html for a
- * path ending in "/"): its realpath into real (PATH_MAX bytes) and its ETag
- * ("size-mtime" in hex, quoted) into etag. 0 when found; 1 when it
- * resolves outside the root (symlinks included); -1 when no such file. */
-int net_guard_file(const char *root, const char *path, char *real, char *etag, size_t etag_len);
+ * path ending in "/"): its realpath into real (PATH_MAX bytes), its ETag
+ * ("size-mtime" in hex, quoted; the mtime in nanoseconds) into etag and its
+ * mtime (seconds). 0 when found; 1 when it resolves outside the root
+ * (symlinks included); -1 when no such file. */
+int net_guard_file(const char *root, const char *path, char *real, char *etag, size_t etag_len,
+                   time_t *mtime);
 /* Does an If-None-Match value (entity tags, weak or strong, or "*") name
  * etag? Compared weakly (RFC 9110, 13.1.2): W/"x" names "x". */
 bool net_guard_etag_match(const char *if_none_match, const char *etag);
@@ -297,6 +311,10 @@ bool net_guard_unmasked(int fd);
  * the request's body (always -1: the connection closes); the
  * HTTP_WRITEABLE step (-1: close, 1: a streamed part went, want more). */
 extern const char net_security_headers[];
+/* t as an HTTP date ("Sun, 06 Nov 1994 08:49:37 GMT") into buf (32 bytes). */
+void net_http_date(time_t t, char *buf, size_t len);
+/* net.c, for net_http.c: answer 304 with etag now (0, or -1: close). */
+int net_http_not_modified(struct lws *wsi, const char *etag);
 int net_http_status(struct lws *wsi, net_conn *c, unsigned status);
 int net_http_refuse(struct lws *wsi, unsigned status, const char *code, const char *reason);
 int net_http_writeable(struct lws *wsi, net_conn *c);

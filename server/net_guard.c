@@ -278,7 +278,8 @@ bool net_guard_unmasked(int fd)
     return fd >= 0 && fd < fd_max && fd_scan[fd].bad;
 }
 
-int net_guard_file(const char *root, const char *path, char *real, char *etag, size_t etag_len)
+int net_guard_file(const char *root, const char *path, char *real, char *etag, size_t etag_len,
+                   time_t *mtime)
 {
     char want[PATH_MAX];
     size_t pl = strlen(path), rl = strlen(root);
@@ -292,8 +293,12 @@ int net_guard_file(const char *root, const char *path, char *real, char *etag, s
     struct stat st;
     if (stat(real, &st) != 0 || !S_ISREG(st.st_mode))
         return -1;
+    /* Nanoseconds: a file edited twice within a second, at the same size,
+     * still changes its tag. */
     snprintf(etag, etag_len, "\"%llx-%llx\"", (unsigned long long)st.st_size,
-             (unsigned long long)st.st_mtime);
+             (unsigned long long)st.st_mtim.tv_sec * 1000000000ull +
+                 (unsigned long long)st.st_mtim.tv_nsec);
+    *mtime = st.st_mtime;
     return 0;
 }
 

@@ -82,6 +82,32 @@ static int security_headers(struct lws *wsi, unsigned char **p, unsigned char *e
     return 0;
 }
 
+void net_http_date(time_t t, char *buf, size_t len)
+{
+    struct tm tm;
+    if (gmtime_r(&t, &tm) == NULL || strftime(buf, len, "%a, %d %b %Y %H:%M:%S GMT", &tm) == 0)
+        snprintf(buf, len, "Thu, 01 Jan 1970 00:00:00 GMT");
+}
+
+/* The cache headers of a reply: the validators net_http_reply_validated
+ * set (kept, revalidated), else none kept at all. */
+static int cache_headers(struct lws *wsi, net_conn *c, unsigned char **p, unsigned char *end)
+{
+    if (c->etag[0] == '\0')
+        return lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
+                                           (const unsigned char *)"no-store", 8, p, end);
+    char date[32];
+    net_http_date(c->last_modified, date, sizeof date);
+    return lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
+                                       (const unsigned char *)"no-cache", 8, p, end) ||
+           lws_add_http_header_by_name(
+               wsi, (const unsigned char *)"etag:", (const unsigned char *)c->etag,
+               (int)strlen(c->etag), p, end) ||
+           (c->last_modified > 0 &&
+            lws_add_http_header_by_name(wsi, (const unsigned char *)"last-modified:",
+                                        (const unsigned char *)date, (int)strlen(date), p, end));
+}
+
 /* Send headers now and keep the body (o, consumed) for HTTP_WRITEABLE. */
 static int http_reply(struct lws *wsi, net_conn *c, unsigned status, const char *ctype,
                       proto_out *o, const char *set_cookie)
@@ -93,9 +119,7 @@ static int http_reply(struct lws *wsi, net_conn *c, unsigned status, const char 
         return -1;
     }
     if (lws_add_http_common_headers(wsi, status, ctype, o->len, &p, end) ||
-        lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
-                                    (const unsigned char *)"no-store", 8, &p, end) ||
-        security_headers(wsi, &p, end) ||
+        cache_headers(wsi, c, &p, end) || security_headers(wsi, &p, end) ||
         (set_cookie && lws_add_http_header_by_name(wsi, (const unsigned char *)"set-cookie:",
                                                    (const unsigned char *)set_cookie,
                                                    (int)strlen(set_cookie), &p, end)) ||
@@ -107,6 +131,8 @@ static int http_reply(struct lws *wsi, net_conn *c, unsigned status, const char 
     }
     c->retry_after = 0;
     c->attachment[0] = '\0';
+    c->etag[0] = '\0';
+    c->last_modified = 0;
     proto_out_free(&c->http_out);
     c->http_out = *o;
     o->buf = NULL;
@@ -136,6 +162,19 @@ void net_http_reply(net_conn *c, unsigned status, const char *ctype, const char 
     proto_out_init(&o, NET_HEADROOM);
     proto_out_append(&o, body, len);
     net_http_reply_out(c, status, ctype, &o, set_cookie);
+}
+
+int net_http_reply_validated(net_conn *c, const char *ctype, const char *body, size_t len,
+                             const char *etag, time_t mtime)
+{
+    char inm[256];
+    if (lws_hdr_copy(c->wsi, inm, sizeof inm, WSI_TOKEN_HTTP_IF_NONE_MATCH) > 0 &&
+        net_guard_etag_match(inm, etag))
+        return net_http_not_modified(c->wsi, etag);
+    snprintf(c->etag, sizeof c->etag, "%s", etag);
+    c->last_modified = mtime;
+    net_http_reply(c, 200, ctype, body, len, NULL);
+    return 0;
 }
 
 int net_cookie(net_conn *c, const char *name, char *buf, size_t len)

@@ -195,6 +195,11 @@ void notify_game_ended(const notify_game *g)
 /* ------------------------------------------------------------------------ */
 /* The scan: low time, reminders, the digest */
 
+int64_t notify_low_time_ms(int64_t span_ms)
+{
+    return span_ms * NOTIFY_LOW_TIME_PCT / 100;
+}
+
 void notify_low_time(const store_corr_turn *t)
 {
     char when[40], key[96], subject[200], body[900];
@@ -282,7 +287,7 @@ static void scan_game(void *arg, const store_corr_turn *t)
     m->gen = n.gen;
     int64_t span = t->deadline_ms - t->last_move_ms, used = ss->now - t->last_move_ms;
     if (t->deadline_ms > 0 && span > 0 && ss->now < t->deadline_ms && m->low_ply != t->nmoves &&
-        used * 100 >= span * NOTIFY_LOW_TIME_PCT && !online(t->account)) {
+        used >= notify_low_time_ms(span) && !online(t->account)) {
         m->low_ply = t->nmoves;
         notify_low_time(t);
     }

@@ -71,6 +71,12 @@ void notify_tournament_started(int64_t tourney, const char *name, const char *va
  * the move (found by the scan; the player is not on the site). */
 void notify_low_time(const store_corr_turn *t);
 
+/* The low-time moment, one rule for every channel (the scan's mail here,
+ * the Web Push alarm of room_push.c): a player who had span_ms for its
+ * move when its turn began is short of time once it has used
+ * NOTIFY_LOW_TIME_PCT of it, this long (ms) into the turn. */
+int64_t notify_low_time_ms(int64_t span_ms);
+
 /* Run the scan now (the timer does it every NOTIFY_SCAN_MS). */
 void notify_scan(void);
 

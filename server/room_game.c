@@ -399,8 +399,10 @@ static void on_move_durable(void *arg, int status)
         move_failed(r, e, status);
     else
         e->durable = true;
-    if (status == 0)
+    if (status == 0) {
         room__notify_move(r, e->ply);
+        room__push_move(r, e);
+    }
     room__flush(r);
     abort_unstored(r);
     room__store_leaves(r, NULL); /* leaves that failed, once no move is in flight */
@@ -516,6 +518,7 @@ static int play_move(room *r, int s, const char *input, char *why, size_t whylen
     e->room = r;
     e->seat = s;
     e->ply = (int)g->nmoves - 1;
+    e->to_move = g->result.over ? -1 : rules_game_to_move(g);
     if (commit_move(r, e, text) < 0)
         return 0; /* taken back, its author told (move_failed) */
     int64_t deadlines[RULES_MAX_PLAYERS];

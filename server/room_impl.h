@@ -7,7 +7,8 @@
  *
  * Owns: struct room and its outbox entries; the room module's internal
  * functions (prefix room__, as libuv's uv__). May call: what room.h may
- * (room_notify.c: notify.h; room_push.c: push.h).
+ * (room_notify.c: notify.h; room_push.c: push.h, and notify.h's
+ * low-time moment).
  */
 #ifndef ROOM_IMPL_H
 #define ROOM_IMPL_H
@@ -30,6 +31,7 @@ enum { ROOM_TO_ALL, ROOM_TO_PLAYERS, ROOM_TO_SPECTATORS };
 typedef struct outbox_ev {
     struct room *room;
     int seat, ply; /* a move: who played it, how many moves before it */
+    int to_move;   /* a move: the seat it made to move (-1: none) */
     uint64_t seq;
     net_msg *lean, *full; /* full: with board fields, NULL if nobody wants it */
     bool durable;
@@ -171,10 +173,12 @@ void room__abandon_arm(room *r);
 void room__timers_init(room *r);
 
 /* room_push.c */
-/* After a move by seat `mover` (-1: the room was just restored): push
- * "your move" to the player now to move if it is away, and set the room's
- * low-time alarm (replacing the last). */
+/* After a move by seat `mover` (-1: the room was just restored): set the
+ * room's low-time alarm (replacing the last). */
 void room__notify_turn(room *r, int mover);
+/* The move e is durable: push "your move" to the player it made to move
+ * if that player is away. */
+void room__push_move(room *r, const outbox_ev *e);
 /* Drop every alarm (shutdown). */
 void room__notify_stop(void);
 

@@ -1,9 +1,12 @@
 /*
  * room_push.c - what a room pushes to players who are away (push.h): "your
- * move" when a move makes it the turn of an account with no open
- * connection, and the low-time alarm once the player to move has used 80%
- * of the time it had for the move (live: its clock when the turn began;
- * correspondence: until its deadline), unless it is on the site then.
+ * move" once a move that makes it the turn of an account with no open
+ * connection is durable (as its acknowledgement: a move that fails to
+ * commit is taken back and pushes nothing), and the low-time alarm once
+ * the player to move has used 80% of the time it had for the move (the
+ * moment notify.h decides for mail too: notify_low_time_ms; live:
+ * its clock when the turn began; correspondence: until its deadline),
+ * unless it is on the site then.
  * Part of the room module (room_impl.h); the e-mail notices are
  * room_notify.c's (notify.h), hooked at the same moments.
  *
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 
 #include "ident.h"
+#include "notify.h"
 #include "push.h"
 #include "store.h"
 
@@ -31,8 +35,6 @@ typedef struct notify_alarm {
 } notify_alarm;
 
 static notify_alarm *alarms;
-
-enum { ALARM_PERCENT_USED = 80 };
 
 static void on_alarm_closed(uv_handle_t *h)
 {
@@ -85,8 +87,6 @@ void room__notify_turn(room *r, int mover)
     int s = rules_game_to_move(r->g);
     if (s < 0 || s == mover || r->seats[s]->bot || r->seats[s]->account <= 0)
         return;
-    if (mover >= 0 && away(r->seats[s]))
-        push_your_move(r->seats[s]->account, r->id, r->g->variant->id, r->seats[mover]->name);
     int64_t ms = time_for_move(r, s);
     if (ms <= 0 || (a = calloc(1, sizeof *a)) == NULL)
         return;
@@ -94,11 +94,27 @@ void room__notify_turn(room *r, int mover)
     a->nmoves = r->g->nmoves;
     a->seat = s;
     a->account = r->seats[s]->account;
-    a->left_ms = ms - ms * ALARM_PERCENT_USED / 100;
+    a->left_ms = ms - notify_low_time_ms(ms); /* the moment mail uses too */
     uv_timer_init(room__loop, &a->timer);
     a->timer.data = a;
     uv_timer_start(&a->timer, on_alarm, (uint64_t)(ms - a->left_ms), 0);
     HASH_ADD(hh, alarms, room, sizeof a->room, a);
+}
+
+void room__push_move(room *r, const outbox_ev *e)
+{
+    if (r->closing || !push_enabled())
+        return;
+    /* The player the move made to move, even if a conditional answer has
+     * been played since (PROTOCOL.md: it still pushes); for the latest
+     * move, the player to move now (a leave may have passed the turn). */
+    int s = e->to_move;
+    if ((int)r->g->nmoves == e->ply + 1)
+        s = r->g->result.over ? -1 : rules_game_to_move(r->g);
+    if (s < 0 || s == e->seat || r->seats[s]->bot || r->seats[s]->account <= 0 ||
+        !away(r->seats[s]))
+        return;
+    push_your_move(r->seats[s]->account, r->id, r->g->variant->id, r->seats[e->seat]->name);
 }
 
 void room__notify_stop(void)

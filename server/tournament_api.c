@@ -182,9 +182,13 @@ int tournament_api_post(net_conn *c, const char *arg, const char *body, size_t l
         reply_error(c, 404, "not_found", "no such tournament");
         return 0;
     }
-    char username[STORE_NAME_MAX] = "";
-    bool has_user = tourney_username_parse(body, len, username, sizeof username) == 0;
-    if (tournament_act(id, rest + 1, account, name, has_user ? username : NULL, &e) < 0) {
+    char username[STORE_NAME_MAX] = "", why[200];
+    int has_user = tourney_username_parse(body, len, username, sizeof username, why, sizeof why);
+    if (has_user < 0) {
+        reply_error(c, 400, "bad_message", why);
+        return 0;
+    }
+    if (tournament_act(id, rest + 1, account, name, has_user == 0 ? username : NULL, &e) < 0) {
         reply_error(c, e.status, e.code, e.why);
         return 0;
     }

@@ -192,6 +192,9 @@ test('correspondence: seek, deadlines, live "your turn", a conditional move, vac
   // Alice is to move; Alice's header badge says 1.
   const bTurn = await open(bctx, '#/turn');
   await bTurn.waitForSelector('#turn-note:has-text("No game is waiting")');
+  // His game's tab in front again: a tab behind gets few animation frames,
+  // and a click waits for two of them (about 2 s a click).
+  await b.bringToFront();
   await a.waitForSelector('#turn-count:not([hidden]):has-text("1")');
 
   // Alice plays by clicking; Bob's list shows the game at once, with its

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { OUT, browserAndServer } from './lib.mjs';
+import { OUT, browserAndServer, settled } from './lib.mjs';
 
 let browser, server;
 const skip = browserAndServer((b, s) => { browser = b; server = s; });
@@ -25,7 +25,7 @@ for (const game of ['yalta', 'ant3']) {
     await page.waitForSelector('.bottom-bars .clock');
     for (const [width, height] of [[1440, 900], [1366, 768]]) {
       await page.setViewportSize({ width, height });
-      await page.waitForTimeout(200);
+      await settled(page);
       const r = await page.evaluate(() => {
         const c = document.querySelector('.bottom-bars .player').getBoundingClientRect();
         const b = document.querySelector('svg.board').getBoundingClientRect();

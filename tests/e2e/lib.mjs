@@ -89,6 +89,12 @@ export async function staticServer(backend = null) {
   return { url: `http://127.0.0.1:${srv.address().port}`, close: () => new Promise((r) => srv.close(r)) };
 }
 
+// After a change of the window's size (or of the theme): two frames later
+// the page is laid out and drawn again. The client runs no script on
+// resize (its pages are laid out by CSS alone), so this is all there is to
+// wait for.
+export const settled = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
 export async function freePort() {
   const s = net.createServer();
   await new Promise((r) => s.listen(0, '127.0.0.1', r));
@@ -177,7 +183,11 @@ export async function realServer(opts = {}) {
     close: async () => {
       if (child.exitCode === null) {
         child.kill('SIGTERM');
-        await Promise.race([new Promise((r) => child.once('exit', r)), new Promise((r) => setTimeout(r, 3000))]);
+        // The timer is cleared: a pending one would keep the test file's
+        // process alive 3 s after its last test.
+        let timer;
+        await Promise.race([new Promise((r) => child.once('exit', r)), new Promise((r) => { timer = setTimeout(r, 3000); })]);
+        clearTimeout(timer);
         if (child.exitCode === null) child.kill('SIGKILL');
       }
       fs.rmSync(dir, { recursive: true, force: true });

@@ -9,7 +9,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { launch, realServer, serverBinary, OUT } from './lib.mjs';
+import { launch, realServer, serverBinary, OUT, settled } from './lib.mjs';
 
 const skip = serverBinary() ? false : 'the server is not built (build/chameleon)';
 let browser, server;
@@ -91,7 +91,7 @@ test('counts, a challenge declined, cancelled, accepted, and the game watched', 
       await p.evaluate((t) => { document.documentElement.dataset.theme = t; }, theme);
       for (const width of [390, 1440]) {
         await p.setViewportSize({ width, height: width < 800 ? 844 : 900 });
-        await p.waitForTimeout(100);
+        await settled(p);
         const over = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
         assert.ok(over <= 0, `${who} lobby @${width}: ${over} px of sideways scroll`);
         await p.screenshot({ path: path.join(OUT, `life-${who}-${theme}-${width}.png`), fullPage: true });
@@ -99,6 +99,9 @@ test('counts, a challenge declined, cancelled, accepted, and the game watched', 
     }
   }
   await ben.page.setViewportSize({ width: 390, height: 844 });
+  // On a phone the challenge to Ben comes first, above "Create a game".
+  const tops = await ben.page.evaluate(() => ['challenges', 'create-panel'].map((id) => document.getElementById(id).getBoundingClientRect().top));
+  assert.ok(tops[0] < tops[1], `the challenges (${tops[0]} px) above "Create a game" (${tops[1]} px)`);
   await ben.page.click('#challenges-in button.accept');
   await Promise.all([ann.page.waitForURL(/#\/game\/\d+$/), ben.page.waitForURL(/#\/game\/\d+$/)]);
   await ben.page.waitForSelector('#challenge-count[hidden]', { state: 'attached' });

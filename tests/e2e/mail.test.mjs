@@ -12,7 +12,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import os from 'node:os';
 import { spawn } from 'node:child_process';
-import { launch, realServer, serverBinary, freePort, OUT, ROOT } from './lib.mjs';
+import { launch, realServer, serverBinary, freePort, OUT, ROOT, settled } from './lib.mjs';
 
 const skip = serverBinary() && !process.env.CHAMELEON_URL ? false : 'needs the built server (build/chameleon)';
 let browser, server, sink, sinkDir;
@@ -55,7 +55,7 @@ async function mailLink(to, kind) {
 async function shots(page, name) {
   for (const width of [1440, 390, 360]) {
     await page.setViewportSize({ width, height: 900 });
-    await page.waitForTimeout(100);
+    await settled(page);
     const over = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(over <= 0, `${name} at ${width} px scrolls sideways by ${over} px`);
     await page.screenshot({ path: path.join(OUT, `mail-${name}-${width}.png`), fullPage: true });

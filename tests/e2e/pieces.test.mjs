@@ -9,7 +9,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { launch, realServer, serverBinary, OUT } from './lib.mjs';
+import { launch, realServer, serverBinary, OUT, settled } from './lib.mjs';
 
 const skip = serverBinary() ? false : 'the server is not built (build/chameleon)';
 let browser, server;
@@ -95,7 +95,7 @@ test('a game against the computer is played with discs, switched back live', { s
     await choose(page, 'theme', theme);
     for (const width of [390, 1440]) {
       await page.setViewportSize({ width, height: width < 800 ? 844 : 900 });
-      await page.waitForTimeout(150);
+      await settled(page);
       await page.screenshot({ path: path.join(OUT, `discs-room-${theme}-${width}.png`), fullPage: true });
     }
   }

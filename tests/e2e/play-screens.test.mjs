@@ -6,7 +6,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserAndServer } from './lib.mjs';
+import { browserAndServer, settled } from './lib.mjs';
 import { player, startGame, play, register, shot } from './play-lib.mjs';
 
 let browser, server;
@@ -15,7 +15,7 @@ const skip = browserAndServer((b, s) => { browser = b; server = s; });
 async function check(page, kind) {
   for (const width of [360, 390, 1440]) {
     await page.setViewportSize({ width, height: width < 500 ? 844 : 900 });
-    await page.waitForTimeout(200);
+    await settled(page);
     const m = await page.evaluate(() => ({
       scroll: document.documentElement.scrollWidth,
       inner: window.innerWidth,

@@ -62,7 +62,7 @@ test('sw.js shows the pushes as notifications', { skip, timeout: 60000 }, async 
 
   const shown = async (tag) => page.evaluate(async (t) => {
     const rg = await navigator.serviceWorker.ready;
-    for (let i = 0; i < 100; i++) {
+    for (let i = 0; i < 300; i++) { // up to 15 s: a loaded machine is slow to wake the worker
       const ns = await rg.getNotifications({ tag: t });
       if (ns.length) return ns.map((n) => ({ title: n.title, body: n.body, tag: n.tag, url: n.data && n.data.url }));
       await new Promise((ok) => setTimeout(ok, 50));

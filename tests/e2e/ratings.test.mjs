@@ -15,7 +15,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { launch, realServer, serverBinary, OUT } from './lib.mjs';
+import { launch, realServer, serverBinary, OUT, settled } from './lib.mjs';
 
 const skip = serverBinary() ? false : 'the server is not built (build/chameleon)';
 let browser, server;
@@ -56,7 +56,7 @@ async function shoot(page, name) {
   const problems = [];
   for (const [width, height] of [[390, 844], [1440, 900]]) {
     await page.setViewportSize({ width, height });
-    await page.waitForTimeout(200);
+    await settled(page);
     const r = await page.evaluate(() => ({
       text: document.getElementById('main').innerText,
       over: document.documentElement.scrollWidth - document.documentElement.clientWidth,

@@ -30,8 +30,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(why[0] != '\0');
     }
     char user[32];
-    if (tourney_username_parse((const char *)data, size, user, sizeof user) == 0)
+    why[0] = '\0';
+    int u = tourney_username_parse((const char *)data, size, user, sizeof user, why, sizeof why);
+    if (u == 0)
         FUZZ_CHECK(strlen(user) > 0 && strlen(user) < sizeof user);
+    else if (u < 0)
+        FUZZ_CHECK(why[0] != '\0');
 
     /* A section from the bytes: n entrants, its schedule, results. */
     if (size < 3)

@@ -39,6 +39,8 @@ export function mount(main, params, app) {
   const gameSel = h('select', { id: 'new-game', name: 'game' });
   const gamesTitle = h('h2', { hidden: true }, t('lobby.thegames'));
   const gameLinks = h('ul', { class: 'game-links' });
+  // Their own panel: on a phone it goes last, after the ways to play.
+  const gamesPanel = h('section', { class: 'panel', id: 'game-links-panel', hidden: true }, gamesTitle, gameLinks);
   const tcSel = h('select', { id: 'new-tc', name: 'tc' },
     TIME_CONTROLS.map(([n], i) => h('option', { value: i, selected: n === '5+3' }, tcName(n))));
   const priv = h('input', { type: 'checkbox', id: 'new-private' });
@@ -105,6 +107,7 @@ export function mount(main, params, app) {
     gameLinks.replaceChildren(...games().map((g) => h('li', {}, h('a', { href: `#/howto/${g.id}` }, g.name),
       h('span', { class: 'muted' }, t('lobby.howto')))));
     gamesTitle.hidden = !games().length;
+    gamesPanel.hidden = !games().length;
   }
   fillTables();
   const incMode = h('input', { type: 'checkbox', id: 'new-inc' });
@@ -219,7 +222,7 @@ export function mount(main, params, app) {
   main.append(life.bar,
     h('div', { class: 'grid2 lobby' },
       h('div', { class: 'stack lobby-left' }, life.challenges,
-      h('section', { class: 'panel' },
+      h('section', { class: 'panel', id: 'open-games' },
         h('h2', {}, t('lobby.open')),
         h('table', { class: 'list cards' }, h('thead', {}, h('tr', {}, [t('w.player'), t('w.game'), t('w.time'), t('w.seats'), ''].map((x) => h('th', {}, x)))), tbody),
         empty), life.watch, life.challengeForm),
@@ -234,7 +237,7 @@ export function mount(main, params, app) {
             h('label', { for: 'bot-tc' }, t('w.time')), botTcSel),
           h('div', { class: 'row' }, botBtn)),
         botStatus),
-      h('section', { class: 'panel' },
+      h('section', { class: 'panel', id: 'create-panel' },
         h('h2', {}, t('lobby.create')),
         h('form', { id: 'create', onsubmit: create },
           h('label', { for: 'new-game' }, t('w.game')), gameSel,
@@ -245,8 +248,8 @@ export function mount(main, params, app) {
           ratedLabel, rangeBox,
           h('label', {}, priv, t('lobby.private')),
           h('div', { class: 'row' }, createBtn)),
-        invite, status,
-        gamesTitle, gameLinks))));
+        invite, status),
+      gamesPanel)));
 
   const start = () => {
     conn.request('lobby_watch').then((m) => {
