@@ -13,88 +13,17 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import crypto from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { startServer, connect, startGame, firstMover } from './lib.mjs';
+import { SUBJECT, pushService, browserKeys, decrypt, api, account, subscription } from './push_peer.mjs';
 
-const SUBJECT = 'mailto:ops@example.org';
-const b64u = (buf) => Buffer.from(buf).toString('base64url');
 const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
-
-// The push service: records every request (201 to each).
-async function pushService() {
-    const got = [];
-    const waiters = new Set();
-    const srv = http.createServer((req, res) => {
-        const chunks = [];
-        req.on('data', (d) => chunks.push(d));
-        req.on('end', () => {
-            got.push({ path: req.url, body: Buffer.concat(chunks), at: Date.now() });
-            res.writeHead(201);
-            res.end();
-            for (const w of [...waiters]) w();
-        });
-    });
-    await new Promise((ok) => srv.listen(0, '127.0.0.1', ok));
-    return {
-        base: `http://127.0.0.1:${srv.address().port}`,
-        got,
-        until(pred, what, ms = 30000) {
-            return new Promise((ok, fail) => {
-                const t = setTimeout(() => { waiters.delete(check); fail(new Error(`timed out waiting for ${what}`)); }, ms);
-                function check() { if (pred(got)) { waiters.delete(check); clearTimeout(t); ok(); } }
-                waiters.add(check);
-                check();
-            });
-        },
-        close: () => new Promise((ok) => srv.close(ok)),
-    };
-}
-
-// A browser's subscription keys, and RFC 8291 decryption with them.
-function browserKeys() {
-    const ecdh = crypto.createECDH('prime256v1');
-    ecdh.generateKeys();
-    return { ecdh, pub: ecdh.getPublicKey(), auth: crypto.randomBytes(16) };
-}
-function decrypt(body, keys) {
-    const idlen = body[20];
-    const asPub = body.subarray(21, 21 + idlen);
-    const salt = body.subarray(0, 16);
-    const ct = body.subarray(21 + idlen);
-    const info = Buffer.concat([Buffer.from('WebPush: info\0'), keys.pub, asPub]);
-    const ikm = Buffer.from(crypto.hkdfSync('sha256', keys.ecdh.computeSecret(asPub), keys.auth, info, 32));
-    const cek = Buffer.from(crypto.hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: aes128gcm\0'), 16));
-    const nonce = Buffer.from(crypto.hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: nonce\0'), 12));
-    const d = crypto.createDecipheriv('aes-128-gcm', cek, nonce);
-    d.setAuthTag(ct.subarray(ct.length - 16));
-    const padded = Buffer.concat([d.update(ct.subarray(0, ct.length - 16)), d.final()]);
-    return JSON.parse(padded.subarray(0, padded.lastIndexOf(2)).toString());
-}
-
-async function api(srv, method, path, body, cookie) {
-    const r = await fetch(srv.http + path, {
-        method,
-        headers: { 'Content-Type': 'application/json', ...(cookie ? { Cookie: cookie } : {}) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: r.status, json: await r.json(), headers: r.headers };
-}
 
 // Pushes the push service took, as the server counts them.
 async function sent(srv) {
     const text = await (await fetch(`${srv.http}/metrics`)).text();
     return Number(/^chameleon_push_sent_total (\d+)$/m.exec(text)[1]);
-}
-
-let seq = 0;
-async function account(srv) {
-    const name = `d${process.pid % 10000}_${seq++}`;
-    const r = await api(srv, 'POST', '/api/register', { username: name, password: 'correct horse' });
-    assert.equal(r.status, 200, JSON.stringify(r.json));
-    return { name, cookie: r.headers.get('set-cookie').split(';')[0] };
 }
 
 // Holds the database's write lock from a sqlite3 shell until release()
@@ -126,12 +55,11 @@ async function holdWriteLock(t, db) {
 // clocks: no low-time alarm can come during the test), B gone away after
 // the first move, A to move. Returns what the test needs.
 async function setUp(srv, svc) {
-    const a = await account(srv);
-    const b = await account(srv);
+    const a = await account(srv, 'd');
+    const b = await account(srv, 'd');
     const keys = browserKeys();
     const endpoint = `${svc.base}/ep/${b.name}`;
-    const r = await api(srv, 'POST', '/api/push/subscribe',
-        { endpoint, expirationTime: null, keys: { p256dh: b64u(keys.pub), auth: b64u(keys.auth) } }, b.cookie);
+    const r = await api(srv, 'POST', '/api/push/subscribe', subscription(endpoint, keys), b.cookie);
     assert.equal(r.status, 200, JSON.stringify(r.json));
     const ca = await connect(srv.url, {}, { Cookie: a.cookie });
     const cb = await connect(srv.url, {}, { Cookie: b.cookie });
