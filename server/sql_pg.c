@@ -36,10 +36,11 @@
  * the transaction back when the session died) or COMMIT.
  *
  * A COMMIT whose answer never came (the connection died while it ran) may
- * or may not have committed: each transaction's id is fetched right after
- * its BEGIN (txid_current(), sent in the pipeline: no round trip of its
- * own), and sql_commit_outcome asks the server, once reconnected,
- * txid_status of that id.
+ * or may not have committed: each transaction's id is read just before
+ * its COMMIT is sent (txid_current_if_assigned(), in the pipeline with the
+ * deferred statements: no round trip of its own for a batch of writes),
+ * and sql_commit_outcome asks the server, once reconnected, txid_status of
+ * that id (a transaction without one wrote nothing).
  *
  * Owns: the libpq connection and its prepared statements (the opening and
  * reconnection: sql_pg_conn.c). May call: sql_pg_impl.h, libpq.
@@ -173,7 +174,7 @@ static int drain(pg_conn_s *c)
             /* The first result after a BEGIN: the transaction's id. */
             c->xid_waiting = false;
             if (PQntuples(r) == 1)
-                c->xid = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+                c->xid = PQgetisnull(r, 0, 0) ? -1 : strtoll(PQgetvalue(r, 0, 0), NULL, 10);
         } else if (t == PGRES_COMMAND_OK || t == PGRES_TUPLES_OK)
             note_changes(c, r);
         else if (t != PGRES_PIPELINE_ABORTED && rc == SQL_OK) {

@@ -212,6 +212,10 @@ int sql_pg_commit_outcome(sql_conn *base)
     pg_conn_s *c = (pg_conn_s *)base;
     if (!c->commit_unknown)
         return 0;
+    if (c->commit_xid < 0) {
+        c->commit_unknown = false;
+        return 0; /* it wrote nothing */
+    }
     if (c->commit_xid == 0)
         return SQL_UNKNOWABLE;
     if (pg__ensure(c) < 0)
@@ -238,6 +242,26 @@ int sql_pg_commit_outcome(sql_conn *base)
     return rc;
 }
 
+/* Before a COMMIT: the transaction's id (none if it wrote nothing: no id
+ * is assigned for reads alone), asked in the pipeline, read with the
+ * deferred statements (no round trip of its own when there are some), so
+ * that it is known before the COMMIT is sent. */
+static void ask_xid(pg_conn_s *c)
+{
+    c->xid = 0;
+    if (!c->piped) {
+        if (PQenterPipelineMode(c->pg) != 1)
+            return;
+        c->piped = true;
+        c->pending = 0;
+    }
+    if (PQsendQueryParams(c->pg, "SELECT txid_current_if_assigned()", 0, NULL, NULL, NULL, NULL,
+                          0) == 1) {
+        c->pending++;
+        c->xid_waiting = true;
+    }
+}
+
 /* Before a statement that is not deferred: 0 to go on; 1 when it is a
  * ROLLBACK with nothing to roll back (the session, and its transaction,
  * died); SQL_ERROR when the connection is not there (a COMMIT then: its
@@ -260,27 +284,21 @@ int pg__before_call(pg_conn_s *c, int kind)
         c->lost = !c->gone;
         return SQL_ERROR;
     }
-    return pg__ensure(c) < 0 ? SQL_ERROR : 0;
+    if (pg__ensure(c) < 0)
+        return SQL_ERROR;
+    if (kind == K_COMMIT && c->txn)
+        ask_xid(c);
+    return 0;
 }
 
 /* After a statement that was sent (ok: it succeeded): the transaction as
- * we track it; after a BEGIN, its id asked for in the pipeline. */
+ * we track it, and a COMMIT whose answer never came. */
 void pg__after_call(pg_conn_s *c, int kind, bool ok, const char *sql)
 {
     if (kind == K_BEGIN && ok) {
         c->txn = true;
         c->xid = 0;
         c->commit_unknown = false;
-        if (PQenterPipelineMode(c->pg) == 1) {
-            if (PQsendQueryParams(c->pg, "SELECT txid_current()", 0, NULL, NULL, NULL, NULL, 0) ==
-                1) {
-                c->piped = true;
-                c->pending = 1;
-                c->xid_waiting = true;
-            } else {
-                PQexitPipelineMode(c->pg);
-            }
-        }
     } else if (kind == K_COMMIT || kind == K_ROLLBACK) {
         if (kind == K_COMMIT && !ok && pg__down(c)) {
             c->commit_unknown = true; /* sent; the answer never came */

@@ -40,8 +40,9 @@ typedef struct pg_conn_s {
     bool broken;             /* the session is over (libpq may not know yet) */
     bool gone;               /* the hook said never again */
     bool commit_unknown;     /* a COMMIT was sent and no answer came */
-    bool xid_waiting;        /* txid_current() is in the pipeline */
-    int64_t xid, commit_xid; /* the transaction's id, the unknown COMMIT's */
+    bool xid_waiting;        /* txid_current_if_assigned() is in the pipeline */
+    int64_t xid, commit_xid; /* the transaction's id, the unknown COMMIT's
+                                (0 not known, -1 none: it wrote nothing) */
     uint64_t retry_at_ms;
     unsigned backoff_ms;
     unsigned next_name; /* statement names: "s1", "s2", ... */
