@@ -34,7 +34,14 @@ static void conn_why(PGconn *pg, char *why, size_t whylen)
  * why. */
 static PGconn *session_open(const char *url, const char *settings, char *why, size_t whylen)
 {
-    PGconn *pg = PQconnectdb(url);
+    /* A connection attempt gives up after 5 s (the loop's connection
+     * reconnects on the loop), and a peer that vanished without a word is
+     * noticed by TCP keepalives within about 25 s; the URL's own values,
+     * expanded after these, win. */
+    static const char *const keys[] = {"connect_timeout",  "keepalives_idle", "keepalives_interval",
+                                       "keepalives_count", "dbname",          NULL};
+    const char *vals[] = {"5", "10", "5", "3", url, NULL};
+    PGconn *pg = PQconnectdbParams(keys, vals, 1);
     if (pg == NULL || PQstatus(pg) != CONNECTION_OK) {
         char msg[400];
         conn_why(pg, msg, sizeof msg);
