@@ -104,8 +104,10 @@ static int pg_claim(sql_conn *c, void *arg, char *why, size_t whylen)
                       PQerrorMessage(sql_pg_handle(c)));
             return SQL_ERROR; /* the connection broke again: later */
         }
-        if (strcmp(got, "t") == 0)
+        if (strcmp(got, "t") == 0) {
+            log_info("store: a PostgreSQL connection is back (it holds the lock now)");
             return 0;
+        }
         snprintf(sql, sizeof sql,
                  "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
                  " WHERE l.locktype = 'advisory' AND l.granted AND l.objid = %lld"
@@ -113,8 +115,10 @@ static int pg_claim(sql_conn *c, void *arg, char *why, size_t whylen)
                  " WHERE datname = current_database()) AND a.application_name = '%s'",
                  PG_LOCK_KEY, s->pg_name);
         first_value(c, sql, got, sizeof got);
-        if (atoi(got) > 0)
+        if (atoi(got) > 0) {
+            log_info("store: a PostgreSQL connection is back");
             return 0;
+        }
         /* Held by a session that may be going away: a moment's patience. */
         usleep(100 * 1000);
     }

@@ -6,7 +6,7 @@
 //      (the writer opens its connection again);
 //   2. PostgreSQL is stopped (pg_ctl stop -m fast): a move sent then is
 //      held, never acknowledged while the database is away, /metrics says
-//      chameleon_store_writable 0; PostgreSQL is started again: the held
+//      chameleon_store_writable 0 and /healthz 503; PostgreSQL is started again: the held
 //      move is acknowledged by itself and the game goes on to its end;
 //   3. /metrics counts the reconnections; after a restart of the server,
 //      every acknowledged move is in the database, once, in order.
@@ -97,15 +97,19 @@ test('a game goes on across a terminated backend and a restart of PostgreSQL', a
         bySeat[st.to_move].send({ type: 'move', room, move: held });
         await until('chameleon_store_writable 0',
             async () => (await metric(srv, 'store_writable')) === 0);
+        const health = await fetch(`${srv.http}/healthz`);
+        assert.equal(health.status, 503, 'not ready while the database is away');
         await assert.rejects(bySeat[0].event(room, 'move', 1500), /timed out/,
             'no move acknowledged while the database is away');
         assert.equal(bySeat[0].inbox.filter((m) => m.type === 'error').length, 0,
             'the held move is not refused either');
         const during = await metric(srv, 'store_reconnects_total');
         pgsh('resume', dir);
+        const back = Date.now();
         const evs = [await bySeat[0].event(room, 'move', 30000), await bySeat[1].event(room, 'move', 30000)];
         for (const e of evs) assert.equal(e.move, held);
         acked.push(held);
+        t.diagnostic(`the held move acknowledged ${Date.now() - back} ms after PostgreSQL was back`);
         st = evs[0];
         await until('chameleon_store_writable 1',
             async () => (await metric(srv, 'store_writable')) === 1);
