@@ -198,6 +198,9 @@ void metrics_write(proto_out *o, const net_stats *net, const store_stats *st)
             st->write_failures);
     counter(o, "store_write_retries_total", "Write batches tried again after a failure.",
             st->write_retries);
+    counter(o, "store_reconnects_total",
+            "PostgreSQL sessions opened again after a lost connection (every connection).",
+            st->reconnects);
     gauge(o, "store_queue_operations", "Store operations waiting for the next batch.",
           (int64_t)st->queued);
     gauge(o, "store_inflight_operations", "Store operations of the batch being written.",

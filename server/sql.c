@@ -63,6 +63,27 @@ bool sql_in_transaction(const sql_conn *c)
     return c->ops->in_transaction(c);
 }
 
+void sql_on_reconnect(sql_conn *c, sql_session_fn fn, void *arg)
+{
+    if (c->engine == SQL_POSTGRES)
+        sql_pg_on_reconnect(c, fn, arg);
+}
+
+bool sql_conn_lost(const sql_conn *c)
+{
+    return c != NULL && c->engine == SQL_POSTGRES && sql_pg_lost(c);
+}
+
+int sql_commit_outcome(sql_conn *c)
+{
+    return c->engine == SQL_POSTGRES ? sql_pg_commit_outcome(c) : 0;
+}
+
+uint64_t sql_reconnects(void)
+{
+    return sql_pg_reconnects();
+}
+
 int sql_prepare(sql_conn *c, const char *sql, sql_stmt **out)
 {
     *out = NULL;

@@ -36,9 +36,11 @@ typedef struct sql_stmt sql_stmt;
 
 enum {
     SQL_OK = 0,
-    SQL_DONE = 0,   /* sql_step: no more rows */
-    SQL_ROW = 1,    /* sql_step: a row is ready */
-    SQL_ERROR = -1, /* any failure; sql_errmsg says why */
+    SQL_DONE = 0,        /* sql_step: no more rows */
+    SQL_ROW = 1,         /* sql_step: a row is ready */
+    SQL_ERROR = -1,      /* any failure; sql_errmsg says why */
+    SQL_GONE = -2,       /* a reconnection hook: never connect again */
+    SQL_UNKNOWABLE = -3, /* sql_commit_outcome: cannot be told */
 };
 
 /* Which engine a target names: PostgreSQL for a "postgresql://" or
@@ -99,6 +101,26 @@ double sql_column_double(sql_stmt *st, int col);
 const char *sql_column_text(sql_stmt *st, int col);
 const void *sql_column_blob(sql_stmt *st, int col);
 int sql_column_bytes(sql_stmt *st, int col); /* of the text or blob */
+
+/* Reconnection (PostgreSQL; SQLite has no connection to lose). A
+ * connection found broken is opened again by the next call made outside a
+ * transaction, at most once per back-off (the calls in between fail): a
+ * new session, the SET statements run through sql_exec replayed, every
+ * statement prepared again, then fn(c, arg, why, whylen) if set, which
+ * returns 0, SQL_ERROR (the reconnection failed: try later) or SQL_GONE
+ * (never again: every call fails from then on, with why). Inside a
+ * transaction every call fails until the owner's ROLLBACK or COMMIT. */
+typedef int (*sql_session_fn)(sql_conn *c, void *arg, char *why, size_t whylen);
+void sql_on_reconnect(sql_conn *c, sql_session_fn fn, void *arg);
+/* The last error was the loss of the connection (or a failed reconnection):
+ * the same call may work later. */
+bool sql_conn_lost(const sql_conn *c);
+/* After a COMMIT that failed: 1 it committed all the same (its answer was
+ * lost with the connection), 0 it did not, SQL_ERROR not known yet (the
+ * database is away: ask again), SQL_UNKNOWABLE. SQLite: 0. */
+int sql_commit_outcome(sql_conn *c);
+/* Sessions opened again since the process started (every connection). */
+uint64_t sql_reconnects(void);
 
 /* The engine's own handle, for what only that engine has (SQLite's
  * pragmas, WAL hook, checkpoints and backup; PostgreSQL's advisory locks):

@@ -48,4 +48,10 @@ struct sql_stmt {
 int sql_sqlite_open(sql_conn **out, const char *path, int flags, char *why, size_t whylen);
 int sql_pg_open(sql_conn **out, const char *url, char *why, size_t whylen);
 
+/* PostgreSQL's reconnection (sql.h; sql.c calls these for its engine). */
+void sql_pg_on_reconnect(sql_conn *c, sql_session_fn fn, void *arg);
+bool sql_pg_lost(const sql_conn *c);
+int sql_pg_commit_outcome(sql_conn *c);
+uint64_t sql_pg_reconnects(void);
+
 #endif

@@ -23,10 +23,29 @@
  * writer rolls its batch back), but a batch of moves costs one round trip
  * and its COMMIT, not one per statement.
  *
- * Owns: the libpq connection and its prepared statements. May call:
- * sql_impl.h, libpq.
+ * Reconnection: a connection found broken (CONNECTION_BAD after a failure:
+ * PostgreSQL restarted, the backend was terminated, the network dropped)
+ * is opened again by the next call made outside a transaction, at most
+ * once per back-off (PG_BACKOFF_MIN_MS doubling up to PG_BACKOFF_MAX_MS;
+ * the calls in between fail at once). A new session: synchronous_commit
+ * and the SET statements run on the old one (sql_exec: application_name,
+ * lock_timeout) again, every live statement prepared again under its
+ * name, then the owner's hook (sql_on_reconnect: the store takes its
+ * advisory lock back). Inside a transaction nothing reconnects: every call
+ * fails until the owner's ROLLBACK (which then succeeds: the server rolled
+ * the transaction back when the session died) or COMMIT.
+ *
+ * A COMMIT whose answer never came (the connection died while it ran) may
+ * or may not have committed: each transaction's id is read just before
+ * its COMMIT is sent (txid_current_if_assigned(), in the pipeline with the
+ * deferred statements: no round trip of its own for a batch of writes),
+ * and sql_commit_outcome asks the server, once reconnected, txid_status of
+ * that id (a transaction without one wrote nothing).
+ *
+ * Owns: the libpq connection and its prepared statements (the opening and
+ * reconnection: sql_pg_conn.c). May call: sql_pg_impl.h, libpq.
  */
-#include "sql_impl.h"
+#include "sql_pg_impl.h"
 
 #include <ctype.h>
 #include <libpq-fe.h>
@@ -35,45 +54,11 @@
 #include <string.h>
 #include <strings.h>
 
-#define BYTEA_OID 17
-#define BOOL_OID 16
-
-typedef struct pg_conn_s {
-    sql_conn base;
-    PGconn *pg;
-    unsigned next_name; /* statement names: "s1", "s2", ... */
-    int64_t changes;
-    bool piped;      /* in pipeline mode: statements sent, results unread */
-    int pending;     /* how many */
-    bool unreported; /* a deferred statement failed; no call has said so yet */
-    char sqlstate[6];
-    char err[512];
-} pg_conn_s;
-
-typedef struct pg_stmt_s {
-    sql_stmt base;
-    pg_conn_s *c;
-    char name[16];
-    int nparams;
-    char **vals; /* malloc'd copies; NULL = SQL NULL */
-    int *lens;
-    int *fmts; /* 0 text, 1 binary (blobs) */
-    PGresult *res;
-    int row;         /* the next row to hand out; the current is row - 1 */
-    bool done;       /* the last step returned SQL_DONE or an error */
-    bool deferrable; /* returns no rows and is no transaction control */
-    int ncols;
-    unsigned char **blob; /* decoded bytea of the current row, per column */
-    size_t *bloblen;
-} pg_stmt_s;
-
-static const sql_ops pg_ops;
-
 /* ------------------------------------------------------------------------ */
 /* Errors */
 
 /* One line: libpq's messages end with a newline and may hold a DETAIL. */
-static void set_err(pg_conn_s *c, const char *what, const PGresult *res)
+void pg__set_err(pg_conn_s *c, const char *what, const PGresult *res)
 {
     /* The server's own sentence ("duplicate key value violates ..."),
      * without libpq's "ERROR:  " and its DETAIL lines; else libpq's. */
@@ -89,12 +74,26 @@ static void set_err(pg_conn_s *c, const char *what, const PGresult *res)
     for (char *p = c->err; *p; p++)
         if (*p == '\n')
             *p = p[1] ? ' ' : '\0';
+    /* The session is over when libpq says so, or when the server said so
+     * before closing (57P01 terminated by an administrator or a shutdown,
+     * 57P02/57P03, class 08: connection exceptions). */
+    if (PQstatus(c->pg) == CONNECTION_BAD || strncmp(c->sqlstate, "57P", 3) == 0 ||
+        strncmp(c->sqlstate, "08", 2) == 0)
+        c->broken = true;
+    c->lost = c->broken && !c->gone;
 }
 
-static void clear_err(pg_conn_s *c)
+/* The session is gone (or going): calls need a new one. */
+bool pg__down(const pg_conn_s *c)
+{
+    return c->broken || PQstatus(c->pg) != CONNECTION_OK;
+}
+
+void pg__clear_err(pg_conn_s *c)
 {
     c->sqlstate[0] = '\0';
     c->err[0] = '\0';
+    c->lost = false;
 }
 
 /* An INSERT, UPDATE or DELETE sets the count of changes (as SQLite's
@@ -108,10 +107,29 @@ static void note_changes(pg_conn_s *c, PGresult *res)
 }
 
 /* Notices ("table exists, skipping") are not errors: dropped. */
-static void no_notices(void *arg, const char *msg)
+void pg__no_notices(void *arg, const char *msg)
 {
     (void)arg;
     (void)msg;
+}
+
+/* What a statement's first word does to the transaction (K_). */
+static int kind_of(const char *sql)
+{
+    static const struct {
+        const char *word;
+        int kind;
+    } words[] = {{"BEGIN", K_BEGIN}, {"START", K_BEGIN},       {"COMMIT", K_COMMIT},
+                 {"END", K_COMMIT},  {"ROLLBACK", K_ROLLBACK}, {"ABORT", K_ROLLBACK},
+                 {"SET", K_SET}};
+    sql += strspn(sql, " \t\r\n(");
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        size_t n = strlen(words[i].word);
+        if (strncasecmp(sql, words[i].word, n) == 0 && !isalnum((unsigned char)sql[n]) &&
+            sql[n] != '_')
+            return words[i].kind;
+    }
+    return K_OTHER;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -130,7 +148,7 @@ static int drain(pg_conn_s *c)
         return SQL_OK;
     int rc = SQL_OK;
     if (PQpipelineSync(c->pg) != 1) {
-        set_err(c, "pipeline", NULL);
+        pg__set_err(c, "pipeline", NULL);
         rc = SQL_ERROR;
     }
     for (int nulls = 0;;) {
@@ -140,7 +158,7 @@ static int drain(pg_conn_s *c)
              * connection has nothing more to say (it broke). */
             if (++nulls >= 2) {
                 if (rc == SQL_OK)
-                    set_err(c, "pipeline", NULL);
+                    pg__set_err(c, "pipeline", NULL);
                 rc = SQL_ERROR;
                 break;
             }
@@ -152,10 +170,15 @@ static int drain(pg_conn_s *c)
             PQclear(r);
             break;
         }
-        if (t == PGRES_COMMAND_OK || t == PGRES_TUPLES_OK)
+        if (t == PGRES_TUPLES_OK && c->xid_waiting) {
+            /* The first result after a BEGIN: the transaction's id. */
+            c->xid_waiting = false;
+            if (PQntuples(r) == 1)
+                c->xid = PQgetisnull(r, 0, 0) ? -1 : strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+        } else if (t == PGRES_COMMAND_OK || t == PGRES_TUPLES_OK)
             note_changes(c, r);
         else if (t != PGRES_PIPELINE_ABORTED && rc == SQL_OK) {
-            set_err(c, NULL, r); /* the first failure; the rest were skipped */
+            pg__set_err(c, NULL, r); /* the first failure; the rest were skipped */
             rc = SQL_ERROR;
         }
         PQclear(r);
@@ -163,6 +186,7 @@ static int drain(pg_conn_s *c)
     PQexitPipelineMode(c->pg);
     c->piped = false;
     c->pending = 0;
+    c->xid_waiting = false;
     return rc;
 }
 
@@ -188,46 +212,6 @@ static int settle(pg_conn_s *c)
 /* ------------------------------------------------------------------------ */
 /* The connection */
 
-int sql_pg_open(sql_conn **out, const char *url, char *why, size_t whylen)
-{
-    *out = NULL;
-    pg_conn_s *c = calloc(1, sizeof *c);
-    if (c == NULL) {
-        snprintf(why, whylen, "out of memory");
-        return SQL_ERROR;
-    }
-    c->base.ops = &pg_ops;
-    c->base.engine = SQL_POSTGRES;
-    c->pg = PQconnectdb(url);
-    if (c->pg == NULL || PQstatus(c->pg) != CONNECTION_OK) {
-        char msg[400];
-        snprintf(msg, sizeof msg, "%s", c->pg ? PQerrorMessage(c->pg) : "out of memory");
-        for (char *p = msg; *p; p++)
-            if (*p == '\n')
-                *p = p[1] ? ' ' : '\0';
-        snprintf(why, whylen, "cannot connect to PostgreSQL: %s", msg);
-        PQfinish(c->pg);
-        free(c);
-        return SQL_ERROR;
-    }
-    PQsetNoticeProcessor(c->pg, no_notices, NULL);
-    /* A commit returns once it is durable (the server's default may say
-     * otherwise); integers and floats print as the store reads them. */
-    PGresult *res = PQexec(c->pg, "SET synchronous_commit = on; SET extra_float_digits = 3;"
-                                  " SET client_min_messages = warning");
-    if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-        set_err(c, "setting up the connection", res);
-        snprintf(why, whylen, "%s", c->err);
-        PQclear(res);
-        PQfinish(c->pg);
-        free(c);
-        return SQL_ERROR;
-    }
-    PQclear(res);
-    *out = &c->base;
-    return SQL_OK;
-}
-
 struct pg_conn *sql_pg_handle(sql_conn *c)
 {
     return c && c->engine == SQL_POSTGRES ? ((pg_conn_s *)c)->pg : NULL;
@@ -237,26 +221,34 @@ static void pg_close(sql_conn *base)
 {
     pg_conn_s *c = (pg_conn_s *)base;
     PQfinish(c->pg); /* the server drops the prepared statements with it */
+    free(c->url);
+    free(c->settings);
     free(c);
 }
 
 static int pg_exec(sql_conn *base, const char *sql)
 {
     pg_conn_s *c = (pg_conn_s *)base;
+    int kind = kind_of(sql);
+    int pre = pg__before_call(c, kind);
+    if (pre != 0)
+        return pre > 0 ? SQL_OK : SQL_ERROR;
     if (settle(c) < 0)
         return SQL_ERROR;
-    clear_err(c);
+    pg__clear_err(c);
     /* Several statements in one string run in one round trip; the last
      * result, or the first error, comes back. */
     PGresult *res = PQexec(c->pg, sql);
     ExecStatusType st = PQresultStatus(res);
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && st != PGRES_EMPTY_QUERY) {
-        set_err(c, NULL, res);
+        pg__set_err(c, NULL, res);
         PQclear(res);
+        pg__after_call(c, kind, false, sql);
         return SQL_ERROR;
     }
     note_changes(c, res);
     PQclear(res);
+    pg__after_call(c, kind, true, sql);
     return SQL_OK;
 }
 
@@ -281,7 +273,11 @@ static int64_t pg_changes(const sql_conn *base)
 static bool pg_in_transaction(const sql_conn *base)
 {
     pg_conn_s *c = (pg_conn_s *)base;
+    if (pg__down(c))
+        return c->txn; /* the owner must still say ROLLBACK */
     drain_quiet(c);
+    if (pg__down(c))
+        return c->txn;
     PGTransactionStatusType t = PQtransactionStatus(c->pg);
     return t == PQTRANS_INTRANS || t == PQTRANS_INERROR || t == PQTRANS_ACTIVE;
 }
@@ -329,21 +325,26 @@ static int pg_prepare(sql_conn *base, const char *sql, sql_stmt **out)
 {
     pg_conn_s *c = (pg_conn_s *)base;
     *out = NULL;
-    if (settle(c) < 0)
+    if (pg__ensure(c) < 0 || settle(c) < 0)
         return SQL_ERROR;
-    clear_err(c);
+    pg__clear_err(c);
     pg_stmt_s *st = calloc(1, sizeof *st);
+    if (st != NULL && (st->sql = strdup(sql)) == NULL) {
+        free(st);
+        st = NULL;
+    }
     if (st == NULL) {
         snprintf(c->err, sizeof c->err, "out of memory");
         return SQL_ERROR;
     }
-    st->base.ops = &pg_ops;
+    st->base.ops = &pg__ops;
     st->c = c;
     snprintf(st->name, sizeof st->name, "s%u", ++c->next_name);
     PGresult *res = PQprepare(c->pg, st->name, sql, 0, NULL);
     if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-        set_err(c, NULL, res);
+        pg__set_err(c, NULL, res);
         PQclear(res);
+        free(st->sql);
         free(st);
         return SQL_ERROR;
     }
@@ -351,8 +352,9 @@ static int pg_prepare(sql_conn *base, const char *sql, sql_stmt **out)
     /* How many parameters the server found ($1..$N). */
     res = PQdescribePrepared(c->pg, st->name);
     if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-        set_err(c, NULL, res);
+        pg__set_err(c, NULL, res);
         PQclear(res);
+        free(st->sql);
         free(st);
         return SQL_ERROR;
     }
@@ -367,11 +369,17 @@ static int pg_prepare(sql_conn *base, const char *sql, sql_stmt **out)
             free(st->vals);
             free(st->lens);
             free(st->fmts);
+            free(st->sql);
             free(st);
             snprintf(c->err, sizeof c->err, "out of memory");
             return SQL_ERROR;
         }
     }
+    st->kind = kind_of(sql);
+    st->next = c->stmts;
+    if (c->stmts)
+        c->stmts->prev = st;
+    c->stmts = st;
     *out = &st->base;
     return SQL_OK;
 }
@@ -407,9 +415,16 @@ static void pg_finalize(sql_stmt *base)
         snprintf(sql, sizeof sql, "DEALLOCATE %s", st->name);
         PQclear(PQexec(st->c->pg, sql));
     }
+    if (st->prev)
+        st->prev->next = st->next;
+    else
+        st->c->stmts = st->next;
+    if (st->next)
+        st->next->prev = st->prev;
     free(st->vals);
     free(st->lens);
     free(st->fmts);
+    free(st->sql);
     free(st);
 }
 
@@ -485,13 +500,13 @@ static int pg_step(sql_stmt *base)
             return SQL_ERROR;
         }
         if (!c->piped && PQenterPipelineMode(c->pg) != 1) {
-            set_err(c, "pipeline", NULL);
+            pg__set_err(c, "pipeline", NULL);
             return SQL_ERROR;
         }
         c->piped = true;
         if (PQsendQueryPrepared(c->pg, st->name, st->nparams, (const char *const *)st->vals,
                                 st->lens, st->fmts, 0) != 1) {
-            set_err(c, NULL, NULL);
+            pg__set_err(c, NULL, NULL);
             char why[sizeof c->err];
             memcpy(why, c->err, sizeof why);
             drain(c);
@@ -503,21 +518,26 @@ static int pg_step(sql_stmt *base)
         return SQL_DONE;
     }
     if (st->res == NULL) {
-        if (settle(c) < 0) {
+        int pre = pg__before_call(c, st->kind);
+        if (pre == 0 && settle(c) < 0)
+            pre = SQL_ERROR;
+        if (pre != 0) {
             st->done = true;
-            return SQL_ERROR;
+            return pre > 0 ? SQL_DONE : SQL_ERROR;
         }
-        clear_err(c);
+        pg__clear_err(c);
         st->res = PQexecPrepared(c->pg, st->name, st->nparams, (const char *const *)st->vals,
                                  st->lens, st->fmts, 0);
         ExecStatusType rs = PQresultStatus(st->res);
         if (rs != PGRES_TUPLES_OK && rs != PGRES_COMMAND_OK) {
-            set_err(c, NULL, st->res);
+            pg__set_err(c, NULL, st->res);
             drop_result(st);
             st->done = true;
+            pg__after_call(c, st->kind, false, NULL);
             return SQL_ERROR;
         }
         note_changes(c, st->res);
+        pg__after_call(c, st->kind, true, NULL);
         st->ncols = PQnfields(st->res);
         if (st->ncols > 0) {
             st->blob = calloc((size_t)st->ncols, sizeof *st->blob);
@@ -612,7 +632,7 @@ static int pg_column_bytes(sql_stmt *base, int col)
     return PQgetlength(st->res, st->row - 1, col);
 }
 
-static const sql_ops pg_ops = {
+const sql_ops pg__ops = {
     .close = pg_close,
     .exec = pg_exec,
     .errmsg = pg_errmsg,

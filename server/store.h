@@ -149,6 +149,7 @@ typedef struct store_stats {
     bool writable;           /* the last write (or probe) committed */
     uint64_t write_failures; /* batches failed after every retry */
     uint64_t write_retries;  /* tries after a failed one */
+    uint64_t reconnects;     /* PostgreSQL sessions opened again (every connection) */
     char error[160];         /* why not writable (SQLite's message), or "" */
     uint64_t queued;         /* operations waiting for the next batch */
     uint64_t inflight;       /* operations of the batch being written */

@@ -304,7 +304,7 @@ int db_connect(store *s, sql_conn **out, unsigned busy_ms, char *why, size_t why
 {
     if (s->engine == SQL_SQLITE)
         return lite_connect(s->path, 0, busy_ms, "PRAGMA synchronous = FULL", out, why, whylen);
-    return pg_connect(s->path, busy_ms, out, why, whylen);
+    return pg_connect(s, busy_ms, out, why, whylen);
 }
 
 /* The schema version recorded in the database (SQLite: user_version). */
@@ -528,6 +528,7 @@ void store_close(store *s)
 {
     if (s == NULL)
         return;
+    atomic_store(&s->stopping, true);
     /* Callbacks may queue more (a conditional reply, the next move). */
     for (int round = 0; round < 16 && s->nops > 0; round++)
         store_flush(s);

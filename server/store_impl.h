@@ -71,6 +71,8 @@
 
 #include "sql.h"
 
+#include <stdatomic.h>
+
 /* An add that runs out of memory leaves the table as it was and sets the
  * element's hh.tbl to NULL instead of exiting. */
 #define HASH_NONFATAL_OOM 1
@@ -297,8 +299,13 @@ struct store {
     /* Storage faults: the writer says whether its last try failed and why
      * (under mu when has_writer); the loop counts. */
     bool failing;
+    bool lost; /* and the cause is the lost connection (the writer waits for it) */
     char failing_why[160];
-    bool unwritable; /* loop: the last batch with writes failed */
+    /* store_close has begun: the writer stops waiting for a lost database
+     * (read on the writer thread). */
+    atomic_bool stopping;
+    char pg_name[64]; /* PostgreSQL: application_name of our sessions, unique */
+    bool unwritable;  /* loop: the last batch with writes failed */
     uint64_t write_failures, write_retries;
     unsigned retries, retry_ms;
     uv_work_t ckpt_work;
@@ -386,7 +393,7 @@ int pg_open(store *s, const char *url, unsigned busy_ms, char *why, size_t whyle
 int pg_open_writer(store *s, const char *url, unsigned busy_ms, char *why, size_t whylen);
 /* One more connection (the mail worker's), a wait for a lock limited to
  * busy_ms: 0 or STORE_EDB with why. */
-int pg_connect(const char *url, unsigned busy_ms, sql_conn **out, char *why, size_t whylen);
+int pg_connect(store *s, unsigned busy_ms, sql_conn **out, char *why, size_t whylen);
 /* The schema version read or written (in the caller's transaction): 0 or
  * STORE_EDB. */
 int pg_version_get(sql_conn *c, int *v);

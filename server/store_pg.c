@@ -16,17 +16,32 @@
  * set on by sql_pg_open on every connection, so that a COMMIT returns once
  * its WAL is flushed: a move is acknowledged only after that.
  *
+ * PostgreSQL restarted, a backend terminated: sql_pg.c opens each
+ * connection again (and replays its SET statements: application_name,
+ * lock_timeout); then pg_claim takes the advisory lock back, on whichever
+ * of our connections comes back first (the lock dies with its session): if
+ * it is held by a session of another server, that connection is gone for
+ * good (SQL_GONE: every call fails, and the log says why): never two
+ * servers writing. Our sessions are told from another server's by their
+ * application_name, unique per store ("chameleon[pid]-nonce"). A window
+ * remains: were only the holding session of ours to die (a terminated
+ * backend), another server started in the next instant would get the
+ * lock while our other sessions live; they learn it at their own next
+ * reconnection at the latest.
+ *
  * Known gap: the store's rare synchronous calls (accounts, sessions,
  * vacation, preferences: store.h lists them) run on the loop thread; on
  * PostgreSQL each is a network round trip on the loop (on loopback, well
  * under a millisecond; on another machine, the network's latency).
  */
 #include "store_impl.h"
+#include "log.h"
 
 #include <libpq-fe.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The advisory lock's key ("cham" in ASCII): advisory locks are per
@@ -43,23 +58,76 @@ static void first_value(sql_conn *c, const char *sql, char *out, size_t n)
     PQclear(r);
 }
 
-int pg_connect(const char *url, unsigned busy_ms, sql_conn **out, char *why, size_t whylen)
+static int pg_claim(sql_conn *c, void *arg, char *why, size_t whylen);
+
+int pg_connect(store *s, unsigned busy_ms, sql_conn **out, char *why, size_t whylen)
 {
     *out = NULL;
-    if (sql_open(out, url, 0, why, whylen) < 0)
+    if (s->pg_name[0] == '\0') {
+        /* Unique among the servers of one database: pid and a nonce. */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        unsigned long long nonce = ((unsigned long long)ts.tv_sec * 1000000007ULL) ^
+                                   (unsigned long long)ts.tv_nsec ^
+                                   ((unsigned long long)(uintptr_t)s << 16);
+        snprintf(s->pg_name, sizeof s->pg_name, "chameleon[%ld]-%llx", (long)getpid(), nonce);
+    }
+    if (sql_open(out, s->path, 0, why, whylen) < 0)
         return STORE_EDB;
     /* Named, so that pg_stat_activity (and the lock's message) tells
      * which server holds a connection. A statement that waits for a lock
      * longer than busy_ms fails (and the writer retries its batch), as
      * SQLite's busy timeout does: a write never waits for ever. */
-    char sql[160];
-    snprintf(sql, sizeof sql, "SET application_name = 'chameleon[%ld]'; SET lock_timeout = %u",
-             (long)getpid(), busy_ms);
+    char sql[200];
+    snprintf(sql, sizeof sql, "SET application_name = '%s'; SET lock_timeout = %u", s->pg_name,
+             busy_ms);
     if (sql_exec(*out, sql) < 0) {
         rules_why(why, whylen, "%s", sql_errmsg(*out));
         return STORE_EDB;
     }
+    sql_on_reconnect(*out, pg_claim, s);
     return 0;
+}
+
+/* A new session of ours (sql_on_reconnect): the advisory lock taken back,
+ * or seen held by another session of ours; held by another server: this
+ * connection is gone for good (SQL_GONE). */
+static int pg_claim(sql_conn *c, void *arg, char *why, size_t whylen)
+{
+    store *s = arg;
+    char got[24], sql[600];
+    for (int i = 0; i < 30; i++) {
+        snprintf(sql, sizeof sql, "SELECT pg_try_advisory_lock(%lld)", PG_LOCK_KEY);
+        first_value(c, sql, got, sizeof got);
+        if (got[0] == '\0') {
+            rules_why(why, whylen, "cannot take the database's lock again: %s",
+                      PQerrorMessage(sql_pg_handle(c)));
+            return SQL_ERROR; /* the connection broke again: later */
+        }
+        if (strcmp(got, "t") == 0) {
+            log_info("store: a PostgreSQL connection is back (it holds the lock now)");
+            return 0;
+        }
+        snprintf(sql, sizeof sql,
+                 "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
+                 " WHERE l.locktype = 'advisory' AND l.granted AND l.objid = %lld"
+                 " AND l.database = (SELECT oid FROM pg_database"
+                 " WHERE datname = current_database()) AND a.application_name = '%s'",
+                 PG_LOCK_KEY, s->pg_name);
+        first_value(c, sql, got, sizeof got);
+        if (atoi(got) > 0) {
+            log_info("store: a PostgreSQL connection is back");
+            return 0;
+        }
+        /* Held by a session that may be going away: a moment's patience. */
+        usleep(100 * 1000);
+    }
+    rules_why(why, whylen,
+              "another server took the database's advisory lock while PostgreSQL was away: "
+              "this server writes no more (one server per database); restart it once the "
+              "other one is stopped");
+    log_kv(LOG_ERROR, "store: the database's lock is lost to another server", "why=\"%s\"", why);
+    return SQL_GONE;
 }
 
 /* The lock, or STORE_ELOCKED with who holds it. */
@@ -101,7 +169,8 @@ static int pg_lock(store *s, char *why, size_t whylen)
 
 int pg_open(store *s, const char *url, unsigned busy_ms, char *why, size_t whylen)
 {
-    int err = pg_connect(url, busy_ms, &s->db, why, whylen);
+    (void)url;
+    int err = pg_connect(s, busy_ms, &s->db, why, whylen);
     if (err < 0)
         return err;
     if ((err = pg_lock(s, why, whylen)) < 0)
@@ -119,7 +188,8 @@ int pg_open(store *s, const char *url, unsigned busy_ms, char *why, size_t whyle
 
 int pg_open_writer(store *s, const char *url, unsigned busy_ms, char *why, size_t whylen)
 {
-    return pg_connect(url, busy_ms, &s->wdb, why, whylen);
+    (void)url;
+    return pg_connect(s, busy_ms, &s->wdb, why, whylen);
 }
 
 int pg_version_get(sql_conn *c, int *v)

@@ -14,6 +14,29 @@
  * they touch are read back from the disk (games_resync), and a probe write
  * runs every STORE_PROBE_MS until one commits: the store recovers by itself
  * once the cause goes away.
+ *
+ * A lost connection (PostgreSQL restarted or unreachable: sql_conn_lost)
+ * is not a failure of the batch: the writer tries it again, after the
+ * back-off, for as long as the database is away (sql_pg.c reconnects at
+ * the next try), without counting the tries; its moves wait, not
+ * acknowledged, and commit once it is back. Meanwhile the store is
+ * reported unwritable (/healthz, chameleon_store_writable 0), and a
+ * store_flush that would wait for that batch answers STORE_EBUSY at once:
+ * the loop never waits for the database's return. Once store_close has
+ * begun, the tries count again, so that the server can stop.
+ *
+ * A COMMIT whose answer was lost with the connection may have committed
+ * or not. The writer asks, once the connection is back
+ * (sql_commit_outcome: PostgreSQL's txid_status of the transaction's id):
+ * committed, the batch succeeded (its moves are acknowledged, nothing is
+ * written again); not committed, the batch is tried again like any other.
+ * While the database is away it keeps asking (the moves wait). If it can
+ * never tell (store_close while the database is away), the batch fails
+ * without another try: its moves are refused, not acknowledged, and the
+ * loop reads its games back from the database (games_resync); a move that
+ * committed after all is then in the database and in memory, and a client
+ * that sends it again finds its ply taken (STORE_EBAD_PLY): never written
+ * twice (moves' primary key is the game and the ply).
  */
 #include "store_impl.h"
 #include "log.h"
@@ -81,11 +104,12 @@ static void op_release(op *o)
 
 /* What the last try of a batch found, for /healthz (under mu: the loop
  * reads it while the writer retries). */
-static void set_failing(store *s, bool failing, const char *why)
+static void set_failing(store *s, bool failing, bool lost, const char *why)
 {
     if (s->has_writer)
         uv_mutex_lock(&s->mu);
     s->failing = failing;
+    s->lost = failing && lost;
     /* Kept after a success: a batch of reads commits on a full disk too,
      * and the store stays unwritable until a write commits. */
     if (failing)
@@ -94,40 +118,74 @@ static void set_failing(store *s, bool failing, const char *why)
         uv_mutex_unlock(&s->mu);
 }
 
-/* One try: the batch in one transaction on the writer's connection. */
-static int write_once(store *s, op *ops, size_t n)
+/* After a failed COMMIT: 1 it committed all the same, 0 it did not, else
+ * it cannot be told. Asked again while the database is away (see the top
+ * of the file). */
+static int commit_outcome(store *s, bool patient)
 {
+    for (unsigned attempt = 0;; attempt++) {
+        int oc = sql_commit_outcome(s->wdb);
+        if (oc != SQL_ERROR || !patient || atomic_load(&s->stopping))
+            return oc;
+        uv_sleep(store_retry_delay_ms(s->retry_ms, attempt));
+    }
+}
+
+/* One try: the batch in one transaction on the writer's connection.
+ * *lost: it failed because the connection was lost; *unknown: its COMMIT's
+ * outcome cannot be told (no other try). */
+static int write_once(store *s, op *ops, size_t n, bool patient, bool *lost, bool *unknown)
+{
+    *lost = *unknown = false;
     int err = db_run(db_use(s->wst, ST_BEGIN));
     for (size_t i = 0; i < n && err == 0; i++)
         err = ops[i].kind->run(s, &ops[i]);
-    if (err == 0)
-        err = db_run(db_use(s->wst, ST_COMMIT));
-    if (err < 0) {
-        char why[sizeof s->failing_why];
+    char why[sizeof s->failing_why];
+    if (err == 0 && (err = db_run(db_use(s->wst, ST_COMMIT))) < 0) {
         snprintf(why, sizeof why, "%s", sql_errmsg(s->wdb));
-        log_kv(LOG_ERROR, "store: writing failed", "ops=%zu why=\"%s\"", n, why);
+        *lost = sql_conn_lost(s->wdb);
+        int oc = commit_outcome(s, patient);
+        if (oc == 1) {
+            log_kv(LOG_INFO, "store: a COMMIT's answer was lost, but it committed", "ops=%zu", n);
+            err = 0;
+        } else if (oc != 0) {
+            *unknown = true;
+        }
+    } else if (err < 0) {
+        snprintf(why, sizeof why, "%s", sql_errmsg(s->wdb));
+        *lost = sql_conn_lost(s->wdb);
+    }
+    if (err < 0) {
+        log_kv(LOG_ERROR, "store: writing failed", "ops=%zu why=\"%s\"%s", n, why,
+               *unknown ? " outcome=unknown"
+               : *lost  ? " connection=lost"
+                        : "");
         /* SQLite may have rolled back already (disk full): then this fails
          * harmlessly. */
         if (sql_in_transaction(s->wdb))
             db_run(db_use(s->wst, ST_ROLLBACK));
-        set_failing(s, true, why);
+        set_failing(s, true, *lost, why);
     } else {
-        set_failing(s, false, NULL);
+        set_failing(s, false, false, NULL);
     }
     return err;
 }
 
 /* Run one batch, tried again after a back-off while it fails (writer
- * thread, or the loop while the writer is idle). Counts the retries in
- * s->inflight_retries. */
-static int write_batch(store *s, op *ops, size_t n)
+ * thread, patient: for as long as the connection is lost; or the loop
+ * while the writer is idle). Counts the retries in s->inflight_retries. */
+static int write_batch(store *s, op *ops, size_t n, bool patient)
 {
     uint64_t t0 = uv_hrtime();
-    int err = write_once(s, ops, n);
-    for (unsigned attempt = 0; err < 0 && attempt < s->retries; attempt++) {
+    bool lost, unknown;
+    int err = write_once(s, ops, n, patient, &lost, &unknown);
+    for (unsigned attempt = 0, tries = 0; err < 0 && !unknown; attempt++) {
+        bool wait = patient && lost && !atomic_load(&s->stopping);
+        if (!wait && tries++ >= s->retries)
+            break;
         uv_sleep(store_retry_delay_ms(s->retry_ms, attempt));
         s->inflight_retries++;
-        err = write_once(s, ops, n);
+        err = write_once(s, ops, n, patient, &lost, &unknown);
     }
     /* Handed to the loop with the batch (under mu, or on the loop). */
     s->inflight_ns = uv_hrtime() - t0;
@@ -145,7 +203,7 @@ static void writer_main(void *arg)
             break;
         s->job_ready = false;
         uv_mutex_unlock(&s->mu);
-        int err = write_batch(s, s->inflight, s->ninflight);
+        int err = write_batch(s, s->inflight, s->ninflight, true);
         uv_mutex_lock(&s->mu);
         s->inflight_err = err;
         s->job_done = true;
@@ -261,6 +319,7 @@ void store_get_stats(store *s, store_stats *out)
         out->error[0] = '\0';
     out->write_failures = s->write_failures;
     out->write_retries = s->write_retries;
+    out->reconnects = sql_reconnects();
     out->queued = s->nops;
     out->inflight = s->ninflight;
     memcpy(out->commit_buckets, s->commit_buckets, sizeof out->commit_buckets);
@@ -371,7 +430,7 @@ static void dispatch(store *s)
         return;
     take_batch(s);
     if (!s->has_writer) {
-        s->inflight_err = write_batch(s, s->inflight, s->ninflight);
+        s->inflight_err = write_batch(s, s->inflight, s->ninflight, false);
         complete(s, false);
         return;
     }
@@ -393,28 +452,52 @@ static void group_cb(uv_timer_t *t)
     dispatch(t->data);
 }
 
-/* Wait for the batch out (if any) and process it, without sending more. */
-static void wait_writer(store *s)
+/* Wait for the batch out (if any) and process it, without sending more:
+ * 0, or STORE_EBUSY if the writer waits for a lost database (and the store
+ * is not closing: the loop does not wait for its return). */
+static int wait_writer(store *s)
 {
     if (!s->busy)
-        return;
+        return 0;
     if (s->has_writer) {
         uv_mutex_lock(&s->mu);
-        while (!s->job_done)
-            uv_cond_wait(&s->cv, &s->mu);
+        while (!s->job_done) {
+            if (s->lost && !atomic_load(&s->stopping)) {
+                uv_mutex_unlock(&s->mu);
+                return STORE_EBUSY;
+            }
+            uv_cond_timedwait(&s->cv, &s->mu, 50 * 1000 * 1000);
+        }
         uv_mutex_unlock(&s->mu);
     }
     complete(s, false);
+    return 0;
 }
 
 int store_flush(store *s)
 {
-    wait_writer(s);
+    if (wait_writer(s) < 0)
+        return STORE_EBUSY;
     if (s->nops == 0)
         return 0;
+    if (s->engine == SQL_POSTGRES && s->has_writer && !atomic_load(&s->stopping)) {
+        /* The writer writes it, patient if the database is away, while
+         * the loop waits only as long as it is there. */
+        dispatch(s);
+        uv_mutex_lock(&s->mu);
+        while (!s->job_done && !s->lost)
+            uv_cond_timedwait(&s->cv, &s->mu, 50 * 1000 * 1000);
+        bool done = s->job_done;
+        int err = s->inflight_err;
+        uv_mutex_unlock(&s->mu);
+        if (!done)
+            return STORE_EBUSY; /* completed later by written_cb */
+        complete(s, false);
+        return err;
+    }
     /* The writer is idle: write the queue here, now. */
     take_batch(s);
-    int err = write_batch(s, s->inflight, s->ninflight);
+    int err = write_batch(s, s->inflight, s->ninflight, false);
     s->inflight_err = err;
     if (s->has_writer) {
         uv_mutex_lock(&s->mu);

@@ -7,6 +7,8 @@
 #   url=$(sh tests/tools/pg.sh start "$dir")   # prints the postgresql:// URL
 #   ...                                         # createdb: sh tests/tools/pg.sh createdb "$dir" NAME
 #   sh tests/tools/pg.sh stop "$dir"            # stops it and removes $dir
+#   sh tests/tools/pg.sh halt "$dir"            # stops it (-m fast), keeps $dir
+#   sh tests/tools/pg.sh resume "$dir"          # starts it again on its port
 #
 # The cluster lives in $dir (initdb, trust authentication for the user
 # "chameleon"), listens on 127.0.0.1 on a free port and on a socket in $dir,
@@ -18,7 +20,7 @@ set -eu
 cmd=${1:-}
 dir=${2:-}
 [ -n "$cmd" ] && [ -n "$dir" ] || {
-    echo "usage: $0 start|stop|createdb DIR [NAME]" >&2
+    echo "usage: $0 start|stop|halt|resume|createdb DIR [NAME]" >&2
     exit 2
 }
 
@@ -26,6 +28,13 @@ bin=$(ls -d /usr/lib/postgresql/*/bin 2> /dev/null | sort -V | tail -n 1)
 [ -n "$bin" ] && [ -x "$bin/postgres" ] || {
     echo "pg.sh: no PostgreSQL server binaries (install-deps.sh --test installs postgresql)" >&2
     exit 1
+}
+
+# pg_ctl start on $port (the server's options in one place).
+pg_start() {
+    as "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 30 \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=on -c max_connections=200 -c shared_buffers=32MB" \
+        start > /dev/null 2>&1
 }
 
 # As the unprivileged user when root.
@@ -53,9 +62,7 @@ start)
         # A free port: the kernel's pick, released and taken by postgres
         # (another process may take it between: then again).
         port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-        if as "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 30 \
-            -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=on -c max_connections=200 -c shared_buffers=32MB" \
-            start > /dev/null 2>&1; then
+        if pg_start; then
             break
         fi
         if [ "$tries" -ge 3 ]; then
@@ -74,6 +81,16 @@ createdb)
         -c "DROP DATABASE IF EXISTS \"$name\"" -c "CREATE DATABASE \"$name\"" > /dev/null
     echo "postgresql://chameleon@127.0.0.1:$port/$name"
     ;;
+halt)
+    as "$bin/pg_ctl" -D "$dir/data" -m fast -w stop > /dev/null
+    ;;
+resume)
+    port=$(cat "$dir/port")
+    pg_start || {
+        cat "$dir/postgres.log" >&2
+        exit 1
+    }
+    ;;
 stop)
     if [ -f "$dir/data/postmaster.pid" ]; then
         as "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop > /dev/null 2>&1 || true
@@ -81,7 +98,7 @@ stop)
     rm -rf "$dir"
     ;;
 *)
-    echo "usage: $0 start|stop|createdb DIR [NAME]" >&2
+    echo "usage: $0 start|stop|halt|resume|createdb DIR [NAME]" >&2
     exit 2
     ;;
 esac

@@ -9,7 +9,12 @@
  * round trip (64-bit integers, doubles, text, bytea with NUL bytes, NULL);
  * the count of changes, a unique violation, the transaction state and
  * RETURNING id read as the store reads them; in a transaction, writes are
- * pipelined and a failed one fails the COMMIT with its own error.
+ * pipelined and a failed one fails the COMMIT with its own error; a
+ * terminated backend: the call that finds it fails (sql_conn_lost), the
+ * next reconnects, its prepared statements, SET statements and hook
+ * included; a transaction that lost its session fails until its ROLLBACK;
+ * a COMMIT whose answer was lost is told aborted by sql_commit_outcome; a
+ * hook that says SQL_GONE ends the connection for good.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pg_fixture.h"
 #include "sql_impl.h"
@@ -340,6 +346,172 @@ static void test_bad_url_is_a_clear_error(void **state)
     assert_non_null(strstr(why, "cannot connect to PostgreSQL"));
 }
 
+/* The backend of c terminated from another connection (as an operator's
+ * pg_terminate_backend, or PostgreSQL's restart, would). */
+static void terminate(sql_conn *c, const char *url)
+{
+    PGconn *admin = PQconnectdb(url);
+    assert_int_equal(PQstatus(admin), CONNECTION_OK);
+    char sql[80];
+    snprintf(sql, sizeof sql, "SELECT pg_terminate_backend(%d)", PQbackendPID(sql_pg_handle(c)));
+    PGresult *r = PQexec(admin, sql);
+    assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+    assert_string_equal(PQgetvalue(r, 0, 0), "t");
+    PQclear(r);
+    PQfinish(admin);
+    /* The backend is gone once the server says so. */
+    for (int i = 0; i < 100; i++) {
+        admin = PQconnectdb(url);
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM pg_stat_activity WHERE pid = %d",
+                 PQbackendPID(sql_pg_handle(c)));
+        r = PQexec(admin, sql);
+        bool gone = PQresultStatus(r) == PGRES_TUPLES_OK && strcmp(PQgetvalue(r, 0, 0), "0") == 0;
+        PQclear(r);
+        PQfinish(admin);
+        if (gone)
+            return;
+        usleep(20 * 1000);
+    }
+    fail_msg("the backend did not go");
+}
+
+static int hook_calls, hook_answer;
+
+static int hook(sql_conn *c, void *arg, char *why, size_t whylen)
+{
+    (void)c;
+    assert_ptr_equal(arg, &hook_calls);
+    hook_calls++;
+    if (hook_answer == SQL_GONE)
+        snprintf(why, whylen, "another server took it");
+    return hook_answer;
+}
+
+static void test_reconnects_after_a_terminated_backend(void **state)
+{
+    (void)state;
+    char url[600];
+    sql_conn *c = connect_db("chameleon_sql_pg_re");
+    pg_fixture_url(url, sizeof url, "chameleon_sql_pg_re");
+    assert_int_equal(sql_exec(c, "CREATE TABLE t (k BIGINT PRIMARY KEY, v TEXT)"), SQL_OK);
+    assert_int_equal(sql_exec(c, "SET application_name = 'reconnect-test'"), SQL_OK);
+    sql_on_reconnect(c, hook, &hook_calls);
+    sql_stmt *ins = NULL, *get = NULL, *name = NULL, *begin = NULL, *commit = NULL;
+    assert_int_equal(sql_prepare(c, "INSERT INTO t (k, v) VALUES ($1, $2)", &ins), SQL_OK);
+    assert_int_equal(sql_prepare(c, "SELECT v FROM t WHERE k = $1", &get), SQL_OK);
+    assert_int_equal(sql_prepare(c, "SELECT current_setting('application_name')", &name), SQL_OK);
+    assert_int_equal(sql_prepare(c, "BEGIN", &begin), SQL_OK);
+    assert_int_equal(sql_prepare(c, "COMMIT", &commit), SQL_OK);
+    assert_int_equal(sql_bind_i64(ins, 1, 1), SQL_OK);
+    assert_int_equal(sql_bind_text(ins, 2, "one", -1), SQL_OK);
+    assert_int_equal(sql_step(ins), SQL_DONE);
+    uint64_t before = sql_reconnects();
+
+    /* Idle: the call that finds the backend gone fails, saying so. */
+    terminate(c, url);
+    sql_reset(get);
+    assert_int_equal(sql_bind_i64(get, 1, 1), SQL_OK);
+    assert_int_equal(sql_step(get), SQL_ERROR);
+    assert_true(sql_conn_lost(c));
+    /* The next reconnects: its statements, its settings, the hook. */
+    sql_reset(get);
+    assert_int_equal(sql_step(get), SQL_ROW);
+    assert_string_equal(sql_column_text(get, 0), "one");
+    assert_false(sql_conn_lost(c));
+    assert_int_equal(sql_reconnects(), before + 1);
+    assert_int_equal(hook_calls, 1);
+    sql_reset(name);
+    assert_int_equal(sql_step(name), SQL_ROW);
+    assert_string_equal(sql_column_text(name, 0), "reconnect-test");
+
+    /* In a transaction: every call fails until the ROLLBACK, which works
+     * (the server rolled back), and nothing of it stays. */
+    assert_int_equal(sql_step(begin), SQL_DONE);
+    sql_reset(ins);
+    assert_int_equal(sql_bind_i64(ins, 1, 2), SQL_OK);
+    assert_int_equal(sql_step(ins), SQL_DONE); /* pipelined */
+    terminate(c, url);
+    sql_reset(get);
+    assert_int_equal(sql_step(get), SQL_ERROR);
+    assert_true(sql_conn_lost(c));
+    sql_reset(get);
+    assert_int_equal(sql_step(get), SQL_ERROR); /* still in it */
+    assert_true(sql_in_transaction(c));
+    assert_int_equal(sql_exec(c, "ROLLBACK"), SQL_OK);
+    assert_false(sql_in_transaction(c));
+    assert_int_equal(sql_commit_outcome(c), 0); /* no COMMIT was lost */
+    sql_reset(get);
+    assert_int_equal(sql_bind_i64(get, 1, 2), SQL_OK);
+    assert_int_equal(sql_step(get), SQL_DONE);
+    assert_int_equal(hook_calls, 2);
+
+    /* A COMMIT after the session died: the pipeline read before it fails,
+     * the COMMIT is not sent, nothing was committed. */
+    sql_reset(begin);
+    assert_int_equal(sql_step(begin), SQL_DONE);
+    sql_reset(ins);
+    assert_int_equal(sql_bind_i64(ins, 1, 3), SQL_OK);
+    assert_int_equal(sql_step(ins), SQL_DONE);
+    terminate(c, url);
+    sql_reset(commit);
+    assert_int_equal(sql_step(commit), SQL_ERROR);
+    assert_true(sql_conn_lost(c));
+    assert_true(sql_in_transaction(c));
+    assert_int_equal(sql_exec(c, "ROLLBACK"), SQL_OK);
+    assert_int_equal(sql_commit_outcome(c), 0);
+    sql_reset(get);
+    assert_int_equal(sql_bind_i64(get, 1, 3), SQL_OK);
+    assert_int_equal(sql_step(get), SQL_DONE);
+
+    /* A session that dies during its COMMIT (a deferred trigger ends it):
+     * the answer is lost; the outcome, asked once reconnected with the
+     * transaction's id, is what the table says. */
+    assert_int_equal(sql_exec(c, "CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS"
+                                 " $$ BEGIN PERFORM pg_terminate_backend(pg_backend_pid());"
+                                 " PERFORM pg_sleep(0.2); RETURN NULL; END $$;"
+                                 " CREATE CONSTRAINT TRIGGER boom AFTER INSERT ON t"
+                                 " DEFERRABLE INITIALLY DEFERRED FOR EACH ROW"
+                                 " WHEN (NEW.v = 'boom') EXECUTE FUNCTION boom()"),
+                     SQL_OK);
+    sql_reset(begin);
+    assert_int_equal(sql_step(begin), SQL_DONE);
+    sql_reset(ins);
+    assert_int_equal(sql_bind_i64(ins, 1, 4), SQL_OK);
+    assert_int_equal(sql_bind_text(ins, 2, "boom", -1), SQL_OK);
+    assert_int_equal(sql_step(ins), SQL_DONE);
+    sql_reset(commit);
+    assert_int_equal(sql_step(commit), SQL_ERROR);
+    assert_true(sql_conn_lost(c));
+    assert_false(sql_in_transaction(c));
+    int outcome = sql_commit_outcome(c);
+    assert_true(outcome == 0 || outcome == 1);
+    assert_int_equal(sql_commit_outcome(c), 0); /* once told, no COMMIT is unknown */
+    sql_reset(get);
+    assert_int_equal(sql_bind_i64(get, 1, 4), SQL_OK);
+    assert_int_equal(sql_step(get), outcome == 1 ? SQL_ROW : SQL_DONE);
+    print_message("a COMMIT that killed its session: %s\n", outcome == 1 ? "committed" : "aborted");
+
+    /* A hook that says never again: every call fails, not as a loss. */
+    hook_answer = SQL_GONE;
+    terminate(c, url);
+    sql_reset(get);
+    assert_int_equal(sql_step(get), SQL_ERROR);
+    sql_reset(get);
+    assert_int_equal(sql_step(get), SQL_ERROR);
+    assert_non_null(strstr(sql_errmsg(c), "another server took it"));
+    assert_false(sql_conn_lost(c));
+    sql_reset(get);
+    assert_int_equal(sql_step(get), SQL_ERROR);
+    hook_answer = 0;
+
+    sql_finalize(ins);
+    sql_finalize(get);
+    sql_finalize(name);
+    sql_finalize(begin);
+    sql_finalize(commit);
+    sql_close(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -347,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_values_round_trip),
         cmocka_unit_test(test_pipelined_writes),
         cmocka_unit_test(test_bad_url_is_a_clear_error),
+        cmocka_unit_test(test_reconnects_after_a_terminated_backend),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1330,6 +1330,46 @@ static void test_lock(void **state)
     reopen(f); /* closed, then opened again */
 }
 
+/* PostgreSQL: the store's sessions terminated and the database's lock
+ * taken by another server meanwhile: the writer's new session sees the
+ * lock held by a stranger and writes no more (never two writers); the
+ * move is refused, not acknowledged, and not on disk. */
+static void test_lock_lost_to_another_server(void **state)
+{
+    fixture *f = *state;
+    if (!pg_fixture_wanted())
+        skip();
+    f->s = open_faulty(f, 1, 50);
+    int64_t g = new_game(f, STORE_LIVE, 2, NULL, (store_tc){60000, 0, 0});
+    play(f, g, 0, 0, 1, "b1-b6", NULL);
+
+    PGconn *intruder = PQconnectdb(f->db);
+    assert_int_equal(PQstatus(intruder), CONNECTION_OK);
+    PQclear(PQexec(intruder, "SET application_name = 'another server'"));
+    PGresult *r = PQexec(intruder, "SELECT count(pg_terminate_backend(pid)) FROM"
+                                   " pg_stat_activity WHERE application_name LIKE 'chameleon[%'");
+    assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+    assert_true(atoi(PQgetvalue(r, 0, 0)) >= 2);
+    PQclear(r);
+    /* Blocks until the store's loop session, which held it, is gone. */
+    r = PQexec(intruder, "SELECT pg_advisory_lock(1667785069)"); /* 0x6368616d */
+    assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+    PQclear(r);
+
+    ack a = {.f = f, .game = g, .ply = 1};
+    store_move m = {.ply = 1, .player = 1, .next = 0, .text = "c8-c5"};
+    assert_int_equal(store_move_append(f->s, g, &m, ack_cb, &a), 0);
+    run_until(f, &a.fired);
+    assert_true(a.fired);
+    assert_true(a.status < 0);
+    assert_false(a.on_disk);
+    store_stats st = stats_of(f);
+    assert_false(st.writable);
+    assert_non_null(strstr(st.error, "another server"));
+    assert_int_equal(sql_int(f, "SELECT count(*) FROM moves"), 1);
+    PQfinish(intruder);
+}
+
 /* A corrupt file is refused with STORE_ECORRUPT and not written to. */
 static void test_corrupt_refused(void **state)
 {
@@ -1439,6 +1479,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_write_retried, setup, teardown),
         cmocka_unit_test_setup_teardown(test_write_fails_then_recovers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lock_lost_to_another_server, setup, teardown),
         cmocka_unit_test_setup_teardown(test_corrupt_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_push_tables, setup, teardown),
     };
