@@ -42,7 +42,7 @@ export function mount(main, params, app) {
     view: { ply: null, seat: null }, // ply shown (null: live), army at the bottom
     // A note under the moves; `error` marks a refusal, cleared by the
     // player's next action or the game's next move (clearError).
-    say: (text, error = false) => { status.textContent = text; status.classList.toggle('error', error && !!text); },
+    say: (text, error = false) => { status.textContent = text; status.classList.toggle('error', error && !!text); placeNote(); },
     clearError: () => { if (status.classList.contains('error')) ctx.say(''); },
     render: () => render(),
     stepped: () => { play.render(); history.render(); },
@@ -63,8 +63,23 @@ export function mount(main, params, app) {
     h('div', { class: 'board-col' }, bars.top, play.box, bars.bottom),
     h('div', { class: 'side' },
       heading, actions.banner, play.viewRow, history.moves, history.stepper, play.typed,
-      play.legal, status, ctx.confirm.el, actions.actions, tools.el, cond.el, chat.el));
+      status, play.legal, ctx.confirm.el, actions.actions, tools.el, cond.el, chat.el));
   main.append(roomEl);
+  // The note's place: under the move input. On one column (a phone: the
+  // side column is below the board) it floats at the window's foot, to be
+  // seen from the board, but never over the move input: while the player
+  // types, or when the floating note would cover it, it stays in its place.
+  function placeNote() {
+    status.classList.add('float');
+    if (!status.textContent || play.typed.hidden) return;
+    const a = status.getBoundingClientRect(), b = play.typed.getBoundingClientRect();
+    const over = a.top < b.bottom && b.top < a.bottom && a.left < b.right && b.left < a.right;
+    if (over || play.typed.contains(document.activeElement)) status.classList.remove('float');
+  }
+  const onView = () => { if (status.textContent) placeNote(); };
+  window.addEventListener('scroll', onView, { passive: true });
+  window.addEventListener('resize', onView);
+  play.typed.addEventListener('focusin', onView);
   // Any new action (a click on the board or a button, a typed move) puts
   // an old refusal away; capture: before the action says anything new.
   for (const type of ['pointerdown', 'submit']) roomEl.addEventListener(type, () => ctx.clearError(), true);
@@ -102,7 +117,7 @@ export function mount(main, params, app) {
     setRoom,
     moved: (ply) => { history.moved(ply); play.moved(); },
     reread: cond.reread,
-    redrawBoard: play.render,
+    refused: play.refused,
     async archived() {
       if (archiving) return;
       archiving = true;
@@ -121,6 +136,8 @@ export function mount(main, params, app) {
     document.title = title;
     offs.forEach((f) => f());
     clearInterval(timer);
+    window.removeEventListener('scroll', onView);
+    window.removeEventListener('resize', onView);
     history.destroy();
     tools.destroy();
     if (app.conn.ready && !(model.st && model.st.archived)) app.conn.request('part', { room: id }, false);
@@ -176,7 +193,7 @@ function wire(ctx, room) {
       // the stored game is shown instead.
       if (m.code === 'unknown_room') { if (!(model.st && model.st.archived)) room.archived(); return; }
       ctx.say(errText(m), true);
-      if (m.request === 'move' && model.st) room.redrawBoard(); // undo the piece we moved ahead
+      if (m.request === 'move' && model.st) room.refused(); // undo the piece we moved ahead, give back the typed text
     }),
     conn.on('room', (m) => { if (m.room === id && m.re === undefined) room.setRoom(m); }),
     conn.on('event', (e) => {

@@ -8,6 +8,9 @@ import { gameInfo, gameName } from '../tables.js';
 import { parseMove } from '../board.js';
 import { DAY } from '../corr.js';
 
+// The results that are a player leaving (PROTOCOL.md, `left` events).
+const LEAVE_REASONS = ['resignation', 'timeout', 'abandonment'];
+
 // The time control as a room state says it: a live game's base and
 // increment (its clocks are not stored: none is shown), or a
 // correspondence game's days (CORR, PROTOCOL.md Correspondence).
@@ -41,6 +44,14 @@ export async function loadArchived(id) {
     seat: p.seat ?? i, color: colors[p.seat ?? i] || '', player: { id: p.account || 0, name: p.name, bot: !!p.bot, level: p.level, account: !!p.account && !p.bot }, connected: true, left: null,
   }));
   for (const l of g.leaves || []) if (seats[l.player]) seats[l.player].left = l.reason;
+  // The leave that ends a game is stored as its result, not among the
+  // leaves (server/room_store.c): the seat that lost by it, the one not
+  // winning that had not left before, left for that reason, as the live
+  // room says it.
+  const res = g.result;
+  if (res && LEAVE_REASONS.includes(res.reason) && res.winner >= 0) {
+    seats.forEach((s, i) => { if (i !== res.winner && !s.left) s.left = res.reason; });
+  }
   const moves = (g.moves || []).map((m) => ({ move: m.move, display: m.display, seat: m.player, captures: m.captures, changes: m.changes }));
   const all = positions(g.start, moves);
   moves.forEach((m, i) => { m.display = displayOf(m, all[i] || piecesMap([])); });

@@ -80,6 +80,7 @@ export function createPlay(ctx) {
     return !!st && !st.corr && st.you >= 0 && st.status !== 'over' && !model.myTurn && !(st.seats[st.you] || {}).left;
   };
 
+  let typedSent = null; // the last typed move, until the server answers it
   const box = h('div', { class: 'board-box' });
   const typedInput = h('input', { id: 'move-input', autocomplete: 'off', spellcheck: 'false', 'aria-label': t('play.type'), placeholder: t('play.typeeg') });
   const typed = h('form', { class: 'typed', id: 'typed', onsubmit: (e) => { e.preventDefault(); sendTyped(); } },
@@ -124,6 +125,7 @@ export function createPlay(ctx) {
 
   // After each move of the game: our premove, if it is legal now.
   function moved() {
+    typedSent = null;
     if (!premove || !model.myTurn) return;
     const text = premove;
     premove = null;
@@ -152,6 +154,15 @@ export function createPlay(ctx) {
     if (!st || st.you < 0) { ctx.say(t('play.watching')); return; }
     sendMove(text);
     typedInput.value = '';
+    typedSent = text;
+  }
+
+  // A move the server refused: the board as it was, and the text typed
+  // given back to be corrected (unless the player typed another since).
+  function refused() {
+    if (typedSent && !typedInput.value) typedInput.value = typedSent;
+    typedSent = null;
+    render();
   }
 
   // Marks of the ply shown: the last move's cells and captures; check,
@@ -209,5 +220,5 @@ export function createPlay(ctx) {
       `${tMaybe(`seat.${s.color}`) || s.color}${s.player ? ` (${s.player.name})` : ''}`)));
   }
 
-  return { box, typed, legal, viewRow, ensureBoard, board: () => board, render, renderViewSel, sendMove, moved };
+  return { box, typed, legal, viewRow, ensureBoard, board: () => board, render, renderViewSel, sendMove, moved, refused };
 }
