@@ -2,7 +2,7 @@
 //  - a refused typed move: the note ("Move not understood.") sits under the
 //    move input, never over it (on a phone it used to float at the window's
 //    foot, over the input), and the text typed is given back to be
-//    corrected; at 390 and 1440 px, both themes, English, French and
+//    corrected; at 390, 360 and 1440 px, both themes, English, French and
 //    Italian (the longer texts);
 //  - a resignation shows "left (resignation)" on the resigner's bar in the
 //    live finished room and, after a server restart, in the stored game's
@@ -66,7 +66,7 @@ test('a refused typed move: the note under the move input, never over it; the ty
   const [a, b] = await startGame();
   const p = a.page; // White: the one to move
   await p.waitForSelector('#move-input:not([disabled])');
-  for (const [width, height] of [[390, 844], [1440, 900]]) {
+  for (const [width, height] of [[390, 844], [360, 740], [1440, 900]]) {
     for (const [lang, theme] of [['en', 'dark'], ['fr', 'light'], ['it', 'dark'], ['fr', 'dark']]) {
       const what = `${width} ${lang} ${theme}`;
       await p.setViewportSize({ width, height });
@@ -92,6 +92,8 @@ test('a refused typed move: the note under the move input, never over it; the ty
       assert.ok(bx.note.h > 0 && bx.input.h > 0, `${what}: ${JSON.stringify(bx)}`);
       assert.ok(!meets(bx.note, bx.form), `${what}: the note covers the move input ${JSON.stringify(bx)}`);
       assert.ok(bx.note.y >= bx.form.y + bx.form.h - 1, `${what}: the note is not under the input ${JSON.stringify(bx)}`);
+      // Both in view: the note is read where the move was typed.
+      assert.ok(bx.form.y >= 0 && bx.note.y + bx.note.h <= height + 1, `${what}: out of view ${JSON.stringify(bx)}`);
       // What is drawn at the input's middle is the input itself.
       const top = await p.evaluate(() => {
         const r = document.getElementById('move-input').getBoundingClientRect();

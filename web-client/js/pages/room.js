@@ -42,7 +42,14 @@ export function mount(main, params, app) {
     view: { ply: null, seat: null }, // ply shown (null: live), army at the bottom
     // A note under the moves; `error` marks a refusal, cleared by the
     // player's next action or the game's next move (clearError).
-    say: (text, error = false) => { status.textContent = text; status.classList.toggle('error', error && !!text); placeNote(); },
+    say: (text, error = false) => {
+      status.textContent = text;
+      status.classList.toggle('error', error && !!text);
+      placeNote();
+      // In its place under the input, the note is brought into view (the
+      // input was perhaps at the window's foot).
+      if (text && !status.classList.contains('float') && main.contains(status)) status.scrollIntoView({ block: 'nearest' });
+    },
     clearError: () => { if (status.classList.contains('error')) ctx.say(''); },
     render: () => render(),
     stepped: () => { play.render(); history.render(); },
