@@ -137,7 +137,7 @@ for (const [game, n, moves, emptied, filled] of [
     assert.doesNotMatch(await v.textContent('.room-title'), /no clock|null|undefined/);
     const options = await v.$$eval('#view-seat option', (os) => os.map((o) => o.textContent));
     assert.equal(options.length, n);
-    for (const o of options) assert.match(o, /^(white|black|red|green) \(guest-\d+\)$/);
+    for (const o of options) assert.match(o, /^(White|Black|Red|Green) \(guest-\d+\)$/);
     assert.ok(await v.isHidden('#typed'), 'no move input for a visitor of a finished game');
     const texts = await v.$$eval('#moves button', (bs) => bs.map((x) => x.textContent));
     for (const t of texts) assert.match(t, /^[A-Z][a-z]\d+-[a-z]\d+/);

@@ -11,10 +11,11 @@
 // click on the board.
 
 import { h } from '../dom.js';
-import { t, tMaybe } from '../i18n.js';
+import { t } from '../i18n.js';
 import { Board, parseMove } from '../board.js';
 import { pieceName } from '../pieces.js';
 import { pageRules } from '../rules.js';
+import { colourName } from '../tables.js';
 
 // Our own move at once on our board, before the server's answer: the piece
 // goes from its cell to the destination (a suicide removes it). Whatever
@@ -217,7 +218,7 @@ export function createPlay(ctx) {
   function renderViewSel() {
     const cur = String(ctx.view.seat);
     viewSel.replaceChildren(...model.st.seats.map((s, i) => h('option', { value: i, selected: String(i) === cur },
-      `${tMaybe(`seat.${s.color}`) || s.color}${s.player ? ` (${s.player.name})` : ''}`)));
+      `${colourName(s.color)}${s.player ? ` (${s.player.name})` : ''}`)));
   }
 
   return { box, typed, legal, viewRow, ensureBoard, board: () => board, render, renderViewSel, sendMove, moved, refused };
