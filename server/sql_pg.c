@@ -341,16 +341,11 @@ static int pg_prepare(sql_conn *base, const char *sql, sql_stmt **out)
     st->c = c;
     snprintf(st->name, sizeof st->name, "s%u", ++c->next_name);
     PGresult *res = PQprepare(c->pg, st->name, sql, 0, NULL);
-    if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-        pg__set_err(c, NULL, res);
+    if (PQresultStatus(res) == PGRES_COMMAND_OK) {
         PQclear(res);
-        free(st->sql);
-        free(st);
-        return SQL_ERROR;
+        /* How many parameters the server found ($1..$N). */
+        res = PQdescribePrepared(c->pg, st->name);
     }
-    PQclear(res);
-    /* How many parameters the server found ($1..$N). */
-    res = PQdescribePrepared(c->pg, st->name);
     if (PQresultStatus(res) != PGRES_COMMAND_OK) {
         pg__set_err(c, NULL, res);
         PQclear(res);
