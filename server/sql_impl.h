@@ -1,6 +1,6 @@
 /*
- * sql_impl.h - PRIVATE to sql.c and the engines (sql_sqlite.c, sql_pg.c):
- * the table of one engine's functions. sql.c's public functions (sql.h)
+ * sql_impl.h - PRIVATE to sql_dispatch.c and the engines (sql_sqlite.c, sql_pg.c):
+ * the table of one engine's functions. sql_dispatch.c's public functions (sql.h)
  * call through the table of the connection or statement they are given.
  *
  * Owns: the engine table. May call: sql.h.
@@ -48,7 +48,7 @@ struct sql_stmt {
 int sql_sqlite_open(sql_conn **out, const char *path, int flags, char *why, size_t whylen);
 int sql_pg_open(sql_conn **out, const char *url, char *why, size_t whylen);
 
-/* PostgreSQL's reconnection (sql.h; sql.c calls these for its engine). */
+/* PostgreSQL's reconnection (sql.h; sql_dispatch.c calls these for its engine). */
 void sql_pg_on_reconnect(sql_conn *c, sql_session_fn fn, void *arg);
 bool sql_pg_lost(const sql_conn *c);
 int sql_pg_commit_outcome(sql_conn *c);

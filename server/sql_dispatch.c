@@ -1,5 +1,5 @@
 /*
- * sql.c - sql.h's public functions: each calls through the table of the
+ * sql_dispatch.c - sql.h's public functions: each calls through the table of the
  * engine its connection or statement belongs to (sql_impl.h); sql_open
  * picks the engine from the target.
  *
