@@ -5,24 +5,14 @@
 // Screenshots: tests/output/e2e/bot-*.png.
 // Skipped (with a message) while no server binary is built.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { launch, realServer, serverBinary, OUT } from './lib.mjs';
+import { OUT, browserAndServer } from './lib.mjs';
 
-const skip = serverBinary() ? false : 'the server is not built (build/chameleon)';
 let browser, server;
 const pageErrors = [];
-
-before(async () => {
-  if (skip) return;
-  browser = await launch();
-  server = await realServer();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const skip = browserAndServer((b, s) => { browser = b; server = s; });
 
 async function player() {
   const ctx = await browser.newContext({ viewport: { width: 1100, height: 800 } });

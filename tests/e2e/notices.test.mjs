@@ -9,24 +9,14 @@
 // profile's notification control is shot at 360, 390 and 1440 px (no
 // sideways scroll). Screenshots: tests/output/e2e/notices-*.png.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { launch, realServer, serverBinary, OUT } from './lib.mjs';
+import { OUT, browserAndServer } from './lib.mjs';
 
-const skip = serverBinary() ? false : 'the server is not built (build/chameleon)';
 let browser, server;
 const pageErrors = [];
-
-before(async () => {
-  if (skip) return;
-  browser = await launch();
-  server = await realServer();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const skip = browserAndServer((b, s) => { browser = b; server = s; });
 
 // A spy on the Notification constructor, installed before the page's
 // scripts: each construction is recorded (then really made).

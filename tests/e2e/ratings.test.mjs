@@ -12,24 +12,14 @@
 // Screenshots at 390 and 1440 px: tests/output/e2e/ratings-*.png, with no
 // sideways scroll and no "null"/"undefined"/"NaN" in the text.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { launch, realServer, serverBinary, OUT, settled } from './lib.mjs';
+import { OUT, settled, browserAndServer } from './lib.mjs';
 
-const skip = serverBinary() ? false : 'the server is not built (build/chameleon)';
 let browser, server;
 const pageErrors = [];
-
-before(async () => {
-  if (skip) return;
-  browser = await launch();
-  server = await realServer();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const skip = browserAndServer((b, s) => { browser = b; server = s; });
 
 async function register(name) {
   const r = await fetch(`${server.url}/api/register`, {

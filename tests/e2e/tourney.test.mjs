@@ -6,24 +6,14 @@
 // context). At 1440, 390 and 360 px: no horizontal scroll (the crosstable
 // scrolls inside its own box). Screenshots: tests/output/e2e/tourney-*.png.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { launch, realServer, serverBinary, OUT } from './lib.mjs';
+import { OUT, browserAndServer } from './lib.mjs';
 
-const skip = serverBinary() ? false : 'the server is not built (build/chameleon)';
 let browser, server;
 const pageErrors = [];
-
-before(async () => {
-  if (skip) return;
-  browser = await launch();
-  server = await realServer();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const skip = browserAndServer((b, s) => { browser = b; server = s; });
 
 const uniq = `${process.pid % 1000}`;
 
