@@ -6,15 +6,23 @@
 
 #include "quota.h"
 
-int room_rematch(room *r, session *c, const proto_req *req, char *why, size_t whylen)
+/* The seat of c in a finished game, or minus the error (not a player, the
+ * game still going on): rematches are asked and declined after the end. */
+static int seat_after_game(room *r, session *c, char *why, size_t whylen)
 {
     int s = room__acting_seat(r, c, false, why, whylen);
+    if (s >= 0 && !r->g->result.over) {
+        rules_why(why, whylen, "the game is still going on");
+        return -PROTO_EGAME_NOT_OVER;
+    }
+    return s;
+}
+
+int room_rematch(room *r, session *c, const proto_req *req, char *why, size_t whylen)
+{
+    int s = seat_after_game(r, c, why, whylen);
     if (s < 0)
         return -s;
-    if (!r->g->result.over) {
-        rules_why(why, whylen, "the game is still going on");
-        return PROTO_EGAME_NOT_OVER;
-    }
     if (r->next_room != 0)
         return 0; /* the rematch has started already */
     /* Bots always agree to a rematch. */
@@ -58,13 +66,9 @@ int room_rematch(room *r, session *c, const proto_req *req, char *why, size_t wh
 
 int room_rematch_decline(room *r, session *c, const proto_req *req, char *why, size_t whylen)
 {
-    int s = room__acting_seat(r, c, false, why, whylen);
+    int s = seat_after_game(r, c, why, whylen);
     if (s < 0)
         return -s;
-    if (!r->g->result.over) {
-        rules_why(why, whylen, "the game is still going on");
-        return PROTO_EGAME_NOT_OVER;
-    }
     if (r->next_room != 0) {
         rules_why(why, whylen, "the rematch has started already (room %lld)",
                   (long long)r->next_room);
