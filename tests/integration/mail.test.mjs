@@ -98,6 +98,19 @@ async function stopServer(srv, keep = false) {
     assert.equal(st.code, 0, `server exit status (sanitizers): ${srv.stderr().slice(-3000)}`);
 }
 
+// A test's body with a sink and a server sending through it (mailServer),
+// both stopped after it, whatever happened.
+async function withMailServer(body) {
+    const sink = await smtpSink();
+    const srv = await mailServer(sink);
+    try {
+        await body(sink, srv);
+    } finally {
+        await stopServer(srv);
+        await sink.cleanup();
+    }
+}
+
 async function call(srv, method, path, body, cookie) {
     const headers = {};
     if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -150,107 +163,93 @@ test('without --smtp-url the server runs and says that mail is off', async () =>
     }
 });
 
-test('an address is confirmed by its link before it is used, and never shown to others', async () => {
-    const sink = await smtpSink();
-    const srv = await mailServer(sink);
-    try {
-        const a = await account(srv), other = await account(srv);
-        assert.equal((await call(srv, 'GET', '/api/mail')).status, 401);
-        let s = await call(srv, 'GET', '/api/mail', undefined, a.cookie);
-        assert.deepEqual(s.json, { on: true, address: null, move: false, digest: true, low_time: true, start_end: true, remind_days: 0 });
-        // Bad input: a clear error, nothing sent.
-        const bad = await call(srv, 'POST', '/api/mail/address', { address: 'not an address' }, a.cookie);
-        assert.equal(bad.status, 400);
-        assert.equal(bad.json.error, 'bad_address');
-        const inj = await call(srv, 'POST', '/api/mail/address', { address: 'x@example.org\r\nBcc: y@example.org' }, a.cookie);
-        assert.equal(inj.status, 400);
-        assert.equal((await call(srv, 'POST', '/api/mail/address', { address: a.address })).status, 401);
+test('an address is confirmed by its link before it is used, and never shown to others', () => withMailServer(async (sink, srv) => {
+    const a = await account(srv), other = await account(srv);
+    assert.equal((await call(srv, 'GET', '/api/mail')).status, 401);
+    let s = await call(srv, 'GET', '/api/mail', undefined, a.cookie);
+    assert.deepEqual(s.json, { on: true, address: null, move: false, digest: true, low_time: true, start_end: true, remind_days: 0 });
+    // Bad input: a clear error, nothing sent.
+    const bad = await call(srv, 'POST', '/api/mail/address', { address: 'not an address' }, a.cookie);
+    assert.equal(bad.status, 400);
+    assert.equal(bad.json.error, 'bad_address');
+    const inj = await call(srv, 'POST', '/api/mail/address', { address: 'x@example.org\r\nBcc: y@example.org' }, a.cookie);
+    assert.equal(inj.status, 400);
+    assert.equal((await call(srv, 'POST', '/api/mail/address', { address: a.address })).status, 401);
 
-        const r = await call(srv, 'POST', '/api/mail/address', { address: a.address }, a.cookie);
-        assert.equal(r.status, 200, r.text);
-        const [mail] = await sink.waitFor((m) => m.to === a.address);
-        // Not the account's address until the link is used.
-        s = await call(srv, 'GET', '/api/mail', undefined, a.cookie);
-        assert.equal(s.json.address, null);
-        assert.match(mail.headers.subject, /Confirm your e-mail address/);
-        assert.equal(mail.headers.from, 'chameleon <chameleon@example.org>');
-        assert.match(mail.headers['content-type'], /text\/plain; charset=UTF-8/);
-        assert.match(mail.headers['list-unsubscribe'], new RegExp(`^<${PUBLIC}/api/mail/unsubscribe/[0-9a-f]{32}>$`));
-        assert.equal(mail.headers['list-unsubscribe-post'], 'List-Unsubscribe=One-Click');
-        const token = link(mail, 'confirm');
-        assert.equal((await call(srv, 'POST', '/api/mail/confirm', { token: '0'.repeat(64) })).json.error, 'bad_token');
-        const c = await call(srv, 'POST', '/api/mail/confirm', { token });
-        assert.equal(c.status, 200, c.text);
-        s = await call(srv, 'GET', '/api/mail', undefined, a.cookie);
-        assert.equal(s.json.address, a.address);
-        // Single use.
-        assert.equal((await call(srv, 'POST', '/api/mail/confirm', { token })).json.error, 'bad_token');
-        // Other players never see it: not on the profile, not to another account.
-        const prof = await call(srv, 'GET', `/api/profile/${a.name}`);
-        assert.equal(prof.status, 200);
-        assert.ok(!prof.text.includes('@'), prof.text);
-        assert.equal((await call(srv, 'GET', '/api/mail', undefined, other.cookie)).json.address, null);
-        const m = await (await fetch(srv.http + '/metrics')).text();
-        assert.match(m, /chameleon_mail_sent_total [1-9]/);
-        assert.match(m, /chameleon_mail_outbox 0/);
-    } finally {
-        await stopServer(srv);
-        await sink.cleanup();
-    }
-});
+    const r = await call(srv, 'POST', '/api/mail/address', { address: a.address }, a.cookie);
+    assert.equal(r.status, 200, r.text);
+    const [mail] = await sink.waitFor((m) => m.to === a.address);
+    // Not the account's address until the link is used.
+    s = await call(srv, 'GET', '/api/mail', undefined, a.cookie);
+    assert.equal(s.json.address, null);
+    assert.match(mail.headers.subject, /Confirm your e-mail address/);
+    assert.equal(mail.headers.from, 'chameleon <chameleon@example.org>');
+    assert.match(mail.headers['content-type'], /text\/plain; charset=UTF-8/);
+    assert.match(mail.headers['list-unsubscribe'], new RegExp(`^<${PUBLIC}/api/mail/unsubscribe/[0-9a-f]{32}>$`));
+    assert.equal(mail.headers['list-unsubscribe-post'], 'List-Unsubscribe=One-Click');
+    const token = link(mail, 'confirm');
+    assert.equal((await call(srv, 'POST', '/api/mail/confirm', { token: '0'.repeat(64) })).json.error, 'bad_token');
+    const c = await call(srv, 'POST', '/api/mail/confirm', { token });
+    assert.equal(c.status, 200, c.text);
+    s = await call(srv, 'GET', '/api/mail', undefined, a.cookie);
+    assert.equal(s.json.address, a.address);
+    // Single use.
+    assert.equal((await call(srv, 'POST', '/api/mail/confirm', { token })).json.error, 'bad_token');
+    // Other players never see it: not on the profile, not to another account.
+    const prof = await call(srv, 'GET', `/api/profile/${a.name}`);
+    assert.equal(prof.status, 200);
+    assert.ok(!prof.text.includes('@'), prof.text);
+    assert.equal((await call(srv, 'GET', '/api/mail', undefined, other.cookie)).json.address, null);
+    const m = await (await fetch(srv.http + '/metrics')).text();
+    assert.match(m, /chameleon_mail_sent_total [1-9]/);
+    assert.match(m, /chameleon_mail_outbox 0/);
+}));
 
-test('a password reset by e-mail: one link, used once; every session ends; the answer never says who exists', async () => {
-    const sink = await smtpSink();
-    const srv = await mailServer(sink);
-    try {
-        const a = await account(srv);
-        await confirmAddress(srv, sink, a);
-        const second = await call(srv, 'POST', '/api/login', { username: a.name, password: 'correct horse' });
-        assert.equal(second.status, 200);
-        const ws = await connect(srv.url, {}, { Cookie: a.cookie });
-        assert.equal(ws.welcome.account, a.name);
+test('a password reset by e-mail: one link, used once; every session ends; the answer never says who exists', () => withMailServer(async (sink, srv) => {
+    const a = await account(srv);
+    await confirmAddress(srv, sink, a);
+    const second = await call(srv, 'POST', '/api/login', { username: a.name, password: 'correct horse' });
+    assert.equal(second.status, 200);
+    const ws = await connect(srv.url, {}, { Cookie: a.cookie });
+    assert.equal(ws.welcome.account, a.name);
 
-        const unknown = await call(srv, 'POST', '/api/password/forgot', { login: 'nobody_here' });
-        const known = await call(srv, 'POST', '/api/password/forgot', { login: a.name });
-        const byAddress = await call(srv, 'POST', '/api/password/forgot', { login: 'nobody@example.org' });
-        assert.equal(unknown.status, 200);
-        assert.equal(known.status, 200);
-        assert.equal(byAddress.status, 200);
-        assert.equal(unknown.text, known.text);
-        assert.equal(byAddress.text, known.text);
-        const [mail] = await sink.waitFor((m) => m.to === a.address && m.headers.subject.startsWith('Reset'));
-        const token = link(mail, 'reset');
+    const unknown = await call(srv, 'POST', '/api/password/forgot', { login: 'nobody_here' });
+    const known = await call(srv, 'POST', '/api/password/forgot', { login: a.name });
+    const byAddress = await call(srv, 'POST', '/api/password/forgot', { login: 'nobody@example.org' });
+    assert.equal(unknown.status, 200);
+    assert.equal(known.status, 200);
+    assert.equal(byAddress.status, 200);
+    assert.equal(unknown.text, known.text);
+    assert.equal(byAddress.text, known.text);
+    const [mail] = await sink.waitFor((m) => m.to === a.address && m.headers.subject.startsWith('Reset'));
+    const token = link(mail, 'reset');
 
-        // A bad password loses nothing: the link still works after it.
-        const short = await call(srv, 'POST', '/api/password/reset', { token, password: 'short' });
-        assert.equal(short.status, 400);
-        assert.equal(short.json.error, 'bad_password');
-        const ok = await call(srv, 'POST', '/api/password/reset', { token, password: 'a new password' });
-        assert.equal(ok.status, 200, ok.text);
-        assert.equal((await call(srv, 'POST', '/api/password/reset', { token, password: 'another one!' })).json.error, 'bad_token');
+    // A bad password loses nothing: the link still works after it.
+    const short = await call(srv, 'POST', '/api/password/reset', { token, password: 'short' });
+    assert.equal(short.status, 400);
+    assert.equal(short.json.error, 'bad_password');
+    const ok = await call(srv, 'POST', '/api/password/reset', { token, password: 'a new password' });
+    assert.equal(ok.status, 200, ok.text);
+    assert.equal((await call(srv, 'POST', '/api/password/reset', { token, password: 'another one!' })).json.error, 'bad_token');
 
-        // The open WebSocket is closed; every session ended: both cookies
-        // are refused, on HTTP and WebSocket.
-        const closed = await ws.closed_();
-        assert.match(closed.reason, /password changed/);
-        assert.equal((await call(srv, 'GET', '/api/mail', undefined, a.cookie)).status, 401);
-        assert.equal((await call(srv, 'GET', '/api/mail', undefined, second.cookie)).status, 401);
-        const again = await connect(srv.url, {}, { Cookie: a.cookie });
-        assert.ok(!again.welcome.account, JSON.stringify(again.welcome));
-        again.close();
-        assert.equal((await call(srv, 'POST', '/api/login', { username: a.name, password: 'correct horse' })).status, 401);
-        assert.equal((await call(srv, 'POST', '/api/login', { username: a.name, password: 'a new password' })).status, 200);
+    // The open WebSocket is closed; every session ended: both cookies
+    // are refused, on HTTP and WebSocket.
+    const closed = await ws.closed_();
+    assert.match(closed.reason, /password changed/);
+    assert.equal((await call(srv, 'GET', '/api/mail', undefined, a.cookie)).status, 401);
+    assert.equal((await call(srv, 'GET', '/api/mail', undefined, second.cookie)).status, 401);
+    const again = await connect(srv.url, {}, { Cookie: a.cookie });
+    assert.ok(!again.welcome.account, JSON.stringify(again.welcome));
+    again.close();
+    assert.equal((await call(srv, 'POST', '/api/login', { username: a.name, password: 'correct horse' })).status, 401);
+    assert.equal((await call(srv, 'POST', '/api/login', { username: a.name, password: 'a new password' })).status, 200);
 
-        // Throttled per name: past the free requests a 429, for known and unknown names alike.
-        let last;
-        for (let i = 0; i < 4; i++) last = await call(srv, 'POST', '/api/password/forgot', { login: 'ghost_name' });
-        assert.equal(last.status, 429);
-        assert.ok(Number(last.status) && last.json.error === 'too_many_attempts');
-    } finally {
-        await stopServer(srv);
-        await sink.cleanup();
-    }
-});
+    // Throttled per name: past the free requests a 429, for known and unknown names alike.
+    let last;
+    for (let i = 0; i < 4; i++) last = await call(srv, 'POST', '/api/password/forgot', { login: 'ghost_name' });
+    assert.equal(last.status, 429);
+    assert.ok(Number(last.status) && last.json.error === 'too_many_attempts');
+}));
 
 // Two accounts with confirmed addresses, connected; a correspondence game
 // of `days` per move between them. Returns { A, B, a, b, room, mover, other,
@@ -286,113 +285,92 @@ async function waitMetric(srv, name, pred, ms = 30000) {
     }
 }
 
-test('the daily digest lists the games where it is your move, once a day', async () => {
-    const sink = await smtpSink();
-    const srv = await mailServer(sink);
-    try {
-        const { room, moverAcct, otherAcct, a, b } = await corrGame(srv, sink, 14);
-        // The next day, 07:00:30 UTC on the store's clock (digests go from 07:00).
-        const target = (Math.floor(Date.now() / DAY) + 1) * DAY + 7 * 3600000 + 30000;
-        srv.advance(target - Date.now());
-        const isDigest = (m) => /^Your move in \d+ game/.test(m.headers.subject);
-        const [d] = await sink.waitFor((m) => m.to === moverAcct.address && isDigest(m));
-        assert.equal(d.headers.subject, 'Your move in 1 game');
-        assert.ok(d.body.includes(`${PUBLIC}/#/game/${room}`), d.body);
-        assert.ok(d.body.includes(`${PUBLIC}/#/turn`), d.body);
-        assert.ok(d.headers['list-unsubscribe'], 'a digest has List-Unsubscribe');
-        // Everything queued is out; the player not to move got none.
-        await waitMetric(srv, 'mail_outbox', (v) => v === 0);
-        assert.equal(sink.mails().filter((m) => m.to === otherAcct.address && isDigest(m)).length, 0);
-        // Once a day: an hour later, after more scans, still one.
-        srv.advance(3600000);
-        await sleep(5000);
-        await waitMetric(srv, 'mail_outbox', (v) => v === 0);
-        assert.equal(sink.mails().filter(isDigest).length, 1);
-        a.close(); b.close();
-    } finally {
-        await stopServer(srv);
-        await sink.cleanup();
+test('the daily digest lists the games where it is your move, once a day', () => withMailServer(async (sink, srv) => {
+    const { room, moverAcct, otherAcct, a, b } = await corrGame(srv, sink, 14);
+    // The next day, 07:00:30 UTC on the store's clock (digests go from 07:00).
+    const target = (Math.floor(Date.now() / DAY) + 1) * DAY + 7 * 3600000 + 30000;
+    srv.advance(target - Date.now());
+    const isDigest = (m) => /^Your move in \d+ game/.test(m.headers.subject);
+    const [d] = await sink.waitFor((m) => m.to === moverAcct.address && isDigest(m));
+    assert.equal(d.headers.subject, 'Your move in 1 game');
+    assert.ok(d.body.includes(`${PUBLIC}/#/game/${room}`), d.body);
+    assert.ok(d.body.includes(`${PUBLIC}/#/turn`), d.body);
+    assert.ok(d.headers['list-unsubscribe'], 'a digest has List-Unsubscribe');
+    // Everything queued is out; the player not to move got none.
+    await waitMetric(srv, 'mail_outbox', (v) => v === 0);
+    assert.equal(sink.mails().filter((m) => m.to === otherAcct.address && isDigest(m)).length, 0);
+    // Once a day: an hour later, after more scans, still one.
+    srv.advance(3600000);
+    await sleep(5000);
+    await waitMetric(srv, 'mail_outbox', (v) => v === 0);
+    assert.equal(sink.mails().filter(isDigest).length, 1);
+    a.close(); b.close();
+}));
+
+test('"your move" when asked for, and the low-time alarm at 80% of the time for the move unless on the site', () => withMailServer(async (sink, srv) => {
+    const { room, mover, other, moverAcct, otherAcct, st } = await corrGame(srv, sink, 1);
+    for (const acct of [moverAcct, otherAcct]) {
+        const p = await call(srv, 'POST', '/api/mail/prefs', { move: true }, acct.cookie);
+        assert.equal(p.status, 200, p.text);
+        assert.equal(p.json.move, true);
     }
-});
+    const bad = await call(srv, 'POST', '/api/mail/prefs', { remind_days: 99 }, moverAcct.cookie);
+    assert.equal(bad.status, 400);
+    const isAlarm = (m) => m.headers.subject.startsWith('Time is running out');
+    // 85% of the mover's day, while the mover is connected: no alarm.
+    srv.advance(0.85 * DAY);
+    await sleep(5000);
+    assert.equal(sink.mails().filter(isAlarm).length, 0);
 
-test('"your move" when asked for, and the low-time alarm at 80% of the time for the move unless on the site', async () => {
-    const sink = await smtpSink();
-    const srv = await mailServer(sink);
-    try {
-        const { room, mover, other, moverAcct, otherAcct, st } = await corrGame(srv, sink, 1);
-        for (const acct of [moverAcct, otherAcct]) {
-            const p = await call(srv, 'POST', '/api/mail/prefs', { move: true }, acct.cookie);
-            assert.equal(p.status, 200, p.text);
-            assert.equal(p.json.move, true);
-        }
-        const bad = await call(srv, 'POST', '/api/mail/prefs', { remind_days: 99 }, moverAcct.cookie);
-        assert.equal(bad.status, 400);
-        const isAlarm = (m) => m.headers.subject.startsWith('Time is running out');
-        // 85% of the mover's day, while the mover is connected: no alarm.
-        srv.advance(0.85 * DAY);
-        await sleep(5000);
-        assert.equal(sink.mails().filter(isAlarm).length, 0);
+    // The other player leaves the site; the mover moves: "your move" to it.
+    other.close();
+    await sleep(300);
+    mover.send({ type: 'move', room, move: st.legal[0] });
+    await mover.event(room, 'move');
+    const [ym] = await sink.waitFor((m) => m.to === otherAcct.address && m.headers.subject.startsWith('Your move in'));
+    assert.ok(ym.body.includes(`${PUBLIC}/#/game/${room}`), ym.body);
+    assert.ok(ym.body.includes(moverAcct.name), ym.body);
 
-        // The other player leaves the site; the mover moves: "your move" to it.
-        other.close();
-        await sleep(300);
-        mover.send({ type: 'move', room, move: st.legal[0] });
-        await mover.event(room, 'move');
-        const [ym] = await sink.waitFor((m) => m.to === otherAcct.address && m.headers.subject.startsWith('Your move in'));
-        assert.ok(ym.body.includes(`${PUBLIC}/#/game/${room}`), ym.body);
-        assert.ok(ym.body.includes(moverAcct.name), ym.body);
+    // 85% of its day later, away from the site: the alarm, once.
+    srv.advance(0.85 * DAY);
+    const [alarm] = await sink.waitFor((m) => m.to === otherAcct.address && isAlarm(m));
+    assert.ok(alarm.body.includes(`${PUBLIC}/#/game/${room}`), alarm.body);
+    assert.match(alarm.body, /80%/);
+    await sleep(5000);
+    await waitMetric(srv, 'mail_outbox', (v) => v === 0);
+    assert.equal(sink.mails().filter(isAlarm).length, 1);
+    mover.close();
+}));
 
-        // 85% of its day later, away from the site: the alarm, once.
-        srv.advance(0.85 * DAY);
-        const [alarm] = await sink.waitFor((m) => m.to === otherAcct.address && isAlarm(m));
-        assert.ok(alarm.body.includes(`${PUBLIC}/#/game/${room}`), alarm.body);
-        assert.match(alarm.body, /80%/);
-        await sleep(5000);
-        await waitMetric(srv, 'mail_outbox', (v) => v === 0);
-        assert.equal(sink.mails().filter(isAlarm).length, 1);
-        mover.close();
-    } finally {
-        await stopServer(srv);
-        await sink.cleanup();
-    }
-});
-
-test('one-click unsubscribe (RFC 8058): a POST from anywhere, without a log-in, turns every notice off', async () => {
-    const sink = await smtpSink();
-    const srv = await mailServer(sink);
-    try {
-        const a = await account(srv);
-        const mail = await confirmAddress(srv, sink, a);
-        const url = mail.headers['list-unsubscribe'].slice(1, -1);
-        const path = url.slice(PUBLIC.length);
-        assert.match(path, /^\/api\/mail\/unsubscribe\/[0-9a-f]{32}$/);
-        assert.ok(mail.body.includes(url), 'the body has the same link');
-        // Opening the link changes nothing: it shows the button.
-        const page = await fetch(srv.http + path);
-        assert.equal(page.status, 200);
-        assert.match(await page.text(), /<form method="post"/);
-        assert.equal((await call(srv, 'GET', '/api/mail', undefined, a.cookie)).json.digest, true);
-        // A foreign origin's form POST elsewhere is still refused...
-        const foreign = await fetch(srv.http + '/api/mail/prefs', {
-            method: 'POST', body: 'digest=false',
-            headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: 'https://mail.example.com' },
-        });
-        assert.equal(foreign.status, 403);
-        // ...but the mail provider's one-click POST works.
-        const r = await fetch(srv.http + path, {
-            method: 'POST', body: 'List-Unsubscribe=One-Click',
-            headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: 'https://mail.example.com' },
-        });
-        assert.equal(r.status, 200);
-        const s = await call(srv, 'GET', '/api/mail', undefined, a.cookie);
-        assert.deepEqual(s.json, { on: true, address: a.address, move: false, digest: false, low_time: false, start_end: false, remind_days: 0 });
-        const unknown = await fetch(srv.http + '/api/mail/unsubscribe/' + '0'.repeat(32), { method: 'POST', body: 'List-Unsubscribe=One-Click' });
-        assert.equal(unknown.status, 404);
-    } finally {
-        await stopServer(srv);
-        await sink.cleanup();
-    }
-});
+test('one-click unsubscribe (RFC 8058): a POST from anywhere, without a log-in, turns every notice off', () => withMailServer(async (sink, srv) => {
+    const a = await account(srv);
+    const mail = await confirmAddress(srv, sink, a);
+    const url = mail.headers['list-unsubscribe'].slice(1, -1);
+    const path = url.slice(PUBLIC.length);
+    assert.match(path, /^\/api\/mail\/unsubscribe\/[0-9a-f]{32}$/);
+    assert.ok(mail.body.includes(url), 'the body has the same link');
+    // Opening the link changes nothing: it shows the button.
+    const page = await fetch(srv.http + path);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /<form method="post"/);
+    assert.equal((await call(srv, 'GET', '/api/mail', undefined, a.cookie)).json.digest, true);
+    // A foreign origin's form POST elsewhere is still refused...
+    const foreign = await fetch(srv.http + '/api/mail/prefs', {
+        method: 'POST', body: 'digest=false',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: 'https://mail.example.com' },
+    });
+    assert.equal(foreign.status, 403);
+    // ...but the mail provider's one-click POST works.
+    const r = await fetch(srv.http + path, {
+        method: 'POST', body: 'List-Unsubscribe=One-Click',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: 'https://mail.example.com' },
+    });
+    assert.equal(r.status, 200);
+    const s = await call(srv, 'GET', '/api/mail', undefined, a.cookie);
+    assert.deepEqual(s.json, { on: true, address: a.address, move: false, digest: false, low_time: false, start_end: false, remind_days: 0 });
+    const unknown = await fetch(srv.http + '/api/mail/unsubscribe/' + '0'.repeat(32), { method: 'POST', body: 'List-Unsubscribe=One-Click' });
+    assert.equal(unknown.status, 404);
+}));
 
 test('the relay down while mail is queued, the server restarted, the relay back: every mail arrives once', async () => {
     const sink = await smtpSink();
@@ -431,81 +409,67 @@ test('the relay down while mail is queued, the server restarted, the relay back:
     }
 });
 
-test('game end and a reminder after N days of silence, to the player away; nothing to players on the site', async () => {
-    const sink = await smtpSink();
-    const srv = await mailServer(sink);
-    try {
-        const A = await account(srv), B = await account(srv);
-        await confirmAddress(srv, sink, A);
-        await confirmAddress(srv, sink, B);
-        const a = await connect(srv.url, {}, { Cookie: A.cookie });
-        const b = await connect(srv.url, {}, { Cookie: B.cookie });
-        const g2 = a.welcome.games.find((g) => g.players === 2);
-        // A seek lives while its creator is connected: both are on the site
-        // when the game starts, so neither gets a "has started" mail.
-        await a.request({ type: 'turns' }); // pushes once the game is durable
-        await b.request({ type: 'turns' });
-        const { room, states } = await startGame([a, b], g2.id, { corr: { days: 14 } });
-        const st = states[1];
-        await firstMover([a, b], states).mover.waitFor((m) => m.type === 'turns' && m.re === undefined, 'turns push');
-        // The player to move is away; the other is here.
-        const bMoves = st.to_move === st.you;
-        (bMoves ? b : a).close();
-        await sleep(300);
-        const [away, here] = bMoves ? [B, a] : [A, b];
-        const p = await call(srv, 'POST', '/api/mail/prefs', { remind_days: 2 }, away.cookie);
-        assert.equal(p.json.remind_days, 2);
-        const isRemind = (m) => /waiting for your move/.test(m.headers.subject);
-        srv.advance(DAY + 60000);
-        await sleep(5000);
-        assert.equal(sink.mails().filter(isRemind).length, 0, 'not after one day of two');
-        assert.deepEqual(sink.mails().filter((m) => /has started/.test(m.headers.subject)).map((m) => [m.to, m.body]), []);
-        srv.advance(DAY);
-        const [rm] = await sink.waitFor((m) => m.to === away.address && isRemind(m));
-        assert.ok(rm.body.includes(`${PUBLIC}/#/game/${room}`), rm.body);
-        srv.advance(DAY);
-        await sleep(5000);
-        assert.equal(sink.mails().filter(isRemind).length, 1, 'once per silence');
+test('game end and a reminder after N days of silence, to the player away; nothing to players on the site', () => withMailServer(async (sink, srv) => {
+    const A = await account(srv), B = await account(srv);
+    await confirmAddress(srv, sink, A);
+    await confirmAddress(srv, sink, B);
+    const a = await connect(srv.url, {}, { Cookie: A.cookie });
+    const b = await connect(srv.url, {}, { Cookie: B.cookie });
+    const g2 = a.welcome.games.find((g) => g.players === 2);
+    // A seek lives while its creator is connected: both are on the site
+    // when the game starts, so neither gets a "has started" mail.
+    await a.request({ type: 'turns' }); // pushes once the game is durable
+    await b.request({ type: 'turns' });
+    const { room, states } = await startGame([a, b], g2.id, { corr: { days: 14 } });
+    const st = states[1];
+    await firstMover([a, b], states).mover.waitFor((m) => m.type === 'turns' && m.re === undefined, 'turns push');
+    // The player to move is away; the other is here.
+    const bMoves = st.to_move === st.you;
+    (bMoves ? b : a).close();
+    await sleep(300);
+    const [away, here] = bMoves ? [B, a] : [A, b];
+    const p = await call(srv, 'POST', '/api/mail/prefs', { remind_days: 2 }, away.cookie);
+    assert.equal(p.json.remind_days, 2);
+    const isRemind = (m) => /waiting for your move/.test(m.headers.subject);
+    srv.advance(DAY + 60000);
+    await sleep(5000);
+    assert.equal(sink.mails().filter(isRemind).length, 0, 'not after one day of two');
+    assert.deepEqual(sink.mails().filter((m) => /has started/.test(m.headers.subject)).map((m) => [m.to, m.body]), []);
+    srv.advance(DAY);
+    const [rm] = await sink.waitFor((m) => m.to === away.address && isRemind(m));
+    assert.ok(rm.body.includes(`${PUBLIC}/#/game/${room}`), rm.body);
+    srv.advance(DAY);
+    await sleep(5000);
+    assert.equal(sink.mails().filter(isRemind).length, 1, 'once per silence');
 
-        // The one here resigns: the one away hears of the end.
-        here.send({ type: 'resign', room });
-        const [end] = await sink.waitFor((m) => m.to === away.address && /is over/.test(m.headers.subject));
-        assert.match(end.headers.subject, /you won/);
-        assert.ok(end.body.includes(`${PUBLIC}/#/game/${room}`), end.body);
-        here.close();
-    } finally {
-        await stopServer(srv);
-        await sink.cleanup();
-    }
-});
+    // The one here resigns: the one away hears of the end.
+    here.send({ type: 'resign', room });
+    const [end] = await sink.waitFor((m) => m.to === away.address && /is over/.test(m.headers.subject));
+    assert.match(end.headers.subject, /you won/);
+    assert.ok(end.body.includes(`${PUBLIC}/#/game/${room}`), end.body);
+    here.close();
+}));
 
-test('a tournament\'s start: one mail to each entrant away, with its link; no mail per game', async () => {
-    const sink = await smtpSink();
-    const srv = await mailServer(sink);
-    try {
-        const accts = [await account(srv, 't'), await account(srv, 't'), await account(srv, 't')];
-        for (const a of accts) await confirmAddress(srv, sink, a);
-        const mk = await call(srv, 'POST', '/api/tournaments', { name: 'Postal Cup', game: 'ultima', size: 3, corr: { days: 3 } }, accts[0].cookie);
-        assert.equal(mk.status, 200, mk.text);
-        const id = mk.json.id;
-        let last;
-        for (const a of accts) {
-            last = await call(srv, 'POST', `/api/tournaments/${id}/join`, {}, a.cookie);
-            assert.equal(last.status, 200, last.text);
-        }
-        assert.equal(last.json.state, 'running', 'full: every game starts');
-        const isStart = (m) => /has started/.test(m.headers.subject);
-        const mails = await sink.waitFor((m) => isStart(m), 3);
-        await sleep(1000); // nothing more comes
-        const starts = sink.mails().filter(isStart);
-        assert.deepEqual(starts.map((m) => m.to).sort(), accts.map((a) => a.address).sort(), 'one each');
-        for (const m of mails) {
-            assert.equal(m.headers.subject, 'The tournament Postal Cup has started');
-            assert.ok(m.body.includes(`${PUBLIC}/#/tournament/${id}`), m.body);
-            assert.match(m.body, /your 2 games/);
-        }
-    } finally {
-        await stopServer(srv);
-        await sink.cleanup();
+test('a tournament\'s start: one mail to each entrant away, with its link; no mail per game', () => withMailServer(async (sink, srv) => {
+    const accts = [await account(srv, 't'), await account(srv, 't'), await account(srv, 't')];
+    for (const a of accts) await confirmAddress(srv, sink, a);
+    const mk = await call(srv, 'POST', '/api/tournaments', { name: 'Postal Cup', game: 'ultima', size: 3, corr: { days: 3 } }, accts[0].cookie);
+    assert.equal(mk.status, 200, mk.text);
+    const id = mk.json.id;
+    let last;
+    for (const a of accts) {
+        last = await call(srv, 'POST', `/api/tournaments/${id}/join`, {}, a.cookie);
+        assert.equal(last.status, 200, last.text);
     }
-});
+    assert.equal(last.json.state, 'running', 'full: every game starts');
+    const isStart = (m) => /has started/.test(m.headers.subject);
+    const mails = await sink.waitFor((m) => isStart(m), 3);
+    await sleep(1000); // nothing more comes
+    const starts = sink.mails().filter(isStart);
+    assert.deepEqual(starts.map((m) => m.to).sort(), accts.map((a) => a.address).sort(), 'one each');
+    for (const m of mails) {
+        assert.equal(m.headers.subject, 'The tournament Postal Cup has started');
+        assert.ok(m.body.includes(`${PUBLIC}/#/tournament/${id}`), m.body);
+        assert.match(m.body, /your 2 games/);
+    }
+}));
