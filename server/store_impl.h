@@ -218,6 +218,10 @@ typedef struct rating_mem {
 
 typedef struct op op;
 
+/* A queued call's two halves (queue_call, store_queue.c). */
+typedef int (*queue_run_fn)(store *s, void *job);
+typedef void (*queue_done_fn)(store *s, void *job, int status);
+
 /* What one kind of queued operation does (each module defines its own). */
 typedef struct op_kind {
     /* Writer's connection, inside the batch's transaction. 0, or an error
@@ -244,8 +248,10 @@ struct op {
         store_profile_cb profile;
         store_board_cb board;
         store_archive_cb archive;
+        queue_done_fn call;
     } cb;
-    store_mail_new *mail; /* a mail to queue: deep copy */
+    queue_run_fn call_run; /* a call (queue_call): its run */
+    store_mail_new *mail;  /* a mail to queue: deep copy */
     int64_t at_ms;
     int ply, player, next;
     int64_t deadline_ms;
@@ -444,6 +450,20 @@ void queue_pop(store *s);
 int queue_refuses(store *s);
 /* A done callback for writes: cb.write(arg, status) if set. */
 void queue_write_done(store *s, op *o, int status);
+/* A call: the queued form of the loop's rare reads and writes (accounts,
+ * sessions, preferences, push, mail, vacations, conditional lines,
+ * tournaments), so that the loop never waits on the database (on
+ * PostgreSQL, a network round trip). run: on the writer's thread and
+ * connection (statements s->wst), inside the batch's transaction, and again
+ * if the batch is tried again; it keeps its answer in job and returns 0, or
+ * STORE_EDB if a statement failed (which fails the batch: on PostgreSQL the
+ * transaction is lost anyway). So a refusal that is an answer (a name
+ * taken) must not be a failed statement (ON CONFLICT DO NOTHING ...
+ * RETURNING). done: on the loop, once the batch committed (status 0) or
+ * failed (STORE_EDB; also the calls queued behind it) or the store closed
+ * (STORE_ECLOSED); it owns job (frees it). reads: run writes nothing.
+ * 0, or STORE_ECLOSED / STORE_ENOMEM (then done is not called). */
+int queue_call(store *s, queue_run_fn run, queue_done_fn done, void *job, bool reads);
 /* Fail every queued op with STORE_ECLOSED, stop the writer, close the
  * handles; db_free follows once they are closed (store_close, after the
  * last flush). */

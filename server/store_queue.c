@@ -96,6 +96,33 @@ void queue_write_done(store *s, op *o, int status)
         o->cb.write(o->arg, status);
 }
 
+static int run_call(store *s, op *o)
+{
+    return o->call_run(s, o->arg);
+}
+
+static void done_call(store *s, op *o, int status)
+{
+    o->cb.call(s, o->arg, status);
+}
+
+static const op_kind call_read_kind = {run_call, done_call, NULL, true};
+static const op_kind call_write_kind = {run_call, done_call, NULL, false};
+
+int queue_call(store *s, queue_run_fn run, queue_done_fn done, void *job, bool reads)
+{
+    int err = queue_refuses(s);
+    if (err < 0)
+        return err;
+    op *o = queue_push(s, reads ? &call_read_kind : &call_write_kind, 0);
+    if (o == NULL)
+        return STORE_ENOMEM;
+    o->call_run = run;
+    o->cb.call = done;
+    o->arg = job;
+    return 0;
+}
+
 static void op_release(op *o)
 {
     if (o->kind->release)
