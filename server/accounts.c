@@ -94,6 +94,7 @@ typedef struct job {
     bool known;                        /* login: the username exists */
     int64_t account;
     int status;
+    char token[ACCOUNTS_TOKEN_LEN + 1]; /* the new session's, once made */
 } job;
 
 /* A hash to verify against when the username is unknown, so that the answer
@@ -207,43 +208,31 @@ static void hash_token(const char *token, unsigned char out[32])
     crypto_generichash(out, 32, (const unsigned char *)token, strlen(token), NULL, 0);
 }
 
-/* Create a session for the account; token gets ACCOUNTS_TOKEN_LEN hex. */
-static int session_new(store *s, int64_t account, char *token)
-{
-    unsigned char raw[32], h[32];
-    randombytes_buf(raw, sizeof raw);
-    sodium_bin2hex(token, ACCOUNTS_TOKEN_LEN + 1, raw, sizeof raw);
-    hash_token(token, h);
-    return store_session_insert(s, h, sizeof h, account,
-                                store_now(s) + (int64_t)SESSION_DAYS * STORE_DAY_MS);
-}
-
 static void pump(void);
 
-/* The callback of a finished job, then free it. */
-static void finish(job *j, int status)
+/* The end of a job: its callback (status 0: the session's token), then
+ * free it. */
+static void job_end(job *j, int status)
 {
     store *s = j->s;
-    char token[ACCOUNTS_TOKEN_LEN + 1] = "";
     const char *why = NULL;
-    j->status = status;
-    if (j->reset) {
-        /* The new hash, every session ended; no new one is made. */
-        if (j->status == 0)
-            j->status = store_account_set_pwhash(s, j->reset, j->hash);
-        j->cb(j->arg, j->status, j->reset, NULL, NULL,
-              j->status ? store_err_text(j->status) : NULL);
-        sodium_memzero(j->password, sizeof j->password);
-        sodium_memzero(j->hash, sizeof j->hash);
-        free(j);
-        store_work_end(s);
-        return;
-    }
-    if (j->status == 0 && j->registering)
-        j->status = store_account_insert(s, j->username, j->hash, &j->account);
-    if (j->status == 0)
-        j->status = session_new(s, j->account, token);
-    if (j->status == 0 && !j->registering && g.ready) {
+    if (status < 0)
+        why = status == STORE_ELOGIN ? "wrong username or password" : store_err_text(status);
+    if (j->reset)
+        j->cb(j->arg, status, j->reset, NULL, NULL, why);
+    else
+        j->cb(j->arg, status, status ? 0 : j->account, status ? NULL : j->username,
+              status ? NULL : j->token, why);
+    sodium_memzero(j, sizeof *j);
+    free(j);
+    store_work_end(s);
+}
+
+/* The session is written (or not): the answer. */
+static void session_written(void *arg, int status)
+{
+    job *j = arg;
+    if (status == 0 && !j->registering && g.ready) {
         /* A success wipes the name's failures and refunds its own cost to
          * the address; the address keeps the failures of other names. */
         char key[THROTTLE_KEY_MAX];
@@ -254,14 +243,57 @@ static void finish(job *j, int status)
         if (j->addr[0])
             throttle_undo(&g.login_address, j->addr);
     }
-    if (j->status < 0)
-        why = j->status == STORE_ELOGIN ? "wrong username or password" : store_err_text(j->status);
-    j->cb(j->arg, j->status, j->status ? 0 : j->account, j->status ? NULL : j->username,
-          j->status ? NULL : token, why);
-    sodium_memzero(token, sizeof token);
+    job_end(j, status);
+}
+
+/* Create a session for the job's account (its token in j->token), then
+ * answer. */
+static void session_new(job *j)
+{
+    unsigned char raw[32], h[32];
+    randombytes_buf(raw, sizeof raw);
+    sodium_bin2hex(j->token, sizeof j->token, raw, sizeof raw);
+    hash_token(j->token, h);
+    int err = store_session_insert(j->s, h, sizeof h, j->account,
+                                   store_now(j->s) + (int64_t)SESSION_DAYS * STORE_DAY_MS,
+                                   session_written, j);
+    if (err < 0)
+        job_end(j, err);
+}
+
+/* A registration's account is written (or its name was taken). */
+static void account_inserted(void *arg, int status, const store_account *a)
+{
+    job *j = arg;
+    if (status < 0) {
+        job_end(j, status);
+        return;
+    }
+    j->account = a->id;
+    session_new(j);
+}
+
+/* A new password is written and every session ended (or not). */
+static void password_written(void *arg, int status)
+{
+    job_end(arg, status);
+}
+
+/* The hashing is done (status): the store's part, queued, then the
+ * answer. */
+static void finish(job *j, int status)
+{
+    store *s = j->s;
     sodium_memzero(j->password, sizeof j->password);
-    free(j);
-    store_work_end(s);
+    int err = status;
+    if (err == 0 && j->reset) /* the new hash, every session ended; no new one is made */
+        err = store_account_set_pwhash(s, j->reset, j->hash, password_written, j);
+    else if (err == 0 && j->registering)
+        err = store_account_insert(s, j->username, j->hash, account_inserted, j);
+    else if (err == 0)
+        session_new(j);
+    if (err < 0)
+        job_end(j, err);
 }
 
 static void work_done(uv_work_t *w, int status)
@@ -395,6 +427,31 @@ int accounts_register(store *s, const char *addr, const char *username, const ch
     return err;
 }
 
+/* A login's account is looked up (a: NULL if the name is unknown, which is
+ * hashed all the same): on to the hashing queue. */
+static void login_found(void *arg, int status, const store_account *a)
+{
+    job *j = arg;
+    store *s = j->s;
+    g.queued--;
+    store_work_end(s);
+    if (status == 0) {
+        j->known = true;
+        j->account = a->id;
+        /* The name as registered (the lookup ignores case). */
+        snprintf(j->username, sizeof j->username, "%s", a->username);
+        snprintf(j->hash, sizeof j->hash, "%s", a->pwhash);
+    } else if (status != STORE_ENOT_FOUND) {
+        store_work_begin(s); /* job_end ends it */
+        job_end(j, status);
+        return;
+    }
+    accounts_cb cb = j->cb;
+    void *cbarg = j->arg;
+    if (submit(s, j) < 0) /* j is freed */
+        cb(cbarg, STORE_ENOMEM, 0, NULL, NULL, store_err_text(STORE_ENOMEM));
+}
+
 int accounts_login(store *s, const char *addr, const char *username, const char *password,
                    accounts_cb cb, void *arg, unsigned *retry_s)
 {
@@ -434,22 +491,22 @@ int accounts_login(store *s, const char *addr, const char *username, const char 
     if (j == NULL)
         return STORE_ENOMEM;
     snprintf(j->addr, sizeof j->addr, "%s", akey);
-    store_account a;
-    if (store_account_by_name(s, username, &a) == 0) {
-        j->known = true;
-        j->account = a.id;
-        /* The name as registered (the lookup ignores case). */
-        snprintf(j->username, sizeof j->username, "%s", a.username);
-        snprintf(j->hash, sizeof j->hash, "%s", a.pwhash);
+    /* Its place in the hashing queue is kept while the account is looked
+     * up, so that the queue's bound holds. */
+    g.queued++;
+    store_work_begin(s);
+    int err = store_account_by_name(s, username, login_found, j);
+    if (err < 0) {
+        g.queued--;
+        store_work_end(s);
+        sodium_memzero(j, sizeof *j);
+        free(j);
+        return err;
     }
-    sodium_memzero(&a, sizeof a);
-    int err = submit(s, j);
-    if (err == 0) {
-        throttle_hit(&g.login_account, nkey, now);
-        if (akey[0])
-            throttle_hit(&g.login_address, akey, now);
-    }
-    return err;
+    throttle_hit(&g.login_account, nkey, now);
+    if (akey[0])
+        throttle_hit(&g.login_address, akey, now);
+    return 0;
 }
 
 int accounts_set_password(store *s, int64_t account, const char *password, accounts_cb cb,
@@ -470,31 +527,76 @@ int accounts_set_password(store *s, int64_t account, const char *password, accou
     return submit(s, j);
 }
 
-int accounts_logout(store *s, const char *token)
+int accounts_logout(store *s, const char *token, store_done_cb cb, void *arg)
 {
     unsigned char h[32];
     hash_token(token, h);
-    return store_session_delete(s, h, sizeof h);
+    return store_session_delete(s, h, sizeof h, cb, arg);
 }
 
-int accounts_session(store *s, const char *token, int64_t *account, char *username, size_t len)
+int accounts_session(store *s, const char *token, store_account_cb cb, void *arg)
 {
     if (token == NULL || strlen(token) != ACCOUNTS_TOKEN_LEN)
         return STORE_ENOT_FOUND;
     unsigned char h[32];
     hash_token(token, h);
-    return store_session_find(s, h, sizeof h, account, username, len);
+    return store_session_find(s, h, sizeof h, cb, arg);
 }
 
-int accounts_name(store *s, int64_t account, char *username, size_t len)
+int accounts_name(store *s, int64_t account, store_account_cb cb, void *arg)
 {
-    return store_account_name(s, account, username, len);
+    return store_account_name(s, account, cb, arg);
 }
 
-int accounts_find(store *s, const char *username, int64_t *account)
+/* accounts_find's question: the caller's callback, which never sees the
+ * password's hash. */
+typedef struct find_job {
+    store_account_cb cb;
+    void *arg;
+} find_job;
+
+static void found(void *arg, int status, const store_account *a)
+{
+    find_job f = *(find_job *)arg;
+    free(arg);
+    store_account copy = {0};
+    if (status == 0) {
+        copy.id = a->id;
+        snprintf(copy.username, sizeof copy.username, "%s", a->username);
+    }
+    f.cb(f.arg, status, status == 0 ? &copy : NULL);
+}
+
+int accounts_find(store *s, const char *username, store_account_cb cb, void *arg)
+{
+    find_job *f = malloc(sizeof *f);
+    if (f == NULL)
+        return STORE_ENOMEM;
+    *f = (find_job){cb, arg};
+    int err = store_account_by_name(s, username, found, f);
+    if (err < 0)
+        free(f);
+    return err;
+}
+
+int accounts_session_now(store *s, const char *token, int64_t *account, char *username, size_t len)
+{
+    if (token == NULL || strlen(token) != ACCOUNTS_TOKEN_LEN)
+        return STORE_ENOT_FOUND;
+    unsigned char h[32];
+    hash_token(token, h);
+    return store_session_find_now(s, h, sizeof h, account, username, len);
+}
+
+int accounts_name_now(store *s, int64_t account, char *username, size_t len)
+{
+    return store_account_name_now(s, account, username, len);
+}
+
+int accounts_find_now(store *s, const char *username, int64_t *account)
 {
     store_account a;
-    int err = store_account_by_name(s, username, &a);
+    int err = store_account_by_name_now(s, username, &a);
     if (err == 0)
         *account = a.id;
     sodium_memzero(&a, sizeof a);

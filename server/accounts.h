@@ -137,20 +137,32 @@ int accounts_login(store *s, const char *addr, const char *username, const char 
 int accounts_set_password(store *s, int64_t account, const char *password, accounts_cb cb,
                           void *arg, unsigned *retry_s);
 
-/* End the session of this token (no-op if unknown). 0 or STORE_EDB. */
-int accounts_logout(store *s, const char *token);
+/* The next four are the store's queued calls (store.h, "queued
+ * calls"): 0 and cb later, on the loop, or an error at once (cb not
+ * called). */
 
-/*
- * The account of a session token (from the cookie, e.g. on the WebSocket
- * upgrade). 0 and *account (and username if non-NULL), or STORE_ENOT_FOUND
- * for an unknown or expired token. Synchronous (one indexed SELECT).
- */
-int accounts_session(store *s, const char *token, int64_t *account, char *username, size_t len);
+/* End the session of this token (no-op if unknown); cb may be NULL. */
+int accounts_logout(store *s, const char *token, store_done_cb cb, void *arg);
 
-/* The username of an account. 0 or STORE_ENOT_FOUND. */
-int accounts_name(store *s, int64_t account, char *username, size_t len);
-/* The account of a username (case-insensitive). 0 or STORE_ENOT_FOUND. */
-int accounts_find(store *s, const char *username, int64_t *account);
+/* The account of a session token (from the cookie, e.g. on the WebSocket
+ * upgrade): cb gets 0 and the account (id, username), or STORE_ENOT_FOUND
+ * for an unknown or expired token; a token of the wrong shape is
+ * STORE_ENOT_FOUND at once. */
+int accounts_session(store *s, const char *token, store_account_cb cb, void *arg);
+
+/* The username of an account: cb gets 0 and the account, or
+ * STORE_ENOT_FOUND. */
+int accounts_name(store *s, int64_t account, store_account_cb cb, void *arg);
+/* The account of a username (case-insensitive; the name as registered):
+ * cb gets 0 and the account (id, username; never the password's hash), or
+ * STORE_ENOT_FOUND. */
+int accounts_find(store *s, const char *username, store_account_cb cb, void *arg);
+
+/* TRANSITIONAL (removed once every caller is converted): the old
+ * synchronous forms, a wait on the loop. */
+int accounts_session_now(store *s, const char *token, int64_t *account, char *username, size_t len);
+int accounts_name_now(store *s, int64_t account, char *username, size_t len);
+int accounts_find_now(store *s, const char *username, int64_t *account);
 
 /* Find the session token in a Cookie header value ("a=b; chameleon_session=
  * ..."). Returns 0 and the token, or STORE_ENOT_FOUND. */

@@ -187,6 +187,48 @@ net_conn *api_pending_done(api_pending *p)
     return pending_done((pending *)p);
 }
 
+/* api_with_session's wait: the pending request first (api_http_closed
+ * sees a pending). */
+typedef struct session_wait {
+    pending p;
+    api_session_fn then;
+    void *ctx;
+} session_wait;
+
+static void session_found(void *arg, int status, const store_account *a)
+{
+    session_wait *w = arg;
+    api_session_fn then = w->then;
+    void *ctx = w->ctx;
+    net_conn *c = pending_done(&w->p); /* frees w */
+    then(c, status == 0 ? a : NULL, ctx);
+}
+
+int api_with_session(net_conn *c, api_session_fn then, void *ctx)
+{
+    char token[128];
+    if (net_cookie(c, ACCOUNTS_COOKIE, token, sizeof token) <= 0) {
+        then(c, NULL, ctx);
+        return 0;
+    }
+    session_wait *w = calloc(1, sizeof *w);
+    if (w == NULL)
+        return STORE_ENOMEM;
+    w->p.c = c;
+    c->data = &w->p;
+    w->then = then;
+    w->ctx = ctx;
+    int err = accounts_session(db, token, session_found, w);
+    if (err == STORE_ENOT_FOUND) { /* a token of the wrong shape */
+        pending_done(&w->p);
+        then(c, NULL, ctx);
+        return 0;
+    }
+    if (err < 0)
+        pending_done(&w->p);
+    return err;
+}
+
 /* Reply with the JSON written in o (consumed). */
 static void reply_json(net_conn *c, unsigned status, proto_out *o, const char *cookie)
 {
@@ -651,8 +693,10 @@ int api_login(net_conn *c, const char *arg, const char *body, size_t len)
 int api_logout(net_conn *c, const char *arg, const char *body, size_t len)
 {
     char token[128], clear[256];
+    /* The session ends with the next batch; the answer need not wait: the
+     * cookie is cleared either way. */
     if (net_cookie(c, ACCOUNTS_COOKIE, token, sizeof token) > 0)
-        accounts_logout(db, token);
+        accounts_logout(db, token, NULL, NULL);
     proto_out o;
     proto_out_init(&o, NET_HEADROOM);
     proto_write_account(&o, NULL);
@@ -662,21 +706,7 @@ int api_logout(net_conn *c, const char *arg, const char *body, size_t len)
 
 /* ------------------------------------------------------------------------ */
 /* Preferences (PROTOCOL.md, "Preferences"): the session cookie's account's
- * small JSON object, read and written on the loop (rare account writes). */
-
-/* The account of the request's session cookie, or 0 (answered 401). */
-static int64_t prefs_account(net_conn *c)
-{
-    char token[128];
-    int64_t account = 0;
-    if (net_cookie(c, ACCOUNTS_COOKIE, token, sizeof token) <= 0 ||
-        accounts_session(db, token, &account, NULL, 0) != 0) {
-        reply_error(c, 401, "account_required",
-                    "log in to keep preferences for an account (guests keep them in the browser)");
-        return 0;
-    }
-    return account;
-}
+ * small JSON object, read and written by queued calls of the store. */
 
 static void reply_prefs(net_conn *c, const char *json)
 {
@@ -688,16 +718,83 @@ static void reply_prefs(net_conn *c, const char *json)
     reply_json(c, 200, &o, NULL);
 }
 
+static void reply_no_account(net_conn *c)
+{
+    reply_error(c, 401, "account_required",
+                "log in to keep preferences for an account (guests keep them in the browser)");
+}
+
+/* A preferences request between its steps: the checked object (a put) or
+ * NULL (a get). */
+typedef struct prefs_req {
+    pending p; /* first: api_http_closed sees a pending */
+    char json[PREFS_JSON_MAX];
+    bool put;
+} prefs_req;
+
+static void prefs_read(void *arg, int status, const char *json)
+{
+    net_conn *c = pending_done(arg);
+    if (c == NULL)
+        return;
+    if (status < 0)
+        reply_error(c, 503, "unavailable", "the preferences could not be read; try again");
+    else
+        reply_prefs(c, json);
+}
+
+static void prefs_written(void *arg, int status)
+{
+    prefs_req *r = arg;
+    char json[PREFS_JSON_MAX];
+    snprintf(json, sizeof json, "%s", r->json);
+    net_conn *c = pending_done(&r->p);
+    if (c == NULL)
+        return;
+    if (status < 0)
+        reply_error(c, 503, "unavailable", "the preferences could not be written; try again");
+    else
+        reply_prefs(c, json);
+}
+
+static void prefs_with_account(net_conn *c, const store_account *who, void *ctx)
+{
+    prefs_req *r = ctx;
+    if (c == NULL || who == NULL) {
+        if (c != NULL)
+            reply_no_account(c);
+        free(r);
+        return;
+    }
+    r->p.c = c;
+    c->data = &r->p;
+    int err = r->put ? store_prefs_put(db, who->id, r->json, prefs_written, r)
+                     : store_prefs_get(db, who->id, prefs_read, r);
+    if (err < 0) {
+        pending_done(&r->p);
+        reply_error(c, 503, "unavailable", "the preferences are unavailable; try again");
+    }
+}
+
+/* Look the session up, then read or write. */
+static int prefs_request(net_conn *c, const char *json)
+{
+    prefs_req *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return 500;
+    r->put = json != NULL;
+    if (json)
+        snprintf(r->json, sizeof r->json, "%s", json);
+    if (api_with_session(c, prefs_with_account, r) < 0) {
+        free(r);
+        return 500;
+    }
+    return 0;
+}
+
 int api_prefs_get(net_conn *c, const char *arg, const char *body, size_t len)
 {
-    int64_t account = prefs_account(c);
-    if (account == 0)
-        return 0;
-    char json[PREFS_JSON_MAX];
-    if (store_prefs_get(db, account, json, sizeof json) != 0)
-        return 500;
-    reply_prefs(c, json);
-    return 0;
+    return prefs_request(c, NULL);
 }
 
 int api_prefs_set(net_conn *c, const char *arg, const char *body, size_t len)
@@ -708,15 +805,7 @@ int api_prefs_set(net_conn *c, const char *arg, const char *body, size_t len)
         reply_error(c, 400, "bad_prefs", why);
         return 0;
     }
-    int64_t account = prefs_account(c);
-    if (account == 0)
-        return 0;
-    if (store_prefs_put(db, account, json) != 0) {
-        reply_error(c, 503, "unavailable", "the preferences could not be written; try again");
-        return 0;
-    }
-    reply_prefs(c, json);
-    return 0;
+    return prefs_request(c, json);
 }
 
 void api_http_closed(net_conn *c)

@@ -24,6 +24,7 @@
 #include <uv.h>
 
 #include "net.h"
+#include "store.h"
 
 /* A request whose answer comes later hangs off its connection (c->data)
  * with this first, so that api_http_closed can tell it the connection went
@@ -86,6 +87,15 @@ int api_metrics(net_conn *c, const char *arg, const char *body, size_t len);
 typedef struct api_pending api_pending;
 api_pending *api_pending_new(net_conn *c);
 net_conn *api_pending_done(api_pending *p);
+
+/* The account of the request's session cookie, asked of the store
+ * (queued: the loop does not wait), then then(c, who, ctx) on the loop:
+ * who is the account (id, username) or NULL without a valid session
+ * (called at once when there is no cookie); c is NULL if the connection
+ * closed meanwhile (ctx must still be freed). ctx is the caller's. 0, or
+ * an error at once (then not called: answer 500). */
+typedef void (*api_session_fn)(net_conn *c, const store_account *who, void *ctx);
+int api_with_session(net_conn *c, api_session_fn then, void *ctx);
 
 /* net_callbacks.http_closed: c closed while its answer was being computed. */
 void api_http_closed(net_conn *c);

@@ -126,7 +126,7 @@ static int64_t logged_in(net_conn *c)
     char token[128];
     int64_t account = 0;
     if (net_cookie(c, ACCOUNTS_COOKIE, token, sizeof token) <= 0 ||
-        accounts_session(db, token, &account, NULL, 0) < 0)
+        accounts_session_now(db, token, &account, NULL, 0) < 0)
         return 0;
     return account;
 }
@@ -253,7 +253,7 @@ int api_mail_address(net_conn *c, const char *arg, const char *body, size_t len)
     store_mail_prefs p;
     char token[LINK_TOKEN_HEX + 1], name[STORE_NAME_MAX], subject[160], text[1400];
     unsigned char h[32];
-    if (ensure_row(account, &p) < 0 || accounts_name(db, account, name, sizeof name) < 0)
+    if (ensure_row(account, &p) < 0 || accounts_name_now(db, account, name, sizeof name) < 0)
         return 500;
     random_hex(token, LINK_TOKEN_HEX / 2);
     hash_token(token, h);
@@ -381,7 +381,7 @@ static void send_reset(int64_t account)
     char name[STORE_NAME_MAX], token[LINK_TOKEN_HEX + 1], subject[160], text[1400];
     unsigned char h[32];
     if (store_mail_prefs_get(db, account, &p) < 0 || p.address[0] == '\0' ||
-        accounts_name(db, account, name, sizeof name) < 0)
+        accounts_name_now(db, account, name, sizeof name) < 0)
         return;
     random_hex(token, LINK_TOKEN_HEX / 2);
     hash_token(token, h);
@@ -412,7 +412,7 @@ static void forgot_run(uv_timer_t *t)
                 send_reset(ids[i]);
         } else {
             int64_t account;
-            if (accounts_find(db, login, &account) == 0)
+            if (accounts_find_now(db, login, &account) == 0)
                 send_reset(account);
         }
     }

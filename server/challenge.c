@@ -146,7 +146,7 @@ int challenge_create(session *s, const proto_req *req, char *why, size_t whylen)
     if (err != 0)
         return err;
     int64_t to = 0;
-    if (accounts_find(db, req->to, &to) != 0) {
+    if (accounts_find_now(db, req->to, &to) != 0) {
         rules_why(why, whylen, "there is no player named '%s'", req->to);
         return PROTO_ENOT_FOUND;
     }
@@ -196,7 +196,7 @@ int challenge_create(session *s, const proto_req *req, char *why, size_t whylen)
     c->addr = a;
     c->to = to;
     /* The name as registered (the request may differ in case). */
-    if (accounts_name(db, to, c->to_name, sizeof c->to_name) != 0)
+    if (accounts_name_now(db, to, c->to_name, sizeof c->to_name) != 0)
         snprintf(c->to_name, sizeof c->to_name, "%s", req->to);
     c->v = v;
     c->corr = corr;

@@ -268,7 +268,7 @@ static void cookie_account(session *s)
     if (net_cookie(s->conn, ACCOUNTS_COOKIE, token, sizeof token) <= 0)
         return;
     int64_t account = 0;
-    if (accounts_session(db, token, &account, s->account_name, sizeof s->account_name) == 0)
+    if (accounts_session_now(db, token, &account, s->account_name, sizeof s->account_name) == 0)
         s->account = account;
 }
 

@@ -40,7 +40,7 @@ static int64_t account_of(net_conn *c)
     char token[128];
     int64_t account = 0;
     if (net_cookie(c, ACCOUNTS_COOKIE, token, sizeof token) <= 0 ||
-        accounts_session(db, token, &account, NULL, 0) != 0 || account <= 0) {
+        accounts_session_now(db, token, &account, NULL, 0) != 0 || account <= 0) {
         reply_error(c, 401, "account_required", "log in to get notifications on this device");
         return 0;
     }

@@ -360,25 +360,46 @@ typedef struct store_account {
     char pwhash[STORE_PWHASH_MAX]; /* the password hash string */
 } store_account;
 
-/* A new account: 0 and *id, STORE_ETAKEN (the name is taken, whatever its
- * case) or STORE_EDB. */
-int store_account_insert(store *s, const char *username, const char *pwhash, int64_t *id);
-/* The account of a username: 0 and *a, or STORE_ENOT_FOUND. */
-int store_account_by_name(store *s, const char *username, store_account *a);
-/* The username of an account: 0, or STORE_ENOT_FOUND. */
-int store_account_name(store *s, int64_t account, char *username, size_t len);
+/* The answer of a queued account read or write: status 0 and a (NULL
+ * otherwise), or a negative store_err; a is valid during the call only.
+ * Like every queued call (accounts, sessions, preferences, push, mail,
+ * vacations, conditional lines, tournaments), it runs on the writer's
+ * connection after the operations queued before it, so the loop never
+ * waits on the database; the return is 0 (cb will be called, on the loop,
+ * STORE_ECLOSED if the store closes first) or STORE_ECLOSED / STORE_ENOMEM
+ * at once (cb is not called). */
+typedef void (*store_account_cb)(void *arg, int status, const store_account *a);
+
+/* A new account: a->id and a->username, or STORE_ETAKEN (the name is
+ * taken, whatever its case). */
+int store_account_insert(store *s, const char *username, const char *pwhash, store_account_cb cb,
+                         void *arg);
+/* The account of a username (a->pwhash included), or STORE_ENOT_FOUND. */
+int store_account_by_name(store *s, const char *username, store_account_cb cb, void *arg);
+/* The account of an id (a->id, a->username; no pwhash), or
+ * STORE_ENOT_FOUND. */
+int store_account_name(store *s, int64_t account, store_account_cb cb, void *arg);
 
 /* A new session keyed by the hash of its token (the token is never
  * stored), valid until expires_ms; the account's expired sessions are
- * deleted. 0 or STORE_EDB. */
+ * deleted. cb may be NULL. */
 int store_session_insert(store *s, const void *hash, size_t hashlen, int64_t account,
-                         int64_t expires_ms);
-/* The account of an unexpired session: 0 and *account (and its username if
- * username is non-NULL), or STORE_ENOT_FOUND. */
-int store_session_find(store *s, const void *hash, size_t hashlen, int64_t *account, char *username,
-                       size_t len);
-/* End a session (no-op if unknown). 0 or STORE_EDB. */
-int store_session_delete(store *s, const void *hash, size_t hashlen);
+                         int64_t expires_ms, store_done_cb cb, void *arg);
+/* The account of an unexpired session (a->id, a->username; no pwhash), or
+ * STORE_ENOT_FOUND. */
+int store_session_find(store *s, const void *hash, size_t hashlen, store_account_cb cb, void *arg);
+/* End a session (no-op if unknown). cb may be NULL. */
+int store_session_delete(store *s, const void *hash, size_t hashlen, store_done_cb cb, void *arg);
+/* TRANSITIONAL (removed once every caller is converted to the queued
+ * calls above): the old synchronous look-ups on the loop's connection. */
+int store_session_find_now(store *s, const void *hash, size_t hashlen, int64_t *account,
+                           char *username, size_t len);
+int store_account_by_name_now(store *s, const char *username, store_account *a);
+int store_account_name_now(store *s, int64_t account, char *username, size_t len);
+/* A new password hash for the account, and every one of its sessions
+ * ended (a password reset). cb may be NULL. */
+int store_account_set_pwhash(store *s, int64_t account, const char *pwhash, store_done_cb cb,
+                             void *arg);
 
 /* ------------------------------------------------------------------------ */
 /* Web Push (store_push.c): synchronous, on the loop's connection (rare:
@@ -410,12 +431,13 @@ int store_push_sub_gone(store *s, const char *endpoint);
 /* The account's subscriptions, newest first, at most max into out: their
  * number, or STORE_EDB. */
 int store_push_subs(store *s, int64_t account, store_push_sub *out, int max);
-/* An account's preferences (protocol/prefs.h checks them before): the JSON
- * object stored, "{}" when none is, into json; 0, or STORE_EDB. A rare
- * account write, synchronous like the sessions'. */
-int store_prefs_get(store *s, int64_t account, char *json, size_t len);
-/* Replace them: 0 or STORE_EDB. */
-int store_prefs_put(store *s, int64_t account, const char *json);
+/* An account's preferences (protocol/prefs.h checks them before), queued
+ * calls like the accounts': cb gets 0 and the JSON object stored ("{}"
+ * when none is; valid during the call), or an error. */
+typedef void (*store_prefs_cb)(void *arg, int status, const char *json);
+int store_prefs_get(store *s, int64_t account, store_prefs_cb cb, void *arg);
+/* Replace them (json copied); cb may be NULL. */
+int store_prefs_put(store *s, int64_t account, const char *json, store_done_cb cb, void *arg);
 
 /* The answer to store_profile_get, as store_game_get_cb. */
 typedef void (*store_profile_cb)(void *arg, int status, const record_profile *p);
@@ -645,9 +667,6 @@ int store_mail_token_insert(store *s, const void *hash, size_t hashlen, int64_t 
  * purpose). */
 int store_mail_token_take(store *s, const void *hash, size_t hashlen, int purpose, int64_t *account,
                           char *address, size_t len);
-/* A new password hash for the account, and every one of its sessions
- * ended. 0 or STORE_EDB. */
-int store_account_set_pwhash(store *s, int64_t account, const char *pwhash);
 
 /* A mail to queue. */
 typedef struct store_mail_new {

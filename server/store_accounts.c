@@ -1,6 +1,6 @@
 /*
- * store_accounts.c - accounts and sessions (synchronous, on the loop's
- * connection) and profiles (queued reads on the writer's connection). The
+ * store_accounts.c - accounts, sessions and preferences (queued calls:
+ * queue_call) and profiles (queued reads), all on the writer's connection. The
  * passwords' hashing and the tokens are accounts.c's; this keeps what they
  * produce. See store.h and store_impl.h.
  */
@@ -13,76 +13,239 @@
 #include "array.h"
 
 /* ------------------------------------------------------------------------ */
-/* Accounts */
+/* Accounts and sessions: queued calls (queue_call). */
 
-int store_account_insert(store *s, const char *username, const char *pwhash, int64_t *id)
+/* One queued account or session call: what it asks and what it found. */
+typedef struct acct_job {
+    store_account a; /* the question (username, id) and the answer */
+    unsigned char hash[32];
+    size_t hashlen;
+    int64_t expires_ms;
+    int status; /* run's answer: 0 or STORE_ENOT_FOUND / STORE_ETAKEN */
+    store_account_cb cb;
+    store_done_cb done;
+    void *arg;
+} acct_job;
+
+static acct_job *acct_job_new(store_account_cb cb, store_done_cb done, void *arg)
 {
-    sql_stmt *st = db_use(s->st, ST_ACCOUNT_INSERT);
-    sql_bind_text(st, 1, username, -1);
-    sql_bind_text(st, 2, pwhash, -1);
+    acct_job *j = calloc(1, sizeof *j);
+    if (j != NULL) {
+        j->cb = cb;
+        j->done = done;
+        j->arg = arg;
+    }
+    return j;
+}
+
+/* Queue j (freed on failure): 0 or the error. */
+static int acct_queue(store *s, queue_run_fn run, queue_done_fn done, acct_job *j, bool reads)
+{
+    if (j == NULL)
+        return STORE_ENOMEM;
+    int err = queue_call(s, run, done, j, reads);
+    if (err < 0)
+        free(j);
+    return err;
+}
+
+/* done of the calls that answer an account. */
+static void acct_answer(store *s, void *job, int status)
+{
+    (void)s;
+    acct_job *j = job;
+    if (status == 0)
+        status = j->status;
+    if (j->cb)
+        j->cb(j->arg, status, status == 0 ? &j->a : NULL);
+    explicit_bzero(j, sizeof *j); /* the password hash */
+    free(j);
+}
+
+/* done of the calls that answer only whether they were written. */
+static void acct_written(store *s, void *job, int status)
+{
+    (void)s;
+    acct_job *j = job;
+    if (j->done)
+        j->done(j->arg, status);
+    explicit_bzero(j, sizeof *j);
+    free(j);
+}
+
+static int run_account_insert(store *s, void *job)
+{
+    acct_job *j = job;
+    sql_stmt *st = db_use(s->wst, ST_ACCOUNT_INSERT);
+    sql_bind_text(st, 1, j->a.username, -1);
+    sql_bind_text(st, 2, j->a.pwhash, -1);
     sql_bind_i64(st, 3, store_now(s));
-    int rc = sql_step(st); /* INSERT ... RETURNING id */
-    int err = 0;
+    int rc = sql_step(st); /* INSERT ... ON CONFLICT DO NOTHING RETURNING id */
+    j->status = 0;
     if (rc == SQL_ROW)
-        *id = sql_column_i64(st, 0);
-    else
-        err = sql_unique_violation(s->db) ? STORE_ETAKEN : STORE_EDB;
+        j->a.id = sql_column_i64(st, 0);
+    else if (rc == SQL_DONE)
+        j->status = STORE_ETAKEN; /* no row: the name is taken */
     sql_reset(st);
-    return err;
+    return rc == SQL_ROW || rc == SQL_DONE ? 0 : STORE_EDB;
 }
 
-int store_account_by_name(store *s, const char *username, store_account *a)
+int store_account_insert(store *s, const char *username, const char *pwhash, store_account_cb cb,
+                         void *arg)
 {
-    sql_stmt *st = db_use(s->st, ST_ACCOUNT_BY_NAME);
-    sql_bind_text(st, 1, username, -1);
-    int err = STORE_ENOT_FOUND;
-    if (sql_step(st) == SQL_ROW) {
-        a->id = sql_column_i64(st, 0);
-        snprintf(a->username, sizeof a->username, "%s", sql_column_text(st, 1));
-        snprintf(a->pwhash, sizeof a->pwhash, "%s", sql_column_text(st, 2));
-        err = 0;
+    acct_job *j = acct_job_new(cb, NULL, arg);
+    if (j != NULL) {
+        snprintf(j->a.username, sizeof j->a.username, "%s", username);
+        snprintf(j->a.pwhash, sizeof j->a.pwhash, "%s", pwhash);
+    }
+    return acct_queue(s, run_account_insert, acct_answer, j, false);
+}
+
+/* One row or none of a read that answers an account: 0 (j->status set) or
+ * STORE_EDB. */
+static int account_row(acct_job *j, sql_stmt *st, int rc, int idcol, int namecol, int hashcol)
+{
+    j->status = STORE_ENOT_FOUND;
+    if (rc == SQL_ROW) {
+        if (idcol >= 0)
+            j->a.id = sql_column_i64(st, idcol);
+        snprintf(j->a.username, sizeof j->a.username, "%s", sql_column_text(st, namecol));
+        if (hashcol >= 0)
+            snprintf(j->a.pwhash, sizeof j->a.pwhash, "%s", sql_column_text(st, hashcol));
+        j->status = 0;
     }
     sql_reset(st);
-    return err;
+    return rc == SQL_ROW || rc == SQL_DONE ? 0 : STORE_EDB;
 }
 
-int store_account_name(store *s, int64_t account, char *username, size_t len)
+static int run_account_by_name(store *s, void *job)
 {
-    sql_stmt *st = db_use(s->st, ST_ACCOUNT_NAME);
-    sql_bind_i64(st, 1, account);
-    int err = STORE_ENOT_FOUND;
-    if (sql_step(st) == SQL_ROW) {
-        snprintf(username, len, "%s", sql_column_text(st, 0));
-        err = 0;
+    acct_job *j = job;
+    sql_stmt *st = db_use(s->wst, ST_ACCOUNT_BY_NAME);
+    sql_bind_text(st, 1, j->a.username, -1);
+    return account_row(j, st, sql_step(st), 0, 1, 2);
+}
+
+int store_account_by_name(store *s, const char *username, store_account_cb cb, void *arg)
+{
+    acct_job *j = acct_job_new(cb, NULL, arg);
+    if (j != NULL)
+        snprintf(j->a.username, sizeof j->a.username, "%s", username);
+    return acct_queue(s, run_account_by_name, acct_answer, j, true);
+}
+
+static int run_account_name(store *s, void *job)
+{
+    acct_job *j = job;
+    sql_stmt *st = db_use(s->wst, ST_ACCOUNT_NAME);
+    sql_bind_i64(st, 1, j->a.id);
+    return account_row(j, st, sql_step(st), -1, 0, -1);
+}
+
+int store_account_name(store *s, int64_t account, store_account_cb cb, void *arg)
+{
+    acct_job *j = acct_job_new(cb, NULL, arg);
+    if (j != NULL)
+        j->a.id = account;
+    return acct_queue(s, run_account_name, acct_answer, j, true);
+}
+
+/* A token hash into j (at most 32 bytes: BLAKE2b-256). */
+static acct_job *with_hash(acct_job *j, const void *hash, size_t hashlen)
+{
+    if (j != NULL) {
+        j->hashlen = hashlen < sizeof j->hash ? hashlen : sizeof j->hash;
+        memcpy(j->hash, hash, j->hashlen);
     }
-    sql_reset(st);
-    return err;
+    return j;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Sessions */
-
-int store_session_insert(store *s, const void *hash, size_t hashlen, int64_t account,
-                         int64_t expires_ms)
+static int run_session_insert(store *s, void *job)
 {
+    acct_job *j = job;
     int64_t now = store_now(s);
-    sql_stmt *st = db_use(s->st, ST_SESSION_INSERT);
-    sql_bind_blob(st, 1, hash, (int)hashlen);
-    sql_bind_i64(st, 2, account);
+    sql_stmt *st = db_use(s->wst, ST_SESSION_INSERT);
+    sql_bind_blob(st, 1, j->hash, (int)j->hashlen);
+    sql_bind_i64(st, 2, j->a.id);
     sql_bind_i64(st, 3, now);
-    sql_bind_i64(st, 4, expires_ms);
+    sql_bind_i64(st, 4, j->expires_ms);
     if (db_run(st) < 0)
         return STORE_EDB;
     /* The account's expired sessions go at each new one. */
-    st = db_use(s->st, ST_SESSION_PURGE);
-    sql_bind_i64(st, 1, account);
+    st = db_use(s->wst, ST_SESSION_PURGE);
+    sql_bind_i64(st, 1, j->a.id);
     sql_bind_i64(st, 2, now);
-    db_run(st);
-    return 0;
+    return db_run(st) < 0 ? STORE_EDB : 0;
 }
 
-int store_session_find(store *s, const void *hash, size_t hashlen, int64_t *account, char *username,
-                       size_t len)
+int store_session_insert(store *s, const void *hash, size_t hashlen, int64_t account,
+                         int64_t expires_ms, store_done_cb cb, void *arg)
+{
+    acct_job *j = with_hash(acct_job_new(NULL, cb, arg), hash, hashlen);
+    if (j != NULL) {
+        j->a.id = account;
+        j->expires_ms = expires_ms;
+    }
+    return acct_queue(s, run_session_insert, acct_written, j, false);
+}
+
+static int run_session_find(store *s, void *job)
+{
+    acct_job *j = job;
+    sql_stmt *st = db_use(s->wst, ST_SESSION_FIND);
+    sql_bind_blob(st, 1, j->hash, (int)j->hashlen);
+    sql_bind_i64(st, 2, store_now(s));
+    return account_row(j, st, sql_step(st), 0, 1, -1);
+}
+
+int store_session_find(store *s, const void *hash, size_t hashlen, store_account_cb cb, void *arg)
+{
+    acct_job *j = with_hash(acct_job_new(cb, NULL, arg), hash, hashlen);
+    return acct_queue(s, run_session_find, acct_answer, j, true);
+}
+
+static int run_session_delete(store *s, void *job)
+{
+    acct_job *j = job;
+    sql_stmt *st = db_use(s->wst, ST_SESSION_DELETE);
+    sql_bind_blob(st, 1, j->hash, (int)j->hashlen);
+    return db_run(st) < 0 ? STORE_EDB : 0;
+}
+
+int store_session_delete(store *s, const void *hash, size_t hashlen, store_done_cb cb, void *arg)
+{
+    acct_job *j = with_hash(acct_job_new(NULL, cb, arg), hash, hashlen);
+    return acct_queue(s, run_session_delete, acct_written, j, false);
+}
+
+static int run_set_pwhash(store *s, void *job)
+{
+    acct_job *j = job;
+    sql_stmt *st = db_use(s->wst, ST_ACCOUNT_SET_PWHASH);
+    sql_bind_text(st, 1, j->a.pwhash, -1);
+    sql_bind_i64(st, 2, j->a.id);
+    if (db_run(st) < 0)
+        return STORE_EDB;
+    st = db_use(s->wst, ST_SESSIONS_END_ALL);
+    sql_bind_i64(st, 1, j->a.id);
+    return db_run(st) < 0 ? STORE_EDB : 0;
+}
+
+int store_account_set_pwhash(store *s, int64_t account, const char *pwhash, store_done_cb cb,
+                             void *arg)
+{
+    acct_job *j = acct_job_new(NULL, cb, arg);
+    if (j != NULL) {
+        j->a.id = account;
+        snprintf(j->a.pwhash, sizeof j->a.pwhash, "%s", pwhash);
+    }
+    return acct_queue(s, run_set_pwhash, acct_written, j, false);
+}
+
+/* TRANSITIONAL (removed once every caller is converted): the old
+ * synchronous look-ups on the loop's connection. */
+int store_session_find_now(store *s, const void *hash, size_t hashlen, int64_t *account,
+                           char *username, size_t len)
 {
     sql_stmt *st = db_use(s->st, ST_SESSION_FIND);
     sql_bind_blob(st, 1, hash, (int)hashlen);
@@ -98,39 +261,119 @@ int store_session_find(store *s, const void *hash, size_t hashlen, int64_t *acco
     return err;
 }
 
-int store_session_delete(store *s, const void *hash, size_t hashlen)
+int store_account_by_name_now(store *s, const char *username, store_account *a)
 {
-    sql_stmt *st = db_use(s->st, ST_SESSION_DELETE);
-    sql_bind_blob(st, 1, hash, (int)hashlen);
-    return db_run(st);
+    sql_stmt *st = db_use(s->st, ST_ACCOUNT_BY_NAME);
+    sql_bind_text(st, 1, username, -1);
+    int err = STORE_ENOT_FOUND;
+    if (sql_step(st) == SQL_ROW) {
+        a->id = sql_column_i64(st, 0);
+        snprintf(a->username, sizeof a->username, "%s", sql_column_text(st, 1));
+        snprintf(a->pwhash, sizeof a->pwhash, "%s", sql_column_text(st, 2));
+        err = 0;
+    }
+    sql_reset(st);
+    return err;
+}
+
+int store_account_name_now(store *s, int64_t account, char *username, size_t len)
+{
+    sql_stmt *st = db_use(s->st, ST_ACCOUNT_NAME);
+    sql_bind_i64(st, 1, account);
+    int err = STORE_ENOT_FOUND;
+    if (sql_step(st) == SQL_ROW) {
+        snprintf(username, len, "%s", sql_column_text(st, 0));
+        err = 0;
+    }
+    sql_reset(st);
+    return err;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Preferences */
 
-int store_prefs_get(store *s, int64_t account, char *json, size_t len)
+/* One queued preferences call. */
+typedef struct prefs_job {
+    int64_t account;
+    char *json; /* put: the object; get: what was read */
+    store_prefs_cb got;
+    store_done_cb put;
+    void *arg;
+} prefs_job;
+
+static void prefs_job_free(prefs_job *j)
 {
-    sql_stmt *st = db_use(s->st, ST_PREFS_GET);
-    sql_bind_i64(st, 1, account);
+    free(j->json);
+    free(j);
+}
+
+static int run_prefs_get(store *s, void *job)
+{
+    prefs_job *j = job;
+    sql_stmt *st = db_use(s->wst, ST_PREFS_GET);
+    sql_bind_i64(st, 1, j->account);
     int rc = sql_step(st);
-    int err = 0;
-    if (rc == SQL_ROW)
-        snprintf(json, len, "%s", sql_column_text(st, 0));
-    else if (rc == SQL_DONE)
-        snprintf(json, len, "{}");
-    else
-        err = STORE_EDB;
+    free(j->json); /* a retry reads again */
+    j->json = strdup(rc == SQL_ROW ? sql_column_text(st, 0) : "{}");
     sql_reset(st);
+    return rc == SQL_ROW || rc == SQL_DONE ? 0 : STORE_EDB;
+}
+
+static void done_prefs_get(store *s, void *job, int status)
+{
+    (void)s;
+    prefs_job *j = job;
+    if (status == 0 && j->json == NULL)
+        status = STORE_ENOMEM;
+    j->got(j->arg, status, status == 0 ? j->json : NULL);
+    prefs_job_free(j);
+}
+
+int store_prefs_get(store *s, int64_t account, store_prefs_cb cb, void *arg)
+{
+    prefs_job *j = calloc(1, sizeof *j);
+    if (j == NULL)
+        return STORE_ENOMEM;
+    *j = (prefs_job){.account = account, .got = cb, .arg = arg};
+    int err = queue_call(s, run_prefs_get, done_prefs_get, j, true);
+    if (err < 0)
+        prefs_job_free(j);
     return err;
 }
 
-int store_prefs_put(store *s, int64_t account, const char *json)
+static int run_prefs_put(store *s, void *job)
 {
-    sql_stmt *st = db_use(s->st, ST_PREFS_PUT);
-    sql_bind_i64(st, 1, account);
-    sql_bind_text(st, 2, json, -1);
+    prefs_job *j = job;
+    sql_stmt *st = db_use(s->wst, ST_PREFS_PUT);
+    sql_bind_i64(st, 1, j->account);
+    sql_bind_text(st, 2, j->json, -1);
     sql_bind_i64(st, 3, store_now(s));
     return db_run(st) < 0 ? STORE_EDB : 0;
+}
+
+static void done_prefs_put(store *s, void *job, int status)
+{
+    (void)s;
+    prefs_job *j = job;
+    if (j->put)
+        j->put(j->arg, status);
+    prefs_job_free(j);
+}
+
+int store_prefs_put(store *s, int64_t account, const char *json, store_done_cb cb, void *arg)
+{
+    prefs_job *j = calloc(1, sizeof *j);
+    char *copy = strdup(json);
+    if (j == NULL || copy == NULL) {
+        free(j);
+        free(copy);
+        return STORE_ENOMEM;
+    }
+    *j = (prefs_job){.account = account, .json = copy, .put = cb, .arg = arg};
+    int err = queue_call(s, run_prefs_put, done_prefs_put, j, false);
+    if (err < 0)
+        prefs_job_free(j);
+    return err;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -73,7 +73,7 @@ static const char *const stmt_sql_sqlite[ST_COUNT] = {
     [ST_VAC_ACTIVE] = "SELECT id, vacation_from_ms, vacation_until_ms FROM accounts"
                       " WHERE vacation_until_ms > ?",
     [ST_ACCOUNT_INSERT] = "INSERT INTO accounts (username, pwhash, created_ms) VALUES (?,?,?)"
-                          " RETURNING id",
+                          " ON CONFLICT DO NOTHING RETURNING id",
     [ST_ACCOUNT_BY_NAME] = "SELECT id, username, pwhash FROM accounts WHERE username = ?",
     [ST_ACCOUNT_NAME] = "SELECT username FROM accounts WHERE id = ?",
     [ST_ACCOUNT_GAMES] = "SELECT g.id, g.variant, g.kind, g.finished, g.to_move, g.deadline_ms,"

@@ -124,26 +124,6 @@ int store_mail_token_take(store *s, const void *hash, size_t hashlen, int purpos
     return err;
 }
 
-int store_account_set_pwhash(store *s, int64_t account, const char *pwhash)
-{
-    if (db_run(db_use(s->st, ST_BEGIN)) < 0)
-        return STORE_EDB;
-    sql_stmt *st = db_use(s->st, ST_ACCOUNT_SET_PWHASH);
-    sql_bind_text(st, 1, pwhash, -1);
-    sql_bind_i64(st, 2, account);
-    int err = db_run(st);
-    if (err == 0) {
-        st = db_use(s->st, ST_SESSIONS_END_ALL);
-        sql_bind_i64(st, 1, account);
-        err = db_run(st);
-    }
-    if (err == 0)
-        err = db_run(db_use(s->st, ST_COMMIT));
-    if (err < 0)
-        db_run(db_use(s->st, ST_ROLLBACK));
-    return err;
-}
-
 /* ------------------------------------------------------------------------ */
 /* The outbox: queueing */
 

@@ -59,7 +59,7 @@ static const char *const stmt_sql_pg[ST_COUNT] = {
     [ST_VAC_ACTIVE] = "SELECT id, vacation_from_ms, vacation_until_ms FROM accounts"
                       " WHERE vacation_until_ms > $1",
     [ST_ACCOUNT_INSERT] = "INSERT INTO accounts (username, pwhash, created_ms) VALUES ($1,$2,$3)"
-                          " RETURNING id",
+                          " ON CONFLICT DO NOTHING RETURNING id",
     [ST_ACCOUNT_BY_NAME] = "SELECT id, username, pwhash FROM accounts"
                            " WHERE lower(username) = lower($1)",
     [ST_ACCOUNT_NAME] = "SELECT username FROM accounts WHERE id = $1",

@@ -400,7 +400,7 @@ int tournament_create(int64_t account, const char *name, const tourney_create *r
     int ninvited = 0;
     for (int i = 0; i < req->ninvite; i++) {
         int64_t a;
-        if (accounts_find(db, req->invite[i], &a) < 0) {
+        if (accounts_find_now(db, req->invite[i], &a) < 0) {
             fail(e, 400, "unknown_player", "no account named %s", req->invite[i]);
             return -1;
         }
@@ -450,7 +450,7 @@ int tournament_create(int64_t account, const char *name, const tourney_create *r
         tourney_entrant *en = &ti->entrants[ti->nentrants++];
         *en = (tourney_entrant){
             .account = invited[i], .status = TOURNEY_INVITED, .idx = -1, .at_ms = now};
-        accounts_name(db, invited[i], en->name, sizeof en->name);
+        accounts_name_now(db, invited[i], en->name, sizeof en->name);
     }
     HASH_ADD(hh, all, info.id, sizeof ti->id, t);
     count_state(ti->state, 1);
@@ -691,7 +691,7 @@ int tournament_act(int64_t id, const char *action, int64_t account, const char *
         err = set_state(t, TOURNEY_CANCELLED, e);
     } else if (strcmp(action, "remove") == 0) {
         int64_t who = 0;
-        if (username == NULL || accounts_find(db, username, &who) < 0) {
+        if (username == NULL || accounts_find_now(db, username, &who) < 0) {
             fail(e, 400, "unknown_player", "no account named %s", username);
             return -1;
         }

@@ -158,7 +158,7 @@ int tournament_api_post(net_conn *c, const char *arg, const char *body, size_t l
     char token[ACCOUNTS_TOKEN_LEN + 8], name[STORE_NAME_MAX] = "";
     int64_t account = 0;
     if (net_cookie(c, ACCOUNTS_COOKIE, token, sizeof token) > 0 &&
-        accounts_session(db, token, &account, name, sizeof name) < 0)
+        accounts_session_now(db, token, &account, name, sizeof name) < 0)
         account = 0;
     tournament_err e = {0};
     if (*arg == '\0' || strcmp(arg, "/") == 0) {

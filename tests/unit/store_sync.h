@@ -7,6 +7,7 @@
 #define STORE_SYNC_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "archive.h"
@@ -93,6 +94,121 @@ static inline int sync_cond_json(store *s, int64_t game, int player, char **out)
         return err;
     *out = archive_lines_json(&l);
     return *out ? 0 : STORE_ENOMEM;
+}
+
+/* The queued calls (accounts, sessions, preferences...), waited for. Each
+ * checks that the call did not answer before the loop ran: it is queued,
+ * the loop does not wait on the database. */
+typedef struct sync_call {
+    bool fired;
+    int status;
+    store_account a;
+    char text[512];
+} sync_call;
+
+static inline void sync_account_cb(void *arg, int status, const store_account *a)
+{
+    sync_call *c = arg;
+    c->fired = true;
+    c->status = status;
+    if (status == 0)
+        c->a = *a;
+}
+
+static inline void sync_done_cb(void *arg, int status)
+{
+    sync_call *c = arg;
+    c->fired = true;
+    c->status = status;
+}
+
+static inline void sync_text_cb(void *arg, int status, const char *text)
+{
+    sync_call *c = arg;
+    c->fired = true;
+    c->status = status;
+    snprintf(c->text, sizeof c->text, "%s", status == 0 && text ? text : "");
+}
+
+/* Run the loop until c is answered: its status (or err, if the call was
+ * refused at once). */
+static inline int sync_call_wait(store *s, sync_call *c, int err)
+{
+    if (err < 0)
+        return err;
+    if (c->fired)
+        return -9999; /* answered on the caller's stack: not queued */
+    while (!c->fired)
+        uv_run(store_loop(s), UV_RUN_ONCE);
+    return c->status;
+}
+
+static inline int sync_account_insert(store *s, const char *name, const char *pwhash, int64_t *id)
+{
+    sync_call c = {0};
+    int err = sync_call_wait(s, &c, store_account_insert(s, name, pwhash, sync_account_cb, &c));
+    if (err == 0 && id)
+        *id = c.a.id;
+    return err;
+}
+
+static inline int sync_account_by_name(store *s, const char *name, store_account *a)
+{
+    sync_call c = {0};
+    int err = sync_call_wait(s, &c, store_account_by_name(s, name, sync_account_cb, &c));
+    if (err == 0)
+        *a = c.a;
+    return err;
+}
+
+static inline int sync_account_name(store *s, int64_t id, char *name, size_t len)
+{
+    sync_call c = {0};
+    int err = sync_call_wait(s, &c, store_account_name(s, id, sync_account_cb, &c));
+    if (err == 0)
+        snprintf(name, len, "%s", c.a.username);
+    return err;
+}
+
+static inline int sync_session_insert(store *s, const void *h, size_t hl, int64_t id,
+                                      int64_t expires_ms)
+{
+    sync_call c = {0};
+    return sync_call_wait(s, &c, store_session_insert(s, h, hl, id, expires_ms, sync_done_cb, &c));
+}
+
+static inline int sync_session_find(store *s, const void *h, size_t hl, int64_t *id, char *name,
+                                    size_t len)
+{
+    sync_call c = {0};
+    int err = sync_call_wait(s, &c, store_session_find(s, h, hl, sync_account_cb, &c));
+    if (err == 0) {
+        *id = c.a.id;
+        if (name)
+            snprintf(name, len, "%s", c.a.username);
+    }
+    return err;
+}
+
+static inline int sync_session_delete(store *s, const void *h, size_t hl)
+{
+    sync_call c = {0};
+    return sync_call_wait(s, &c, store_session_delete(s, h, hl, sync_done_cb, &c));
+}
+
+static inline int sync_prefs_get(store *s, int64_t account, char *json, size_t len)
+{
+    sync_call c = {0};
+    int err = sync_call_wait(s, &c, store_prefs_get(s, account, sync_text_cb, &c));
+    if (err == 0)
+        snprintf(json, len, "%s", c.text);
+    return err;
+}
+
+static inline int sync_prefs_put(store *s, int64_t account, const char *json)
+{
+    sync_call c = {0};
+    return sync_call_wait(s, &c, store_prefs_put(s, account, json, sync_done_cb, &c));
 }
 
 #endif

@@ -19,6 +19,7 @@
 #include "accounts.h"
 #include "pg_fixture.h"
 #include "sql.h"
+#include "store_sync.h"
 
 typedef struct result {
     bool fired;
@@ -64,6 +65,45 @@ static uv_loop_t loop;
 static store *s;
 static char dir[] = "/tmp/test_accounts.XXXXXX";
 static char db[300];
+
+/* accounts_session, _name and _find waited for (queued calls). */
+static int session_of(const char *token, int64_t *acc, char *name, size_t len)
+{
+    sync_call c = {0};
+    int err = sync_call_wait(s, &c, accounts_session(s, token, sync_account_cb, &c));
+    if (err == 0) {
+        *acc = c.a.id;
+        if (name)
+            snprintf(name, len, "%s", c.a.username);
+    }
+    return err;
+}
+
+static int name_of(int64_t id, char *name, size_t len)
+{
+    sync_call c = {0};
+    int err = sync_call_wait(s, &c, accounts_name(s, id, sync_account_cb, &c));
+    if (err == 0)
+        snprintf(name, len, "%s", c.a.username);
+    return err;
+}
+
+static int find(const char *username, int64_t *acc)
+{
+    sync_call c = {0};
+    int err = sync_call_wait(s, &c, accounts_find(s, username, sync_account_cb, &c));
+    if (err == 0) {
+        *acc = c.a.id;
+        assert_string_equal(c.a.pwhash, ""); /* never handed out */
+    }
+    return err;
+}
+
+static int logout(const char *token)
+{
+    sync_call c = {0};
+    return sync_call_wait(s, &c, accounts_logout(s, token, sync_done_cb, &c));
+}
 
 static void wait_for(result *r)
 {
@@ -161,10 +201,10 @@ static void test_register_login_logout(void **state)
     /* Sessions: both tokens work; only hashes are stored. */
     int64_t acc = 0;
     char name[STORE_NAME_MAX];
-    assert_int_equal(accounts_session(s, in.token, &acc, name, sizeof name), 0);
+    assert_int_equal(session_of(in.token, &acc, name, sizeof name), 0);
     assert_int_equal(acc, ann);
     assert_string_equal(name, "Ann");
-    assert_int_equal(accounts_session(s, r.token, &acc, NULL, 0), 0);
+    assert_int_equal(session_of(r.token, &acc, NULL, 0), 0);
     sql_conn *raw = raw_open(db);
     sql_stmt *st =
         raw_prepare(raw, pg_fixture_wanted()
@@ -182,16 +222,16 @@ static void test_register_login_logout(void **state)
     sql_finalize(st);
     sql_close(raw);
 
-    assert_int_equal(accounts_logout(s, in.token), 0);
-    assert_int_equal(accounts_session(s, in.token, &acc, NULL, 0), STORE_ENOT_FOUND);
-    assert_int_equal(accounts_session(s, r.token, &acc, NULL, 0), 0);
-    assert_int_equal(accounts_session(s, "short", &acc, NULL, 0), STORE_ENOT_FOUND);
+    assert_int_equal(logout(in.token), 0);
+    assert_int_equal(session_of(in.token, &acc, NULL, 0), STORE_ENOT_FOUND);
+    assert_int_equal(session_of(r.token, &acc, NULL, 0), 0);
+    assert_int_equal(session_of("short", &acc, NULL, 0), STORE_ENOT_FOUND);
 
-    assert_int_equal(accounts_name(s, ann, name, sizeof name), 0);
+    assert_int_equal(name_of(ann, name, sizeof name), 0);
     assert_string_equal(name, "Ann");
-    assert_int_equal(accounts_find(s, "aNN", &acc), 0);
+    assert_int_equal(find("aNN", &acc), 0);
     assert_int_equal(acc, ann);
-    assert_int_equal(accounts_find(s, "zed", &acc), STORE_ENOT_FOUND);
+    assert_int_equal(find("zed", &acc), STORE_ENOT_FOUND);
 }
 
 static void test_cookie(void **state)
@@ -221,26 +261,26 @@ static void test_store_functions(void **state)
 {
     (void)state;
     int64_t id = 0, id2 = 0, acc = 0;
-    assert_int_equal(store_account_insert(s, "Zed_9", "$argon2id$h1", &id), 0);
+    assert_int_equal(sync_account_insert(s, "Zed_9", "$argon2id$h1", &id), 0);
     assert_true(id > 0);
-    assert_int_equal(store_account_insert(s, "zED_9", "$argon2id$h2", &id2), STORE_ETAKEN);
+    assert_int_equal(sync_account_insert(s, "zED_9", "$argon2id$h2", &id2), STORE_ETAKEN);
     store_account a;
-    assert_int_equal(store_account_by_name(s, "ZED_9", &a), 0);
+    assert_int_equal(sync_account_by_name(s, "ZED_9", &a), 0);
     assert_int_equal(a.id, id);
     assert_string_equal(a.username, "Zed_9");
     assert_string_equal(a.pwhash, "$argon2id$h1");
-    assert_int_equal(store_account_by_name(s, "nobody", &a), STORE_ENOT_FOUND);
+    assert_int_equal(sync_account_by_name(s, "nobody", &a), STORE_ENOT_FOUND);
     char name[STORE_NAME_MAX];
-    assert_int_equal(store_account_name(s, id, name, sizeof name), 0);
+    assert_int_equal(sync_account_name(s, id, name, sizeof name), 0);
     assert_string_equal(name, "Zed_9");
-    assert_int_equal(store_account_name(s, id + 1000, name, sizeof name), STORE_ENOT_FOUND);
+    assert_int_equal(sync_account_name(s, id + 1000, name, sizeof name), STORE_ENOT_FOUND);
 
     unsigned char h1[32], h2[32], h3[32];
     memset(h1, 1, sizeof h1);
     memset(h2, 2, sizeof h2);
     memset(h3, 3, sizeof h3);
     int64_t now = store_now(s);
-    assert_int_equal(store_session_insert(s, h1, sizeof h1, id, now + 60000), 0);
+    assert_int_equal(sync_session_insert(s, h1, sizeof h1, id, now + 60000), 0);
     /* An expired session, as one left from earlier. */
     sql_conn *raw = raw_open(db);
     sql_stmt *st = raw_prepare(raw, pg_fixture_wanted()
@@ -252,27 +292,27 @@ static void test_store_functions(void **state)
     sql_bind_i64(st, 2, id);
     assert_int_equal(sql_step(st), SQL_DONE);
     sql_finalize(st);
-    assert_int_equal(store_session_find(s, h1, sizeof h1, &acc, name, sizeof name), 0);
+    assert_int_equal(sync_session_find(s, h1, sizeof h1, &acc, name, sizeof name), 0);
     assert_int_equal(acc, id);
     assert_string_equal(name, "Zed_9");
-    assert_int_equal(store_session_find(s, h2, sizeof h2, &acc, NULL, 0), STORE_ENOT_FOUND);
-    assert_int_equal(store_session_find(s, h3, sizeof h3, &acc, NULL, 0), STORE_ENOT_FOUND);
+    assert_int_equal(sync_session_find(s, h2, sizeof h2, &acc, NULL, 0), STORE_ENOT_FOUND);
+    assert_int_equal(sync_session_find(s, h3, sizeof h3, &acc, NULL, 0), STORE_ENOT_FOUND);
     /* A new session of the account takes the expired one away. */
     st = raw_prepare(raw, pg_fixture_wanted() ? "SELECT count(*) FROM sessions WHERE account = $1"
                                               : "SELECT count(*) FROM sessions WHERE account = ?");
     sql_bind_i64(st, 1, id);
     assert_int_equal(sql_step(st), SQL_ROW);
     assert_int_equal(sql_column_int(st, 0), 2);
-    assert_int_equal(store_session_insert(s, h3, sizeof h3, id, now + 60000), 0);
+    assert_int_equal(sync_session_insert(s, h3, sizeof h3, id, now + 60000), 0);
     sql_reset(st);
     assert_int_equal(sql_step(st), SQL_ROW);
     assert_int_equal(sql_column_int(st, 0), 2);
     sql_finalize(st);
     sql_close(raw);
-    assert_int_equal(store_session_delete(s, h1, sizeof h1), 0);
-    assert_int_equal(store_session_find(s, h1, sizeof h1, &acc, NULL, 0), STORE_ENOT_FOUND);
-    assert_int_equal(store_session_find(s, h3, sizeof h3, &acc, NULL, 0), 0);
-    assert_int_equal(store_session_delete(s, h1, sizeof h1), 0); /* unknown: no-op */
+    assert_int_equal(sync_session_delete(s, h1, sizeof h1), 0);
+    assert_int_equal(sync_session_find(s, h1, sizeof h1, &acc, NULL, 0), STORE_ENOT_FOUND);
+    assert_int_equal(sync_session_find(s, h3, sizeof h3, &acc, NULL, 0), 0);
+    assert_int_equal(sync_session_delete(s, h1, sizeof h1), 0); /* unknown: no-op */
 }
 
 /* A password hash still running when its store closes: the callback comes

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "store_sync.h"
 #include "pg_fixture.h"
 #include "rating.h"
 #include "store.h"
@@ -63,7 +64,7 @@ static int group_setup(void **state)
     open_store();
     static const char *const names[] = {"ann", "bob", "cid", "dee"};
     for (int i = 0; i < 4; i++)
-        if (store_account_insert(s, names[i], "h", &accts[i]) != 0)
+        if (sync_account_insert(s, names[i], "h", &accts[i]) != 0)
             return -1;
     return 0;
 }

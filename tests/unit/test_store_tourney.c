@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "store_sync.h"
 #include "pg_fixture.h"
 #include "store_tourney.h"
 
@@ -66,7 +67,7 @@ static void test_round_trip(void **state)
     int64_t acct[4];
     const char *names[] = {"dora", "ed", "flo", "gus"};
     for (int i = 0; i < 4; i++)
-        assert_int_equal(store_account_insert(s, names[i], "x", &acct[i]), 0);
+        assert_int_equal(sync_account_insert(s, names[i], "x", &acct[i]), 0);
     store_tourney t = {.director = acct[0],
                        .size = 3,
                        .twice = true,
