@@ -12,6 +12,7 @@
 #include <utlist.h>
 
 #include "accounts.h"
+#include "errmap.h"
 #include "lobby.h"
 #include "metrics.h"
 #include "quota.h"
@@ -126,43 +127,29 @@ static challenge *find_to_me(const session *s, const proto_req *req, int *err, c
     return c;
 }
 
-int challenge_create(session *s, const proto_req *req, char *why, size_t whylen)
+/* A challenge once its target's account is known (to: NULL if no account
+ * has that name): 0 or a proto_err with why. */
+static int challenge_make(session *s, const proto_req *req, const rules_variant *v,
+                          const proto_corr *corr, const store_account *to, char *why, size_t whylen)
 {
     ident *me = s->who;
-    const rules_variant *v = rules_find(req->game);
-    if (v == NULL) {
-        rules_why(why, whylen, "no game '%s'", req->game);
-        return PROTO_EUNKNOWN_GAME;
-    }
-    if (v->nplayers != 2) {
-        rules_why(why, whylen,
-                  "a challenge is for a two-player game (%s has %d players: "
-                  "create a seek)",
-                  v->id, v->nplayers);
-        return PROTO_EBAD_ARGUMENT;
-    }
-    proto_corr corr;
-    int err = lobby_time_control(s, req, &corr, why, whylen);
-    if (err != 0)
-        return err;
-    int64_t to = 0;
-    if (accounts_find_now(db, req->to, &to) != 0) {
+    if (to == NULL) {
         rules_why(why, whylen, "there is no player named '%s'", req->to);
         return PROTO_ENOT_FOUND;
     }
-    if (to == me->account) {
+    if (to->id == me->account) {
         rules_why(why, whylen, "you cannot challenge yourself");
         return PROTO_EBAD_ARGUMENT;
     }
     int mine = 0, theirs = 0;
     for (const challenge *c = table; c != NULL; c = c->hh.next) {
-        if (c->from == me && c->to == to) {
+        if (c->from == me && c->to == to->id) {
             rules_why(why, whylen, "you already challenge %s (challenge %lld): cancel it first",
                       c->to_name, (long long)c->id);
             return PROTO_EBAD_ARGUMENT;
         }
         mine += c->from == me;
-        theirs += c->to == to;
+        theirs += c->to == to->id;
     }
     if (mine >= CHALLENGE_PER_IDENT || theirs >= CHALLENGE_PER_TARGET) {
         metrics_now.challenges_refused++;
@@ -182,7 +169,8 @@ int challenge_create(session *s, const proto_req *req, char *why, size_t whylen)
         return PROTO_ETOO_MANY_SEEKS;
     }
     quota_addr *a = quota_addr_of(s);
-    if ((err = quota_game_check(me, a, corr.days > 0, why, whylen)) != 0) {
+    int err = quota_game_check(me, a, corr->days > 0, why, whylen);
+    if (err != 0) {
         quota_addr_put(a);
         return err;
     }
@@ -194,19 +182,76 @@ int challenge_create(session *s, const proto_req *req, char *why, size_t whylen)
     c->id = next_id++;
     c->from = me;
     c->addr = a;
-    c->to = to;
+    c->to = to->id;
     /* The name as registered (the request may differ in case). */
-    if (accounts_name_now(db, to, c->to_name, sizeof c->to_name) != 0)
-        snprintf(c->to_name, sizeof c->to_name, "%s", req->to);
+    snprintf(c->to_name, sizeof c->to_name, "%.*s", PROTO_NAME_MAX, to->username);
     c->v = v;
-    c->corr = corr;
-    c->base_ms = corr.days > 0 ? 0 : req->base_ms;
-    c->inc_ms = corr.days > 0 ? 0 : req->inc_ms;
+    c->corr = *corr;
+    c->base_ms = corr->days > 0 ? 0 : req->base_ms;
+    c->inc_ms = corr->days > 0 ? 0 : req->inc_ms;
     c->rated = req->rated;
     HASH_ADD(hh, table, id, sizeof c->id, c);
     metrics_now.challenges++;
     metrics_now.challenges_made++;
     notify(c, "add", NULL, s, req);
+    return 0;
+}
+
+/* A challenge_create waiting for its target's account (a queued store
+ * call). */
+typedef struct create_wait {
+    session *s; /* held */
+    proto_req req;
+    proto_corr corr;
+    const rules_variant *v;
+} create_wait;
+
+static void target_found(void *arg, int status, const store_account *to)
+{
+    create_wait *w = arg;
+    if (session_release(w->s) && w->s->who != NULL) {
+        char why[RULES_WHY_TEXT] = "";
+        int err;
+        if (status < 0 && status != STORE_ENOT_FOUND)
+            err = errmap_store_fail(status, why, sizeof why);
+        else
+            err = challenge_make(w->s, &w->req, w->v, &w->corr, status == 0 ? to : NULL, why,
+                                 sizeof why);
+        if (err != 0)
+            session_send_error(w->s, &w->req, true, (proto_err)err, why);
+    }
+    free(w);
+}
+
+int challenge_create(session *s, const proto_req *req, char *why, size_t whylen)
+{
+    const rules_variant *v = rules_find(req->game);
+    if (v == NULL) {
+        rules_why(why, whylen, "no game '%s'", req->game);
+        return PROTO_EUNKNOWN_GAME;
+    }
+    if (v->nplayers != 2) {
+        rules_why(why, whylen,
+                  "a challenge is for a two-player game (%s has %d players: "
+                  "create a seek)",
+                  v->id, v->nplayers);
+        return PROTO_EBAD_ARGUMENT;
+    }
+    proto_corr corr;
+    int err = lobby_time_control(s, req, &corr, why, whylen);
+    if (err != 0)
+        return err;
+    create_wait *w = malloc(sizeof *w);
+    if (w == NULL)
+        return PROTO_EINTERNAL;
+    *w = (create_wait){s, *req, corr, v};
+    session_hold(s);
+    err = accounts_find(db, req->to, target_found, w);
+    if (err < 0) {
+        session_release(s);
+        free(w);
+        return errmap_store_fail(err, why, whylen);
+    }
     return 0;
 }
 

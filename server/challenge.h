@@ -10,7 +10,8 @@
  * goes with its challenger's last session, and with a restart), the
  * limits on them (open ones per challenger, per challenged account, and
  * creations a minute per identity), their notices to both sides.
- * May call: accounts.h (the account of a name), lobby.h (the time
+ * May call: accounts.h (the account of a name: a queued call, the
+ * session held meanwhile), errmap.h, lobby.h (the time
  * control, checked as a seek's), room.h (room_start), quota.h (games in
  * progress, checked for both at creation and acceptance), ident.h,
  * session.h (the sink), metrics.h, proto.h, uthash. Links without

@@ -261,15 +261,72 @@ static int run(session *s, const proto_req *req, char *why, size_t whylen)
 /* ------------------------------------------------------------------------ */
 /* Sessions. */
 
-/* The session cookie of the upgrade request, if any, names the account. */
+/* The session cookie's account is known (or not): the messages that came
+ * meanwhile are dispatched, in order. */
+static void cookie_found(void *arg, int status, const store_account *a)
+{
+    session *s = arg;
+    if (!session_release(s))
+        return; /* closed meanwhile */
+    s->flags &= ~(unsigned)SESSION_COOKIE_WAIT;
+    if (status == 0) {
+        s->account = a->id;
+        snprintf(s->account_name, sizeof s->account_name, "%s", a->username);
+    } else if (status != STORE_ENOT_FOUND) {
+        /* The database could not say: better a clear refusal than a guest
+         * where the player expects their account. */
+        log_kv(LOG_WARN, "session cookie not looked up", "err=%s", store_err_code(status));
+        s->flags |= SESSION_SHUT;
+        net_close_why(s->conn, "unavailable");
+        return;
+    }
+    char *early = s->early;
+    size_t n = s->nearly;
+    s->early = NULL;
+    s->nearly = s->capearly = 0;
+    for (size_t at = 0; at + sizeof(size_t) <= n && s->conn != NULL;) {
+        size_t len;
+        memcpy(&len, early + at, sizeof len);
+        at += sizeof len;
+        dispatch_message(s->conn, early + at, len);
+        at += len;
+    }
+    free(early);
+}
+
+/* The session cookie of the upgrade request, if any, names the account:
+ * asked of the store (queued), the session's messages wait meanwhile. */
 static void cookie_account(session *s)
 {
     char token[128];
     if (net_cookie(s->conn, ACCOUNTS_COOKIE, token, sizeof token) <= 0)
         return;
-    int64_t account = 0;
-    if (accounts_session_now(db, token, &account, s->account_name, sizeof s->account_name) == 0)
-        s->account = account;
+    session_hold(s);
+    if (accounts_session(db, token, cookie_found, s) < 0) {
+        session_release(s); /* a token of the wrong shape: a guest */
+        return;
+    }
+    s->flags |= SESSION_COOKIE_WAIT;
+}
+
+/* Keep a message that came while the cookie is looked up: false if the
+ * session has kept as much as it may. */
+static bool keep_early(session *s, const char *buf, size_t len)
+{
+    size_t need = s->nearly + sizeof len + len;
+    if (need > SESSION_EARLY_BYTES)
+        return false;
+    if (need > s->capearly) {
+        char *p = realloc(s->early, SESSION_EARLY_BYTES);
+        if (p == NULL)
+            return false;
+        s->early = p;
+        s->capearly = SESSION_EARLY_BYTES;
+    }
+    memcpy(s->early + s->nearly, &len, sizeof len);
+    memcpy(s->early + s->nearly + sizeof len, buf, len);
+    s->nearly = need;
+    return true;
 }
 
 void dispatch_open(net_conn *c)
@@ -315,6 +372,13 @@ void dispatch_message(net_conn *c, const char *buf, size_t len)
     session *s = c->data;
     if (s == NULL || (s->flags & SESSION_SHUT))
         return;
+    if (s->flags & SESSION_COOKIE_WAIT) {
+        if (!keep_early(s, buf, len)) {
+            s->flags |= SESSION_SHUT;
+            net_close_why(c, "too_early");
+        }
+        return;
+    }
     proto_req req;
     bool typed;
     char why[RULES_WHY_TEXT] = "";

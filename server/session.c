@@ -11,12 +11,19 @@ static uv_loop_t *loop;
 static uv_check_t sweep;
 static session *dead; /* closed sessions, freed by on_sweep */
 
+/* Free the closed sessions no callback holds (the held stay listed). */
 static void free_dead(void)
 {
-    while (dead != NULL) {
-        session *s = dead;
-        dead = s->dead_next;
+    session **p = &dead;
+    while (*p != NULL) {
+        session *s = *p;
+        if (s->holds > 0) {
+            p = &s->dead_next;
+            continue;
+        }
+        *p = s->dead_next;
         free(s->rooms);
+        free(s->early);
         free(s);
     }
 }
@@ -37,6 +44,8 @@ void session_init(uv_loop_t *l)
 
 void session_shutdown(void)
 {
+    for (session *s = dead; s != NULL; s = s->dead_next)
+        s->holds = 0; /* the store has closed: no callback will come */
     free_dead();
     uv_close((uv_handle_t *)&sweep, NULL);
 }
@@ -61,6 +70,21 @@ void session_close(session *s)
     s->dead_next = dead;
     dead = s;
     uv_check_start(&sweep, on_sweep);
+}
+
+void session_hold(session *s)
+{
+    s->holds++;
+}
+
+bool session_release(session *s)
+{
+    s->holds--;
+    if (s->conn != NULL)
+        return true;
+    if (s->holds == 0)
+        uv_check_start(&sweep, on_sweep);
+    return false;
 }
 
 bool session_rate_ok(session *s, uint64_t now)

@@ -32,6 +32,9 @@ enum {
     SESSION_LOBBY = 1 << 1, /* watches the lobby (lobby_index is valid) */
     SESSION_TURNS = 1 << 2, /* asked for "turns": gets the pushes */
     SESSION_SHUT = 1 << 3,  /* closed for excess: what it still sends is dropped */
+    /* The session cookie's account is being looked up (a queued store
+     * call): what the client sends waits in `early` until it is known. */
+    SESSION_COOKIE_WAIT = 1 << 4,
 };
 
 enum {
@@ -40,6 +43,9 @@ enum {
     SESSION_MSG_BURST = 200, /* messages at once, */
     SESSION_MSG_RATE = 200,  /* and per second on average */
     SESSION_ACCOUNT_NAME = 32,
+    /* Bytes of messages kept while the cookie is looked up (a hello and
+     * what a client sends right after it fit many times over). */
+    SESSION_EARLY_BYTES = 16384,
     /* Messages refused for excess (decaying by one a second) past which
      * the connection is closed with 1008: a client that stops at the first
      * rate_limited never gets there. */
@@ -107,6 +113,11 @@ typedef struct session {
     session_bucket msgs;
     double excess;
     uint64_t excess_ms;
+    /* Messages received during SESSION_COOKIE_WAIT, in order: each a
+     * size_t length then its bytes. */
+    char *early;
+    size_t nearly, capearly;
+    int holds;                 /* callbacks still to come (session_hold) */
     struct session *dead_next; /* closed, waiting for the sweep */
 } session;
 
@@ -121,6 +132,12 @@ session *session_new(net_conn *c);
 /* c is closing: the session is cut from it and freed at the next sweep.
  * The caller has taken it out of rooms, the lobby and its identity. */
 void session_close(session *s);
+
+/* A callback of s is still to come (a queued store call): a closed s is
+ * not freed until each hold is released. session_release tells whether s
+ * is still open (its connection there). */
+void session_hold(session *s);
+bool session_release(session *s);
 
 /* One message more from s now: false when over the rate (token bucket of
  * SESSION_MSG_BURST, SESSION_MSG_RATE per second). */
