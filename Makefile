@@ -35,7 +35,8 @@ WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unus
 DEFS    := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 INC     := -Icommon -Iprotocol -Iserver
 OPT     := -O2 -g
-SAN     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+SAN     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
+           -DCHAMELEON_CHECKS
 CFLAGS_ALL = $(WARN) $(DEFS) $(INC) $(CFLAGS)
 
 PKGS        := libwebsockets libuv jansson sqlite3 libpq libsodium libcrypto libcurl

@@ -723,6 +723,7 @@ int main(int argc, char **argv)
     fflush(stdout);
     notify_ready(&loop);
 
+    store_serving(st);
     uv_run(&loop, UV_RUN_DEFAULT);
 
     uv_close((uv_handle_t *)&sigint, NULL);

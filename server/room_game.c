@@ -451,7 +451,7 @@ static void cond_answer(room *r, int ply, const char *text)
         log_kv(LOG_INFO, "conditional move not played", "room=%lld move=%s why=\"%s\"",
                (long long)r->id, reply, why);
         if (s >= 0)
-            store_cond_clear(room__db, r->id, s);
+            store_cond_clear(room__db, r->id, s, NULL, NULL);
     }
 }
 
@@ -789,6 +789,49 @@ static int cond_canon(const room *r, int me, const char *line, char *out, size_t
     return err < 0 ? (int)proto_err_from_code(cond_err_code(err), PROTO_EINTERNAL) : 0;
 }
 
+/* The "cond" answer: the player's lines as they are now. 0 or a
+ * proto_err. */
+static int cond_reply(room *r, session *c, int seat, const proto_req *req, char *why, size_t whylen)
+{
+    record_lines cl;
+    char *json = NULL;
+    int err = store_cond_get(room__db, r->id, seat, &cl);
+    if (err == 0 && (json = archive_lines_json(&cl)) == NULL)
+        err = STORE_ENOMEM;
+    if (err < 0)
+        return errmap_store_fail(err, why, whylen);
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_write_cond(&o, req, r->id, json);
+    free(json);
+    session_send_out(c, &o);
+    return 0;
+}
+
+/* A cond_set or cond_clear waiting for its write. */
+typedef struct cond_wait {
+    session *c; /* held */
+    int64_t room;
+    int seat;
+    proto_req req;
+} cond_wait;
+
+static void cond_written(void *arg, int status)
+{
+    cond_wait *w = arg;
+    if (session_release(w->c)) {
+        char why[RULES_WHY_TEXT] = "";
+        room *r = room_find(w->room);
+        int err = status < 0 ? errmap_store_fail(status, why, sizeof why)
+                  : r == NULL
+                      ? (rules_why(why, sizeof why, "the game is over"), PROTO_EUNKNOWN_ROOM)
+                      : cond_reply(r, w->c, w->seat, &w->req, why, sizeof why);
+        if (err != 0)
+            session_send_error(w->c, &w->req, true, (proto_err)err, why);
+    }
+    free(w);
+}
+
 int room_cond(room *r, session *c, const proto_req *req, char *why, size_t whylen)
 {
     int s = room__acting_seat(r, c, true, why, whylen); /* lines end with the game */
@@ -799,8 +842,16 @@ int room_cond(room *r, session *c, const proto_req *req, char *why, size_t whyle
         return PROTO_ENOT_CORRESPONDENCE;
     }
     int err = 0;
+    cond_wait *w = NULL;
+    if (req->type != PROTO_COND_GET) {
+        /* Answered once written (the session held meanwhile). */
+        if ((w = malloc(sizeof *w)) == NULL)
+            return PROTO_EINTERNAL;
+        *w = (cond_wait){c, r->id, s, *req};
+    }
     if (req->type == PROTO_COND_SET) {
         if (rules_game_to_move(r->g) == s) {
+            free(w);
             rules_why(why, whylen, "%s", store_err_text(STORE_ENOT_YOUR_TURN));
             return PROTO_ENOT_YOUR_TURN;
         }
@@ -808,27 +859,23 @@ int room_cond(room *r, session *c, const proto_req *req, char *why, size_t whyle
         const char *lines[PROTO_COND_LINES];
         for (int i = 0; i < req->nlines; i++) {
             err = cond_canon(r, s, req->lines[i], canon[i], sizeof canon[i], why, whylen);
-            if (err)
+            if (err) {
+                free(w);
                 return err;
+            }
             lines[i] = canon[i];
         }
-        err = store_cond_set(room__db, r->id, s, lines, req->nlines, why, whylen);
+        err = store_cond_set(room__db, r->id, s, lines, req->nlines, cond_written, w, why, whylen);
     } else if (req->type == PROTO_COND_CLEAR) {
-        err = store_cond_clear(room__db, r->id, s);
+        err = store_cond_clear(room__db, r->id, s, cond_written, w);
+    } else {
+        return cond_reply(r, c, s, req, why, whylen);
     }
-    record_lines cl;
-    char *json = NULL;
-    if (err == 0)
-        err = store_cond_get(room__db, r->id, s, &cl);
-    if (err == 0 && (json = archive_lines_json(&cl)) == NULL)
-        err = STORE_ENOMEM;
-    if (err < 0)
+    if (err < 0) {
+        free(w);
         return errmap_store_fail(err, why, whylen);
-    proto_out o;
-    proto_out_init(&o, NET_HEADROOM);
-    proto_write_cond(&o, req, r->id, json);
-    free(json);
-    session_send_out(c, &o);
+    }
+    session_hold(c);
     return 0;
 }
 

@@ -182,6 +182,14 @@ void store_get_stats(store *s, store_stats *out);
 int store_open(store **out, uv_loop_t *loop, const char *path, const store_options *opt, char *why,
                size_t whylen);
 
+/* The server serves from now on (main, before its loop runs): the loop's
+ * own connection is for start-up only, every read and write goes through
+ * the queue. A build with -DCHAMELEON_CHECKS (the sanitizer build the
+ * tests run) aborts if the loop uses its connection after this (db_loop,
+ * store_impl.h), so that a synchronous call that slipped back is caught by
+ * any test that reaches it. store_close ends it. */
+void store_serving(store *s);
+
 /*
  * Write everything queued (its callbacks fire, status 0 or an error), stop
  * the timers and close. Callbacks of password work still running fire later
@@ -573,15 +581,17 @@ int store_vacation_status(store *s, int64_t account, int64_t *until_ms, int *day
  * alternating, starting with the opponent's next move: "X Y Z W" means "if
  * they play X I play Y, then if they play Z I play W". Only while the
  * opponent is to move (STORE_ENOT_YOUR_TURN). nlines 0 clears. The caller
- * checks each line with cond_check_line (cond.h) first. Written
- * synchronously.
+ * checks each line with cond_check_line (cond.h) first. In memory at
+ * once, queued like a move: cb (may be NULL) once written (status 0) or
+ * not.
  */
 int store_cond_set(store *s, int64_t game, int player, const char *const *lines, int nlines,
-                   char *why, size_t whylen);
+                   store_done_cb cb, void *arg, char *why, size_t whylen);
 
 /* Drop the player's lines (e.g. the answer a line gave could not be
- * played). Queued like a move. */
-int store_cond_clear(store *s, int64_t game, int player);
+ * played). Queued like a move; cb as store_cond_set's (with cb NULL and no
+ * lines, nothing is queued). */
+int store_cond_clear(store *s, int64_t game, int player, store_done_cb cb, void *arg);
 
 /* The player's lines (in memory: no read). *out points into the store and
  * stays valid until the next call that changes lines. 0, STORE_ENOT_FOUND

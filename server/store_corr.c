@@ -320,12 +320,15 @@ static void release_cond(op *o)
 
 static const op_kind cond_kind = {run_cond, queue_write_done, release_cond, false};
 
-/* Queue the player's lines as they are in memory now. */
-static int queue_cond(store *s, game_mem *g, int player)
+/* Queue the player's lines as they are in memory now; cb (may be NULL)
+ * once they are written. */
+static int queue_cond(store *s, game_mem *g, int player, store_done_cb cb, void *arg)
 {
     op *o = queue_push(s, &cond_kind, g->id);
     if (o == NULL)
         return STORE_ENOMEM;
+    o->cb.write = cb;
+    o->arg = arg;
     o->player = player;
     o->lines = g->ncond[player] ? calloc((size_t)g->ncond[player], sizeof *o->lines) : NULL;
     if (g->ncond[player] && o->lines == NULL)
@@ -347,7 +350,7 @@ static int cond_game(store *s, int64_t id, game_mem **out)
 }
 
 int store_cond_set(store *s, int64_t game, int player, const char *const *lines, int nlines,
-                   char *why, size_t whylen)
+                   store_done_cb cb, void *arg, char *why, size_t whylen)
 {
     game_mem *g;
     int err = cond_game(s, game, &g);
@@ -383,9 +386,7 @@ int store_cond_set(store *s, int64_t game, int player, const char *const *lines,
             return STORE_ENOMEM;
         }
     g->cond_at[player] = g->nmoves;
-    err = queue_cond(s, g, player);
-    /* A player's own request: written before returning. */
-    return err < 0 ? err : store_flush(s);
+    return queue_cond(s, g, player, cb, arg);
 }
 
 int store_cond_get(store *s, int64_t game, int player, record_lines *out)
@@ -415,7 +416,7 @@ int store_cond_reply(store *s, int64_t game, int ply, const char *move, char rep
     if (ply != g->cond_at[player]) {
         /* Moves were played without asking: the lines are out of date. */
         lines_clear(g, player);
-        err = queue_cond(s, g, player);
+        err = queue_cond(s, g, player, NULL, NULL);
         return err < 0 ? err : 0;
     }
     /* Keep the lines that start with the move and whose answer is the one
@@ -451,11 +452,11 @@ int store_cond_reply(store *s, int64_t game, int ply, const char *move, char rep
     if (kept == 0)
         lines_clear(g, player);
     g->cond_at[player] = ply + 2;
-    err = queue_cond(s, g, player);
+    err = queue_cond(s, g, player, NULL, NULL);
     return err < 0 ? err : found;
 }
 
-int store_cond_clear(store *s, int64_t game, int player)
+int store_cond_clear(store *s, int64_t game, int player, store_done_cb cb, void *arg)
 {
     game_mem *g;
     int err = cond_game(s, game, &g);
@@ -463,10 +464,10 @@ int store_cond_clear(store *s, int64_t game, int player)
         return err;
     if (player < 0 || player >= g->nplayers)
         return STORE_EBAD_ARG;
-    if (g->ncond[player] == 0)
-        return 0;
+    if (g->ncond[player] == 0 && cb == NULL)
+        return 0; /* nothing to write, no one waits */
     lines_clear(g, player);
-    return queue_cond(s, g, player);
+    return queue_cond(s, g, player, cb, arg);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -13,6 +13,7 @@
  * file must be refused, never written to.
  */
 #include "store_impl.h"
+#include "log.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -524,10 +525,28 @@ int store_open(store **out, uv_loop_t *loop, const char *path, const store_optio
     return 0;
 }
 
+void store_serving(store *s)
+{
+    s->serving = true;
+}
+
+sql_stmt *const *db_loop(store *s)
+{
+#ifdef CHAMELEON_CHECKS
+    if (s->serving) {
+        log_kv(LOG_ERROR, "store: the loop used its own connection while serving",
+               "why=\"a synchronous call: it must be queued (queue_call)\"");
+        abort();
+    }
+#endif
+    return s->st;
+}
+
 void store_close(store *s)
 {
     if (s == NULL)
         return;
+    s->serving = false;
     atomic_store(&s->stopping, true);
     /* Callbacks may queue more (a conditional reply, the next move). */
     for (int round = 0; round < 16 && s->nops > 0; round++)

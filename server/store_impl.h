@@ -318,6 +318,7 @@ struct store {
     bool ckpt_running;
     int wal_pages; /* frames in the WAL after the last commit */
     bool closing;
+    bool serving; /* store_serving: the loop's connection is not for use */
     unsigned group_ms;
     char *path; /* the database file or URL (the mail worker opens its own connection) */
     int64_t (*now_fn)(void *);
@@ -345,6 +346,8 @@ struct store {
 /* Statement `which` of a connection's set (s->st or s->wst), reset and
  * unbound. */
 sql_stmt *db_use(sql_stmt *const *set, enum db_stmt which);
+/* The loop's own statements (s->st): start-up only (store_serving). */
+sql_stmt *const *db_loop(store *s);
 /* Run a statement that returns no rows; 0 or STORE_EDB. */
 int db_run(sql_stmt *st);
 /* A text column as a malloc'd copy, NULL for SQL NULL. */

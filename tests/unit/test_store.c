@@ -746,6 +746,21 @@ static void test_increment_clock(void **state)
     assert_int_equal(deadline_of(f, g), T0 + 6 * DAY + DAY / 2);
 }
 
+/* store_cond_set and _clear, waited for: queued like a move, answered
+ * once written. */
+static int cond_set(store *s, int64_t g, int p, const char *const *lines, int n, char *why,
+                    size_t whylen)
+{
+    sync_call c = {0};
+    return sync_call_wait(s, &c, store_cond_set(s, g, p, lines, n, sync_done_cb, &c, why, whylen));
+}
+
+static int cond_clear(store *s, int64_t g, int p)
+{
+    sync_call c = {0};
+    return sync_call_wait(s, &c, store_cond_clear(s, g, p, sync_done_cb, &c));
+}
+
 static void test_conditional_moves(void **state)
 {
     fixture *f = *state;
@@ -756,10 +771,10 @@ static void test_conditional_moves(void **state)
                                  "e2-e4 c7-c5 d2-d4 c5-d4", "d2-d4 d7-d5"};
     char why[160];
     /* Ann is to move: she cannot set lines, Bob can. */
-    assert_int_equal(store_cond_set(f->s, g, 0, lines, 4, why, sizeof why), STORE_ENOT_YOUR_TURN);
+    assert_int_equal(cond_set(f->s, g, 0, lines, 4, why, sizeof why), STORE_ENOT_YOUR_TURN);
     const char *const short_line[] = {"e2-e4"};
-    assert_int_equal(store_cond_set(f->s, g, 1, short_line, 1, why, sizeof why), STORE_EBAD_ARG);
-    assert_int_equal(store_cond_set(f->s, g, 1, lines, 4, why, sizeof why), 0);
+    assert_int_equal(cond_set(f->s, g, 1, short_line, 1, why, sizeof why), STORE_EBAD_ARG);
+    assert_int_equal(cond_set(f->s, g, 1, lines, 4, why, sizeof why), 0);
 
     /* Stored durably: a restart keeps them. */
     reopen(f);
@@ -795,7 +810,7 @@ static void test_conditional_moves(void **state)
      * first move but the line is out of date: dropped, no answer. */
     const char *const again[] = {"d2-d4 d7-d5", "g1-f3 g8-f6"};
     play(f, g, 3, 1, 0, "d7-d6", NULL);
-    assert_int_equal(store_cond_set(f->s, g, 1, again, 2, why, sizeof why), 0);
+    assert_int_equal(cond_set(f->s, g, 1, again, 2, why, sizeof why), 0);
     play(f, g, 4, 0, 1, "d2-d4", NULL);
     play(f, g, 5, 1, 0, "d6-d5", NULL);
     play(f, g, 6, 0, 1, "g1-f3", NULL);
@@ -805,8 +820,8 @@ static void test_conditional_moves(void **state)
     free(json);
     /* store_cond_clear. */
     play(f, g, 7, 1, 0, "e7-e6", NULL);
-    assert_int_equal(store_cond_set(f->s, g, 1, again, 2, why, sizeof why), 0);
-    assert_int_equal(store_cond_clear(f->s, g, 1), 0);
+    assert_int_equal(cond_set(f->s, g, 1, again, 2, why, sizeof why), 0);
+    assert_int_equal(cond_clear(f->s, g, 1), 0);
     reopen(f);
     assert_int_equal(sync_cond_json(f->s, g, 1, &json), 0);
     assert_string_equal(json, "[]");
@@ -815,7 +830,7 @@ static void test_conditional_moves(void **state)
     /* Two-player correspondence only. */
     int64_t live = new_game(f, STORE_LIVE, 2, NULL, (store_tc){60000, 0, 0});
     play(f, live, 0, 0, 1, "e2-e4", NULL);
-    assert_int_equal(store_cond_set(f->s, live, 0, lines, 1, why, sizeof why), STORE_EBAD_ARG);
+    assert_int_equal(cond_set(f->s, live, 0, lines, 1, why, sizeof why), STORE_EBAD_ARG);
 }
 
 /* cond_check_line against the rules core: a line of legal moves from the
