@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "accounts.h"
+#include "api.h"
 #include "proto.h"
 #include "push.h"
 #include "push_msg.h"
@@ -47,6 +48,41 @@ static int64_t account_of(net_conn *c)
     return account;
 }
 
+/* The store answers a subscription kept or forgotten: reply, if the
+ * connection is still open (arg: its api_pending). */
+static void on_subscribed(void *arg, int status)
+{
+    net_conn *c = api_pending_done(arg);
+    if (c == NULL)
+        return;
+    if (status < 0)
+        reply_error(c, 500, "db_error", "database error");
+    else
+        reply_ok(c, "{\"ok\":true}");
+}
+
+static void on_unsubscribed(void *arg, int status)
+{
+    net_conn *c = api_pending_done(arg);
+    if (c == NULL)
+        return;
+    if (status < 0)
+        reply_error(c, 500, "db_error", "database error");
+    else
+        reply_ok(c, status > 0 ? "{\"ok\":true,\"removed\":true}"
+                               : "{\"ok\":true,\"removed\":false}");
+}
+
+/* The request's answer comes later: hung off c (api.h), or NULL (answered
+ * 500 now). */
+static api_pending *pending_of(net_conn *c)
+{
+    api_pending *p = api_pending_new(c);
+    if (p == NULL)
+        reply_error(c, 500, "internal", "out of memory");
+    return p;
+}
+
 int push_api_key(net_conn *c, const char *arg, const char *body, size_t len)
 {
     const char *key = push_public_key();
@@ -76,16 +112,18 @@ int push_api_subscribe(net_conn *c, const char *arg, const char *body, size_t le
         reply_error(c, 400, "bad_message", why);
         return 0;
     }
-    int err = push_subscribe(account, endpoint, p256dh, auth, why, sizeof why);
+    api_pending *p = pending_of(c);
+    if (p == NULL)
+        return 0;
+    int err = push_subscribe(account, endpoint, p256dh, auth, on_subscribed, p, why, sizeof why);
     if (err != 0) {
+        api_pending_done(p);
         reply_error(c, (unsigned)err,
                     err == PUSH_EBAD  ? "bad_argument"
                     : err == PUSH_EDB ? "db_error"
                                       : "push_off",
                     why);
-        return 0;
     }
-    reply_ok(c, "{\"ok\":true}");
     return 0;
 }
 
@@ -100,11 +138,16 @@ int push_api_unsubscribe(net_conn *c, const char *arg, const char *body, size_t 
         reply_error(c, 400, "bad_message", why);
         return 0;
     }
-    int n = push_unsubscribe(account, endpoint);
-    if (n < 0) {
-        reply_error(c, 500, "db_error", "database error");
+    api_pending *p = pending_of(c);
+    if (p == NULL)
         return 0;
+    int err = push_unsubscribe(account, endpoint, on_unsubscribed, p);
+    if (err != 0) {
+        api_pending_done(p);
+        if (err == PUSH_EOFF)
+            reply_ok(c, "{\"ok\":true,\"removed\":false}"); /* push off: none kept */
+        else
+            reply_error(c, 500, "db_error", "database error");
     }
-    reply_ok(c, n > 0 ? "{\"ok\":true,\"removed\":true}" : "{\"ok\":true,\"removed\":false}");
     return 0;
 }

@@ -101,7 +101,6 @@ enum db_stmt {
     ST_MOVES_SELECT,
     ST_LEAVES_SELECT,
     ST_IN_PROGRESS,
-    ST_DEADLINES,
     ST_MAX_ID,
     ST_VAC_SELECT,
     ST_VAC_UPDATE,
@@ -329,6 +328,8 @@ struct store {
     size_t ngames;
     acct_games *accts;   /* uthash by account */
     vacation *vacs;      /* uthash by account */
+    int64_t *vac_busy;   /* accounts whose vacation is being changed (store_corr.c) */
+    size_t nvac_busy, capvac_busy;
     rating_mem *ratings; /* uthash by rating_key */
 
     op *ops;
@@ -427,6 +428,8 @@ int64_t *mem_game_ids(store *s, size_t *n);
 acct_games *mem_account(store *s, int64_t account);
 void mem_lines_free(char **lines, int n);
 
+/* The account's vacation (now or later), or NULL. */
+vacation *mem_vac_find(store *s, int64_t account);
 /* Add or update; 0 or STORE_ENOMEM. */
 int mem_vac_set(store *s, int64_t account, int64_t from_ms, int64_t until_ms);
 void mem_vac_del(store *s, int64_t account);
