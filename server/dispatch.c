@@ -180,8 +180,7 @@ static void on_vacation_done(void *arg, int status, int64_t until, int left, con
 static int on_vacation(session *s, const proto_req *req, char *why, size_t whylen)
 {
     int64_t account = s->who->account;
-    if (req->type == PROTO_VACATION_START &&
-        (req->days < 1 || req->days > STORE_VACATION_DAYS)) {
+    if (req->type == PROTO_VACATION_START && (req->days < 1 || req->days > STORE_VACATION_DAYS)) {
         rules_why(why, whylen, "days must be 1 to %d", STORE_VACATION_DAYS);
         return PROTO_EBAD_MESSAGE;
     }
@@ -191,8 +190,9 @@ static int on_vacation(session *s, const proto_req *req, char *why, size_t whyle
     *q = (vac_req){account, s->serial, req->type, req->has_id, req->id};
     int err = req->type == PROTO_VACATION_START
                   ? store_vacation_start(db, account, (int)req->days, on_vacation_done, q)
-              : req->type == PROTO_VACATION_END ? store_vacation_end(db, account, on_vacation_done, q)
-                                                : store_vacation_status(db, account, on_vacation_done, q);
+              : req->type == PROTO_VACATION_END
+                  ? store_vacation_end(db, account, on_vacation_done, q)
+                  : store_vacation_status(db, account, on_vacation_done, q);
     if (err < 0) {
         free(q);
         if (err == STORE_EBUSY)

@@ -69,8 +69,8 @@ static void on_unsubscribed(void *arg, int status)
     if (status < 0)
         reply_error(c, 500, "db_error", "database error");
     else
-        reply_ok(c, status > 0 ? "{\"ok\":true,\"removed\":true}"
-                               : "{\"ok\":true,\"removed\":false}");
+        reply_ok(c,
+                 status > 0 ? "{\"ok\":true,\"removed\":true}" : "{\"ok\":true,\"removed\":false}");
 }
 
 /* The request's answer comes later: hung off c (api.h), or NULL (answered

@@ -131,10 +131,10 @@ typedef struct vac_job {
     int64_t account;
     vac_what what;
     int days;
-    bool found;         /* read: the account has a row */
-    vac_row row;        /* read: the row; then the row to write */
-    vacation before;    /* the vacation in memory before (undone on failure) */
-    bool had;           /* ... if there was one */
+    bool found;                 /* read: the account has a row */
+    vac_row row;                /* read: the row; then the row to write */
+    vacation before;            /* the vacation in memory before (undone on failure) */
+    bool had;                   /* ... if there was one */
     int64_t *games, *deadlines; /* the deadlines moved (written with the row) */
     size_t n;
     int64_t until_ms; /* the answer */
