@@ -2,9 +2,10 @@
  * test_store.c - the store on real SQLite files in a temporary directory:
  * migrations (from empty, from each earlier version, a newer database
  * refused), durable acknowledgement, restart in the middle of games, timeouts
- * across a restart, vacation, the increment clock, conditional moves, the
- * "your turn" list, the archive, and storage faults (a write retried, then
- * failed and recovered from; one store per file; a corrupt file refused).
+ * across a restart, vacation (its queued calls' answers, errors and a
+ * failed write included), the increment clock, conditional moves, the
+ * "your turn" list, the archive, Web Push's subscription calls, and storage faults (a write
+ * retried, then failed and recovered from; one store per file; a corrupt file refused).
  *
  * With CHAMELEON_TEST_PG set (tests/pg/run.sh) every case runs on a fresh
  * PostgreSQL database instead (tests/unit/pg_fixture.h), but for the few
