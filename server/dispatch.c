@@ -128,36 +128,77 @@ static void on_turn_changed(void *arg, int64_t account)
     }
 }
 
+/* A vacation request waiting for the store: the account, the session
+ * that asked (by serial: it may close meanwhile) and what to echo. */
+typedef struct vac_req {
+    int64_t account;
+    uint64_t serial;
+    proto_type type;
+    bool has_id;
+    int64_t id;
+} vac_req;
+
+static void on_vacation_done(void *arg, int status, int64_t until, int left, const char *swhy)
+{
+    vac_req *q = arg;
+    ident *who = ident_find_account(q->account);
+    session *s = NULL, *it;
+    if (who != NULL)
+        DL_FOREACH2(who->sessions, it, inext)
+        {
+            if (it->serial == q->serial)
+                s = it;
+        }
+    /* The opponents see the deadlines move now, and why (whether the
+     * session that asked is still there or not). */
+    if (status == 0 && q->type != PROTO_VACATION_STATUS && who != NULL)
+        room_vacation(who, until);
+    proto_req req = {.type = q->type, .has_id = q->has_id, .id = q->id};
+    free(q);
+    if (s == NULL || (s->flags & SESSION_SHUT))
+        return;
+    if (status < 0) {
+        char why[RULES_WHY_TEXT];
+        if (status == STORE_EBAD_ARG && req.type == PROTO_VACATION_START)
+            rules_why(why, sizeof why, "you are already on vacation");
+        else if (status == STORE_ENOT_FOUND && req.type == PROTO_VACATION_END)
+            rules_why(why, sizeof why, "you are not on vacation");
+        else
+            rules_why(why, sizeof why, "%s", swhy);
+        session_send_error(s, &req, true, (proto_err)errmap_store_fail(status, why, sizeof why),
+                           why);
+        return;
+    }
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_write_vacation(&o, &req, until, left);
+    session_send_out(s, &o);
+}
+
+/* Answered when the store has read (and for a change, written) the
+ * account's vacation: the loop does not wait for the database. */
 static int on_vacation(session *s, const proto_req *req, char *why, size_t whylen)
 {
     int64_t account = s->who->account;
-    int err = 0;
-    if (req->type == PROTO_VACATION_START) {
-        if (req->days < 1 || req->days > STORE_VACATION_DAYS) {
-            rules_why(why, whylen, "days must be 1 to %d", STORE_VACATION_DAYS);
-            return PROTO_EBAD_MESSAGE;
-        }
-        err = store_vacation_start(db, account, (int)req->days, why, whylen);
-        if (err == STORE_EBAD_ARG)
-            rules_why(why, whylen, "you are already on vacation");
-    } else if (req->type == PROTO_VACATION_END) {
-        err = store_vacation_end(db, account);
-        if (err == STORE_ENOT_FOUND)
-            rules_why(why, whylen, "you are not on vacation");
+    if (req->type == PROTO_VACATION_START && (req->days < 1 || req->days > STORE_VACATION_DAYS)) {
+        rules_why(why, whylen, "days must be 1 to %d", STORE_VACATION_DAYS);
+        return PROTO_EBAD_MESSAGE;
     }
-    int64_t until = 0;
-    int left = 0;
-    if (err == 0)
-        err = store_vacation_status(db, account, &until, &left);
-    if (err < 0)
+    vac_req *q = malloc(sizeof *q);
+    if (q == NULL)
+        return errmap_store_fail(STORE_ENOMEM, why, whylen);
+    *q = (vac_req){account, s->serial, req->type, req->has_id, req->id};
+    int err = req->type == PROTO_VACATION_START
+                  ? store_vacation_start(db, account, (int)req->days, on_vacation_done, q)
+              : req->type == PROTO_VACATION_END
+                  ? store_vacation_end(db, account, on_vacation_done, q)
+                  : store_vacation_status(db, account, on_vacation_done, q);
+    if (err < 0) {
+        free(q);
+        if (err == STORE_EBUSY)
+            rules_why(why, whylen, "your vacation is being changed: try again in a moment");
         return errmap_store_fail(err, why, whylen);
-    /* The opponents see the deadlines move now, and why. */
-    if (req->type != PROTO_VACATION_STATUS)
-        room_vacation(s->who, until);
-    proto_out o;
-    proto_out_init(&o, NET_HEADROOM);
-    proto_write_vacation(&o, req, until, left);
-    session_send_out(s, &o);
+    }
     return 0;
 }
 

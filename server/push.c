@@ -250,7 +250,7 @@ static void on_done(uv_async_t *a)
             break;
         case OUT_GONE:
             metrics_now.push_removed++;
-            store_push_sub_gone(P.db, j->endpoint);
+            store_push_sub_gone(P.db, j->endpoint, NULL, NULL); /* queued: nobody waits */
             log_kv(LOG_INFO, "push subscription gone: removed", "status=%ld", j->status);
             break;
         case OUT_FAILED:
@@ -376,7 +376,7 @@ static bool endpoint_ok(const char *endpoint, char *why, size_t whylen)
 }
 
 int push_subscribe(int64_t account, const char *endpoint, const char *p256dh_b64,
-                   const char *auth_b64, char *why, size_t whylen)
+                   const char *auth_b64, push_done_cb cb, void *arg, char *why, size_t whylen)
 {
     if (!P.on) {
         snprintf(why, whylen, "push notifications are off on this server");
@@ -401,27 +401,36 @@ int push_subscribe(int64_t account, const char *endpoint, const char *p256dh_b64
         return PUSH_EBAD;
     }
     snprintf(sub.endpoint, sizeof sub.endpoint, "%s", endpoint);
-    if (store_push_sub_put(P.db, account, &sub, PUSH_SUBS_MAX) < 0) {
+    if (store_push_sub_put(P.db, account, &sub, PUSH_SUBS_MAX, cb, arg) < 0) {
         snprintf(why, whylen, "database error");
         return PUSH_EDB;
     }
     return 0;
 }
 
-int push_unsubscribe(int64_t account, const char *endpoint)
+int push_unsubscribe(int64_t account, const char *endpoint, push_done_cb cb, void *arg)
 {
     if (!P.on)
-        return 0;
-    int n = store_push_sub_delete(P.db, account, endpoint);
-    return n < 0 ? PUSH_EDB : n;
+        return PUSH_EOFF;
+    return store_push_sub_delete(P.db, account, endpoint, cb, arg) < 0 ? PUSH_EDB : 0;
 }
 
-/* Queue the payload in o for every subscription of account. */
-static void send_all(int64_t account, int64_t game, proto_out *o, bool urgent)
+/* A message waiting for the read of its account's subscriptions. */
+typedef struct send_req {
+    int64_t game;
+    bool urgent;
+    size_t len;
+    char payload[];
+} send_req;
+
+/* The subscriptions are read: queue the payload for each. */
+static void on_subs(void *arg, int status, const store_push_sub *subs, int n)
 {
-    static store_push_sub subs[PUSH_SUBS_MAX]; /* loop thread only */
-    int n = o->oom ? 0 : store_push_subs(P.db, account, subs, PUSH_SUBS_MAX);
-    for (int i = 0; i < n; i++) {
+    send_req *r = arg;
+    if (status < 0)
+        log_kv(LOG_WARN, "push: the subscriptions could not be read", "error=%s",
+               store_err_code(status));
+    for (int i = 0; P.on && i < n; i++) {
         uv_mutex_lock(&P.mu);
         bool full = P.njobs >= PUSH_QUEUE_MAX;
         if (!full)
@@ -430,7 +439,7 @@ static void send_all(int64_t account, int64_t game, proto_out *o, bool urgent)
         job *j = full ? NULL : calloc(1, sizeof *j);
         if (j != NULL) {
             j->endpoint = strdup(subs[i].endpoint);
-            j->payload = malloc(o->len + 1);
+            j->payload = malloc(r->len + 1);
         }
         if (j == NULL || j->endpoint == NULL || j->payload == NULL) {
             metrics_now.push_failed++;
@@ -442,14 +451,14 @@ static void send_all(int64_t account, int64_t game, proto_out *o, bool urgent)
             }
             continue;
         }
-        memcpy(j->payload, proto_out_data(o), o->len);
-        j->len = o->len;
+        memcpy(j->payload, r->payload, r->len);
+        j->len = r->len;
         memcpy(j->p256dh, subs[i].p256dh, sizeof j->p256dh);
         memcpy(j->auth, subs[i].auth, sizeof j->auth);
-        j->urgent = urgent;
+        j->urgent = r->urgent;
         /* A newer message of the same game replaces one not yet delivered
          * (RFC 8030 Topic: base64url characters, 32 at most). */
-        snprintf(j->topic, sizeof j->topic, "game-%lld", (long long)game);
+        snprintf(j->topic, sizeof j->topic, "game-%lld", (long long)r->game);
         j->due_ms = now_ms();
         uv_mutex_lock(&P.mu);
         j->next = P.queued;
@@ -457,7 +466,25 @@ static void send_all(int64_t account, int64_t game, proto_out *o, bool urgent)
         uv_cond_signal(&P.cv);
         uv_mutex_unlock(&P.mu);
     }
+    free(r);
+}
+
+/* Queue the payload in o (consumed) for every subscription of account,
+ * once the store has read them (a queued read: the loop does not wait). */
+static void send_all(int64_t account, int64_t game, proto_out *o, bool urgent)
+{
+    send_req *r = o->oom ? NULL : malloc(sizeof *r + o->len);
+    if (r != NULL) {
+        r->game = game;
+        r->urgent = urgent;
+        r->len = o->len;
+        memcpy(r->payload, proto_out_data(o), o->len);
+    }
     proto_out_free(o);
+    if (r == NULL || store_push_subs(P.db, account, PUSH_SUBS_MAX, on_subs, r) < 0) {
+        metrics_now.push_failed++;
+        free(r);
+    }
 }
 
 void push_your_move(int64_t account, int64_t game, const char *variant, const char *opponent)

@@ -14,8 +14,9 @@
  * log.h, libcurl, libuv.
  *
  * Everything here but the sender thread runs on the loop thread. The loop
- * never waits on the network: push_your_move and push_low_time read the
- * account's subscriptions (one indexed SELECT) and queue; the queue is
+ * never waits on the network nor the database: push_your_move and
+ * push_low_time queue a read of the account's subscriptions in the store
+ * (answered on the loop), then queue a message for each; the queue is
  * bounded (PUSH_QUEUE_MAX; past it a message is dropped and counted as
  * failed).
  *
@@ -66,13 +67,20 @@ const char *push_public_key(void);
 
 /* Errors of push_subscribe (HTTP statuses of the API). */
 enum { PUSH_EOFF = 404, PUSH_EBAD = 400, PUSH_EDB = 500 };
+/* The answer of a subscription kept or forgotten, on the loop once the
+ * store has written it: status 0 (kept), 1 or 0 (forgotten: there was one
+ * or not), or a negative store error (store.h: not written). */
+typedef void (*push_done_cb)(void *arg, int status);
 /* Keep the subscription of a browser for account (the endpoint is checked:
  * https, or http with allow_http; the keys decoded and the point checked).
- * The account keeps its PUSH_SUBS_MAX newest. 0, or a PUSH_E* with why. */
+ * The account keeps its PUSH_SUBS_MAX newest. 0: queued, cb (may be NULL)
+ * answers later; or a PUSH_E* with why now (cb is not called). */
 int push_subscribe(int64_t account, const char *endpoint, const char *p256dh_b64,
-                   const char *auth_b64, char *why, size_t whylen);
-/* Forget the account's subscription of endpoint: 1, 0 (none) or PUSH_EDB. */
-int push_unsubscribe(int64_t account, const char *endpoint);
+                   const char *auth_b64, push_done_cb cb, void *arg, char *why, size_t whylen);
+/* Forget the account's subscription of endpoint. 0: queued, cb answers
+ * later; PUSH_EOFF (push is off: there is none) or PUSH_EDB now (cb is not
+ * called). */
+int push_unsubscribe(int64_t account, const char *endpoint, push_done_cb cb, void *arg);
 
 /* It is account's turn in game (variant id, the opponent who moved). */
 void push_your_move(int64_t account, int64_t game, const char *variant, const char *opponent);

@@ -6,9 +6,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "accounts.h"
+#include "api.h"
 #include "proto.h"
 #include "push.h"
 #include "push_msg.h"
@@ -34,17 +36,80 @@ static void reply_ok(net_conn *c, const char *json)
     net_http_reply(c, 200, "application/json", json, strlen(json), NULL);
 }
 
-/* The account of the request's session cookie, or 0 (answered 401). */
-static int64_t account_of(net_conn *c)
+/* A request's body, kept while its session cookie is looked up. */
+typedef struct body_wait {
+    bool subscribe;
+    size_t len;
+    char body[]; /* len bytes, then a NUL */
+} body_wait;
+
+static void subscribe_as(net_conn *c, int64_t account, const char *body, size_t len);
+static void unsubscribe_as(net_conn *c, int64_t account, const char *body, size_t len);
+
+static void with_account(net_conn *c, const store_account *who, void *ctx)
 {
-    char token[128];
-    int64_t account = 0;
-    if (net_cookie(c, ACCOUNTS_COOKIE, token, sizeof token) <= 0 ||
-        accounts_session_now(db, token, &account, NULL, 0) != 0 || account <= 0) {
+    body_wait *w = ctx;
+    if (c != NULL && (who == NULL || who->id <= 0))
         reply_error(c, 401, "account_required", "log in to get notifications on this device");
-        return 0;
+    else if (c != NULL && w->subscribe)
+        subscribe_as(c, who->id, w->body, w->len);
+    else if (c != NULL)
+        unsubscribe_as(c, who->id, w->body, w->len);
+    free(w);
+}
+
+/* Look the session cookie's account up, then go on with the body (a
+ * missing session is answered 401 before the body is read). */
+static int after_session(net_conn *c, bool subscribe, const char *body, size_t len)
+{
+    body_wait *w = malloc(sizeof *w + len + 1);
+    if (w == NULL)
+        return 500;
+    w->subscribe = subscribe;
+    w->len = len;
+    if (len)
+        memcpy(w->body, body, len);
+    w->body[len] = '\0';
+    if (api_with_session(c, with_account, w) < 0) {
+        free(w);
+        return 500;
     }
-    return account;
+    return 0;
+}
+
+/* The store answers a subscription kept or forgotten: reply, if the
+ * connection is still open (arg: its api_pending). */
+static void on_subscribed(void *arg, int status)
+{
+    net_conn *c = api_pending_done(arg);
+    if (c == NULL)
+        return;
+    if (status < 0)
+        reply_error(c, 500, "db_error", "database error");
+    else
+        reply_ok(c, "{\"ok\":true}");
+}
+
+static void on_unsubscribed(void *arg, int status)
+{
+    net_conn *c = api_pending_done(arg);
+    if (c == NULL)
+        return;
+    if (status < 0)
+        reply_error(c, 500, "db_error", "database error");
+    else
+        reply_ok(c,
+                 status > 0 ? "{\"ok\":true,\"removed\":true}" : "{\"ok\":true,\"removed\":false}");
+}
+
+/* The request's answer comes later: hung off c (api.h), or NULL (answered
+ * 500 now). */
+static api_pending *pending_of(net_conn *c)
+{
+    api_pending *p = api_pending_new(c);
+    if (p == NULL)
+        reply_error(c, 500, "internal", "out of memory");
+    return p;
 }
 
 int push_api_key(net_conn *c, const char *arg, const char *body, size_t len)
@@ -63,48 +128,59 @@ int push_api_key(net_conn *c, const char *arg, const char *body, size_t len)
 
 int push_api_subscribe(net_conn *c, const char *arg, const char *body, size_t len)
 {
-    char endpoint[STORE_PUSH_ENDPOINT_MAX + 1], p256dh[128], auth[64], why[200];
     if (!push_enabled()) {
         reply_error(c, 404, "push_off", "push notifications are off on this server");
         return 0;
     }
-    int64_t account = account_of(c);
-    if (account == 0)
-        return 0;
+    return after_session(c, true, body, len);
+}
+
+static void subscribe_as(net_conn *c, int64_t account, const char *body, size_t len)
+{
+    char endpoint[STORE_PUSH_ENDPOINT_MAX + 1], p256dh[128], auth[64], why[200];
     if (push_msg_decode_sub(body, len, 1, endpoint, sizeof endpoint, p256dh, sizeof p256dh, auth,
                             sizeof auth, why, sizeof why) < 0) {
         reply_error(c, 400, "bad_message", why);
-        return 0;
+        return;
     }
-    int err = push_subscribe(account, endpoint, p256dh, auth, why, sizeof why);
+    api_pending *p = pending_of(c);
+    if (p == NULL)
+        return;
+    int err = push_subscribe(account, endpoint, p256dh, auth, on_subscribed, p, why, sizeof why);
     if (err != 0) {
+        api_pending_done(p);
         reply_error(c, (unsigned)err,
                     err == PUSH_EBAD  ? "bad_argument"
                     : err == PUSH_EDB ? "db_error"
                                       : "push_off",
                     why);
-        return 0;
     }
-    reply_ok(c, "{\"ok\":true}");
-    return 0;
+    return;
 }
 
 int push_api_unsubscribe(net_conn *c, const char *arg, const char *body, size_t len)
 {
+    return after_session(c, false, body, len);
+}
+
+static void unsubscribe_as(net_conn *c, int64_t account, const char *body, size_t len)
+{
     char endpoint[STORE_PUSH_ENDPOINT_MAX + 1], why[200];
-    int64_t account = account_of(c);
-    if (account == 0)
-        return 0;
     if (push_msg_decode_sub(body, len, 0, endpoint, sizeof endpoint, NULL, 0, NULL, 0, why,
                             sizeof why) < 0) {
         reply_error(c, 400, "bad_message", why);
-        return 0;
+        return;
     }
-    int n = push_unsubscribe(account, endpoint);
-    if (n < 0) {
-        reply_error(c, 500, "db_error", "database error");
-        return 0;
+    api_pending *p = pending_of(c);
+    if (p == NULL)
+        return;
+    int err = push_unsubscribe(account, endpoint, on_unsubscribed, p);
+    if (err != 0) {
+        api_pending_done(p);
+        if (err == PUSH_EOFF)
+            reply_ok(c, "{\"ok\":true,\"removed\":false}"); /* push off: none kept */
+        else
+            reply_error(c, 500, "db_error", "database error");
     }
-    reply_ok(c, n > 0 ? "{\"ok\":true,\"removed\":true}" : "{\"ok\":true,\"removed\":false}");
-    return 0;
+    return;
 }

@@ -5,6 +5,7 @@
  *
  * Owns: these handlers (main.c puts them in the route table). May call:
  * net.h (replies, the cookie), accounts.h (the session of the cookie),
+ * api.h (api_pending: the POSTs are answered once the store has written),
  * push.h, push_msg.h and proto.h (the JSON), store.h (the type).
  *
  * Each handler is a net_handler (see api.h). The POSTs are checked by net

@@ -55,7 +55,9 @@ session *session_new(net_conn *c)
     session *s = calloc(1, sizeof *s);
     if (s == NULL)
         return NULL;
+    static uint64_t serials;
     s->conn = c;
+    s->serial = ++serials;
     s->lobby_index = -1;
     s->msgs.at_ms = uv_now(loop);
     c->data = s;

@@ -99,6 +99,9 @@ static inline bool session_chat_take(session_chat *c, uint64_t now_ms)
 typedef struct session {
     net_conn *conn;                /* the transport; NULL once closed (the sink then
                                       drops what it is given) */
+    uint64_t serial;               /* never reused: an answer that comes later (a
+                                      store callback) finds its session by it among
+                                      its identity's (dispatch.c), or finds it gone */
     struct ident *who;             /* NULL before hello */
     struct session *iprev, *inext; /* the identity's sessions (ident.c) */
     unsigned flags;                /* SESSION_* */

@@ -29,8 +29,10 @@
  * queued before them (so they see those), and run on the writer thread: the
  * loop never commits or waits to answer them.
  *
- * Rare writes (vacation, conditional lines set by a player, accounts,
- * sessions) are written synchronously before the function returns.
+ * Rare reads and writes (vacation, Web Push subscriptions) are queued
+ * calls too, answered by a callback; some (conditional lines set by a
+ * player, accounts, sessions) are still written synchronously before the
+ * function returns.
  *
  * The store does not know the rules: it records the move text the caller has
  * validated with the rules core (rules_game_play_text) and the player to
@@ -410,9 +412,13 @@ int store_account_set_pwhash(store *s, int64_t account, const char *pwhash, stor
                              void *arg);
 
 /* ------------------------------------------------------------------------ */
-/* Web Push (store_push.c): synchronous, on the loop's connection (rare:
- * the keys once at start, a subscription when a browser subscribes, the
- * list of an account's subscriptions per push). */
+/* Web Push (store_push.c). The VAPID key pair: synchronous, on the loop's
+ * connection, and only at start-up (push_init, before the server serves).
+ * The subscriptions: queued calls (rare: a subscription when a browser
+ * subscribes, the list of an account's subscriptions per push), run in the
+ * writer's batch behind what was queued before and answered on the loop;
+ * each returns 0 (cb will be called), or STORE_ECLOSED / STORE_ENOMEM /
+ * STORE_EBAD_ARG at once (cb will not). */
 
 enum { STORE_PUSH_ENDPOINT_MAX = 1024 };
 
@@ -428,17 +434,20 @@ int store_push_vapid_get(store *s, uint8_t priv[32], uint8_t pub[65]);
 int store_push_vapid_put(store *s, const uint8_t priv[32], const uint8_t pub[65]);
 /* Add (or move to this account, with new keys) the subscription of
  * `endpoint`; the account keeps its `keep` newest, older ones are
- * deleted. 0 or STORE_EDB. */
-int store_push_sub_put(store *s, int64_t account, const store_push_sub *sub, int keep);
-/* Delete the account's subscription of `endpoint`: 1 if there was one,
- * 0 if not, or STORE_EDB. */
-int store_push_sub_delete(store *s, int64_t account, const char *endpoint);
+ * deleted. cb (may be NULL): 0 or STORE_EDB. */
+int store_push_sub_put(store *s, int64_t account, const store_push_sub *sub, int keep,
+                       store_done_cb cb, void *arg);
+/* Delete the account's subscription of `endpoint`. cb (may be NULL): 1 if
+ * there was one, 0 if not, or STORE_EDB. */
+int store_push_sub_delete(store *s, int64_t account, const char *endpoint, store_done_cb cb,
+                          void *arg);
 /* Delete the subscription of `endpoint`, whoever holds it (the push
- * service said it is gone): 1, 0 or STORE_EDB. */
-int store_push_sub_gone(store *s, const char *endpoint);
-/* The account's subscriptions, newest first, at most max into out: their
- * number, or STORE_EDB. */
-int store_push_subs(store *s, int64_t account, store_push_sub *out, int max);
+ * service said it is gone). cb (may be NULL): 1, 0 or STORE_EDB. */
+int store_push_sub_gone(store *s, const char *endpoint, store_done_cb cb, void *arg);
+/* The account's subscriptions, newest first, at most max (>= 1): status 0
+ * and n of them in subs (valid during the call), or STORE_EDB (n 0). */
+typedef void (*store_push_subs_cb)(void *arg, int status, const store_push_sub *subs, int n);
+int store_push_subs(store *s, int64_t account, int max, store_push_subs_cb cb, void *arg);
 /* An account's preferences (protocol/prefs.h checks them before), queued
  * calls like the accounts': cb gets 0 and the JSON object stored ("{}"
  * when none is; valid during the call), or an error. */
@@ -558,22 +567,37 @@ void store_check_deadlines(store *s);
 
 /*
  * Vacation: every account has STORE_VACATION_DAYS days per calendar year
- * (UTC) during which its correspondence clocks stop. Start `days` days of
- * vacation now: every deadline of the account's games is pushed back by the
- * vacation, turns that reach it during the vacation start counting at its
- * end. Days started count whole. STORE_EVACATION if fewer days are left
- * (why says how many), STORE_EBAD_ARG if already on vacation or days < 1.
+ * (UTC) during which its correspondence clocks stop. Queued calls: the
+ * account's row is read by the writer, behind what was queued before; a
+ * start or end is then decided on the loop and applied to memory at once
+ * (every op queued from then on counts it) and written in a later batch,
+ * and cb answers once that has committed (or failed: memory goes back to
+ * what the disk has). cb: status 0, until_ms (0 if not on vacation after
+ * the request) and the days left this year; or an error with a sentence
+ * in why. Each returns 0 (cb will be called), or at once (cb will not):
+ * STORE_EBAD_ARG (days < 1, cb NULL), STORE_EBUSY
+ * (a start or end of the account is still being written), STORE_ECLOSED,
+ * STORE_ENOMEM.
  */
-int store_vacation_start(store *s, int64_t account, int days, char *why, size_t whylen);
+typedef void (*store_vacation_cb)(void *arg, int status, int64_t until_ms, int days_left,
+                                  const char *why);
+
+/* Start `days` days of vacation now: every deadline of the account's games
+ * is pushed back by the vacation, turns that reach it during the vacation
+ * start counting at its end. Days started count whole. cb's errors:
+ * STORE_EVACATION if fewer days are left (why says how many),
+ * STORE_EBAD_ARG if already on vacation, STORE_ENOT_FOUND (no account),
+ * STORE_EDB. */
+int store_vacation_start(store *s, int64_t account, int days, store_vacation_cb cb, void *arg);
 
 /* End a vacation early; days not started go back to the year's budget and
- * deadlines move forward accordingly. 0 or STORE_ENOT_FOUND (not on
- * vacation). */
-int store_vacation_end(store *s, int64_t account);
+ * deadlines move forward accordingly. cb's errors: STORE_ENOT_FOUND (not on
+ * vacation, or no account), STORE_EDB. */
+int store_vacation_end(store *s, int64_t account, store_vacation_cb cb, void *arg);
 
 /* Until when the account is on vacation (0 if not) and days left this
- * year. */
-int store_vacation_status(store *s, int64_t account, int64_t *until_ms, int *days_left);
+ * year (a queued read). cb's errors: STORE_ENOT_FOUND, STORE_EDB. */
+int store_vacation_status(store *s, int64_t account, store_vacation_cb cb, void *arg);
 
 /*
  * Conditional moves (two-player correspondence games): replace the lines of

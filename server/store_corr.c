@@ -1,8 +1,9 @@
 /*
- * store_corr.c - correspondence: deadlines and timeouts, vacation (written
- * synchronously on the loop's connection), conditional lines (kept in
- * memory, written through the queue) and the "your turn" list. See store.h
- * and store_impl.h.
+ * store_corr.c - correspondence: deadlines and timeouts (found in memory),
+ * vacation (queued calls: the account's row read on the writer, decided
+ * and applied to memory on the loop, then written in a later batch),
+ * conditional lines (kept in memory, written through the queue) and the
+ * "your turn" list. See store.h and store_impl.h.
  */
 #include "store_impl.h"
 
@@ -22,22 +23,42 @@ int64_t corr_deadline(store *s, const game_mem *g, int player, int64_t now)
     return mem_clock_start(s, g->account[player], now) + allot;
 }
 
+typedef struct due_game {
+    int64_t deadline_ms, id;
+} due_game;
+
+static int cmp_due(const void *a, const void *b)
+{
+    const due_game *x = a, *y = b;
+    if (x->deadline_ms != y->deadline_ms)
+        return x->deadline_ms < y->deadline_ms ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
 void store_check_deadlines(store *s)
 {
     if (s->timeout_cb == NULL || s->closing)
         return;
     int64_t now = store_now(s);
-    /* The index finds candidates; memory (which may be ahead of the disk by
-     * queued moves) decides. */
-    int64_t due[256];
+    /* Memory (which may be ahead of the disk by queued moves) decides: no
+     * query, so the loop does not wait on the database every second. 256 a
+     * tick at most, the earliest first. */
+    due_game due[256];
     int n = 0;
-    sql_stmt *st = db_use(s->st, ST_DEADLINES);
-    sql_bind_i64(st, 1, now);
-    while (n < 256 && sql_step(st) == SQL_ROW)
-        due[n++] = sql_column_i64(st, 0);
-    sql_reset(st);
+    game_mem *g, *gn;
+    HASH_ITER(hh, s->games, g, gn)
+    {
+        if (g->kind != STORE_CORR || g->to_move < 0 || g->deadline_ms > now ||
+            g->fired_ply == g->nmoves)
+            continue;
+        due[n++] = (due_game){g->deadline_ms, g->id};
+        if (n == 256)
+            break; /* the rest at the next tick */
+    }
+    qsort(due, (size_t)n, sizeof *due, cmp_due);
+    /* The callback may change the table: the games are looked up again. */
     for (int i = 0; i < n; i++) {
-        game_mem *g = mem_game_find(s, due[i]);
+        g = mem_game_find(s, due[i].id);
         if (g == NULL || g->kind != STORE_CORR || g->to_move < 0 || g->deadline_ms > now ||
             g->fired_ply == g->nmoves)
             continue;
@@ -97,141 +118,270 @@ typedef struct vac_row {
     int year, used;
 } vac_row;
 
-static int vac_read(store *s, int64_t account, vac_row *v)
+/*
+ * A vacation request, in two queued calls: the account's row read (a
+ * read, on the writer), then, once the loop has decided and moved the
+ * deadlines in memory, the row and those deadlines written (a write,
+ * queued behind every op queued meanwhile, which memory already counts).
+ * A start or end of an account waits for the one before it (s->vac_busy).
+ */
+typedef enum { VAC_STATUS, VAC_START, VAC_END } vac_what;
+
+typedef struct vac_job {
+    int64_t account;
+    vac_what what;
+    int days;
+    bool found;                 /* read: the account has a row */
+    vac_row row;                /* read: the row; then the row to write */
+    vacation before;            /* the vacation in memory before (undone on failure) */
+    bool had;                   /* ... if there was one */
+    int64_t *games, *deadlines; /* the deadlines moved (written with the row) */
+    size_t n;
+    int64_t until_ms; /* the answer */
+    int days_left;
+    char why[RULES_WHY_TEXT];
+    store_vacation_cb cb;
+    void *arg;
+} vac_job;
+
+static bool vac_busy(store *s, int64_t account)
 {
-    sql_stmt *st = db_use(s->st, ST_VAC_SELECT);
-    sql_bind_i64(st, 1, account);
+    for (size_t i = 0; i < s->nvac_busy; i++)
+        if (s->vac_busy[i] == account)
+            return true;
+    return false;
+}
+
+static void vac_unbusy(store *s, int64_t account)
+{
+    for (size_t i = 0; i < s->nvac_busy; i++)
+        if (s->vac_busy[i] == account) {
+            s->vac_busy[i] = s->vac_busy[--s->nvac_busy];
+            return;
+        }
+}
+
+/* Answer the request and free it. */
+static void vac_answer(store *s, vac_job *j, int status)
+{
+    if (j->what != VAC_STATUS)
+        vac_unbusy(s, j->account);
+    if (status < 0 && j->why[0] == '\0')
+        rules_why(j->why, sizeof j->why, "%s", store_err_text(status));
+    j->cb(j->arg, status, status < 0 ? 0 : j->until_ms, status < 0 ? 0 : j->days_left,
+          status < 0 ? j->why : "");
+    free(j->games);
+    free(j->deadlines);
+    free(j);
+}
+
+static int run_vac_read(store *s, void *arg)
+{
+    vac_job *j = arg;
+    sql_stmt *st = db_use(s->wst, ST_VAC_SELECT);
+    sql_bind_i64(st, 1, j->account);
     int rc = sql_step(st);
-    if (rc == SQL_ROW) {
-        v->from_ms = sql_column_i64(st, 0);
-        v->until_ms = sql_column_i64(st, 1);
-        v->year = sql_column_int(st, 2);
-        v->used = sql_column_int(st, 3);
+    j->found = rc == SQL_ROW;
+    if (j->found) {
+        j->row.from_ms = sql_column_i64(st, 0);
+        j->row.until_ms = sql_column_i64(st, 1);
+        j->row.year = sql_column_int(st, 2);
+        j->row.used = sql_column_int(st, 3);
     }
     sql_reset(st);
-    return rc == SQL_ROW ? 0 : STORE_ENOT_FOUND;
+    return rc == SQL_ROW || rc == SQL_DONE ? 0 : STORE_EDB;
 }
 
-/* Move every deadline of the account's games where it is to move by delta,
- * in memory and on disk (inside the caller's transaction). */
-static int shift_deadlines(store *s, int64_t account, int64_t delta)
+static int run_vac_write(store *s, void *arg)
 {
-    acct_games *a = mem_account(s, account);
-    for (size_t i = 0; a && i < a->n; i++) {
-        game_mem *g = a->games[i];
-        if (g->kind != STORE_CORR || g->to_move < 0 || g->account[g->to_move] != account)
-            continue;
-        g->deadline_ms += delta;
-        g->fired_ply = -1;
-        sql_stmt *st = db_use(s->st, ST_DEADLINE_SET);
-        sql_bind_i64(st, 1, g->deadline_ms);
-        sql_bind_i64(st, 2, g->id);
-        if (db_run(st) < 0)
-            return STORE_EDB;
-    }
-    return 0;
-}
-
-/* The vacation row and the deadlines it moves, in one transaction on the
- * loop's connection once the queue is written. */
-static int vac_write(store *s, int64_t account, const vac_row *v, int64_t delta)
-{
-    if (store_flush(s) < 0 || db_run(db_use(s->st, ST_BEGIN)) < 0)
-        return STORE_EDB;
-    sql_stmt *st = db_use(s->st, ST_VAC_UPDATE);
-    sql_bind_i64(st, 1, v->from_ms);
-    sql_bind_i64(st, 2, v->until_ms);
-    sql_bind_int(st, 3, v->year);
-    sql_bind_int(st, 4, v->used);
-    sql_bind_i64(st, 5, account);
+    vac_job *j = arg;
+    sql_stmt *st = db_use(s->wst, ST_VAC_UPDATE);
+    sql_bind_i64(st, 1, j->row.from_ms);
+    sql_bind_i64(st, 2, j->row.until_ms);
+    sql_bind_int(st, 3, j->row.year);
+    sql_bind_int(st, 4, j->row.used);
+    sql_bind_i64(st, 5, j->account);
     int err = db_run(st);
-    if (err == 0)
-        err = shift_deadlines(s, account, delta);
-    if (err == 0)
-        err = db_run(db_use(s->st, ST_COMMIT));
-    if (err < 0) {
-        db_run(db_use(s->st, ST_ROLLBACK));
-        /* The deadlines moved in memory: back to what the disk has. */
-        acct_games *a = mem_account(s, account);
-        size_t n = a ? a->n : 0;
-        int64_t *ids = n ? malloc(n * sizeof *ids) : NULL;
-        for (size_t i = 0; ids && i < n; i++)
-            ids[i] = a->games[i]->id;
-        for (size_t i = 0; ids && i < n; i++)
-            games_resync(s, ids[i]);
-        free(ids);
+    for (size_t i = 0; i < j->n && err == 0; i++) {
+        st = db_use(s->wst, ST_DEADLINE_SET);
+        sql_bind_i64(st, 1, j->deadlines[i]);
+        sql_bind_i64(st, 2, j->games[i]);
+        err = db_run(st);
     }
     return err;
 }
 
-int store_vacation_start(store *s, int64_t account, int days, char *why, size_t whylen)
+/* Memory as it was before the request: its vacation, and its games as the
+ * disk has them (the deadlines moved go back; ops queued behind the write
+ * failed with it). */
+static void vac_undo(store *s, vac_job *j)
 {
-    vac_row v;
-    if (vac_read(s, account, &v) < 0)
-        return STORE_ENOT_FOUND;
-    int64_t now = store_now(s);
-    if (days < 1 || v.until_ms > now) {
-        rules_why(why, whylen,
-                  days < 1 ? "a vacation lasts at least one day" : "already on vacation");
-        return STORE_EBAD_ARG;
+    if (j->had)
+        mem_vac_set(s, j->account, j->before.from_ms, j->before.until_ms);
+    else
+        mem_vac_del(s, j->account);
+    for (size_t i = 0; i < j->n; i++)
+        games_resync(s, j->games[i]);
+}
+
+static void done_vac_write(store *s, void *arg, int status)
+{
+    vac_job *j = arg;
+    if (status < 0) {
+        vac_undo(s, j);
+    } else if (s->turn_cb) {
+        s->turn_cb(s->turn_arg, j->account);
     }
-    int year = year_of(now);
-    int used = v.year == year ? v.used : 0;
-    if (used + days > STORE_VACATION_DAYS) {
-        rules_why(why, whylen, "only %d vacation days are left this year",
-                  STORE_VACATION_DAYS - used);
-        return STORE_EVACATION;
-    }
-    int64_t length = (int64_t)days * STORE_DAY_MS;
-    vac_row nv = {now, now + length, year, used + days};
-    /* Clocks running now stop: their deadlines move by the vacation. Turns
-     * that begin during it start at its end (mem_clock_start). */
-    int err = vac_write(s, account, &nv, length);
-    if (err < 0)
-        return err;
-    if (mem_vac_set(s, account, nv.from_ms, nv.until_ms) < 0)
+    vac_answer(s, j, status);
+}
+
+/* Move every deadline of the account's games where it is to move by delta
+ * in memory, and keep them in j to be written with the row. */
+static int shift_deadlines(store *s, vac_job *j, int64_t delta)
+{
+    acct_games *a = mem_account(s, j->account);
+    size_t n = a ? a->n : 0;
+    if (n && ((j->games = malloc(n * sizeof *j->games)) == NULL ||
+              (j->deadlines = malloc(n * sizeof *j->deadlines)) == NULL))
         return STORE_ENOMEM;
-    if (s->turn_cb)
-        s->turn_cb(s->turn_arg, account);
+    for (size_t i = 0; i < n; i++) {
+        game_mem *g = a->games[i];
+        if (g->kind != STORE_CORR || g->to_move < 0 || g->account[g->to_move] != j->account)
+            continue;
+        g->deadline_ms += delta;
+        g->fired_ply = -1;
+        j->games[j->n] = g->id;
+        j->deadlines[j->n++] = g->deadline_ms;
+    }
     return 0;
 }
 
-int store_vacation_end(store *s, int64_t account)
+static int year_days_used(const vac_row *v, int64_t now)
 {
-    vac_row v;
-    if (vac_read(s, account, &v) < 0)
+    return v->year == year_of(now) ? v->used : 0;
+}
+
+/* Loop, the row read: the start decided and applied to memory. 0 (the
+ * row to write in j->row), or the refusal with j->why. */
+static int vac_start(store *s, vac_job *j, int64_t now, int64_t *delta)
+{
+    vac_row v = j->row;
+    if (v.until_ms > now) {
+        rules_why(j->why, sizeof j->why, "already on vacation");
+        return STORE_EBAD_ARG;
+    }
+    int used = year_days_used(&v, now);
+    if (used + j->days > STORE_VACATION_DAYS) {
+        rules_why(j->why, sizeof j->why, "only %d vacation days are left this year",
+                  STORE_VACATION_DAYS - used);
+        return STORE_EVACATION;
+    }
+    int64_t length = (int64_t)j->days * STORE_DAY_MS;
+    j->row = (vac_row){now, now + length, year_of(now), used + j->days};
+    /* Clocks running now stop: their deadlines move by the vacation. Turns
+     * that begin during it start at its end (mem_clock_start). */
+    *delta = length;
+    return mem_vac_set(s, j->account, j->row.from_ms, j->row.until_ms);
+}
+
+static int vac_end(store *s, vac_job *j, int64_t now, int64_t *delta)
+{
+    vac_row v = j->row;
+    if (v.until_ms <= now) {
+        rules_why(j->why, sizeof j->why, "not on vacation");
         return STORE_ENOT_FOUND;
-    int64_t now = store_now(s);
-    if (v.until_ms <= now)
-        return STORE_ENOT_FOUND;
+    }
     int64_t started = now - v.from_ms;
     int days_started = (int)((started + STORE_DAY_MS - 1) / STORE_DAY_MS);
     if (days_started < 1)
         days_started = 1;
     int64_t total_days = (v.until_ms - v.from_ms) / STORE_DAY_MS;
-    vac_row nv = v;
-    nv.until_ms = now;
-    nv.used = v.used - (int)(total_days - days_started);
-    int err = vac_write(s, account, &nv, -(v.until_ms - now));
-    if (err < 0)
-        return err;
-    mem_vac_del(s, account);
-    if (s->turn_cb)
-        s->turn_cb(s->turn_arg, account);
+    j->row.until_ms = now;
+    j->row.used = v.used - (int)(total_days - days_started);
+    *delta = -(v.until_ms - now);
+    mem_vac_del(s, j->account);
     return 0;
 }
 
-int store_vacation_status(store *s, int64_t account, int64_t *until_ms, int *days_left)
+static void done_vac_read(store *s, void *arg, int status)
 {
-    vac_row v;
-    if (vac_read(s, account, &v) < 0)
-        return STORE_ENOT_FOUND;
+    vac_job *j = arg;
     int64_t now = store_now(s);
-    if (until_ms)
-        *until_ms = v.until_ms > now ? v.until_ms : 0;
-    if (days_left)
-        *days_left = STORE_VACATION_DAYS - (v.year == year_of(now) ? v.used : 0);
+    if (status == 0 && !j->found)
+        status = STORE_ENOT_FOUND;
+    if (status < 0 || j->what == VAC_STATUS) {
+        j->until_ms = j->row.until_ms > now ? j->row.until_ms : 0;
+        j->days_left = STORE_VACATION_DAYS - year_days_used(&j->row, now);
+        vac_answer(s, j, status);
+        return;
+    }
+    const vacation *before = mem_vac_find(s, j->account);
+    j->had = before != NULL;
+    if (before)
+        j->before = *before;
+    int64_t delta = 0;
+    int err = j->what == VAC_START ? vac_start(s, j, now, &delta) : vac_end(s, j, now, &delta);
+    if (err == 0)
+        err = shift_deadlines(s, j, delta);
+    if (err == 0)
+        err = queue_call(s, run_vac_write, done_vac_write, j, false);
+    if (err < 0) {
+        if (err != STORE_EBAD_ARG && err != STORE_EVACATION && err != STORE_ENOT_FOUND)
+            vac_undo(s, j);
+        vac_answer(s, j, err);
+        return;
+    }
+    j->until_ms = j->row.until_ms > now ? j->row.until_ms : 0;
+    j->days_left = STORE_VACATION_DAYS - j->row.used;
+}
+
+/* Queue the read that starts request j (freed if it cannot be). */
+static int vac_queue(store *s, int64_t account, vac_what what, int days, store_vacation_cb cb,
+                     void *arg)
+{
+    if (cb == NULL)
+        return STORE_EBAD_ARG;
+    int err = queue_refuses(s);
+    if (err < 0)
+        return err;
+    if (what != VAC_STATUS) {
+        /* One change of an account's vacation at a time: the next reads
+         * the row the last wrote. */
+        if (vac_busy(s, account))
+            return STORE_EBUSY;
+        if (array_reserve((void **)&s->vac_busy, &s->capvac_busy, s->nvac_busy + 1,
+                          sizeof *s->vac_busy) < 0)
+            return STORE_ENOMEM;
+    }
+    vac_job *j = calloc(1, sizeof *j);
+    if (j == NULL)
+        return STORE_ENOMEM;
+    *j = (vac_job){.account = account, .what = what, .days = days, .cb = cb, .arg = arg};
+    err = queue_call(s, run_vac_read, done_vac_read, j, true);
+    if (err < 0) {
+        free(j);
+        return err;
+    }
+    if (what != VAC_STATUS)
+        s->vac_busy[s->nvac_busy++] = account;
     return 0;
+}
+
+int store_vacation_start(store *s, int64_t account, int days, store_vacation_cb cb, void *arg)
+{
+    if (days < 1)
+        return STORE_EBAD_ARG; /* more than the year's days: STORE_EVACATION, with why */
+    return vac_queue(s, account, VAC_START, days, cb, arg);
+}
+
+int store_vacation_end(store *s, int64_t account, store_vacation_cb cb, void *arg)
+{
+    return vac_queue(s, account, VAC_END, 0, cb, arg);
+}
+
+int store_vacation_status(store *s, int64_t account, store_vacation_cb cb, void *arg)
+{
+    return vac_queue(s, account, VAC_STATUS, 0, cb, arg);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -38,9 +38,12 @@
  *   store_games.c    (games_) create/move/leave/finish, reading whole games,
  *                             loading games in progress. Calls db_, mem_,
  *                             queue_, corr_ (lines of a loaded game).
- *   store_corr.c     (corr_)  deadlines, vacation, conditional lines, "your
- *                             turn". Calls db_, mem_, queue_, games_resync
- *                             (a vacation write that failed).
+ *   store_corr.c     (corr_)  deadlines (checked in memory), vacation
+ *                             (queued calls: the row read, then written
+ *                             with the deadlines moved in memory),
+ *                             conditional lines, "your turn". Calls db_,
+ *                             mem_, queue_, games_resync (a vacation write
+ *                             that failed).
  *   store_accounts.c          accounts, sessions, profiles. Calls db_, queue_,
  *                             ratings_ (a profile's ratings).
  *   store_mail.c              e-mail: addresses, preferences, link tokens,
@@ -49,9 +52,10 @@
  *                             db_, queue_, mem_.
  *   store_archive.c           a player's archive, a page at a time (queued
  *                             reads). Calls db_, queue_.
- *   store_push.c              Web Push: the VAPID key pair and the
- *                             subscriptions (synchronous, loop's
- *                             connection). Calls db_.
+ *   store_push.c              Web Push: the VAPID key pair (synchronous,
+ *                             loop's connection, at start-up only) and
+ *                             the subscriptions (queued calls). Calls db_,
+ *                             queue_.
  *   store_tourney.c           tournaments (store_tourney.h): places queued,
  *                             rare writes synchronous; the load at start-up.
  *                             Calls db_, queue_.
@@ -101,7 +105,6 @@ enum db_stmt {
     ST_MOVES_SELECT,
     ST_LEAVES_SELECT,
     ST_IN_PROGRESS,
-    ST_DEADLINES,
     ST_MAX_ID,
     ST_VAC_SELECT,
     ST_VAC_UPDATE,
@@ -270,8 +273,9 @@ struct op {
 };
 
 struct store {
-    /* The loop's connection (start-up, rare synchronous writes, accounts)
-     * and the writer's; each has the whole statement table. */
+    /* The loop's connection (start-up, reading games back after a failed
+     * batch, the rare writes not yet queued) and the writer's; each has the
+     * whole statement table. */
     sql_engine engine; /* of the target (path or URL) */
     sql_conn *db;
     sql_stmt *st[ST_COUNT];
@@ -328,8 +332,10 @@ struct store {
 
     game_mem *games; /* uthash by id */
     size_t ngames;
-    acct_games *accts;   /* uthash by account */
-    vacation *vacs;      /* uthash by account */
+    acct_games *accts; /* uthash by account */
+    vacation *vacs;    /* uthash by account */
+    int64_t *vac_busy; /* accounts whose vacation is being changed (store_corr.c) */
+    size_t nvac_busy, capvac_busy;
     rating_mem *ratings; /* uthash by rating_key */
 
     op *ops;
@@ -430,6 +436,8 @@ int64_t *mem_game_ids(store *s, size_t *n);
 acct_games *mem_account(store *s, int64_t account);
 void mem_lines_free(char **lines, int n);
 
+/* The account's vacation (now or later), or NULL. */
+vacation *mem_vac_find(store *s, int64_t account);
 /* Add or update; 0 or STORE_ENOMEM. */
 int mem_vac_set(store *s, int64_t account, int64_t from_ms, int64_t until_ms);
 void mem_vac_del(store *s, int64_t account);

@@ -138,7 +138,7 @@ int64_t *mem_game_ids(store *s, size_t *n)
 /* ------------------------------------------------------------------------ */
 /* Vacations */
 
-static vacation *mem_vac_find(store *s, int64_t account)
+vacation *mem_vac_find(store *s, int64_t account)
 {
     vacation *v;
     HASH_FIND(hh, s->vacs, &account, sizeof account, v);
@@ -203,5 +203,8 @@ void mem_free(store *s)
         HASH_DEL(s->vacs, v);
         free(v);
     }
+    free(s->vac_busy);
+    s->vac_busy = NULL;
+    s->nvac_busy = s->capvac_busy = 0;
     s->ngames = 0;
 }

@@ -49,8 +49,6 @@ static const char *const stmt_sql_pg[ST_COUNT] = {
     [ST_LEAVES_SELECT] = "SELECT player, after_ply, reason, at_ms FROM leaves WHERE game = $1"
                          " ORDER BY after_ply, at_ms",
     [ST_IN_PROGRESS] = "SELECT id FROM games WHERE finished = 0 ORDER BY id",
-    [ST_DEADLINES] = "SELECT id FROM games WHERE finished = 0 AND kind = 1"
-                     " AND deadline_ms <= $1 ORDER BY deadline_ms",
     [ST_MAX_ID] = "SELECT coalesce(max(id), 0) FROM games",
     [ST_VAC_SELECT] = "SELECT vacation_from_ms, vacation_until_ms, vacation_year,"
                       " vacation_used FROM accounts WHERE id = $1",

@@ -386,6 +386,38 @@ test('vacation: start, status, end; deadlines move; its error codes', async () =
     }
 });
 
+test('vacation: answered on the connection that asked; one that closed before its answer changes nothing', async () => {
+    const srv = await corrServer();
+    try {
+        const A = await account(srv), B = await account(srv);
+        const a1 = await login(srv, A), a2 = await login(srv, A), b = await login(srv, B);
+        const g2 = firstTwoPlayerGame(a1);
+        const created = await a1.request({ type: 'seek_create', game: g2.id, corr: { days: 3 } });
+        const started = await b.request({ type: 'seek_accept', seek: created.seek.id });
+        const room = started.room;
+        await b.waitFor((m) => m.type === 'room' && m.room === room, 'room b');
+        // a2 asks: the answer is a2's (a1, the same account, gets none);
+        // the opponent sees the vacation in the room.
+        const v = await a2.request({ type: 'vacation_start', days: 2 });
+        assert.deepEqual([v.type, v.on, v.days_left], ['vacation', true, 28]);
+        const ev = await b.event(room, 'vacation');
+        assert.equal(ev.until, v.until_ms);
+        // a2 asks to end it and goes before the answer (the store answers
+        // later): it ends all the same, and the opponent is told.
+        a2.send({ type: 'vacation_end', id: 77 });
+        a2.close();
+        const ended = await b.event(room, 'vacation');
+        assert.equal(ended.until, null);
+        const s = await a1.request({ type: 'vacation_status' });
+        assert.deepEqual([s.on, s.until_ms, s.days_left], [false, 0, 29]);
+        assert.ok(!a1.inbox.some((m) => m.type === 'vacation' || m.type === 'error'),
+            `a1 got another connection's answer: ${JSON.stringify(a1.inbox)}`);
+        a1.close(); b.close();
+    } finally {
+        await stop(srv);
+    }
+});
+
 test('conditional moves: set, get, played by the server, dropped when they no longer match; errors', async () => {
     const srv = await corrServer();
     try {

@@ -2,9 +2,10 @@
  * test_store.c - the store on real SQLite files in a temporary directory:
  * migrations (from empty, from each earlier version, a newer database
  * refused), durable acknowledgement, restart in the middle of games, timeouts
- * across a restart, vacation, the increment clock, conditional moves, the
- * "your turn" list, the archive, and storage faults (a write retried, then
- * failed and recovered from; one store per file; a corrupt file refused).
+ * across a restart, vacation (its queued calls' answers, errors and a
+ * failed write included), the increment clock, conditional moves, the
+ * "your turn" list, the archive, Web Push's subscription calls, and storage faults (a write
+ * retried, then failed and recovered from; one store per file; a corrupt file refused).
  *
  * With CHAMELEON_TEST_PG set (tests/pg/run.sh) every case runs on a fresh
  * PostgreSQL database instead (tests/unit/pg_fixture.h), but for the few
@@ -606,6 +607,63 @@ static void test_three_player_timeout(void **state)
     free(pgn);
 }
 
+/* A vacation call's answer, waited for on the loop. */
+typedef struct vac_ans {
+    bool fired;
+    int status, left;
+    int64_t until;
+    char why[160];
+} vac_ans;
+
+static void vac_cb(void *arg, int status, int64_t until, int left, const char *why)
+{
+    vac_ans *a = arg;
+    assert_false(a->fired); /* once */
+    a->fired = true;
+    a->status = status;
+    a->until = until;
+    a->left = left;
+    snprintf(a->why, sizeof a->why, "%s", why);
+}
+
+/* The answer of the call that returned err (queued if 0). */
+static int vac_wait(fixture *f, int err, vac_ans *a)
+{
+    if (err < 0) {
+        assert_false(a->fired);
+        return err;
+    }
+    while (!a->fired)
+        uv_run(&f->loop, UV_RUN_ONCE);
+    return a->status;
+}
+
+static int vac_start(fixture *f, int64_t account, int days, vac_ans *a)
+{
+    *a = (vac_ans){0};
+    return vac_wait(f, store_vacation_start(f->s, account, days, vac_cb, a), a);
+}
+
+static int vac_end(fixture *f, int64_t account, vac_ans *a)
+{
+    *a = (vac_ans){0};
+    return vac_wait(f, store_vacation_end(f->s, account, vac_cb, a), a);
+}
+
+static int vac_status(fixture *f, int64_t account, vac_ans *a)
+{
+    *a = (vac_ans){0};
+    return vac_wait(f, store_vacation_status(f->s, account, vac_cb, a), a);
+}
+
+/* The deadline of a game in memory (the store's, ahead of the disk). */
+static int64_t mem_deadline(fixture *f, int64_t game)
+{
+    int64_t d, clocks[RULES_MAX_PLAYERS];
+    assert_int_equal(store_corr_clock(f->s, game, &d, clocks), 0);
+    return d;
+}
+
 /* Vacation: 5 days push a running deadline back by 5 days; a turn reaching
  * the player during the vacation starts at its end; ending early after 2.5
  * days charges 3 days and moves deadlines forward. */
@@ -620,17 +678,18 @@ static void test_vacation(void **state)
     assert_int_equal(deadline_of(f, g1), T0 + 3 * DAY);
 
     fake_now = T0 + DAY;
-    char why[160] = "";
-    assert_int_equal(store_vacation_start(f->s, acc[1], 31, why, sizeof why), STORE_EVACATION);
-    assert_non_null(strstr(why, "30"));
-    assert_int_equal(store_vacation_start(f->s, acc[1], 5, why, sizeof why), 0);
+    vac_ans a;
+    assert_int_equal(vac_start(f, acc[1], 31, &a), STORE_EVACATION);
+    assert_non_null(strstr(a.why, "30"));
+    assert_int_equal(vac_start(f, acc[1], 5, &a), 0);
+    assert_int_equal(a.until, T0 + 6 * DAY);
+    assert_int_equal(a.left, 25);
     assert_int_equal(deadline_of(f, g1), T0 + 8 * DAY);
-    int64_t until;
-    int left;
-    assert_int_equal(store_vacation_status(f->s, acc[1], &until, &left), 0);
-    assert_int_equal(until, T0 + 6 * DAY);
-    assert_int_equal(left, 25);
-    assert_int_equal(store_vacation_start(f->s, acc[1], 1, why, sizeof why), STORE_EBAD_ARG);
+    assert_int_equal(mem_deadline(f, g1), T0 + 8 * DAY);
+    assert_int_equal(vac_status(f, acc[1], &a), 0);
+    assert_int_equal(a.until, T0 + 6 * DAY);
+    assert_int_equal(a.left, 25);
+    assert_int_equal(vac_start(f, acc[1], 1, &a), STORE_EBAD_ARG);
 
     /* Ann moves in g2 during bob's vacation: bob's 2 days start at T0 + 6d. */
     fake_now = T0 + 2 * DAY;
@@ -647,19 +706,87 @@ static void test_vacation(void **state)
 
     /* Back to T0 + 3.5d and end early: 2.5 days started -> 3 charged. */
     fake_now = T0 + 3 * DAY + DAY / 2;
-    assert_int_equal(store_vacation_end(f->s, acc[1]), 0);
-    assert_int_equal(store_vacation_status(f->s, acc[1], &until, &left), 0);
-    assert_int_equal(until, 0);
-    assert_int_equal(left, 27);
+    assert_int_equal(vac_end(f, acc[1], &a), 0);
+    assert_int_equal(a.until, 0);
+    assert_int_equal(a.left, 27);
+    assert_int_equal(vac_status(f, acc[1], &a), 0);
+    assert_int_equal(a.until, 0);
+    assert_int_equal(a.left, 27);
     /* g1: 8d - (6d - 3.5d) = 5.5d; g2: 3.5d + 2d. */
     assert_int_equal(deadline_of(f, g1), T0 + 5 * DAY + DAY / 2);
     assert_int_equal(deadline_of(f, g2), T0 + 5 * DAY + DAY / 2);
-    assert_int_equal(store_vacation_end(f->s, acc[1]), STORE_ENOT_FOUND);
+    assert_int_equal(vac_end(f, acc[1], &a), STORE_ENOT_FOUND);
 
     /* A new year gives 30 days again. */
     fake_now = T0 + 370 * DAY;
-    assert_int_equal(store_vacation_status(f->s, acc[1], NULL, &left), 0);
-    assert_int_equal(left, 30);
+    assert_int_equal(vac_status(f, acc[1], &a), 0);
+    assert_int_equal(a.left, 30);
+}
+
+/* The vacation calls answer through their callback, errors included: an
+ * unknown account (each call), a start while one of the account's is still
+ * being written (refused at once, STORE_EBUSY; the first is answered), days
+ * below 1 (at once), and the moves queued between the read and the write
+ * count the vacation (memory has it from the decision on). */
+static void test_vacation_answers(void **state)
+{
+    fixture *f = *state;
+    f->s = open_dir(f, "migrations");
+    int64_t acc[2] = {add_account(f, "ann"), add_account(f, "bob")};
+    vac_ans a;
+    assert_int_equal(vac_status(f, 999999, &a), STORE_ENOT_FOUND);
+    assert_string_not_equal(a.why, "");
+    assert_int_equal(vac_start(f, 999999, 3, &a), STORE_ENOT_FOUND);
+    assert_int_equal(vac_end(f, 999999, &a), STORE_ENOT_FOUND);
+    assert_int_equal(vac_start(f, acc[0], 0, &a), STORE_EBAD_ARG);
+
+    int64_t g = new_game(f, STORE_CORR, 2, acc, (store_tc){3 * DAY, 0, 0});
+    play(f, g, 0, 0, 1, "a2-a4", NULL); /* bob to move: T0 + 3d */
+    vac_ans first = {0}, second = {0};
+    assert_int_equal(store_vacation_start(f->s, acc[1], 2, vac_cb, &first), 0);
+    assert_int_equal(store_vacation_start(f->s, acc[1], 2, vac_cb, &second), STORE_EBUSY);
+    assert_int_equal(store_vacation_end(f->s, acc[1], vac_cb, &second), STORE_EBUSY);
+    /* Another account's is not held up. */
+    assert_int_equal(vac_status(f, acc[0], &a), 0);
+    assert_int_equal(a.left, 30);
+    assert_int_equal(vac_wait(f, 0, &first), 0);
+    assert_false(second.fired);
+    assert_int_equal(first.until, T0 + 2 * DAY);
+    assert_int_equal(mem_deadline(f, g), T0 + 5 * DAY);
+    assert_int_equal(deadline_of(f, g), T0 + 5 * DAY);
+    /* Done: the next change is taken. */
+    assert_int_equal(vac_end(f, acc[1], &a), 0);
+    assert_int_equal(mem_deadline(f, g), T0 + 3 * DAY + 0); /* 1 day charged, 0 started */
+    assert_int_equal(a.left, 29);
+}
+
+/* A vacation that cannot be written (the database refuses: another
+ * connection holds the write lock) is answered STORE_EDB, and the store's
+ * memory is the disk's again: no vacation, the deadline where it was. */
+static sql_conn *hold_write_lock(fixture *f);
+static void release_write_lock(sql_conn *db);
+static store *open_faulty(fixture *f, unsigned retries, unsigned retry_ms);
+
+static void test_vacation_write_fails(void **state)
+{
+    fixture *f = *state;
+    f->s = open_faulty(f, 0, 10);
+    int64_t acc[2] = {add_account(f, "ann"), add_account(f, "bob")};
+    int64_t g = new_game(f, STORE_CORR, 2, acc, (store_tc){3 * DAY, 0, 0});
+    play(f, g, 0, 0, 1, "a2-a4", NULL);
+    sql_conn *lock = hold_write_lock(f);
+    vac_ans a;
+    assert_int_equal(vac_start(f, acc[1], 4, &a), STORE_EDB);
+    assert_string_not_equal(a.why, "");
+    assert_int_equal(mem_deadline(f, g), T0 + 3 * DAY);
+    release_write_lock(lock);
+    assert_int_equal(vac_status(f, acc[1], &a), 0);
+    assert_int_equal(a.until, 0);
+    assert_int_equal(a.left, 30);
+    assert_int_equal(deadline_of(f, g), T0 + 3 * DAY);
+    /* And the store takes it once the lock is gone. */
+    assert_int_equal(vac_start(f, acc[1], 4, &a), 0);
+    assert_int_equal(mem_deadline(f, g), T0 + 7 * DAY);
 }
 
 /* A takeback (store_takeback): the moves from a ply on go, the clocks given
@@ -1424,10 +1551,72 @@ static void test_corrupt_refused(void **state)
     assert_memory_equal(before, after, n);
 }
 
+/* Web Push's subscriptions: each call's answer, waited for on the loop. */
+typedef struct push_ans {
+    bool fired;
+    int status, n;
+    store_push_sub subs[8];
+} push_ans;
+
+static void push_done_cb(void *arg, int status)
+{
+    push_ans *a = arg;
+    assert_false(a->fired);
+    a->fired = true;
+    a->status = status;
+}
+
+static void push_subs_cb(void *arg, int status, const store_push_sub *subs, int n)
+{
+    push_ans *a = arg;
+    assert_false(a->fired);
+    a->fired = true;
+    a->status = status;
+    a->n = n;
+    assert_true(n >= 0 && n <= 8);
+    memcpy(a->subs, subs, (size_t)n * sizeof *subs);
+}
+
+static int push_wait(fixture *f, int err, push_ans *a)
+{
+    if (err < 0)
+        return err;
+    while (!a->fired)
+        uv_run(&f->loop, UV_RUN_ONCE);
+    return a->status;
+}
+
+static int sub_put(fixture *f, int64_t account, const store_push_sub *sub, int keep)
+{
+    push_ans a = {0};
+    return push_wait(f, store_push_sub_put(f->s, account, sub, keep, push_done_cb, &a), &a);
+}
+
+static int sub_delete(fixture *f, int64_t account, const char *endpoint)
+{
+    push_ans a = {0};
+    return push_wait(f, store_push_sub_delete(f->s, account, endpoint, push_done_cb, &a), &a);
+}
+
+static int sub_gone(fixture *f, const char *endpoint)
+{
+    push_ans a = {0};
+    return push_wait(f, store_push_sub_gone(f->s, endpoint, push_done_cb, &a), &a);
+}
+
+/* The account's subscriptions into out (a push_ans): their number. */
+static int subs_of(fixture *f, int64_t account, int max, push_ans *out)
+{
+    *out = (push_ans){0};
+    int err = push_wait(f, store_push_subs(f->s, account, max, push_subs_cb, out), out);
+    return err < 0 ? err : out->n;
+}
+
 /* Web Push's tables (store_push.c): the VAPID pair kept once; an account
  * keeps its `keep` newest subscriptions; an endpoint moves to the account
  * that subscribes it last; delete (the account's own) and gone (anyone's);
- * all of it after a restart. */
+ * all of it after a restart. Each subscription call answers through its
+ * callback. */
 static void test_push_tables(void **state)
 {
     fixture *f = *state;
@@ -1445,29 +1634,78 @@ static void test_push_tables(void **state)
         fake_now += 1000;
         snprintf(sub.endpoint, sizeof sub.endpoint, "https://push.example/%d", i);
         sub.p256dh[0] = (uint8_t)i;
-        assert_int_equal(store_push_sub_put(f->s, ann, &sub, 3), 0);
+        assert_int_equal(sub_put(f, ann, &sub, 3), 0);
     }
     reopen(f);
     assert_int_equal(store_push_vapid_get(f->s, p2, q2), 0);
     assert_memory_equal(p2, priv, 32);
     assert_memory_equal(q2, pub, 65);
-    store_push_sub out[8];
-    assert_int_equal(store_push_subs(f->s, ann, out, 8), 3); /* the 3 newest */
-    assert_string_equal(out[0].endpoint, "https://push.example/4");
-    assert_string_equal(out[2].endpoint, "https://push.example/2");
-    assert_int_equal(out[0].p256dh[0], 4);
+    push_ans out;
+    assert_int_equal(subs_of(f, ann, 8, &out), 3); /* the 3 newest */
+    assert_string_equal(out.subs[0].endpoint, "https://push.example/4");
+    assert_string_equal(out.subs[2].endpoint, "https://push.example/2");
+    assert_int_equal(out.subs[0].p256dh[0], 4);
+    assert_int_equal(subs_of(f, ann, 1, &out), 1); /* max */
+    assert_string_equal(out.subs[0].endpoint, "https://push.example/4");
     /* Bob subscribes ann's endpoint 4: it is his now. */
     snprintf(sub.endpoint, sizeof sub.endpoint, "https://push.example/4");
-    assert_int_equal(store_push_sub_put(f->s, bob, &sub, 3), 0);
-    assert_int_equal(store_push_subs(f->s, ann, out, 8), 2);
-    assert_int_equal(store_push_subs(f->s, bob, out, 8), 1);
+    assert_int_equal(sub_put(f, bob, &sub, 3), 0);
+    assert_int_equal(subs_of(f, ann, 8, &out), 2);
+    assert_int_equal(subs_of(f, bob, 8, &out), 1);
     /* Delete: only the account's own; gone: anyone's. */
-    assert_int_equal(store_push_sub_delete(f->s, ann, "https://push.example/4"), 0);
-    assert_int_equal(store_push_sub_delete(f->s, ann, "https://push.example/3"), 1);
-    assert_int_equal(store_push_sub_gone(f->s, "https://push.example/4"), 1);
-    assert_int_equal(store_push_sub_gone(f->s, "https://push.example/4"), 0);
-    assert_int_equal(store_push_subs(f->s, bob, out, 8), 0);
-    assert_int_equal(store_push_subs(f->s, ann, out, 8), 1);
+    assert_int_equal(sub_delete(f, ann, "https://push.example/4"), 0);
+    assert_int_equal(sub_delete(f, ann, "https://push.example/3"), 1);
+    assert_int_equal(sub_gone(f, "https://push.example/4"), 1);
+    assert_int_equal(sub_gone(f, "https://push.example/4"), 0);
+    assert_int_equal(subs_of(f, bob, 8, &out), 0);
+    assert_int_equal(subs_of(f, ann, 8, &out), 1);
+    /* Refused at once: no callback. */
+    assert_int_equal(store_push_subs(f->s, ann, 0, push_subs_cb, &out), STORE_EBAD_ARG);
+}
+
+/* The subscription calls' error answers: queued together while the
+ * database refuses writes (another connection holds the write lock; on
+ * PostgreSQL push_subs is locked too), each callback gets STORE_EDB, the
+ * read's too (its batch failed); nothing was written. Once the lock is
+ * gone they answer again. A call on a closing store is refused at once. */
+static void test_push_calls_fail(void **state)
+{
+    fixture *f = *state;
+    f->s = open_faulty(f, 0, 10);
+    int64_t ann = add_account(f, "ann");
+    store_push_sub sub;
+    memset(&sub, 0, sizeof sub);
+    snprintf(sub.endpoint, sizeof sub.endpoint, "https://push.example/kept");
+    assert_int_equal(sub_put(f, ann, &sub, 3), 0);
+
+    sql_conn *lock = t_connect(f);
+    if (sql_exec(lock, pg_fixture_wanted() ? "BEGIN; LOCK TABLE push_subs IN EXCLUSIVE MODE"
+                                           : "BEGIN IMMEDIATE") != SQL_OK)
+        fail_msg("%s", sql_errmsg(lock));
+    push_ans put = {0}, del = {0}, gone = {0}, read = {0};
+    snprintf(sub.endpoint, sizeof sub.endpoint, "https://push.example/new");
+    assert_int_equal(store_push_sub_put(f->s, ann, &sub, 3, push_done_cb, &put), 0);
+    assert_int_equal(
+        store_push_sub_delete(f->s, ann, "https://push.example/kept", push_done_cb, &del), 0);
+    assert_int_equal(store_push_sub_gone(f->s, "https://push.example/kept", push_done_cb, &gone),
+                     0);
+    assert_int_equal(store_push_subs(f->s, ann, 8, push_subs_cb, &read), 0);
+    assert_int_equal(push_wait(f, 0, &read), STORE_EDB);
+    assert_true(put.fired && del.fired && gone.fired);
+    assert_int_equal(put.status, STORE_EDB);
+    assert_int_equal(del.status, STORE_EDB);
+    assert_int_equal(gone.status, STORE_EDB);
+    assert_int_equal(read.n, 0);
+    release_write_lock(lock);
+
+    push_ans out;
+    assert_int_equal(subs_of(f, ann, 8, &out), 1);
+    assert_string_equal(out.subs[0].endpoint, "https://push.example/kept");
+    store_close(f->s);
+    assert_int_equal(store_push_sub_gone(f->s, "https://push.example/kept", push_done_cb, &gone),
+                     STORE_ECLOSED);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    f->s = NULL;
 }
 
 int main(void)
@@ -1482,6 +1720,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_three_player_timeout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_close_writes_queue, setup, teardown),
         cmocka_unit_test_setup_teardown(test_vacation, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_vacation_answers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_vacation_write_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(test_increment_clock, setup, teardown),
         cmocka_unit_test_setup_teardown(test_takeback, setup, teardown),
         cmocka_unit_test_setup_teardown(test_conditional_moves, setup, teardown),
@@ -1497,6 +1737,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_lock_lost_to_another_server, setup, teardown),
         cmocka_unit_test_setup_teardown(test_corrupt_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_push_tables, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_push_calls_fail, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
