@@ -30,7 +30,6 @@ struct tjob {
     char name[TOURNEY_USER_MAX];
     char username[TOURNEY_USER_MAX];
     bool has_username;
-    char action[200];
     tourney_entrant ne; /* the entrant as it will be */
     bool del;           /* leave: the row goes */
     int64_t at_ms;
@@ -42,6 +41,7 @@ struct tjob {
     tournament_err e;
     tournament_cb cb;
     void *arg;
+    char action[]; /* as asked */
 };
 
 static void fail(tournament_err *e, unsigned status, const char *code, const char *fmt,
@@ -461,7 +461,7 @@ void tournament__start_due(int64_t now)
         if (t->info.state != TOURNEY_OPEN || t->info.start_ms == 0 || t->info.start_ms > now ||
             t->first != NULL)
             continue;
-        tjob *j = calloc(1, sizeof *j);
+        tjob *j = calloc(1, sizeof *j + 1);
         if (j == NULL)
             return;
         j->t = t;
@@ -517,7 +517,7 @@ void tournament_act(int64_t id, const char *action, int64_t account, const char 
         fail(&e, 404, "not_found", "no such tournament%s", NULL);
     else if (account == 0)
         fail(&e, 401, "account_required", "tournaments need an account: log in%s", NULL);
-    else if ((j = calloc(1, sizeof *j)) == NULL)
+    else if ((j = calloc(1, sizeof *j + strlen(action) + 1)) == NULL)
         fail(&e, 500, "internal", "out of memory%s", NULL);
     if (j == NULL) {
         cb(arg, id, &e);
@@ -531,7 +531,7 @@ void tournament_act(int64_t id, const char *action, int64_t account, const char 
     j->t = t;
     j->account = account;
     snprintf(j->name, sizeof j->name, "%s", name);
-    snprintf(j->action, sizeof j->action, "%s", action);
+    strcpy(j->action, action);
     if ((j->has_username = username != NULL))
         snprintf(j->username, sizeof j->username, "%s", username);
     j->cb = cb;
