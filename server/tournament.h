@@ -19,14 +19,17 @@
  * rooms once on disk (room_set_over_cb); a result lost to a crash is read
  * back from the game at start-up. Everything is restored from the store.
  *
- * Writes never wait on the loop (store_tourney.h: queued, answered later).
- * Memory is what is committed: a request changes a tournament in memory
+ * The loop never waits on the database: writes are queued and answered
+ * later (store_tourney.h), and so are the look-ups of usernames (an
+ * invitation list, every name at once; a removal). Memory is what is
+ * committed: a request changes a tournament in memory
  * only once its write has committed, then pushes it to the watchers and
  * answers; a write that fails changes nothing and the request answers 500
  * db_error. So that each request is checked against the state its write
  * will follow, a tournament takes its requests one at a time, in order of
  * arrival (the director's, the entrants', a start at its date): the next
- * one is checked once the one before has committed or failed. A join that
+ * one is checked once the one before has committed or failed (a creation
+ * in flight counts toward its director's open tournaments). A join that
  * fills a tournament starting "when full" answers once the start is done.
  * A start creates its games (rooms) and queues its write right behind
  * their creations, in the same batch: they commit together, or none does

@@ -631,6 +631,11 @@ static void on_created(void *arg, int status, const store_tourney *st)
         snprintf(en->name, sizeof en->name, "%s", c->slot[c->from[i]].name);
     }
     HASH_ADD(hh, tournament__all, info.id, sizeof ti->id, t);
+    if (t->hh.tbl == NULL) {
+        free(t); /* stored: restored at the next start */
+        create_fail(c, 500, "internal", "out of memory%s", NULL);
+        return;
+    }
     tournament__count_state(ti->state, 1);
     log_kv(LOG_INFO, "tournament created", "tourney=%lld game=%s size=%d", (long long)ti->id,
            ti->variant, ti->size);
