@@ -57,8 +57,8 @@
  *                             the subscriptions (queued calls). Calls db_,
  *                             queue_.
  *   store_tourney.c           tournaments (store_tourney.h): places queued,
- *                             rare writes synchronous; the load at start-up.
- *                             Calls db_, queue_.
+ *                             rare writes queued calls; the load at start-up
+ *                             (synchronous). Calls db_, queue_.
  *   store_ratings.c  (ratings_) Glicko-2 ratings: the update in a finished
  *                             game's transaction, the ratings in memory,
  *                             leaderboards. Calls db_, queue_, rating.h.

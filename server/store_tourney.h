@@ -7,14 +7,25 @@
  * Owns: the storage contract of tournaments. May call: store.h (the store,
  * its errors and time controls), record.h.
  *
- * The places of a finished game are queued like a game's result (the
- * writer commits them; they are written after the result queued before
- * them). Every other write is rare (a tournament is created, joined,
- * started, finished a few times in its life) and is written synchronously
- * before the function returns, after whatever is queued (store_flush): so a
- * start is on disk after the creation of the games it names. A place lost
- * to a crash is found again from the game itself (server/tournament.c reads
- * the games of a running tournament that have no places at start-up).
+ * Every write is queued and answered later on the loop, so that the loop
+ * never waits on the database (on PostgreSQL a network round trip). The
+ * places of a finished game are queued like a game's result (written after
+ * the result queued before them). The rare writes (a tournament is
+ * created, joined, started, finished a few times in its life) are queued
+ * calls (store_impl.h, queue_call): each runs on the writer's connection
+ * inside its batch's transaction, after whatever was queued before it; its
+ * callback runs on the loop once that transaction committed (status 0) or
+ * failed (STORE_EDB, and then nothing of it is on disk), or with
+ * STORE_ECLOSED if the store closed first. The return is 0 (the callback
+ * will be called, never before the function returns) or STORE_ECLOSED /
+ * STORE_ENOMEM at once (then it is not). A start is queued right behind
+ * the creations of the games it names: they go in the same batch, so the
+ * games and the start commit together or not at all. A place lost to a
+ * crash is found again from the game itself (server/tournament.c reads the
+ * games of a running tournament that have no places at start-up).
+ *
+ * store_tourney_load alone is synchronous, on the loop's connection: it
+ * runs once at start-up, before the loop does.
  */
 #ifndef STORE_TOURNEY_H
 #define STORE_TOURNEY_H
@@ -75,18 +86,28 @@ typedef struct store_tourney_game {
     int rank[STORE_TOURNEY_SEATS]; /* places when finished (0 best) */
 } store_tourney_game;
 
-/* A new tournament (t->id, state and times are set here), and its
- * invitation list. 0 and t->id, or STORE_EDB. */
-int store_tourney_create(store *s, store_tourney *t, const int64_t *invited, int ninvited);
-/* Put an entrant (insert or replace), or remove one before the start. */
-int store_tourney_entrant_put(store *s, int64_t tourney, const store_entrant *e);
-int store_tourney_entrant_del(store *s, int64_t tourney, int64_t account);
-/* A new state (finished, cancelled) at now. */
-int store_tourney_set_state(store *s, int64_t tourney, int state, int64_t at_ms);
-/* The start, in one transaction: the state, each joined entrant's index
- * (accounts[i] is entrant i) and the games. */
+/* The answer of a creation: status 0 and the tournament as stored (its id,
+ * state open, created_ms = state_ms = the time of the call), or an error
+ * and NULL; t is valid during the call only. */
+typedef void (*store_tourney_cb)(void *arg, int status, const store_tourney *t);
+/* A new tournament (t's id, state and times are ignored) and its
+ * invitation list (copied). */
+int store_tourney_create(store *s, const store_tourney *t, const int64_t *invited, int ninvited,
+                         store_tourney_cb cb, void *arg);
+/* Put an entrant (insert or replace), or remove one before the start. cb
+ * may be NULL. */
+int store_tourney_entrant_put(store *s, int64_t tourney, const store_entrant *e, store_done_cb cb,
+                              void *arg);
+int store_tourney_entrant_del(store *s, int64_t tourney, int64_t account, store_done_cb cb,
+                              void *arg);
+/* A new state (finished, cancelled) at at_ms. cb may be NULL. */
+int store_tourney_set_state(store *s, int64_t tourney, int state, int64_t at_ms, store_done_cb cb,
+                            void *arg);
+/* The start, in one transaction (with the games' creations queued before
+ * it): the state, each joined entrant's index (accounts[i] is entrant i)
+ * and the games (both arrays copied). cb may be NULL. */
 int store_tourney_start(store *s, int64_t tourney, int64_t at_ms, const int64_t *accounts, int n,
-                        const store_tourney_game *games, int ngames);
+                        const store_tourney_game *games, int ngames, store_done_cb cb, void *arg);
 /* Queue the places of a finished game (of whichever tournament holds it).
  * cb (may be NULL) fires once written, or with the error. 0, or an error
  * at once (STORE_ECLOSED, STORE_ENOMEM; then cb is not called). */

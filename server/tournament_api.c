@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "accounts.h"
 #include "api.h"
 #include "archive.h"
 #include "log.h"
@@ -151,47 +150,87 @@ int tournament_api_get(net_conn *c, const char *arg, const char *body, size_t le
 }
 
 /* ------------------------------------------------------------------------ */
-/* Requests of an account. */
+/* Requests of an account: the session looked up (api_with_session), then
+ * the request in its tournament's turn; the answer once it is done. */
+
+typedef struct post_req {
+    api_pending p; /* first: api_http_closed sees a pending */
+    bool create;
+    tourney_create req;
+    int64_t id;
+    bool has_user;
+    char username[STORE_NAME_MAX];
+    char action[]; /* the rest of the path after "<id>/" */
+} post_req;
+
+static void on_answer(void *arg, int64_t id, const tournament_err *e)
+{
+    post_req *r = arg;
+    net_conn *c = r->p.c;
+    free(r);
+    if (c == NULL) /* the connection closed meanwhile */
+        return;
+    c->data = NULL;
+    if (e != NULL)
+        reply_error(c, e->status, e->code, e->why);
+    else
+        reply_text(c, 200, "application/json", tourney_json(tournament_find(id)));
+}
+
+static void post_with_session(net_conn *c, const store_account *who, void *ctx)
+{
+    post_req *r = ctx;
+    if (c == NULL) { /* closed before the session was known: nothing done */
+        free(r);
+        return;
+    }
+    r->p.c = c;
+    c->data = &r->p;
+    int64_t account = who ? who->id : 0;
+    const char *name = who ? who->username : "";
+    if (r->create)
+        tournament_create(account, name, &r->req, on_answer, r);
+    else
+        tournament_act(r->id, r->action, account, name, r->has_user ? r->username : NULL, on_answer,
+                       r);
+}
 
 int tournament_api_post(net_conn *c, const char *arg, const char *body, size_t len)
 {
-    char token[ACCOUNTS_TOKEN_LEN + 8], name[STORE_NAME_MAX] = "";
-    int64_t account = 0;
-    if (net_cookie(c, ACCOUNTS_COOKIE, token, sizeof token) > 0 &&
-        accounts_session_now(db, token, &account, name, sizeof name) < 0)
-        account = 0;
-    tournament_err e = {0};
+    post_req *r;
+    char why[200];
     if (*arg == '\0' || strcmp(arg, "/") == 0) {
-        tourney_create req;
-        char why[200];
-        if (tourney_create_parse(body, len, &req, why, sizeof why) < 0) {
+        if ((r = calloc(1, sizeof *r)) == NULL)
+            return 500;
+        r->create = true;
+        if (tourney_create_parse(body, len, &r->req, why, sizeof why) < 0) {
+            free(r);
             reply_error(c, 400, "bad_argument", why);
             return 0;
         }
-        int64_t id = 0;
-        if (tournament_create(account, name, &req, &id, &e) < 0) {
-            reply_error(c, e.status, e.code, e.why);
+    } else {
+        const char *rest = NULL;
+        int64_t id = *arg == '/' ? id_of(arg + 1, &rest) : 0;
+        if (id == 0 || *rest != '/') {
+            reply_error(c, 404, "not_found", "no such tournament");
             return 0;
         }
-        reply_text(c, 200, "application/json", tourney_json(tournament_find(id)));
-        return 0;
+        if ((r = calloc(1, sizeof *r + strlen(rest + 1) + 1)) == NULL)
+            return 500;
+        r->id = id;
+        strcpy(r->action, rest + 1);
+        int has_user =
+            tourney_username_parse(body, len, r->username, sizeof r->username, why, sizeof why);
+        if (has_user < 0) {
+            free(r);
+            reply_error(c, 400, "bad_message", why);
+            return 0;
+        }
+        r->has_user = has_user == 0;
     }
-    const char *rest = NULL;
-    int64_t id = *arg == '/' ? id_of(arg + 1, &rest) : 0;
-    if (id == 0 || *rest != '/') {
-        reply_error(c, 404, "not_found", "no such tournament");
-        return 0;
+    if (api_with_session(c, post_with_session, r) < 0) {
+        free(r);
+        return 500;
     }
-    char username[STORE_NAME_MAX] = "", why[200];
-    int has_user = tourney_username_parse(body, len, username, sizeof username, why, sizeof why);
-    if (has_user < 0) {
-        reply_error(c, 400, "bad_message", why);
-        return 0;
-    }
-    if (tournament_act(id, rest + 1, account, name, has_user == 0 ? username : NULL, &e) < 0) {
-        reply_error(c, e.status, e.code, e.why);
-        return 0;
-    }
-    reply_text(c, 200, "application/json", tourney_json(tournament_find(id)));
     return 0;
 }

@@ -3,10 +3,12 @@
  * "Tournaments"): the list, one tournament, its PGN, and the requests of
  * accounts (create, join, leave, start, cancel, remove, withdraw).
  *
- * Owns: those route handlers and the PGN exports in flight. May call:
- * net.h (replies, cookies), api.h (api_pending: a connection that closes
- * while its answer is read), tournament.h, accounts.h (the session
- * cookie), store.h (reading games), archive.h (PGN), proto.h, log.h.
+ * Owns: those route handlers, the PGN exports and the requests in flight
+ * (answered once the tournament's write has committed).
+ * May call: net.h (replies), api.h (api_pending: a connection that closes
+ * while its answer is computed; api_with_session: the session cookie's
+ * account, queued), tournament.h, store.h (reading games), archive.h
+ * (PGN), proto.h, log.h.
  */
 #ifndef TOURNAMENT_API_H
 #define TOURNAMENT_API_H

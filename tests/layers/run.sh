@@ -1,7 +1,7 @@
 #!/bin/sh
 # The shape of server/, checked from the sources:
-#   1. the modules (a .c/.h pair; room_*, store_*, net_* and sql_* belong to
-#      room, store, net and sql) include each other's headers without a cycle, and so do the
+#   1. the modules (a .c/.h pair; room_*, store_*, net_*, sql_* and
+#      tournament_* belong to room, store, net, sql and tournament) include each other's headers without a cycle, and so do the
 #      headers themselves (tsort finds loops);
 #   2. net.c includes no server header but its own (plus the buffer type,
 #      protocol/proto_out.h), nor does net_http.c, and they are the only files that include
@@ -26,6 +26,7 @@ module_of() {
     store_*) echo store ;;
     net_*) echo net ;;
     sql_*) echo sql ;;
+    tournament_*) echo tournament ;;
     *) echo "$b" ;;
     esac
 }

@@ -12,6 +12,7 @@
 
 #include "archive.h"
 #include "store.h"
+#include "store_tourney.h"
 
 typedef struct sync_read {
     bool fired, pgn;
@@ -209,6 +210,59 @@ static inline int sync_prefs_put(store *s, int64_t account, const char *json)
 {
     sync_call c = {0};
     return sync_call_wait(s, &c, store_prefs_put(s, account, json, sync_done_cb, &c));
+}
+
+/* Tournaments' writes (store_tourney.h), waited for like the calls above. */
+typedef struct sync_tourney {
+    sync_call c; /* first: sync_call_wait waits on it */
+    store_tourney t;
+} sync_tourney;
+
+static inline void sync_tourney_cb(void *arg, int status, const store_tourney *t)
+{
+    sync_tourney *w = arg;
+    w->c.fired = true;
+    w->c.status = status;
+    if (status == 0)
+        w->t = *t;
+}
+
+/* The new tournament's id, state and times into *t. */
+static inline int sync_tourney_create(store *s, store_tourney *t, const int64_t *invited, int n)
+{
+    sync_tourney w = {0};
+    int err = sync_call_wait(s, &w.c, store_tourney_create(s, t, invited, n, sync_tourney_cb, &w));
+    if (err == 0)
+        *t = w.t;
+    return err;
+}
+
+static inline int sync_tourney_entrant_put(store *s, int64_t tourney, const store_entrant *e)
+{
+    sync_call c = {0};
+    return sync_call_wait(s, &c, store_tourney_entrant_put(s, tourney, e, sync_done_cb, &c));
+}
+
+static inline int sync_tourney_entrant_del(store *s, int64_t tourney, int64_t account)
+{
+    sync_call c = {0};
+    return sync_call_wait(s, &c, store_tourney_entrant_del(s, tourney, account, sync_done_cb, &c));
+}
+
+static inline int sync_tourney_set_state(store *s, int64_t tourney, int state, int64_t at_ms)
+{
+    sync_call c = {0};
+    return sync_call_wait(s, &c,
+                          store_tourney_set_state(s, tourney, state, at_ms, sync_done_cb, &c));
+}
+
+static inline int sync_tourney_start(store *s, int64_t tourney, int64_t at_ms,
+                                     const int64_t *accounts, int n, const store_tourney_game *g,
+                                     int ng)
+{
+    sync_call c = {0};
+    return sync_call_wait(
+        s, &c, store_tourney_start(s, tourney, at_ms, accounts, n, g, ng, sync_done_cb, &c));
 }
 
 #endif
