@@ -247,7 +247,7 @@ int store_account_set_pwhash(store *s, int64_t account, const char *pwhash, stor
 int store_session_find_now(store *s, const void *hash, size_t hashlen, int64_t *account,
                            char *username, size_t len)
 {
-    sql_stmt *st = db_use(s->st, ST_SESSION_FIND);
+    sql_stmt *st = db_use(db_loop(s), ST_SESSION_FIND);
     sql_bind_blob(st, 1, hash, (int)hashlen);
     sql_bind_i64(st, 2, store_now(s));
     int err = STORE_ENOT_FOUND;
@@ -263,7 +263,7 @@ int store_session_find_now(store *s, const void *hash, size_t hashlen, int64_t *
 
 int store_account_by_name_now(store *s, const char *username, store_account *a)
 {
-    sql_stmt *st = db_use(s->st, ST_ACCOUNT_BY_NAME);
+    sql_stmt *st = db_use(db_loop(s), ST_ACCOUNT_BY_NAME);
     sql_bind_text(st, 1, username, -1);
     int err = STORE_ENOT_FOUND;
     if (sql_step(st) == SQL_ROW) {
@@ -278,7 +278,7 @@ int store_account_by_name_now(store *s, const char *username, store_account *a)
 
 int store_account_name_now(store *s, int64_t account, char *username, size_t len)
 {
-    sql_stmt *st = db_use(s->st, ST_ACCOUNT_NAME);
+    sql_stmt *st = db_use(db_loop(s), ST_ACCOUNT_NAME);
     sql_bind_i64(st, 1, account);
     int err = STORE_ENOT_FOUND;
     if (sql_step(st) == SQL_ROW) {

@@ -96,7 +96,7 @@ void store_set_timeout_cb(store *s, void (*cb)(void *, int64_t, int), void *arg)
 
 int corr_load_vacations(store *s)
 {
-    sql_stmt *st = db_use(s->st, ST_VAC_ACTIVE);
+    sql_stmt *st = db_use(db_loop(s), ST_VAC_ACTIVE);
     sql_bind_i64(st, 1, store_now(s));
     int err = 0;
     while (err == 0 && sql_step(st) == SQL_ROW)
@@ -432,7 +432,7 @@ static void lines_clear(game_mem *g, int player)
 
 void corr_load_lines(store *s, game_mem *g)
 {
-    sql_stmt *st = db_use(s->st, ST_COND_SELECT);
+    sql_stmt *st = db_use(db_loop(s), ST_COND_SELECT);
     sql_bind_i64(st, 1, g->id);
     while (sql_step(st) == SQL_ROW) {
         int player = sql_column_int(st, 0);

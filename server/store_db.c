@@ -531,7 +531,7 @@ void store_serving(store *s)
 sql_stmt *const *db_loop(store *s)
 {
 #ifdef CHAMELEON_CHECKS
-    if (s->serving) {
+    if (s->serving && !s->resyncing) {
         log_kv(LOG_ERROR, "store: the loop used its own connection while serving",
                "why=\"a synchronous call: it must be queued (queue_call)\"");
         abort();

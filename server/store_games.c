@@ -597,7 +597,7 @@ int store_load_in_progress(store *s, store_game_cb cb, void *arg)
     int err = 0, count = 0;
     for (size_t i = 0; i < n && err == 0; i++) {
         game_buf b;
-        err = game_read(s->st, ids[i], &b);
+        err = game_read(db_loop(s), ids[i], &b);
         if (err == 0) {
             cb(arg, &b.info);
             count++;
@@ -615,7 +615,7 @@ int store_load_in_progress(store *s, store_game_cb cb, void *arg)
 static int load_one(store *s, int64_t id)
 {
     game_buf b;
-    int err = game_read(s->st, id, &b);
+    int err = game_read(db_loop(s), id, &b);
     game_mem *g = err == 0 ? calloc(1, sizeof *g) : NULL;
     if (g == NULL) {
         game_buf_free(&b);
@@ -652,20 +652,26 @@ static int load_one(store *s, int64_t id)
 int games_resync(store *s, int64_t id)
 {
     mem_game_remove(s, id);
+    /* The one read of the loop's connection while serving: after a failed
+     * batch (the database answered, it is not away; a lost connection is
+     * waited for, never resynced), memory must match the disk before
+     * anything else is queued. */
+    s->resyncing = true;
     int err = load_one(s, id);
+    s->resyncing = false;
     return err == STORE_ENOT_FOUND ? 0 : err;
 }
 
 int games_load(store *s)
 {
-    sql_stmt *st = db_use(s->st, ST_MAX_ID);
+    sql_stmt *st = db_use(db_loop(s), ST_MAX_ID);
     if (sql_step(st) == SQL_ROW)
         s->next_id = sql_column_i64(st, 0) + 1;
     sql_reset(st);
 
     int64_t *ids = NULL;
     size_t nids = 0, capids = 0;
-    st = db_use(s->st, ST_IN_PROGRESS);
+    st = db_use(db_loop(s), ST_IN_PROGRESS);
     while (sql_step(st) == SQL_ROW) {
         if (array_reserve((void **)&ids, &capids, nids + 1, sizeof *ids) < 0) {
             free(ids);

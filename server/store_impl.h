@@ -322,7 +322,8 @@ struct store {
     bool ckpt_running;
     int wal_pages; /* frames in the WAL after the last commit */
     bool closing;
-    bool serving; /* store_serving: the loop's connection is not for use */
+    bool serving;   /* store_serving: the loop's connection is not for use */
+    bool resyncing; /* games_resync: the one use allowed while serving */
     unsigned group_ms;
     char *path; /* the database file or URL (the mail worker opens its own connection) */
     int64_t (*now_fn)(void *);
@@ -352,7 +353,8 @@ struct store {
 /* Statement `which` of a connection's set (s->st or s->wst), reset and
  * unbound. */
 sql_stmt *db_use(sql_stmt *const *set, enum db_stmt which);
-/* The loop's own statements (s->st): start-up only (store_serving). */
+/* The loop's own statements (s->st): start-up only (store_serving), and
+ * games_resync after a failed batch. */
 sql_stmt *const *db_loop(store *s);
 /* Run a statement that returns no rows; 0 or STORE_EDB. */
 int db_run(sql_stmt *st);

@@ -14,7 +14,7 @@
 
 int store_push_vapid_get(store *s, uint8_t priv[32], uint8_t pub[65])
 {
-    sql_stmt *st = db_use(s->st, ST_PUSH_VAPID_GET);
+    sql_stmt *st = db_use(db_loop(s), ST_PUSH_VAPID_GET);
     int rc = sql_step(st), err = STORE_ENOT_FOUND;
     if (rc == SQL_ROW) {
         err = STORE_EDB;
@@ -32,7 +32,7 @@ int store_push_vapid_get(store *s, uint8_t priv[32], uint8_t pub[65])
 
 int store_push_vapid_put(store *s, const uint8_t priv[32], const uint8_t pub[65])
 {
-    sql_stmt *st = db_use(s->st, ST_PUSH_VAPID_PUT);
+    sql_stmt *st = db_use(db_loop(s), ST_PUSH_VAPID_PUT);
     sql_bind_blob(st, 1, priv, 32);
     sql_bind_blob(st, 2, pub, 65);
     sql_bind_i64(st, 3, store_now(s));

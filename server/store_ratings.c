@@ -59,7 +59,7 @@ static void read_values(sql_stmt *st, int at, record_rating *r)
 
 int ratings_load(store *s)
 {
-    sql_stmt *st = db_use(s->st, ST_RATINGS_ALL);
+    sql_stmt *st = db_use(db_loop(s), ST_RATINGS_ALL);
     int err = 0, rc;
     while (err == 0 && (rc = sql_step(st)) == SQL_ROW) {
         record_rating r = {.pace = rating_pace_parse(sql_column_text(st, 2))};

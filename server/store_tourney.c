@@ -291,7 +291,7 @@ static void text(sql_stmt *st, int col, char *dst, size_t len)
 
 int store_tourney_load(store *s, const store_tourney_loader *l)
 {
-    sql_stmt *st = db_use(s->st, ST_T_ALL);
+    sql_stmt *st = db_use(db_loop(s), ST_T_ALL);
     int rc;
     while ((rc = sql_step(st)) == SQL_ROW) {
         store_tourney t = {.id = sql_column_i64(st, 0)};
@@ -313,7 +313,7 @@ int store_tourney_load(store *s, const store_tourney_loader *l)
     sql_reset(st);
     if (rc != SQL_DONE)
         return STORE_EDB;
-    st = db_use(s->st, ST_T_ENTRANTS);
+    st = db_use(db_loop(s), ST_T_ENTRANTS);
     while ((rc = sql_step(st)) == SQL_ROW) {
         store_entrant e = {.account = sql_column_i64(st, 1)};
         text(st, 2, e.name, sizeof e.name);
@@ -326,7 +326,7 @@ int store_tourney_load(store *s, const store_tourney_loader *l)
     sql_reset(st);
     if (rc != SQL_DONE)
         return STORE_EDB;
-    st = db_use(s->st, ST_T_GAMES);
+    st = db_use(db_loop(s), ST_T_GAMES);
     while ((rc = sql_step(st)) == SQL_ROW) {
         store_tourney_game g = {.game = sql_column_i64(st, 1), .round = sql_column_int(st, 2)};
         g.finished = !sql_column_null(st, 6);
