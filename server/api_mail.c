@@ -419,6 +419,8 @@ static void confirm_set(void *arg, int status)
         reply_ok(c, "address", address);
 }
 
+/* The link's token taken: its address becomes the account's, even if the
+ * connection went meanwhile (the link works once). */
 static void confirm_taken(void *arg, int status, int64_t account, const char *address)
 {
     mail_req *r = arg;
@@ -428,7 +430,7 @@ static void confirm_taken(void *arg, int status, int64_t account, const char *ad
         reply_error(c, 400, "bad_token", "this link is unknown, used or expired");
         return;
     }
-    if (c == NULL || status < 0) {
+    if (status < 0) {
         req_fail(r);
         return;
     }
@@ -751,27 +753,30 @@ static void on_reset(void *arg, int status, int64_t account, const char *usernam
                      const char *token, const char *why)
 {
     net_conn *c = api_pending_done(arg);
-    if (c == NULL)
-        return;
-    if (status < 0) {
-        reply_error(c, 500, store_err_code(status), why ? why : store_err_text(status));
-        return;
-    }
-    /* The account's open WebSockets end too: they come back as guests. */
-    ident *who = ident_find_account(account);
-    session *s;
-    if (who != NULL) {
-        DL_FOREACH2(who->sessions, s, inext)
-        {
-            if (s->conn != NULL)
-                net_close_why(s->conn, "the password changed: log in again");
+    if (status == 0) {
+        /* The account's open WebSockets end too (whether or not the reset's
+         * own connection is still there): they come back as guests. */
+        ident *who = ident_find_account(account);
+        session *s;
+        if (who != NULL) {
+            DL_FOREACH2(who->sessions, s, inext)
+            {
+                if (s->conn != NULL)
+                    net_close_why(s->conn, "the password changed: log in again");
+            }
         }
     }
-    reply_ok(c, NULL, NULL);
+    if (c == NULL)
+        return;
+    if (status < 0)
+        reply_error(c, 500, store_err_code(status), why ? why : store_err_text(status));
+    else
+        reply_ok(c, NULL, NULL);
 }
 
 /* The reset link's token taken: the new password's hashing (off the loop),
- * then on_reset. */
+ * then on_reset; even if the connection went meanwhile (the link works
+ * once). */
 static void reset_taken(void *arg, int status, int64_t account, const char *address)
 {
     (void)address;
@@ -782,7 +787,7 @@ static void reset_taken(void *arg, int status, int64_t account, const char *addr
         reply_error(c, 400, "bad_token", "this link is unknown, used or expired");
         return;
     }
-    if (c == NULL || status < 0) {
+    if (status < 0) {
         req_fail(r);
         return;
     }
@@ -791,7 +796,9 @@ static void reset_taken(void *arg, int status, int64_t account, const char *addr
     int err = accounts_set_password(db, account, r->m.password, on_reset, &r->p, &retry_s);
     sodium_memzero(r->m.password, sizeof r->m.password);
     if (err < 0) {
-        req_end(r);
+        c = req_end(r);
+        if (c == NULL)
+            return;
         if (err == STORE_EBUSY)
             net_http_retry_after(c, retry_s ? retry_s : 1);
         reply_error(c, err == STORE_EBUSY ? 503 : 500, store_err_code(err), store_err_text(err));
