@@ -269,8 +269,8 @@ static int with_session(net_conn *c, mail_req *r, api_session_fn then)
     return 0;
 }
 
-/* The session's step of a request that needs one: the account into r and r
- * on c, true; or false, answered (401) or gone, r dropped. */
+/* The session's step of a request that needs one: true and the account
+ * (id, name) into r; or false, answered (401) or gone, r dropped. */
 static bool req_logged_in(mail_req *r, net_conn *c, const store_account *who)
 {
     if (c == NULL || who == NULL) {
