@@ -579,30 +579,6 @@ int accounts_find(store *s, const char *username, store_account_cb cb, void *arg
     return err;
 }
 
-int accounts_session_now(store *s, const char *token, int64_t *account, char *username, size_t len)
-{
-    if (token == NULL || strlen(token) != ACCOUNTS_TOKEN_LEN)
-        return STORE_ENOT_FOUND;
-    unsigned char h[32];
-    hash_token(token, h);
-    return store_session_find_now(s, h, sizeof h, account, username, len);
-}
-
-int accounts_name_now(store *s, int64_t account, char *username, size_t len)
-{
-    return store_account_name_now(s, account, username, len);
-}
-
-int accounts_find_now(store *s, const char *username, int64_t *account)
-{
-    store_account a;
-    int err = store_account_by_name_now(s, username, &a);
-    if (err == 0)
-        *account = a.id;
-    sodium_memzero(&a, sizeof a);
-    return err;
-}
-
 int accounts_cookie_token(const char *header, char *token, size_t len)
 {
     const size_t nl = strlen(ACCOUNTS_COOKIE);

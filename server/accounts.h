@@ -158,12 +158,6 @@ int accounts_name(store *s, int64_t account, store_account_cb cb, void *arg);
  * STORE_ENOT_FOUND. */
 int accounts_find(store *s, const char *username, store_account_cb cb, void *arg);
 
-/* TRANSITIONAL (removed once every caller is converted): the old
- * synchronous forms, a wait on the loop. */
-int accounts_session_now(store *s, const char *token, int64_t *account, char *username, size_t len);
-int accounts_name_now(store *s, int64_t account, char *username, size_t len);
-int accounts_find_now(store *s, const char *username, int64_t *account);
-
 /* Find the session token in a Cookie header value ("a=b; chameleon_session=
  * ..."). Returns 0 and the token, or STORE_ENOT_FOUND. */
 int accounts_cookie_token(const char *cookie_header, char *token, size_t len);

@@ -36,9 +36,10 @@ static store *db;
 static throttle forgot_addr, forgot_login, confirm_acct;
 static bool ready;
 
-/* Reset requests answered but not yet looked up: the look-up (and the
- * token's synced write when the account exists) runs after the answer has
- * gone, so that its time says nothing about the name. */
+/* Reset requests answered but not yet looked up: the look-up (queued
+ * calls of the store, and the token's write when the account exists) runs
+ * after the answer has gone, so that its time says nothing about the
+ * name. */
 enum { FORGOT_PENDING = 64, FORGOT_DELAY_MS = 20 };
 static char forgot_queue[FORGOT_PENDING][MAILMSG_TEXT_MAX];
 static int forgot_n;
@@ -120,15 +121,65 @@ static int reply_ok(net_conn *c, const char *extra_key, const char *extra)
     return 0;
 }
 
-/* The account of the request's session cookie, or 0. */
-static int64_t logged_in(net_conn *c)
+/* A plain 500, as net answers a handler's status. */
+static void reply_500(net_conn *c)
 {
-    char token[128];
-    int64_t account = 0;
-    if (net_cookie(c, ACCOUNTS_COOKIE, token, sizeof token) <= 0 ||
-        accounts_session_now(db, token, &account, NULL, 0) < 0)
-        return 0;
-    return account;
+    net_http_reply(c, 500, "text/plain; charset=utf-8", "500\n", 4, NULL);
+}
+
+/* A request answered after one or more queued calls of the store: between
+ * its steps it hangs off its connection (api.h), and each step first checks
+ * that the connection is still there. */
+typedef struct mail_req {
+    api_pending p; /* first: api_pending_done frees the whole */
+    int64_t account;
+    char name[STORE_NAME_MAX];
+    mailmsg_body m;
+    bool bad; /* the body did not decode: why */
+    char why[160];
+    store_mail_prefs prefs;
+    char address[STORE_MAIL_ADDR_MAX];
+    char token[LINK_TOKEN_HEX + 1];
+} mail_req;
+
+/* A request with its body decoded (a failure kept for its turn: the answers
+ * keep their order), not yet on its connection; NULL if out of memory. */
+static mail_req *req_new(const char *body, size_t len)
+{
+    mail_req *r = calloc(1, sizeof *r);
+    if (r != NULL && body != NULL)
+        r->bad = mailmsg_decode(body, len, &r->m, r->why, sizeof r->why) != 0;
+    return r;
+}
+
+/* A request not on its connection, dropped. */
+static void req_drop(mail_req *r)
+{
+    sodium_memzero(r, sizeof *r); /* a password */
+    free(r);
+}
+
+/* Hang r off c until its answer. */
+static void req_hook(mail_req *r, net_conn *c)
+{
+    r->p.c = c;
+    c->data = &r->p;
+}
+
+/* The last step: r off its connection and freed; the connection, or NULL
+ * if it closed meanwhile. */
+static net_conn *req_end(mail_req *r)
+{
+    sodium_memzero(r->m.password, sizeof r->m.password);
+    return api_pending_done(&r->p);
+}
+
+/* A step that failed: 500, r freed. */
+static void req_fail(mail_req *r)
+{
+    net_conn *c = req_end(r);
+    if (c != NULL)
+        reply_500(c);
 }
 
 /* Random bytes as hex (2 * n digits and a NUL into out). */
@@ -195,83 +246,199 @@ static int mail_off(net_conn *c)
 /* ------------------------------------------------------------------------ */
 /* The address and the preferences */
 
-static int write_settings(net_conn *c, int64_t account)
+static void write_settings(net_conn *c, const store_mail_prefs *p)
 {
-    store_mail_prefs p;
-    if (store_mail_prefs_get(db, account, &p) < 0)
-        return 500;
     proto_out o;
     proto_out_init(&o, NET_HEADROOM);
-    mailmsg_write_settings(&o, mail_on(), p.address, p.prefs & STORE_MAIL_MOVE,
-                           p.prefs & STORE_MAIL_DIGEST, p.prefs & STORE_MAIL_LOW_TIME,
-                           p.prefs & STORE_MAIL_START_END, p.remind_days);
+    mailmsg_write_settings(&o, mail_on(), p->address, p->prefs & STORE_MAIL_MOVE,
+                           p->prefs & STORE_MAIL_DIGEST, p->prefs & STORE_MAIL_LOW_TIME,
+                           p->prefs & STORE_MAIL_START_END, p->remind_days);
     reply_json(c, 200, &o);
+}
+
+/* Look the session up, then then(c, who, r); r is dropped if that cannot
+ * start. 0 (answered, now or later) or 500. */
+static int with_session(net_conn *c, mail_req *r, api_session_fn then)
+{
+    if (r == NULL)
+        return 500;
+    if (api_with_session(c, then, r) < 0) {
+        req_drop(r);
+        return 500;
+    }
     return 0;
+}
+
+/* The session's step of a request that needs one: true and the account
+ * (id, name) into r; or false, answered (401) or gone, r dropped. */
+static bool req_logged_in(mail_req *r, net_conn *c, const store_account *who)
+{
+    if (c == NULL || who == NULL) {
+        if (c != NULL)
+            reply_error(c, 401, "account_required", "log in first");
+        req_drop(r);
+        return false;
+    }
+    r->account = who->id;
+    snprintf(r->name, sizeof r->name, "%s", who->username);
+    return true;
+}
+
+static void settings_read(void *arg, int status, const store_mail_prefs *p)
+{
+    net_conn *c = req_end(arg);
+    if (c == NULL)
+        return;
+    if (status < 0)
+        reply_500(c);
+    else
+        write_settings(c, p);
+}
+
+static void settings_with_account(net_conn *c, const store_account *who, void *ctx)
+{
+    mail_req *r = ctx;
+    if (!req_logged_in(r, c, who))
+        return;
+    req_hook(r, c);
+    if (store_mail_prefs_get(db, r->account, settings_read, r) < 0)
+        req_fail(r);
 }
 
 int api_mail_settings(net_conn *c, const char *arg, const char *body, size_t len)
 {
-    int64_t account = logged_in(c);
-    if (account == 0)
-        return reply_error(c, 401, "account_required", "log in first");
-    return write_settings(c, account);
+    return with_session(c, req_new(NULL, 0), settings_with_account);
 }
 
-/* The account's row with a fresh unsubscribe token if it has none. */
-static int ensure_row(int64_t account, store_mail_prefs *p)
+/* The account's row, made with a fresh unsubscribe token if it has none:
+ * then cb(r, status, p). */
+static int ensure_row(mail_req *r, store_mail_prefs_cb cb)
 {
-    if (store_mail_prefs_get(db, account, p) < 0)
-        return -1;
-    if (p->known)
-        return 0;
     char unsub[STORE_MAIL_UNSUB_HEX + 1];
     random_hex(unsub, STORE_MAIL_UNSUB_HEX / 2);
-    if (store_mail_prefs_set(db, account, STORE_MAIL_DEFAULT, 0, unsub) < 0)
-        return -1;
-    return store_mail_prefs_get(db, account, p);
+    return store_mail_prefs_ensure(db, r->account, unsub, cb, r);
 }
 
-int api_mail_address(net_conn *c, const char *arg, const char *body, size_t len)
+/* POST /api/mail/address, last step: the confirmation link's token is
+ * stored; the mail goes to the outbox. */
+static void address_token(void *arg, int status)
 {
-    int64_t account = logged_in(c);
-    if (account == 0)
-        return reply_error(c, 401, "account_required", "log in first");
-    if (!mail_on())
-        return mail_off(c);
-    mailmsg_body m;
-    if (decode(c, body, len, &m) < 0)
-        return 0;
-    if (!m.has_address || !address_ok(m.address))
-        return reply_error(c, 400, "bad_address",
-                           "an e-mail address looks like name@example.org (at most 254 "
-                           "characters, no spaces)");
-    char key[32];
-    snprintf(key, sizeof key, "%lld", (long long)account);
-    uint64_t now = uv_now(store_loop(db)), wait = throttle_wait(&confirm_acct, key, now);
-    if (wait > 0)
-        return throttled(c, wait);
-    store_mail_prefs p;
-    char token[LINK_TOKEN_HEX + 1], name[STORE_NAME_MAX], subject[160], text[1400];
-    unsigned char h[32];
-    if (ensure_row(account, &p) < 0 || accounts_name_now(db, account, name, sizeof name) < 0)
-        return 500;
-    random_hex(token, LINK_TOKEN_HEX / 2);
-    hash_token(token, h);
-    if (store_mail_token_insert(db, h, sizeof h, account, STORE_TOKEN_CONFIRM, m.address,
-                                store_now(db) + (int64_t)API_MAIL_CONFIRM_HOURS * 3600000) < 0)
-        return 500;
-    snprintf(subject, sizeof subject, "Confirm your e-mail address for %s", name);
+    mail_req *r = arg;
+    net_conn *c = r->p.c;
+    if (c == NULL || status < 0) {
+        req_fail(r);
+        return;
+    }
+    char subject[160], text[1400], address[MAILMSG_TEXT_MAX];
+    snprintf(subject, sizeof subject, "Confirm your e-mail address for %s", r->name);
     snprintf(text, sizeof text,
              "Hello %s,\n\nto receive chameleon's e-mail at this address, open this link "
              "within %d hours:\n\n%s/#/confirm/%s\n\nIf you did not ask for this, ignore this "
              "mail: nothing will be sent to this address.\n",
-             name, API_MAIL_CONFIRM_HOURS, mail_link_base(), token);
+             r->name, API_MAIL_CONFIRM_HOURS, mail_link_base(), r->token);
+    snprintf(address, sizeof address, "%s", r->m.address);
     store_mail_new mail = {
-        .account = account, .kind = "confirm", .to = m.address, .subject = subject, .body = text};
-    if (mail_queue(&mail) < 0)
-        return 500;
+        .account = r->account, .kind = "confirm", .to = address, .subject = subject, .body = text};
+    if (mail_queue(&mail) < 0) {
+        req_fail(r);
+        return;
+    }
+    req_end(r);
+    reply_ok(c, "address", address);
+}
+
+/* The account's row is there: store the link's token. */
+static void address_row(void *arg, int status, const store_mail_prefs *p)
+{
+    (void)p;
+    mail_req *r = arg;
+    if (r->p.c == NULL || status < 0) {
+        req_fail(r);
+        return;
+    }
+    unsigned char h[32];
+    random_hex(r->token, LINK_TOKEN_HEX / 2);
+    hash_token(r->token, h);
+    if (store_mail_token_insert(db, h, sizeof h, r->account, STORE_TOKEN_CONFIRM, r->m.address,
+                                store_now(db) + (int64_t)API_MAIL_CONFIRM_HOURS * 3600000,
+                                address_token, r) < 0)
+        req_fail(r);
+}
+
+static void address_with_account(net_conn *c, const store_account *who, void *ctx)
+{
+    mail_req *r = ctx;
+    if (!req_logged_in(r, c, who))
+        return;
+    if (!mail_on()) {
+        mail_off(c);
+        req_drop(r);
+        return;
+    }
+    if (r->bad || !r->m.has_address || !address_ok(r->m.address)) {
+        if (r->bad)
+            reply_error(c, 400, "bad_message", r->why);
+        else
+            reply_error(c, 400, "bad_address",
+                        "an e-mail address looks like name@example.org (at most 254 "
+                        "characters, no spaces)");
+        req_drop(r);
+        return;
+    }
+    char key[32];
+    snprintf(key, sizeof key, "%lld", (long long)r->account);
+    uint64_t now = uv_now(store_loop(db)), wait = throttle_wait(&confirm_acct, key, now);
+    if (wait > 0) {
+        throttled(c, wait);
+        req_drop(r);
+        return;
+    }
+    /* Counted now, so that the requests in flight count too. */
     throttle_hit(&confirm_acct, key, now);
-    return reply_ok(c, "address", m.address);
+    req_hook(r, c);
+    if (ensure_row(r, address_row) < 0)
+        req_fail(r);
+}
+
+int api_mail_address(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    return with_session(c, req_new(body, len), address_with_account);
+}
+
+static void confirm_set(void *arg, int status)
+{
+    mail_req *r = arg;
+    char address[STORE_MAIL_ADDR_MAX];
+    snprintf(address, sizeof address, "%s", r->address);
+    net_conn *c = req_end(r);
+    if (c == NULL)
+        return;
+    if (status < 0)
+        reply_500(c);
+    else
+        reply_ok(c, "address", address);
+}
+
+/* The link's token taken: its address becomes the account's, even if the
+ * connection went meanwhile (the link works once). */
+static void confirm_taken(void *arg, int status, int64_t account, const char *address)
+{
+    mail_req *r = arg;
+    net_conn *c = r->p.c;
+    if (c != NULL && status == STORE_ENOT_FOUND) {
+        req_end(r);
+        reply_error(c, 400, "bad_token", "this link is unknown, used or expired");
+        return;
+    }
+    if (status < 0) {
+        req_fail(r);
+        return;
+    }
+    char unsub[STORE_MAIL_UNSUB_HEX + 1];
+    random_hex(unsub, STORE_MAIL_UNSUB_HEX / 2);
+    snprintf(r->address, sizeof r->address, "%s", address);
+    if (store_mail_address_set(db, account, r->address, unsub, confirm_set, r) < 0)
+        req_fail(r);
 }
 
 int api_mail_confirm(net_conn *c, const char *arg, const char *body, size_t len)
@@ -279,47 +446,79 @@ int api_mail_confirm(net_conn *c, const char *arg, const char *body, size_t len)
     mailmsg_body m;
     if (decode(c, body, len, &m) < 0)
         return 0;
-    int64_t account;
-    char address[STORE_MAIL_ADDR_MAX], unsub[STORE_MAIL_UNSUB_HEX + 1];
     unsigned char h[32];
     if (!m.has_token || !is_hex(m.token, LINK_TOKEN_HEX))
         return reply_error(c, 400, "bad_token", "this link is not one of ours");
     hash_token(m.token, h);
-    if (store_mail_token_take(db, h, sizeof h, STORE_TOKEN_CONFIRM, &account, address,
-                              sizeof address) < 0)
-        return reply_error(c, 400, "bad_token", "this link is unknown, used or expired");
-    random_hex(unsub, STORE_MAIL_UNSUB_HEX / 2);
-    if (store_mail_address_set(db, account, address, unsub) < 0)
+    mail_req *r = req_new(NULL, 0);
+    if (r == NULL)
         return 500;
-    return reply_ok(c, "address", address);
+    req_hook(r, c);
+    if (store_mail_token_take(db, h, sizeof h, STORE_TOKEN_CONFIRM, confirm_taken, r) < 0) {
+        req_end(r);
+        return 500;
+    }
+    return 0;
+}
+
+static void prefs_set_done(void *arg, int status)
+{
+    mail_req *r = arg;
+    store_mail_prefs p = r->prefs;
+    net_conn *c = req_end(r);
+    if (c == NULL)
+        return;
+    if (status < 0)
+        reply_500(c);
+    else
+        write_settings(c, &p); /* as now stored */
+}
+
+static void prefs_row(void *arg, int status, const store_mail_prefs *row)
+{
+    mail_req *r = arg;
+    if (r->p.c == NULL || status < 0) {
+        req_fail(r);
+        return;
+    }
+    store_mail_prefs *p = &r->prefs;
+    *p = *row;
+    const struct {
+        int v;
+        unsigned bit;
+    } set[] = {{r->m.move, STORE_MAIL_MOVE},
+               {r->m.digest, STORE_MAIL_DIGEST},
+               {r->m.low_time, STORE_MAIL_LOW_TIME},
+               {r->m.start_end, STORE_MAIL_START_END}};
+    for (size_t i = 0; i < sizeof set / sizeof set[0]; i++)
+        if (set[i].v >= 0)
+            p->prefs = set[i].v ? p->prefs | set[i].bit : p->prefs & ~set[i].bit;
+    p->prefs &= STORE_MAIL_ALL;
+    if (r->m.remind_days >= 0)
+        p->remind_days = r->m.remind_days;
+    if (store_mail_prefs_set(db, r->account, p->prefs, p->remind_days, p->unsub, prefs_set_done,
+                             r) < 0)
+        req_fail(r);
+}
+
+static void prefs_with_account(net_conn *c, const store_account *who, void *ctx)
+{
+    mail_req *r = ctx;
+    if (!req_logged_in(r, c, who))
+        return;
+    if (r->bad) {
+        reply_error(c, 400, "bad_message", r->why);
+        req_drop(r);
+        return;
+    }
+    req_hook(r, c);
+    if (ensure_row(r, prefs_row) < 0)
+        req_fail(r);
 }
 
 int api_mail_prefs(net_conn *c, const char *arg, const char *body, size_t len)
 {
-    int64_t account = logged_in(c);
-    if (account == 0)
-        return reply_error(c, 401, "account_required", "log in first");
-    mailmsg_body m;
-    if (decode(c, body, len, &m) < 0)
-        return 0;
-    store_mail_prefs p;
-    if (ensure_row(account, &p) < 0)
-        return 500;
-    const struct {
-        int v;
-        unsigned bit;
-    } set[] = {{m.move, STORE_MAIL_MOVE},
-               {m.digest, STORE_MAIL_DIGEST},
-               {m.low_time, STORE_MAIL_LOW_TIME},
-               {m.start_end, STORE_MAIL_START_END}};
-    for (size_t i = 0; i < sizeof set / sizeof set[0]; i++)
-        if (set[i].v >= 0)
-            p.prefs = set[i].v ? p.prefs | set[i].bit : p.prefs & ~set[i].bit;
-    if (m.remind_days >= 0)
-        p.remind_days = m.remind_days;
-    if (store_mail_prefs_set(db, account, p.prefs, p.remind_days, p.unsub) < 0)
-        return 500;
-    return write_settings(c, account);
+    return with_session(c, req_new(body, len), prefs_with_account);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -357,64 +556,159 @@ int api_mail_unsubscribe_page(net_conn *c, const char *arg, const char *body, si
                 arg);
 }
 
+static void unsubscribed(void *arg, int status)
+{
+    net_conn *c = api_pending_done(arg);
+    if (c == NULL)
+        return;
+    if (status == STORE_ENOT_FOUND)
+        html(c, 404, "Unknown link", "This unsubscribe link is not one of ours.", NULL);
+    else if (status < 0)
+        reply_500(c);
+    else
+        html(c, 200, "Unsubscribed",
+             "You will get no more notices by e-mail. Password resets you ask for still "
+             "come.",
+             NULL);
+}
+
 int api_mail_unsubscribe(net_conn *c, const char *arg, const char *body, size_t len)
 {
-    int err =
-        is_hex(arg, STORE_MAIL_UNSUB_HEX) ? store_mail_unsubscribe(db, arg) : STORE_ENOT_FOUND;
-    if (err == STORE_ENOT_FOUND)
+    if (!is_hex(arg, STORE_MAIL_UNSUB_HEX))
         return html(c, 404, "Unknown link", "This unsubscribe link is not one of ours.", NULL);
-    if (err < 0)
+    api_pending *p = api_pending_new(c);
+    if (p == NULL)
         return 500;
-    return html(c, 200, "Unsubscribed",
-                "You will get no more notices by e-mail. Password resets you ask for still "
-                "come.",
-                NULL);
+    if (store_mail_unsubscribe(db, arg, unsubscribed, p) < 0) {
+        api_pending_done(p);
+        return 500;
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Password reset */
 
-/* A reset link for account, to its confirmed address (none: nothing). */
-static void send_reset(int64_t account)
+/* A reset link on its way to an account, after the request's answer (no
+ * connection), step by step: the account's address, its name, the link's
+ * token, then the mail (queued once the token is durable). */
+typedef struct reset_job {
+    int64_t account;
+    char name[STORE_NAME_MAX];
+    char token[LINK_TOKEN_HEX + 1];
+} reset_job;
+
+/* Look-ups and reset links in flight: with the requests waiting, at most
+ * FORGOT_PENDING (then a request is answered 503 busy). */
+static int forgot_busy;
+
+static void reset_end(reset_job *j)
 {
-    store_mail_prefs p;
-    char name[STORE_NAME_MAX], token[LINK_TOKEN_HEX + 1], subject[160], text[1400];
-    unsigned char h[32];
-    if (store_mail_prefs_get(db, account, &p) < 0 || p.address[0] == '\0' ||
-        accounts_name_now(db, account, name, sizeof name) < 0)
-        return;
-    random_hex(token, LINK_TOKEN_HEX / 2);
-    hash_token(token, h);
-    if (store_mail_token_insert(db, h, sizeof h, account, STORE_TOKEN_RESET, NULL,
-                                store_now(db) + (int64_t)API_MAIL_RESET_MINUTES * 60000) < 0)
-        return;
-    snprintf(subject, sizeof subject, "Reset the password of %s", name);
-    snprintf(text, sizeof text,
-             "Hello %s,\n\nsomeone (you, we hope) asked to reset your chameleon password. "
-             "Choose a new one within %d minutes with this link (it works once):\n\n"
-             "%s/#/reset/%s\n\nEvery session of your account ends when the password "
-             "changes. If you did not ask, ignore this mail: your password stays as it is.\n",
-             name, API_MAIL_RESET_MINUTES, mail_link_base(), token);
-    store_mail_new mail = {.account = account, .kind = "reset", .subject = subject, .body = text};
-    mail_queue(&mail);
+    sodium_memzero(j, sizeof *j);
+    free(j);
+    forgot_busy--;
 }
 
-/* The timer: look up each request answered since. */
+static void reset_stored(void *arg, int status)
+{
+    reset_job *j = arg;
+    if (status == 0 && timer_on) {
+        char subject[160], text[1400];
+        snprintf(subject, sizeof subject, "Reset the password of %s", j->name);
+        snprintf(text, sizeof text,
+                 "Hello %s,\n\nsomeone (you, we hope) asked to reset your chameleon password. "
+                 "Choose a new one within %d minutes with this link (it works once):\n\n"
+                 "%s/#/reset/%s\n\nEvery session of your account ends when the password "
+                 "changes. If you did not ask, ignore this mail: your password stays as it "
+                 "is.\n",
+                 j->name, API_MAIL_RESET_MINUTES, mail_link_base(), j->token);
+        store_mail_new mail = {
+            .account = j->account, .kind = "reset", .subject = subject, .body = text};
+        mail_queue(&mail);
+    }
+    reset_end(j);
+}
+
+/* The account's name known: its link's token. */
+static void reset_named(reset_job *j)
+{
+    unsigned char h[32];
+    random_hex(j->token, LINK_TOKEN_HEX / 2);
+    hash_token(j->token, h);
+    if (!timer_on ||
+        store_mail_token_insert(db, h, sizeof h, j->account, STORE_TOKEN_RESET, NULL,
+                                store_now(db) + (int64_t)API_MAIL_RESET_MINUTES * 60000,
+                                reset_stored, j) < 0)
+        reset_end(j);
+}
+
+static void reset_name(void *arg, int status, const store_account *a)
+{
+    reset_job *j = arg;
+    if (status < 0) {
+        reset_end(j);
+        return;
+    }
+    snprintf(j->name, sizeof j->name, "%s", a->username);
+    reset_named(j);
+}
+
+/* The account's address: none, nothing is sent. */
+static void reset_prefs(void *arg, int status, const store_mail_prefs *p)
+{
+    reset_job *j = arg;
+    if (status < 0 || p->address[0] == '\0' || !timer_on) {
+        reset_end(j);
+        return;
+    }
+    if (j->name[0] != '\0')
+        reset_named(j);
+    else if (accounts_name(db, j->account, reset_name, j) < 0)
+        reset_end(j);
+}
+
+/* A reset link for account (name: its name, or NULL to look it up), to its
+ * confirmed address (none: nothing). */
+static void send_reset(int64_t account, const char *name)
+{
+    reset_job *j = calloc(1, sizeof *j);
+    if (j == NULL)
+        return;
+    forgot_busy++;
+    j->account = account;
+    snprintf(j->name, sizeof j->name, "%s", name ? name : "");
+    if (store_mail_prefs_get(db, account, reset_prefs, j) < 0)
+        reset_end(j);
+}
+
+/* A look-up's answer: one account (by name) or several (by address). */
+static void forgot_found(void *arg, int status, const store_account *a)
+{
+    (void)arg;
+    forgot_busy--;
+    if (status == 0 && timer_on)
+        send_reset(a->id, a->username);
+}
+
+static void forgot_addressed(void *arg, int status, const int64_t *ids, int n)
+{
+    (void)arg;
+    forgot_busy--;
+    for (int i = 0; status == 0 && timer_on && i < n; i++)
+        send_reset(ids[i], NULL);
+}
+
+/* The timer: look up each request answered since (queued calls). */
 static void forgot_run(uv_timer_t *t)
 {
     (void)t;
     for (int k = 0; k < forgot_n; k++) {
         const char *login = forgot_queue[k];
-        if (strchr(login, '@') != NULL) {
-            int64_t ids[RESET_ACCOUNTS_MAX];
-            int n = store_mail_accounts_of(db, login, ids, RESET_ACCOUNTS_MAX);
-            for (int i = 0; i < n; i++)
-                send_reset(ids[i]);
-        } else {
-            int64_t account;
-            if (accounts_find_now(db, login, &account) == 0)
-                send_reset(account);
-        }
+        int err = strchr(login, '@') != NULL ? store_mail_accounts_of(db, login, RESET_ACCOUNTS_MAX,
+                                                                      forgot_addressed, NULL)
+                                             : accounts_find(db, login, forgot_found, NULL);
+        if (err == 0)
+            forgot_busy++;
     }
     forgot_n = 0;
 }
@@ -447,7 +741,7 @@ int api_password_forgot(net_conn *c, const char *arg, const char *body, size_t l
     if (!mail_on())
         return mail_off(c);
     /* The same answer, at once, whether anything matches or not. */
-    if (forgot_n == FORGOT_PENDING || !timer_on)
+    if (forgot_n + forgot_busy >= FORGOT_PENDING || !timer_on)
         return reply_error(c, 503, "busy", "the server is busy: try again in a moment");
     snprintf(forgot_queue[forgot_n++], MAILMSG_TEXT_MAX, "%s", m.login);
     if (!uv_is_active((uv_handle_t *)&forgot_timer))
@@ -459,61 +753,83 @@ static void on_reset(void *arg, int status, int64_t account, const char *usernam
                      const char *token, const char *why)
 {
     net_conn *c = api_pending_done(arg);
-    if (c == NULL)
-        return;
-    if (status < 0) {
-        reply_error(c, 500, store_err_code(status), why ? why : store_err_text(status));
-        return;
-    }
-    /* The account's open WebSockets end too: they come back as guests. */
-    ident *who = ident_find_account(account);
-    session *s;
-    if (who != NULL) {
-        DL_FOREACH2(who->sessions, s, inext)
-        {
-            if (s->conn != NULL)
-                net_close_why(s->conn, "the password changed: log in again");
+    if (status == 0) {
+        /* The account's open WebSockets end too (whether or not the reset's
+         * own connection is still there): they come back as guests. */
+        ident *who = ident_find_account(account);
+        session *s;
+        if (who != NULL) {
+            DL_FOREACH2(who->sessions, s, inext)
+            {
+                if (s->conn != NULL)
+                    net_close_why(s->conn, "the password changed: log in again");
+            }
         }
     }
-    reply_ok(c, NULL, NULL);
+    if (c == NULL)
+        return;
+    if (status < 0)
+        reply_error(c, 500, store_err_code(status), why ? why : store_err_text(status));
+    else
+        reply_ok(c, NULL, NULL);
+}
+
+/* The reset link's token taken: the new password's hashing (off the loop),
+ * then on_reset; even if the connection went meanwhile (the link works
+ * once). */
+static void reset_taken(void *arg, int status, int64_t account, const char *address)
+{
+    (void)address;
+    mail_req *r = arg;
+    net_conn *c = r->p.c;
+    if (c != NULL && status == STORE_ENOT_FOUND) {
+        req_end(r);
+        reply_error(c, 400, "bad_token", "this link is unknown, used or expired");
+        return;
+    }
+    if (status < 0) {
+        req_fail(r);
+        return;
+    }
+    /* r stays on c: on_reset ends it. */
+    unsigned retry_s = 0;
+    int err = accounts_set_password(db, account, r->m.password, on_reset, &r->p, &retry_s);
+    sodium_memzero(r->m.password, sizeof r->m.password);
+    if (err < 0) {
+        c = req_end(r);
+        if (c == NULL)
+            return;
+        if (err == STORE_EBUSY)
+            net_http_retry_after(c, retry_s ? retry_s : 1);
+        reply_error(c, err == STORE_EBUSY ? 503 : 500, store_err_code(err), store_err_text(err));
+    }
 }
 
 int api_password_reset(net_conn *c, const char *arg, const char *body, size_t len)
 {
-    mailmsg_body m;
-    if (decode(c, body, len, &m) < 0)
+    mail_req *r = req_new(body, len);
+    if (r == NULL)
+        return 500;
+    mailmsg_body *m = &r->m;
+    if (r->bad) {
+        reply_error(c, 400, "bad_message", r->why);
+        req_drop(r);
         return 0;
-    int err = 0;
-    if (!m.has_password || accounts_password_check(m.password) < 0) {
-        sodium_memzero(m.password, sizeof m.password);
+    }
+    if (!m->has_password || accounts_password_check(m->password) < 0) {
+        req_drop(r);
         return reply_error(c, 400, store_err_code(STORE_EPASSWORD), ACCOUNTS_PASSWORD_RULES);
     }
-    unsigned char h[32];
-    int64_t account;
-    if (!m.has_token || !is_hex(m.token, LINK_TOKEN_HEX))
-        err = STORE_ENOT_FOUND;
-    if (err == 0) {
-        hash_token(m.token, h);
-        err = store_mail_token_take(db, h, sizeof h, STORE_TOKEN_RESET, &account, NULL, 0);
-    }
-    if (err < 0) {
-        sodium_memzero(m.password, sizeof m.password);
+    if (!m->has_token || !is_hex(m->token, LINK_TOKEN_HEX)) {
+        req_drop(r);
         return reply_error(c, 400, "bad_token", "this link is unknown, used or expired");
     }
-    api_pending *p = api_pending_new(c);
-    if (p == NULL) {
-        sodium_memzero(m.password, sizeof m.password);
+    unsigned char h[32];
+    hash_token(m->token, h);
+    req_hook(r, c);
+    if (store_mail_token_take(db, h, sizeof h, STORE_TOKEN_RESET, reset_taken, r) < 0) {
+        req_end(r);
         return 500;
-    }
-    unsigned retry_s = 0;
-    err = accounts_set_password(db, account, m.password, on_reset, p, &retry_s);
-    sodium_memzero(m.password, sizeof m.password);
-    if (err < 0) {
-        api_pending_done(p);
-        if (err == STORE_EBUSY)
-            net_http_retry_after(c, retry_s ? retry_s : 1);
-        return reply_error(c, err == STORE_EBUSY ? 503 : 500, store_err_code(err),
-                           store_err_text(err));
     }
     return 0;
 }

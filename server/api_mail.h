@@ -12,11 +12,20 @@
  * the password's hashing), store.h, mail.h, mailmsg.h, proto.h, throttle.h,
  * libsodium, libuv (the look-up timer).
  *
- * Each handler is a net_handler (api.h). A reset request answers the same
- * whether or not the name or address is known (it never says whether an
- * account or an address exists), after the same throttle, before it looks
- * the name up (a timer does, FORGOT_DELAY_MS later): its time does not
- * tell either.
+ * Each handler is a net_handler (api.h). Every look-up and write is a
+ * queued call of the store (the loop never waits on the database): a
+ * request is a chain of callbacks hanging off its connection (api.h's
+ * pending; the session from api_with_session), each step checking the
+ * connection is still there. A request whose connection went is dropped,
+ * but a link's token once taken is used to the end (the address confirmed,
+ * the password changed). A confirmation request counts against its
+ * account's limit as soon as it is let through (those in flight count).
+ * A reset request answers the same whether or not the name or address is
+ * known (it never says whether an account or an address exists), after the
+ * same throttle, before it looks the name up (a timer does, FORGOT_DELAY_MS
+ * later): its time does not tell either. Requests waiting for the timer
+ * and look-ups in flight are at most FORGOT_PENDING together (then 503
+ * busy, whatever the name).
  */
 #ifndef API_MAIL_H
 #define API_MAIL_H

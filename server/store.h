@@ -400,12 +400,6 @@ int store_session_insert(store *s, const void *hash, size_t hashlen, int64_t acc
 int store_session_find(store *s, const void *hash, size_t hashlen, store_account_cb cb, void *arg);
 /* End a session (no-op if unknown). cb may be NULL. */
 int store_session_delete(store *s, const void *hash, size_t hashlen, store_done_cb cb, void *arg);
-/* TRANSITIONAL (removed once every caller is converted to the queued
- * calls above): the old synchronous look-ups on the loop's connection. */
-int store_session_find_now(store *s, const void *hash, size_t hashlen, int64_t *account,
-                           char *username, size_t len);
-int store_account_by_name_now(store *s, const char *username, store_account *a);
-int store_account_name_now(store *s, int64_t account, char *username, size_t len);
 /* A new password hash for the account, and every one of its sessions
  * ended (a password reset). cb may be NULL. */
 int store_account_set_pwhash(store *s, int64_t account, const char *pwhash, store_done_cb cb,
@@ -646,11 +640,11 @@ int store_cond_reply(store *s, int64_t game, int ply, const char *move,
 
 /* ------------------------------------------------------------------------ */
 /* E-mail (migration 0006; PROTOCOL.md, "E-mail"): an account's address and
- * notice preferences (synchronous, on the loop's connection), the tokens of
- * its confirmation and reset links (only their hash), and the outbox: mail
- * is queued like a move (durable once its done callback says 0) and sent
- * by the mail worker (mail.h) through a store_mailbox, a connection of its
- * own used on the worker's thread only. */
+ * notice preferences and the tokens of its confirmation and reset links
+ * (only their hash), all queued calls (see store_account_cb), and the
+ * outbox: mail is queued like a move (durable once its done callback says
+ * 0) and sent by the mail worker (mail.h) through a store_mailbox, a
+ * connection of its own used on the worker's thread only. */
 
 enum {
     STORE_MAIL_ADDR_MAX = 255, /* an address (at most 254) and its NUL */
@@ -676,31 +670,45 @@ typedef struct store_mail_prefs {
     char unsub[STORE_MAIL_UNSUB_HEX + 1];
 } store_mail_prefs;
 
-/* The account's address and preferences: 0 (known false and the defaults
- * if it never gave an address) or STORE_EDB. */
-int store_mail_prefs_get(store *s, int64_t account, store_mail_prefs *out);
+/* The account's address and preferences, queued calls like the accounts'
+ * (store_account_cb): cb gets 0 and p (known false and the defaults if the
+ * account never gave an address; valid during the call), or an error. */
+typedef void (*store_mail_prefs_cb)(void *arg, int status, const store_mail_prefs *p);
+int store_mail_prefs_get(store *s, int64_t account, store_mail_prefs_cb cb, void *arg);
+/* The same, the row made first with the defaults and unsub as its token if
+ * the account has none (so p->known is true and p->unsub its token). */
+int store_mail_prefs_ensure(store *s, int64_t account, const char *unsub, store_mail_prefs_cb cb,
+                            void *arg);
 /* Set the preferences (the row is made, with unsub as its token, if the
- * account has none). 0 or STORE_EDB. */
+ * account has none); cb may be NULL. */
 int store_mail_prefs_set(store *s, int64_t account, unsigned prefs, int remind_days,
-                         const char *unsub);
-/* The address is confirmed (the row is made with unsub if needed). */
-int store_mail_address_set(store *s, int64_t account, const char *address, const char *unsub);
+                         const char *unsub, store_done_cb cb, void *arg);
+/* The address is confirmed (the row is made with unsub if needed); cb may
+ * be NULL. */
+int store_mail_address_set(store *s, int64_t account, const char *address, const char *unsub,
+                           store_done_cb cb, void *arg);
 /* Every account whose confirmed address is `address` (any case), at most
- * max into out; returns how many or STORE_EDB. */
-int store_mail_accounts_of(store *s, const char *address, int64_t *out, int max);
-/* Turn every notice of the account whose token this is off: 0, or
- * STORE_ENOT_FOUND. */
-int store_mail_unsubscribe(store *s, const char *unsub);
+ * max (> 0, else STORE_EBAD_ARG at once): cb gets 0 and the n accounts
+ * (valid during the call), or an error. */
+typedef void (*store_mail_accounts_cb)(void *arg, int status, const int64_t *accounts, int n);
+int store_mail_accounts_of(store *s, const char *address, int max, store_mail_accounts_cb cb,
+                           void *arg);
+/* Turn every notice of the account whose token this is off: cb gets 0, or
+ * STORE_ENOT_FOUND (no such token). cb may be NULL. */
+int store_mail_unsubscribe(store *s, const char *unsub, store_done_cb cb, void *arg);
 
 /* A link's token (its hash), for purpose, valid until expires_ms; the
- * account's earlier tokens of the same purpose are dropped. */
+ * account's earlier tokens of the same purpose are dropped. address may be
+ * NULL; cb may be NULL. */
 int store_mail_token_insert(store *s, const void *hash, size_t hashlen, int64_t account,
-                            int purpose, const char *address, int64_t expires_ms);
-/* Use a token once: it is deleted; 0 and *account (and its address into
- * address if non-NULL), or STORE_ENOT_FOUND (unknown, expired, other
- * purpose). */
-int store_mail_token_take(store *s, const void *hash, size_t hashlen, int purpose, int64_t *account,
-                          char *address, size_t len);
+                            int purpose, const char *address, int64_t expires_ms, store_done_cb cb,
+                            void *arg);
+/* Use a token once: it is deleted; cb gets 0, its account and its address
+ * ("" if none; valid during the call), or STORE_ENOT_FOUND (unknown,
+ * expired, other purpose) or another error, account 0 and NULL. */
+typedef void (*store_mail_token_cb)(void *arg, int status, int64_t account, const char *address);
+int store_mail_token_take(store *s, const void *hash, size_t hashlen, int purpose,
+                          store_mail_token_cb cb, void *arg);
 
 /* A mail to queue. */
 typedef struct store_mail_new {

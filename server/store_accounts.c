@@ -242,53 +242,6 @@ int store_account_set_pwhash(store *s, int64_t account, const char *pwhash, stor
     return acct_queue(s, run_set_pwhash, acct_written, j, false);
 }
 
-/* TRANSITIONAL (removed once every caller is converted): the old
- * synchronous look-ups on the loop's connection. */
-int store_session_find_now(store *s, const void *hash, size_t hashlen, int64_t *account,
-                           char *username, size_t len)
-{
-    sql_stmt *st = db_use(db_loop(s), ST_SESSION_FIND);
-    sql_bind_blob(st, 1, hash, (int)hashlen);
-    sql_bind_i64(st, 2, store_now(s));
-    int err = STORE_ENOT_FOUND;
-    if (sql_step(st) == SQL_ROW) {
-        *account = sql_column_i64(st, 0);
-        if (username)
-            snprintf(username, len, "%s", sql_column_text(st, 1));
-        err = 0;
-    }
-    sql_reset(st);
-    return err;
-}
-
-int store_account_by_name_now(store *s, const char *username, store_account *a)
-{
-    sql_stmt *st = db_use(db_loop(s), ST_ACCOUNT_BY_NAME);
-    sql_bind_text(st, 1, username, -1);
-    int err = STORE_ENOT_FOUND;
-    if (sql_step(st) == SQL_ROW) {
-        a->id = sql_column_i64(st, 0);
-        snprintf(a->username, sizeof a->username, "%s", sql_column_text(st, 1));
-        snprintf(a->pwhash, sizeof a->pwhash, "%s", sql_column_text(st, 2));
-        err = 0;
-    }
-    sql_reset(st);
-    return err;
-}
-
-int store_account_name_now(store *s, int64_t account, char *username, size_t len)
-{
-    sql_stmt *st = db_use(db_loop(s), ST_ACCOUNT_NAME);
-    sql_bind_i64(st, 1, account);
-    int err = STORE_ENOT_FOUND;
-    if (sql_step(st) == SQL_ROW) {
-        snprintf(username, len, "%s", sql_column_text(st, 0));
-        err = 0;
-    }
-    sql_reset(st);
-    return err;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Preferences */
 

@@ -1,6 +1,6 @@
 /*
  * store_mail.c - e-mail in the store: an account's address and notice
- * preferences and the tokens of its links (synchronous, on the loop's
+ * preferences and the tokens of its links (queued calls, on the writer's
  * connection), the outbox (a mail is a queued op, written in a batch like a
  * move), the mail worker's own connection (store_mailbox, used on its
  * thread only) and the walk over correspondence games in memory. See
@@ -13,14 +13,83 @@
 #include <string.h>
 
 /* ------------------------------------------------------------------------ */
-/* Addresses and preferences */
+/* Addresses, preferences and link tokens: queued calls (queue_call), on the
+ * writer's connection. A refusal that is an answer (no such token) is kept
+ * in the job's status, never a failing statement. */
 
-int store_mail_prefs_get(store *s, int64_t account, store_mail_prefs *out)
+/* One queued e-mail call: what it asks and what it found. */
+typedef struct mail_job {
+    int64_t account;
+    store_mail_prefs p; /* prefs: what was read (or made) */
+    bool ensure;        /* prefs: make the row if there is none */
+    unsigned prefs;
+    int remind_days, purpose, max, n;
+    char *text; /* an address (or NULL), or an unsubscribe token: owned */
+    char unsub[STORE_MAIL_UNSUB_HEX + 1];
+    unsigned char hash[32];
+    size_t hashlen;
+    int64_t expires_ms;
+    int64_t *ids;                      /* accounts_of: max of them, owned */
+    char address[STORE_MAIL_ADDR_MAX]; /* token_take: the token's address */
+    int status;                        /* run's answer: 0 or STORE_ENOT_FOUND */
+    store_mail_prefs_cb got;
+    store_mail_accounts_cb accounts;
+    store_mail_token_cb token;
+    store_done_cb done;
+    void *arg;
+} mail_job;
+
+static void mail_job_free(mail_job *j)
 {
-    memset(out, 0, sizeof *out);
+    free(j->text);
+    free(j->ids);
+    explicit_bzero(j, sizeof *j); /* token hashes */
+    free(j);
+}
+
+/* A job with a copy of text (NULL allowed), or NULL if memory ran out. */
+static mail_job *mail_job_new(const char *text)
+{
+    mail_job *j = calloc(1, sizeof *j);
+    if (j != NULL && text != NULL && (j->text = strdup(text)) == NULL) {
+        free(j);
+        j = NULL;
+    }
+    return j;
+}
+
+/* Queue j (freed on failure): 0 or the error. */
+static int mail_call(store *s, queue_run_fn run, queue_done_fn done, mail_job *j, bool reads)
+{
+    if (j == NULL)
+        return STORE_ENOMEM;
+    int err = queue_call(s, run, done, j, reads);
+    if (err < 0)
+        mail_job_free(j);
+    return err;
+}
+
+/* done of the calls that answer only whether they were written (or
+ * STORE_ENOT_FOUND). */
+static void mail_written(store *s, void *job, int status)
+{
+    (void)s;
+    mail_job *j = job;
+    if (status == 0)
+        status = j->status;
+    if (j->done)
+        j->done(j->arg, status);
+    mail_job_free(j);
+}
+
+static int run_prefs_get(store *s, void *job)
+{
+    mail_job *j = job;
+    store_mail_prefs *out = &j->p;
+    memset(out, 0, sizeof *out); /* a retry reads again */
     out->prefs = STORE_MAIL_DEFAULT;
-    sql_stmt *st = db_use(s->st, ST_MAIL_PREFS_GET);
-    sql_bind_i64(st, 1, account);
+    sql_stmt *st = db_use(s->wst, ST_MAIL_PREFS_GET);
+    sql_bind_i64(st, 1, j->account);
     int rc = sql_step(st);
     if (rc == SQL_ROW) {
         out->known = true;
@@ -31,97 +100,250 @@ int store_mail_prefs_get(store *s, int64_t account, store_mail_prefs *out)
         snprintf(out->unsub, sizeof out->unsub, "%s", sql_column_text(st, 3));
     }
     sql_reset(st);
-    return rc == SQL_ROW || rc == SQL_DONE ? 0 : STORE_EDB;
+    if (rc != SQL_ROW && rc != SQL_DONE)
+        return STORE_EDB;
+    if (out->known || !j->ensure)
+        return 0;
+    /* No row yet: made with the defaults, in this transaction (nothing else
+     * writes the table meanwhile: the writer is alone). */
+    st = db_use(s->wst, ST_MAIL_PREFS_SET);
+    sql_bind_i64(st, 1, j->account);
+    sql_bind_int(st, 2, STORE_MAIL_DEFAULT);
+    sql_bind_int(st, 3, 0);
+    sql_bind_text(st, 4, j->unsub, -1);
+    if (db_run(st) < 0)
+        return STORE_EDB;
+    out->known = true;
+    snprintf(out->unsub, sizeof out->unsub, "%s", j->unsub);
+    return 0;
+}
+
+static void done_prefs_get(store *s, void *job, int status)
+{
+    (void)s;
+    mail_job *j = job;
+    j->got(j->arg, status, status == 0 ? &j->p : NULL);
+    mail_job_free(j);
+}
+
+int store_mail_prefs_get(store *s, int64_t account, store_mail_prefs_cb cb, void *arg)
+{
+    mail_job *j = mail_job_new(NULL);
+    if (j != NULL)
+        *j = (mail_job){.account = account, .got = cb, .arg = arg};
+    return mail_call(s, run_prefs_get, done_prefs_get, j, true);
+}
+
+int store_mail_prefs_ensure(store *s, int64_t account, const char *unsub, store_mail_prefs_cb cb,
+                            void *arg)
+{
+    mail_job *j = mail_job_new(NULL);
+    if (j != NULL) {
+        *j = (mail_job){.account = account, .ensure = true, .got = cb, .arg = arg};
+        snprintf(j->unsub, sizeof j->unsub, "%s", unsub);
+    }
+    return mail_call(s, run_prefs_get, done_prefs_get, j, false);
+}
+
+static int run_prefs_set(store *s, void *job)
+{
+    mail_job *j = job;
+    sql_stmt *st = db_use(s->wst, ST_MAIL_PREFS_SET);
+    sql_bind_i64(st, 1, j->account);
+    sql_bind_int(st, 2, (int)(j->prefs & STORE_MAIL_ALL));
+    sql_bind_int(st, 3, j->remind_days);
+    sql_bind_text(st, 4, j->unsub, -1);
+    return db_run(st) < 0 ? STORE_EDB : 0;
 }
 
 int store_mail_prefs_set(store *s, int64_t account, unsigned prefs, int remind_days,
-                         const char *unsub)
+                         const char *unsub, store_done_cb cb, void *arg)
 {
-    sql_stmt *st = db_use(s->st, ST_MAIL_PREFS_SET);
-    sql_bind_i64(st, 1, account);
-    sql_bind_int(st, 2, (int)(prefs & STORE_MAIL_ALL));
-    sql_bind_int(st, 3, remind_days);
-    sql_bind_text(st, 4, unsub, -1);
-    return db_run(st);
+    mail_job *j = mail_job_new(NULL);
+    if (j != NULL) {
+        *j = (mail_job){
+            .account = account, .prefs = prefs, .remind_days = remind_days, .done = cb, .arg = arg};
+        snprintf(j->unsub, sizeof j->unsub, "%s", unsub);
+    }
+    return mail_call(s, run_prefs_set, mail_written, j, false);
 }
 
-int store_mail_address_set(store *s, int64_t account, const char *address, const char *unsub)
+static int run_address_set(store *s, void *job)
 {
-    sql_stmt *st = db_use(s->st, ST_MAIL_ADDRESS_SET);
-    sql_bind_i64(st, 1, account);
-    sql_bind_text(st, 2, address, -1);
+    mail_job *j = job;
+    sql_stmt *st = db_use(s->wst, ST_MAIL_ADDRESS_SET);
+    sql_bind_i64(st, 1, j->account);
+    sql_bind_text(st, 2, j->text, -1);
     sql_bind_int(st, 3, STORE_MAIL_DEFAULT);
-    sql_bind_text(st, 4, unsub, -1);
-    return db_run(st);
+    sql_bind_text(st, 4, j->unsub, -1);
+    return db_run(st) < 0 ? STORE_EDB : 0;
 }
 
-int store_mail_accounts_of(store *s, const char *address, int64_t *out, int max)
+int store_mail_address_set(store *s, int64_t account, const char *address, const char *unsub,
+                           store_done_cb cb, void *arg)
 {
-    sql_stmt *st = db_use(s->st, ST_MAIL_ACCOUNTS_OF);
-    sql_bind_text(st, 1, address, -1);
-    sql_bind_int(st, 2, max);
-    int n = 0, rc;
-    while ((rc = sql_step(st)) == SQL_ROW && n < max)
-        out[n++] = sql_column_i64(st, 0);
+    mail_job *j = mail_job_new(address);
+    if (j != NULL) {
+        j->account = account;
+        snprintf(j->unsub, sizeof j->unsub, "%s", unsub);
+        j->done = cb;
+        j->arg = arg;
+    }
+    return mail_call(s, run_address_set, mail_written, j, false);
+}
+
+static int run_accounts_of(store *s, void *job)
+{
+    mail_job *j = job;
+    sql_stmt *st = db_use(s->wst, ST_MAIL_ACCOUNTS_OF);
+    sql_bind_text(st, 1, j->text, -1);
+    sql_bind_int(st, 2, j->max);
+    int rc;
+    j->n = 0; /* a retry reads again */
+    while ((rc = sql_step(st)) == SQL_ROW && j->n < j->max)
+        j->ids[j->n++] = sql_column_i64(st, 0);
     sql_reset(st);
-    return rc == SQL_DONE || rc == SQL_ROW ? n : STORE_EDB;
+    return rc == SQL_DONE || rc == SQL_ROW ? 0 : STORE_EDB;
 }
 
-int store_mail_unsubscribe(store *s, const char *unsub)
+static void done_accounts_of(store *s, void *job, int status)
 {
-    sql_stmt *st = db_use(s->st, ST_MAIL_UNSUBSCRIBE);
-    sql_bind_text(st, 1, unsub, -1);
+    (void)s;
+    mail_job *j = job;
+    j->accounts(j->arg, status, j->ids, status == 0 ? j->n : 0);
+    mail_job_free(j);
+}
+
+int store_mail_accounts_of(store *s, const char *address, int max, store_mail_accounts_cb cb,
+                           void *arg)
+{
+    if (max <= 0)
+        return STORE_EBAD_ARG;
+    mail_job *j = mail_job_new(address);
+    if (j != NULL) {
+        j->max = max;
+        j->accounts = cb;
+        j->arg = arg;
+        if ((j->ids = calloc((size_t)max, sizeof *j->ids)) == NULL) {
+            mail_job_free(j);
+            j = NULL;
+        }
+    }
+    return mail_call(s, run_accounts_of, done_accounts_of, j, true);
+}
+
+static int run_unsubscribe(store *s, void *job)
+{
+    mail_job *j = job;
+    sql_stmt *st = db_use(s->wst, ST_MAIL_UNSUBSCRIBE);
+    sql_bind_text(st, 1, j->text, -1);
     if (db_run(st) < 0)
         return STORE_EDB;
-    return sql_changes(s->db) > 0 ? 0 : STORE_ENOT_FOUND;
+    j->status = sql_changes(s->wdb) > 0 ? 0 : STORE_ENOT_FOUND;
+    return 0;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Link tokens and passwords */
-
-int store_mail_token_insert(store *s, const void *hash, size_t hashlen, int64_t account,
-                            int purpose, const char *address, int64_t expires_ms)
+int store_mail_unsubscribe(store *s, const char *unsub, store_done_cb cb, void *arg)
 {
+    mail_job *j = mail_job_new(unsub);
+    if (j != NULL) {
+        j->done = cb;
+        j->arg = arg;
+    }
+    return mail_call(s, run_unsubscribe, mail_written, j, false);
+}
+
+/* A token hash into j (at most 32 bytes: BLAKE2b-256). */
+static mail_job *with_hash(mail_job *j, const void *hash, size_t hashlen, int purpose)
+{
+    if (j != NULL) {
+        j->hashlen = hashlen < sizeof j->hash ? hashlen : sizeof j->hash;
+        memcpy(j->hash, hash, j->hashlen);
+        j->purpose = purpose;
+    }
+    return j;
+}
+
+static int run_token_insert(store *s, void *job)
+{
+    mail_job *j = job;
     /* One live link per purpose: a new one replaces the last; expired
      * tokens of anyone go on the way. */
-    sql_stmt *st = db_use(s->st, ST_MAIL_TOKEN_PURGE);
-    sql_bind_i64(st, 1, account);
-    sql_bind_int(st, 2, purpose);
+    sql_stmt *st = db_use(s->wst, ST_MAIL_TOKEN_PURGE);
+    sql_bind_i64(st, 1, j->account);
+    sql_bind_int(st, 2, j->purpose);
     sql_bind_i64(st, 3, store_now(s));
     if (db_run(st) < 0)
         return STORE_EDB;
-    st = db_use(s->st, ST_MAIL_TOKEN_INSERT);
-    sql_bind_blob(st, 1, hash, (int)hashlen);
-    sql_bind_i64(st, 2, account);
-    sql_bind_int(st, 3, purpose);
-    if (address)
-        sql_bind_text(st, 4, address, -1);
-    sql_bind_i64(st, 5, expires_ms);
-    return db_run(st);
+    st = db_use(s->wst, ST_MAIL_TOKEN_INSERT);
+    sql_bind_blob(st, 1, j->hash, (int)j->hashlen);
+    sql_bind_i64(st, 2, j->account);
+    sql_bind_int(st, 3, j->purpose);
+    if (j->text)
+        sql_bind_text(st, 4, j->text, -1);
+    sql_bind_i64(st, 5, j->expires_ms);
+    return db_run(st) < 0 ? STORE_EDB : 0;
 }
 
-int store_mail_token_take(store *s, const void *hash, size_t hashlen, int purpose, int64_t *account,
-                          char *address, size_t len)
+int store_mail_token_insert(store *s, const void *hash, size_t hashlen, int64_t account,
+                            int purpose, const char *address, int64_t expires_ms, store_done_cb cb,
+                            void *arg)
 {
-    sql_stmt *st = db_use(s->st, ST_MAIL_TOKEN_FIND);
-    sql_bind_blob(st, 1, hash, (int)hashlen);
-    sql_bind_int(st, 2, purpose);
+    mail_job *j = with_hash(mail_job_new(address), hash, hashlen, purpose);
+    if (j != NULL) {
+        j->account = account;
+        j->expires_ms = expires_ms;
+        j->done = cb;
+        j->arg = arg;
+    }
+    return mail_call(s, run_token_insert, mail_written, j, false);
+}
+
+static int run_token_take(store *s, void *job)
+{
+    mail_job *j = job;
+    sql_stmt *st = db_use(s->wst, ST_MAIL_TOKEN_FIND);
+    sql_bind_blob(st, 1, j->hash, (int)j->hashlen);
+    sql_bind_int(st, 2, j->purpose);
     sql_bind_i64(st, 3, store_now(s));
-    int err = STORE_ENOT_FOUND;
-    if (sql_step(st) == SQL_ROW) {
-        *account = sql_column_i64(st, 0);
-        if (address != NULL)
-            snprintf(address, len, "%s", sql_column_null(st, 1) ? "" : sql_column_text(st, 1));
-        err = 0;
+    int rc = sql_step(st);
+    j->status = STORE_ENOT_FOUND;
+    if (rc == SQL_ROW) {
+        j->account = sql_column_i64(st, 0);
+        snprintf(j->address, sizeof j->address, "%s",
+                 sql_column_null(st, 1) ? "" : sql_column_text(st, 1));
+        j->status = 0;
     }
     sql_reset(st);
-    if (err == 0) {
-        /* Single use: gone before anything is done with it. */
-        st = db_use(s->st, ST_MAIL_TOKEN_DELETE);
-        sql_bind_blob(st, 1, hash, (int)hashlen);
-        err = db_run(st);
+    if (rc != SQL_ROW && rc != SQL_DONE)
+        return STORE_EDB;
+    if (j->status < 0)
+        return 0;
+    /* Single use: gone before anything is done with it. */
+    st = db_use(s->wst, ST_MAIL_TOKEN_DELETE);
+    sql_bind_blob(st, 1, j->hash, (int)j->hashlen);
+    return db_run(st) < 0 ? STORE_EDB : 0;
+}
+
+static void done_token_take(store *s, void *job, int status)
+{
+    (void)s;
+    mail_job *j = job;
+    if (status == 0)
+        status = j->status;
+    j->token(j->arg, status, status == 0 ? j->account : 0, status == 0 ? j->address : NULL);
+    mail_job_free(j);
+}
+
+int store_mail_token_take(store *s, const void *hash, size_t hashlen, int purpose,
+                          store_mail_token_cb cb, void *arg)
+{
+    mail_job *j = with_hash(mail_job_new(NULL), hash, hashlen, purpose);
+    if (j != NULL) {
+        j->token = cb;
+        j->arg = arg;
     }
-    return err;
+    return mail_call(s, run_token_take, done_token_take, j, false);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -24,8 +24,8 @@ CHAMELEON_TEST_PG_DIR=$dir
 export CHAMELEON_TEST_PG CHAMELEON_TEST_PG_DIR
 
 status=0
-for t in test_sql test_sql_pg test_store test_store_accounts test_store_ratings test_store_tourney \
-    test_pgn test_room test_lobby; do
+for t in test_sql test_sql_pg test_store test_store_accounts test_store_mail test_store_ratings \
+    test_store_tourney test_pgn test_room test_lobby; do
     bin=build/debug/tests/$t
     [ -x "$bin" ] || { echo "missing $bin: run make debug"; exit 1; }
     echo "--- $t on PostgreSQL"

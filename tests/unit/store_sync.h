@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "archive.h"
 #include "store.h"
@@ -263,6 +264,123 @@ static inline int sync_tourney_start(store *s, int64_t tourney, int64_t at_ms,
     sync_call c = {0};
     return sync_call_wait(
         s, &c, store_tourney_start(s, tourney, at_ms, accounts, n, g, ng, sync_done_cb, &c));
+}
+
+/* E-mail's queued calls (store_mail_*), waited for like the others. */
+typedef struct sync_mail {
+    sync_call c; /* first: sync_call_wait waits on it */
+    store_mail_prefs p;
+    int64_t ids[16];
+    int n;
+    int64_t account;
+} sync_mail;
+
+static inline void sync_mail_prefs_cb(void *arg, int status, const store_mail_prefs *p)
+{
+    sync_mail *m = arg;
+    m->c.fired = true;
+    m->c.status = status;
+    if (status == 0)
+        m->p = *p;
+}
+
+static inline void sync_mail_accounts_cb(void *arg, int status, const int64_t *ids, int n)
+{
+    sync_mail *m = arg;
+    m->c.fired = true;
+    m->c.status = status;
+    for (m->n = 0; status == 0 && m->n < n && m->n < 16; m->n++)
+        m->ids[m->n] = ids[m->n];
+}
+
+static inline void sync_mail_token_cb(void *arg, int status, int64_t account, const char *address)
+{
+    sync_mail *m = arg;
+    m->c.fired = true;
+    m->c.status = status;
+    m->account = account;
+    snprintf(m->c.text, sizeof m->c.text, "%s", address ? address : "");
+}
+
+static inline int sync_mail_prefs_get(store *s, int64_t account, store_mail_prefs *out)
+{
+    sync_mail m = {0};
+    int err = sync_call_wait(s, &m.c, store_mail_prefs_get(s, account, sync_mail_prefs_cb, &m));
+    if (err == 0)
+        *out = m.p;
+    return err;
+}
+
+static inline int sync_mail_prefs_ensure(store *s, int64_t account, const char *unsub,
+                                         store_mail_prefs *out)
+{
+    sync_mail m = {0};
+    int err =
+        sync_call_wait(s, &m.c, store_mail_prefs_ensure(s, account, unsub, sync_mail_prefs_cb, &m));
+    if (err == 0)
+        *out = m.p;
+    return err;
+}
+
+static inline int sync_mail_prefs_set(store *s, int64_t account, unsigned prefs, int remind_days,
+                                      const char *unsub)
+{
+    sync_call c = {0};
+    return sync_call_wait(
+        s, &c, store_mail_prefs_set(s, account, prefs, remind_days, unsub, sync_done_cb, &c));
+}
+
+static inline int sync_mail_address_set(store *s, int64_t account, const char *address,
+                                        const char *unsub)
+{
+    sync_call c = {0};
+    return sync_call_wait(s, &c,
+                          store_mail_address_set(s, account, address, unsub, sync_done_cb, &c));
+}
+
+/* How many accounts (into ids, at most max <= 16), or the error. */
+static inline int sync_mail_accounts_of(store *s, const char *address, int64_t *ids, int max)
+{
+    sync_mail m = {0};
+    int err =
+        sync_call_wait(s, &m.c, store_mail_accounts_of(s, address, max, sync_mail_accounts_cb, &m));
+    for (int i = 0; err == 0 && i < m.n; i++)
+        ids[i] = m.ids[i];
+    return err < 0 ? err : m.n;
+}
+
+static inline int sync_mail_unsubscribe(store *s, const char *unsub)
+{
+    sync_call c = {0};
+    return sync_call_wait(s, &c, store_mail_unsubscribe(s, unsub, sync_done_cb, &c));
+}
+
+static inline int sync_mail_token_insert(store *s, const void *h, size_t hl, int64_t account,
+                                         int purpose, const char *address, int64_t expires_ms)
+{
+    sync_call c = {0};
+    return sync_call_wait(
+        s, &c,
+        store_mail_token_insert(s, h, hl, account, purpose, address, expires_ms, sync_done_cb, &c));
+}
+
+/* The token's account and its address (if address is not NULL). */
+static inline int sync_mail_token_take(store *s, const void *h, size_t hl, int purpose,
+                                       int64_t *account, char *address, size_t len)
+{
+    sync_mail m = {0};
+    int err =
+        sync_call_wait(s, &m.c, store_mail_token_take(s, h, hl, purpose, sync_mail_token_cb, &m));
+    if (err == 0) {
+        *account = m.account;
+        size_t n = strnlen(m.c.text, sizeof m.c.text);
+        if (address && len > 0) {
+            n = n < len ? n : len - 1;
+            memcpy(address, m.c.text, n);
+            address[n] = '\0';
+        }
+    }
+    return err;
 }
 
 #endif
