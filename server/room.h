@@ -11,7 +11,7 @@
  * written again after a failed write), room_notify.c (the moments
  * notify.h tells players away from the site), room_push.c (pushes and the
  * low-time alarm), room_list.c (the games being played, for the lobby),
- * room_rematch.c (declining a rematch), room_takeback.c (takebacks).
+ * room_rematch.c (declining a rematch), room_takeback.c (takebacks), room_cond.c (conditional moves).
  * May call: ident.h (seats, an identity's rooms), session.h (the sink),
  * quota.h (games charged per identity and address, rooms watched),
  * store.h, rating.h (a player's pace), errmap.h, metrics.h, bot.h (the bots'

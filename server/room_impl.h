@@ -1,7 +1,7 @@
 /*
  * room_impl.h - what the files of the room module share (room_game.c,
  * room_clock.c, room_events.c, room_bot.c, room_store.c, room_notify.c,
- * room_push.c, room_list.c, room_rematch.c, room_takeback.c);
+ * room_push.c, room_list.c, room_rematch.c, room_takeback.c, room_cond.c);
  * private to them.
  * See room.h.
  *
