@@ -313,6 +313,8 @@ static int cmp_waiting(const void *a, const void *b)
 /* One digest per account with games waiting (sorted by account). */
 static void send_digests(scan_state *ss, int64_t day)
 {
+    if (ss->nw == 0)
+        return; /* and ss->w may be NULL, which qsort must not get */
     qsort(ss->w, ss->nw, sizeof *ss->w, cmp_waiting);
     for (size_t i = 0; i < ss->nw;) {
         size_t j = i;

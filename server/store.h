@@ -29,10 +29,13 @@
  * queued before them (so they see those), and run on the writer thread: the
  * loop never commits or waits to answer them.
  *
- * Rare reads and writes (vacation, Web Push subscriptions) are queued
- * calls too, answered by a callback; some (conditional lines set by a
- * player, accounts, sessions) are still written synchronously before the
- * function returns.
+ * Rare reads and writes (accounts, sessions, preferences, vacation, Web
+ * Push subscriptions, e-mail settings and tokens, conditional lines,
+ * tournaments) are queued calls too, answered by a callback: once the
+ * server serves (store_serving), the loop never waits on the database,
+ * which on PostgreSQL is a network round trip. Only start-up (store_open,
+ * the loads, the VAPID keys) and games_resync after a failed batch use the
+ * loop's own connection.
  *
  * The store does not know the rules: it records the move text the caller has
  * validated with the rules core (rules_game_play_text) and the player to
@@ -361,8 +364,8 @@ int store_game_get(store *s, int64_t id, store_game_get_cb cb, void *arg);
 
 /* ------------------------------------------------------------------------ */
 /* Accounts, sessions and profiles (accounts.h hashes passwords and makes
- * tokens; the store keeps what they produce). All synchronous but the
- * profile. Usernames compare case-insensitively. */
+ * tokens; the store keeps what they produce). Queued calls, answered by a
+ * callback. Usernames compare case-insensitively. */
 
 typedef struct store_account {
     int64_t id;

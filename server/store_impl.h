@@ -44,8 +44,9 @@
  *                             conditional lines, "your turn". Calls db_,
  *                             mem_, queue_, games_resync (a vacation write
  *                             that failed).
- *   store_accounts.c          accounts, sessions, profiles. Calls db_, queue_,
- *                             ratings_ (a profile's ratings).
+ *   store_accounts.c          accounts, sessions, preferences (queued
+ *                             calls), profiles (queued reads). Calls db_,
+ *                             queue_, ratings_ (a profile's ratings).
  *   store_mail.c              e-mail: addresses, preferences, link tokens,
  *                             the outbox (a queued op) and the mail
  *                             worker's connection (store_mailbox). Calls
