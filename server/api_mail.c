@@ -419,21 +419,30 @@ static void confirm_set(void *arg, int status)
         reply_ok(c, "address", address);
 }
 
+/* A link's token could not be taken (unknown, used, expired: 400; the
+ * database failed: req_fail): answered, r ended; true. */
+static bool token_refused(mail_req *r, int status)
+{
+    net_conn *c = r->p.c;
+    if (c != NULL && status == STORE_ENOT_FOUND) {
+        req_end(r);
+        reply_error(c, 400, "bad_token", "this link is unknown, used or expired");
+        return true;
+    }
+    if (status < 0) {
+        req_fail(r);
+        return true;
+    }
+    return false;
+}
+
 /* The link's token taken: its address becomes the account's, even if the
  * connection went meanwhile (the link works once). */
 static void confirm_taken(void *arg, int status, int64_t account, const char *address)
 {
     mail_req *r = arg;
-    net_conn *c = r->p.c;
-    if (c != NULL && status == STORE_ENOT_FOUND) {
-        req_end(r);
-        reply_error(c, 400, "bad_token", "this link is unknown, used or expired");
+    if (token_refused(r, status))
         return;
-    }
-    if (status < 0) {
-        req_fail(r);
-        return;
-    }
     char unsub[STORE_MAIL_UNSUB_HEX + 1];
     random_hex(unsub, STORE_MAIL_UNSUB_HEX / 2);
     snprintf(r->address, sizeof r->address, "%s", address);
@@ -781,22 +790,14 @@ static void reset_taken(void *arg, int status, int64_t account, const char *addr
 {
     (void)address;
     mail_req *r = arg;
-    net_conn *c = r->p.c;
-    if (c != NULL && status == STORE_ENOT_FOUND) {
-        req_end(r);
-        reply_error(c, 400, "bad_token", "this link is unknown, used or expired");
+    if (token_refused(r, status))
         return;
-    }
-    if (status < 0) {
-        req_fail(r);
-        return;
-    }
     /* r stays on c: on_reset ends it. */
     unsigned retry_s = 0;
     int err = accounts_set_password(db, account, r->m.password, on_reset, &r->p, &retry_s);
     sodium_memzero(r->m.password, sizeof r->m.password);
     if (err < 0) {
-        c = req_end(r);
+        net_conn *c = req_end(r);
         if (c == NULL)
             return;
         if (err == STORE_EBUSY)

@@ -79,7 +79,7 @@ static int after_session(net_conn *c, bool subscribe, const char *body, size_t l
 
 /* The store answers a subscription kept or forgotten: reply, if the
  * connection is still open (arg: its api_pending). */
-static void on_subscribed(void *arg, int status)
+static void answer(void *arg, int status, const char *ok)
 {
     net_conn *c = api_pending_done(arg);
     if (c == NULL)
@@ -87,19 +87,18 @@ static void on_subscribed(void *arg, int status)
     if (status < 0)
         reply_error(c, 500, "db_error", "database error");
     else
-        reply_ok(c, "{\"ok\":true}");
+        reply_ok(c, ok);
+}
+
+static void on_subscribed(void *arg, int status)
+{
+    answer(arg, status, "{\"ok\":true}");
 }
 
 static void on_unsubscribed(void *arg, int status)
 {
-    net_conn *c = api_pending_done(arg);
-    if (c == NULL)
-        return;
-    if (status < 0)
-        reply_error(c, 500, "db_error", "database error");
-    else
-        reply_ok(c,
-                 status > 0 ? "{\"ok\":true,\"removed\":true}" : "{\"ok\":true,\"removed\":false}");
+    answer(arg, status,
+           status > 0 ? "{\"ok\":true,\"removed\":true}" : "{\"ok\":true,\"removed\":false}");
 }
 
 /* The request's answer comes later: hung off c (api.h), or NULL (answered
