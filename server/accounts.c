@@ -356,7 +356,9 @@ static int submit(store *s, job *j)
 /* Is there no room for one more job? Counted. */
 static bool busy(unsigned *retry_s)
 {
-    if (g.running < g.lim.hashes_running || g.queued < g.lim.hashes_queued)
+    /* queued counts the logins whose account is being looked up: each has
+     * its place kept. */
+    if (g.running + g.queued < g.lim.hashes_running + g.lim.hashes_queued)
         return false;
     g.st.busy++;
     if (retry_s)
