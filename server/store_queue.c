@@ -78,9 +78,12 @@ op *queue_push(store *s, const op_kind *kind, int64_t game)
     o->kind = kind;
     o->game = game;
     o->at_ms = store_now(s);
-    /* While a batch is out, its completion sends the queue on. */
+    /* While a batch is out, its completion sends the queue on. A read
+     * (a session looked up as a player connects) has no fsync to share:
+     * it goes at the next iteration of the loop with whatever is queued
+     * by then, instead of waiting for the grouping tick. */
     if (!s->busy && !uv_is_active((uv_handle_t *)&s->group_timer) && !s->closing)
-        uv_timer_start(&s->group_timer, group_cb, s->group_ms, 0);
+        uv_timer_start(&s->group_timer, group_cb, kind->reads_only ? 0 : s->group_ms, 0);
     return o;
 }
 
