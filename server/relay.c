@@ -99,10 +99,9 @@ const char *relay_err_text(int err)
     return "unknown relay error";
 }
 
-/* 1..63 ASCII letters, digits and '_': safe quoted or not, and as
- * PostgreSQL keeps it (pg_notify takes the name as it is, LISTEN as
- * quoted). */
-static bool valid_name(const char *s)
+/* Only these characters: safe quoted or not, and kept as they are
+ * (pg_notify takes the name as it is, LISTEN as quoted). */
+bool relay_valid_name(const char *s)
 {
     size_t n = 0;
     for (; s[n]; n++) {
@@ -598,7 +597,7 @@ static void on_poll(uv_poll_t *h, int status, int events)
 relay *relay_open(uv_loop_t *loop, const char *pg_url, const char *node, relay_cb on_message,
                   void *arg, char *why, size_t whylen)
 {
-    if (!valid_name(node)) {
+    if (!relay_valid_name(node)) {
         snprintf(why, whylen, "relay: the node name '%s' is not 1..63 letters, digits and _", node);
         return NULL;
     }
@@ -641,7 +640,7 @@ static chan *find_chan(relay *r, const char *name)
 
 int relay_listen(relay *r, const char *channel)
 {
-    if (!valid_name(channel))
+    if (!relay_valid_name(channel))
         return RELAY_EINVAL;
     chan *c = find_chan(r, channel);
     if (c == NULL) {
@@ -666,7 +665,7 @@ int relay_listen(relay *r, const char *channel)
 
 int relay_unlisten(relay *r, const char *channel)
 {
-    if (!valid_name(channel))
+    if (!relay_valid_name(channel))
         return RELAY_EINVAL;
     chan *c = find_chan(r, channel);
     if (c != NULL) {
@@ -680,7 +679,7 @@ int relay_unlisten(relay *r, const char *channel)
 
 int relay_publish(relay *r, const char *channel, const char *payload, size_t len)
 {
-    if (!valid_name(channel))
+    if (!relay_valid_name(channel))
         return RELAY_EINVAL;
     if (len > RELAY_PAYLOAD_MAX)
         return RELAY_ETOO_LARGE;

@@ -139,6 +139,10 @@ bool relay_ready(const relay *r);
  * notification whose sender_pid is this one was sent by this relay. */
 int relay_own_pid(const relay *r);
 
+/* Whether s is a channel or node name: 1..63 bytes of ASCII letters,
+ * digits and '_'. */
+bool relay_valid_name(const char *s);
+
 /* The node name given to relay_open. */
 const char *relay_node(const relay *r);
 

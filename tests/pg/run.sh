@@ -11,7 +11,8 @@
 #   3. the server itself on it (pg.test.mjs: games across a kill -9, one
 #      server per database, accounts; reconnect.test.mjs, on a PostgreSQL
 #      of its own: a game across terminated backends and a restart of
-#      PostgreSQL);
+#      PostgreSQL; relay.test.mjs: --relay-channel, the relay between
+#      nodes, LISTENing on its session and back after pg_terminate_backend);
 #   4. with PG_FULL=1 (not by default: it takes minutes), the whole
 #      integration suite again with every server on PostgreSQL
 #      (CHAMELEON_IT_PG, tests/integration/lib.mjs).
