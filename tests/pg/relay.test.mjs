@@ -2,21 +2,26 @@
 // test_relay.c tests the module itself): with a PostgreSQL --db the server
 // LISTENs on chameleon_node_NAME on a session of its own, /metrics shows
 // chameleon_relay_* (and only then), a NOTIFY from elsewhere is received,
-// and after pg_terminate_backend of the relay's session it is back and
-// receives again; the flag is refused with a clear message on SQLite or
-// with a bad name.
+// and after pg_terminate_backend of the relay's session, or a restart of
+// PostgreSQL (one of its own, tests/tools/pg.sh halt and resume), it is
+// back and receives again; the flag is refused with a clear message on
+// SQLite or with a bad name.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startServer, startPostgres, serverBin } from '../integration/lib.mjs';
 
 let pg;
 before(() => { pg = startPostgres(); });
 after(() => pg.stop());
 
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const pgsh = (...args) => execFileSync('sh', [join(root, 'tests/tools/pg.sh'), ...args],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
 const psql = (url, sql) => execFileSync('psql', [url, '-Atc', sql], { encoding: 'utf8' }).trim();
 
 async function metrics(srv) {
@@ -86,4 +91,27 @@ test('--relay-channel is refused on SQLite and with a bad name', () => {
         { encoding: 'utf8' });
     assert.equal(r.status, 2);
     assert.match(r.stderr, /--relay-channel wants a node name/);
+});
+
+test('the relay comes back after PostgreSQL restarts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chameleon-pgrelay-'));
+    pgsh('start', dir);
+    let srv;
+    try {
+        const db = pgsh('createdb', dir, 'chameleon_it_relay_restart');
+        srv = await startServer(['--relay-channel', 'n2'], { db });
+        await until('the relay connected', async () => metric(await metrics(srv), 'relay_connected') === 1);
+        pgsh('halt', dir);
+        await until('the relay down', async () => metric(await metrics(srv), 'relay_connected') === 0);
+        pgsh('resume', dir);
+        await until('the relay back', async () => {
+            const text = await metrics(srv);
+            return metric(text, 'relay_connected') === 1 && metric(text, 'relay_reconnects_total') >= 1;
+        });
+        psql(db, "NOTIFY chameleon_node_n2, 'after the restart'");
+        await until('the notification received', async () => metric(await metrics(srv), 'relay_received_total') === 1);
+    } finally {
+        if (srv) assert.equal((await srv.stop()).code, 0, srv.stderr());
+        pgsh('stop', dir);
+    }
 });
