@@ -17,6 +17,7 @@
  */
 #include "relay.h"
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +29,10 @@
 enum {
     BATCH_MSGS = 200,        /* messages in one transaction at most */
     BATCH_BYTES = 256 << 10, /* and about this much SQL */
+    ADDRS_MAX = 8,           /* a host name's addresses tried */
 };
 
-enum state { R_DOWN, R_CONNECTING, R_UP };
+enum state { R_DOWN, R_RESOLVING, R_CONNECTING, R_UP };
 enum query { Q_NONE, Q_CHANNELS, Q_PUBLISH };
 
 typedef struct chan {
@@ -52,6 +54,8 @@ struct relay {
     uv_loop_t *loop;
     char node[RELAY_NAME_MAX + 1];
     char *url;
+    char *host;       /* the URL's host name when libpq would look it up itself */
+    unsigned attempt; /* which attempt a name look-up belongs to */
     relay_cb on_message;
     void *arg;
 
@@ -157,6 +161,7 @@ static void free_relay(relay *r)
     free(r->chans);
     free(r->sql);
     free(r->url);
+    free(r->host);
     free(r);
 }
 
@@ -279,6 +284,7 @@ static void lost(relay *r, const char *why)
         PQfinish(r->conn);
     r->conn = NULL;
     r->own_pid = 0;
+    r->attempt++;
     log_kv(r->state == R_UP ? LOG_WARN : LOG_INFO, "relay session lost",
            "node=%s retry_ms=%u why=\"%s\"", r->node, r->backoff_ms, text);
     r->state = R_DOWN;
@@ -293,15 +299,25 @@ static void no_notices(void *arg, const char *message)
     (void)message;
 }
 
-static void connect_start(relay *r)
+/* hosts and addrs: NULL, or the host name once per address and its
+ * addresses (libpq then tries each in turn, without looking up). */
+static void connect_pg(relay *r, const char *hosts, const char *addrs)
 {
     char app[RELAY_NAME_MAX + 32];
     snprintf(app, sizeof app, "chameleon relay %s", r->node);
     /* The URL's own values (expanded from dbname, after these) win;
      * keepalives notice a peer that vanished without a word. */
-    const char *keys[] = {"application_name", "keepalives_idle", "keepalives_interval",
-                          "keepalives_count", "dbname",          NULL};
-    const char *vals[] = {app, "10", "5", "3", r->url, NULL};
+    const char *keys[] = {"application_name",
+                          "keepalives_idle",
+                          "keepalives_interval",
+                          "keepalives_count",
+                          "dbname",
+                          "host",
+                          "hostaddr",
+                          NULL};
+    const char *vals[] = {app, "10", "5", "3", r->url, hosts, addrs, NULL};
+    if (hosts == NULL)
+        keys[5] = NULL;
     r->state = R_CONNECTING;
     r->conn = PQconnectStartParams(keys, vals, 1);
     if (r->conn == NULL) {
@@ -313,10 +329,83 @@ static void connect_start(relay *r)
         lost(r, PQerrorMessage(r->conn));
         return;
     }
-    /* PQconnectPoll does not time out by itself. */
-    uv_timer_start(&r->timer, on_timer, RELAY_CONNECT_TIMEOUT_MS, 0);
     if (!watch(r, UV_WRITABLE))
         lost(r, "cannot watch the connection's socket");
+}
+
+typedef struct lookup {
+    uv_getaddrinfo_t req;
+    relay *r;
+    unsigned attempt;
+} lookup;
+
+/* Whether ip is one of the comma-separated list. */
+static bool listed(const char *list, const char *ip)
+{
+    size_t n = strlen(ip);
+    for (const char *p = list; *p; p += strcspn(p, ","), p += *p == ',')
+        if (strncmp(p, ip, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
+{
+    lookup *l = req->data;
+    relay *r = l->r;
+    bool current = !r->closing && r->state == R_RESOLVING && l->attempt == r->attempt;
+    free(l);
+    if (current && status < 0) {
+        lost(r, uv_strerror(status));
+    } else if (current) {
+        char hosts[ADDRS_MAX * (RELAY_HOST_MAX + 1)] = "", addrs[ADDRS_MAX * 48] = "";
+        int n = 0;
+        for (struct addrinfo *a = res; a != NULL && n < ADDRS_MAX; a = a->ai_next) {
+            char ip[46];
+            if (uv_ip_name(a->ai_addr, ip, sizeof ip) != 0 || listed(addrs, ip))
+                continue;
+            snprintf(hosts + strlen(hosts), sizeof hosts - strlen(hosts), "%s%s", n ? "," : "",
+                     r->host);
+            snprintf(addrs + strlen(addrs), sizeof addrs - strlen(addrs), "%s%s", n ? "," : "", ip);
+            n++;
+        }
+        if (n == 0)
+            lost(r, "the host name has no address");
+        else
+            connect_pg(r, hosts, addrs);
+    }
+    uv_freeaddrinfo(res);
+    if (--r->handles == 0 && r->closing)
+        free_relay(r);
+}
+
+/* A new attempt: the host name looked up off the loop first (libpq would
+ * look it up with a blocking call), then PQconnectStart. */
+static void connect_start(relay *r)
+{
+    /* PQconnectPoll does not time out by itself. */
+    uv_timer_start(&r->timer, on_timer, RELAY_CONNECT_TIMEOUT_MS, 0);
+    if (r->host == NULL) {
+        connect_pg(r, NULL, NULL);
+        return;
+    }
+    lookup *l = malloc(sizeof *l);
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+    r->state = R_RESOLVING;
+    if (l == NULL) {
+        lost(r, "out of memory");
+        return;
+    }
+    l->r = r;
+    l->attempt = r->attempt;
+    l->req.data = l;
+    int e = uv_getaddrinfo(r->loop, &l->req, on_resolved, r->host, NULL, &hints);
+    if (e < 0) {
+        free(l);
+        lost(r, uv_strerror(e));
+        return;
+    }
+    r->handles++; /* the relay outlives the look-up */
 }
 
 static void on_timer(uv_timer_t *t)
@@ -324,7 +413,7 @@ static void on_timer(uv_timer_t *t)
     relay *r = t->data;
     if (r->state == R_DOWN)
         connect_start(r);
-    else if (r->state == R_CONNECTING)
+    else if (r->state == R_CONNECTING || r->state == R_RESOLVING)
         lost(r, "no session after 10 s");
 }
 
@@ -612,13 +701,31 @@ relay *relay_open(uv_loop_t *loop, const char *pg_url, const char *node, relay_c
         PQfreemem(err);
         return NULL;
     }
-    PQconninfoFree(opts);
+    /* One host given by name (not an address, not a socket directory):
+     * looked up by the relay. */
+    const char *host = NULL, *hostaddr = NULL;
+    for (PQconninfoOption *o = opts; o->keyword != NULL; o++) {
+        if (strcmp(o->keyword, "host") == 0)
+            host = o->val;
+        else if (strcmp(o->keyword, "hostaddr") == 0)
+            hostaddr = o->val;
+    }
+    unsigned char ip[16];
+    bool by_name = host != NULL && host[0] != '\0' && host[0] != '/' && host[0] != '@' &&
+                   strchr(host, ',') == NULL && strlen(host) <= RELAY_HOST_MAX &&
+                   (hostaddr == NULL || hostaddr[0] == '\0') && inet_pton(AF_INET, host, ip) != 1 &&
+                   inet_pton(AF_INET6, host, ip) != 1;
     relay *r = calloc(1, sizeof *r);
-    if (r == NULL || (r->url = strdup(pg_url)) == NULL) {
+    if (r == NULL || (r->url = strdup(pg_url)) == NULL ||
+        (by_name && (r->host = strdup(host)) == NULL)) {
+        PQconninfoFree(opts);
+        if (r != NULL)
+            free(r->url);
         free(r);
         snprintf(why, whylen, "relay: out of memory");
         return NULL;
     }
+    PQconninfoFree(opts);
     r->loop = loop;
     snprintf(r->node, sizeof r->node, "%s", node);
     r->on_message = on_message;

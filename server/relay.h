@@ -13,7 +13,9 @@
  * May call: libuv, libpq, log.h. Only the loop thread calls it.
  *
  * The loop never waits on the network: relay_open returns before the
- * session exists, and every call below only queues. When the session
+ * session exists, and every call below only queues. A host name in the
+ * URL is looked up with uv_getaddrinfo (off the loop) and every address
+ * it has is given to libpq as hostaddr, tried in turn. When the session
  * breaks (pg_terminate_backend, PostgreSQL restarted, the network) the
  * relay opens another after a back-off (RELAY_BACKOFF_MIN_MS doubling up
  * to RELAY_BACKOFF_MAX_MS, 10 s at most per attempt), LISTENs again on
@@ -67,6 +69,8 @@ enum {
     RELAY_BACKOFF_MIN_MS = 100,
     RELAY_BACKOFF_MAX_MS = 5000,
     RELAY_CONNECT_TIMEOUT_MS = 10000,
+    /* A host name the relay looks up itself (a longer one: libpq does). */
+    RELAY_HOST_MAX = 255,
 };
 
 /* The error codes: X(name, value, text). */

@@ -17,6 +17,9 @@
  *     the outage may be lost: at most once);
  *   - after pg_terminate_backend of the publisher's backend, what it
  *     publishes while down is kept and sent, in order, once it is back;
+ *   - a host name is looked up (off the loop) and the relay connects by
+ *     it; one that does not resolve leaves the relay trying, and closing
+ *     it then is clean;
  *   - /metrics shows chameleon_relay_* only while a relay is set.
  * No timing is asserted: the loop runs until a condition holds, failing
  * only after a generous limit.
@@ -46,6 +49,27 @@ static uv_loop_t loop;
 static uv_timer_t tick;
 static char url[600];
 static inbox in_a, in_b;
+/* The relays a case opened: closed by teardown if a failed assertion left
+ * them open (the loop would run for ever). */
+static relay *opened[4];
+
+static relay *track(relay *r)
+{
+    for (int i = 0; i < 4; i++)
+        if (opened[i] == NULL) {
+            opened[i] = r;
+            break;
+        }
+    return r;
+}
+
+static void close_relay(relay *r)
+{
+    for (int i = 0; i < 4; i++)
+        if (opened[i] == r)
+            opened[i] = NULL;
+    relay_close(r);
+}
 
 static void on_tick(uv_timer_t *t)
 {
@@ -95,6 +119,12 @@ static int teardown(void **state)
     inbox_clear(&in_b);
     if (!pg_fixture_wanted())
         return 0;
+    for (int i = 0; i < 4; i++)
+        if (opened[i] != NULL) {
+            relay_close(opened[i]);
+            opened[i] = NULL;
+        }
+    metrics_set_relay(NULL);
     uv_close((uv_handle_t *)&tick, NULL);
     uv_run(&loop, UV_RUN_DEFAULT); /* every relay closed frees itself */
     return uv_loop_close(&loop) == 0 ? 0 : -1;
@@ -123,7 +153,7 @@ static relay *open_node(const char *node, inbox *in)
     relay *r = relay_open(&loop, url, node, record, in, why, sizeof why);
     if (r == NULL)
         fail_msg("relay_open: %s", why);
-    return r;
+    return track(r);
 }
 
 static relay_stats stats(relay *r)
@@ -193,6 +223,9 @@ static void test_both_ways_in_order(void **state)
     for (int i = 1000; i < 1005; i++)
         assert_string_equal(in_b.payload[i], "same");
     assert_string_equal(in_b.payload[1005], "end");
+    /* A publisher reads its commit's answer on its own socket: perhaps
+     * after the listener has the messages. */
+    WAIT_FOR(stats(a).published == 1006 && stats(b).published == 1000);
     relay_stats sa = stats(a), sb = stats(b);
     assert_int_equal(sa.published, 1006);
     assert_int_equal(sb.published, 1000);
@@ -202,8 +235,8 @@ static void test_both_ways_in_order(void **state)
     assert_true(sa.connected);
     assert_int_equal(sa.reconnects + sa.dropped_full + sa.dropped_in_flight + sa.dropped_refused,
                      0);
-    relay_close(a);
-    relay_close(b);
+    close_relay(a);
+    close_relay(b);
 }
 
 static void test_own_messages_recognised(void **state)
@@ -232,14 +265,16 @@ static void test_own_messages_recognised(void **state)
     assert_int_equal(relay_unlisten(b, "shared"), 0);
     WAIT_FOR(relay_ready(b));
     assert_int_equal(relay_publish(b, "shared", "late", 4), 0);
+    /* Two publishers' messages come in the order of their commits, and
+     * b's own notification would have come with its commit's answer. */
+    WAIT_FOR(stats(b).published == 2);
     assert_int_equal(relay_publish(a, "shared", "mark", 4), 0);
-    /* b's own notification would have come with its commit's answer. */
-    WAIT_FOR(in_a.n == 4 && stats(b).published == 2);
+    WAIT_FOR(in_a.n == 4);
     assert_string_equal(in_a.payload[2], "late");
     assert_string_equal(in_a.payload[3], "mark");
     assert_int_equal(in_b.n, 2);
-    relay_close(a);
-    relay_close(b);
+    close_relay(a);
+    close_relay(b);
 }
 
 static void test_bad_input_refused(void **state)
@@ -287,7 +322,7 @@ static void test_bad_input_refused(void **state)
     relay_stats s = stats(a);
     assert_int_equal(s.published, 1);
     assert_int_equal(s.dropped_refused, 0);
-    relay_close(a);
+    close_relay(a);
 }
 
 static void test_queue_bounded(void **state)
@@ -298,7 +333,7 @@ static void test_queue_bounded(void **state)
     char why[300];
     relay *r = relay_open(&loop, "postgresql://nobody@127.0.0.1:1/none", "lonely", record, &in_a,
                           why, sizeof why);
-    assert_non_null(r);
+    assert_non_null(track(r));
     assert_int_equal(relay_listen(r, "c"), 0);
     for (int i = 0; i < RELAY_QUEUE_MAX; i++)
         publish(r, "c", "m%d", i);
@@ -310,7 +345,7 @@ static void test_queue_bounded(void **state)
     assert_false(s.connected);
     assert_false(relay_ready(r));
     assert_int_equal(relay_own_pid(r), 0);
-    relay_close(r); /* the queue is freed (ASan would say otherwise) */
+    close_relay(r); /* the queue is freed (ASan would say otherwise) */
 }
 
 static void test_listener_reconnects(void **state)
@@ -338,8 +373,8 @@ static void test_listener_reconnects(void **state)
     }
     assert_true(stats(b).connected);
     assert_int_equal(stats(a).reconnects, 0);
-    relay_close(a);
-    relay_close(b);
+    close_relay(a);
+    close_relay(b);
 }
 
 static void test_publisher_queue_kept(void **state)
@@ -360,7 +395,7 @@ static void test_publisher_queue_kept(void **state)
     relay_stats s = stats(a);
     assert_int_equal(s.queued, 50);
     assert_false(s.connected);
-    WAIT_FOR(in_b.n == 51);
+    WAIT_FOR(in_b.n == 51 && stats(a).published == 51);
     char want[64];
     for (int i = 0; i < 50; i++) {
         snprintf(want, sizeof want, "queued%d", i);
@@ -372,8 +407,38 @@ static void test_publisher_queue_kept(void **state)
     assert_int_equal(s.published, 51);
     assert_int_equal(s.queued, 0);
     assert_int_equal(s.dropped_in_flight, 0);
-    relay_close(a);
-    relay_close(b);
+    close_relay(a);
+    close_relay(b);
+}
+
+static void test_host_name_looked_up(void **state)
+{
+    (void)state;
+    NEED_PG();
+    /* The fixture's URL names 127.0.0.1; the same server by name. */
+    char byname[700], why[300];
+    char *at = strstr(url, "@127.0.0.1:");
+    assert_non_null(at);
+    snprintf(byname, sizeof byname, "%.*s@localhost:%s", (int)(at - url), url, at + 11);
+    relay *a = relay_open(&loop, byname, "by_name", record, &in_a, why, sizeof why);
+    assert_non_null(track(a));
+    assert_int_equal(relay_listen(a, "named"), 0);
+    WAIT_FOR(relay_ready(a));
+    assert_int_equal(relay_publish(a, "named", "hi", 2), 0);
+    WAIT_FOR(in_a.n == 1);
+    assert_string_equal(in_a.payload[0], "hi");
+    assert_int_equal(in_a.pid[0], relay_own_pid(a));
+    close_relay(a);
+
+    relay *b = relay_open(&loop, "postgresql://nobody@no-such-host.invalid/none", "nowhere", record,
+                          &in_b, why, sizeof why);
+    assert_non_null(track(b));
+    assert_int_equal(relay_publish(b, "c", "kept", 4), 0);
+    for (int i = 0; i < 20; i++)
+        uv_run(&loop, UV_RUN_ONCE);
+    assert_false(relay_ready(b));
+    assert_int_equal(stats(b).queued, 1);
+    close_relay(b); /* perhaps while its look-up runs: freed after it */
 }
 
 static void test_metrics_only_with_a_relay(void **state)
@@ -405,7 +470,7 @@ static void test_metrics_only_with_a_relay(void **state)
     assert_non_null(strstr(text, "\nchameleon_relay_dropped_total{reason=\"queue_full\"} 0\n"));
     proto_out_free(&o);
     metrics_set_relay(NULL);
-    relay_close(a);
+    close_relay(a);
 }
 
 int main(void)
@@ -420,6 +485,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_queue_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_listener_reconnects, setup, teardown),
         cmocka_unit_test_setup_teardown(test_publisher_queue_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_host_name_looked_up, setup, teardown),
         cmocka_unit_test_setup_teardown(test_metrics_only_with_a_relay, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
