@@ -129,8 +129,8 @@ int relay_listen(relay *r, const char *channel);
 int relay_unlisten(relay *r, const char *channel);
 
 /* Queue payload (len bytes of UTF-8 text, no NUL, at most
- * RELAY_PAYLOAD_MAX) for channel: sent as pg_notify(channel, payload),
- * several queued ones in one transaction. 0, RELAY_EINVAL (channel name,
+ * RELAY_PAYLOAD_MAX) for channel: sent as NOTIFY channel, 'payload', the
+ * queued ones in one transaction (at most 200 a transaction). 0, RELAY_EINVAL (channel name,
  * NUL or bad UTF-8), RELAY_ETOO_LARGE, RELAY_EFULL (counted), RELAY_ENOMEM.
  * Nothing is queued on an error. */
 int relay_publish(relay *r, const char *channel, const char *payload, size_t len);
