@@ -38,7 +38,14 @@
  *     session is back.
  *   - Identical messages are all delivered: PostgreSQL folds identical
  *     (channel, payload) pairs of one transaction into one, so a batch
- *     never holds two.
+ *     never holds two (identical ones in a row cost a transaction each).
+ *   - A batch PostgreSQL refuses (valid input should never be) is sent
+ *     again one message at a time: only the refused one is dropped
+ *     (logged, dropped{reason="refused"}).
+ *   - Nothing is durable: the session commits with synchronous_commit
+ *     off (a NOTIFY writes no data), so a relayed message says nothing
+ *     about what the store has committed; publish a move's event once the
+ *     store says it is durable.
  *   - A relay receives its own messages on the channels it listens to
  *     (PostgreSQL delivers them to the sending session too): in on_message
  *     they are those whose sender_pid equals relay_own_pid(r). This is
