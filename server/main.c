@@ -314,6 +314,7 @@ static void relay_message(void *arg, const char *channel, const char *payload, s
     log_kv(LOG_DEBUG, "relay message", "channel=%s bytes=%zu sender_pid=%d", channel, len,
            sender_pid);
 }
+
 static uint64_t drain_start_ms;
 static bool draining, closes_sent;
 
