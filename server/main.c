@@ -22,7 +22,7 @@
  *             [--max-connections N] [--hello-timeout-ms N]
  *             [--vapid-subject URL] [--push-allow-http 0|1]
  *             [--smtp-url URL] [--smtp-user NAME] [--smtp-password-file FILE]
- *             [--mail-from ADDRESS]
+ *             [--mail-from ADDRESS] [--relay-channel NAME]
  *             [--log-level debug|info|warn|error]
  *   chameleon backup FILE [--db chameleon.db]
  *
@@ -68,8 +68,10 @@
 #include "push_api.h"
 #include "notify.h"
 #include "quota.h"
+#include "relay.h"
 #include "room.h"
 #include "session.h"
+#include "sql.h"
 #include "store.h"
 #include "tournament.h"
 #include "tournament_api.h"
@@ -102,7 +104,7 @@ static void usage(FILE *f)
             "                 [--max-connections N] [--hello-timeout-ms N]\n"
             "                 [--vapid-subject URL] [--push-allow-http 0|1]\n"
             "                 [--smtp-url URL] [--smtp-user NAME] [--smtp-password-file FILE]\n"
-            "                 [--mail-from ADDRESS]\n"
+            "                 [--mail-from ADDRESS] [--relay-channel NAME]\n"
             "                 [--log-level debug|info|warn|error]\n"
             "       chameleon backup FILE [--db FILE]\n"
             "  backup FILE          copy the database (--db, default chameleon.db) to FILE\n"
@@ -187,6 +189,10 @@ static void usage(FILE *f)
             "  --smtp-password-file FILE  the relay's password: the file's first line\n"
             "  --mail-from ADDRESS  the sender of every mail (needed with --smtp-url, as is\n"
             "                       --public-url: the links in mail)\n"
+            "  --relay-channel NAME with a PostgreSQL --db: open the relay between nodes\n"
+            "                       (LISTEN/NOTIFY on a session of its own) and listen on\n"
+            "                       channel chameleon_node_NAME (NAME: letters, digits, _);\n"
+            "                       nothing uses it yet (default: off)\n"
             "  --log-level L        debug, info, warn or error: lines below L are dropped\n"
             "                       (default info); one line per event on stderr:\n"
             "                       level=info msg=\"listening\" addr=127.0.0.1 port=8080\n"
@@ -297,6 +303,18 @@ static int nargs;
 
 static uv_timer_t drain_timer;
 static store *the_store;
+
+/* The relay between nodes (--relay-channel): nothing uses its messages
+ * yet; they are logged at debug level. */
+static void relay_message(void *arg, const char *channel, const char *payload, size_t len,
+                          int sender_pid)
+{
+    (void)arg;
+    (void)payload;
+    log_kv(LOG_DEBUG, "relay message", "channel=%s bytes=%zu sender_pid=%d", channel, len,
+           sender_pid);
+}
+
 static uint64_t drain_start_ms;
 static bool draining, closes_sent;
 
@@ -438,6 +456,7 @@ int main(int argc, char **argv)
     char origin[256];
     bool https = false;
     const char *db = "chameleon.db";
+    const char *relay_name = NULL;
     long abandon_s = 0;
     long first_move_s = ROOM_FIRST_MOVE_MS_DEFAULT / 1000;
     const char *clock_file = NULL;
@@ -589,6 +608,13 @@ int main(int argc, char **argv)
             mcfg.password_file = val;
         } else if (strcmp(a, "--mail-from") == 0) {
             mcfg.from = val;
+        } else if (strcmp(a, "--relay-channel") == 0) {
+            /* The channel chameleon_node_NAME is a name too. */
+            if (!relay_valid_name(val) || strlen(val) > RELAY_NAME_MAX - 15) {
+                log_error("--relay-channel wants a node name of 1..48 letters, digits and _");
+                return 2;
+            }
+            relay_name = val;
         } else if (strcmp(a, "--hello-timeout-ms") == 0) {
             if (!parse_int(val, 1, 86400000, &n)) {
                 log_error("--hello-timeout-ms wants 1..86400000");
@@ -616,6 +642,10 @@ int main(int argc, char **argv)
 
     if (mcfg.smtp_url != NULL && (mcfg.from == NULL || cfg.public_origin == NULL)) {
         log_error("--smtp-url needs --mail-from ADDRESS and --public-url URL (the links in mail)");
+        return 2;
+    }
+    if (relay_name != NULL && sql_engine_of(db) != SQL_POSTGRES) {
+        log_error("--relay-channel needs a PostgreSQL --db (postgresql://...)");
         return 2;
     }
     raise_fd_limit();
@@ -697,6 +727,19 @@ int main(int argc, char **argv)
         return 1;
     }
     tournament_api_init(st);
+    relay *rl = NULL;
+    if (relay_name != NULL) {
+        char chan[RELAY_NAME_MAX + 16];
+        snprintf(chan, sizeof chan, "chameleon_node_%s", relay_name);
+        int rerr = 0;
+        rl = relay_open(&loop, db, relay_name, relay_message, NULL, why, sizeof why);
+        if (rl == NULL || (rerr = relay_listen(rl, chan)) < 0) {
+            log_error("--relay-channel %s: %s", relay_name, rl ? relay_err_text(rerr) : why);
+            return 1;
+        }
+        metrics_set_relay(rl);
+        log_kv(LOG_INFO, "relay open", "node=%s channel=%s", relay_name, chan);
+    }
 
     int port = net_start(&loop, &cfg, why, sizeof why);
     if (port < 0) {
@@ -735,6 +778,8 @@ int main(int argc, char **argv)
     notify_stop();
     tournament_stop();
     ident_stop();
+    metrics_set_relay(NULL);
+    relay_close(rl); /* before net_stop, whose uv_run waits for every handle */
     net_stop(&loop); /* every session closes (dispatch_close) */
     push_stop();     /* before the store: its last answers delete subscriptions */
     mail_stop();     /* a send under way ends first; the outbox waits on disk */

@@ -14,6 +14,15 @@
 #include "store.h"
 
 metrics metrics_now;
+static const relay *shown_relay;
+
+void metrics_set_relay(const relay *r)
+{
+    shown_relay = r;
+}
+
+/* The relay's counters (relay.h), when there is one. */
+static void write_relay(proto_out *o, const relay *r);
 
 void metrics_game(const rules_variant *v, int delta)
 {
@@ -223,4 +232,31 @@ void metrics_write(proto_out *o, const net_stats *net, const store_stats *st)
     for (int i = 1; i < PROTO_NERRORS; i++)
         line(o, "chameleon_errors_total{code=\"%s\"} %" PRIu64 "\n", proto_err_code((proto_err)i),
              m->errors[i] + (i == PROTO_ETOO_LARGE ? net->too_large : 0));
+    if (shown_relay != NULL)
+        write_relay(o, shown_relay);
+}
+
+static void write_relay(proto_out *o, const relay *r)
+{
+    relay_stats rs;
+    relay_get_stats(r, &rs);
+    gauge(o, "relay_connected",
+          "1 while the relay's PostgreSQL session is up and LISTENs on its channels.",
+          rs.connected);
+    gauge(o, "relay_queue_messages", "Messages waiting to be published (in flight included).",
+          (int64_t)rs.queued);
+    counter(o, "relay_published_total", "Messages published (their NOTIFY committed).",
+            rs.published);
+    counter(o, "relay_received_total", "Notifications received (this node's own included).",
+            rs.received);
+    counter(o, "relay_reconnects_total", "Relay sessions opened again after one was lost.",
+            rs.reconnects);
+    line(o, "# HELP chameleon_relay_dropped_total Messages not published, by reason: the queue "
+            "was full, in flight when the session broke (perhaps delivered), refused by "
+            "PostgreSQL.\n"
+            "# TYPE chameleon_relay_dropped_total counter\n");
+    line(o, "chameleon_relay_dropped_total{reason=\"queue_full\"} %" PRIu64 "\n", rs.dropped_full);
+    line(o, "chameleon_relay_dropped_total{reason=\"in_flight\"} %" PRIu64 "\n",
+         rs.dropped_in_flight);
+    line(o, "chameleon_relay_dropped_total{reason=\"refused\"} %" PRIu64 "\n", rs.dropped_refused);
 }

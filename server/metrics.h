@@ -17,6 +17,7 @@
 
 #include "net.h"
 #include "proto.h"
+#include "relay.h"
 #include "rules.h"
 #include "store.h"
 
@@ -76,5 +77,10 @@ void metrics_game(const rules_variant *v, int delta);
 /* Write the Prometheus text exposition of metrics_now, of the
  * transport's counters and of the store's into o. */
 void metrics_write(proto_out *o, const net_stats *net, const store_stats *store);
+
+/* The relay between nodes whose counters metrics_write shows
+ * (chameleon_relay_*), NULL for none (the default: they are then not
+ * shown). main.c sets it while the relay is open. */
+void metrics_set_relay(const relay *r);
 
 #endif

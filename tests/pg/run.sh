@@ -4,13 +4,15 @@
 # loopback port), then
 #   1. every unit test that opens a store, with CHAMELEON_TEST_PG set: each
 #      case runs on a fresh PostgreSQL database (tests/unit/pg_fixture.h)
-#      instead of a SQLite file;
+#      instead of a SQLite file; and test_relay (server/relay.c, the
+#      LISTEN/NOTIFY relay between nodes, which needs PostgreSQL);
 #   2. the kill -9 test of tests/store/run.sh (a burst of moves killed four
 #      times, every acknowledged move in the database) on a database of it;
 #   3. the server itself on it (pg.test.mjs: games across a kill -9, one
 #      server per database, accounts; reconnect.test.mjs, on a PostgreSQL
 #      of its own: a game across terminated backends and a restart of
-#      PostgreSQL);
+#      PostgreSQL; relay.test.mjs: --relay-channel, the relay between
+#      nodes, LISTENing on its session and back after pg_terminate_backend);
 #   4. with PG_FULL=1 (not by default: it takes minutes), the whole
 #      integration suite again with every server on PostgreSQL
 #      (CHAMELEON_IT_PG, tests/integration/lib.mjs).
@@ -25,7 +27,7 @@ export CHAMELEON_TEST_PG CHAMELEON_TEST_PG_DIR
 
 status=0
 for t in test_sql test_sql_pg test_store test_store_accounts test_store_mail test_store_ratings \
-    test_store_tourney test_pgn test_room test_lobby; do
+    test_store_tourney test_pgn test_room test_lobby test_relay; do
     bin=build/debug/tests/$t
     [ -x "$bin" ] || { echo "missing $bin: run make debug"; exit 1; }
     echo "--- $t on PostgreSQL"
