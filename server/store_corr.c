@@ -430,9 +430,9 @@ static void lines_clear(game_mem *g, int player)
     g->condcap[player] = 0;
 }
 
-void corr_load_lines(store *s, game_mem *g)
+void corr_load_lines(sql_stmt *const *set, game_mem *g)
 {
-    sql_stmt *st = db_use(s->st, ST_COND_SELECT);
+    sql_stmt *st = db_use(set, ST_COND_SELECT);
     sql_bind_i64(st, 1, g->id);
     while (sql_step(st) == SQL_ROW) {
         int player = sql_column_int(st, 0);
@@ -468,7 +468,7 @@ static void release_cond(op *o)
     mem_lines_free(o->lines, o->nlines);
 }
 
-static const op_kind cond_kind = {run_cond, queue_write_done, release_cond, false};
+static const op_kind cond_kind = {run_cond, queue_write_done, release_cond, false, LEASE_CHECK};
 
 /* Queue the player's lines as they are in memory now; cb (may be NULL)
  * once they are written. */
@@ -489,10 +489,13 @@ static int queue_cond(store *s, game_mem *g, int player, store_done_cb cb, void 
     return 0;
 }
 
-/* The game in progress `id`, if the store takes writes. */
+/* The game in progress `id`, if the store takes writes (node mode: if
+ * this node holds its lease). */
 static int cond_game(store *s, int64_t id, game_mem **out)
 {
     int err = queue_refuses(s);
+    if (err == 0)
+        err = lease_writable(s, id);
     if (err < 0)
         return err;
     *out = mem_game_find(s, id);

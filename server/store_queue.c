@@ -78,6 +78,8 @@ op *queue_push(store *s, const op_kind *kind, int64_t game)
     o->kind = kind;
     o->game = game;
     o->at_ms = store_now(s);
+    if (s->node && kind->lease != LEASE_NONE)
+        o->epoch = lease_epoch_ref(s, game);
     /* While a batch is out, its completion sends the queue on. */
     if (!s->busy && !uv_is_active((uv_handle_t *)&s->group_timer) && !s->closing)
         uv_timer_start(&s->group_timer, group_cb, s->group_ms, 0);
@@ -106,8 +108,8 @@ static void done_call(store *s, op *o, int status)
     o->cb.call(s, o->arg, status);
 }
 
-static const op_kind call_read_kind = {run_call, done_call, NULL, true};
-static const op_kind call_write_kind = {run_call, done_call, NULL, false};
+static const op_kind call_read_kind = {run_call, done_call, NULL, true, LEASE_NONE};
+static const op_kind call_write_kind = {run_call, done_call, NULL, false, LEASE_NONE};
 
 int queue_call(store *s, queue_run_fn run, queue_done_fn done, void *job, bool reads)
 {
@@ -127,6 +129,7 @@ static void op_release(op *o)
 {
     if (o->kind->release)
         o->kind->release(o);
+    lease_epoch_unref(o->epoch);
 }
 
 /* What the last try of a batch found, for /healthz (under mu: the loop
@@ -166,7 +169,8 @@ static int write_once(store *s, op *ops, size_t n, bool patient, bool *lost, boo
     *lost = *unknown = false;
     int err = db_run(db_use(s->wst, ST_BEGIN));
     for (size_t i = 0; i < n && err == 0; i++)
-        err = ops[i].kind->run(s, &ops[i]);
+        err = s->node && ops[i].kind->lease != LEASE_NONE ? lease_run(s, &ops[i])
+                                                          : ops[i].kind->run(s, &ops[i]);
     char why[sizeof s->failing_why];
     if (err == 0 && (err = db_run(db_use(s->wst, ST_COMMIT))) < 0) {
         snprintf(why, sizeof why, "%s", sql_errmsg(s->wdb));
@@ -319,7 +323,7 @@ static void done_probe(store *s, op *o, int status)
     (void)status;
 }
 
-static const op_kind probe_kind = {run_probe, done_probe, NULL, false};
+static const op_kind probe_kind = {run_probe, done_probe, NULL, false, LEASE_NONE};
 
 static void probe_cb(uv_timer_t *t)
 {
@@ -419,10 +423,18 @@ static void complete(store *s, bool next)
     }
     if (s->engine == SQL_SQLITE)
         lite_checkpoint(s);
-    for (size_t i = 0; i < n; i++)
-        ops[i].kind->done(s, &ops[i], err);
-    for (size_t i = 0; i < nbehind; i++)
-        behind[i].kind->done(s, &behind[i], STORE_EDB);
+    for (size_t i = 0; i < n; i++) {
+        int status = err;
+        if (ops[i].epoch)
+            lease_done(s, &ops[i], &status); /* a fenced-out write: lease lost */
+        ops[i].kind->done(s, &ops[i], status);
+    }
+    for (size_t i = 0; i < nbehind; i++) {
+        int status = STORE_EDB;
+        if (behind[i].epoch)
+            lease_done(s, &behind[i], &status);
+        behind[i].kind->done(s, &behind[i], status);
+    }
     if (err == 0 && s->turn_cb)
         notify_turns(s, ops, n);
     for (size_t i = 0; i < n; i++)
@@ -555,6 +567,7 @@ void queue_start(store *s)
             s->written.data = s;
             uv_unref((uv_handle_t *)&s->written);
             s->open_handles = 4;
+            s->written_open = true;
             s->has_writer = uv_thread_create(&s->writer, writer_main, s) == 0;
             if (!s->has_writer)
                 uv_cond_destroy(&s->cv);
@@ -562,6 +575,8 @@ void queue_start(store *s)
         if (!s->has_writer)
             uv_mutex_destroy(&s->mu);
     }
+    if (s->node)
+        lease_start(s); /* the renewal timer */
 }
 
 void store_work_begin(store *s)
@@ -602,6 +617,7 @@ void queue_stop(store *s)
     uv_close((uv_handle_t *)&s->group_timer, handle_closed);
     uv_close((uv_handle_t *)&s->deadline_timer, handle_closed);
     uv_close((uv_handle_t *)&s->probe_timer, handle_closed);
-    if (s->open_handles == 4)
+    if (s->written_open)
         uv_close((uv_handle_t *)&s->written, handle_closed);
+    lease_stop(s, handle_closed);
 }
