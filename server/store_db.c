@@ -572,8 +572,10 @@ void store_close(store *s)
         return;
     s->serving = false;
     atomic_store(&s->stopping, true);
-    /* Callbacks may queue more (a conditional reply, the next move). */
-    for (int round = 0; round < 16 && s->nops > 0; round++)
+    /* Callbacks may queue more (a conditional reply, the next move). A
+     * batch still out (a timer's: a lease renewal) is waited for too:
+     * its answer would not come once the handles are closed. */
+    for (int round = 0; round < 16 && (s->nops > 0 || s->busy); round++)
         store_flush(s);
     s->closing = true;
     queue_stop(s);

@@ -449,12 +449,13 @@ static void done_renew(store *s, void *arg, int status)
          * answered by now) and not renewed is lost: it had expired by then
          * (the row is renewed only while alive), or another node holds
          * it. */
-        qsort(j->games, j->n, sizeof *j->games, cmp_i64);
+        if (j->n > 0)
+            qsort(j->games, j->n, sizeof *j->games, cmp_i64);
         lease_held *l, *ln;
         HASH_ITER(hh, s->leases, l, ln)
         {
             if (l->confirmed && l->seq < j->seq &&
-                !bsearch(&l->game, j->games, j->n, sizeof *j->games, cmp_i64))
+                (j->n == 0 || !bsearch(&l->game, j->games, j->n, sizeof *j->games, cmp_i64)))
                 lease_lost(s, l->game, l->epoch);
         }
         if (j->at_ms > s->renewed_ms)

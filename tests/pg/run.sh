@@ -2,7 +2,8 @@
 # The store on PostgreSQL: one PostgreSQL started from Debian's binaries
 # (tests/tools/pg.sh: an unprivileged process, a temporary directory, a
 # loopback port), then
-#   1. every unit test that opens a store, with CHAMELEON_TEST_PG set: each
+#   1. every unit test that opens a store, with CHAMELEON_TEST_PG set (and
+#      test_store_lease: two nodes on one database, PostgreSQL only): each
 #      case runs on a fresh PostgreSQL database (tests/unit/pg_fixture.h)
 #      instead of a SQLite file;
 #   2. the kill -9 test of tests/store/run.sh (a burst of moves killed four
@@ -24,7 +25,7 @@ CHAMELEON_TEST_PG_DIR=$dir
 export CHAMELEON_TEST_PG CHAMELEON_TEST_PG_DIR
 
 status=0
-for t in test_sql test_sql_pg test_store test_store_accounts test_store_ratings test_store_tourney \
+for t in test_sql test_sql_pg test_store test_store_accounts test_store_ratings test_store_tourney test_store_lease \
     test_pgn test_room test_lobby; do
     bin=build/debug/tests/$t
     [ -x "$bin" ] || { echo "missing $bin: run make debug"; exit 1; }
