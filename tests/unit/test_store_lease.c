@@ -440,6 +440,78 @@ static void test_renewal(void **state)
     assert_int_equal(take(f->b, &f->lb, x).status, STORE_ELEASED);
 }
 
+static void t_exec(fixture *f, const char *sql)
+{
+    sql_conn *db = NULL;
+    char why[256] = "";
+    if (sql_open(&db, f->db, 0, why, sizeof why) != SQL_OK || sql_exec(db, sql) != SQL_OK)
+        fail_msg("%s: %s", sql, db ? sql_errmsg(db) : why);
+    sql_close(db);
+}
+
+typedef struct vac_ans {
+    bool fired;
+    int status;
+} vac_ans;
+
+static void vac_cb(void *arg, int status, int64_t until_ms, int days_left, const char *why)
+{
+    (void)until_ms;
+    (void)days_left;
+    (void)why;
+    vac_ans *a = arg;
+    a->fired = true;
+    a->status = status;
+}
+
+/* A vacation moves the deadlines of its account's games in a node's
+ * memory: written only under the node's fence, like a move. */
+static void test_vacation_fenced(void **state)
+{
+    fixture *f = *state;
+    if (f == NULL)
+        skip();
+    t_exec(f, "INSERT INTO accounts (username, pwhash, created_ms) VALUES ('ann', 'x', 0),"
+              " ('bob', 'x', 0)");
+    int64_t ann = sql_int(f, "SELECT id FROM accounts WHERE username = 'ann'");
+    int64_t bob = sql_int(f, "SELECT id FROM accounts WHERE username = 'bob'");
+    store_new_game ng = {.variant = "ultima",
+                         .kind = STORE_CORR,
+                         .nplayers = 2,
+                         .tc = {.base_ms = 3 * (int64_t)STORE_DAY_MS}};
+    ng.players[0].account = ann;
+    ng.players[1].account = bob;
+    snprintf(ng.players[0].name, STORE_NAME_MAX, "ann");
+    snprintf(ng.players[1].name, STORE_NAME_MAX, "bob");
+    int64_t x = 0, y = 0;
+    char why[160];
+    done_ans dx = {0}, dy = {0};
+    assert_int_equal(store_game_create(f->a, &ng, &x, done_cb, &dx, why, sizeof why), 0);
+    wait_done(&f->la, &dx);
+    fake_now += TTL / 2;
+    assert_int_equal(store_game_create(f->a, &ng, &y, done_cb, &dy, why, sizeof why), 0);
+    wait_done(&f->la, &dy);
+    int64_t dl_x = sql_int(f, "SELECT deadline_ms FROM games WHERE id = %lld", (long long)x);
+    int64_t dl_y = sql_int(f, "SELECT deadline_ms FROM games WHERE id = %lld", (long long)y);
+
+    /* a stops renewing; x expires and b takes it; y is still a's. */
+    store_lease_pause(f->a, true);
+    fake_now += TTL / 2 + 500;
+    assert_int_equal(take(f->b, &f->lb, x).status, 0);
+
+    /* ann (to move in both) starts a vacation on a: y's deadline moves,
+     * x's stays as b has it. */
+    vac_ans v = {0};
+    assert_int_equal(store_vacation_start(f->a, ann, 2, vac_cb, &v), 0);
+    while (!v.fired)
+        uv_run(&f->la, UV_RUN_ONCE);
+    assert_int_equal(v.status, 0);
+    assert_int_equal(sql_int(f, "SELECT deadline_ms FROM games WHERE id = %lld", (long long)x),
+                     dl_x);
+    assert_true(sql_int(f, "SELECT deadline_ms FROM games WHERE id = %lld", (long long)y) > dl_y);
+    assert_false(store_lease_held(f->a, x));
+}
+
 /* Several nodes need PostgreSQL. */
 static void test_sqlite_refused(void **state)
 {
@@ -467,6 +539,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_take_over, setup, teardown),
         cmocka_unit_test_setup_teardown(test_batch_keeps_good_moves, setup, teardown),
         cmocka_unit_test_setup_teardown(test_renewal, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_vacation_fenced, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
