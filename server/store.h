@@ -288,7 +288,10 @@ typedef struct store_new_game {
 } store_new_game;
 
 /*
- * Queue the creation of a game; *id is set at once (ids are never reused).
+ * Queue the creation of a game; *id is set at once (ids are never reused;
+ * in node mode they come from the node's block, and the game's lease is
+ * taken in the creation's transaction: STORE_EBUSY in the rare case the
+ * block is used up before the next one has been read).
  * Rated games need an account for every player, correspondence games for
  * every player but bots (players[].bot > 0) (STORE_ENEED_ACCOUNT); correspondence time controls are
  * checked (STORE_EBAD_TC). The creation is written before any move queued later for this game. cb

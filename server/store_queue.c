@@ -37,6 +37,12 @@
  * committed after all is then in the database and in memory, and a client
  * that sends it again finds its ply taken (STORE_EBAD_PLY): never written
  * twice (moves' primary key is the game and the ply).
+ *
+ * Node mode (store_lease.c): an op whose kind writes a game (op_kind.lease)
+ * holds a reference to the lease it was queued under and runs through
+ * lease_run, which checks the lease row's fence first; an op it finds
+ * fenced out is skipped without failing the batch, and lease_done turns
+ * its answer into STORE_ELEASE_LOST before its done callback.
  */
 #include "store_impl.h"
 #include "log.h"
