@@ -428,16 +428,27 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Every lease whose time has passed, lost. */
-static void sweep(store *s)
+/* The leases the renewal `j` shows lost (j NULL: those whose time has
+ * passed), lost: listed first, since the lease-lost callback may change
+ * the table. */
+static void lose_leases(store *s, const renew_job *j)
 {
     int64_t now = store_now(s);
+    int64_t *lost = NULL;
+    size_t n = 0, cap = 0;
     lease_held *l, *ln;
     HASH_ITER(hh, s->leases, l, ln)
     {
-        if (now >= held_until(s, l))
-            lease_lost(s, l->game, l->epoch);
+        bool gone =
+            j ? l->confirmed && l->seq < j->seq &&
+                    (j->n == 0 || !bsearch(&l->game, j->games, j->n, sizeof *j->games, cmp_i64))
+              : now >= held_until(s, l);
+        if (gone && array_reserve((void **)&lost, &cap, n + 1, sizeof *lost) == 0)
+            lost[n++] = l->game;
     }
+    for (size_t i = 0; i < n; i++)
+        lease_lost(s, lost[i], NULL);
+    free(lost);
 }
 
 static void done_renew(store *s, void *arg, int status)
@@ -451,13 +462,7 @@ static void done_renew(store *s, void *arg, int status)
          * it. */
         if (j->n > 0)
             qsort(j->games, j->n, sizeof *j->games, cmp_i64);
-        lease_held *l, *ln;
-        HASH_ITER(hh, s->leases, l, ln)
-        {
-            if (l->confirmed && l->seq < j->seq &&
-                (j->n == 0 || !bsearch(&l->game, j->games, j->n, sizeof *j->games, cmp_i64)))
-                lease_lost(s, l->game, l->epoch);
-        }
+        lose_leases(s, j);
         if (j->at_ms > s->renewed_ms)
             s->renewed_ms = j->at_ms;
     }
@@ -470,7 +475,7 @@ static void renew_tick(uv_timer_t *t)
     store *s = t->data;
     if (s->closing)
         return;
-    sweep(s);
+    lose_leases(s, NULL);
     if (s->renew_paused || s->renew_pending)
         return;
     renew_job *j = calloc(1, sizeof *j);

@@ -12,8 +12,10 @@
  * the move the first node had queued before the take-over is answered
  * STORE_ELEASE_LOST and is not in the database; in one batch, a fenced-out
  * move of one game does not stop a good move of another; a node started
- * again loads no game and writes none before it takes its lease. Node mode
- * on SQLite is refused.
+ * again loads no game and writes none before it takes its lease; a
+ * vacation's deadlines are fenced like moves; nodes on a database a single
+ * server wrote number their games past its ids and may take its games
+ * (no lease row). Node mode on SQLite is refused.
  *
  * Runs with CHAMELEON_TEST_PG (tests/pg/run.sh); skipped otherwise but for
  * the SQLite refusal.
@@ -512,6 +514,43 @@ static void test_vacation_fenced(void **state)
     assert_false(store_lease_held(f->a, x));
 }
 
+/* A database a single server wrote, then nodes: their game ids pass the
+ * server's, its game in progress (no lease row) is free to take and
+ * adopt. */
+static void test_after_single_server(void **state)
+{
+    fixture *f = *state;
+    if (f == NULL)
+        skip();
+    close_store(&f->a, &f->la);
+    close_store(&f->b, &f->lb);
+    store_options single = {.migrations_dir = "migrations", .now_ms = clock_fn};
+    char why[256] = "";
+    store *s = NULL;
+    assert_int_equal(store_open(&s, &f->la, f->db, &single, why, sizeof why), 0);
+    int64_t old = 0;
+    for (int i = 0; i < 3; i++)
+        old = create(s, &f->la);
+    done_ans d = {0};
+    store_move m = {.ply = 0, .player = 0, .next = 1, .text = "s1"};
+    assert_int_equal(store_move_append(s, old, &m, done_cb, &d), 0);
+    wait_done(&f->la, &d);
+    close_store(&s, &f->la);
+
+    f->a = open_node(f, &f->la, "a");
+    f->b = open_node(f, &f->lb, "b");
+    int64_t ga = create(f->a, &f->la), gb = create(f->b, &f->lb);
+    assert_true(ga > old && gb > old && ga != gb);
+    assert_true(expired_has(f->b, &f->lb, old));
+    assert_int_equal(take(f->b, &f->lb, old).status, 0);
+    game_ans g = adopt(f->b, &f->lb, old);
+    assert_int_equal(g.status, 0);
+    assert_int_equal(g.nmoves, 1);
+    play(f->b, &f->lb, old, 1, "b2");
+    /* No such game in progress: not found, and no row. */
+    assert_int_equal(take(f->a, &f->la, old + 100000).status, STORE_ENOT_FOUND);
+}
+
 /* Several nodes need PostgreSQL. */
 static void test_sqlite_refused(void **state)
 {
@@ -540,6 +579,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_batch_keeps_good_moves, setup, teardown),
         cmocka_unit_test_setup_teardown(test_renewal, setup, teardown),
         cmocka_unit_test_setup_teardown(test_vacation_fenced, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_after_single_server, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
