@@ -9,7 +9,8 @@
 #   2. the kill -9 test of tests/store/run.sh (a burst of moves killed four
 #      times, every acknowledged move in the database) on a database of it;
 #   3. the server itself on it (pg.test.mjs: games across a kill -9, one
-#      server per database, accounts; reconnect.test.mjs, on a PostgreSQL
+#      server per database, accounts; nodes.test.mjs: two nodes (--node)
+#      side by side, a single server excluded; reconnect.test.mjs, on a PostgreSQL
 #      of its own: a game across terminated backends and a restart of
 #      PostgreSQL);
 #   4. with PG_FULL=1 (not by default: it takes minutes), the whole
