@@ -300,7 +300,9 @@ static void done_take(store *s, void *arg, int status)
     if (status == 0)
         status = j->status;
     lease_held *l = status == 0 ? held_find(s, j->game) : NULL;
-    if (l && l->epoch->fence == j->fence) {
+    /* (An unconfirmed lease's fence is the writer's until its creation
+     * commits: not read here.) */
+    if (l && l->confirmed && l->epoch->fence == j->fence) {
         /* Ours and alive: renewed, same fence. */
         if (j->at_ms > l->taken_ms)
             l->taken_ms = j->at_ms;
@@ -377,7 +379,7 @@ int store_lease_release(store *s, int64_t game, store_done_cb cb, void *arg)
         return STORE_ENOMEM;
     /* A creation not yet committed has no fence on the loop yet: its row
      * stays, to expire. */
-    *j = (release_job){game, l->epoch->fence, cb, arg};
+    *j = (release_job){game, l->confirmed ? l->epoch->fence : 0, cb, arg};
     if ((err = queue_call(s, run_release, done_release, j, false)) < 0) {
         free(j);
         return err;
