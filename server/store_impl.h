@@ -182,6 +182,7 @@ enum db_stmt {
     ST_LEASE_TAKE,
     ST_LEASE_HOLDER,
     ST_LEASE_CHECK,
+    ST_LEASE_FENCE,
     ST_LEASE_DELETE,
     ST_LEASE_RENEW,
     ST_NODE_BEAT,
@@ -504,8 +505,13 @@ int lease_new(store *s, int64_t game, int64_t at_ms);
 /* The epoch of the lease held on game, referenced (NULL if none). */
 lease_epoch *lease_epoch_ref(store *s, int64_t game);
 void lease_epoch_unref(lease_epoch *e);
-/* Writer: o's kind's run, wrapped by the lease check of its kind (see
- * op_kind.lease). 0 or an error that fails the batch. */
+/* Writer, after the batch's BEGIN (node mode): the lease rows of every
+ * game the batch writes, read and locked (FOR SHARE) in one statement, and
+ * each op's fenced_out set. 0 or an error that fails the batch. */
+int lease_check_batch(store *s, op *ops, size_t n);
+/* Writer: o's kind's run, unless lease_check_batch fenced it out, with
+ * what its kind does to the lease row (op_kind.lease). 0 or an error that
+ * fails the batch. */
 int lease_run(store *s, op *o);
 /* Writer: 1 if the lease row of game carries e's fence (held until the
  * transaction ends), 0 if not, or STORE_EDB. */

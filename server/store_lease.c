@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "proto_out.h"
 
 enum { LEASE_ID_BLOCK = 1 << 20 };
 
@@ -179,7 +180,7 @@ void lease_free(store *s)
 
 int lease_fence_ok(store *s, int64_t game, const lease_epoch *e)
 {
-    sql_stmt *st = db_use(s->wst, ST_LEASE_CHECK);
+    sql_stmt *st = db_use(s->wst, ST_LEASE_FENCE);
     sql_bind_i64(st, 1, game);
     int rc = sql_step(st);
     int ok = rc == SQL_ROW && e && e->fence != 0 && sql_column_i64(st, 0) == e->fence;
@@ -187,9 +188,96 @@ int lease_fence_ok(store *s, int64_t game, const lease_epoch *e)
     return rc == SQL_ROW || rc == SQL_DONE ? ok : STORE_EDB;
 }
 
+/* A row of the batch's lease check. */
+typedef struct fence_row {
+    int64_t game, fence;
+} fence_row;
+
+static int cmp_row(const void *a, const void *b)
+{
+    const fence_row *x = a, *y = b;
+    return (x->game > y->game) - (x->game < y->game);
+}
+
+/* Is op i's game created by an op before it in this batch? That op, or
+ * NULL. */
+static const op *created_before(const op *ops, size_t i, const size_t *news, size_t nnews)
+{
+    for (size_t k = 0; k < nnews && news[k] < i; k++)
+        if (ops[news[k]].game == ops[i].game)
+            return &ops[news[k]];
+    return NULL;
+}
+
+int lease_check_batch(store *s, op *ops, size_t n)
+{
+    size_t *news = NULL, nnews = 0, capnews = 0, nids = 0;
+    proto_out ids;
+    proto_out_init(&ids, 0);
+    proto_out_append(&ids, "{", 1);
+    int err = 0;
+    for (size_t i = 0; i < n && err == 0; i++) {
+        op *o = &ops[i];
+        o->fenced_out = false;
+        if (o->kind->lease == LEASE_NEW) {
+            if (array_reserve((void **)&news, &capnews, nnews + 1, sizeof *news) < 0)
+                err = STORE_ENOMEM;
+            else
+                news[nnews++] = i;
+        } else if (o->kind->lease == LEASE_CHECK || o->kind->lease == LEASE_END) {
+            /* A game created in this very transaction: its row is ours
+             * alone until the COMMIT; the op passes if it was queued under
+             * that creation's lease. */
+            const op *c = created_before(ops, i, news, nnews);
+            if (c) {
+                o->fenced_out = o->epoch != c->epoch;
+            } else {
+                char num[24];
+                int len = snprintf(num, sizeof num, "%s%lld", nids ? "," : "", (long long)o->game);
+                proto_out_append(&ids, num, (size_t)len);
+                nids++;
+            }
+        }
+    }
+    proto_out_append(&ids, "}", 1);
+    if (err == 0 && ids.oom)
+        err = STORE_ENOMEM;
+    fence_row *rows = NULL;
+    size_t nrows = 0, caprows = 0;
+    if (err == 0 && nids > 0) {
+        /* One statement for the batch: every row locked until the COMMIT,
+         * so no take-over slips in before it. */
+        sql_stmt *st = db_use(s->wst, ST_LEASE_CHECK);
+        sql_bind_text(st, 1, ids.buf, (int)ids.len);
+        int rc;
+        while ((rc = sql_step(st)) == SQL_ROW) {
+            if (array_reserve((void **)&rows, &caprows, nrows + 1, sizeof *rows) < 0) {
+                err = STORE_ENOMEM;
+                break;
+            }
+            rows[nrows++] = (fence_row){sql_column_i64(st, 0), sql_column_i64(st, 1)};
+        }
+        sql_reset(st);
+        if (err == 0 && rc != SQL_DONE)
+            err = STORE_EDB;
+    }
+    for (size_t i = 0; err == 0 && nids > 0 && i < n; i++) {
+        op *o = &ops[i];
+        if ((o->kind->lease != LEASE_CHECK && o->kind->lease != LEASE_END) ||
+            created_before(ops, i, news, nnews))
+            continue;
+        fence_row key = {o->game, 0};
+        const fence_row *r = nrows ? bsearch(&key, rows, nrows, sizeof *rows, cmp_row) : NULL;
+        o->fenced_out = !(r && o->epoch && o->epoch->fence != 0 && r->fence == o->epoch->fence);
+    }
+    free(rows);
+    free(news);
+    proto_out_free(&ids);
+    return err;
+}
+
 int lease_run(store *s, op *o)
 {
-    o->fenced_out = false;
     if (o->kind->lease == LEASE_NEW) {
         int err = o->kind->run(s, o);
         if (err < 0)
@@ -204,13 +292,8 @@ int lease_run(store *s, op *o)
         sql_reset(st);
         return rc == SQL_ROW ? 0 : STORE_EDB;
     }
-    int ok = lease_fence_ok(s, o->game, o->epoch);
-    if (ok < 0)
-        return ok;
-    if (!ok) {
-        o->fenced_out = true; /* its writes skipped; the batch goes on */
-        return 0;
-    }
+    if (o->fenced_out)
+        return 0; /* lease_check_batch: its writes skipped; the batch goes on */
     int err = o->kind->run(s, o);
     if (err == 0 && o->kind->lease == LEASE_END) {
         sql_stmt *st = db_use(s->wst, ST_LEASE_DELETE);

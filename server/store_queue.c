@@ -39,10 +39,12 @@
  * twice (moves' primary key is the game and the ply).
  *
  * Node mode (store_lease.c): an op whose kind writes a game (op_kind.lease)
- * holds a reference to the lease it was queued under and runs through
- * lease_run, which checks the lease row's fence first; an op it finds
- * fenced out is skipped without failing the batch, and lease_done turns
- * its answer into STORE_ELEASE_LOST before its done callback.
+ * holds a reference to the lease it was queued under; after the BEGIN,
+ * lease_check_batch reads and locks the lease rows of the batch's games in
+ * one statement and marks the ops whose fence no longer matches; each op
+ * runs through lease_run, which skips those without failing the batch,
+ * and lease_done turns their answer into STORE_ELEASE_LOST before their
+ * done callback.
  */
 #include "store_impl.h"
 #include "log.h"
@@ -174,6 +176,8 @@ static int write_once(store *s, op *ops, size_t n, bool patient, bool *lost, boo
 {
     *lost = *unknown = false;
     int err = db_run(db_use(s->wst, ST_BEGIN));
+    if (err == 0 && s->node)
+        err = lease_check_batch(s, ops, n);
     for (size_t i = 0; i < n && err == 0; i++)
         err = s->node && ops[i].kind->lease != LEASE_NONE ? lease_run(s, &ops[i])
                                                           : ops[i].kind->run(s, &ops[i]);

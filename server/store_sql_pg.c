@@ -205,8 +205,11 @@ static const char *const stmt_sql_pg[ST_COUNT] = {
                       " WHERE room_leases.expires_ms < $4::bigint OR room_leases.node = $2::text"
                       " RETURNING fence",
     [ST_LEASE_HOLDER] = "SELECT node FROM room_leases WHERE game = $1",
-    /* Held until the COMMIT: a take-over waits for it. */
-    [ST_LEASE_CHECK] = "SELECT fence FROM room_leases WHERE game = $1 FOR SHARE",
+    /* Held until the COMMIT: a take-over waits for it. The batch's games
+     * at once ($1: '{1,2,...}'), in one order; one game's (a vacation). */
+    [ST_LEASE_CHECK] = "SELECT game, fence FROM room_leases WHERE game = ANY($1::bigint[])"
+                       " ORDER BY game FOR SHARE",
+    [ST_LEASE_FENCE] = "SELECT fence FROM room_leases WHERE game = $1 FOR SHARE",
     [ST_LEASE_DELETE] = "DELETE FROM room_leases WHERE game = $1 AND fence = $2",
     /* Only the leases still alive when the renewal was queued: one lost
      * locally stays lost. */
