@@ -8,7 +8,7 @@
  * module; nothing calls it.
  *
  *   chameleon [--config FILE] [--migrations DIR] [--trust-proxy ADDR]
- *             [--host 127.0.0.1] [--port 8080] [--db chameleon.db]
+ *             [--host 127.0.0.1] [--port 8080] [--db chameleon.db] [--node NAME]
  *             [--web-root web-client] [--abandon-seconds N] [--first-move-seconds N]
  *             [--bot-threads N] [--bot-table-mb N] [--clock-offset-file FILE]
  *             [--password-queue N] [--login-failures-per-address N]
@@ -87,6 +87,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: chameleon [--config FILE] [--host ADDR] [--port N] [--db FILE]\n"
+            "                 [--node NAME]\n"
             "                 [--web-root DIR] [--wasm FILE] [--migrations DIR]\n"
             "                 [--trust-proxy ADDR]\n"
             "                 [--abandon-seconds N] [--first-move-seconds N]\n"
@@ -121,6 +122,10 @@ static void usage(FILE *f)
             "  --db FILE|URL        the database: an SQLite file (default chameleon.db), or\n"
             "                       a PostgreSQL URL (postgresql://user@host:port/name;\n"
             "                       the password from ~/.pgpass or PGPASSWORD, not the URL)\n"
+            "  --node NAME          one of several nodes sharing a PostgreSQL database (not\n"
+            "                       SQLite): games in progress are held by leases, none is\n"
+            "                       loaded at start (docs/SCALING.md, \"Leases\": the\n"
+            "                       store's part only so far); NAME unique among nodes\n"
             "  --web-root DIR       static files of the web client (default web-client, or\n"
             "                       PREFIX/share/chameleon/web-client when installed)\n"
             "  --wasm FILE          the rules core for the browser (default build/rules.wasm,\n"
@@ -455,7 +460,7 @@ int main(int argc, char **argv)
         return backup_main(argc, argv);
     char origin[256];
     bool https = false;
-    const char *db = "chameleon.db";
+    const char *db = "chameleon.db", *node = NULL;
     const char *relay_name = NULL;
     long abandon_s = 0;
     long first_move_s = ROOM_FIRST_MOVE_MS_DEFAULT / 1000;
@@ -551,6 +556,8 @@ int main(int argc, char **argv)
             cfg.port = (int)n;
         } else if (strcmp(a, "--db") == 0) {
             db = val;
+        } else if (strcmp(a, "--node") == 0) {
+            node = val;
         } else if (strcmp(a, "--web-root") == 0) {
             cfg.web_root = val;
         } else if (strcmp(a, "--wasm") == 0) {
@@ -658,6 +665,7 @@ int main(int argc, char **argv)
     store_options sopt = {
         .migrations_dir = migrations,
         .retries = write_retries > 0 ? (unsigned)write_retries : STORE_NO_RETRY,
+        .node = node,
     };
     if (clock_file != NULL) {
         sopt.now_ms = offset_clock;
@@ -668,7 +676,10 @@ int main(int argc, char **argv)
     if (serr < 0) {
         log_error("cannot open %s: %s", db, why);
         uv_loop_close(&loop);
-        return serr == STORE_ELOCKED ? 3 : serr == STORE_ECORRUPT ? 4 : 1;
+        return serr == STORE_ELOCKED    ? 3
+               : serr == STORE_ECORRUPT ? 4
+               : serr == STORE_EBAD_ARG ? 2
+                                        : 1;
     }
     if (sodium_init() < 0) {
         log_error("libsodium failed to start");

@@ -83,7 +83,9 @@
     X(STORE_ETHROTTLED, -130, "too_many_attempts", "too many attempts: wait and try again")        \
     X(STORE_EBUSY, -131, "busy", "the server is busy: try again in a moment")                      \
     X(STORE_ELOCKED, -140, "db_in_use", "the database is in use by another server")                \
-    X(STORE_ECORRUPT, -141, "db_corrupt", "the database file is corrupt")
+    X(STORE_ECORRUPT, -141, "db_corrupt", "the database file is corrupt")                          \
+    X(STORE_ELEASED, -150, "game_leased", "another node holds this game's lease")                  \
+    X(STORE_ELEASE_LOST, -151, "lease_lost", "this node no longer holds this game's lease")
 
 typedef enum {
     STORE_OK = 0,
@@ -132,14 +134,20 @@ typedef struct store_options {
     unsigned retries;
     unsigned retry_ms;
     unsigned busy_ms; /* SQLite's wait for another connection's lock; 0: 2000 */
+    /* Node mode (PostgreSQL only; "Leases" below): this process is the
+     * node of that name, one of several on the database. NULL: the one
+     * server of its database. */
+    const char *node;
+    unsigned lease_ttl_ms; /* node mode: a lease's life; 0: STORE_LEASE_TTL_MS */
 } store_options;
 
 enum {
-    STORE_RETRIES = 5,         /* tries after the first, per batch */
-    STORE_RETRY_MS = 50,       /* the first back-off; doubles each time */
-    STORE_RETRY_MAX_MS = 2000, /* no back-off is longer */
-    STORE_NO_RETRY = 1000000,  /* store_options.retries: none */
-    STORE_PROBE_MS = 1000,     /* a probe write this often while unwritable */
+    STORE_RETRIES = 5,          /* tries after the first, per batch */
+    STORE_RETRY_MS = 50,        /* the first back-off; doubles each time */
+    STORE_RETRY_MAX_MS = 2000,  /* no back-off is longer */
+    STORE_NO_RETRY = 1000000,   /* store_options.retries: none */
+    STORE_PROBE_MS = 1000,      /* a probe write this often while unwritable */
+    STORE_LEASE_TTL_MS = 10000, /* node mode: a lease lives this long unless renewed */
 };
 
 /* The back-off before try number attempt + 2 of a batch (attempt 0 is the
@@ -182,7 +190,11 @@ void store_get_stats(store *s, store_stats *out);
  * anything is written to it: a corrupt file is refused with STORE_ECORRUPT
  * and left as it is. Loads the in-progress games into memory (turns, deadlines,
  * conditional lines). Returns 0 and *out, or a negative store_err with a
- * sentence in why.
+ * sentence in why. On PostgreSQL the lock is an advisory lock; in node
+ * mode (options.node) it is taken shared, so that nodes share the
+ * database and no single server joins them, and NO game is loaded: a
+ * node writes only the games whose lease it takes, and loads each with
+ * store_game_adopt ("Leases" below). Node mode on SQLite: STORE_EBAD_ARG.
  */
 int store_open(store **out, uv_loop_t *loop, const char *path, const store_options *opt, char *why,
                size_t whylen);
@@ -279,7 +291,10 @@ typedef struct store_new_game {
 } store_new_game;
 
 /*
- * Queue the creation of a game; *id is set at once (ids are never reused).
+ * Queue the creation of a game; *id is set at once (ids are never reused;
+ * in node mode they come from the node's block, and the game's lease is
+ * taken in the creation's transaction: STORE_EBUSY in the rare case the
+ * block is used up before the next one has been read).
  * Rated games need an account for every player, correspondence games for
  * every player but bots (players[].bot > 0) (STORE_ENEED_ACCOUNT); correspondence time controls are
  * checked (STORE_EBAD_TC). The creation is written before any move queued later for this game. cb
@@ -774,6 +789,88 @@ typedef struct store_corr_turn {
 
 /* cb once per correspondence game in progress with a player to move. */
 void store_corr_each(store *s, void (*cb)(void *arg, const store_corr_turn *t), void *arg);
+
+/* ------------------------------------------------------------------------ */
+/* Leases (node mode only: options.node; migration 0009, store_lease.c).
+ *
+ * Several nodes share one PostgreSQL database; each game in progress is
+ * written by one node at a time, the holder of its lease (a row of
+ * room_leases: node, fence, expires_ms). A lease lives lease_ttl_ms and
+ * the store renews every lease of its node every ttl/3 (one queued
+ * UPDATE, which also writes the node's heartbeat). The fence is a number
+ * from one sequence for all games and nodes: it grows each time a lease
+ * changes hands (or is taken again after it expired).
+ *
+ * Fencing: in node mode every write of a game (creation, move, leave,
+ * result, takeback, conditional lines, the deadlines a vacation moves)
+ * checks in its batch's transaction, holding the lease row (FOR SHARE, so
+ * that a take-over waits for the COMMIT), that the row still carries the
+ * fence this node got. If not, that write alone is skipped: its callback
+ * gets STORE_ELEASE_LOST (the rest of the batch commits), the game leaves
+ * this node's memory and the lease-lost callback is told. So a node that
+ * lost a lease never writes a move of that game, whatever its clock or
+ * its queue hold.
+ *
+ * Lost locally: a lease whose last renewal (or take) was queued more than
+ * a ttl ago is lost, even if the database is away or the node was frozen:
+ * writes of that game are refused at once (STORE_ELEASE_LOST), and the
+ * renewal timer drops it (memory, lease-lost callback). Writes of a game
+ * without a lease are refused the same way: take it (or create the game:
+ * store_game_create in node mode takes the new game's lease in the
+ * creation's transaction) first.
+ *
+ * Node names are unique among running processes; a node started again
+ * under its name finds its old leases expired (store_open expires them),
+ * so its takes get new fences.
+ *
+ * Not here yet (docs/SCALING.md): forwarding a room's requests to its
+ * node, relaying its events, the room layer's take-over (which will call
+ * store_lease_expired, store_lease_take and store_game_adopt).
+ */
+
+/* cb of store_lease_take: status 0 and the lease's fence; STORE_ELEASED
+ * and the node that holds it (holder, else ""); STORE_ENOT_FOUND (no
+ * such game in progress); STORE_EDB. */
+typedef void (*store_lease_cb)(void *arg, int status, int64_t fence, const char *holder);
+
+/* Take the lease of game `game` if it is free, expired or already this
+ * node's (then renewed; its fence stays unless it had expired). Queued;
+ * cb as above. Returns 0, or STORE_EBAD_ARG (not node mode) /
+ * STORE_ECLOSED / STORE_ENOMEM (cb not called). */
+int store_lease_take(store *s, int64_t game, store_lease_cb cb, void *arg);
+
+/* Give the lease of `game` up: writes of it are refused from now on, it
+ * leaves memory, and its row is deleted (if it still carries our fence)
+ * by a queued write; cb (may be NULL) once written. 0, STORE_ENOT_FOUND
+ * (not held), STORE_ECLOSED, STORE_ENOMEM. */
+int store_lease_release(store *s, int64_t game, store_done_cb cb, void *arg);
+
+/* The games in progress that no live node holds (lease expired, or no
+ * lease), the lowest ids first, at most STORE_LEASE_EXPIRED_MAX: what a
+ * node may take over. Queued read. */
+typedef void (*store_ids_cb)(void *arg, int status, const int64_t *ids, int n);
+int store_lease_expired(store *s, store_ids_cb cb, void *arg);
+enum { STORE_LEASE_EXPIRED_MAX = 1000 };
+
+/* Read game `game` from the database (queued, behind what was queued
+ * before) and put it into memory as store_open loads a game in progress
+ * on a single server (turn, clocks, deadlines, conditional lines); cb gets
+ * the whole game, as store_game_get does, so that the room layer rebuilds
+ * its room. The lease must be held (STORE_ELEASE_LOST at once if not, or
+ * in cb if it was lost meanwhile); a finished game is answered but not put
+ * in memory. Outside node mode: STORE_EBAD_ARG. */
+int store_game_adopt(store *s, int64_t game, store_game_get_cb cb, void *arg);
+
+/* Called (loop) with each game whose lease this node lost (fenced out,
+ * expired, taken by another node): the game has left memory. */
+void store_set_lease_lost_cb(store *s, void (*cb)(void *arg, int64_t game), void *arg);
+
+/* Whether this node holds game's lease now (false outside node mode). */
+bool store_lease_held(store *s, int64_t game);
+
+/* TESTS: pause (true) or resume the renewal of the node's leases, as a
+ * node frozen or cut from its database would. */
+void store_lease_pause(store *s, bool paused);
 
 /* ------------------------------------------------------------------------ */
 /* For accounts.c: its password work runs on the store's loop's thread pool

@@ -492,7 +492,7 @@ static void release_profile(op *o)
     }
 }
 
-static const op_kind profile_kind = {run_profile, done_profile, release_profile, true};
+static const op_kind profile_kind = {run_profile, done_profile, release_profile, true, LEASE_NONE};
 
 int store_profile_get(store *s, const char *username, store_profile_cb cb, void *arg)
 {

@@ -113,7 +113,7 @@ static void release_archive(op *o)
     free(o->answer);
 }
 
-static const op_kind archive_kind = {run_archive, done_archive, release_archive, true};
+static const op_kind archive_kind = {run_archive, done_archive, release_archive, true, LEASE_NONE};
 
 static char *dup_opt(const char *t, bool *oom)
 {

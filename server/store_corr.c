@@ -136,6 +136,8 @@ typedef struct vac_job {
     vacation before;            /* the vacation in memory before (undone on failure) */
     bool had;                   /* ... if there was one */
     int64_t *games, *deadlines; /* the deadlines moved (written with the row) */
+    lease_epoch **epochs;       /* node mode: each game's lease, for its fence */
+    bool *fenced;               /* ... which the writer found lost (not written) */
     size_t n;
     int64_t until_ms; /* the answer */
     int days_left;
@@ -170,6 +172,10 @@ static void vac_answer(store *s, vac_job *j, int status)
         rules_why(j->why, sizeof j->why, "%s", store_err_text(status));
     j->cb(j->arg, status, status < 0 ? 0 : j->until_ms, status < 0 ? 0 : j->days_left,
           status < 0 ? j->why : "");
+    for (size_t i = 0; j->epochs && i < j->n; i++)
+        lease_epoch_unref(j->epochs[i]);
+    free(j->epochs);
+    free(j->fenced);
     free(j->games);
     free(j->deadlines);
     free(j);
@@ -203,6 +209,15 @@ static int run_vac_write(store *s, void *arg)
     sql_bind_i64(st, 5, j->account);
     int err = db_run(st);
     for (size_t i = 0; i < j->n && err == 0; i++) {
+        if (s->node) {
+            /* A game write like a move's: only under this node's fence. */
+            int ok = lease_fence_ok(s, j->games[i], j->epochs[i]);
+            if (ok < 0)
+                return ok;
+            j->fenced[i] = !ok;
+            if (!ok)
+                continue;
+        }
         st = db_use(s->wst, ST_DEADLINE_SET);
         sql_bind_i64(st, 1, j->deadlines[i]);
         sql_bind_i64(st, 2, j->games[i]);
@@ -229,8 +244,12 @@ static void done_vac_write(store *s, void *arg, int status)
     vac_job *j = arg;
     if (status < 0) {
         vac_undo(s, j);
-    } else if (s->turn_cb) {
-        s->turn_cb(s->turn_arg, j->account);
+    } else {
+        for (size_t i = 0; s->node && i < j->n; i++)
+            if (j->fenced[i])
+                lease_lost(s, j->games[i], j->epochs[i]);
+        if (s->turn_cb)
+            s->turn_cb(s->turn_arg, j->account);
     }
     vac_answer(s, j, status);
 }
@@ -241,6 +260,10 @@ static int shift_deadlines(store *s, vac_job *j, int64_t delta)
 {
     acct_games *a = mem_account(s, j->account);
     size_t n = a ? a->n : 0;
+    if (n && s->node &&
+        ((j->epochs = calloc(n, sizeof *j->epochs)) == NULL ||
+         (j->fenced = calloc(n, sizeof *j->fenced)) == NULL))
+        return STORE_ENOMEM;
     if (n && ((j->games = malloc(n * sizeof *j->games)) == NULL ||
               (j->deadlines = malloc(n * sizeof *j->deadlines)) == NULL))
         return STORE_ENOMEM;
@@ -250,6 +273,8 @@ static int shift_deadlines(store *s, vac_job *j, int64_t delta)
             continue;
         g->deadline_ms += delta;
         g->fired_ply = -1;
+        if (s->node)
+            j->epochs[j->n] = lease_epoch_ref(s, g->id);
         j->games[j->n] = g->id;
         j->deadlines[j->n++] = g->deadline_ms;
     }
@@ -430,9 +455,9 @@ static void lines_clear(game_mem *g, int player)
     g->condcap[player] = 0;
 }
 
-void corr_load_lines(store *s, game_mem *g)
+void corr_load_lines(sql_stmt *const *set, game_mem *g)
 {
-    sql_stmt *st = db_use(db_loop(s), ST_COND_SELECT);
+    sql_stmt *st = db_use(set, ST_COND_SELECT);
     sql_bind_i64(st, 1, g->id);
     while (sql_step(st) == SQL_ROW) {
         int player = sql_column_int(st, 0);
@@ -468,7 +493,7 @@ static void release_cond(op *o)
     mem_lines_free(o->lines, o->nlines);
 }
 
-static const op_kind cond_kind = {run_cond, queue_write_done, release_cond, false};
+static const op_kind cond_kind = {run_cond, queue_write_done, release_cond, false, LEASE_CHECK};
 
 /* Queue the player's lines as they are in memory now; cb (may be NULL)
  * once they are written. */
@@ -489,10 +514,13 @@ static int queue_cond(store *s, game_mem *g, int player, store_done_cb cb, void 
     return 0;
 }
 
-/* The game in progress `id`, if the store takes writes. */
+/* The game in progress `id`, if the store takes writes (node mode: if
+ * this node holds its lease). */
 static int cond_game(store *s, int64_t id, game_mem **out)
 {
     int err = queue_refuses(s);
+    if (err == 0)
+        err = lease_writable(s, id);
     if (err < 0)
         return err;
     *out = mem_game_find(s, id);

@@ -187,6 +187,8 @@ static const char *const stmt_sql_sqlite[ST_COUNT] = {
                       " ON a.id = e.account ORDER BY e.tournament, e.at_ms, e.account",
     [ST_T_GAMES] = "SELECT tournament, game, round, p0, p1, p2, rank0, rank1, rank2"
                    " FROM tournament_games ORDER BY tournament, round, game",
+    /* ST_LEASE_NEW .. ST_GAME_ID_BLOCK: node mode, PostgreSQL only (NULL
+     * here: db_open prepares none of them on SQLite). */
 };
 
 const char *db_sql(const store *s, enum db_stmt which)
@@ -453,6 +455,8 @@ static int db_open(store *s, const char *path, const char *root, unsigned busy_m
         return err;
     for (int i = 0; i < ST_COUNT; i++) {
         const char *sql = db_sql(s, (enum db_stmt)i);
+        if (sql == NULL && s->engine == SQL_SQLITE && i >= ST_LEASE_NEW)
+            continue; /* node mode's: PostgreSQL only */
         if (sql == NULL || sql_prepare(s->db, sql, &s->st[i]) < 0 ||
             sql_prepare(s->wdb, sql, &s->wst[i]) < 0)
             return db_error(s, why, whylen, sql ? sql : "a statement");
@@ -475,8 +479,10 @@ void db_free(store *s)
     sql_close(s->ckpt_db);
     sql_close(s->wdb);
     sql_close(s->db);
+    lease_free(s);
     mem_free(s);
     ratings_free(s);
+    free(s->node);
     free(s->ops);
     free(s->path);
     free(s);
@@ -504,7 +510,27 @@ int store_open(store **out, uv_loop_t *loop, const char *path, const store_optio
     s->engine = sql_engine_of(path);
     s->retries = o.retries == 0 ? STORE_RETRIES : o.retries >= STORE_NO_RETRY ? 0 : o.retries;
     s->retry_ms = o.retry_ms ? o.retry_ms : STORE_RETRY_MS;
-    int err = db_open(s, path, dir, o.busy_ms ? o.busy_ms : 2000, why, whylen);
+    s->lease_ttl_ms = o.lease_ttl_ms ? o.lease_ttl_ms : STORE_LEASE_TTL_MS;
+    int err = 0;
+    if (o.node != NULL) {
+        size_t len = strlen(o.node);
+        if (s->engine != SQL_POSTGRES) {
+            rules_why(why, whylen,
+                      "several nodes need PostgreSQL: --node wants --db postgresql://...");
+            err = STORE_EBAD_ARG;
+        } else if (len == 0 || len > 63 ||
+                   strspn(o.node, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                  "0123456789._-") != len) {
+            rules_why(why, whylen, "a node's name is 1 to 63 letters, digits, '.', '_' or '-'");
+            err = STORE_EBAD_ARG;
+        } else if ((s->node = strdup(o.node)) == NULL) {
+            err = STORE_ENOMEM;
+        }
+    }
+    if (err == 0)
+        err = db_open(s, path, dir, o.busy_ms ? o.busy_ms : 2000, why, whylen);
+    if (err == 0 && s->node)
+        err = lease_open(s, why, whylen);
     if (err == 0) {
         err = games_load(s);
         if (err == 0)
@@ -546,8 +572,10 @@ void store_close(store *s)
         return;
     s->serving = false;
     atomic_store(&s->stopping, true);
-    /* Callbacks may queue more (a conditional reply, the next move). */
-    for (int round = 0; round < 16 && s->nops > 0; round++)
+    /* Callbacks may queue more (a conditional reply, the next move). A
+     * batch still out (a timer's: a lease renewal) is waited for too:
+     * its answer would not come once the handles are closed. */
+    for (int round = 0; round < 16 && (s->nops > 0 || s->busy); round++)
         store_flush(s);
     s->closing = true;
     queue_stop(s);

@@ -198,11 +198,13 @@ static void done_finish(store *s, op *o, int status)
     queue_write_done(s, o, status);
 }
 
-static const op_kind create_kind = {run_create, queue_write_done, release_create, false};
-static const op_kind move_kind = {run_move, queue_write_done, NULL, false};
-static const op_kind leave_kind = {run_leave, queue_write_done, NULL, false};
-static const op_kind finish_kind = {run_finish, done_finish, ratings_release, false};
-static const op_kind takeback_kind = {run_takeback, queue_write_done, NULL, false};
+/* In node mode each is fenced (lease_run): a creation inserts its lease,
+ * a result deletes it, the others check it. */
+static const op_kind create_kind = {run_create, queue_write_done, release_create, false, LEASE_NEW};
+static const op_kind move_kind = {run_move, queue_write_done, NULL, false, LEASE_CHECK};
+static const op_kind leave_kind = {run_leave, queue_write_done, NULL, false, LEASE_CHECK};
+static const op_kind finish_kind = {run_finish, done_finish, ratings_release, false, LEASE_END};
+static const op_kind takeback_kind = {run_takeback, queue_write_done, NULL, false, LEASE_CHECK};
 
 /* ------------------------------------------------------------------------ */
 /* Create, move, leave, finish */
@@ -247,6 +249,11 @@ int store_game_create(store *s, const store_new_game *ng, int64_t *id, store_don
 
     int64_t now = store_now(s);
     g->id = s->next_id;
+    if (s->node && (err = lease_game_id(s, &g->id)) < 0) {
+        free(g);
+        new_game_free(copy);
+        return err;
+    }
     snprintf(g->variant, sizeof g->variant, "%s", ng->variant);
     g->kind = ng->kind;
     g->nplayers = ng->nplayers;
@@ -260,14 +267,22 @@ int store_game_create(store *s, const store_new_game *ng, int64_t *id, store_don
     }
     if (g->kind == STORE_CORR)
         g->deadline_ms = corr_deadline(s, g, g->to_move, now);
-    op *o = queue_push(s, &create_kind, g->id);
-    if (o == NULL)
+    /* Node mode: the new game's lease, held before the creation is queued
+     * (the op takes a reference to it). */
+    if (s->node && lease_new(s, g->id, now) < 0)
         goto out_nomem;
-    if (mem_game_insert(s, g) < 0) {
-        queue_pop(s);
+    op *o = queue_push(s, &create_kind, g->id);
+    if (o == NULL || mem_game_insert(s, g) < 0) {
+        if (o)
+            queue_pop(s);
+        if (s->node) {
+            lease_epoch_unref(o ? o->epoch : NULL);
+            lease_forget(s, g->id);
+        }
         goto out_nomem;
     }
-    s->next_id++;
+    if (!s->node)
+        s->next_id++;
     o->create = copy;
     o->cb.write = cb;
     o->arg = arg;
@@ -283,10 +298,13 @@ out_nomem:
     return STORE_ENOMEM;
 }
 
-/* The game in progress `id`, if the store takes writes. */
+/* The game in progress `id`, if the store takes writes (node mode: if
+ * this node holds its lease). */
 static int check_game(store *s, int64_t id, game_mem **out)
 {
     int err = queue_refuses(s);
+    if (err == 0)
+        err = lease_writable(s, id);
     if (err < 0)
         return err;
     *out = mem_game_find(s, id);
@@ -571,7 +589,7 @@ static void release_read(op *o)
     }
 }
 
-static const op_kind read_kind = {run_read, done_read, release_read, true};
+static const op_kind read_kind = {run_read, done_read, release_read, true, LEASE_NONE};
 
 int store_game_get(store *s, int64_t id, store_game_get_cb cb, void *arg)
 {
@@ -611,23 +629,15 @@ int store_load_in_progress(store *s, store_game_cb cb, void *arg)
 /* ------------------------------------------------------------------------ */
 /* Loading the games in progress into memory */
 
-/* One game in progress into memory, from its records. */
-static int load_one(store *s, int64_t id)
+/* A game in progress in memory's form, from its records (and its lines
+ * read with set's statements), or NULL if out of memory. */
+static game_mem *mem_from(sql_stmt *const *set, const game_buf *b)
 {
-    game_buf b;
-    int err = game_read(db_loop(s), id, &b);
-    game_mem *g = err == 0 ? calloc(1, sizeof *g) : NULL;
-    if (g == NULL) {
-        game_buf_free(&b);
-        return err < 0 ? err : STORE_ENOMEM;
-    }
-    const store_game_info *gi = &b.info;
-    if (gi->finished) {
-        game_buf_free(&b);
-        free(g);
-        return 0;
-    }
-    g->id = id;
+    game_mem *g = calloc(1, sizeof *g);
+    if (g == NULL)
+        return NULL;
+    const store_game_info *gi = &b->info;
+    g->id = gi->id;
     snprintf(g->variant, sizeof g->variant, "%s", gi->variant);
     g->kind = gi->kind;
     g->nplayers = gi->nplayers;
@@ -641,8 +651,23 @@ static int load_one(store *s, int64_t id)
         g->account[p] = gi->players[p].account;
         g->clock_ms[p] = gi->clock_ms[p];
     }
+    corr_load_lines(set, g);
+    return g;
+}
+
+/* One game in progress into memory, from its records. */
+static int load_one(store *s, int64_t id)
+{
+    game_buf b;
+    int err = game_read(db_loop(s), id, &b);
+    if (err < 0 || b.info.finished) {
+        game_buf_free(&b);
+        return err;
+    }
+    game_mem *g = mem_from(db_loop(s), &b);
     game_buf_free(&b);
-    corr_load_lines(s, g);
+    if (g == NULL)
+        return STORE_ENOMEM;
     err = mem_game_insert(s, g);
     if (err < 0)
         mem_game_free(g);
@@ -652,6 +677,8 @@ static int load_one(store *s, int64_t id)
 int games_resync(store *s, int64_t id)
 {
     mem_game_remove(s, id);
+    if (s->node && !store_lease_held(s, id))
+        return 0; /* another node's now */
     /* The one read of the loop's connection while serving: after a failed
      * batch (the database answered, it is not away; a lost connection is
      * waited for, never resynced), memory must match the disk before
@@ -659,11 +686,14 @@ int games_resync(store *s, int64_t id)
     s->resyncing = true;
     int err = load_one(s, id);
     s->resyncing = false;
+    s->resyncing = false;
     return err == STORE_ENOT_FOUND ? 0 : err;
 }
 
 int games_load(store *s)
 {
+    if (s->node)
+        return 0; /* games come with their leases (store_game_adopt) */
     sql_stmt *st = db_use(db_loop(s), ST_MAX_ID);
     if (sql_step(st) == SQL_ROW)
         s->next_id = sql_column_i64(st, 0) + 1;
@@ -686,4 +716,80 @@ int games_load(store *s)
         err = load_one(s, ids[i]);
     free(ids);
     return err;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Adopting a game (node mode): read on the writer, into memory on the loop
+ * if the lease it was asked under is still held. */
+
+typedef struct adopt_buf {
+    game_buf b;
+    game_mem *g; /* NULL once in memory (or finished) */
+} adopt_buf;
+
+static void release_adopt(op *o)
+{
+    adopt_buf *a = o->answer;
+    if (a == NULL)
+        return;
+    game_buf_free(&a->b);
+    if (a->g)
+        mem_game_free(a->g);
+    free(a);
+    o->answer = NULL;
+}
+
+static int run_adopt(store *s, op *o)
+{
+    release_adopt(o); /* a retry reads again */
+    adopt_buf *a = calloc(1, sizeof *a);
+    if (a == NULL) {
+        o->status = STORE_ENOMEM;
+        return 0;
+    }
+    o->answer = a;
+    o->status = game_read(s->wst, o->game, &a->b);
+    if (o->status == 0 && !a->b.info.finished && (a->g = mem_from(s->wst, &a->b)) == NULL)
+        o->status = STORE_ENOMEM;
+    return 0;
+}
+
+static void done_adopt(store *s, op *o, int status)
+{
+    adopt_buf *a = o->answer;
+    if (status == 0)
+        status = o->status;
+    lease_epoch *now = status == 0 ? lease_epoch_ref(s, o->game) : NULL;
+    if (status == 0 && (now != o->epoch || lease_writable(s, o->game) < 0))
+        status = STORE_ELEASE_LOST; /* lost (or taken again) meanwhile */
+    lease_epoch_unref(now);
+    /* A game already in memory is ahead of the disk (writes queued since
+     * the lease was taken): it stays. */
+    if (status == 0 && a->g && mem_game_find(s, o->game) == NULL) {
+        if (mem_game_insert(s, a->g) == 0)
+            a->g = NULL;
+        else
+            status = STORE_ENOMEM;
+    }
+    o->cb.game(o->arg, status, status == 0 ? &a->b.info : NULL);
+}
+
+static const op_kind adopt_kind = {run_adopt, done_adopt, release_adopt, true, LEASE_NONE};
+
+int store_game_adopt(store *s, int64_t game, store_game_get_cb cb, void *arg)
+{
+    int err = queue_refuses(s);
+    if (err < 0)
+        return err;
+    if (s->node == NULL || cb == NULL)
+        return STORE_EBAD_ARG;
+    if ((err = lease_writable(s, game)) < 0)
+        return err;
+    op *o = queue_push(s, &adopt_kind, game);
+    if (o == NULL)
+        return STORE_ENOMEM;
+    o->epoch = lease_epoch_ref(s, game);
+    o->cb.game = cb;
+    o->arg = arg;
+    return 0;
 }

@@ -33,17 +33,22 @@
  *                             probe write. Calls db_, lite_checkpoint
  *                             (SQLite), each op's kind
  *                             (op_kind) without knowing what it is,
- *                             corr_deadline_tick (the deadline timer) and
- *                             games_resync (after a failed batch).
+ *                             corr_deadline_tick (the deadline timer),
+ *                             games_resync (after a failed batch) and
+ *                             lease_ (node mode: each game write's fence
+ *                             check, its outcome, the epochs ops hold).
  *   store_games.c    (games_) create/move/leave/finish, reading whole games,
- *                             loading games in progress. Calls db_, mem_,
- *                             queue_, corr_ (lines of a loaded game).
+ *                             loading games in progress, adopting one
+ *                             (node mode). Calls db_, mem_, queue_, corr_
+ *                             (lines of a loaded game), lease_ (node
+ *                             mode: may this node write the game).
  *   store_corr.c     (corr_)  deadlines (checked in memory), vacation
  *                             (queued calls: the row read, then written
  *                             with the deadlines moved in memory),
  *                             conditional lines, "your turn". Calls db_,
  *                             mem_, queue_, games_resync (a vacation write
- *                             that failed).
+ *                             that failed), lease_ (node mode: writes
+ *                             allowed, a vacation's deadlines fenced).
  *   store_accounts.c          accounts, sessions, preferences (queued
  *                             calls), profiles (queued reads). Calls db_,
  *                             queue_, ratings_ (a profile's ratings).
@@ -63,6 +68,12 @@
  *   store_ratings.c  (ratings_) Glicko-2 ratings: the update in a finished
  *                             game's transaction, the ratings in memory,
  *                             leaderboards. Calls db_, queue_, rating.h.
+ *   store_lease.c    (lease_) node mode (PostgreSQL): leases of games,
+ *                             their fences checked in each game write's
+ *                             transaction (lease_run, called by the
+ *                             queue), the renewal timer, take-over
+ *                             (store_lease_expired), the node's block
+ *                             of game ids. Calls db_, mem_, queue_.
  *   store_pages.c    (pages_) SQLite's allocator wrapped: its cache pages in
  *                             a reserved region of their own, outside
  *                             malloc's heap. Calls sqlite3 and libuv only.
@@ -166,6 +177,18 @@ enum db_stmt {
     ST_T_GAMES,
     ST_MOVES_TRUNCATE,
     ST_MOVE_CLOCKS,
+    /* Node mode only (PostgreSQL; NULL in SQLite's table, never prepared
+     * there): store_lease.c. */
+    ST_LEASE_NEW,
+    ST_LEASE_TAKE,
+    ST_LEASE_HOLDER,
+    ST_LEASE_CHECK,
+    ST_LEASE_FENCE,
+    ST_LEASE_DELETE,
+    ST_LEASE_RENEW,
+    ST_NODE_BEAT,
+    ST_LEASE_EXPIRED,
+    ST_GAME_ID_BLOCK,
     ST_COUNT
 };
 
@@ -222,6 +245,29 @@ typedef struct rating_mem {
 
 typedef struct op op;
 
+/* A lease as the ops queued under it hold it (node mode): fence is set by
+ * the writer when the op that takes it runs (a creation) or by the loop
+ * when the take's answer arrives, and read by the writer when a write of
+ * the game checks it. Reference-counted on the loop (the lease and each
+ * op). */
+typedef struct lease_epoch {
+    int64_t fence; /* 0: not (yet) known: no write passes */
+    int refs;
+} lease_epoch;
+
+/* What a kind of op does to its game's lease in node mode (lease_run). */
+enum { LEASE_NONE, LEASE_CHECK, LEASE_END, LEASE_NEW };
+
+/* A lease this node holds (loop side; store_lease.c). */
+typedef struct lease_held {
+    int64_t game; /* hash key */
+    lease_epoch *epoch;
+    uint64_t seq;     /* s->lease_seq when its take was queued */
+    int64_t taken_ms; /* ... and the store's time then */
+    bool confirmed;   /* the take (or creation) has committed */
+    UT_hash_handle hh;
+} lease_held;
+
 /* A queued call's two halves (queue_call, store_queue.c). */
 typedef int (*queue_run_fn)(store *s, void *job);
 typedef void (*queue_done_fn)(store *s, void *job, int status);
@@ -239,6 +285,11 @@ typedef struct op_kind {
     /* Writes nothing: a batch of these alone does not show that the disk
      * takes writes again. run may be called again on a retry. */
     bool reads_only;
+    /* Node mode: LEASE_CHECK (a write of game o->game: run only if the
+     * lease row still has o->epoch's fence), LEASE_END (the same, then the
+     * lease row deleted: a result), LEASE_NEW (a creation: the lease row
+     * inserted). LEASE_NONE (0): not a game write. */
+    int lease;
 } op_kind;
 
 /* A queued operation: its kind and the fields the kinds use. */
@@ -271,6 +322,8 @@ struct op {
     void *answer;                      /* reads: what run found (owned by the kind) */
     int status;                        /* reads: 0 or the read's error */
     int64_t notify[RULES_MAX_PLAYERS]; /* accounts whose turn list changes */
+    lease_epoch *epoch;                /* node mode, kinds with a lease: a reference */
+    bool fenced_out;                   /* the fence did not match: run skipped (writer's) */
 };
 
 struct store {
@@ -287,7 +340,8 @@ struct store {
     uv_timer_t group_timer, deadline_timer, probe_timer;
     int lock_fd; /* SQLite: "<db>.lock", flocked while open; -1 if none */
     int open_handles;
-    int works; /* thread-pool jobs still running */
+    bool written_open; /* the async handle was initialized */
+    int works;         /* thread-pool jobs still running */
     /* The writer: a thread that commits each batch, so that the loop never
      * waits for an fsync. Between batches (writer idle) the loop may use wdb
      * itself (store_flush). */
@@ -347,6 +401,21 @@ struct store {
     void *turn_arg;
     void (*timeout_cb)(void *, int64_t, int);
     void *timeout_arg;
+
+    /* Node mode (store_lease.c); node NULL otherwise. */
+    char *node;
+    int64_t lease_ttl_ms;
+    lease_held *leases; /* uthash by game */
+    uint64_t lease_seq;
+    int64_t renewed_ms; /* queue time of the last renewal that committed */
+    bool renew_pending, renew_paused;
+    bool lease_timer_on;
+    uv_timer_t lease_timer;
+    void (*lease_lost_cb)(void *, int64_t);
+    void *lease_lost_arg;
+    int64_t id_end;       /* game ids: next_id .. id_end - 1 are ours */
+    int64_t id_next_base; /* a block reserved ahead (0: none) */
+    bool id_refill_pending;
 };
 
 /* store_db.c ------------------------------------------------------------- */
@@ -404,11 +473,14 @@ int64_t lite_memory_bytes(void);
 /* store_pg.c ------------------------------------------------------------- */
 
 /* The loop's connection (s->db): one server per database (an advisory
- * lock), the schema version's table; before the migrations. 0 or an error
- * with why. */
+ * lock; shared by the nodes in node mode, whose start-ups take turns),
+ * the schema version's table; before the migrations. 0 or an error with
+ * why. */
 int pg_open(store *s, const char *url, unsigned busy_ms, char *why, size_t whylen);
 /* After the migrations: the writer's connection (s->wdb). */
 int pg_open_writer(store *s, const char *url, unsigned busy_ms, char *why, size_t whylen);
+/* Node mode: the start-up lock (taken by pg_open) released. */
+void pg_startup_done(store *s);
 /* One more connection (the mail worker's), a wait for a lock limited to
  * busy_ms: 0 or STORE_EDB with why. */
 int pg_connect(store *s, unsigned busy_ms, sql_conn **out, char *why, size_t whylen);
@@ -416,6 +488,52 @@ int pg_connect(store *s, unsigned busy_ms, sql_conn **out, char *why, size_t why
  * STORE_EDB. */
 int pg_version_get(sql_conn *c, int *v);
 int pg_version_set(sql_conn *c, int v);
+
+/* store_lease.c ---------------------------------------------------------- */
+
+/* Node mode, at store_open (loop's connection, start-up): the node's row,
+ * its old leases expired, its first block of game ids. 0 or an error with
+ * why. */
+int lease_open(store *s, char *why, size_t whylen);
+/* The renewal timer (queue_start; counted in open_handles) and its close
+ * (queue_stop). */
+void lease_start(store *s);
+void lease_stop(store *s, uv_close_cb closed);
+/* 0 if this node may write game now (always outside node mode), else
+ * STORE_ELEASE_LOST. */
+int lease_writable(store *s, int64_t game);
+/* A new game's lease (store_game_create in node mode), held at once and
+ * confirmed when the creation commits: 0 or STORE_ENOMEM. */
+int lease_new(store *s, int64_t game, int64_t at_ms);
+/* The epoch of the lease held on game, referenced (NULL if none). */
+lease_epoch *lease_epoch_ref(store *s, int64_t game);
+void lease_epoch_unref(lease_epoch *e);
+/* Writer, after the batch's BEGIN (node mode): the lease rows of every
+ * game the batch writes, read and locked (FOR SHARE) in one statement, and
+ * each op's fenced_out set. 0 or an error that fails the batch. */
+int lease_check_batch(store *s, op *ops, size_t n);
+/* Writer: o's kind's run, unless lease_check_batch fenced it out, with
+ * what its kind does to the lease row (op_kind.lease). 0 or an error that
+ * fails the batch. */
+int lease_run(store *s, op *o);
+/* Writer: 1 if the lease row of game carries e's fence (held until the
+ * transaction ends), 0 if not, or STORE_EDB. */
+int lease_fence_ok(store *s, int64_t game, const lease_epoch *e);
+/* Loop, once o's batch is back (before its done): a fenced-out write
+ * turns into STORE_ELEASE_LOST (*status) and drops the lease; a creation
+ * confirms or drops its lease; a result forgets it. */
+void lease_done(store *s, op *o, int *status);
+/* The lease of game is lost if it is still the one of epoch e (NULL: any):
+ * out of the table and the game out of memory, the lease-lost callback
+ * told. */
+void lease_lost(store *s, int64_t game, const lease_epoch *e);
+/* Forget the lease of game (a finished game: nothing more to write). */
+void lease_forget(store *s, int64_t game);
+/* A new game id from the node's block: 0 or STORE_EBUSY (block used up,
+ * the next one not yet read). */
+int lease_game_id(store *s, int64_t *id);
+/* Every lease freed (db_free). */
+void lease_free(store *s);
 
 /* store_pages.c ---------------------------------------------------------- */
 
@@ -485,7 +603,8 @@ void queue_stop(store *s);
 
 /* store_games.c ---------------------------------------------------------- */
 
-/* Every game in progress into memory (store_open). 0 or an error. */
+/* Every game in progress into memory (store_open; node mode: only the
+ * next game id). 0 or an error. */
 int games_load(store *s);
 /* After a failed batch: game `id` in memory as it is on disk (out of memory
  * if it is not there or is finished). 0 or an error. */
@@ -495,8 +614,9 @@ int games_resync(store *s, int64_t id);
 
 /* Accounts on vacation into memory (store_open). 0 or an error. */
 int corr_load_vacations(store *s);
-/* A game's conditional lines from the database into g (loading). */
-void corr_load_lines(store *s, game_mem *g);
+/* A game's conditional lines from the database into g (loading; set:
+ * the statements of the connection that reads, s->st or s->wst). */
+void corr_load_lines(sql_stmt *const *set, game_mem *g);
 /* The deadline of `player` whose turn begins at now. */
 int64_t corr_deadline(store *s, const game_mem *g, int player, int64_t now);
 /* The deadline timer's tick. */

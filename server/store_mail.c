@@ -414,7 +414,7 @@ static void release_mail(op *o)
     mail_free(o->mail);
 }
 
-static const op_kind mail_kind = {run_mail, done_mail, release_mail, false};
+static const op_kind mail_kind = {run_mail, done_mail, release_mail, false, LEASE_NONE};
 
 int store_mail_queue(store *s, const store_mail_new *m, store_done_cb cb, void *arg)
 {

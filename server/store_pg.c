@@ -29,6 +29,13 @@
  * lock while our other sessions live; they learn it at their own next
  * reconnection at the latest.
  *
+ * Node mode (--node, store_lease.c): several nodes share the database,
+ * so each takes the same advisory lock SHARED (pg_try_advisory_lock_shared):
+ * nodes coexist, and a single server (which wants it exclusive) cannot
+ * join them, nor a node a single server. Their start-ups (migrations, the
+ * node's row) take turns under a second advisory lock, released once the
+ * node is up (pg_startup_done).
+ *
  * Known gap: the store's rare synchronous calls (accounts, sessions,
  * vacation, preferences: store.h lists them) run on the loop thread; on
  * PostgreSQL each is a network round trip on the loop (on loopback, well
@@ -47,6 +54,14 @@
 /* The advisory lock's key ("cham" in ASCII): advisory locks are per
  * database, so one key serves every database of a PostgreSQL server. */
 #define PG_LOCK_KEY 0x6368616dLL
+/* Node mode: the start-ups of nodes one at a time ("chst"). */
+#define PG_START_KEY 0x63687374LL
+
+/* The lock's function: exclusive for a single server, shared for a node. */
+static const char *lock_fn(const store *s)
+{
+    return s->node ? "pg_try_advisory_lock_shared" : "pg_try_advisory_lock";
+}
 
 /* One statement's first value as text into out ("" if none). */
 static void first_value(sql_conn *c, const char *sql, char *out, size_t n)
@@ -97,7 +112,7 @@ static int pg_claim(sql_conn *c, void *arg, char *why, size_t whylen)
     store *s = arg;
     char got[24], sql[600];
     for (int i = 0; i < 30; i++) {
-        snprintf(sql, sizeof sql, "SELECT pg_try_advisory_lock(%lld)", PG_LOCK_KEY);
+        snprintf(sql, sizeof sql, "SELECT %s(%lld)", lock_fn(s), PG_LOCK_KEY);
         first_value(c, sql, got, sizeof got);
         if (got[0] == '\0') {
             rules_why(why, whylen, "cannot take the database's lock again: %s",
@@ -134,7 +149,7 @@ static int pg_claim(sql_conn *c, void *arg, char *why, size_t whylen)
 static int pg_lock(store *s, char *why, size_t whylen)
 {
     char got[8], sql[400];
-    snprintf(sql, sizeof sql, "SELECT pg_try_advisory_lock(%lld)", PG_LOCK_KEY);
+    snprintf(sql, sizeof sql, "SELECT %s(%lld)", lock_fn(s), PG_LOCK_KEY);
     /* A server killed a moment ago holds the lock until PostgreSQL sees
      * its connection gone (at once when it was idle, after its statement
      * when not): a few seconds' patience before refusing. */
@@ -160,11 +175,44 @@ static int pg_lock(store *s, char *why, size_t whylen)
              " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())",
              PG_LOCK_KEY);
     first_value(s->db, sql, who, sizeof who);
-    rules_why(why, whylen,
-              "the database is in use by another server (%s holds its advisory lock); "
-              "one server per database",
-              who[0] ? who : "?");
+    if (s->node)
+        rules_why(why, whylen,
+                  "the database is in use by a single server (%s holds its advisory lock); "
+                  "nodes (--node) share a database only with other nodes",
+                  who[0] ? who : "?");
+    else
+        rules_why(why, whylen,
+                  "the database is in use by another server (%s holds its advisory lock); "
+                  "one server per database (or several nodes: --node)",
+                  who[0] ? who : "?");
     return STORE_ELOCKED;
+}
+
+/* Node mode: wait for the start-up of any other node to end (30 s at
+ * most: a migration may take a while). */
+static int pg_startup_lock(store *s, char *why, size_t whylen)
+{
+    char got[8], sql[100];
+    snprintf(sql, sizeof sql, "SELECT pg_try_advisory_lock(%lld)", PG_START_KEY);
+    for (int i = 0; i < 300; i++) {
+        first_value(s->db, sql, got, sizeof got);
+        if (strcmp(got, "t") == 0)
+            return 0;
+        if (got[0] == '\0')
+            break;
+        usleep(100 * 1000);
+    }
+    rules_why(why, whylen, "cannot take the nodes' start-up lock: %s",
+              got[0] ? "another node is starting for too long"
+                     : PQerrorMessage(sql_pg_handle(s->db)));
+    return STORE_EDB;
+}
+
+void pg_startup_done(store *s)
+{
+    char sql[100], got[8];
+    snprintf(sql, sizeof sql, "SELECT pg_advisory_unlock(%lld)", PG_START_KEY);
+    first_value(s->db, sql, got, sizeof got);
 }
 
 int pg_open(store *s, const char *url, unsigned busy_ms, char *why, size_t whylen)
@@ -174,6 +222,8 @@ int pg_open(store *s, const char *url, unsigned busy_ms, char *why, size_t whyle
     if (err < 0)
         return err;
     if ((err = pg_lock(s, why, whylen)) < 0)
+        return err;
+    if (s->node && (err = pg_startup_lock(s, why, whylen)) < 0)
         return err;
     /* The schema version: one row, written in each migration's
      * transaction (SQLite keeps it in user_version). */

@@ -37,6 +37,14 @@
  * committed after all is then in the database and in memory, and a client
  * that sends it again finds its ply taken (STORE_EBAD_PLY): never written
  * twice (moves' primary key is the game and the ply).
+ *
+ * Node mode (store_lease.c): an op whose kind writes a game (op_kind.lease)
+ * holds a reference to the lease it was queued under; after the BEGIN,
+ * lease_check_batch reads and locks the lease rows of the batch's games in
+ * one statement and marks the ops whose fence no longer matches; each op
+ * runs through lease_run, which skips those without failing the batch,
+ * and lease_done turns their answer into STORE_ELEASE_LOST before their
+ * done callback.
  */
 #include "store_impl.h"
 #include "log.h"
@@ -78,6 +86,8 @@ op *queue_push(store *s, const op_kind *kind, int64_t game)
     o->kind = kind;
     o->game = game;
     o->at_ms = store_now(s);
+    if (s->node && kind->lease != LEASE_NONE)
+        o->epoch = lease_epoch_ref(s, game);
     /* While a batch is out, its completion sends the queue on. A read
      * (a session looked up as a player connects) has no fsync to share:
      * it goes at the next iteration of the loop with whatever is queued
@@ -109,8 +119,8 @@ static void done_call(store *s, op *o, int status)
     o->cb.call(s, o->arg, status);
 }
 
-static const op_kind call_read_kind = {run_call, done_call, NULL, true};
-static const op_kind call_write_kind = {run_call, done_call, NULL, false};
+static const op_kind call_read_kind = {run_call, done_call, NULL, true, LEASE_NONE};
+static const op_kind call_write_kind = {run_call, done_call, NULL, false, LEASE_NONE};
 
 int queue_call(store *s, queue_run_fn run, queue_done_fn done, void *job, bool reads)
 {
@@ -130,6 +140,7 @@ static void op_release(op *o)
 {
     if (o->kind->release)
         o->kind->release(o);
+    lease_epoch_unref(o->epoch);
 }
 
 /* What the last try of a batch found, for /healthz (under mu: the loop
@@ -168,8 +179,11 @@ static int write_once(store *s, op *ops, size_t n, bool patient, bool *lost, boo
 {
     *lost = *unknown = false;
     int err = db_run(db_use(s->wst, ST_BEGIN));
+    if (err == 0 && s->node)
+        err = lease_check_batch(s, ops, n);
     for (size_t i = 0; i < n && err == 0; i++)
-        err = ops[i].kind->run(s, &ops[i]);
+        err = s->node && ops[i].kind->lease != LEASE_NONE ? lease_run(s, &ops[i])
+                                                          : ops[i].kind->run(s, &ops[i]);
     char why[sizeof s->failing_why];
     if (err == 0 && (err = db_run(db_use(s->wst, ST_COMMIT))) < 0) {
         snprintf(why, sizeof why, "%s", sql_errmsg(s->wdb));
@@ -322,7 +336,7 @@ static void done_probe(store *s, op *o, int status)
     (void)status;
 }
 
-static const op_kind probe_kind = {run_probe, done_probe, NULL, false};
+static const op_kind probe_kind = {run_probe, done_probe, NULL, false, LEASE_NONE};
 
 static void probe_cb(uv_timer_t *t)
 {
@@ -422,10 +436,18 @@ static void complete(store *s, bool next)
     }
     if (s->engine == SQL_SQLITE)
         lite_checkpoint(s);
-    for (size_t i = 0; i < n; i++)
-        ops[i].kind->done(s, &ops[i], err);
-    for (size_t i = 0; i < nbehind; i++)
-        behind[i].kind->done(s, &behind[i], STORE_EDB);
+    for (size_t i = 0; i < n; i++) {
+        int status = err;
+        if (ops[i].epoch)
+            lease_done(s, &ops[i], &status); /* a fenced-out write: lease lost */
+        ops[i].kind->done(s, &ops[i], status);
+    }
+    for (size_t i = 0; i < nbehind; i++) {
+        int status = STORE_EDB;
+        if (behind[i].epoch)
+            lease_done(s, &behind[i], &status);
+        behind[i].kind->done(s, &behind[i], status);
+    }
     if (err == 0 && s->turn_cb)
         notify_turns(s, ops, n);
     for (size_t i = 0; i < n; i++)
@@ -558,6 +580,7 @@ void queue_start(store *s)
             s->written.data = s;
             uv_unref((uv_handle_t *)&s->written);
             s->open_handles = 4;
+            s->written_open = true;
             s->has_writer = uv_thread_create(&s->writer, writer_main, s) == 0;
             if (!s->has_writer)
                 uv_cond_destroy(&s->cv);
@@ -565,6 +588,8 @@ void queue_start(store *s)
         if (!s->has_writer)
             uv_mutex_destroy(&s->mu);
     }
+    if (s->node)
+        lease_start(s); /* the renewal timer */
 }
 
 void store_work_begin(store *s)
@@ -605,6 +630,7 @@ void queue_stop(store *s)
     uv_close((uv_handle_t *)&s->group_timer, handle_closed);
     uv_close((uv_handle_t *)&s->deadline_timer, handle_closed);
     uv_close((uv_handle_t *)&s->probe_timer, handle_closed);
-    if (s->open_handles == 4)
+    if (s->written_open)
         uv_close((uv_handle_t *)&s->written, handle_closed);
+    lease_stop(s, handle_closed);
 }

@@ -396,7 +396,7 @@ static void release_board(op *o)
     }
 }
 
-static const op_kind board_kind = {run_board, done_board, release_board, true};
+static const op_kind board_kind = {run_board, done_board, release_board, true, LEASE_NONE};
 
 int store_leaderboard_get(store *s, const char *variant, store_board_cb cb, void *arg)
 {

@@ -188,6 +188,39 @@ static const char *const stmt_sql_pg[ST_COUNT] = {
                       " ON a.id = e.account ORDER BY e.tournament, e.at_ms, e.account",
     [ST_T_GAMES] = "SELECT tournament, game, round, p0, p1, p2, rank0, rank1, rank2"
                    " FROM tournament_games ORDER BY tournament, round, game",
+    /* Node mode (store_lease.c). $now, $me: the store's time, the node. */
+    [ST_LEASE_NEW] = "INSERT INTO room_leases (game, node, fence, expires_ms)"
+                     " VALUES ($1, $2, nextval('room_fence'), $3) RETURNING fence",
+    /* Free, expired or ours: taken (the fence kept only if it was ours and
+     * alive); held by another live node: no row. Only a game in progress
+     * (the SELECT yields no row for another id, so the foreign key never
+     * fails the batch). */
+    [ST_LEASE_TAKE] = "INSERT INTO room_leases (game, node, fence, expires_ms)"
+                      " SELECT $1::bigint, $2::text, nextval('room_fence'), $3::bigint"
+                      " FROM games WHERE id = $1::bigint AND finished = 0"
+                      " ON CONFLICT (game) DO UPDATE SET node = EXCLUDED.node,"
+                      " fence = CASE WHEN room_leases.node = EXCLUDED.node"
+                      " AND room_leases.expires_ms >= $4::bigint THEN room_leases.fence"
+                      " ELSE EXCLUDED.fence END, expires_ms = EXCLUDED.expires_ms"
+                      " WHERE room_leases.expires_ms < $4::bigint OR room_leases.node = $2::text"
+                      " RETURNING fence",
+    [ST_LEASE_HOLDER] = "SELECT node FROM room_leases WHERE game = $1",
+    /* Held until the COMMIT: a take-over waits for it. The batch's games
+     * at once ($1: '{1,2,...}'), in one order; one game's (a vacation). */
+    [ST_LEASE_CHECK] = "SELECT game, fence FROM room_leases WHERE game = ANY($1::bigint[])"
+                       " ORDER BY game FOR SHARE",
+    [ST_LEASE_FENCE] = "SELECT fence FROM room_leases WHERE game = $1 FOR SHARE",
+    [ST_LEASE_DELETE] = "DELETE FROM room_leases WHERE game = $1 AND fence = $2",
+    /* Only the leases still alive when the renewal was queued: one lost
+     * locally stays lost. */
+    [ST_LEASE_RENEW] = "UPDATE room_leases SET expires_ms = $1::bigint + $2::bigint"
+                       " WHERE node = $3 AND expires_ms >= $1::bigint RETURNING game",
+    [ST_NODE_BEAT] = "INSERT INTO nodes (name, started_ms, heartbeat_ms) VALUES ($1, $2, $2)"
+                     " ON CONFLICT (name) DO UPDATE SET heartbeat_ms = EXCLUDED.heartbeat_ms",
+    [ST_LEASE_EXPIRED] = "SELECT g.id FROM games g LEFT JOIN room_leases l ON l.game = g.id"
+                         " WHERE g.finished = 0 AND (l.game IS NULL OR l.expires_ms < $1)"
+                         " ORDER BY g.id LIMIT $2",
+    [ST_GAME_ID_BLOCK] = "SELECT nextval('game_id_blocks')",
 };
 
 const char *db_sql_pg(enum db_stmt which)

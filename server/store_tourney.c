@@ -264,7 +264,7 @@ static int run_result(store *s, op *o)
     return db_run(st);
 }
 
-static const op_kind result_kind = {run_result, queue_write_done, NULL, false};
+static const op_kind result_kind = {run_result, queue_write_done, NULL, false, LEASE_NONE};
 
 int store_tourney_result(store *s, int64_t game, const int *rank, int nseats, store_done_cb cb,
                          void *arg)

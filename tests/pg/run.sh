@@ -2,14 +2,16 @@
 # The store on PostgreSQL: one PostgreSQL started from Debian's binaries
 # (tests/tools/pg.sh: an unprivileged process, a temporary directory, a
 # loopback port), then
-#   1. every unit test that opens a store, with CHAMELEON_TEST_PG set: each
+#   1. every unit test that opens a store, with CHAMELEON_TEST_PG set (and
+#      test_store_lease: two nodes on one database, PostgreSQL only): each
 #      case runs on a fresh PostgreSQL database (tests/unit/pg_fixture.h)
 #      instead of a SQLite file; and test_relay (server/relay.c, the
 #      LISTEN/NOTIFY relay between nodes, which needs PostgreSQL);
 #   2. the kill -9 test of tests/store/run.sh (a burst of moves killed four
 #      times, every acknowledged move in the database) on a database of it;
 #   3. the server itself on it (pg.test.mjs: games across a kill -9, one
-#      server per database, accounts; reconnect.test.mjs, on a PostgreSQL
+#      server per database, accounts; nodes.test.mjs: two nodes (--node)
+#      side by side, a single server excluded; reconnect.test.mjs, on a PostgreSQL
 #      of its own: a game across terminated backends and a restart of
 #      PostgreSQL; relay.test.mjs: --relay-channel, the relay between
 #      nodes, LISTENing on its session and back after pg_terminate_backend);
@@ -27,7 +29,7 @@ export CHAMELEON_TEST_PG CHAMELEON_TEST_PG_DIR
 
 status=0
 for t in test_sql test_sql_pg test_store test_store_accounts test_store_mail test_store_ratings \
-    test_store_tourney test_pgn test_room test_lobby test_relay; do
+    test_store_tourney test_store_lease test_pgn test_room test_lobby test_relay; do
     bin=build/debug/tests/$t
     [ -x "$bin" ] || { echo "missing $bin: run make debug"; exit 1; }
     echo "--- $t on PostgreSQL"

@@ -152,9 +152,12 @@ static int drive(const char *db, int ngames, double seconds, bool print, bool be
     load l = {.loop = &loop, .ngames = ngames, .print = print, .rate = rate};
     l.games = calloc((size_t)ngames, sizeof *l.games);
     char why[256];
-    /* STORE_GROUP_MS: try another group commit tick. */
+    /* STORE_GROUP_MS: try another group commit tick. STORE_NODE: the
+     * store in node mode under that name (PostgreSQL: every move fenced;
+     * games in progress are not resumed). */
     store_options o = {.group_ms =
-                           getenv("STORE_GROUP_MS") ? (unsigned)atoi(getenv("STORE_GROUP_MS")) : 0};
+                           getenv("STORE_GROUP_MS") ? (unsigned)atoi(getenv("STORE_GROUP_MS")) : 0,
+                       .node = getenv("STORE_NODE")};
     int err = store_open(&l.s, &loop, db, &o, why, sizeof why);
     if (err != 0) {
         fprintf(stderr, "store_load: %s\n", why);
