@@ -383,4 +383,17 @@ static inline int sync_mail_token_take(store *s, const void *h, size_t hl, int p
     return err;
 }
 
+/* A test group's end: the store closed (what is queued answered), the
+ * loop run until its handles are closed, then closed, and the folder of
+ * the database removed. 0 or the shell's status. */
+static inline int sync_store_down(store *s, uv_loop_t *loop, const char *dir)
+{
+    store_close(s);
+    uv_run(loop, UV_RUN_DEFAULT);
+    uv_loop_close(loop);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd);
+}
+
 #endif

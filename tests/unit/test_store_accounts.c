@@ -144,12 +144,7 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
     (void)state;
-    store_close(s);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    uv_loop_close(&loop);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd);
+    return sync_store_down(s, &loop, dir);
 }
 
 static void test_username_rules(void **state)
