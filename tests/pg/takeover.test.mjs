@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { startServer, connect, startGame, rng, bySeatOf, startPostgres } from '../integration/lib.mjs';
 
-const ROUNDS = Number(process.env.TAKEOVER_ROUNDS || 3);
+const ROUNDS = Number(process.env.TAKEOVER_ROUNDS || 10);
 const TTL_MS = 2000;
 
 let pg;
@@ -124,5 +124,59 @@ test(`a node killed ${ROUNDS} times: the other takes its room over, no acknowled
             const r = await n.stop();
             if (r.sig !== 'SIGKILL') assert.equal(r.code, 0, n.stderr().slice(-3000));
         }
+    }
+});
+
+// Lost: another node gets the lease behind the owner's back (written in
+// the database here, as a take-over after a freeze would). The owner's
+// next move is fenced out, never written; the room is closed on the
+// owner, whose watchers are told (an error event, unknown_room, "moved to
+// another node") and can no longer join it there. Once the lease is free
+// again a node (either) takes the room over and the game ends there.
+test('a node that lost a lease closes the room, writing nothing', async () => {
+    const db = pg.db('chameleon_it_lease_lost');
+    const rand = rng(7);
+    const a = await node('a', db);
+    let b;
+    try {
+        b = await node('b', db);
+        let bySeat = [await connect(a.url), await connect(a.url)];
+        const game = bySeat[0].welcome.games.find((g) => g.players === 2);
+        const { room, states } = await startGame(bySeat, game.id, { base_ms: 600000, inc_ms: 0 });
+        bySeat = bySeatOf(bySeat, states);
+        const tokens = bySeat.map((c) => c.welcome.token);
+        const acked = [];
+        let st = await playPlies(bySeat, room, states[0], 4, rand, acked);
+        psql(db, `UPDATE room_leases SET node = 'ghost', fence = fence + 1000000,`
+            + ` expires_ms = 9000000000000000 WHERE game = ${room}`);
+        bySeat[st.to_move].send({ type: 'move', room, move: st.legal[0] });
+        for (const c of bySeat) {
+            const e = await c.waitFor((m) => m.type === 'error' && m.code === 'unknown_room', 'room closed');
+            assert.match(e.reason, new RegExp(`game ${room} moved to another node: reconnect`));
+        }
+        await waitFor('the room lost in a\'s log', () => /room lost[^\n]*game=/.test(a.stderr()));
+        const again = await bySeat[0].request({ type: 'join', room });
+        assert.equal(again.type, 'error');
+        assert.equal(again.code, 'unknown_room');
+        assert.equal(Number(psql(db, `SELECT count(*) FROM moves WHERE game = ${room}`)), acked.length,
+            'the fenced-out move is not in the database');
+        for (const c of bySeat) c.close();
+        // The ghost's lease runs out: a node takes the room over (either:
+        // a is alive and well); the game ends there.
+        psql(db, `UPDATE room_leases SET expires_ms = 0 WHERE game = ${room}`);
+        const taker = await waitFor(`a node to take game ${room} over`,
+            () => [a, b].find((n) => takeovers(n, room) > 0));
+        bySeat = [];
+        for (const t of tokens) bySeat.push(await connect(taker.url, { token: t }));
+        const view = await bySeat[0].request({ type: 'join', room });
+        assert.deepEqual(view.moves.map((m) => m.move), acked);
+        await bySeat[1].request({ type: 'join', room });
+        st = await playPlies(bySeat, room, view, 2, rand, acked);
+        bySeat[st.to_move].send({ type: 'resign', room });
+        for (const c of bySeat) assert.ok((await c.event(room, 'left')).result);
+        for (const c of bySeat) c.close();
+    } finally {
+        assert.equal((await a.stop()).code, 0, a.stderr().slice(-3000));
+        if (b) assert.equal((await b.stop()).code, 0, b.stderr().slice(-3000));
     }
 });
