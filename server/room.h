@@ -12,10 +12,11 @@
  * notify.h tells players away from the site), room_push.c (pushes and the
  * low-time alarm), room_list.c (the games being played, for the lobby),
  * room_rematch.c (declining a rematch), room_takeback.c (takebacks), room_cond.c (conditional
- * moves), room_takeover.c (node mode: taking rooms over, closing lost ones). May call: ident.h (seats, an identity's rooms), session.h (the sink), quota.h (games
- * charged per identity and address, rooms watched), store.h, rating.h (a player's pace), errmap.h,
- * metrics.h, bot.h (the bots' searches), notify.h (e-mail notices: room_notify.c), push.h (Web
- * Push: room_push.c), proto.h, log.h, libuv. Never the transport: it links without libwebsockets.
+ * moves), room_takeover.c (node mode: taking rooms over, closing lost ones). May call: ident.h
+ * (seats, an identity's rooms), session.h (the sink), quota.h (games charged per identity and
+ * address, rooms watched), store.h, rating.h (a player's pace), errmap.h, metrics.h, bot.h (the
+ * bots' searches), notify.h (e-mail notices: room_notify.c), push.h (Web Push: room_push.c),
+ * proto.h, log.h, libuv. Never the transport: it links without libwebsockets.
  *
  * Every state change is an event with the next sequence number; the last
  * ROOM_EVENT_RING events are kept (lean form) so that a client that

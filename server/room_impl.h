@@ -98,7 +98,7 @@ struct room {
     int bot_hopeless[RULES_MAX_PLAYERS]; /* answers in a row scored lost */
     bool finished;                       /* game over was counted */
     bool closing;
-    bool lost; /* node mode: another node has the game (room_takeover.c) */
+    bool lost;         /* node mode: another node has the game (room_takeover.c) */
     UT_hash_handle hh; /* the table of rooms, by id */
 };
 
