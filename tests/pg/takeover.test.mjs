@@ -8,7 +8,10 @@
 // tokens); the clock of the player to move was not charged the outage
 // (as after a restart); they play on. The killed node is started again
 // under its name, and the round repeats, the owner alternating; at the end
-// the game is finished by a resignation, on the last owner.
+// the game is finished by a resignation, on the last owner
+// (TAKEOVER_ROUNDS=20 for the issue's twenty rounds: about 50 s). Also: a
+// lease lost by a live node, and a correspondence game between accounts
+// (session cookies) taken over.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -177,6 +180,67 @@ test('a node that lost a lease closes the room, writing nothing', async () => {
         for (const c of bySeat) c.close();
     } finally {
         assert.equal((await a.stop()).code, 0, a.stderr().slice(-3000));
+        if (b) assert.equal((await b.stop()).code, 0, b.stderr().slice(-3000));
+    }
+});
+
+// A correspondence game between two accounts (registered on b; their
+// session cookies work on any node, sessions being in the database),
+// played on a; a is killed; b takes the room over and the players, logged
+// in on b by the same cookies, find every acknowledged move and finish it.
+async function register(srv, name) {
+    const r = await fetch(srv.http + '/api/register', {
+        method: 'POST', body: JSON.stringify({ username: name, password: 'correct horse' }),
+        headers: { 'Content-Type': 'application/json' },
+    });
+    assert.equal(r.status, 200, await r.text());
+    return r.headers.get('set-cookie').split(';')[0];
+}
+
+test('a correspondence game between accounts taken over after a kill -9', async () => {
+    const db = pg.db('chameleon_it_takeover_corr');
+    const rand = rng(3);
+    const a = await node('a', db);
+    let b;
+    try {
+        b = await node('b', db);
+        const cookies = [await register(b, 'corr_one'), await register(b, 'corr_two')];
+        let players = [];
+        for (const k of cookies) players.push(await connect(a.url, {}, { Cookie: k }));
+        assert.equal(players[0].welcome.account, 'corr_one');
+        const game = players[0].welcome.games.find((g) => g.players === 2);
+        const created = await players[0].request({ type: 'seek_create', game: game.id, corr: { days: 3 } });
+        assert.equal(created.type, 'seek_created', JSON.stringify(created));
+        await players[1].request({ type: 'seek_accept', seek: created.seek.id });
+        const states = [];
+        for (const p of players) {
+            states.push(await p.waitFor((m) => m.type === 'room' && m.corr != null, 'corr room state'));
+        }
+        const room = states[0].room;
+        let bySeat = bySeatOf(players, states);
+        const names = bySeat.map((c) => c.welcome.account);
+        const acked = [];
+        let st = await playPlies(bySeat, room, states[0], 5, rand, acked);
+        for (const c of players) c.close();
+        process.kill(a.pid, 'SIGKILL');
+        assert.equal((await a.stop()).sig, 'SIGKILL');
+        await waitFor(`b to take game ${room} over`, () => takeovers(b, room) > 0);
+        players = [];
+        for (const k of cookies) players.push(await connect(b.url, {}, { Cookie: k }));
+        bySeat = names.map((n) => players.find((c) => c.welcome.account === n));
+        const view = await bySeat[0].request({ type: 'join', room });
+        assert.equal(view.type, 'room', JSON.stringify(view));
+        assert.deepEqual(view.corr, { days: 3, inc_days: 0, cap_days: 0 });
+        assert.deepEqual(view.moves.map((m) => m.move), acked);
+        assert.equal(view.to_move, st.to_move);
+        await bySeat[1].request({ type: 'join', room });
+        st = await playPlies(bySeat, room, view, 3, rand, acked);
+        bySeat[st.to_move].send({ type: 'resign', room });
+        for (const c of bySeat) assert.ok((await c.event(room, 'left')).result);
+        assert.equal(Number(psql(db, `SELECT count(*) FROM moves WHERE game = ${room}`)), acked.length);
+        for (const c of players) c.close();
+    } finally {
+        await a.stop();
         if (b) assert.equal((await b.stop()).code, 0, b.stderr().slice(-3000));
     }
 });
