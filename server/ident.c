@@ -223,6 +223,13 @@ ident *ident_restored(const char *key, const char *name)
     HASH_FIND(hh, orphans, key, strlen(key), i);
     if (i != NULL)
         return i;
+    /* A game taken over from another node (room_takeover.c) may seat a
+     * guest already here under its token: the same identity. A scan, as
+     * take-overs are rare and bounded per tick; none at start-up. */
+    ident *t, *tmp;
+    HASH_ITER(hh, tokens, t, tmp)
+    if (t->key[0] != '\0' && strcmp(t->key, key) == 0)
+        return t;
     /* Never refused: the seats of games in progress come back even beyond
      * max_guests (new guests then wait for idle ones). */
     i = calloc(1, sizeof *i);

@@ -91,7 +91,8 @@ bool ident_guests_full(void);
  * the token's hash (adopted now: the token works from then on); NULL. */
 ident *ident_by_token(const char *token);
 /* The identity that held a seat (by its key) in a game restored from the
- * store; created without a token if needed. */
+ * store: one here with that key (waiting, or known by its token: a game
+ * taken over from another node), else created without a token. */
 ident *ident_restored(const char *key, const char *name);
 /* The identity of an account, created (with a fresh token) if needed. */
 ident *ident_account(int64_t account, const char *name);

@@ -125,7 +125,9 @@ static void usage(FILE *f)
             "  --node NAME          one of several nodes sharing a PostgreSQL database (not\n"
             "                       SQLite): games in progress are held by leases, none is\n"
             "                       loaded at start (docs/SCALING.md, \"Leases\": the\n"
-            "                       store's part only so far); NAME unique among nodes\n"
+            "                       rooms of dead nodes taken over); NAME unique among\n"
+            "                       nodes\n"
+            "  --lease-ttl-ms N     TESTS ONLY (with --node): a lease's life (default 10000)\n"
             "  --web-root DIR       static files of the web client (default web-client, or\n"
             "                       PREFIX/share/chameleon/web-client when installed)\n"
             "  --wasm FILE          the rules core for the browser (default build/rules.wasm,\n"
@@ -488,6 +490,7 @@ int main(int argc, char **argv)
     quota_limits qlim = {0};
     mail_config mcfg = {0};
     long write_retries = STORE_RETRIES;
+    long lease_ttl_ms = STORE_LEASE_TTL_MS;
     /* The flags that are a number in a range and nothing else: into a long
      * (l) or an int (i). */
     const struct {
@@ -558,6 +561,11 @@ int main(int argc, char **argv)
             db = val;
         } else if (strcmp(a, "--node") == 0) {
             node = val;
+        } else if (strcmp(a, "--lease-ttl-ms") == 0) {
+            if (!parse_int(val, 300, 3600000, &lease_ttl_ms)) {
+                log_error("--lease-ttl-ms wants 300..3600000");
+                return 2;
+            }
         } else if (strcmp(a, "--web-root") == 0) {
             cfg.web_root = val;
         } else if (strcmp(a, "--wasm") == 0) {
@@ -666,6 +674,7 @@ int main(int argc, char **argv)
         .migrations_dir = migrations,
         .retries = write_retries > 0 ? (unsigned)write_retries : STORE_NO_RETRY,
         .node = node,
+        .lease_ttl_ms = (unsigned)lease_ttl_ms,
     };
     if (clock_file != NULL) {
         sopt.now_ms = offset_clock;
@@ -732,6 +741,10 @@ int main(int argc, char **argv)
     }
     if (restored > 0)
         log_kv(LOG_INFO, "games in progress restored", "games=%d", restored);
+    if (node != NULL && room_takeover_start((unsigned)lease_ttl_ms) < 0) {
+        log_error("cannot start the take-over timer");
+        return 1;
+    }
     notify_init(&loop, st);
     if ((serr = tournament_init(&loop, st)) < 0) {
         log_error("cannot restore tournaments: %s", store_err_text(serr));

@@ -12,10 +12,11 @@
  * notify.h tells players away from the site), room_push.c (pushes and the
  * low-time alarm), room_list.c (the games being played, for the lobby),
  * room_rematch.c (declining a rematch), room_takeback.c (takebacks), room_cond.c (conditional
- * moves). May call: ident.h (seats, an identity's rooms), session.h (the sink), quota.h (games
- * charged per identity and address, rooms watched), store.h, rating.h (a player's pace), errmap.h,
- * metrics.h, bot.h (the bots' searches), notify.h (e-mail notices: room_notify.c), push.h (Web
- * Push: room_push.c), proto.h, log.h, libuv. Never the transport: it links without libwebsockets.
+ * moves), room_takeover.c (node mode: taking rooms over, closing lost ones). May call: ident.h
+ * (seats, an identity's rooms), session.h (the sink), quota.h (games charged per identity and
+ * address, rooms watched), store.h, rating.h (a player's pace), errmap.h, metrics.h, bot.h (the
+ * bots' searches), notify.h (e-mail notices: room_notify.c), push.h (Web Push: room_push.c),
+ * proto.h, log.h, libuv. Never the transport: it links without libwebsockets.
  *
  * Every state change is an event with the next sequence number; the last
  * ROOM_EVENT_RING events are kept (lean form) so that a client that
@@ -108,6 +109,16 @@ int64_t room_id(const room *r);
  * (games that expired while the server was down end now). Returns how
  * many, or a negative store error. */
 int room_restore_all(void);
+
+/* Node mode (--node; docs/SCALING.md "Leases"), after room_restore_all:
+ * take over the games in progress that no live node holds, at once and
+ * then every ttl_ms / 2 (at most ROOM_TAKEOVER_PER_TICK a tick): take the
+ * lease, adopt the game, rebuild its room as a restart does. A game whose
+ * lease this node loses has its room closed at once, writing nothing; its
+ * watchers get an error event (unknown_room, "... moved to another node")
+ * and are no longer in it. 0, or -1 if the timer cannot start. */
+enum { ROOM_TAKEOVER_PER_TICK = 64 };
+int room_takeover_start(unsigned ttl_ms);
 
 /*
  * The requests that name a room (the dispatcher found r and checked what

@@ -62,6 +62,15 @@ static void unwatch(room *r, session *s)
         }
 }
 
+void room__drop_watchers(room *r, proto_err e, const char *why)
+{
+    while (r->nwatchers > 0) {
+        session *s = r->watchers[r->nwatchers - 1];
+        session_send_error(s, NULL, false, e, why);
+        unwatch(r, s);
+    }
+}
+
 void room_unwatch_all(session *s)
 {
     while (s->nrooms > 0) {

@@ -104,7 +104,8 @@ static void on_timer_closed(uv_handle_t *h)
 
 static void room_close(room *r)
 {
-    HASH_DELETE(hh, rooms, r);
+    if (!r->lost) /* a lost room left the table at once (room_takeover.c) */
+        HASH_DELETE(hh, rooms, r);
     r->closing = true;
     room__bot_cancel(r); /* its answer would name r */
     metrics_now.rooms--;
@@ -114,11 +115,18 @@ static void room_close(room *r)
     uv_close((uv_handle_t *)&r->abandon, on_timer_closed);
 }
 
+void room__table_remove(room *r)
+{
+    HASH_DELETE(hh, rooms, r);
+    r->lost = true;
+}
+
 void room__maybe_free(room *r)
 {
-    if (r->closing || !r->g->result.over || r->nwatchers > 0 || r->pending > 0)
+    if (r->closing || r->pending > 0)
         return;
-    room_close(r);
+    if (r->lost || (r->g->result.over && r->nwatchers == 0))
+        room_close(r);
 }
 
 static void table_add(room *r)
@@ -212,7 +220,7 @@ void room__end_drawn(room *r, rules_reason why)
  * (STORE_ECLOSED) nothing is ended: the server is stopping. */
 static void abort_unstored(room *r)
 {
-    if (!r->unstored || r->pending > 0 || r->closing || r->g->result.over)
+    if (!r->unstored || r->pending > 0 || r->closing || r->lost || r->g->result.over)
         return;
     log_kv(LOG_ERROR, "the game could not be stored: aborted", "room=%lld", (long long)r->id);
     room__end_drawn(r, RULES_REASON_ABORTED);
@@ -686,25 +694,24 @@ static void bot_levels(const char *options, int *levels, int n)
     }
 }
 
-static void on_restore(void *arg, const store_game_info *gi)
+room *room__rebuild(const store_game_info *gi)
 {
-    int *count = arg;
     char why[RULES_WHY_TEXT];
     char keys[RULES_MAX_PLAYERS][IDENT_KEY_HEX + 1];
     if (seat_keys(gi->options, keys, gi->nplayers) != gi->nplayers) {
         log_kv(LOG_ERROR, "game has no seat keys: not restored", "game=%lld", (long long)gi->id);
-        return;
+        return NULL;
     }
     rules_game *g = NULL;
     if (record_replay(gi, &g, why, sizeof why) < 0) {
         log_kv(LOG_ERROR, "game does not replay: not restored", "game=%lld why=\"%s\"",
                (long long)gi->id, why);
-        return;
+        return NULL;
     }
     room *r = calloc(1, sizeof *r);
     if (r == NULL) {
         rules_game_free(g);
-        return;
+        return NULL;
     }
     r->id = gi->id;
     r->g = g;
@@ -752,7 +759,13 @@ static void on_restore(void *arg, const store_game_info *gi)
     room__abandon_arm(r);
     room__bot_kick(r); /* a bot to move thinks again */
     room__notify_turn(r, -1);
-    (*count)++;
+    return r;
+}
+
+static void on_restore(void *arg, const store_game_info *gi)
+{
+    if (room__rebuild(gi) != NULL)
+        (*(int *)arg)++;
 }
 
 /* The store's deadline check: the player to move in a correspondence game
@@ -782,6 +795,7 @@ int room_restore_all(void)
 
 void room_stop_clocks(void)
 {
+    room__takeover_stop();
     room__bots_stop();
     room__notify_stop();
     room *r, *tmp;

@@ -1,7 +1,8 @@
 /*
  * room_impl.h - what the files of the room module share (room_game.c,
  * room_clock.c, room_events.c, room_bot.c, room_store.c, room_notify.c,
- * room_push.c, room_list.c, room_rematch.c, room_takeback.c, room_cond.c);
+ * room_push.c, room_list.c, room_rematch.c, room_takeback.c, room_cond.c,
+ * room_takeover.c);
  * private to them.
  * See room.h.
  *
@@ -17,6 +18,7 @@
 
 #include "bot.h"
 #include "room.h"
+#include "store.h"
 
 /* An event waiting in a room's outbox until it is durable (moves) and
  * every event before it is out. */
@@ -96,6 +98,7 @@ struct room {
     int bot_hopeless[RULES_MAX_PLAYERS]; /* answers in a row scored lost */
     bool finished;                       /* game over was counted */
     bool closing;
+    bool lost;         /* node mode: another node has the game (room_takeover.c) */
     UT_hash_handle hh; /* the table of rooms, by id */
 };
 
@@ -112,8 +115,15 @@ int room__seat_of(const room *r, const ident *who);
 /* The seat of s's identity, or minus a proto_err with a why (no seat; with
  * need_playing: the game is over or the seat left). */
 int room__acting_seat(room *r, const session *s, bool need_playing, char *why, size_t whylen);
-/* Close r if it is over, unwatched and has nothing left to store. */
+/* Close r if it has nothing left to store and is over and unwatched, or
+ * lost. */
 void room__maybe_free(room *r);
+/* Rebuild the room of a game in progress read from the store (start-up
+ * restore, take-over): seats, clocks (the time away charged to nobody),
+ * timers, in the table. NULL (logged) if it does not replay. */
+room *room__rebuild(const store_game_info *gi);
+/* r leaves the table and is marked lost (freed once nothing is pending). */
+void room__table_remove(room *r);
 /* Seat s leaves the game that goes on (resign, flag, abandon). */
 void room__player_leaves(room *r, int s, rules_reason reason);
 /* End the game without a winner (agreement, abort). */
@@ -213,5 +223,12 @@ void room__corr_event(room *r, proto_out *o, const int64_t *deadlines);
 void room__send_state(room *r, session *s, const proto_req *req);
 /* Free what the events hold (ring, outbox, watchers). */
 void room__events_free(room *r);
+/* Every watcher of r stops watching it, told why by an error event
+ * (code e, no "re"). */
+void room__drop_watchers(room *r, proto_err e, const char *why);
+
+/* room_takeover.c (node mode) */
+/* Stop the take-over timer for good (shutdown). */
+void room__takeover_stop(void);
 
 #endif

@@ -35,7 +35,7 @@ static void result_stored(room *r, outbox_ev *e, int status)
         room__over(r);
     }
     /* Not if the move that ended the game failed too and was taken back. */
-    if (status < 0 && status != STORE_ECLOSED && r->finished && r->g->result.over) {
+    if (status < 0 && status != STORE_ECLOSED && !r->lost && r->finished && r->g->result.over) {
         if (++r->result_tries < ROOM_RESULT_TRIES)
             room__store_result(r, NULL);
         else
@@ -82,7 +82,7 @@ static void leave_stored(room *r, outbox_ev *e, int status)
     release(r, e);
     if (status == 0) {
         r->leaves_stored++;
-    } else if (status != STORE_ECLOSED) {
+    } else if (status != STORE_ECLOSED && !r->lost) {
         if (++r->leave_tries < ROOM_RESULT_TRIES) {
             r->leaves_queued = r->leaves_stored;
             r->leaves_failed = true;

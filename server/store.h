@@ -823,9 +823,9 @@ void store_corr_each(store *s, void (*cb)(void *arg, const store_corr_turn *t), 
  * under its name finds its old leases expired (store_open expires them),
  * so its takes get new fences.
  *
- * Not here yet (docs/SCALING.md): forwarding a room's requests to its
- * node, relaying its events, the room layer's take-over (which will call
- * store_lease_expired, store_lease_take and store_game_adopt).
+ * The room layer's take-over (room_takeover.c) calls store_lease_expired,
+ * store_lease_take and store_game_adopt. Not here yet (docs/SCALING.md):
+ * forwarding a room's requests to its node, relaying its events.
  */
 
 /* cb of store_lease_take: status 0 and the lease's fence; STORE_ELEASED

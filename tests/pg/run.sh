@@ -14,7 +14,10 @@
 #      side by side, a single server excluded; reconnect.test.mjs, on a PostgreSQL
 #      of its own: a game across terminated backends and a restart of
 #      PostgreSQL; relay.test.mjs: --relay-channel, the relay between
-#      nodes, LISTENing on its session and back after pg_terminate_backend);
+#      nodes, LISTENing on its session and back after pg_terminate_backend;
+#      takeover.test.mjs: a node killed ten times mid-game, the other one
+#      taking its room over, a lease lost by a live node, a correspondence
+#      game between accounts taken over);
 #   4. with PG_FULL=1 (not by default: it takes minutes), the whole
 #      integration suite again with every server on PostgreSQL
 #      (CHAMELEON_IT_PG, tests/integration/lib.mjs).
