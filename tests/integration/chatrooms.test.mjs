@@ -7,7 +7,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, connect, startGame, bySeatOf } from './lib.mjs';
+import { startServer, connect, startGame, bySeatOf, register } from './lib.mjs';
 
 let srv;
 before(async () => { srv = await startServer(); });
@@ -61,13 +61,7 @@ test('players and spectators each have their own chat room', async () => {
 });
 
 async function account(prefix) {
-    const name = `${prefix}${process.pid % 10000}`;
-    const r = await fetch(`${srv.http}/api/register`, {
-        method: 'POST', body: JSON.stringify({ username: name, password: 'correct horse' }),
-        headers: { 'Content-Type': 'application/json' },
-    });
-    assert.equal(r.status, 200);
-    const cookie = r.headers.get('set-cookie').split(';')[0];
+    const cookie = await register(srv, `${prefix}${process.pid % 10000}`);
     return connect(srv.url, {}, { Cookie: cookie });
 }
 

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, connect, startGame, bySeatOf } from './lib.mjs';
+import { startServer, connect, startGame, bySeatOf, account } from './lib.mjs';
 
 const DAY = 86400000;
 
@@ -44,23 +44,8 @@ async function restarted(one, body) {
     }
 }
 
-async function post(srv, path, body) {
-    const r = await fetch(srv.http + path, {
-        method: 'POST', body: JSON.stringify(body),
-        headers: { 'Content-Type': 'application/json' },
-    });
-    const json = await r.json();
-    assert.equal(r.status, 200, JSON.stringify(json));
-    return r.headers.get('set-cookie').split(';')[0];
-}
 
-let nameSeq = 0;
 // Register an account; returns { name, cookie }.
-async function account(srv, prefix = 'c') {
-    const name = `${prefix}${process.pid % 10000}_${nameSeq++}`;
-    const cookie = await post(srv, '/api/register', { username: name, password: 'correct horse' });
-    return { name, cookie };
-}
 
 async function login(srv, acct) {
     const c = await connect(srv.url, {}, { Cookie: acct.cookie });

@@ -85,6 +85,36 @@ export async function startServer(extra = [], opts = {}) {
     };
 }
 
+// An HTTP request to srv (body sent as JSON, cookie as "name=value"):
+// { status, json (null unless the answer is JSON), text, cookie (the
+// Set-Cookie's "name=value", or "") }.
+export async function api(srv, method, path, body, cookie) {
+    const headers = { 'Content-Type': 'application/json' };
+    if (cookie) headers.Cookie = cookie;
+    const r = await fetch(srv.http + path, {
+        method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await r.text();
+    const ctype = r.headers.get('content-type') || '';
+    return { status: r.status, json: ctype.includes('json') ? JSON.parse(text) : null, text,
+        cookie: (r.headers.get('set-cookie') || '').split(';')[0] };
+}
+
+// Register the account `name` on srv (it must succeed): its session cookie.
+export async function register(srv, name) {
+    const r = await api(srv, 'POST', '/api/register', { username: name, password: 'correct horse' });
+    if (r.status !== 200) throw new Error(`register ${name}: ${r.status} ${r.text}`);
+    return r.cookie;
+}
+
+// A new account of a name unique in this process (prefix, then numbers):
+// { name, cookie }.
+let accountSeq = 0;
+export async function account(srv, prefix = 'u') {
+    const name = `${prefix}${process.pid % 10000}_${accountSeq++}`;
+    return { name, cookie: await register(srv, name) };
+}
+
 // A WebSocket client that records every message and waits for ones matching
 // a predicate.
 export class Client {

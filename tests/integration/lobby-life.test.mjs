@@ -6,15 +6,10 @@
 // withdrawn when the challenger goes, and bounded per identity.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, connect, startGame } from './lib.mjs';
+import { startServer, connect, startGame, register } from './lib.mjs';
 
 async function account(srv, name) {
-    const r = await fetch(`${srv.http}/api/register`, {
-        method: 'POST', headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ username: name, password: 'correct horse' }),
-    });
-    assert.equal(r.status, 200);
-    const cookie = r.headers.get('set-cookie').split(';')[0];
+    const cookie = await register(srv, name);
     const c = await connect(srv.url, {}, { Cookie: cookie });
     assert.equal(c.welcome.account, name);
     c.cookie = cookie;

@@ -6,16 +6,8 @@
 // after a restart of the server.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer } from './lib.mjs';
+import { startServer, register } from './lib.mjs';
 
-async function register(srv, name) {
-    const r = await fetch(`${srv.http}/api/register`, {
-        method: 'POST', headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ username: name, password: 'correct horse' }),
-    });
-    assert.equal(r.status, 200);
-    return r.headers.get('set-cookie').split(';')[0];
-}
 
 async function login(srv, name) {
     const r = await fetch(`${srv.http}/api/login`, {

@@ -11,7 +11,7 @@ import { writeFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startServer, connect, firstMover, bySeatOf } from './lib.mjs';
+import { startServer, connect, firstMover, bySeatOf, account } from './lib.mjs';
 
 const root = resolve(new URL('.', import.meta.url).pathname, '../..');
 
@@ -104,18 +104,6 @@ test('the reference reproduces the paper\'s example', () => {
 });
 
 // ---- Helpers ----
-async function post(srv, path, body) {
-    const r = await fetch(srv.http + path, {
-        method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' },
-    });
-    assert.equal(r.status, 200);
-    return r.headers.get('set-cookie').split(';')[0];
-}
-let seq = 0;
-async function account(srv) {
-    const name = `r${process.pid % 10000}_${seq++}`;
-    return { name, cookie: await post(srv, '/api/register', { username: name, password: 'correct horse' }) };
-}
 async function login(srv, acct) {
     const c = await connect(srv.url, {}, { Cookie: acct.cookie });
     assert.equal(c.welcome.account, acct.name);

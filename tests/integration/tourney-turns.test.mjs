@@ -6,26 +6,9 @@
 // than a director may hold, the first unknown name of an invitation list.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer } from './lib.mjs';
+import { startServer, api, account } from './lib.mjs';
 
-async function api(srv, method, path, body, cookie) {
-    const headers = { 'Content-Type': 'application/json' };
-    if (cookie) headers.Cookie = cookie;
-    const r = await fetch(srv.http + path, {
-        method, headers, body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await r.text();
-    return { status: r.status, json: JSON.parse(text), text,
-        cookie: (r.headers.get('set-cookie') || '').split(';')[0] };
-}
 
-let seq = 0;
-async function account(srv, prefix) {
-    const name = `${prefix}${process.pid % 1000}${seq++}`;
-    const r = await api(srv, 'POST', '/api/register', { username: name, password: 'correct horse' });
-    assert.equal(r.status, 200, r.text);
-    return { name, cookie: r.cookie };
-}
 
 async function stopOk(srv) {
     const st = await srv.stop();

@@ -14,27 +14,9 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, connect } from './lib.mjs';
+import { startServer, connect, api, account } from './lib.mjs';
 
-async function api(srv, method, path, body, cookie) {
-    const headers = { 'Content-Type': 'application/json' };
-    if (cookie) headers.Cookie = cookie;
-    const r = await fetch(srv.http + path, {
-        method, headers, body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await r.text();
-    const ctype = r.headers.get('content-type') || '';
-    return { status: r.status, json: ctype.includes('json') ? JSON.parse(text) : null, text,
-        cookie: (r.headers.get('set-cookie') || '').split(';')[0] };
-}
 
-let seq = 0;
-async function account(srv, prefix) {
-    const name = `${prefix}${process.pid % 1000}${seq++}`;
-    const r = await api(srv, 'POST', '/api/register', { username: name, password: 'correct horse' });
-    assert.equal(r.status, 200, r.text);
-    return { name, cookie: r.cookie };
-}
 
 async function login(srv, acct) {
     const c = await connect(srv.url, {}, { Cookie: acct.cookie });
