@@ -127,7 +127,7 @@ static void usage(FILE *f)
             "                       loaded at start (docs/SCALING.md, \"Leases\": the\n"
             "                       rooms of dead nodes taken over); NAME unique among\n"
             "                       nodes\n"
-            "  --lease-ttl-ms N     TESTS ONLY (with --node): a lease's life (default 10000)\n"
+            "  --lease-ttl-ms N     TESTS ONLY (with --node): a lease's life (default 5000)\n"
             "  --web-root DIR       static files of the web client (default web-client, or\n"
             "                       PREFIX/share/chameleon/web-client when installed)\n"
             "  --wasm FILE          the rules core for the browser (default build/rules.wasm,\n"

@@ -142,12 +142,12 @@ typedef struct store_options {
 } store_options;
 
 enum {
-    STORE_RETRIES = 5,          /* tries after the first, per batch */
-    STORE_RETRY_MS = 50,        /* the first back-off; doubles each time */
-    STORE_RETRY_MAX_MS = 2000,  /* no back-off is longer */
-    STORE_NO_RETRY = 1000000,   /* store_options.retries: none */
-    STORE_PROBE_MS = 1000,      /* a probe write this often while unwritable */
-    STORE_LEASE_TTL_MS = 10000, /* node mode: a lease lives this long unless renewed */
+    STORE_RETRIES = 5,         /* tries after the first, per batch */
+    STORE_RETRY_MS = 50,       /* the first back-off; doubles each time */
+    STORE_RETRY_MAX_MS = 2000, /* no back-off is longer */
+    STORE_NO_RETRY = 1000000,  /* store_options.retries: none */
+    STORE_PROBE_MS = 1000,     /* a probe write this often while unwritable */
+    STORE_LEASE_TTL_MS = 5000, /* node mode: a lease lives this long unless renewed */
 };
 
 /* The back-off before try number attempt + 2 of a batch (attempt 0 is the
