@@ -8,7 +8,8 @@
 # started from Debian's binaries by tests/tools/pg.sh with its defaults).
 # On this 2-core machine the PostgreSQL server shares the cores with the
 # store: the figures measure the cost per durable move of each engine, not
-# a capacity.
+# a capacity. Node mode (STORE_NODE, as --node) adds the fence check of
+# several nodes on PostgreSQL.
 set -eu
 cd "$(dirname "$0")/../.."
 bin=build/store_load
@@ -38,6 +39,14 @@ for i in 1 2; do
     url=$(sh tests/tools/pg.sh createdb "$pgdir" "bench_closed_$i")
     res=$("$bin" bench "$url" 1000 5)
     row PostgreSQL "closed loop (one move in flight per game), run $i" "$res" "build/store_load bench postgresql://... 1000 5"
+done
+for i in 1 2; do
+    # Node mode (--node): the same store holding a lease per game, every
+    # batch's lease rows read and locked FOR SHARE after its BEGIN (the
+    # fence check of issue 20's several nodes).
+    url=$(sh tests/tools/pg.sh createdb "$pgdir" "bench_node_$i")
+    res=$(STORE_NODE=a "$bin" bench "$url" 1000 5)
+    row "PostgreSQL, node mode" "closed loop (one move in flight per game), run $i" "$res" "STORE_NODE=a build/store_load bench postgresql://... 1000 5"
 done
 for i in 1 2; do
     rm -f "$dir"/open.db*
