@@ -14,6 +14,7 @@
 #include "archive.h"
 #include "challenge.h"
 #include "errmap.h"
+#include "forward.h"
 #include "ident.h"
 #include "lobby.h"
 #include "log.h"
@@ -47,6 +48,8 @@ static int on_hello(session *s, const proto_req *req, char *why, size_t whylen)
         who = ident_by_token(req->token);
         if (who != NULL && who->account != 0)
             who = NULL; /* an account's token is not a way in */
+        else if (who == NULL && forward_on())
+            who = ident_guest_of(req->token, NULL); /* given by another node */
     }
     if (who == NULL && (who = ident_new()) == NULL) {
         if (!ident_guests_full())
@@ -211,6 +214,7 @@ enum {
     CMD_HELLO = 1 << 1,   /* hello done: s->who is set */
     CMD_ROOM = 1 << 2,    /* req->room is a room in memory: passed as r */
     CMD_ACCOUNT = 1 << 3, /* the identity is an account */
+    CMD_LOBBY = 1 << 4,   /* node mode: run by the node that holds the lobby */
 };
 
 typedef struct cmd {
@@ -227,11 +231,11 @@ typedef struct cmd {
 static const cmd cmds[PROTO_NREQUESTS] = {
     [PROTO_HELLO] = {CMD_FIRST, on_hello, NULL, NULL},
     [PROTO_PING] = {CMD_HELLO, on_ping, NULL, NULL},
-    [PROTO_LOBBY_WATCH] = {CMD_HELLO, lobby_watch, NULL, NULL},
-    [PROTO_LOBBY_UNWATCH] = {CMD_HELLO, lobby_unwatch, NULL, NULL},
-    [PROTO_SEEK_CREATE] = {CMD_HELLO, lobby_seek_create, NULL, NULL},
-    [PROTO_SEEK_CANCEL] = {CMD_HELLO, lobby_seek_cancel, NULL, NULL},
-    [PROTO_SEEK_ACCEPT] = {CMD_HELLO, lobby_seek_accept, NULL, NULL},
+    [PROTO_LOBBY_WATCH] = {CMD_HELLO | CMD_LOBBY, lobby_watch, NULL, NULL},
+    [PROTO_LOBBY_UNWATCH] = {CMD_HELLO | CMD_LOBBY, lobby_unwatch, NULL, NULL},
+    [PROTO_SEEK_CREATE] = {CMD_HELLO | CMD_LOBBY, lobby_seek_create, NULL, NULL},
+    [PROTO_SEEK_CANCEL] = {CMD_HELLO | CMD_LOBBY, lobby_seek_cancel, NULL, NULL},
+    [PROTO_SEEK_ACCEPT] = {CMD_HELLO | CMD_LOBBY, lobby_seek_accept, NULL, NULL},
     [PROTO_JOIN] = {CMD_HELLO | CMD_ROOM, NULL, room_join, NULL},
     [PROTO_PART] = {CMD_HELLO | CMD_ROOM, NULL, room_part, NULL},
     [PROTO_MOVE] = {CMD_HELLO | CMD_ROOM, NULL, room_move, NULL},
@@ -258,20 +262,27 @@ static const cmd cmds[PROTO_NREQUESTS] = {
     [PROTO_COND_GET] = COND_ROW,
 #undef COND_ROW
     [PROTO_BOT_GAME] = {CMD_HELLO, lobby_bot_game, NULL, NULL},
-    [PROTO_SEEK_FILL] = {CMD_HELLO, lobby_seek_fill, NULL, NULL},
+    [PROTO_SEEK_FILL] = {CMD_HELLO | CMD_LOBBY, lobby_seek_fill, NULL, NULL},
 #define CHALLENGE_WHY "challenges are between accounts: log in"
-    [PROTO_CHALLENGE_CREATE] = {CMD_HELLO | CMD_ACCOUNT, challenge_create, NULL, CHALLENGE_WHY},
-    [PROTO_CHALLENGE_ACCEPT] = {CMD_HELLO | CMD_ACCOUNT, challenge_accept, NULL, CHALLENGE_WHY},
-    [PROTO_CHALLENGE_DECLINE] = {CMD_HELLO | CMD_ACCOUNT, challenge_decline, NULL, CHALLENGE_WHY},
-    [PROTO_CHALLENGE_CANCEL] = {CMD_HELLO | CMD_ACCOUNT, challenge_cancel, NULL, CHALLENGE_WHY},
-    [PROTO_CHALLENGE_LIST] = {CMD_HELLO, challenge_list, NULL, NULL},
+    [PROTO_CHALLENGE_CREATE] = {CMD_HELLO | CMD_ACCOUNT | CMD_LOBBY, challenge_create, NULL,
+                                CHALLENGE_WHY},
+    [PROTO_CHALLENGE_ACCEPT] = {CMD_HELLO | CMD_ACCOUNT | CMD_LOBBY, challenge_accept, NULL,
+                                CHALLENGE_WHY},
+    [PROTO_CHALLENGE_DECLINE] = {CMD_HELLO | CMD_ACCOUNT | CMD_LOBBY, challenge_decline, NULL,
+                                 CHALLENGE_WHY},
+    [PROTO_CHALLENGE_CANCEL] = {CMD_HELLO | CMD_ACCOUNT | CMD_LOBBY, challenge_cancel, NULL,
+                                CHALLENGE_WHY},
+    [PROTO_CHALLENGE_LIST] = {CMD_HELLO | CMD_LOBBY, challenge_list, NULL, NULL},
 #undef CHALLENGE_WHY
     [PROTO_TOURNEY_WATCH] = {CMD_HELLO, tournament_watch, NULL, NULL},
     [PROTO_TOURNEY_UNWATCH] = {CMD_HELLO, tournament_unwatch, NULL, NULL},
 };
 
-/* Check what req's row needs, then run its handler. */
-static int run(session *s, const proto_req *req, char *why, size_t whylen)
+/* Check what req's row needs, then run its handler (or, in node mode,
+ * send it on as it came, buf and len, to the node that runs it: answered
+ * from there). */
+static int run(session *s, const proto_req *req, const char *buf, size_t len, char *why,
+               size_t whylen)
 {
     const cmd *c = &cmds[req->type];
     if ((c->flags & CMD_FIRST) && s->who != NULL) {
@@ -282,9 +293,16 @@ static int run(session *s, const proto_req *req, char *why, size_t whylen)
         rules_why(why, whylen, "send hello first");
         return PROTO_ENOT_HELLO;
     }
+    /* A remote session's requests came here because this node runs them:
+     * never sent on again. */
+    bool local = s->remote == NULL;
+    if ((c->flags & CMD_LOBBY) && local && forward_lobby(s, req, buf, len))
+        return 0;
     room *r = NULL;
     if (c->flags & CMD_ROOM) {
         r = room_find(req->room);
+        if (r == NULL && local && forward_room(s, req, buf, len))
+            return 0;
         if (r == NULL) {
             rules_why(why, whylen, "no room %lld", (long long)req->room);
             return PROTO_EUNKNOWN_ROOM;
@@ -435,10 +453,28 @@ void dispatch_message(net_conn *c, const char *buf, size_t len)
         }
         err = PROTO_ERATE_LIMITED;
     } else if (err == 0) {
-        err = run(s, &req, why, sizeof why);
+        err = run(s, &req, buf, len, why, sizeof why);
     }
     if (err != 0)
         session_send_error(s, &req, typed, (proto_err)err, why);
+}
+
+void dispatch_remote(session *s, const char *buf, size_t len)
+{
+    proto_req req;
+    bool typed;
+    char why[RULES_WHY_TEXT] = "";
+    int err = proto_decode(buf, len, &req, &typed, why, sizeof why);
+    if (err == 0)
+        err = run(s, &req, buf, len, why, sizeof why);
+    if (err != 0)
+        session_send_error(s, &req, typed, (proto_err)err, why);
+}
+
+void dispatch_came(ident *who)
+{
+    room_presence(who, true);
+    presence_came();
 }
 
 void dispatch_close(net_conn *c)
@@ -447,6 +483,12 @@ void dispatch_close(net_conn *c)
     if (s == NULL)
         return;
     log_kv(LOG_DEBUG, "connection closed", "addr=%s", c->addr);
+    dispatch_session_end(s);
+}
+
+void dispatch_session_end(session *s)
+{
+    forward_closed(s);
     lobby_leave(s);
     room_unwatch_all(s);
     tournament_unwatch_all(s);

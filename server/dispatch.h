@@ -9,7 +9,8 @@
  * the "your turn" list; the rate limits of messages (per connection, per
  * identity over all its connections) and closing with 1008 a connection
  * that goes on past them.
- * May call: session.h, ident.h, lobby.h, challenge.h, presence.h (who comes
+ * May call: session.h, ident.h, forward.h (node mode: requests run by
+ * another node), lobby.h, challenge.h, presence.h (who comes
  * and goes), room.h, store.h, accounts.h,
  * errmap.h, metrics.h, net.h, proto.h, log.h. Nothing calls it but main.c.
  *
@@ -40,5 +41,14 @@ void dispatch_set_ident_msgs(int n);
 void dispatch_open(net_conn *c);
 void dispatch_message(net_conn *c, const char *buf, size_t len);
 void dispatch_close(net_conn *c);
+
+/* Node mode (forward.h's hooks, wired by main.c): run a message of a
+ * remote session; end a session (out of rooms, the lobby, its identity;
+ * closed); who has come (its first session here is a remote one). */
+struct session;
+struct ident;
+void dispatch_remote(struct session *s, const char *buf, size_t len);
+void dispatch_session_end(struct session *s);
+void dispatch_came(struct ident *who);
 
 #endif

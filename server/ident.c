@@ -217,6 +217,26 @@ ident *ident_by_token(const char *token)
     return i;
 }
 
+ident *ident_guest_of(const char *token, const char *name)
+{
+    ident *i = ident_by_token(token);
+    if (i != NULL)
+        return i->account == 0 && i->bot == 0 ? i : NULL;
+    size_t n = strlen(token);
+    if (n != IDENT_TOKEN_HEX || strspn(token, "0123456789abcdef") != n)
+        return NULL;
+    if ((i = ident_new()) == NULL)
+        return NULL;
+    /* ident_new gave it a fresh token: this one instead. */
+    HASH_DELETE(hh, tokens, i);
+    snprintf(i->token, sizeof i->token, "%s", token);
+    token_key(i->token, i->key);
+    HASH_ADD_KEYPTR(hh, tokens, i->token, strlen(i->token), i);
+    if (name != NULL && name[0] != '\0')
+        snprintf(i->name, sizeof i->name, "%s", name);
+    return i;
+}
+
 ident *ident_restored(const char *key, const char *name)
 {
     ident *i = NULL;

@@ -37,7 +37,10 @@
 #include "proto.h"
 #include "session.h"
 
-enum { IDENT_KEY_HEX = 32 }; /* hex digits of a seat key */
+enum {
+    IDENT_KEY_HEX = 32,   /* hex digits of a seat key */
+    IDENT_TOKEN_HEX = 32, /* hex digits of a guest's token */
+};
 
 struct room;
 
@@ -90,6 +93,12 @@ bool ident_guests_full(void);
 /* The identity of a token: a known one, or the restored seat whose key is
  * the token's hash (adopted now: the token works from then on); NULL. */
 ident *ident_by_token(const char *token);
+/* Node mode: the guest whose token this is, made here if another node
+ * gave it (the token then works here too; name if not NULL, else
+ * "guest-<id>"). NULL for an account's or a bot's token, a token not of
+ * the shape this server gives (IDENT_TOKEN_HEX lowercase hex digits), or
+ * when ident_new fails. */
+ident *ident_guest_of(const char *token, const char *name);
 /* The identity that held a seat (by its key) in a game restored from the
  * store: one here with that key (waiting, or known by its token: a game
  * taken over from another node), else created without a token. */

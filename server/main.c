@@ -68,6 +68,7 @@
 #include "push_api.h"
 #include "notify.h"
 #include "quota.h"
+#include "forward.h"
 #include "relay.h"
 #include "room.h"
 #include "session.h"
@@ -741,7 +742,16 @@ int main(int argc, char **argv)
     }
     if (restored > 0)
         log_kv(LOG_INFO, "games in progress restored", "games=%d", restored);
-    if (node != NULL && room_takeover_start((unsigned)lease_ttl_ms) < 0) {
+    if (node != NULL) {
+        /* Requests for rooms and the lobby other nodes hold go there. */
+        const forward_hooks fh = {dispatch_remote, dispatch_session_end, dispatch_came};
+        if (forward_start(&loop, st, db, node, (unsigned)lease_ttl_ms, &fh, why, sizeof why) < 0) {
+            log_error("--node %s: %s", node, why);
+            return 1;
+        }
+        metrics_set_relay(forward_relay());
+    }
+    if (node != NULL && room_takeover_start((unsigned)lease_ttl_ms, forward_taken) < 0) {
         log_error("cannot start the take-over timer");
         return 1;
     }
@@ -804,6 +814,7 @@ int main(int argc, char **argv)
     ident_stop();
     metrics_set_relay(NULL);
     relay_close(rl); /* before net_stop, whose uv_run waits for every handle */
+    forward_stop();
     net_stop(&loop); /* every session closes (dispatch_close) */
     push_stop();     /* before the store: its last answers delete subscriptions */
     mail_stop();     /* a send under way ends first; the outbox waits on disk */

@@ -117,6 +117,14 @@ void net_close_why(net_conn *c, const char *reason)
     lws_callback_on_writable(c->wsi);
 }
 
+void net_close_going_away(net_conn *c, const char *reason)
+{
+    if (c->closing)
+        return;
+    close_with(c, LWS_CLOSE_STATUS_GOINGAWAY, reason);
+    lws_callback_on_writable(c->wsi);
+}
+
 void net_drain(void)
 {
     draining = true;

@@ -112,6 +112,9 @@ void net_send_out(net_conn *c, proto_out *o);
 void net_close(net_conn *c);
 /* The same with another reason text (at most 123 bytes). */
 void net_close_why(net_conn *c, const char *reason);
+/* Close c with 1001 (going away) and reason once what is queued is sent:
+ * the client connects again (to any node) and finds what moved. */
+void net_close_going_away(net_conn *c, const char *reason);
 /* Graceful stop, first step: new connections are closed at once and
  * messages that arrive are dropped (what was received is answered). */
 void net_drain(void);

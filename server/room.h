@@ -116,9 +116,11 @@ int room_restore_all(void);
  * lease, adopt the game, rebuild its room as a restart does. A game whose
  * lease this node loses has its room closed at once, writing nothing; its
  * watchers get an error event (unknown_room, "... moved to another node")
- * and are no longer in it. 0, or -1 if the timer cannot start. */
+ * and are no longer in it, and their clients are asked to connect again
+ * (session_reconnect). taken (may be NULL) is told each game taken over.
+ * 0, or -1 if the timer cannot start. */
 enum { ROOM_TAKEOVER_PER_TICK = 64 };
-int room_takeover_start(unsigned ttl_ms);
+int room_takeover_start(unsigned ttl_ms, void (*taken)(int64_t game));
 
 /*
  * The requests that name a room (the dispatcher found r and checked what

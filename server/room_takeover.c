@@ -22,6 +22,7 @@
 static uv_timer_t timer;
 static bool started, stopped;
 static unsigned period_ms;
+static void (*taken_cb)(int64_t game);
 static int outstanding; /* takes and adoptions of this round not answered */
 static bool round_on;   /* a round is under way (its list asked or its games) */
 
@@ -55,6 +56,8 @@ static void on_adopted(void *arg, int status, const store_game_info *gi)
     }
     if (!gi->finished && room_find(j->game) == NULL) {
         room *r = room__rebuild(gi);
+        if (r != NULL && taken_cb != NULL)
+            taken_cb(j->game); /* nodes that forwarded to the dead one learn it */
         if (r != NULL)
             log_kv(LOG_INFO, "room taken over", "game=%lld from=lease_expired fence=%lld",
                    (long long)j->game, (long long)j->fence);
@@ -131,14 +134,18 @@ static void on_lost(void *arg, int64_t game)
     char why[96];
     snprintf(why, sizeof why, "game %lld moved to another node: reconnect and join it again",
              (long long)game);
+    /* Its clients connect again (1001) and find it where it went. */
+    for (size_t i = 0; i < r->nwatchers; i++)
+        session_reconnect(r->watchers[i], "moved to another node");
     room__drop_watchers(r, PROTO_EUNKNOWN_ROOM, why);
     log_kv(LOG_WARN, "room lost", "game=%lld watchers=%zu pending=%d", (long long)game, watchers,
            r->pending);
     room__maybe_free(r);
 }
 
-int room_takeover_start(unsigned ttl_ms)
+int room_takeover_start(unsigned ttl_ms, void (*taken)(int64_t game))
 {
+    taken_cb = taken;
     period_ms = ttl_ms / 2 > 0 ? ttl_ms / 2 : 1;
     if (uv_timer_init(room__loop, &timer) != 0)
         return -1;

@@ -10,6 +10,8 @@
 static uv_loop_t *loop;
 static uv_check_t sweep;
 static session *dead; /* closed sessions, freed by on_sweep */
+static session_remote_sink remote_sink;
+static uint64_t serials; /* the last serial given */
 
 /* Free the closed sessions no callback holds (the held stay listed). */
 static void free_dead(void)
@@ -55,7 +57,6 @@ session *session_new(net_conn *c)
     session *s = calloc(1, sizeof *s);
     if (s == NULL)
         return NULL;
-    static uint64_t serials;
     s->conn = c;
     s->serial = ++serials;
     s->lobby_index = -1;
@@ -64,11 +65,35 @@ session *session_new(net_conn *c)
     return s;
 }
 
+session *session_new_remote(struct forward_remote *remote)
+{
+    session *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return NULL;
+    s->remote = remote;
+    s->serial = ++serials;
+    s->lobby_index = -1;
+    s->msgs.at_ms = uv_now(loop);
+    return s;
+}
+
+void session_set_remote_sink(session_remote_sink sink)
+{
+    remote_sink = sink;
+}
+
+void session_reconnect(session *s, const char *why)
+{
+    if (s->conn != NULL)
+        net_close_going_away(s->conn, why);
+}
+
 void session_close(session *s)
 {
     if (s->conn != NULL)
         s->conn->data = NULL;
     s->conn = NULL;
+    s->remote = NULL; /* the sink drops what it is given */
     s->dead_next = dead;
     dead = s;
     uv_check_start(&sweep, on_sweep);
@@ -113,14 +138,19 @@ void session_send(session *s, net_msg *m)
 {
     if (s->conn != NULL)
         net_send(s->conn, m);
+    else if (s->remote != NULL && remote_sink != NULL && m != NULL)
+        remote_sink(s, m->buf + m->head, m->len);
 }
 
 void session_send_out(session *s, proto_out *o)
 {
-    if (s->conn != NULL)
+    if (s->conn != NULL) {
         net_send_out(s->conn, o);
-    else
-        proto_out_free(o);
+        return;
+    }
+    if (s->remote != NULL && remote_sink != NULL && !o->oom && o->buf != NULL)
+        remote_sink(s, o->buf + o->head, o->len);
+    proto_out_free(o);
 }
 
 void session_send_error(session *s, const proto_req *req, bool typed, proto_err e, const char *why)

@@ -120,7 +120,13 @@ typedef struct session {
      * size_t length then its bytes. */
     char *early;
     size_t nearly, capearly;
-    int holds;                 /* callbacks still to come (session_hold) */
+    int holds; /* callbacks still to come (session_hold) */
+    /* Node mode (forward.c): a remote session speaks here for a client
+     * connected to another node (conn is NULL, what it is sent goes to the
+     * remote sink); a local one whose requests went to other nodes has
+     * their record. Owned by forward.c. */
+    struct forward_remote *remote;
+    struct forward_link *forwarded;
     struct session *dead_next; /* closed, waiting for the sweep */
 } session;
 
@@ -132,6 +138,14 @@ void session_shutdown(void);
 /* A session for the WebSocket connection c (c->data points to it). NULL if
  * out of memory. */
 session *session_new(net_conn *c);
+/* A remote session (node mode): no connection; what rooms send it goes to
+ * the sink given to session_set_remote_sink, as the message's bytes. */
+session *session_new_remote(struct forward_remote *remote);
+typedef void (*session_remote_sink)(session *s, const char *bytes, size_t len);
+void session_set_remote_sink(session_remote_sink sink);
+/* Ask the client of s (a local session) to connect again: closed with 1001
+ * and why once what is queued is sent. */
+void session_reconnect(session *s, const char *why);
 /* c is closing: the session is cut from it and freed at the next sweep.
  * The caller has taken it out of rooms, the lobby and its identity. */
 void session_close(session *s);

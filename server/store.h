@@ -865,6 +865,18 @@ int store_game_adopt(store *s, int64_t game, store_game_get_cb cb, void *arg);
  * expired, taken by another node): the game has left memory. */
 void store_set_lease_lost_cb(store *s, void (*cb)(void *arg, int64_t game), void *arg);
 
+/* Forwarding (forward.c). cb of the two reads below: 0 and a node's name
+ * (valid during the call), STORE_ENOT_FOUND, STORE_EDB. */
+enum { STORE_NODE_NAME_MAX = 63 };
+typedef void (*store_node_cb)(void *arg, int status, const char *node);
+/* The node whose lease game has (alive or not: a dead node's rooms are
+ * being taken over); STORE_ENOT_FOUND: no lease (no such game in
+ * progress). Queued read; 0, STORE_EBAD_ARG (not node mode), ... */
+int store_lease_holder(store *s, int64_t game, store_node_cb cb, void *arg);
+/* The live node (heartbeat within a ttl) whose name sorts first: the one
+ * that holds the lobby. Queued read, as above. */
+int store_first_node(store *s, store_node_cb cb, void *arg);
+
 /* Whether this node holds game's lease now (false outside node mode). */
 bool store_lease_held(store *s, int64_t game);
 

@@ -660,6 +660,85 @@ int store_lease_expired(store *s, store_ids_cb cb, void *arg)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Who holds a game, which node holds the lobby (queued reads, forward.c) */
+
+typedef struct name_job {
+    int64_t game, at_ms;
+    char name[STORE_NODE_NAME_MAX + 1];
+    int status;
+    store_node_cb cb;
+    void *arg;
+} name_job;
+
+/* The first row's text into j->name (j->status: 0, or STORE_ENOT_FOUND
+ * for no row); 0 or STORE_EDB. */
+static int read_name(sql_stmt *st, name_job *j)
+{
+    int rc = sql_step(st);
+    j->status = rc == SQL_ROW ? 0 : STORE_ENOT_FOUND;
+    if (rc == SQL_ROW) {
+        const char *n = sql_column_text(st, 0);
+        snprintf(j->name, sizeof j->name, "%s", n ? n : "");
+    }
+    sql_reset(st);
+    return rc == SQL_ROW || rc == SQL_DONE ? 0 : STORE_EDB;
+}
+
+static int run_holder(store *s, void *arg)
+{
+    name_job *j = arg;
+    sql_stmt *st = db_use(s->wst, ST_LEASE_HOLDER);
+    sql_bind_i64(st, 1, j->game);
+    return read_name(st, j);
+}
+
+static int run_first(store *s, void *arg)
+{
+    name_job *j = arg;
+    sql_stmt *st = db_use(s->wst, ST_NODE_FIRST);
+    sql_bind_i64(st, 1, j->at_ms - (int64_t)s->lease_ttl_ms);
+    return read_name(st, j);
+}
+
+static void done_name(store *s, void *arg, int status)
+{
+    (void)s;
+    name_job *j = arg;
+    if (status == 0)
+        status = j->status;
+    j->cb(j->arg, status, status == 0 ? j->name : NULL);
+    free(j);
+}
+
+static int queue_name(store *s, int (*run)(store *, void *), int64_t game, store_node_cb cb,
+                      void *arg)
+{
+    if (s->node == NULL || cb == NULL)
+        return STORE_EBAD_ARG;
+    name_job *j = calloc(1, sizeof *j);
+    if (j == NULL)
+        return STORE_ENOMEM;
+    j->game = game;
+    j->at_ms = store_now(s);
+    j->cb = cb;
+    j->arg = arg;
+    int err = queue_call(s, run, done_name, j, true);
+    if (err < 0)
+        free(j);
+    return err;
+}
+
+int store_lease_holder(store *s, int64_t game, store_node_cb cb, void *arg)
+{
+    return queue_name(s, run_holder, game, cb, arg);
+}
+
+int store_first_node(store *s, store_node_cb cb, void *arg)
+{
+    return queue_name(s, run_first, 0, cb, arg);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Game ids: blocks of the sequence game_id_blocks */
 
 typedef struct block_job {

@@ -1,0 +1,671 @@
+/*
+ * forward.c - node mode: requests to the node that holds their room or
+ * the lobby, answers and events back (see forward.h).
+ *
+ * Every message between nodes is one or more relay payloads, each a
+ * header line and a part of the body:
+ *
+ *   K NODE BOOT SERIAL PART PARTS\n<part of the body>
+ *
+ * K: Q a request (body: "FLAGS ACCOUNT TOKEN NAME\n" and the client's
+ * message), E what a remote session was sent (the bytes for the client),
+ * C the client's session closed (no body), L a take-over (on
+ * chameleon_leases; SERIAL is the game). NODE, BOOT, SERIAL name the
+ * client's session: its node, that node's process (its start, so that a
+ * node started again never meets the remote sessions of its last life)
+ * and the session's serial there.
+ */
+#include "forward.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uthash.h>
+
+#include "ident.h"
+#include "log.h"
+#include "relay.h"
+#include "store.h"
+
+enum {
+    NODE_MAX = 48, /* a node's name: chameleon_node_ + it fits a channel */
+    CHANNEL_MAX = RELAY_NAME_MAX + 1,
+    /* Body bytes per payload: the header (under 100 bytes) fits beside. */
+    PART_MAX = RELAY_PAYLOAD_MAX - 128,
+    /* A message as big as this at most (a long game's state is far less). */
+    BODY_MAX = 4 << 20,
+    PAIRS_MAX = 256, /* rooms (and the lobby) one session forwarded to */
+    OWNERS_MAX = 100000,
+};
+
+#define LEASES_CHANNEL "chameleon_leases"
+#define LOBBY_GAME 0 /* the lobby's place in a session's pairs */
+
+/* A message arriving in parts. */
+typedef struct reasm {
+    char *buf;
+    size_t len, cap;
+    int next; /* the part expected next (0: none under way) */
+} reasm;
+
+/* Forwarded by a local session: to `node`, for room `game` (or the
+ * lobby). */
+typedef struct fwd_pair {
+    int64_t game;
+    char node[NODE_MAX + 1];
+} fwd_pair;
+
+typedef struct forward_link {
+    uint64_t serial; /* the hash key */
+    session *s;
+    fwd_pair *pairs;
+    size_t npairs;
+    reasm in; /* E parts */
+    UT_hash_handle hh;
+} forward_link;
+
+typedef struct forward_remote {
+    char key[NODE_MAX + 48]; /* "NODE BOOT SERIAL": the hash key */
+    char node[NODE_MAX + 1];
+    char boot[24];
+    uint64_t serial;
+    session *s;
+    reasm in; /* Q parts */
+    UT_hash_handle hh;
+} forward_remote;
+
+/* A request waiting to learn which node holds its room. */
+typedef struct waiting {
+    struct waiting *next;
+    session *s;
+    proto_req req; /* type and id only, for an error reply */
+    size_t len;
+    char buf[];
+} waiting;
+
+/* Who holds a room asked for here. */
+typedef struct owner {
+    int64_t game;
+    char node[NODE_MAX + 1];
+    bool known, asking;
+    waiting *head, *tail;
+    UT_hash_handle hh;
+} owner;
+
+static uv_loop_t *loop;
+static store *db;
+static relay *rl;
+static forward_hooks hooks;
+static bool on;
+static char me[NODE_MAX + 1], boot[24];
+static char lobby_node[NODE_MAX + 1]; /* "": not known yet (served here) */
+static uv_timer_t lobby_timer;
+static bool lobby_asking;
+static forward_link *links;
+static forward_remote *remotes;
+static owner *owners;
+
+/* ------------------------------------------------------------------------ */
+/* Publishing in parts */
+
+static void channel_of(char *out, const char *node)
+{
+    snprintf(out, CHANNEL_MAX, "chameleon_node_%s", node);
+}
+
+/* Publish body (a, alen then b, blen) to channel as kind K for the session
+ * (node, bootid, serial): 0 or a RELAY_E* code. Parts are cut between
+ * UTF-8 characters (the relay takes text only). */
+static int publish(const char *channel, char kind, const char *node, const char *bootid,
+                   uint64_t serial, const char *a, size_t alen, const char *b, size_t blen)
+{
+    if (rl == NULL)
+        return RELAY_EINVAL; /* stopped */
+    size_t total = alen + blen;
+    char *body = malloc(total + 1);
+    if (body == NULL)
+        return RELAY_ENOMEM;
+    memcpy(body, a, alen);
+    if (blen > 0)
+        memcpy(body + alen, b, blen);
+    /* Count the parts first: the header says how many. */
+    size_t cuts[BODY_MAX / (PART_MAX / 2) + 2];
+    int parts = 0;
+    size_t at = 0;
+    do {
+        size_t end = total - at > PART_MAX ? at + PART_MAX : total;
+        while (end < total && end > at && ((unsigned char)body[end] & 0xC0) == 0x80)
+            end--;
+        cuts[parts++] = end;
+        at = end;
+    } while (at < total && parts < (int)(sizeof cuts / sizeof *cuts) - 1);
+    int err = at < total ? RELAY_ETOO_LARGE : 0;
+    char payload[RELAY_PAYLOAD_MAX + 1];
+    at = 0;
+    for (int i = 0; err == 0 && i < parts; i++) {
+        int h = snprintf(payload, sizeof payload, "%c %s %s %llu %d %d\n", kind, node, bootid,
+                         (unsigned long long)serial, i + 1, parts);
+        size_t n = cuts[i] - at;
+        memcpy(payload + h, body + at, n);
+        err = relay_publish(rl, channel, payload, (size_t)h + n);
+        at = cuts[i];
+    }
+    free(body);
+    return err;
+}
+
+/* Add a part to r: the whole body once the last is in (*done), or
+ * nothing (a part missing: the message is dropped, at most once). */
+static bool reasm_add(reasm *r, int part, int parts, const char *p, size_t n, bool *done)
+{
+    *done = false;
+    if (part == 1)
+        r->len = 0;
+    else if (part != r->next) {
+        r->next = 0;
+        return false;
+    }
+    if (r->len + n > BODY_MAX || r->len + n + 1 > r->cap) {
+        size_t cap = r->len + n + 1 > 2 * r->cap ? r->len + n + 1 : 2 * r->cap;
+        char *b = r->len + n > BODY_MAX ? NULL : realloc(r->buf, cap);
+        if (b == NULL) {
+            r->next = 0;
+            return false;
+        }
+        r->buf = b;
+        r->cap = cap;
+    }
+    memcpy(r->buf + r->len, p, n);
+    r->len += n;
+    r->buf[r->len] = '\0';
+    r->next = part + 1;
+    if (part == parts) {
+        r->next = 0;
+        *done = true;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The asking side: local sessions and what they forwarded */
+
+static forward_link *link_of(session *s)
+{
+    if (s->forwarded != NULL)
+        return s->forwarded;
+    forward_link *l = calloc(1, sizeof *l);
+    if (l == NULL)
+        return NULL;
+    l->serial = s->serial;
+    l->s = s;
+    HASH_ADD(hh, links, serial, sizeof l->serial, l);
+    s->forwarded = l;
+    return l;
+}
+
+static void link_note(forward_link *l, int64_t game, const char *node)
+{
+    for (size_t i = 0; i < l->npairs; i++)
+        if (l->pairs[i].game == game) {
+            snprintf(l->pairs[i].node, sizeof l->pairs[i].node, "%s", node);
+            return;
+        }
+    if (l->npairs == PAIRS_MAX)
+        return;
+    fwd_pair *p = realloc(l->pairs, (l->npairs + 1) * sizeof *p);
+    if (p == NULL)
+        return;
+    l->pairs = p;
+    p[l->npairs].game = game;
+    snprintf(p[l->npairs].node, sizeof p[l->npairs].node, "%s", node);
+    l->npairs++;
+}
+
+/* Sessions that forwarded game (or the lobby) to another node than
+ * `node` connect again: what they watch is elsewhere now. A scan: rare
+ * (a take-over, the lobby moving). */
+static void links_moved(int64_t game, const char *node)
+{
+    forward_link *l, *tmp;
+    HASH_ITER(hh, links, l, tmp)
+    {
+        for (size_t i = 0; i < l->npairs; i++)
+            if (l->pairs[i].game == game && strcmp(l->pairs[i].node, node) != 0) {
+                log_kv(LOG_INFO, "forwarded room moved", "game=%lld from=%s to=%s", (long long)game,
+                       l->pairs[i].node, node);
+                session_reconnect(l->s, "moved to another node");
+                break;
+            }
+    }
+}
+
+/* Send s's message to node, for game (or the lobby). */
+static void send_request(session *s, const proto_req *req, int64_t game, const char *node,
+                         const char *buf, size_t len)
+{
+    forward_link *l = link_of(s);
+    int err = RELAY_ENOMEM;
+    if (l != NULL) {
+        link_note(l, game, node);
+        const ident *who = s->who;
+        char idline[PROTO_TOKEN_MAX + PROTO_NAME_MAX + 64];
+        int n = snprintf(idline, sizeof idline, "%u %lld %s %s\n", s->flags & SESSION_BOARD,
+                         (long long)who->account,
+                         who->account == 0 && who->token[0] ? who->token : "-", who->name);
+        char channel[CHANNEL_MAX];
+        channel_of(channel, node);
+        err = publish(channel, 'Q', me, boot, s->serial, idline, (size_t)n, buf, len);
+    }
+    if (err < 0) {
+        char why[RULES_WHY_TEXT];
+        rules_why(why, sizeof why, "cannot reach the node of this room: %s", relay_err_text(err));
+        session_send_error(s, req, true, PROTO_EINTERNAL, why);
+    }
+}
+
+/* An E message for a local session: its bytes go to the client. */
+static void on_event(uint64_t serial, int part, int parts, const char *p, size_t n)
+{
+    forward_link *l = NULL;
+    HASH_FIND(hh, links, &serial, sizeof serial, l);
+    bool done;
+    if (l == NULL || !reasm_add(&l->in, part, parts, p, n, &done) || !done)
+        return;
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_out_append(&o, l->in.buf, l->in.len);
+    session_send_out(l->s, &o);
+}
+
+void forward_closed(session *s)
+{
+    forward_link *l = s->forwarded;
+    if (l == NULL)
+        return;
+    /* Each node once. */
+    for (size_t i = 0; i < l->npairs; i++) {
+        bool told = false;
+        for (size_t j = 0; j < i && !told; j++)
+            told = strcmp(l->pairs[j].node, l->pairs[i].node) == 0;
+        if (told)
+            continue;
+        char channel[CHANNEL_MAX];
+        channel_of(channel, l->pairs[i].node);
+        publish(channel, 'C', me, boot, l->serial, "", 0, NULL, 0);
+    }
+    HASH_DEL(links, l);
+    s->forwarded = NULL;
+    free(l->pairs);
+    free(l->in.buf);
+    free(l);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Who holds a room */
+
+static void answer_unknown(session *s, const proto_req *req, const char *why_more)
+{
+    char why[RULES_WHY_TEXT];
+    rules_why(why, sizeof why, "no room %lld%s", (long long)req->room, why_more);
+    session_send_error(s, req, true, PROTO_EUNKNOWN_ROOM, why);
+}
+
+static void on_holder(void *arg, int status, const char *node)
+{
+    owner *o = arg;
+    o->asking = false;
+    o->known = status == 0 && strlen(node) <= NODE_MAX;
+    if (o->known)
+        snprintf(o->node, sizeof o->node, "%s", node);
+    if (status < 0 && status != STORE_ENOT_FOUND)
+        log_kv(LOG_WARN, "cannot read a room's node", "game=%lld error=%s", (long long)o->game,
+               store_err_code(status));
+    waiting *w = o->head;
+    o->head = o->tail = NULL;
+    while (w != NULL) {
+        waiting *next = w->next;
+        if (session_release(w->s)) {
+            if (o->known && strcmp(o->node, me) != 0)
+                send_request(w->s, &w->req, o->game, o->node, w->buf, w->len);
+            else
+                answer_unknown(w->s, &w->req, status == STORE_EDB ? ": try again" : "");
+        }
+        free(w);
+        w = next;
+    }
+    if (o->known && strcmp(o->node, me) == 0)
+        o->known = false; /* not in memory here: ask again next time */
+    if (!on) {
+        HASH_DEL(owners, o); /* forward_stop left it for this answer */
+        free(o);
+    }
+}
+
+static owner *owner_of(int64_t game)
+{
+    owner *o = NULL;
+    HASH_FIND(hh, owners, &game, sizeof game, o);
+    if (o != NULL)
+        return o;
+    if (HASH_COUNT(owners) >= OWNERS_MAX) {
+        /* Forget those not being asked: they are read again if needed. */
+        owner *t, *tmp;
+        HASH_ITER(hh, owners, t, tmp)
+        {
+            if (!t->asking) {
+                HASH_DEL(owners, t);
+                free(t);
+            }
+        }
+    }
+    if ((o = calloc(1, sizeof *o)) == NULL)
+        return NULL;
+    o->game = game;
+    HASH_ADD(hh, owners, game, sizeof o->game, o);
+    return o;
+}
+
+bool forward_room(session *s, const proto_req *req, const char *buf, size_t len)
+{
+    if (!on)
+        return false;
+    owner *o = owner_of(req->room);
+    if (o == NULL) {
+        session_send_error(s, req, true, PROTO_EINTERNAL, "out of memory");
+        return true;
+    }
+    if (o->known && !o->asking) {
+        if (strcmp(o->node, me) != 0) {
+            send_request(s, req, o->game, o->node, buf, len);
+            return true;
+        }
+        o->known = false;
+    }
+    waiting *w = malloc(sizeof *w + len);
+    if (w == NULL) {
+        session_send_error(s, req, true, PROTO_EINTERNAL, "out of memory");
+        return true;
+    }
+    w->next = NULL;
+    w->s = s;
+    w->req =
+        (proto_req){.type = req->type, .has_id = req->has_id, .id = req->id, .room = req->room};
+    w->len = len;
+    memcpy(w->buf, buf, len);
+    session_hold(s);
+    if (o->tail)
+        o->tail->next = w;
+    else
+        o->head = w;
+    o->tail = w;
+    if (!o->asking) {
+        o->asking = true;
+        int err = store_lease_holder(db, o->game, on_holder, o);
+        if (err < 0)
+            on_holder(o, err, NULL);
+    }
+    return true;
+}
+
+bool forward_lobby(session *s, const proto_req *req, const char *buf, size_t len)
+{
+    if (!on || lobby_node[0] == '\0' || strcmp(lobby_node, me) == 0)
+        return false;
+    send_request(s, req, LOBBY_GAME, lobby_node, buf, len);
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The owning side: remote sessions */
+
+/* What a remote session is sent goes back to its client's node. */
+static void remote_sink(session *s, const char *bytes, size_t len)
+{
+    forward_remote *r = s->remote;
+    char channel[CHANNEL_MAX];
+    channel_of(channel, r->node);
+    int err = publish(channel, 'E', r->node, r->boot, r->serial, bytes, len, NULL, 0);
+    if (err < 0)
+        log_kv(LOG_WARN, "cannot relay an event", "node=%s bytes=%zu error=%s", r->node, len,
+               relay_err_text(err));
+}
+
+static void remote_end(forward_remote *r)
+{
+    HASH_DEL(remotes, r);
+    session *s = r->s;
+    hooks.gone(s); /* closes s: its sink is cut */
+    free(r->in.buf);
+    free(r);
+}
+
+/* A node's new process: the remote sessions of its earlier ones go. */
+static void node_restarted(const char *node, const char *bootid)
+{
+    forward_remote *r, *tmp;
+    HASH_ITER(hh, remotes, r, tmp)
+    {
+        if (strcmp(r->node, node) == 0 && strcmp(r->boot, bootid) != 0)
+            remote_end(r);
+    }
+}
+
+/* The identity of a request's first line: "FLAGS ACCOUNT TOKEN NAME". */
+static ident *identity_of(const char *line, unsigned *flags)
+{
+    unsigned f;
+    long long account;
+    char token[PROTO_TOKEN_MAX + 1];
+    int used = 0;
+    if (sscanf(line, "%u %lld %64s %n", &f, &account, token, &used) != 3 || used == 0)
+        return NULL;
+    *flags = f & SESSION_BOARD;
+    const char *name = line + used;
+    if (account > 0)
+        return ident_account(account, name);
+    return strcmp(token, "-") == 0 ? NULL : ident_guest_of(token, NULL);
+}
+
+static void on_request(const char *node, const char *bootid, uint64_t serial, int part, int parts,
+                       const char *p, size_t n)
+{
+    char key[sizeof((forward_remote *)0)->key];
+    snprintf(key, sizeof key, "%s %s %llu", node, bootid, (unsigned long long)serial);
+    forward_remote *r = NULL;
+    HASH_FIND_STR(remotes, key, r);
+    if (r == NULL) {
+        if (part != 1)
+            return;
+        node_restarted(node, bootid);
+        if ((r = calloc(1, sizeof *r)) == NULL)
+            return;
+        if ((r->s = session_new_remote(r)) == NULL) {
+            free(r);
+            return;
+        }
+        memcpy(r->key, key, sizeof r->key);
+        snprintf(r->node, sizeof r->node, "%s", node);
+        snprintf(r->boot, sizeof r->boot, "%s", bootid);
+        r->serial = serial;
+        HASH_ADD_STR(remotes, key, r);
+    }
+    bool done;
+    if (!reasm_add(&r->in, part, parts, p, n, &done) || !done)
+        return;
+    char *nl = memchr(r->in.buf, '\n', r->in.len);
+    if (nl == NULL)
+        return;
+    *nl = '\0';
+    if (r->s->who == NULL) {
+        unsigned flags = 0;
+        ident *who = identity_of(r->in.buf, &flags);
+        r->s->flags |= flags;
+        if (who != NULL && ident_attach(who, r->s))
+            hooks.came(who);
+    }
+    size_t head = (size_t)(nl + 1 - r->in.buf);
+    hooks.run(r->s, nl + 1, r->in.len - head);
+}
+
+static void on_closed(const char *node, const char *bootid, uint64_t serial)
+{
+    char key[sizeof((forward_remote *)0)->key];
+    snprintf(key, sizeof key, "%s %s %llu", node, bootid, (unsigned long long)serial);
+    forward_remote *r = NULL;
+    HASH_FIND_STR(remotes, key, r);
+    if (r != NULL)
+        remote_end(r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Take-overs and the lobby's node */
+
+static void on_lease_moved(int64_t game, const char *node)
+{
+    owner *o = NULL;
+    HASH_FIND(hh, owners, &game, sizeof game, o);
+    if (o != NULL && !o->asking) {
+        snprintf(o->node, sizeof o->node, "%s", node);
+        o->known = true;
+    }
+    links_moved(game, node);
+}
+
+void forward_taken(int64_t game)
+{
+    if (!on)
+        return;
+    publish(LEASES_CHANNEL, 'L', me, boot, (uint64_t)game, "", 0, NULL, 0);
+    on_lease_moved(game, me); /* this node's sessions that asked the dead one */
+}
+
+static void on_first_node(void *arg, int status, const char *node)
+{
+    (void)arg;
+    lobby_asking = false;
+    if (status < 0 || !on || strlen(node) > NODE_MAX || strcmp(node, lobby_node) == 0)
+        return;
+    bool moved = lobby_node[0] != '\0';
+    snprintf(lobby_node, sizeof lobby_node, "%s", node);
+    log_kv(LOG_INFO, "lobby's node", "node=%s", node);
+    if (moved)
+        links_moved(LOBBY_GAME, node);
+}
+
+static void on_lobby_tick(uv_timer_t *t)
+{
+    (void)t;
+    if (lobby_asking)
+        return;
+    lobby_asking = true;
+    if (store_first_node(db, on_first_node, NULL) < 0)
+        lobby_asking = false;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The relay */
+
+static void on_message(void *arg, const char *channel, const char *payload, size_t len,
+                       int sender_pid)
+{
+    (void)arg;
+    (void)channel;
+    (void)sender_pid;
+    char kind;
+    char node[NODE_MAX + 1], bootid[24];
+    unsigned long long serial;
+    int part, parts, used = 0;
+    if (sscanf(payload, "%c %48s %23s %llu %d %d\n%n", &kind, node, bootid, &serial, &part, &parts,
+               &used) != 6 ||
+        used == 0 || part < 1 || part > parts) {
+        log_kv(LOG_WARN, "relay message not understood", "bytes=%zu", len);
+        return;
+    }
+    const char *p = payload + used;
+    size_t n = len - (size_t)used;
+    switch (kind) {
+    case 'Q':
+        on_request(node, bootid, serial, part, parts, p, n);
+        break;
+    case 'E':
+        if (strcmp(node, me) == 0 && strcmp(bootid, boot) == 0)
+            on_event(serial, part, parts, p, n);
+        break;
+    case 'C':
+        on_closed(node, bootid, serial);
+        break;
+    case 'L':
+        if (strcmp(node, me) != 0)
+            on_lease_moved((int64_t)serial, node);
+        break;
+    default:
+        log_kv(LOG_WARN, "relay message not understood", "kind=%c", kind);
+    }
+}
+
+int forward_start(uv_loop_t *l, store *st, const char *pg_url, const char *node, unsigned ttl_ms,
+                  const forward_hooks *h, char *why, size_t whylen)
+{
+    if (!relay_valid_name(node) || strlen(node) > NODE_MAX) {
+        snprintf(why, whylen, "a node's name is 1..%d letters, digits and _", NODE_MAX);
+        return -1;
+    }
+    loop = l;
+    db = st;
+    hooks = *h;
+    snprintf(me, sizeof me, "%s", node);
+    snprintf(boot, sizeof boot, "%llx%04x", (unsigned long long)uv_hrtime() / 1000000,
+             (unsigned)rand() & 0xffff);
+    rl = relay_open(loop, pg_url, node, on_message, NULL, why, whylen);
+    if (rl == NULL)
+        return -1;
+    char channel[CHANNEL_MAX];
+    channel_of(channel, node);
+    int err;
+    if ((err = relay_listen(rl, channel)) < 0 || (err = relay_listen(rl, LEASES_CHANNEL)) < 0) {
+        snprintf(why, whylen, "%s", relay_err_text(err));
+        relay_close(rl);
+        rl = NULL;
+        return -1;
+    }
+    session_set_remote_sink(remote_sink);
+    uv_timer_init(loop, &lobby_timer);
+    uv_timer_start(&lobby_timer, on_lobby_tick, 0, ttl_ms / 2 ? ttl_ms / 2 : 1);
+    on = true;
+    return 0;
+}
+
+bool forward_on(void)
+{
+    return on;
+}
+
+relay *forward_relay(void)
+{
+    return rl;
+}
+
+void forward_stop(void)
+{
+    if (!on)
+        return;
+    on = false;
+    uv_timer_stop(&lobby_timer);
+    uv_close((uv_handle_t *)&lobby_timer, NULL);
+    forward_remote *r, *rtmp;
+    HASH_ITER(hh, remotes, r, rtmp)
+    remote_end(r);
+    owner *o, *otmp;
+    HASH_ITER(hh, owners, o, otmp)
+    {
+        /* Their store answers come before the store closes: an owner
+         * being asked stays until then. */
+        if (!o->asking) {
+            HASH_DEL(owners, o);
+            free(o);
+        }
+    }
+    relay_close(rl);
+    rl = NULL;
+}

@@ -1,0 +1,147 @@
+// Forwarding between nodes (server/forward.c; docs/SCALING.md "Forwarding"):
+// two nodes on one PostgreSQL, a player on each. The lobby is held by the
+// node whose name sorts first; a seek made on one node is accepted from
+// the other; the game is played with each player's moves forwarded to the
+// room's node and its events relayed back; a guest's token works on the
+// other node; a room's state over one NOTIFY (8,000 bytes) arrives whole;
+// the owner killed (kill -9): the other node takes the room over, the
+// player whose requests went to the dead node is asked to reconnect (1001)
+// and every acknowledged move is there.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { startServer, connect, bySeatOf, startPostgres, rng } from '../integration/lib.mjs';
+
+const TTL_MS = 2000;
+let pg;
+before(() => {
+    pg = startPostgres();
+});
+after(() => pg.stop());
+
+const psql = (url, sql) => execFileSync('psql', [url, '-Atc', sql], { encoding: 'utf8' }).trim();
+const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+
+// Accept seek from c, trying again while c's node has not yet learnt which
+// node holds the lobby (it reads that every ttl / 2).
+async function acceptSoon(c, seek) {
+    for (let i = 0; ; i++) {
+        const r = await c.request({ type: 'seek_accept', seek });
+        if (r.type !== 'error' || i === 40) return r;
+        await sleep(250);
+    }
+}
+
+test('players on two nodes: a seek across nodes, a game forwarded and relayed, its owner killed', async () => {
+    const db = pg.db('chameleon_it_forward');
+    const flags = ['--lease-ttl-ms', String(TTL_MS)];
+    const a = await startServer(['--node', 'a', ...flags], { db });
+    let b, a2;
+    try {
+        b = await startServer(['--node', 'b', ...flags], { db });
+        const pa = await connect(a.url);
+        const pb = await connect(b.url);
+        const game = pa.welcome.games.find((g) => g.id === 'ultima') ? 'ultima'
+            : pa.welcome.games.find((g) => g.players === 2).id;
+
+        // The seek is made on a (the lobby's node), accepted from b.
+        const watch = await pb.request({ type: 'lobby_watch' });
+        assert.notEqual(watch.type, 'error', JSON.stringify(watch));
+        const created = await pa.request({ type: 'seek_create', game, base_ms: 600000, inc_ms: 0 });
+        assert.equal(created.type, 'seek_created', JSON.stringify(created));
+        const acc = await acceptSoon(pb, created.seek.id);
+        assert.equal(acc.type, 'game_started', JSON.stringify(acc));
+        const room = acc.room;
+        const started = await pa.waitFor((m) => m.type === 'game_started' && m.room === room, 'game_started on a');
+        const states = [
+            await pa.waitFor((m) => m.type === 'room' && m.room === room, 'state on a'),
+            await pb.waitFor((m) => m.type === 'room' && m.room === room, 'state on b'),
+        ];
+        assert.notEqual(states[0].you, states[1].you, 'each player has a seat of their own');
+        assert.equal(started.seat, states[0].you);
+        assert.equal(psql(db, `SELECT node FROM room_leases WHERE game = ${room}`), 'a');
+
+        // Moves both ways: each acknowledged to both players.
+        const players = [pa, pb];
+        const bySeat = bySeatOf(players, states);
+        let st = states[0];
+        const played = [];
+        const pick = rng(20);
+        const playPlies = async (n) => {
+            for (let i = 0; i < n && st.result == null; i++) {
+                const mv = st.legal[Math.floor(pick() * st.legal.length)];
+                bySeat[st.to_move].send({ type: 'move', room, move: mv });
+                const evs = [await bySeat[0].event(room, 'move'), await bySeat[1].event(room, 'move')];
+                for (const e of evs) assert.equal(e.move, mv);
+                played.push(mv);
+                st = evs[0];
+            }
+        };
+        await playPlies(6);
+        pb.send({ type: 'chat', room, text: 'hello from b' });
+        assert.equal((await pb.event(room, 'chat')).text, 'hello from b');
+        const heard = await pa.event(room, 'chat');
+        assert.equal(heard.text, 'hello from b');
+
+        // A guest's token works on the other node: b's player comes back
+        // on a (the room's node) and then on b again, seated each time.
+        const token = pb.welcome.token;
+        const seatB = states[1].you;
+        pb.close();
+        const pbOnA = await connect(a.url, { token });
+        const viewA = await pbOnA.request({ type: 'join', room });
+        assert.equal(viewA.you, seatB, 'the same guest on node a');
+        pbOnA.close();
+        const pb2 = await connect(b.url, { token });
+        const viewB = await pb2.request({ type: 'join', room });
+        assert.equal(viewB.you, seatB, 'and on node b again');
+        bySeat[seatB] = pb2;
+        players[1] = pb2;
+
+        // A state over one NOTIFY (8,000 bytes): moves until the room's
+        // state is, then a join from b gets it whole.
+        let big = viewB;
+        while (JSON.stringify(big).length <= 9000 && st.result == null && played.length < 400) {
+            await playPlies(10);
+            big = await pb2.request({ type: 'join', room });
+            assert.equal(big.type, 'room', JSON.stringify(big).slice(0, 300));
+        }
+        assert.ok(JSON.stringify(big).length > 9000, `state of ${JSON.stringify(big).length} bytes after ${played.length} plies, result ${JSON.stringify(st.result)}`);
+        assert.equal(big.moves.length, played.length, 'the whole state, every move in it');
+
+        // The owner dies: b takes the room over; pb2 (whose requests went
+        // to a) is asked to reconnect, with 1001.
+        process.kill(a.pid, 'SIGKILL');
+        assert.equal((await a.stop()).sig, 'SIGKILL');
+        const closed = await Promise.race([pb2.closed_(), sleep(TTL_MS * 6).then(() => null)]);
+        assert.ok(closed, 'the client of the moved room is asked to reconnect');
+        assert.equal(closed.code, 1001, JSON.stringify(closed));
+        assert.equal(psql(db, `SELECT node FROM room_leases WHERE game = ${room}`), 'b');
+
+        // Both players on b now (a's player reconnects there), and on.
+        const tokenA = pa.welcome.token;
+        const seatA = states[0].you;
+        const qa = await connect(b.url, { token: tokenA });
+        const qb = await connect(b.url, { token });
+        const va = await qa.request({ type: 'join', room });
+        const vb = await qb.request({ type: 'join', room });
+        assert.equal(va.you, seatA);
+        assert.equal(vb.you, seatB);
+        const ids = psql(db, `SELECT text FROM moves WHERE game = ${room} ORDER BY ply`).split('\n');
+        assert.equal(ids.length, played.length, 'every acknowledged move is in the database');
+        bySeat[seatA] = qa;
+        bySeat[seatB] = qb;
+        st = va;
+        await playPlies(2);
+        // And a node that comes back under a's name serves the other way.
+        a2 = await startServer(['--node', 'a', ...flags], { db });
+        const viaA = await connect(a2.url, { token: tokenA });
+        const vA = await viaA.request({ type: 'join', room });
+        assert.equal(vA.you, seatA, 'joined through the new a, forwarded to b');
+        await playPlies(0);
+        for (const c of [qa, qb, viaA]) c.close();
+    } finally {
+        if (b) assert.equal((await b.stop()).code, 0, b.stderr().slice(-3000));
+        if (a2) assert.equal((await a2.stop()).code, 0, a2.stderr().slice(-3000));
+    }
+});
