@@ -114,7 +114,7 @@ export async function startCluster(opts = {}) {
             https: `https://127.0.0.1:${httpsPort}`,
             pgUrl,
             nodes: parts.nodes,
-            nginx: { dir: ng.dir, conf: join(ng.dir, 'site.conf'), log: run.log, check: () => ng.check() },
+            nginx: { pid: run.proc.pid, dir: ng.dir, conf: join(ng.dir, 'site.conf'), log: run.log, check: () => ng.check() },
             // kill -9 node i; resolves to its exit { code, sig } once it is gone.
             async kill(i) {
                 const n = node(i);
