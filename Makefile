@@ -128,7 +128,8 @@ install: $(BUILD)/chameleon $(BUILD)/chameleon-engine $(BUILD)/rules.wasm
 	    install -d $(DESTDIR)$(DATADIR)/$$e && install -m 644 $$e*.sql $(DESTDIR)$(DATADIR)/$$e || exit 1; \
 	done
 	cp -R web-client $(DESTDIR)$(DATADIR)/
-	install -m 644 deploy/chameleon.service deploy/nginx.conf $(wildcard docs/OPERATING.md) $(DESTDIR)$(DOCDIR)/
+	install -m 644 deploy/chameleon.service deploy/chameleon@.service deploy/nginx.conf \
+	    deploy/nginx-nodes.conf deploy/nginx-proxy.conf $(wildcard docs/OPERATING.md) $(DESTDIR)$(DOCDIR)/
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/chameleon/chameleon.conf ]; then \
 	    echo "install: keeping $(DESTDIR)$(SYSCONFDIR)/chameleon/chameleon.conf"; \
 	else \

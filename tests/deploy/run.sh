@@ -7,7 +7,8 @@
 #      file; a bad file, an unknown key and a missing file exit 2 with the
 #      file's name and line.
 #   2. sd_notify as systemd sees it (tests/tools/notify_listen), and
-#      systemd-analyze verify on deploy/chameleon.service.
+#      systemd-analyze verify on deploy/chameleon.service and on an instance
+#      of deploy/chameleon@.service (several nodes), the two hardened alike.
 #   3. make deb: the package's files, dependencies and conffile; its
 #      maintainer scripts run against stubs (the user, the state directory,
 #      the unit enabled and started; an upgrade restarts; purge deletes);
@@ -124,6 +125,21 @@ for k in Type=notify WatchdogSec= StateDirectory=chameleon User=chameleon NoNewP
     MemoryDenyWriteExecute=yes SystemCallFilter=@system-service; do
     grep -q "^$k" "$top/deploy/chameleon.service" || fail "the unit lacks $k"
 done
+# The template of several nodes (chameleon@.service), checked as an
+# instance: verify prints what it ignores (an unknown key, a bad value)
+# without failing, so its output must be empty. It runs what the single
+# unit runs, with the single unit's hardening, line for line.
+sed "s#/usr/bin/chameleon#$bin#" "$top/deploy/chameleon@.service" >"$tmp/unit/chameleon@.service"
+systemd-analyze verify "$tmp/unit/chameleon@n1.service" >"$tmp/verify" 2>&1 || fail "systemd-analyze verify chameleon@n1: $(cat "$tmp/verify")"
+[ -s "$tmp/verify" ] && fail "systemd-analyze verify chameleon@n1: $(cat "$tmp/verify")"
+grep -q '^ExecStart=/usr/bin/chameleon --config /etc/chameleon/chameleon.conf --node %i --port ${CHAMELEON_PORT} $CHAMELEON_ARGS$' \
+    "$top/deploy/chameleon@.service" || fail "the template's ExecStart"
+grep -q '^EnvironmentFile=/etc/chameleon/node-%i.env$' "$top/deploy/chameleon@.service" || fail "the template's EnvironmentFile"
+for u in chameleon.service chameleon@.service; do
+    sed -n '/^User=/,/^SystemCallErrorNumber=/p' "$top/deploy/$u" | grep -v '^#' >"$tmp/$u.hardening"
+done
+cmp -s "$tmp/chameleon.service.hardening" "$tmp/chameleon@.service.hardening" ||
+    fail "chameleon@.service's settings differ from chameleon.service's: $(diff "$tmp/chameleon.service.hardening" "$tmp/chameleon@.service.hardening")"
 
 echo "--- make deb"
 start=$(date +%s)
@@ -134,7 +150,9 @@ dpkg-deb -c "$deb" | awk '{print $6}' >"$tmp/files"
 for f in ./usr/bin/chameleon ./usr/bin/chameleon-engine ./usr/share/chameleon/rules.wasm \
     ./usr/share/chameleon/web-client/index.html ./usr/share/chameleon/migrations/sqlite/0001_games.sql \
     ./usr/share/chameleon/migrations/postgresql/0001_games.sql \
-    ./etc/chameleon/chameleon.conf ./lib/systemd/system/chameleon.service; do
+    ./etc/chameleon/chameleon.conf ./lib/systemd/system/chameleon.service \
+    ./lib/systemd/system/chameleon@.service ./usr/share/doc/chameleon/nginx-nodes.conf \
+    ./usr/share/doc/chameleon/nginx-proxy.conf; do
     grep -qx "$f" "$tmp/files" || fail "the package lacks $f"
 done
 dpkg-deb -f "$deb" Depends >"$tmp/depends"

@@ -11,10 +11,11 @@ export const serverBin = process.env.CHAMELEON_BIN ||
     join(root, 'build/debug/chameleon');
 
 // Start the server (port 0: it picks a free port and prints it). Returns
-// { url, http, stop(), dir }. extra: more flags.
+// { url, http, port, pid, proc (the child process), stderr(), stop(), dir }.
+// extra: more flags (a later flag wins: `--port N` chooses the port).
 // opts.dir: reuse that folder (and its database) instead of a new one.
 // opts.prefix: a command and its arguments to run the server under
-// (['prlimit', '--nofile=256:256']).
+// (['prlimit', '--nofile=256:256']). opts.bin: the server (default serverBin).
 // opts.env: more environment (CHAMELEON_MIGRATIONS: another folder).
 // opts.db: the database instead of <dir>/test.db (a postgresql:// URL:
 // startPostgres below). CHAMELEON_IT_PG=1 with the PostgreSQL of
@@ -48,7 +49,8 @@ export async function startServer(extra = [], opts = {}) {
         '--live-games-per-address', '1000000', '--corr-games-per-address', '1000000',
         '--max-connections-per-address', '1000000', ...extra];
     const env = { ...process.env, CHAMELEON_MIGRATIONS: join(root, 'migrations'), ...(opts.env || {}) };
-    const [cmd, ...pre] = opts.prefix ? [...opts.prefix, serverBin] : [serverBin];
+    const bin = opts.bin || serverBin;
+    const [cmd, ...pre] = opts.prefix ? [...opts.prefix, bin] : [bin];
     const proc = spawn(cmd, [...pre, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     proc.stderr.on('data', (d) => { stderr += d; });
@@ -61,12 +63,13 @@ export async function startServer(extra = [], opts = {}) {
             if (m) { clearTimeout(timer); ok(Number(m[1])); }
         });
         proc.on('exit', (code) => { clearTimeout(timer); fail(new Error(`server exited ${code}: ${stderr}`)); });
-        proc.on('error', (e) => { clearTimeout(timer); fail(new Error(`cannot start ${serverBin}: ${e.message}`)); });
+        proc.on('error', (e) => { clearTimeout(timer); fail(new Error(`cannot start ${bin}: ${e.message}`)); });
     });
     const exited = new Promise((ok) => proc.on('exit', (code, sig) => ok({ code, sig })));
     return {
         port,
         pid: proc.pid,
+        proc,
         url: `ws://127.0.0.1:${port}/`,
         http: `http://127.0.0.1:${port}`,
         dir,

@@ -17,7 +17,9 @@
 #      nodes, LISTENing on its session and back after pg_terminate_backend;
 #      takeover.test.mjs: a node killed ten times mid-game, the other one
 #      taking its room over, a lease lost by a live node, a correspondence
-#      game between accounts taken over);
+#      game between accounts taken over; cluster.test.mjs: three nodes
+#      behind nginx with deploy/nginx-nodes.conf (tests/pg/cluster.mjs),
+#      WebSockets spread over them, a node killed passed over and back);
 #   4. with PG_FULL=1 (not by default: it takes minutes), the whole
 #      integration suite again with every server on PostgreSQL
 #      (CHAMELEON_IT_PG, tests/integration/lib.mjs).
