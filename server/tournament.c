@@ -3,6 +3,7 @@
  * watchers, the results and the end, the restore at start-up. The
  * requests are tournament_act.c's (tournament_impl.h).
  */
+#include "tournament.h"
 #include "tournament_impl.h"
 
 #include <stdio.h>
@@ -12,6 +13,8 @@
 #include "log.h"
 #include "metrics.h"
 #include "room.h"
+#include "store.h"
+#include "store_tourney.h"
 #include "tourney.h"
 
 /* A game of a tournament: its tournament and its index in info.games. */

@@ -4,6 +4,7 @@
  * remove, and the start at a date, each in its tournament's turn; their
  * writes queued (store_tourney.h), applied in memory once committed.
  */
+#include "tournament.h"
 #include "tournament_impl.h"
 
 #include <stdio.h>
@@ -16,6 +17,8 @@
 #include "metrics.h"
 #include "notify.h"
 #include "room.h"
+#include "store.h"
+#include "store_tourney.h"
 #include "tourney.h"
 
 enum { J_JOIN, J_LEAVE, J_WITHDRAW, J_START, J_CANCEL, J_REMOVE, J_OTHER, J_DUE };

@@ -4,8 +4,9 @@
  * tournament_act.c (the requests and their turns) and by nothing else.
  *
  * Owns: the shape of a tournament in memory and the functions the two
- * files call in each other. May call: tournament.h, store.h,
- * store_tourney.h, uthash.
+ * files call in each other. May call: tourney_msg.h (the tournament's
+ * fields), uthash. It includes neither tournament.h nor the store's
+ * headers (each .c does), so that the module's headers form no circle.
  */
 #ifndef TOURNAMENT_IMPL_H
 #define TOURNAMENT_IMPL_H
@@ -17,15 +18,15 @@
 #define HASH_NONFATAL_OOM 1
 #include <uthash.h>
 
-#include "store.h"
-#include "store_tourney.h"
-#include "tournament.h"
+#include "tourney_msg.h"
+
+struct store;
 
 /* A request in its tournament's turn (tournament_act.c). */
 typedef struct tjob tjob;
 
 typedef struct tourn {
-    tourney_info info;  /* as committed (tournament.h) */
+    tourney_info info;  /* as committed (tournament_find) */
     tjob *first, *last; /* the requests in turn: the first runs */
     bool pumping;       /* tournament_act.c's pump is on the stack */
     UT_hash_handle hh;  /* by info.id */
@@ -33,7 +34,7 @@ typedef struct tourn {
 
 /* tournament.c --------------------------------------------------------- */
 
-extern store *tournament__db;
+extern struct store *tournament__db;
 extern tourn *tournament__all; /* by id, in id order */
 
 tourn *tournament__find(int64_t id);
