@@ -21,6 +21,7 @@
 #include "tourney_msg.h"
 
 struct store;
+struct store_tourney;
 
 /* A request in its tournament's turn (tournament_act.c). */
 typedef struct tjob tjob;
@@ -43,6 +44,10 @@ tourney_entrant *tournament__entrant_of(tourney_info *t, int64_t account);
 int tournament__joined(const tourney_info *t);
 int tournament__finished_of(const tourney_info *t, int idx);
 void tournament__entrant_drop(tourney_info *t, int64_t account);
+/* Fill ti's settings and state from a stored tournament (a creation's
+ * row, or one read back at start-up); entrants and games are left alone.
+ * 0, or -1 if its variant is unknown. */
+int tournament__info_from_stored(tourney_info *ti, const struct store_tourney *st);
 /* The gauges of tournaments by state (metrics.h). */
 void tournament__count_state(int state, int delta);
 /* The one place a state changes in memory. */
