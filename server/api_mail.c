@@ -110,14 +110,24 @@ static int reply_error(net_conn *c, unsigned status, const char *code, const cha
     return 0;
 }
 
-static int reply_ok(net_conn *c, const char *extra_key, const char *extra)
+/* {"ok":true}, or with "extra_key":"extra" (extra: nothing to escape, a
+ * checked address). */
+static void write_ok(proto_out *o, const char *extra_key, const char *extra)
 {
     char b[600];
     if (extra_key != NULL)
         snprintf(b, sizeof b, "{\"ok\":true,\"%s\":\"%s\"}", extra_key, extra);
     else
         snprintf(b, sizeof b, "{\"ok\":true}");
-    net_http_reply(c, 200, "application/json", b, strlen(b), NULL);
+    proto_out_append(o, b, strlen(b));
+}
+
+static int reply_ok(net_conn *c, const char *extra_key, const char *extra)
+{
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    write_ok(&o, extra_key, extra);
+    reply_json(c, 200, &o);
     return 0;
 }
 
@@ -180,6 +190,39 @@ static void req_fail(mail_req *r)
     net_conn *c = req_end(r);
     if (c != NULL)
         reply_500(c);
+}
+
+/* A step's result: false to go on; true if it failed (status < 0) or the
+ * connection went meanwhile: r ended, a connection still there answered
+ * 500. */
+static bool req_stopped(mail_req *r, int status)
+{
+    if (r->p.c != NULL && status >= 0)
+        return false;
+    req_fail(r);
+    return true;
+}
+
+/* Writes a request's JSON answer from `what` into o. */
+typedef void (*req_write_fn)(proto_out *o, const void *what);
+
+/* The last step: r ended and its connection, if still there, answered: 500
+ * if the step failed (status < 0), else 200 and what put writes (what may
+ * point into r: it is written before r ends). */
+static void req_answer(mail_req *r, int status, req_write_fn put, const void *what)
+{
+    if (req_stopped(r, status))
+        return;
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    put(&o, what);
+    reply_json(req_end(r), 200, &o);
+}
+
+/* {"ok":true,"address":what}. */
+static void write_address(proto_out *o, const void *what)
+{
+    write_ok(o, "address", what);
 }
 
 /* Random bytes as hex (2 * n digits and a NUL into out). */
@@ -246,14 +289,13 @@ static int mail_off(net_conn *c)
 /* ------------------------------------------------------------------------ */
 /* The address and the preferences */
 
-static void write_settings(net_conn *c, const store_mail_prefs *p)
+/* The settings of GET /api/mail from what, a store_mail_prefs. */
+static void write_settings(proto_out *o, const void *what)
 {
-    proto_out o;
-    proto_out_init(&o, NET_HEADROOM);
-    mailmsg_write_settings(&o, mail_on(), p->address, p->prefs & STORE_MAIL_MOVE,
+    const store_mail_prefs *p = what;
+    mailmsg_write_settings(o, mail_on(), p->address, p->prefs & STORE_MAIL_MOVE,
                            p->prefs & STORE_MAIL_DIGEST, p->prefs & STORE_MAIL_LOW_TIME,
                            p->prefs & STORE_MAIL_START_END, p->remind_days);
-    reply_json(c, 200, &o);
 }
 
 /* Look the session up, then then(c, who, r); r is dropped if that cannot
@@ -286,13 +328,7 @@ static bool req_logged_in(mail_req *r, net_conn *c, const store_account *who)
 
 static void settings_read(void *arg, int status, const store_mail_prefs *p)
 {
-    net_conn *c = req_end(arg);
-    if (c == NULL)
-        return;
-    if (status < 0)
-        reply_500(c);
-    else
-        write_settings(c, p);
+    req_answer(arg, status, write_settings, p);
 }
 
 static void settings_with_account(net_conn *c, const store_account *who, void *ctx)
@@ -324,11 +360,8 @@ static int ensure_row(mail_req *r, store_mail_prefs_cb cb)
 static void address_token(void *arg, int status)
 {
     mail_req *r = arg;
-    net_conn *c = r->p.c;
-    if (c == NULL || status < 0) {
-        req_fail(r);
+    if (req_stopped(r, status))
         return;
-    }
     char subject[160], text[1400], address[MAILMSG_TEXT_MAX];
     snprintf(subject, sizeof subject, "Confirm your e-mail address for %s", r->name);
     snprintf(text, sizeof text,
@@ -339,12 +372,7 @@ static void address_token(void *arg, int status)
     snprintf(address, sizeof address, "%s", r->m.address);
     store_mail_new mail = {
         .account = r->account, .kind = "confirm", .to = address, .subject = subject, .body = text};
-    if (mail_queue(&mail) < 0) {
-        req_fail(r);
-        return;
-    }
-    req_end(r);
-    reply_ok(c, "address", address);
+    req_answer(r, mail_queue(&mail) < 0 ? -1 : 0, write_address, address);
 }
 
 /* The account's row is there: store the link's token. */
@@ -352,10 +380,8 @@ static void address_row(void *arg, int status, const store_mail_prefs *p)
 {
     (void)p;
     mail_req *r = arg;
-    if (r->p.c == NULL || status < 0) {
-        req_fail(r);
+    if (req_stopped(r, status))
         return;
-    }
     unsigned char h[32];
     random_hex(r->token, LINK_TOKEN_HEX / 2);
     hash_token(r->token, h);
@@ -408,15 +434,7 @@ int api_mail_address(net_conn *c, const char *arg, const char *body, size_t len)
 static void confirm_set(void *arg, int status)
 {
     mail_req *r = arg;
-    char address[STORE_MAIL_ADDR_MAX];
-    snprintf(address, sizeof address, "%s", r->address);
-    net_conn *c = req_end(r);
-    if (c == NULL)
-        return;
-    if (status < 0)
-        reply_500(c);
-    else
-        reply_ok(c, "address", address);
+    req_answer(r, status, write_address, r->address);
 }
 
 /* A link's token could not be taken (unknown, used, expired: 400; the
@@ -473,23 +491,14 @@ int api_mail_confirm(net_conn *c, const char *arg, const char *body, size_t len)
 static void prefs_set_done(void *arg, int status)
 {
     mail_req *r = arg;
-    store_mail_prefs p = r->prefs;
-    net_conn *c = req_end(r);
-    if (c == NULL)
-        return;
-    if (status < 0)
-        reply_500(c);
-    else
-        write_settings(c, &p); /* as now stored */
+    req_answer(r, status, write_settings, &r->prefs); /* as now stored */
 }
 
 static void prefs_row(void *arg, int status, const store_mail_prefs *row)
 {
     mail_req *r = arg;
-    if (r->p.c == NULL || status < 0) {
-        req_fail(r);
+    if (req_stopped(r, status))
         return;
-    }
     store_mail_prefs *p = &r->prefs;
     *p = *row;
     const struct {

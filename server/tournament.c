@@ -3,6 +3,7 @@
  * watchers, the results and the end, the restore at start-up. The
  * requests are tournament_act.c's (tournament_impl.h).
  */
+#include "tournament.h"
 #include "tournament_impl.h"
 
 #include <stdio.h>
@@ -12,6 +13,8 @@
 #include "log.h"
 #include "metrics.h"
 #include "room.h"
+#include "store.h"
+#include "store_tourney.h"
 #include "tourney.h"
 
 /* A game of a tournament: its tournament and its index in info.games. */
@@ -357,17 +360,11 @@ static void on_tick(uv_timer_t *h)
     tournament__start_due(store_now(tournament__db));
 }
 
-static void on_load_tourney(void *arg, const store_tourney *st)
+int tournament__info_from_stored(tourney_info *ti, const store_tourney *st)
 {
-    (void)arg;
-    tourn *t = calloc(1, sizeof *t);
     const rules_variant *v = rules_find(st->variant);
-    if (t == NULL || v == NULL) {
-        free(t);
-        log_kv(LOG_ERROR, "tournament not restored", "tourney=%lld", (long long)st->id);
-        return;
-    }
-    tourney_info *ti = &t->info;
+    if (v == NULL)
+        return -1;
     ti->id = st->id;
     snprintf(ti->name, sizeof ti->name, "%s", st->name);
     ti->director = st->director;
@@ -385,8 +382,20 @@ static void on_load_tourney(void *arg, const store_tourney *st)
     ti->state = st->state;
     ti->created_ms = st->created_ms;
     ti->state_ms = st->state_ms;
-    HASH_ADD(hh, tournament__all, info.id, sizeof ti->id, t);
-    tournament__count_state(ti->state, 1);
+    return 0;
+}
+
+static void on_load_tourney(void *arg, const store_tourney *st)
+{
+    (void)arg;
+    tourn *t = calloc(1, sizeof *t);
+    if (t == NULL || tournament__info_from_stored(&t->info, st) < 0) {
+        free(t);
+        log_kv(LOG_ERROR, "tournament not restored", "tourney=%lld", (long long)st->id);
+        return;
+    }
+    HASH_ADD(hh, tournament__all, info.id, sizeof t->info.id, t);
+    tournament__count_state(t->info.state, 1);
 }
 
 static void on_load_entrant(void *arg, int64_t tourney, const store_entrant *se)

@@ -4,6 +4,7 @@
  * remove, and the start at a date, each in its tournament's turn; their
  * writes queued (store_tourney.h), applied in memory once committed.
  */
+#include "tournament.h"
 #include "tournament_impl.h"
 
 #include <stdio.h>
@@ -16,6 +17,8 @@
 #include "metrics.h"
 #include "notify.h"
 #include "room.h"
+#include "store.h"
+#include "store_tourney.h"
 #include "tourney.h"
 
 enum { J_JOIN, J_LEAVE, J_WITHDRAW, J_START, J_CANCEL, J_REMOVE, J_OTHER, J_DUE };
@@ -555,10 +558,8 @@ typedef struct invite_slot {
 struct create_job {
     create_job *next; /* creations in flight (the director's limit) */
     int64_t director;
-    char director_name[TOURNEY_USER_MAX];
     tourney_create req;
-    int64_t cap_days;
-    store_tourney st;
+    store_tourney st; /* the row to store, director_name included */
     invite_slot slot[TOURNEY_MAX_INVITES];
     int answered;
     bool asked;
@@ -598,30 +599,14 @@ static void on_created(void *arg, int status, const store_tourney *st)
         create_fail(c, 500, "db_error", "the tournament could not be stored%s", NULL);
         return;
     }
+    /* st is c->st as stored: open, created (and state changed) now. */
     tourn *t = calloc(1, sizeof *t);
-    const rules_variant *v = rules_find(st->variant);
-    if (t == NULL || v == NULL) {
+    if (t == NULL || tournament__info_from_stored(&t->info, st) < 0) {
         free(t); /* stored: restored at the next start */
         create_fail(c, 500, "internal", "out of memory%s", NULL);
         return;
     }
     tourney_info *ti = &t->info;
-    ti->id = st->id;
-    snprintf(ti->name, sizeof ti->name, "%s", st->name);
-    ti->director = c->director;
-    snprintf(ti->director_name, sizeof ti->director_name, "%s", c->director_name);
-    snprintf(ti->variant, sizeof ti->variant, "%s", v->id);
-    ti->seats = v->nplayers;
-    ti->size = st->size;
-    ti->twice = st->twice;
-    ti->days = c->req.days;
-    ti->inc_days = c->req.inc_days;
-    ti->cap_days = c->cap_days;
-    ti->start_ms = st->start_ms;
-    ti->invite_only = st->invite_only;
-    ti->rated = st->rated;
-    ti->state = TOURNEY_OPEN;
-    ti->created_ms = ti->state_ms = st->created_ms;
     for (int i = 0; i < c->ninvited; i++) {
         tourney_entrant *en = &ti->entrants[ti->nentrants++];
         *en = (tourney_entrant){.account = c->invited[i],
@@ -738,9 +723,7 @@ void tournament_create(int64_t account, const char *name, const tourney_create *
     c->next = creating;
     creating = c;
     c->director = account;
-    snprintf(c->director_name, sizeof c->director_name, "%s", name);
     c->req = *req;
-    c->cap_days = cap;
     c->cb = cb;
     c->arg = arg;
     c->st = (store_tourney){.director = account,
@@ -751,6 +734,7 @@ void tournament_create(int64_t account, const char *name, const tourney_create *
                             .invite_only = req->invite_only,
                             .rated = req->rated};
     snprintf(c->st.name, sizeof c->st.name, "%s", req->name);
+    snprintf(c->st.director_name, sizeof c->st.director_name, "%s", name);
     snprintf(c->st.variant, sizeof c->st.variant, "%s", v->id);
     /* Every name asked at once (one batch); an error at once counts as
      * an answer. */

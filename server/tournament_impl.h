@@ -4,8 +4,9 @@
  * tournament_act.c (the requests and their turns) and by nothing else.
  *
  * Owns: the shape of a tournament in memory and the functions the two
- * files call in each other. May call: tournament.h, store.h,
- * store_tourney.h, uthash.
+ * files call in each other. May call: tourney_msg.h (the tournament's
+ * fields), uthash. It includes neither tournament.h nor the store's
+ * headers (each .c does), so that the module's headers form no circle.
  */
 #ifndef TOURNAMENT_IMPL_H
 #define TOURNAMENT_IMPL_H
@@ -17,15 +18,16 @@
 #define HASH_NONFATAL_OOM 1
 #include <uthash.h>
 
-#include "store.h"
-#include "store_tourney.h"
-#include "tournament.h"
+#include "tourney_msg.h"
+
+struct store;
+struct store_tourney;
 
 /* A request in its tournament's turn (tournament_act.c). */
 typedef struct tjob tjob;
 
 typedef struct tourn {
-    tourney_info info;  /* as committed (tournament.h) */
+    tourney_info info;  /* as committed (tournament_find) */
     tjob *first, *last; /* the requests in turn: the first runs */
     bool pumping;       /* tournament_act.c's pump is on the stack */
     UT_hash_handle hh;  /* by info.id */
@@ -33,7 +35,7 @@ typedef struct tourn {
 
 /* tournament.c --------------------------------------------------------- */
 
-extern store *tournament__db;
+extern struct store *tournament__db;
 extern tourn *tournament__all; /* by id, in id order */
 
 tourn *tournament__find(int64_t id);
@@ -42,6 +44,10 @@ tourney_entrant *tournament__entrant_of(tourney_info *t, int64_t account);
 int tournament__joined(const tourney_info *t);
 int tournament__finished_of(const tourney_info *t, int idx);
 void tournament__entrant_drop(tourney_info *t, int64_t account);
+/* Fill ti's settings and state from a stored tournament (a creation's
+ * row, or one read back at start-up); entrants and games are left alone.
+ * 0, or -1 if its variant is unknown. */
+int tournament__info_from_stored(tourney_info *ti, const struct store_tourney *st);
 /* The gauges of tournaments by state (metrics.h). */
 void tournament__count_state(int state, int delta);
 /* The one place a state changes in memory. */

@@ -88,19 +88,21 @@ export async function startServer(extra = [], opts = {}) {
     };
 }
 
-// An HTTP request to srv (body sent as JSON, cookie as "name=value"):
-// { status, json (null unless the answer is JSON), text, cookie (the
-// Set-Cookie's "name=value", or "") }.
+// An HTTP request to srv (body, if any, sent as JSON with its Content-Type;
+// none without one; cookie as "name=value"): { status, json (the answer
+// parsed, whatever its Content-Type; null when it is not JSON), text (the
+// answer as it came), cookie (the Set-Cookie's "name=value", or "") }.
 export async function api(srv, method, path, body, cookie) {
-    const headers = { 'Content-Type': 'application/json' };
+    const headers = {};
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (cookie) headers.Cookie = cookie;
     const r = await fetch(srv.http + path, {
         method, headers, body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await r.text();
-    const ctype = r.headers.get('content-type') || '';
-    return { status: r.status, json: ctype.includes('json') ? JSON.parse(text) : null, text,
-        cookie: (r.headers.get('set-cookie') || '').split(';')[0] };
+    let json = null;
+    try { json = JSON.parse(text); } catch { /* not JSON: text has it */ }
+    return { status: r.status, json, text, cookie: (r.headers.get('set-cookie') || '').split(';')[0] };
 }
 
 // Register the account `name` on srv (it must succeed): its session cookie.

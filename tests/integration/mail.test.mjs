@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, connect, firstMover, startGame } from './lib.mjs';
+import { startServer, connect, firstMover, startGame, api, account as newAccount } from './lib.mjs';
 
 const SINK = new URL('./smtp_sink.py', import.meta.url).pathname;
 const PUBLIC = 'http://chameleon.test';
@@ -111,23 +111,10 @@ async function withMailServer(body) {
     }
 }
 
-async function call(srv, method, path, body, cookie) {
-    const headers = {};
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    if (cookie) headers.Cookie = cookie;
-    const r = await fetch(srv.http + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await r.text();
-    let json = null;
-    try { json = JSON.parse(text); } catch { /* not JSON */ }
-    return { status: r.status, json, text, cookie: (r.headers.get('set-cookie') || '').split(';')[0] };
-}
-
-let seq = 0;
+// An account with the address it will ask for.
 async function account(srv, prefix = 'm') {
-    const name = `${prefix}${process.pid % 10000}_${seq++}`;
-    const r = await call(srv, 'POST', '/api/register', { username: name, password: 'correct horse' });
-    assert.equal(r.status, 200, r.text);
-    return { name, cookie: r.cookie, address: `${name.toLowerCase()}@example.org` };
+    const a = await newAccount(srv, prefix);
+    return { ...a, address: `${a.name.toLowerCase()}@example.org` };
 }
 
 const link = (mail, kind) => {
@@ -138,10 +125,10 @@ const link = (mail, kind) => {
 
 // Give acct a confirmed address (the whole flow); returns its mail.
 async function confirmAddress(srv, sink, acct) {
-    const r = await call(srv, 'POST', '/api/mail/address', { address: acct.address }, acct.cookie);
+    const r = await api(srv, 'POST', '/api/mail/address', { address: acct.address }, acct.cookie);
     assert.equal(r.status, 200, r.text);
     const [mail] = await sink.waitFor((m) => m.to === acct.address && m.headers.subject.startsWith('Confirm'));
-    const c = await call(srv, 'POST', '/api/mail/confirm', { token: link(mail, 'confirm') });
+    const c = await api(srv, 'POST', '/api/mail/confirm', { token: link(mail, 'confirm') });
     assert.equal(c.status, 200, c.text);
     assert.equal(c.json.address, acct.address);
     return mail;
@@ -152,10 +139,10 @@ test('without --smtp-url the server runs and says that mail is off', async () =>
     try {
         assert.match(srv.stderr(), /mail is off/);
         const a = await account(srv);
-        const r = await call(srv, 'POST', '/api/mail/address', { address: a.address }, a.cookie);
+        const r = await api(srv, 'POST', '/api/mail/address', { address: a.address }, a.cookie);
         assert.equal(r.status, 503);
         assert.equal(r.json.error, 'mail_off');
-        const s = await call(srv, 'GET', '/api/mail', undefined, a.cookie);
+        const s = await api(srv, 'GET', '/api/mail', undefined, a.cookie);
         assert.equal(s.json.on, false);
     } finally {
         const st = await srv.stop();
@@ -165,22 +152,22 @@ test('without --smtp-url the server runs and says that mail is off', async () =>
 
 test('an address is confirmed by its link before it is used, and never shown to others', () => withMailServer(async (sink, srv) => {
     const a = await account(srv), other = await account(srv);
-    assert.equal((await call(srv, 'GET', '/api/mail')).status, 401);
-    let s = await call(srv, 'GET', '/api/mail', undefined, a.cookie);
+    assert.equal((await api(srv, 'GET', '/api/mail')).status, 401);
+    let s = await api(srv, 'GET', '/api/mail', undefined, a.cookie);
     assert.deepEqual(s.json, { on: true, address: null, move: false, digest: true, low_time: true, start_end: true, remind_days: 0 });
     // Bad input: a clear error, nothing sent.
-    const bad = await call(srv, 'POST', '/api/mail/address', { address: 'not an address' }, a.cookie);
+    const bad = await api(srv, 'POST', '/api/mail/address', { address: 'not an address' }, a.cookie);
     assert.equal(bad.status, 400);
     assert.equal(bad.json.error, 'bad_address');
-    const inj = await call(srv, 'POST', '/api/mail/address', { address: 'x@example.org\r\nBcc: y@example.org' }, a.cookie);
+    const inj = await api(srv, 'POST', '/api/mail/address', { address: 'x@example.org\r\nBcc: y@example.org' }, a.cookie);
     assert.equal(inj.status, 400);
-    assert.equal((await call(srv, 'POST', '/api/mail/address', { address: a.address })).status, 401);
+    assert.equal((await api(srv, 'POST', '/api/mail/address', { address: a.address })).status, 401);
 
-    const r = await call(srv, 'POST', '/api/mail/address', { address: a.address }, a.cookie);
+    const r = await api(srv, 'POST', '/api/mail/address', { address: a.address }, a.cookie);
     assert.equal(r.status, 200, r.text);
     const [mail] = await sink.waitFor((m) => m.to === a.address);
     // Not the account's address until the link is used.
-    s = await call(srv, 'GET', '/api/mail', undefined, a.cookie);
+    s = await api(srv, 'GET', '/api/mail', undefined, a.cookie);
     assert.equal(s.json.address, null);
     assert.match(mail.headers.subject, /Confirm your e-mail address/);
     assert.equal(mail.headers.from, 'chameleon <chameleon@example.org>');
@@ -188,18 +175,18 @@ test('an address is confirmed by its link before it is used, and never shown to 
     assert.match(mail.headers['list-unsubscribe'], new RegExp(`^<${PUBLIC}/api/mail/unsubscribe/[0-9a-f]{32}>$`));
     assert.equal(mail.headers['list-unsubscribe-post'], 'List-Unsubscribe=One-Click');
     const token = link(mail, 'confirm');
-    assert.equal((await call(srv, 'POST', '/api/mail/confirm', { token: '0'.repeat(64) })).json.error, 'bad_token');
-    const c = await call(srv, 'POST', '/api/mail/confirm', { token });
+    assert.equal((await api(srv, 'POST', '/api/mail/confirm', { token: '0'.repeat(64) })).json.error, 'bad_token');
+    const c = await api(srv, 'POST', '/api/mail/confirm', { token });
     assert.equal(c.status, 200, c.text);
-    s = await call(srv, 'GET', '/api/mail', undefined, a.cookie);
+    s = await api(srv, 'GET', '/api/mail', undefined, a.cookie);
     assert.equal(s.json.address, a.address);
     // Single use.
-    assert.equal((await call(srv, 'POST', '/api/mail/confirm', { token })).json.error, 'bad_token');
+    assert.equal((await api(srv, 'POST', '/api/mail/confirm', { token })).json.error, 'bad_token');
     // Other players never see it: not on the profile, not to another account.
-    const prof = await call(srv, 'GET', `/api/profile/${a.name}`);
+    const prof = await api(srv, 'GET', `/api/profile/${a.name}`);
     assert.equal(prof.status, 200);
     assert.ok(!prof.text.includes('@'), prof.text);
-    assert.equal((await call(srv, 'GET', '/api/mail', undefined, other.cookie)).json.address, null);
+    assert.equal((await api(srv, 'GET', '/api/mail', undefined, other.cookie)).json.address, null);
     const m = await (await fetch(srv.http + '/metrics')).text();
     assert.match(m, /chameleon_mail_sent_total [1-9]/);
     assert.match(m, /chameleon_mail_outbox 0/);
@@ -208,14 +195,14 @@ test('an address is confirmed by its link before it is used, and never shown to 
 test('a password reset by e-mail: one link, used once; every session ends; the answer never says who exists', () => withMailServer(async (sink, srv) => {
     const a = await account(srv);
     await confirmAddress(srv, sink, a);
-    const second = await call(srv, 'POST', '/api/login', { username: a.name, password: 'correct horse' });
+    const second = await api(srv, 'POST', '/api/login', { username: a.name, password: 'correct horse' });
     assert.equal(second.status, 200);
     const ws = await connect(srv.url, {}, { Cookie: a.cookie });
     assert.equal(ws.welcome.account, a.name);
 
-    const unknown = await call(srv, 'POST', '/api/password/forgot', { login: 'nobody_here' });
-    const known = await call(srv, 'POST', '/api/password/forgot', { login: a.name });
-    const byAddress = await call(srv, 'POST', '/api/password/forgot', { login: 'nobody@example.org' });
+    const unknown = await api(srv, 'POST', '/api/password/forgot', { login: 'nobody_here' });
+    const known = await api(srv, 'POST', '/api/password/forgot', { login: a.name });
+    const byAddress = await api(srv, 'POST', '/api/password/forgot', { login: 'nobody@example.org' });
     assert.equal(unknown.status, 200);
     assert.equal(known.status, 200);
     assert.equal(byAddress.status, 200);
@@ -225,28 +212,28 @@ test('a password reset by e-mail: one link, used once; every session ends; the a
     const token = link(mail, 'reset');
 
     // A bad password loses nothing: the link still works after it.
-    const short = await call(srv, 'POST', '/api/password/reset', { token, password: 'short' });
+    const short = await api(srv, 'POST', '/api/password/reset', { token, password: 'short' });
     assert.equal(short.status, 400);
     assert.equal(short.json.error, 'bad_password');
-    const ok = await call(srv, 'POST', '/api/password/reset', { token, password: 'a new password' });
+    const ok = await api(srv, 'POST', '/api/password/reset', { token, password: 'a new password' });
     assert.equal(ok.status, 200, ok.text);
-    assert.equal((await call(srv, 'POST', '/api/password/reset', { token, password: 'another one!' })).json.error, 'bad_token');
+    assert.equal((await api(srv, 'POST', '/api/password/reset', { token, password: 'another one!' })).json.error, 'bad_token');
 
     // The open WebSocket is closed; every session ended: both cookies
     // are refused, on HTTP and WebSocket.
     const closed = await ws.closed_();
     assert.match(closed.reason, /password changed/);
-    assert.equal((await call(srv, 'GET', '/api/mail', undefined, a.cookie)).status, 401);
-    assert.equal((await call(srv, 'GET', '/api/mail', undefined, second.cookie)).status, 401);
+    assert.equal((await api(srv, 'GET', '/api/mail', undefined, a.cookie)).status, 401);
+    assert.equal((await api(srv, 'GET', '/api/mail', undefined, second.cookie)).status, 401);
     const again = await connect(srv.url, {}, { Cookie: a.cookie });
     assert.ok(!again.welcome.account, JSON.stringify(again.welcome));
     again.close();
-    assert.equal((await call(srv, 'POST', '/api/login', { username: a.name, password: 'correct horse' })).status, 401);
-    assert.equal((await call(srv, 'POST', '/api/login', { username: a.name, password: 'a new password' })).status, 200);
+    assert.equal((await api(srv, 'POST', '/api/login', { username: a.name, password: 'correct horse' })).status, 401);
+    assert.equal((await api(srv, 'POST', '/api/login', { username: a.name, password: 'a new password' })).status, 200);
 
     // Throttled per name: past the free requests a 429, for known and unknown names alike.
     let last;
-    for (let i = 0; i < 4; i++) last = await call(srv, 'POST', '/api/password/forgot', { login: 'ghost_name' });
+    for (let i = 0; i < 4; i++) last = await api(srv, 'POST', '/api/password/forgot', { login: 'ghost_name' });
     assert.equal(last.status, 429);
     assert.ok(Number(last.status) && last.json.error === 'too_many_attempts');
 }));
@@ -310,11 +297,11 @@ test('the daily digest lists the games where it is your move, once a day', () =>
 test('"your move" when asked for, and the low-time alarm at 80% of the time for the move unless on the site', () => withMailServer(async (sink, srv) => {
     const { room, mover, other, moverAcct, otherAcct, st } = await corrGame(srv, sink, 1);
     for (const acct of [moverAcct, otherAcct]) {
-        const p = await call(srv, 'POST', '/api/mail/prefs', { move: true }, acct.cookie);
+        const p = await api(srv, 'POST', '/api/mail/prefs', { move: true }, acct.cookie);
         assert.equal(p.status, 200, p.text);
         assert.equal(p.json.move, true);
     }
-    const bad = await call(srv, 'POST', '/api/mail/prefs', { remind_days: 99 }, moverAcct.cookie);
+    const bad = await api(srv, 'POST', '/api/mail/prefs', { remind_days: 99 }, moverAcct.cookie);
     assert.equal(bad.status, 400);
     const isAlarm = (m) => m.headers.subject.startsWith('Time is running out');
     // 85% of the mover's day, while the mover is connected: no alarm.
@@ -353,7 +340,7 @@ test('one-click unsubscribe (RFC 8058): a POST from anywhere, without a log-in, 
     const page = await fetch(srv.http + path);
     assert.equal(page.status, 200);
     assert.match(await page.text(), /<form method="post"/);
-    assert.equal((await call(srv, 'GET', '/api/mail', undefined, a.cookie)).json.digest, true);
+    assert.equal((await api(srv, 'GET', '/api/mail', undefined, a.cookie)).json.digest, true);
     // A foreign origin's form POST elsewhere is still refused...
     const foreign = await fetch(srv.http + '/api/mail/prefs', {
         method: 'POST', body: 'digest=false',
@@ -366,7 +353,7 @@ test('one-click unsubscribe (RFC 8058): a POST from anywhere, without a log-in, 
         headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: 'https://mail.example.com' },
     });
     assert.equal(r.status, 200);
-    const s = await call(srv, 'GET', '/api/mail', undefined, a.cookie);
+    const s = await api(srv, 'GET', '/api/mail', undefined, a.cookie);
     assert.deepEqual(s.json, { on: true, address: a.address, move: false, digest: false, low_time: false, start_end: false, remind_days: 0 });
     const unknown = await fetch(srv.http + '/api/mail/unsubscribe/' + '0'.repeat(32), { method: 'POST', body: 'List-Unsubscribe=One-Click' });
     assert.equal(unknown.status, 404);
@@ -379,7 +366,7 @@ test('the relay down while mail is queued, the server restarted, the relay back:
         const accts = [await account(srv), await account(srv), await account(srv)];
         await sink.stop();
         for (const a of accts) {
-            const r = await call(srv, 'POST', '/api/mail/address', { address: a.address }, a.cookie);
+            const r = await api(srv, 'POST', '/api/mail/address', { address: a.address }, a.cookie);
             assert.equal(r.status, 200, r.text);
         }
         // Each was tried and failed, and waits for its next try.
@@ -401,7 +388,7 @@ test('the relay down while mail is queued, the server restarted, the relay back:
         assert.deepEqual(all.map((m) => m.to).sort(), accts.map((a) => a.address).sort());
         assert.equal(new Set(all.map((m) => m.headers['message-id'])).size, 3);
         // And they work.
-        const c = await call(srv, 'POST', '/api/mail/confirm', { token: link(got[0], 'confirm') });
+        const c = await api(srv, 'POST', '/api/mail/confirm', { token: link(got[0], 'confirm') });
         assert.equal(c.status, 200, c.text);
     } finally {
         await stopServer(srv);
@@ -428,7 +415,7 @@ test('game end and a reminder after N days of silence, to the player away; nothi
     (bMoves ? b : a).close();
     await sleep(300);
     const [away, here] = bMoves ? [B, a] : [A, b];
-    const p = await call(srv, 'POST', '/api/mail/prefs', { remind_days: 2 }, away.cookie);
+    const p = await api(srv, 'POST', '/api/mail/prefs', { remind_days: 2 }, away.cookie);
     assert.equal(p.json.remind_days, 2);
     const isRemind = (m) => /waiting for your move/.test(m.headers.subject);
     srv.advance(DAY + 60000);
@@ -453,12 +440,12 @@ test('game end and a reminder after N days of silence, to the player away; nothi
 test('a tournament\'s start: one mail to each entrant away, with its link; no mail per game', () => withMailServer(async (sink, srv) => {
     const accts = [await account(srv, 't'), await account(srv, 't'), await account(srv, 't')];
     for (const a of accts) await confirmAddress(srv, sink, a);
-    const mk = await call(srv, 'POST', '/api/tournaments', { name: 'Postal Cup', game: 'ultima', size: 3, corr: { days: 3 } }, accts[0].cookie);
+    const mk = await api(srv, 'POST', '/api/tournaments', { name: 'Postal Cup', game: 'ultima', size: 3, corr: { days: 3 } }, accts[0].cookie);
     assert.equal(mk.status, 200, mk.text);
     const id = mk.json.id;
     let last;
     for (const a of accts) {
-        last = await call(srv, 'POST', `/api/tournaments/${id}/join`, {}, a.cookie);
+        last = await api(srv, 'POST', `/api/tournaments/${id}/join`, {}, a.cookie);
         assert.equal(last.status, 200, last.text);
     }
     assert.equal(last.json.state, 'running', 'full: every game starts');

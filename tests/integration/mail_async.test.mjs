@@ -11,7 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect as tcp, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer } from './lib.mjs';
+import { startServer, api, account as newAccount } from './lib.mjs';
 
 const SINK = new URL('./smtp_sink.py', import.meta.url).pathname;
 
@@ -61,24 +61,7 @@ async function smtpSink() {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function call(srv, method, path, body, cookie) {
-    const headers = {};
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    if (cookie) headers.Cookie = cookie;
-    const r = await fetch(srv.http + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await r.text();
-    let json = null;
-    try { json = JSON.parse(text); } catch { /* not JSON */ }
-    return { status: r.status, json, text, cookie: (r.headers.get('set-cookie') || '').split(';')[0] };
-}
-
-let seq = 0;
-async function account(srv) {
-    const name = `ma${process.pid % 10000}_${seq++}`;
-    const r = await call(srv, 'POST', '/api/register', { username: name, password: 'correct horse' });
-    assert.equal(r.status, 200, r.text);
-    return { name, cookie: r.cookie };
-}
+const account = (srv) => newAccount(srv, 'ma');
 
 // Send one whole request on a socket of its own and close it at once,
 // without reading the answer.
@@ -119,14 +102,14 @@ test('e-mail requests whose connection closes while the store answers them are d
             await Promise.all(all);
         }
         // Whatever was cut short, the account reads and writes as before.
-        const prefs = await call(srv, 'POST', '/api/mail/prefs', { digest: false, remind_days: 3 }, a.cookie);
+        const prefs = await api(srv, 'POST', '/api/mail/prefs', { digest: false, remind_days: 3 }, a.cookie);
         assert.equal(prefs.status, 200, prefs.text);
         assert.equal(prefs.json.digest, false);
         assert.equal(prefs.json.remind_days, 3);
-        const got = await call(srv, 'GET', '/api/mail', undefined, a.cookie);
+        const got = await api(srv, 'GET', '/api/mail', undefined, a.cookie);
         assert.equal(got.status, 200, got.text);
         assert.deepEqual(got.json, prefs.json);
-        const reset = await call(srv, 'POST', '/api/password/reset', { token: hex(64), password: 'a new password' });
+        const reset = await api(srv, 'POST', '/api/password/reset', { token: hex(64), password: 'a new password' });
         assert.equal(reset.status, 400);
         assert.equal(reset.json.error, 'bad_token');
     } finally {
@@ -140,7 +123,7 @@ test('confirmation mails asked for at once count against the account\'s limit wh
     try {
         const b = await account(srv);
         const answers = await Promise.all(Array.from({ length: 8 }, () =>
-            call(srv, 'POST', '/api/mail/address', { address: `${b.name}@example.org` }, b.cookie)));
+            api(srv, 'POST', '/api/mail/address', { address: `${b.name}@example.org` }, b.cookie)));
         const codes = answers.map((r) => r.status).sort();
         assert.deepEqual(codes, [200, 200, 200, 200, 200, 429, 429, 429], JSON.stringify(answers.map((r) => r.text)));
         for (const r of answers.filter((x) => x.status === 200))
@@ -159,7 +142,7 @@ test('a confirmation or reset link whose request hangs up is used to the end: th
     try {
         const d = await account(srv);
         const address = `${d.name.toLowerCase()}@example.org`;
-        const asked = await call(srv, 'POST', '/api/mail/address', { address }, d.cookie);
+        const asked = await api(srv, 'POST', '/api/mail/address', { address }, d.cookie);
         assert.equal(asked.status, 200, asked.text);
         const confirm = await sink.link(address, 'confirm');
         await sendAndHangUp(srv, 'POST', '/api/mail/confirm', { token: confirm });
@@ -167,24 +150,24 @@ test('a confirmation or reset link whose request hangs up is used to the end: th
         // works now); either way the address ends confirmed.
         let again;
         for (const end = Date.now() + 10000; Date.now() < end; await sleep(100)) {
-            again = await call(srv, 'GET', '/api/mail', undefined, d.cookie);
+            again = await api(srv, 'GET', '/api/mail', undefined, d.cookie);
             if (again.json && again.json.address === address) break;
         }
-        const twice = await call(srv, 'POST', '/api/mail/confirm', { token: confirm });
+        const twice = await api(srv, 'POST', '/api/mail/confirm', { token: confirm });
         assert.ok(twice.status === 400 || twice.status === 200, twice.text);
-        const settings = await call(srv, 'GET', '/api/mail', undefined, d.cookie);
+        const settings = await api(srv, 'GET', '/api/mail', undefined, d.cookie);
         assert.equal(settings.json.address, address, settings.text);
 
-        const forgot = await call(srv, 'POST', '/api/password/forgot', { login: d.name });
+        const forgot = await api(srv, 'POST', '/api/password/forgot', { login: d.name });
         assert.equal(forgot.status, 200, forgot.text);
         const reset = await sink.link(address, 'reset');
         await sendAndHangUp(srv, 'POST', '/api/password/reset', { token: reset, password: 'a new password' });
         for (const end = Date.now() + 10000; Date.now() < end; await sleep(100))
-            if ((await call(srv, 'GET', '/api/mail', undefined, d.cookie)).status === 401) break;
-        const used = await call(srv, 'POST', '/api/password/reset', { token: reset, password: 'a new password' });
+            if ((await api(srv, 'GET', '/api/mail', undefined, d.cookie)).status === 401) break;
+        const used = await api(srv, 'POST', '/api/password/reset', { token: reset, password: 'a new password' });
         assert.ok(used.status === 400 || used.status === 200, used.text);
-        assert.equal((await call(srv, 'GET', '/api/mail', undefined, d.cookie)).status, 401);
-        const login = await call(srv, 'POST', '/api/login', { username: d.name, password: 'a new password' });
+        assert.equal((await api(srv, 'GET', '/api/mail', undefined, d.cookie)).status, 401);
+        const login = await api(srv, 'POST', '/api/login', { username: d.name, password: 'a new password' });
         assert.equal(login.status, 200, login.text);
     } finally {
         const st = await srv.stop();

@@ -2,7 +2,10 @@
 # The shape of server/, checked from the sources:
 #   1. the modules (a .c/.h pair; room_*, store_*, net_*, sql_* and
 #      tournament_* belong to room, store, net, sql and tournament) include each other's headers without a cycle, and so do the
-#      headers themselves (tsort finds loops);
+#      headers themselves (tsort finds loops), and so do the files taken
+#      one .c/.h pair at a time (a private header such as tournament_impl.h
+#      its own node): within a module too, no header includes back the
+#      header of a file that includes it;
 #   2. net.c includes no server header but its own (plus the buffer type,
 #      protocol/proto_out.h), nor does net_http.c, and they are the only files that include
 #      libwebsockets.h;
@@ -37,13 +40,17 @@ includes() {
 
 : > "$tmp/modules"
 : > "$tmp/headers"
+: > "$tmp/pairs"
 for f in server/*.c server/*.h; do
     m=$(module_of "$f")
     echo "$m $m" >> "$tmp/modules"
+    p=$(basename "$f")
+    p=${p%.[ch]}
     for h in $(includes "$f"); do
         [ -f "server/$h" ] || continue
         hm=$(module_of "$h")
         [ "$hm" = "$m" ] || echo "$hm $m" >> "$tmp/modules"
+        [ "${h%.h}" = "$p" ] || echo "${h%.h} $p" >> "$tmp/pairs"
         case $f in *.h) echo "$h $(basename "$f")" >> "$tmp/headers" ;; esac
     done
 done
@@ -54,6 +61,11 @@ if ! tsort "$tmp/modules" > "$tmp/order" 2> "$tmp/err"; then
 fi
 if [ -s "$tmp/headers" ] && ! tsort "$tmp/headers" > /dev/null 2> "$tmp/err"; then
     echo "layers: server headers include each other in a cycle:"
+    cat "$tmp/err"
+    fail=1
+fi
+if [ -s "$tmp/pairs" ] && ! tsort "$tmp/pairs" > /dev/null 2> "$tmp/err"; then
+    echo "layers: server files (.c/.h pairs) include each other in a cycle:"
     cat "$tmp/err"
     fail=1
 fi
