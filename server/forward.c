@@ -37,6 +37,11 @@ enum {
     BODY_MAX = 4 << 20,
     PAIRS_MAX = 256, /* rooms (and the lobby) one session forwarded to */
     OWNERS_MAX = 100000,
+    /* A room nobody holds yet may be one just created on another node
+     * whose creation has not committed (its game_started overtook it):
+     * asked again this often, this many times, before it is unknown. */
+    HOLDER_RETRY_MS = 100,
+    HOLDER_TRIES = 5,
 };
 
 #define LEASES_CHANNEL "chameleon_leases"
@@ -89,6 +94,8 @@ typedef struct owner {
     int64_t game;
     char node[NODE_MAX + 1];
     bool known, asking;
+    int tries;                /* reads that found no holder */
+    struct owner *retry_next; /* in the retry list (asking meanwhile) */
     waiting *head, *tail;
     UT_hash_handle hh;
 } owner;
@@ -100,7 +107,8 @@ static forward_hooks hooks;
 static bool on;
 static char me[NODE_MAX + 1], boot[24];
 static char lobby_node[NODE_MAX + 1]; /* "": not known yet (served here) */
-static uv_timer_t lobby_timer;
+static uv_timer_t lobby_timer, retry_timer;
+static owner *retries; /* owners to ask again at the next retry tick */
 static bool lobby_asking;
 static forward_link *links;
 static forward_remote *remotes;
@@ -311,9 +319,40 @@ static void answer_unknown(session *s, const proto_req *req, const char *why_mor
     session_send_error(s, req, true, PROTO_EUNKNOWN_ROOM, why);
 }
 
+static void on_holder(void *arg, int status, const char *node);
+
+static void ask_holder(owner *o)
+{
+    o->asking = true;
+    int err = store_lease_holder(db, o->game, on_holder, o);
+    if (err < 0)
+        on_holder(o, err, NULL);
+}
+
+static void on_retry_tick(uv_timer_t *t)
+{
+    owner *o = retries;
+    retries = NULL;
+    uv_timer_stop(t);
+    while (o != NULL) {
+        owner *next = o->retry_next;
+        o->retry_next = NULL;
+        ask_holder(o);
+        o = next;
+    }
+}
+
 static void on_holder(void *arg, int status, const char *node)
 {
     owner *o = arg;
+    if (status == STORE_ENOT_FOUND && on && o->head != NULL && ++o->tries < HOLDER_TRIES) {
+        o->retry_next = retries; /* still asking: later requests wait too */
+        if (retries == NULL)
+            uv_timer_start(&retry_timer, on_retry_tick, HOLDER_RETRY_MS, 0);
+        retries = o;
+        return;
+    }
+    o->tries = 0;
     o->asking = false;
     o->known = status == 0 && strlen(node) <= NODE_MAX;
     if (o->known)
@@ -399,12 +438,8 @@ bool forward_room(session *s, const proto_req *req, const char *buf, size_t len)
     else
         o->head = w;
     o->tail = w;
-    if (!o->asking) {
-        o->asking = true;
-        int err = store_lease_holder(db, o->game, on_holder, o);
-        if (err < 0)
-            on_holder(o, err, NULL);
-    }
+    if (!o->asking)
+        ask_holder(o);
     return true;
 }
 
@@ -631,6 +666,7 @@ int forward_start(uv_loop_t *l, store *st, const char *pg_url, const char *node,
     }
     session_set_remote_sink(remote_sink);
     uv_timer_init(loop, &lobby_timer);
+    uv_timer_init(loop, &retry_timer);
     uv_timer_start(&lobby_timer, on_lobby_tick, 0, ttl_ms / 2 ? ttl_ms / 2 : 1);
     on = true;
     return 0;
@@ -653,6 +689,14 @@ void forward_stop(void)
     on = false;
     uv_timer_stop(&lobby_timer);
     uv_close((uv_handle_t *)&lobby_timer, NULL);
+    /* Those waiting for a retry are answered now (unknown room). */
+    uv_close((uv_handle_t *)&retry_timer, NULL);
+    while (retries != NULL) {
+        owner *o = retries;
+        retries = o->retry_next;
+        o->retry_next = NULL;
+        on_holder(o, STORE_ENOT_FOUND, NULL);
+    }
     forward_remote *r, *rtmp;
     HASH_ITER(hh, remotes, r, rtmp)
     remote_end(r);

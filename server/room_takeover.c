@@ -15,6 +15,7 @@
 #include "room_impl.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "log.h"
 #include "store.h"
@@ -134,10 +135,16 @@ static void on_lost(void *arg, int64_t game)
     char why[96];
     snprintf(why, sizeof why, "game %lld moved to another node: reconnect and join it again",
              (long long)game);
-    /* Its clients connect again (1001) and find it where it went. */
-    for (size_t i = 0; i < r->nwatchers; i++)
-        session_reconnect(r->watchers[i], "moved to another node");
+    /* Told, then asked to connect again (1001): the client finds the room
+     * where it went. */
+    size_t n = r->nwatchers;
+    session **told = n ? malloc(n * sizeof *told) : NULL;
+    if (told != NULL)
+        memcpy(told, r->watchers, n * sizeof *told);
     room__drop_watchers(r, PROTO_EUNKNOWN_ROOM, why);
+    for (size_t i = 0; told != NULL && i < n; i++)
+        session_reconnect(told[i], "moved to another node");
+    free(told);
     log_kv(LOG_WARN, "room lost", "game=%lld watchers=%zu pending=%d", (long long)game, watchers,
            r->pending);
     room__maybe_free(r);

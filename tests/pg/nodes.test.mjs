@@ -1,11 +1,11 @@
 // Node mode (--node NAME; docs/SCALING.md, "Leases"), the server itself on
 // a PostgreSQL this test starts (or the one tests/pg/run.sh started): two
-// nodes run on one database side by side, each plays a game of its own to
-// acknowledged moves (each game's lease row names its node, their ids
-// differ); a single server cannot join them, nor a node a single server;
-// --node on SQLite is refused with a clear message. What is not built yet
-// (forwarding between nodes, take-over by the room layer) is not tested
-// here: tests/unit/test_store_lease.c tests the store's leases and fences.
+// nodes run on one database side by side, players on each play a game to
+// acknowledged moves (each game's lease row names the lobby's node, where
+// seeks start games); a single server cannot join them, nor a node a
+// single server; --node on SQLite is refused with a clear message.
+// Forwarding is tested by forward.test.mjs, take-over by takeover.test.mjs,
+// the store's leases and fences by tests/unit/test_store_lease.c.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -39,7 +39,7 @@ async function playOn(srv, gameId, n) {
     return room;
 }
 
-test('two nodes on one database, each with its games; a single server excluded', async () => {
+test('two nodes on one database, players on each; a single server excluded', async () => {
     const db = pg.db('chameleon_it_nodes');
     const a = await startServer(['--node', 'a'], { db });
     let b;
@@ -50,9 +50,12 @@ test('two nodes on one database, each with its games; a single server excluded',
         c.close();
         await playOn(a, game.id, 6);
         await playOn(b, game.id, 4);
+        // The lobby is a's (the live node whose name sorts first): the
+        // seek made on b went there, and so did the game it started, its
+        // players' moves forwarded (tests/pg/forward.test.mjs).
         const rows = psql(db, 'SELECT l.node, g.nmoves FROM room_leases l JOIN games g ON g.id = l.game'
-            + ' ORDER BY l.node').split('\n');
-        assert.deepEqual(rows, ['a|6', 'b|4'], 'each game leased by the node that plays it');
+            + ' ORDER BY g.nmoves').split('\n');
+        assert.deepEqual(rows, ['a|4', 'a|6'], 'each game leased by the lobby\'s node');
         assert.equal(Number(psql(db, 'SELECT count(DISTINCT fence) FROM room_leases')), 2);
         assert.equal(Number(psql(db, 'SELECT count(*) FROM moves')), 10);
         assert.deepEqual(psql(db, 'SELECT name FROM nodes ORDER BY name').split('\n'), ['a', 'b']);
