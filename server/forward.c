@@ -581,11 +581,14 @@ static void on_first_node(void *arg, int status, const char *node)
     lobby_asking = false;
     if (status < 0 || !on || strlen(node) > NODE_MAX || strcmp(node, lobby_node) == 0)
         return;
+    bool was_here = lobby_node[0] == '\0' || strcmp(lobby_node, me) == 0;
     bool moved = lobby_node[0] != '\0';
     snprintf(lobby_node, sizeof lobby_node, "%s", node);
     log_kv(LOG_INFO, "lobby's node", "node=%s", node);
     if (moved)
         links_moved(LOBBY_GAME, node);
+    if (was_here && strcmp(node, me) != 0)
+        hooks.lobby_moved();
 }
 
 static void on_lobby_tick(uv_timer_t *t)

@@ -57,6 +57,9 @@ typedef struct forward_hooks {
     void (*gone)(session *s);
     /* who has its first session here (a remote one): as at a hello. */
     void (*came)(ident *who);
+    /* Another node holds the lobby now, which this one held (or served
+     * before it knew): its watchers here go there. */
+    void (*lobby_moved)(void);
 } forward_hooks;
 
 /* Node mode: open the relay of node `node` on pg_url (the store's

@@ -645,3 +645,9 @@ int lobby_seek_fill(session *c, const proto_req *req, char *why, size_t whylen)
     seek_free(s);
     return r == NULL ? (int)perr : 0;
 }
+
+void lobby_moved(void)
+{
+    for (size_t i = 0; i < nwatchers; i++)
+        session_reconnect(watchers[i], "the lobby moved to another node");
+}

@@ -81,5 +81,9 @@ void lobby_leave(session *s);
 void lobby_forget(const ident *who);
 /* Free every seek and the watchers (shutdown). */
 void lobby_shutdown(void);
+/* Node mode: another node holds the lobby now. Every session watching it
+ * here is asked to connect again (session_reconnect), and finds it there;
+ * the seeks of those who do not come back go with them. */
+void lobby_moved(void);
 
 #endif

@@ -6,7 +6,9 @@
 // other node; a room's state over one NOTIFY (8,000 bytes) arrives whole;
 // the owner killed (kill -9): the other node takes the room over, the
 // player whose requests went to the dead node is asked to reconnect (1001)
-// and every acknowledged move is there.
+// and every acknowledged move is there; the lobby moves back to a node
+// that comes back under the first name, its watchers elsewhere asked to
+// reconnect.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -133,8 +135,19 @@ test('players on two nodes: a seek across nodes, a game forwarded and relayed, i
         bySeat[seatB] = qb;
         st = va;
         await playPlies(2);
+        // b holds the lobby now (a is dead); a watcher there is asked to
+        // reconnect once a comes back under its name and holds it again.
+        const watcher = await connect(b.url);
+        let w;
+        for (let i = 0; i < 40 && !(w && w.type === 'lobby'); i++) {
+            w = await watcher.request({ type: 'lobby_watch' });
+            if (w.type !== 'lobby') await sleep(250);
+        }
+        assert.equal(w.type, 'lobby', JSON.stringify(w));
         // And a node that comes back under a's name serves the other way.
         a2 = await startServer(['--node', 'a', ...flags], { db });
+        const moved = await Promise.race([watcher.closed_(), sleep(TTL_MS * 6).then(() => null)]);
+        assert.equal(moved?.code, 1001, 'the lobby\'s watcher on b moves to a');
         const viaA = await connect(a2.url, { token: tokenA });
         const vA = await viaA.request({ type: 'join', room });
         assert.equal(vA.you, seatA, 'joined through the new a, forwarded to b');
