@@ -25,6 +25,7 @@
 
 #include "ident.h"
 #include "log.h"
+#include "metrics.h"
 #include "relay.h"
 #include "store.h"
 
@@ -243,6 +244,7 @@ static void links_moved(int64_t game, const char *node)
                 log_kv(LOG_INFO, "forwarded room moved", "game=%lld from=%s to=%s", (long long)game,
                        l->pairs[i].node, node);
                 session_reconnect(l->s, "moved to another node");
+                metrics_now.forward_reconnects++;
                 break;
             }
     }
@@ -264,6 +266,8 @@ static void send_request(session *s, const proto_req *req, int64_t game, const c
         char channel[CHANNEL_MAX];
         channel_of(channel, node);
         err = publish(channel, 'Q', me, boot, s->serial, idline, (size_t)n, buf, len);
+        if (err == 0)
+            metrics_now.forward_sent++;
     }
     if (err < 0) {
         char why[RULES_WHY_TEXT];
@@ -278,8 +282,15 @@ static void on_event(uint64_t serial, int part, int parts, const char *p, size_t
     forward_link *l = NULL;
     HASH_FIND(hh, links, &serial, sizeof serial, l);
     bool done;
-    if (l == NULL || !reasm_add(&l->in, part, parts, p, n, &done) || !done)
+    if (l == NULL)
         return;
+    if (!reasm_add(&l->in, part, parts, p, n, &done)) {
+        metrics_now.forward_lost++;
+        return;
+    }
+    if (!done)
+        return;
+    metrics_now.forward_delivered++;
     proto_out o;
     proto_out_init(&o, NET_HEADROOM);
     proto_out_append(&o, l->in.buf, l->in.len);
@@ -461,6 +472,8 @@ static void remote_sink(session *s, const char *bytes, size_t len)
     char channel[CHANNEL_MAX];
     channel_of(channel, r->node);
     int err = publish(channel, 'E', r->node, r->boot, r->serial, bytes, len, NULL, 0);
+    if (err == 0)
+        metrics_now.forward_back++;
     if (err < 0)
         log_kv(LOG_WARN, "cannot relay an event", "node=%s bytes=%zu error=%s", r->node, len,
                relay_err_text(err));
@@ -471,6 +484,7 @@ static void remote_end(forward_remote *r)
     HASH_DEL(remotes, r);
     session *s = r->s;
     hooks.gone(s); /* closes s: its sink is cut */
+    metrics_now.remote_sessions--;
     free(r->in.buf);
     free(r);
 }
@@ -524,10 +538,16 @@ static void on_request(const char *node, const char *bootid, uint64_t serial, in
         snprintf(r->boot, sizeof r->boot, "%s", bootid);
         r->serial = serial;
         HASH_ADD_STR(remotes, key, r);
+        metrics_now.remote_sessions++;
     }
     bool done;
-    if (!reasm_add(&r->in, part, parts, p, n, &done) || !done)
+    if (!reasm_add(&r->in, part, parts, p, n, &done)) {
+        metrics_now.forward_lost++;
         return;
+    }
+    if (!done)
+        return;
+    metrics_now.forward_run++;
     char *nl = memchr(r->in.buf, '\n', r->in.len);
     if (nl == NULL)
         return;

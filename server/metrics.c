@@ -23,6 +23,7 @@ void metrics_set_relay(const relay *r)
 
 /* The relay's counters (relay.h), when there is one. */
 static void write_relay(proto_out *o, const relay *r);
+static void write_forward(proto_out *o, const metrics *m);
 
 void metrics_game(const rules_variant *v, int delta)
 {
@@ -236,8 +237,28 @@ void metrics_write(proto_out *o, const net_stats *net, const store_stats *st)
         write_relay(o, shown_relay);
 }
 
+/* Node mode's forwarding (forward.c), shown with the relay. */
+static void write_forward(proto_out *o, const metrics *m)
+{
+    counter(o, "forward_sent_total", "Requests sent to the node of their room or of the lobby.",
+            m->forward_sent);
+    counter(o, "forward_run_total", "Requests of other nodes' clients run here.", m->forward_run);
+    counter(o, "forward_back_total", "Messages sent back to other nodes' clients.",
+            m->forward_back);
+    counter(o, "forward_delivered_total", "Messages from other nodes given to clients here.",
+            m->forward_delivered);
+    counter(o, "forward_lost_total", "Messages between nodes dropped: a part missing.",
+            m->forward_lost);
+    counter(o, "forward_reconnects_total",
+            "Clients asked to reconnect (1001): their room or the lobby moved.",
+            m->forward_reconnects);
+    gauge(o, "remote_sessions", "Sessions here for clients connected to other nodes.",
+          m->remote_sessions);
+}
+
 static void write_relay(proto_out *o, const relay *r)
 {
+    write_forward(o, &metrics_now);
     relay_stats rs;
     relay_get_stats(r, &rs);
     gauge(o, "relay_connected",

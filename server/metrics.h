@@ -66,6 +66,14 @@ typedef struct metrics {
     /* Tournaments (tournament.c). */
     int64_t tournaments_open, tournaments_running; /* in memory, by state */
     uint64_t tournament_games;                     /* games started by tournaments */
+    /* Node mode (forward.c). */
+    uint64_t forward_sent;       /* requests sent to the node of their room or lobby */
+    uint64_t forward_run;        /* requests of other nodes' clients run here */
+    uint64_t forward_back;       /* messages sent back to other nodes' clients */
+    uint64_t forward_delivered;  /* messages from other nodes given to clients here */
+    uint64_t forward_lost;       /* messages dropped: a part missing, or unreadable */
+    uint64_t forward_reconnects; /* clients asked to reconnect: their room or lobby moved */
+    int64_t remote_sessions;     /* sessions here for clients of other nodes */
 } metrics;
 
 extern metrics metrics_now;

@@ -85,6 +85,21 @@ test('players on two nodes: a seek across nodes, a game forwarded and relayed, i
         const heard = await pa.event(room, 'chat');
         assert.equal(heard.text, 'hello from b');
 
+        // What each node counts: b sent requests and gave events to its
+        // clients; a ran them, for remote sessions, and sent them back.
+        const metric = async (srv, name) => {
+            const text = await (await fetch(srv.http + '/metrics')).text();
+            const m = text.match(new RegExp(`^chameleon_${name} (\\d+)`, 'm'));
+            assert.ok(m, `chameleon_${name} in /metrics`);
+            return Number(m[1]);
+        };
+        assert.ok(await metric(b, 'forward_sent_total') >= 4);
+        assert.ok(await metric(b, 'forward_delivered_total') >= 8);
+        assert.ok(await metric(a, 'forward_run_total') >= 4);
+        assert.ok(await metric(a, 'forward_back_total') >= 8);
+        assert.equal(await metric(a, 'remote_sessions'), 1, 'pb's');
+        assert.equal(await metric(b, 'forward_lost_total'), 0);
+
         // A guest's token works on the other node: b's player comes back
         // on a (the room's node) and then on b again, seated each time.
         const token = pb.welcome.token;
