@@ -26,7 +26,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { launch, settled } from './lib.mjs';
-import { player, send, shot } from './play-lib.mjs';
+import { send, shot } from './play-lib.mjs';
 import { serverBin } from '../integration/lib.mjs';
 import { startCluster } from '../pg/cluster.mjs';
 
@@ -64,7 +64,7 @@ async function until(what, cond, limitMs = 20000) {
 const T0 = Date.now();
 let c;
 let browser;
-const figures = { takeover: [], resent: 0, unknown: 0, takenBy: {} };
+const figures = { takeover: [], back: [], resent: 0, unknown: 0, takenBy: {} };
 before(async () => {
   if (skip) return;
   c = await startCluster({ nodes: 3, leaseTtlMs: TTL_MS });
@@ -85,12 +85,19 @@ async function seat(i, width = 1100) {
     const W = window.WebSocket, to = '127.0.0.1:${c.nodes[i].port}';
     window.WebSocket = class extends W { constructor(u, p) { super(String(u).replace(location.host, to), p); } };
   })();`;
-  const page = await player(browser, c.url, { init, width });
+  // play-lib's player(), with the socket's frames kept from the start.
+  const ctx = await browser.newContext({ viewport: { width, height: 800 } });
+  if (init) await ctx.addInitScript(init);
+  const page = await ctx.newPage();
+  page.on('dialog', (d) => d.accept());
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(String(e)));
   page.node = i === null ? 'nginx' : c.nodes[i].name;
   // The last frames of its sockets (a failure's message).
   page.frames = [];
   const keep = (dir, f) => {
-    page.frames.push(`${((Date.now() - T0) / 1000).toFixed(2)} ${dir} ${String(f.payload).slice(0, 160)}`);
+    if (/"type":"p[io]ng"/.test(f.payload)) return;
+    page.frames.push(`${((Date.now() - T0) / 1000).toFixed(2)} ${dir} ${String(f.payload).slice(0, 150)}`);
     if (page.frames.length > 40) page.frames.shift();
   };
   page.on('websocket', (ws) => {
@@ -98,6 +105,15 @@ async function seat(i, width = 1100) {
     ws.on('framesent', (f) => keep('>', f));
     ws.on('framereceived', (f) => keep('<', f));
     ws.on('close', () => keep('closed', { payload: '' }));
+  });
+  page.on('console', (m) => keep('console', { payload: m.text() }));
+  await page.goto(`${c.url}/`);
+  await page.waitForSelector('#conn.online');
+  // When the page last had a room's state or catch-up (its join answered).
+  await page.evaluate(() => {
+    const at = () => { window.__joinedAt = Date.now(); };
+    window.chameleon.conn.on('room', at);
+    window.chameleon.conn.on('catchup', at);
   });
   return page;
 }
@@ -191,8 +207,15 @@ async function killOwner(g) {
   console.log(`${((Date.now() - T0) / 1000).toFixed(2)} killed ${name}`);
   const taker = await until(`a node to take game ${g.room} over`,
     () => c.nodes.find((n, j) => j !== i && takeovers(n, g.room) > before[j]));
-  await c.restart(i);
   figures.takeover.push(Date.now() - t0);
+  await c.restart(i);
+  // Every page was on the dead node or asked it: each reconnects and joins
+  // again (the client does), before the game goes on.
+  for (const p of g.pages) {
+    await p.waitForFunction((t) => window.chameleon.conn.ready && window.__joinedAt > t, t0, { timeout: 15000 })
+      .catch(async () => { throw new Error(`${p.node}: not back in game ${g.room} after kill ${g.kills + 1}\n${await dump(g)}`); });
+  }
+  figures.back.push(Date.now() - t0);
   figures.takenBy[`${name}>${taker.name}`] = (figures.takenBy[`${name}>${taker.name}`] || 0) + 1;
   g.kills++;
   // Every acknowledged move is in PostgreSQL.
@@ -297,7 +320,8 @@ test(`a two- and a three-player game across three nodes, their owner killed ${KI
   assert.equal(kills, KILLS, 'every kill happened mid-game');
   for (const p of [...duo, ...trio]) assert.deepEqual(p.errors, [], `${p.node}: no page error`);
   console.log(`games ${games.map((g) => `${g.game} #${g.room}: ${g.acked.length} plies, ${g.kills} kills`).join('; ')}`);
-  console.log(`kill to take-over (restart included, ttl ${TTL_MS} ms): ${figures.takeover.join(', ')} ms`);
+  console.log(`kill to take-over by another node (ttl ${TTL_MS} ms): ${figures.takeover.join(', ')} ms`);
+  console.log(`kill to every page back in the room: ${figures.back.join(', ')} ms`);
   console.log(`taken over (killed>taker): ${JSON.stringify(figures.takenBy)}; moves sent again: ${figures.resent}; requests answered unknown_room: ${figures.unknown}`);
   console.log(`time: two-player ${((t1 - t0) / 1000).toFixed(1)} s, three-player ${((t2 - t1) / 1000).toFixed(1)} s`);
 });
