@@ -3,15 +3,18 @@
 // all on loopback, started here), a two-player game (Ultima) and a
 // three-player one (Yalta) between browser pages whose players sit on
 // different nodes, played to their end through the pages (play-lib's
-// helpers: the page's own connection); meanwhile the node holding the
-// game's lease (room_leases) is killed (kill -9) TWENTY times in all and
-// started again at once under its name. After each kill a node takes the
-// room over (its log says so), the pages reconnect by themselves (the
-// client does on close; a node that forwarded to the dead one closes its
-// clients with 1001) and the game goes on. A move counts as acknowledged
-// once every player's page shows it; at the end the moves table holds
-// every acknowledged move in order, and every page shows the finished
-// game (a resignation, a draw agreed by the three, or a result of play).
+// send: the page's own connection; the end by the page's buttons);
+// meanwhile the node holding the game's lease (room_leases) is killed
+// (kill -9) TWENTY times in all. After each kill another node takes the
+// room over (its log says so), the killed one is started again under its
+// name, every page reconnects and joins again by itself (the client does
+// on close; a node that forwarded to the dead one closes its clients with
+// 1001) and the game goes on. A move counts as acknowledged once every
+// player's page shows it; after each kill and at the end PostgreSQL's
+// moves table holds every acknowledged move in order, and every page
+// shows the finished game (a resignation, a draw agreed by the three, or
+// a result of play). Screenshots (390 and 1440 px): a page on a node that
+// does not hold the room, mid-game, and the finished game.
 //
 // Placement: every page is loaded from nginx (c.url, the nodes'
 // --public-url: a node refuses a WebSocket whose Origin is another, so a
@@ -20,6 +23,14 @@
 // node a player sits on is certain; one page of the three-player game
 // keeps nginx's /ws (least_conn picks its node on every reconnection).
 //
+// Then three faults found here, shown with protocol clients and marked
+// todo (they fail until the server is fixed; node --test reports them as
+// "# TODO" without failing the suite): a room rebuilt twice numbers its
+// events as the first rebuild did, so a join with `since` gets a wrong
+// catch-up; a room taken back by a restarted node of the same name is
+// lost to the clients asking through other nodes; a guest's name differs
+// from node to node.
+//
 // CLUSTER_KILLS=N for another number of kills (split over the two games).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,7 +38,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { launch, settled } from './lib.mjs';
 import { send, shot } from './play-lib.mjs';
-import { serverBin } from '../integration/lib.mjs';
+import { serverBin, connect } from '../integration/lib.mjs';
 import { startCluster } from '../pg/cluster.mjs';
 
 const KILLS = Number(process.env.CLUSTER_KILLS || 20);
@@ -324,4 +335,175 @@ test(`a two- and a three-player game across three nodes, their owner killed ${KI
   console.log(`kill to every page back in the room: ${figures.back.join(', ')} ms`);
   console.log(`taken over (killed>taker): ${JSON.stringify(figures.takenBy)}; moves sent again: ${figures.resent}; requests answered unknown_room: ${figures.unknown}`);
   console.log(`time: two-player ${((t1 - t0) / 1000).toFixed(1)} s, three-player ${((t2 - t1) / 1000).toFixed(1)} s`);
+});
+
+// ---------------------------------------------------------------------------
+// Two faults the browser test above found, shown with protocol clients
+// (tests/integration/lib.mjs) on the same cluster. Marked todo: they fail
+// until the server is fixed (the report of issue 20's cluster test says
+// where); node --test lists them as "# TODO" without failing the suite.
+
+// A client of `c`'s node i, as guest `token` (a fresh guest without).
+const on = (i, token) => connect(c.nodes[i].ws, token ? { token } : {});
+
+// Accepts a seek from p, again while its node has not learnt which node
+// holds the lobby (read every ttl / 2).
+async function acceptSoon(p, seek) {
+  for (let i = 0; ; i++) {
+    const r = await p.request({ type: 'seek_accept', seek });
+    if (r.type !== 'error' || i === 40) return r;
+    await sleep(250);
+  }
+}
+
+// A two-player game between fresh guests on nodes i and j: { room, tokens
+// (by seat) }, its states closed.
+async function duoGame(i, j) {
+  const a = await on(i);
+  const b = await on(j);
+  const made = await a.request({ type: 'seek_create', game: 'ultima', base_ms: BASE_MS, inc_ms: 0 });
+  assert.equal(made.type, 'seek_created', JSON.stringify(made));
+  const acc = await acceptSoon(b, made.seek.id);
+  assert.equal(acc.type, 'game_started', JSON.stringify(acc));
+  const room = acc.room;
+  const sa = await a.waitFor((m) => m.type === 'room' && m.room === room, 'state on a');
+  const tokens = [];
+  tokens[sa.you] = a.welcome.token;
+  tokens[1 - sa.you] = b.welcome.token;
+  a.close();
+  b.close();
+  return { room, tokens };
+}
+
+// Kills the owner of room, waits for a node other than it to take the room
+// over, starts it again. Returns the new owner's index.
+async function moveRoom(room) {
+  const i = c.nodes.findIndex((n) => n.name === owner(room));
+  const before = c.nodes.map((n) => takeovers(n, room));
+  await c.kill(i);
+  const taker = await until(`a take-over of ${room}`, () => c.nodes.find((n, j) => j !== i && takeovers(n, room) > before[j]));
+  await c.restart(i);
+  return c.nodes.indexOf(taker);
+}
+
+test('a room rebuilt twice: a join with `since` from the first rebuild gets what it missed', {
+  skip,
+  todo: 'room__rebuild (server/room_game.c) starts every rebuilt room at seq 1 << 20 (seq_floor too): '
+    + 'a client\'s since from an earlier rebuild is taken for one of this rebuild\'s events (room_join\'s catch-up, room_events.c)',
+}, async () => {
+  const { room, tokens } = await duoGame(1, 2);
+  // Rebuilt once (a take-over): both players there, two moves.
+  let at = await moveRoom(room);
+  let ps = [await on(at, tokens[0]), await on(at, tokens[1])];
+  let st = await ps[0].request({ type: 'join', room });
+  await ps[1].request({ type: 'join', room });
+  let plies = st.moves.length;
+  let seen = 0; // the last seq seat 0 saw
+  for (let k = 0; k < 2; k++) {
+    ps[st.to_move].send({ type: 'move', room, move: st.legal[0] });
+    st = await ps[0].event(room, 'move');
+    await ps[1].event(room, 'move');
+    seen = st.seq;
+    plies++;
+  }
+  assert.ok(seen > 1 << 20, `seq ${seen}: a rebuilt room's`);
+  for (const p of ps) p.close();
+
+  // Rebuilt again; seat 0 away. A move, then chat until this room has
+  // numbered as many events as seat 0 saw in the last one.
+  at = await moveRoom(room);
+  ps = [await on(at, tokens[0]), await on(at, tokens[1])];
+  st = await ps[st.to_move].request({ type: 'join', room });
+  const mover = ps[st.to_move];
+  mover.send({ type: 'move', room, move: st.legal[0] });
+  const played = await mover.event(room, 'move');
+  plies++;
+  ps[0].close();
+  const other = ps[1];
+  if (other !== mover) await other.request({ type: 'join', room });
+  let last = played.seq;
+  while (last < seen) {
+    other.send({ type: 'chat', room, text: `filler ${last}` });
+    last = (await other.event(room, 'chat')).seq;
+  }
+  // Seat 0 comes back with the seq it had: it must get the move it missed
+  // (a whole state, or a catch-up holding it).
+  const back = await on(at, tokens[0]);
+  const r = await back.request({ type: 'join', room, since: seen });
+  back.close();
+  other.close();
+  if (r.type === 'room') assert.equal(r.moves.length, plies, 'the whole state, with the move');
+  else {
+    assert.equal(r.type, 'catchup', JSON.stringify(r).slice(0, 300));
+    assert.ok(r.events.some((e) => e.kind === 'move' && e.ply === plies),
+      `catch-up since ${seen} without ply ${plies} (played as seq ${played.seq}): ${JSON.stringify(r.events.map((e) => [e.seq, e.kind]))}`);
+  }
+});
+
+test('a room taken back by its node started again: the players asking through other nodes still hear it', {
+  skip,
+  todo: 'forward.c links_moved compares node names only: a take-over by a new process of the same name '
+    + 'closes nobody, and the requests forwarded there run in remote sessions that are in no room',
+}, async () => {
+  const { room, tokens } = await duoGame(1, 2);
+  for (let attempt = 0; ; attempt++) {
+    assert.ok(attempt < 3, 'the restarted node never took its room back first');
+    const i = c.nodes.findIndex((n) => n.name === owner(room));
+    const others = [0, 1, 2].filter((j) => j !== i);
+    // Both players on the other nodes, their requests forwarded to node i.
+    const ps = [await on(others[0], tokens[0]), await on(others[1], tokens[1])];
+    let st = await ps[0].request({ type: 'join', room });
+    assert.equal(st.type, 'room', JSON.stringify(st).slice(0, 300));
+    await ps[1].request({ type: 'join', room });
+    // Node i killed; its lease kept from the others (as if it had just been
+    // renewed) so that node i, started again, expires it and takes it first.
+    const before = c.nodes.map((n) => takeovers(n, room));
+    await c.kill(i);
+    psql(c.pgUrl, `UPDATE room_leases SET expires_ms = 9000000000000000 WHERE game = ${room}`);
+    await c.restart(i);
+    const taker = await until(`a take-over of ${room}`,
+      () => c.nodes.find((n, j) => takeovers(n, room) > (j === i ? 0 : before[j])));
+    if (taker !== c.nodes[i]) {
+      for (const p of ps) p.close();
+      continue; // another node was first: what this test is about did not happen
+    }
+    // The player to move plays through the connection it has.
+    const mover = ps[st.to_move];
+    mover.send({ type: 'move', room, move: st.legal[0] });
+    // Each player hears the move, or is told to reconnect (1001) and finds
+    // it on joining again.
+    for (const [k, p] of ps.entries()) {
+      const m = await Promise.race([
+        p.event(room, 'move', 8000).catch(() => null),
+        p.closed_().then((cl) => ({ closed: cl })),
+      ]);
+      if (m && m.closed) {
+        assert.equal(m.closed.code, 1001, JSON.stringify(m.closed));
+        const again = await on(others[k], tokens[k]);
+        const v = await again.request({ type: 'join', room });
+        assert.equal(v.moves.length, st.moves.length + 1, 'the move, after reconnecting');
+        again.close();
+      } else {
+        assert.ok(m, `seat ${k} (on ${c.nodes[others[k]].name}) neither heard the move nor was asked to reconnect; `
+          + `moves in PostgreSQL: ${psql(c.pgUrl, `SELECT count(*) FROM moves WHERE game = ${room}`)} (${st.moves.length} before)`);
+      }
+    }
+    for (const p of ps) p.close();
+    break;
+  }
+});
+
+test('a guest has one name on every node, and two guests never share one', {
+  skip,
+  todo: 'a guest\'s name is "guest-" and a number each process counts (server/ident.c): the same token is another '
+    + 'guest-N on each node, and guests of different nodes are both guest-1 (the screenshots: a page\'s header '
+    + 'names it otherwise than its seat)',
+}, async () => {
+  const a = await on(1);
+  const b = await on(2);
+  const aElsewhere = await on(2, a.welcome.token);
+  const names = [a.welcome.player.name, b.welcome.player.name, aElsewhere.welcome.player.name];
+  for (const p of [a, b, aElsewhere]) p.close();
+  assert.equal(names[2], names[0], `one guest: ${names[0]} on n2, ${names[2]} on n3`);
+  assert.notEqual(names[1], names[0], `two guests, one name: ${names[0]}`);
 });
