@@ -3,6 +3,10 @@
 # run by Node's test runner. Screenshots go to tests/output/e2e/.
 # Every test starts what it needs (a static file server or the real server
 # on a free loopback port with a temporary database) and stops it.
+# Arguments pick files by name: `sh tests/e2e/run.sh cluster room` runs
+# cluster.test.mjs and room.test.mjs alone. cluster.test.mjs (three nodes,
+# PostgreSQL, nginx: tests/pg/cluster.mjs) also needs tests/integration's
+# modules (ws), installed here as the pg suite does.
 set -eu
 cd "$(dirname "$0")"
 command -v node >/dev/null || { echo "e2e: node is missing" >&2; exit 1; }
@@ -14,5 +18,18 @@ fi
 for f in $(find ../../web-client -name '*.js'); do
     node --experimental-default-type=module --check "$f" || { echo "e2e: syntax error in $f" >&2; exit 1; }
 done
+if [ ! -d ../integration/node_modules/ws ]; then
+    (cd ../integration && npm ci --no-audit --no-fund --loglevel=error > /dev/null)
+fi
 mkdir -p ../output/e2e
+if [ $# -gt 0 ]; then
+    files=""
+    for name in "$@"; do
+        f=./${name%.test.mjs}.test.mjs
+        [ -f "$f" ] || { echo "e2e: no $f" >&2; exit 2; }
+        files="$files $f"
+    done
+    # shellcheck disable=SC2086 # one word a file
+    exec node --test --test-concurrency=1 $files
+fi
 exec node --test --test-concurrency=1 ./*.test.mjs

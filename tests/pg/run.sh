@@ -15,7 +15,7 @@
 #      of its own: a game across terminated backends and a restart of
 #      PostgreSQL; relay.test.mjs: --relay-channel, the relay between
 #      nodes, LISTENing on its session and back after pg_terminate_backend;
-#      takeover.test.mjs: a node killed ten times mid-game, the other one
+#      takeover.test.mjs: a node killed three times mid-game, the other one
 #      taking its room over, a lease lost by a live node, a correspondence
 #      game between accounts taken over; cluster.test.mjs: three nodes
 #      behind nginx with deploy/nginx-nodes.conf (tests/pg/cluster.mjs),
