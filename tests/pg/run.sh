@@ -19,7 +19,9 @@
 #      taking its room over, a lease lost by a live node, a correspondence
 #      game between accounts taken over; cluster.test.mjs: three nodes
 #      behind nginx with deploy/nginx-nodes.conf (tests/pg/cluster.mjs),
-#      WebSockets spread over them, a node killed passed over and back);
+#      WebSockets spread over them, a node killed passed over and back;
+#      loadgen.test.mjs: build/loadgen --ports with games on n1 played
+#      from n2 and from both nodes, the load of BENCH=nodes make bench);
 #   4. with PG_FULL=1 (not by default: it takes minutes), the whole
 #      integration suite again with every server on PostgreSQL
 #      (CHAMELEON_IT_PG, tests/integration/lib.mjs).

@@ -5,7 +5,7 @@
  *
  *   loadgen --port N [--host 127.0.0.1] [--game ID] [--games G]
  *           [--rate MOVES_PER_S] [--seconds S] [--idle C] [--seed N]
- *           [--bot-games B] [--bot-level L]
+ *           [--bot-games B] [--bot-level L] [--ports P0,P1] [--warmup S]
  *
  * Each game is two connections (hello with "board":false, so that events
  * carry no board: the generator keeps every position itself with the rules
@@ -23,6 +23,17 @@
  * server's bot threads while the games above measure the relay of moves
  * between people. Their moves are counted apart (bot_moves), not in the
  * latency figures.
+ *
+ * --ports P0,P1: each game's first player (who creates the seek) connects
+ * to port P0, the second (who accepts it) to P1, instead of both to
+ * --port: several nodes of one site (tests/bench/nodes.bench.sh), a
+ * player on each. --warmup S: connections, first games and first moves
+ * for S seconds before the --seconds measured (moves and latencies of
+ * the warm-up are not counted).
+ *
+ * A move answered unknown_room (several nodes: see on_message) is sent
+ * again 10 ms later, counted apart (unknown_room_retries, and the games
+ * that met it: unknown_room_games), not as an error.
  *
  * Prints one line per figure ("moves_per_s 21034.2", "p99_us 812", ...) and
  * exits 0 if no protocol error was received and at least one move was played
@@ -73,6 +84,9 @@ typedef struct game {
     uv_timer_t pace;
     uint64_t next_due_ns;
     bool waiting_pace;
+    char last[RULES_MOVE_TEXT]; /* the move in flight, sent again on unknown_room */
+    client *last_by;
+    int64_t retried; /* the last room whose move was answered unknown_room */
 } game;
 
 /* A connection playing the computer. */
@@ -86,6 +100,9 @@ typedef struct botgame {
 /* Options and totals. */
 static const char *host = "127.0.0.1";
 static int port;
+static int ports[2]; /* the two players' ports (--ports), 0: --port */
+static double warmup;
+static bool counting = true; /* false during the warm-up */
 static const char *game_id;
 static int ngames = 100, nidle, nbots, bot_level = 8;
 static botgame *bots;
@@ -98,7 +115,8 @@ static struct lws_context *ctx;
 static game *games;
 static client *idle;
 static uint64_t t_start_ns, t_end_ns;
-static uint64_t moves, errors, games_done, welcomed_idle, conn_errors;
+static uint64_t moves, errors, games_done, welcomed_idle, conn_errors, retries, retried_games,
+    games_started;
 static uint32_t *samples;
 static size_t nsamples;
 static bool stopping;
@@ -165,7 +183,19 @@ static void send_move(game *gm)
     char text[RULES_MOVE_TEXT];
     gm->g->variant->print_move(&gm->g->pos, m, text, sizeof text);
     gm->sent_ns = uv_hrtime();
+    memcpy(gm->last, text, sizeof gm->last);
+    gm->last_by = c;
     send_text(c, "{\"type\":\"move\",\"room\":%lld,\"move\":\"%s\"}", (long long)gm->room, text);
+}
+
+/* The move in flight again (its latency counted from its first send). */
+static void on_retry(uv_timer_t *t)
+{
+    game *gm = t->data;
+    if (stopping || gm->g == NULL || gm->last_by == NULL)
+        return;
+    send_text(gm->last_by, "{\"type\":\"move\",\"room\":%lld,\"move\":\"%s\"}", (long long)gm->room,
+              gm->last);
 }
 
 static void on_pace(uv_timer_t *t)
@@ -304,6 +334,7 @@ static void on_message(client *c, const char *buf, size_t len)
         c->seat = (int)json_integer_value(json_object_get(m, "you"));
         gm->room = json_integer_value(json_object_get(m, "room"));
         if (++gm->started == 2) {
+            games_started++;
             char why[RULES_WHY_TEXT];
             if (rules_game_new(&gm->g, game_id, NULL, why, sizeof why) < 0) {
                 fprintf(stderr, "loadgen: %s\n", why);
@@ -317,11 +348,13 @@ static void on_message(client *c, const char *buf, size_t len)
         if (kind && strcmp(kind, "move") == 0 && gm->g != NULL &&
             json_integer_value(json_object_get(m, "room")) == gm->room) {
             /* Both clients get it; the opponent's copy advances the game. */
-            if (seat != c->seat) {
+            if (seat != c->seat && counting) {
                 uint64_t now = uv_hrtime();
                 if (nsamples < MAX_SAMPLES)
                     samples[nsamples++] = (uint32_t)((now - gm->sent_ns) / 1000);
                 moves++;
+            }
+            if (seat != c->seat) {
                 const char *text = json_string_value(json_object_get(m, "move"));
                 char why[RULES_WHY_TEXT];
                 if (rules_game_play_text(gm->g, seat, text, NULL, why, sizeof why) < 0) {
@@ -334,6 +367,21 @@ static void on_message(client *c, const char *buf, size_t len)
                 }
             }
         }
+    } else if (strcmp(type, "error") == 0 && gm != NULL && gm->g != NULL && c == gm->last_by &&
+               json_is_string(json_object_get(m, "code")) &&
+               strcmp(json_string_value(json_object_get(m, "code")), "unknown_room") == 0 &&
+               json_is_string(json_object_get(m, "request")) &&
+               strcmp(json_string_value(json_object_get(m, "request")), "move") == 0) {
+        /* Several nodes: a new game's first move sent from another node
+         * than the room's may be answered unknown_room while its creation
+         * has not committed (the node asks the store who holds the room).
+         * Counted apart, and the move sent again 10 ms later. */
+        retries++;
+        if (gm->retried != gm->room) {
+            gm->retried = gm->room;
+            retried_games++;
+        }
+        uv_timer_start(&gm->pace, on_retry, 10, 0);
     } else if (strcmp(type, "error") == 0) {
         errors++;
         if (errors < 10)
@@ -418,7 +466,7 @@ static void connect_client(client *c)
     memset(&i, 0, sizeof i);
     i.context = ctx;
     i.address = host;
-    i.port = port;
+    i.port = c->game != NULL && ports[c->role] > 0 ? ports[c->role] : port;
     i.path = "/";
     i.host = host;
     i.origin = host;
@@ -450,6 +498,13 @@ static void on_connect_batch(uv_timer_t *t)
         uv_timer_stop(t);
 }
 
+static void on_warm(uv_timer_t *t)
+{
+    (void)t;
+    counting = true;
+    t_start_ns = uv_hrtime();
+}
+
 static void on_stop(uv_timer_t *t)
 {
     stopping = true;
@@ -467,7 +522,8 @@ static void usage(void)
 {
     fprintf(stderr, "usage: loadgen --port N [--host ADDR] [--game ID] [--games G]\n"
                     "               [--rate MOVES_PER_S] [--seconds S] [--idle C] [--seed N]\n"
-                    "               [--bot-games B] [--bot-level L]\n");
+                    "               [--bot-games B] [--bot-level L] [--ports P0,P1]\n"
+                    "               [--warmup S]\n");
     exit(2);
 }
 
@@ -495,12 +551,20 @@ int main(int argc, char **argv)
             nbots = atoi(v);
         else if (!strcmp(a, "--bot-level"))
             bot_level = atoi(v);
+        else if (!strcmp(a, "--ports")) {
+            if (sscanf(v, "%d,%d", &ports[0], &ports[1]) != 2 || ports[0] <= 0 || ports[1] <= 0)
+                usage();
+            if (port <= 0)
+                port = ports[0];
+        } else if (!strcmp(a, "--warmup"))
+            warmup = atof(v);
         else if (!strcmp(a, "--seed"))
             seed = strtoull(v, NULL, 10) | 1;
         else
             usage();
     }
-    if (port <= 0 || ngames < 0 || nidle < 0 || nbots < 0 || seconds <= 0 || seconds > 600)
+    if (port <= 0 || ngames < 0 || nidle < 0 || nbots < 0 || seconds <= 0 || seconds > 600 ||
+        warmup < 0 || warmup > 600)
         usage();
     if (game_id == NULL) {
         for (int i = 0; rules_variants[i] && !game_id; i++)
@@ -553,7 +617,13 @@ int main(int argc, char **argv)
     uv_timer_init(&loop, &connect_timer);
     uv_timer_start(&connect_timer, on_connect_batch, 0, 20);
     uv_timer_init(&loop, &stop_timer);
-    uv_timer_start(&stop_timer, on_stop, (uint64_t)(seconds * 1000), 0);
+    uv_timer_start(&stop_timer, on_stop, (uint64_t)((warmup + seconds) * 1000), 0);
+    static uv_timer_t warm_timer;
+    if (warmup > 0) {
+        counting = false;
+        uv_timer_init(&loop, &warm_timer);
+        uv_timer_start(&warm_timer, on_warm, (uint64_t)(warmup * 1000), 0);
+    }
 
     t_start_ns = uv_hrtime();
     uv_run(&loop, UV_RUN_DEFAULT);
@@ -565,6 +635,7 @@ int main(int argc, char **argv)
     uint32_t pmax = nsamples ? samples[nsamples - 1] : 0;
     printf("game %s\ngames %d\nidle %d\nrate_target %.0f\nseconds %.2f\n", game_id, ngames, nidle,
            rate, secs);
+    printf("warmup %.2f\n", warmup);
     printf("moves %llu\nmoves_per_s %.1f\ngames_finished %llu\n", (unsigned long long)moves,
            moves / secs, (unsigned long long)games_done);
     printf("p50_us %u\np99_us %u\nmax_us %u\n", p50, p99, pmax);
@@ -575,6 +646,9 @@ int main(int argc, char **argv)
     printf("idle_welcomed %llu\nerrors %llu\nconnection_errors %llu\n",
            (unsigned long long)welcomed_idle, (unsigned long long)errors,
            (unsigned long long)conn_errors);
+    printf("games_started %llu\nunknown_room_retries %llu\nunknown_room_games %llu\n",
+           (unsigned long long)games_started, (unsigned long long)retries,
+           (unsigned long long)retried_games);
     fflush(stdout);
     bool ok = errors == 0 && conn_errors == 0 && (ngames == 0 || moves > 0) &&
               welcomed_idle == (uint64_t)nidle;
