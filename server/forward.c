@@ -108,6 +108,7 @@ static forward_hooks hooks;
 static bool on;
 static char me[NODE_MAX + 1], boot[24];
 static char lobby_node[NODE_MAX + 1]; /* "": not known yet (served here) */
+static int64_t lobby_since;           /* when its process started */
 static uv_timer_t lobby_timer, retry_timer;
 static owner *retries; /* owners to ask again at the next retry tick */
 static bool lobby_asking;
@@ -231,16 +232,17 @@ static void link_note(forward_link *l, int64_t game, const char *node)
     l->npairs++;
 }
 
-/* Sessions that forwarded game (or the lobby) to another node than
- * `node` connect again: what they watch is elsewhere now. A scan: rare
- * (a take-over, the lobby moving). */
+/* Sessions that forwarded game (or the lobby) connect again: what they
+ * watch is elsewhere now, or rebuilt by a new process of the same node
+ * (which knows nothing of their remote sessions). A scan: rare (a
+ * take-over, the lobby moving). */
 static void links_moved(int64_t game, const char *node)
 {
     forward_link *l, *tmp;
     HASH_ITER(hh, links, l, tmp)
     {
         for (size_t i = 0; i < l->npairs; i++)
-            if (l->pairs[i].game == game && strcmp(l->pairs[i].node, node) != 0) {
+            if (l->pairs[i].game == game) {
                 log_kv(LOG_INFO, "forwarded room moved", "game=%lld from=%s to=%s", (long long)game,
                        l->pairs[i].node, node);
                 session_reconnect(l->s, "moved to another node");
@@ -330,14 +332,14 @@ static void answer_unknown(session *s, const proto_req *req, const char *why_mor
     session_send_error(s, req, true, PROTO_EUNKNOWN_ROOM, why);
 }
 
-static void on_holder(void *arg, int status, const char *node);
+static void on_holder(void *arg, int status, const char *node, int64_t since_ms);
 
 static void ask_holder(owner *o)
 {
     o->asking = true;
     int err = store_lease_holder(db, o->game, on_holder, o);
     if (err < 0)
-        on_holder(o, err, NULL);
+        on_holder(o, err, NULL, 0);
 }
 
 static void on_retry_tick(uv_timer_t *t)
@@ -353,8 +355,9 @@ static void on_retry_tick(uv_timer_t *t)
     }
 }
 
-static void on_holder(void *arg, int status, const char *node)
+static void on_holder(void *arg, int status, const char *node, int64_t since_ms)
 {
+    (void)since_ms;
     owner *o = arg;
     if (status == STORE_ENOT_FOUND && on && o->head != NULL && ++o->tries < HOLDER_TRIES) {
         o->retry_next = retries; /* still asking: later requests wait too */
@@ -513,7 +516,7 @@ static ident *identity_of(const char *line, unsigned *flags)
     const char *name = line + used;
     if (account > 0)
         return ident_account(account, name);
-    return strcmp(token, "-") == 0 ? NULL : ident_guest_of(token, NULL);
+    return strcmp(token, "-") == 0 ? NULL : ident_guest_of(token, name);
 }
 
 static void on_request(const char *node, const char *bootid, uint64_t serial, int part, int parts,
@@ -595,12 +598,14 @@ void forward_taken(int64_t game)
     on_lease_moved(game, me); /* this node's sessions that asked the dead one */
 }
 
-static void on_first_node(void *arg, int status, const char *node)
+static void on_first_node(void *arg, int status, const char *node, int64_t since_ms)
 {
     (void)arg;
     lobby_asking = false;
-    if (status < 0 || !on || strlen(node) > NODE_MAX || strcmp(node, lobby_node) == 0)
+    if (status < 0 || !on || strlen(node) > NODE_MAX ||
+        (strcmp(node, lobby_node) == 0 && since_ms == lobby_since))
         return;
+    lobby_since = since_ms; /* a new process of the same node: a new lobby */
     bool was_here = lobby_node[0] == '\0' || strcmp(lobby_node, me) == 0;
     bool moved = lobby_node[0] != '\0';
     snprintf(lobby_node, sizeof lobby_node, "%s", node);
@@ -718,7 +723,7 @@ void forward_stop(void)
         owner *o = retries;
         retries = o->retry_next;
         o->retry_next = NULL;
-        on_holder(o, STORE_ENOT_FOUND, NULL);
+        on_holder(o, STORE_ENOT_FOUND, NULL, 0);
     }
     forward_remote *r, *rtmp;
     HASH_ITER(hh, remotes, r, rtmp)

@@ -18,7 +18,8 @@ static ident *tokens;   /* by token (hh) */
 static ident *orphans;  /* restored seats waiting for their token, by key (hh) */
 static ident *accounts; /* by account (hh_account) */
 static int64_t next_id = 1;
-static ident *bots[9]; /* by level, 1..8 */
+static bool names_by_key; /* node mode: "guest-" and the key's first digits */
+static ident *bots[9];    /* by level, 1..8 */
 
 /* Unused identities, oldest first (idle_prev/idle_next): guests (tokens and
  * orphans) and accounts apart, so that making room for a guest takes the
@@ -181,6 +182,22 @@ static ident *alloc_token(void)
     return i;
 }
 
+/* A guest's default name: its number here, or in node mode the same on
+ * every node (from its seat key, a hash of its token: the token stays
+ * secret). */
+static void guest_name(ident *i)
+{
+    if (names_by_key)
+        snprintf(i->name, sizeof i->name, "guest-%.6s", i->key);
+    else
+        snprintf(i->name, sizeof i->name, "guest-%lld", (long long)i->id);
+}
+
+void ident_name_guests_by_key(void)
+{
+    names_by_key = true;
+}
+
 ident *ident_new(void)
 {
     if (nguests >= max_guests) {
@@ -192,7 +209,7 @@ ident *ident_new(void)
     ident *i = alloc_token();
     if (i == NULL)
         return NULL;
-    snprintf(i->name, sizeof i->name, "guest-%lld", (long long)i->id);
+    guest_name(i);
     nguests++;
     metrics_now.identities_guest++;
     touch(i);
@@ -234,6 +251,8 @@ ident *ident_guest_of(const char *token, const char *name)
     HASH_ADD_KEYPTR(hh, tokens, i->token, strlen(i->token), i);
     if (name != NULL && name[0] != '\0')
         snprintf(i->name, sizeof i->name, "%s", name);
+    else
+        guest_name(i);
     return i;
 }
 

@@ -99,6 +99,10 @@ ident *ident_by_token(const char *token);
  * the shape this server gives (IDENT_TOKEN_HEX lowercase hex digits), or
  * when ident_new fails. */
 ident *ident_guest_of(const char *token, const char *name);
+/* Node mode: a guest's default name is "guest-" and the first 6 digits of
+ * its seat key (a hash of its token), the same on every node, instead of
+ * a number each process counts. */
+void ident_name_guests_by_key(void);
 /* The identity that held a seat (by its key) in a game restored from the
  * store: one here with that key (waiting, or known by its token: a game
  * taken over from another node), else created without a token. */

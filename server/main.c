@@ -751,6 +751,7 @@ int main(int argc, char **argv)
             return 1;
         }
         metrics_set_relay(forward_relay());
+        ident_name_guests_by_key();
     }
     if (node != NULL && room_takeover_start((unsigned)lease_ttl_ms, forward_taken) < 0) {
         log_error("cannot start the take-over timer");

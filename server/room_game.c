@@ -724,7 +724,12 @@ room *room__rebuild(const store_game_info *gi)
         r->inc_ms = gi->tc.inc_ms;
     }
     r->nseats = gi->nplayers;
-    r->seq = r->emitted_seq = r->seq_floor = 1u << 20;
+    /* Above every seq of the room's earlier lives (restarts, take-overs,
+     * each of which may come again): the store's time x 16, which a life
+     * would reach only with 16 events a millisecond. A client's `since`
+     * from an earlier life gets the whole state. */
+    uint64_t base = (uint64_t)store_now(room__db) * 16;
+    r->seq = r->emitted_seq = r->seq_floor = base > 1u << 20 ? base : 1u << 20;
     int bots[RULES_MAX_PLAYERS];
     bot_levels(gi->options, bots, r->nseats);
     for (int i = 0; i < r->nseats; i++) {

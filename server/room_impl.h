@@ -64,8 +64,9 @@ struct room {
                                                went, 0 if present */
     int open_handles;                       /* timers not yet closed */
     uint64_t seq, emitted_seq;
-    uint64_t seq_floor;               /* catchup only from here (rooms restored at start-up
-                                         start above every seq of their previous life) */
+    uint64_t seq_floor;               /* catchup only from here (rooms rebuilt, at start-up
+                                         or by a take-over, start above every seq of their
+                                         earlier lives) */
     net_msg *ring[ROOM_EVENT_RING];   /* emitted lean events by seq % RING */
     bool ring_board[ROOM_EVENT_RING]; /* that event changed the board */
     unsigned char ring_audience[ROOM_EVENT_RING]; /* that event's ROOM_TO_* */

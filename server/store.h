@@ -868,13 +868,15 @@ void store_set_lease_lost_cb(store *s, void (*cb)(void *arg, int64_t game), void
 /* Forwarding (forward.c). cb of the two reads below: 0 and a node's name
  * (valid during the call), STORE_ENOT_FOUND, STORE_EDB. */
 enum { STORE_NODE_NAME_MAX = 63 };
-typedef void (*store_node_cb)(void *arg, int status, const char *node);
+typedef void (*store_node_cb)(void *arg, int status, const char *node, int64_t since_ms);
 /* The node whose lease game has (alive or not: a dead node's rooms are
  * being taken over); STORE_ENOT_FOUND: no lease (no such game in
  * progress). Queued read; 0, STORE_EBAD_ARG (not node mode), ... */
 int store_lease_holder(store *s, int64_t game, store_node_cb cb, void *arg);
 /* The live node (heartbeat within a ttl) whose name sorts first: the one
- * that holds the lobby. Queued read, as above. */
+ * that holds the lobby, and since_ms when its process started (a new
+ * process of the same name holds a new lobby; since_ms is 0 for
+ * store_lease_holder). Queued read, as above. */
 int store_first_node(store *s, store_node_cb cb, void *arg);
 
 /* Whether this node holds game's lease now (false outside node mode). */

@@ -665,6 +665,7 @@ int store_lease_expired(store *s, store_ids_cb cb, void *arg)
 typedef struct name_job {
     int64_t game, at_ms;
     char name[STORE_NODE_NAME_MAX + 1];
+    int64_t since_ms;
     int status;
     store_node_cb cb;
     void *arg;
@@ -672,13 +673,15 @@ typedef struct name_job {
 
 /* The first row's text into j->name (j->status: 0, or STORE_ENOT_FOUND
  * for no row); 0 or STORE_EDB. */
-static int read_name(sql_stmt *st, name_job *j)
+static int read_name(sql_stmt *st, name_job *j, bool with_since)
 {
     int rc = sql_step(st);
     j->status = rc == SQL_ROW ? 0 : STORE_ENOT_FOUND;
     if (rc == SQL_ROW) {
         const char *n = sql_column_text(st, 0);
         snprintf(j->name, sizeof j->name, "%s", n ? n : "");
+        if (with_since)
+            j->since_ms = sql_column_i64(st, 1);
     }
     sql_reset(st);
     return rc == SQL_ROW || rc == SQL_DONE ? 0 : STORE_EDB;
@@ -689,7 +692,7 @@ static int run_holder(store *s, void *arg)
     name_job *j = arg;
     sql_stmt *st = db_use(s->wst, ST_LEASE_HOLDER);
     sql_bind_i64(st, 1, j->game);
-    return read_name(st, j);
+    return read_name(st, j, false);
 }
 
 static int run_first(store *s, void *arg)
@@ -697,7 +700,7 @@ static int run_first(store *s, void *arg)
     name_job *j = arg;
     sql_stmt *st = db_use(s->wst, ST_NODE_FIRST);
     sql_bind_i64(st, 1, j->at_ms - (int64_t)s->lease_ttl_ms);
-    return read_name(st, j);
+    return read_name(st, j, true);
 }
 
 static void done_name(store *s, void *arg, int status)
@@ -706,7 +709,7 @@ static void done_name(store *s, void *arg, int status)
     name_job *j = arg;
     if (status == 0)
         status = j->status;
-    j->cb(j->arg, status, status == 0 ? j->name : NULL);
+    j->cb(j->arg, status, status == 0 ? j->name : NULL, j->since_ms);
     free(j);
 }
 

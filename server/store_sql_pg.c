@@ -222,7 +222,8 @@ static const char *const stmt_sql_pg[ST_COUNT] = {
                          " ORDER BY g.id LIMIT $2",
     [ST_GAME_ID_BLOCK] = "SELECT nextval('game_id_blocks')",
     /* The live node whose name sorts first: it holds the lobby. */
-    [ST_NODE_FIRST] = "SELECT name FROM nodes WHERE heartbeat_ms >= $1 ORDER BY name LIMIT 1",
+    [ST_NODE_FIRST] =
+        "SELECT name, started_ms FROM nodes WHERE heartbeat_ms >= $1 ORDER BY name LIMIT 1",
 };
 
 const char *db_sql_pg(enum db_stmt which)
