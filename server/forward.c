@@ -332,14 +332,14 @@ static void answer_unknown(session *s, const proto_req *req, const char *why_mor
     session_send_error(s, req, true, PROTO_EUNKNOWN_ROOM, why);
 }
 
-static void on_holder(void *arg, int status, const char *node, int64_t since_ms);
+static void on_holder(void *arg, int status, const char *node);
 
 static void ask_holder(owner *o)
 {
     o->asking = true;
     int err = store_lease_holder(db, o->game, on_holder, o);
     if (err < 0)
-        on_holder(o, err, NULL, 0);
+        on_holder(o, err, NULL);
 }
 
 static void on_retry_tick(uv_timer_t *t)
@@ -355,9 +355,8 @@ static void on_retry_tick(uv_timer_t *t)
     }
 }
 
-static void on_holder(void *arg, int status, const char *node, int64_t since_ms)
+static void on_holder(void *arg, int status, const char *node)
 {
-    (void)since_ms;
     owner *o = arg;
     if (status == STORE_ENOT_FOUND && on && o->head != NULL && ++o->tries < HOLDER_TRIES) {
         o->retry_next = retries; /* still asking: later requests wait too */
@@ -598,22 +597,47 @@ void forward_taken(int64_t game)
     on_lease_moved(game, me); /* this node's sessions that asked the dead one */
 }
 
-static void on_first_node(void *arg, int status, const char *node, int64_t since_ms)
+/* The lobby's node: the first live one. */
+static void lobby_holder(const char *node, int64_t since_ms)
 {
-    (void)arg;
-    lobby_asking = false;
-    if (status < 0 || !on || strlen(node) > NODE_MAX ||
-        (strcmp(node, lobby_node) == 0 && since_ms == lobby_since))
+    if (strlen(node) > NODE_MAX || (strcmp(node, lobby_node) == 0 && since_ms == lobby_since))
         return;
-    lobby_since = since_ms; /* a new process of the same node: a new lobby */
     bool was_here = lobby_node[0] == '\0' || strcmp(lobby_node, me) == 0;
     bool moved = lobby_node[0] != '\0';
-    snprintf(lobby_node, sizeof lobby_node, "%s", node);
+    lobby_since = since_ms; /* a new process of the same node: a new lobby */
+    snprintf(lobby_node, sizeof lobby_node, "%.48s", node);
     log_kv(LOG_INFO, "lobby's node", "node=%s", node);
     if (moved)
         links_moved(LOBBY_GAME, node);
     if (was_here && strcmp(node, me) != 0)
         hooks.lobby_moved();
+}
+
+/* The remote sessions of nodes no longer alive go: their clients are gone
+ * (to other nodes, which made them new ones). */
+static void remotes_of_dead(const store_node *nodes, int n)
+{
+    forward_remote *r, *tmp;
+    HASH_ITER(hh, remotes, r, tmp)
+    {
+        bool alive = false;
+        for (int i = 0; i < n && !alive; i++)
+            alive = strcmp(nodes[i].name, r->node) == 0;
+        if (!alive) {
+            log_kv(LOG_DEBUG, "remote session of a dead node ended", "node=%s", r->node);
+            remote_end(r);
+        }
+    }
+}
+
+static void on_live_nodes(void *arg, int status, const store_node *nodes, int n)
+{
+    (void)arg;
+    lobby_asking = false;
+    if (status < 0 || !on || n == 0)
+        return; /* none: not even this one's heartbeat yet */
+    lobby_holder(nodes[0].name, nodes[0].started_ms);
+    remotes_of_dead(nodes, n);
 }
 
 static void on_lobby_tick(uv_timer_t *t)
@@ -622,7 +646,7 @@ static void on_lobby_tick(uv_timer_t *t)
     if (lobby_asking)
         return;
     lobby_asking = true;
-    if (store_first_node(db, on_first_node, NULL) < 0)
+    if (store_live_nodes(db, on_live_nodes, NULL) < 0)
         lobby_asking = false;
 }
 
@@ -723,7 +747,7 @@ void forward_stop(void)
         owner *o = retries;
         retries = o->retry_next;
         o->retry_next = NULL;
-        on_holder(o, STORE_ENOT_FOUND, NULL, 0);
+        on_holder(o, STORE_ENOT_FOUND, NULL);
     }
     forward_remote *r, *rtmp;
     HASH_ITER(hh, remotes, r, rtmp)

@@ -865,19 +865,24 @@ int store_game_adopt(store *s, int64_t game, store_game_get_cb cb, void *arg);
  * expired, taken by another node): the game has left memory. */
 void store_set_lease_lost_cb(store *s, void (*cb)(void *arg, int64_t game), void *arg);
 
-/* Forwarding (forward.c). cb of the two reads below: 0 and a node's name
- * (valid during the call), STORE_ENOT_FOUND, STORE_EDB. */
-enum { STORE_NODE_NAME_MAX = 63 };
-typedef void (*store_node_cb)(void *arg, int status, const char *node, int64_t since_ms);
-/* The node whose lease game has (alive or not: a dead node's rooms are
- * being taken over); STORE_ENOT_FOUND: no lease (no such game in
- * progress). Queued read; 0, STORE_EBAD_ARG (not node mode), ... */
+/* Forwarding (forward.c). The node whose lease game has (alive or not: a
+ * dead node's rooms are being taken over): cb gets 0 and its name (valid
+ * during the call), STORE_ENOT_FOUND (no lease: no such game in
+ * progress) or STORE_EDB. Queued read; 0, STORE_EBAD_ARG (not node mode),
+ * STORE_ENOMEM, STORE_ECLOSED (cb not called). */
+enum { STORE_NODE_NAME_MAX = 63, STORE_NODES_MAX = 1000 };
+typedef void (*store_node_cb)(void *arg, int status, const char *node);
 int store_lease_holder(store *s, int64_t game, store_node_cb cb, void *arg);
-/* The live node (heartbeat within a ttl) whose name sorts first: the one
- * that holds the lobby, and since_ms when its process started (a new
- * process of the same name holds a new lobby; since_ms is 0 for
- * store_lease_holder). Queued read, as above. */
-int store_first_node(store *s, store_node_cb cb, void *arg);
+/* The live nodes (heartbeat within a ttl), by name (at most
+ * STORE_NODES_MAX), each with when its process started (a node started
+ * again under its name is another process): the first holds the lobby,
+ * the others' remote sessions go. Queued read, as above. */
+typedef struct store_node {
+    char name[STORE_NODE_NAME_MAX + 1];
+    int64_t started_ms;
+} store_node;
+typedef void (*store_nodes_cb)(void *arg, int status, const store_node *nodes, int n);
+int store_live_nodes(store *s, store_nodes_cb cb, void *arg);
 
 /* Whether this node holds game's lease now (false outside node mode). */
 bool store_lease_held(store *s, int64_t game);

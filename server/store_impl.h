@@ -189,7 +189,7 @@ enum db_stmt {
     ST_NODE_BEAT,
     ST_LEASE_EXPIRED,
     ST_GAME_ID_BLOCK,
-    ST_NODE_FIRST,
+    ST_NODES_LIVE,
     ST_COUNT
 };
 

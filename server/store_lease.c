@@ -662,26 +662,31 @@ int store_lease_expired(store *s, store_ids_cb cb, void *arg)
 /* ------------------------------------------------------------------------ */
 /* Who holds a game, which node holds the lobby (queued reads, forward.c) */
 
-typedef struct name_job {
+typedef struct nodes_job {
     int64_t game, at_ms;
-    char name[STORE_NODE_NAME_MAX + 1];
-    int64_t since_ms;
+    store_node *nodes;
+    size_t n, cap;
     int status;
-    store_node_cb cb;
+    store_node_cb holder_cb; /* one of the two */
+    store_nodes_cb live_cb;
     void *arg;
-} name_job;
+} nodes_job;
 
-/* The first row's text into j->name (j->status: 0, or STORE_ENOT_FOUND
- * for no row); 0 or STORE_EDB. */
-static int read_name(sql_stmt *st, name_job *j, bool with_since)
+/* The rows (name, and started_ms if there is such a column) into j. */
+static int read_nodes(sql_stmt *st, nodes_job *j, bool with_since)
 {
-    int rc = sql_step(st);
-    j->status = rc == SQL_ROW ? 0 : STORE_ENOT_FOUND;
-    if (rc == SQL_ROW) {
-        const char *n = sql_column_text(st, 0);
-        snprintf(j->name, sizeof j->name, "%s", n ? n : "");
-        if (with_since)
-            j->since_ms = sql_column_i64(st, 1);
+    int rc;
+    j->n = 0;
+    j->status = 0;
+    while ((rc = sql_step(st)) == SQL_ROW) {
+        if (array_reserve((void **)&j->nodes, &j->cap, j->n + 1, sizeof *j->nodes) < 0) {
+            j->status = STORE_ENOMEM;
+            break;
+        }
+        store_node *nd = &j->nodes[j->n++];
+        const char *name = sql_column_text(st, 0);
+        snprintf(nd->name, sizeof nd->name, "%s", name ? name : "");
+        nd->started_ms = with_since ? sql_column_i64(st, 1) : 0;
     }
     sql_reset(st);
     return rc == SQL_ROW || rc == SQL_DONE ? 0 : STORE_EDB;
@@ -689,43 +694,46 @@ static int read_name(sql_stmt *st, name_job *j, bool with_since)
 
 static int run_holder(store *s, void *arg)
 {
-    name_job *j = arg;
+    nodes_job *j = arg;
     sql_stmt *st = db_use(s->wst, ST_LEASE_HOLDER);
     sql_bind_i64(st, 1, j->game);
-    return read_name(st, j, false);
+    return read_nodes(st, j, false);
 }
 
-static int run_first(store *s, void *arg)
+static int run_live(store *s, void *arg)
 {
-    name_job *j = arg;
-    sql_stmt *st = db_use(s->wst, ST_NODE_FIRST);
+    nodes_job *j = arg;
+    sql_stmt *st = db_use(s->wst, ST_NODES_LIVE);
     sql_bind_i64(st, 1, j->at_ms - (int64_t)s->lease_ttl_ms);
-    return read_name(st, j, true);
+    sql_bind_int(st, 2, STORE_NODES_MAX);
+    return read_nodes(st, j, true);
 }
 
-static void done_name(store *s, void *arg, int status)
+static void done_nodes(store *s, void *arg, int status)
 {
     (void)s;
-    name_job *j = arg;
+    nodes_job *j = arg;
     if (status == 0)
         status = j->status;
-    j->cb(j->arg, status, status == 0 ? j->name : NULL, j->since_ms);
+    if (j->holder_cb != NULL) {
+        if (status == 0 && j->n == 0)
+            status = STORE_ENOT_FOUND;
+        j->holder_cb(j->arg, status, status == 0 ? j->nodes[0].name : NULL);
+    } else {
+        j->live_cb(j->arg, status, status == 0 ? j->nodes : NULL, status == 0 ? (int)j->n : 0);
+    }
+    free(j->nodes);
     free(j);
 }
 
-static int queue_name(store *s, int (*run)(store *, void *), int64_t game, store_node_cb cb,
-                      void *arg)
+static int queue_nodes(store *s, int (*run)(store *, void *), nodes_job *j)
 {
-    if (s->node == NULL || cb == NULL)
+    if (s->node == NULL) {
+        free(j);
         return STORE_EBAD_ARG;
-    name_job *j = calloc(1, sizeof *j);
-    if (j == NULL)
-        return STORE_ENOMEM;
-    j->game = game;
+    }
     j->at_ms = store_now(s);
-    j->cb = cb;
-    j->arg = arg;
-    int err = queue_call(s, run, done_name, j, true);
+    int err = queue_call(s, run, done_nodes, j, true);
     if (err < 0)
         free(j);
     return err;
@@ -733,12 +741,23 @@ static int queue_name(store *s, int (*run)(store *, void *), int64_t game, store
 
 int store_lease_holder(store *s, int64_t game, store_node_cb cb, void *arg)
 {
-    return queue_name(s, run_holder, game, cb, arg);
+    nodes_job *j = cb ? calloc(1, sizeof *j) : NULL;
+    if (j == NULL)
+        return cb ? STORE_ENOMEM : STORE_EBAD_ARG;
+    j->game = game;
+    j->holder_cb = cb;
+    j->arg = arg;
+    return queue_nodes(s, run_holder, j);
 }
 
-int store_first_node(store *s, store_node_cb cb, void *arg)
+int store_live_nodes(store *s, store_nodes_cb cb, void *arg)
 {
-    return queue_name(s, run_first, 0, cb, arg);
+    nodes_job *j = cb ? calloc(1, sizeof *j) : NULL;
+    if (j == NULL)
+        return cb ? STORE_ENOMEM : STORE_EBAD_ARG;
+    j->live_cb = cb;
+    j->arg = arg;
+    return queue_nodes(s, run_live, j);
 }
 
 /* ------------------------------------------------------------------------ */

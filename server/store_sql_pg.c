@@ -222,7 +222,7 @@ static const char *const stmt_sql_pg[ST_COUNT] = {
                          " ORDER BY g.id LIMIT $2",
     [ST_GAME_ID_BLOCK] = "SELECT nextval('game_id_blocks')",
     /* The live node whose name sorts first: it holds the lobby. */
-    [ST_NODE_FIRST] =
+    [ST_NODES_LIVE] =
         "SELECT name, started_ms FROM nodes WHERE heartbeat_ms >= $1 ORDER BY name LIMIT 1",
 };
 

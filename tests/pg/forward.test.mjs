@@ -8,7 +8,7 @@
 // player whose requests went to the dead node is asked to reconnect (1001)
 // and every acknowledged move is there; the lobby moves back to a node
 // that comes back under the first name, its watchers elsewhere asked to
-// reconnect.
+// reconnect; the remote sessions of a node that dies end.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -97,7 +97,7 @@ test('players on two nodes: a seek across nodes, a game forwarded and relayed, i
         assert.ok(await metric(b, 'forward_delivered_total') >= 8);
         assert.ok(await metric(a, 'forward_run_total') >= 4);
         assert.ok(await metric(a, 'forward_back_total') >= 8);
-        assert.equal(await metric(a, 'remote_sessions'), 1, 'pb's');
+        assert.equal(await metric(a, 'remote_sessions'), 1, "pb's remote session");
         assert.equal(await metric(b, 'forward_lost_total'), 0);
 
         // A guest's token works on the other node: b's player comes back
@@ -166,7 +166,18 @@ test('players on two nodes: a seek across nodes, a game forwarded and relayed, i
         const viaA = await connect(a2.url, { token: tokenA });
         const vA = await viaA.request({ type: 'join', room });
         assert.equal(vA.you, seatA, 'joined through the new a, forwarded to b');
-        await playPlies(0);
+        // viaA's remote session on b ends when a dies again (its node is
+        // no longer alive: read every ttl / 2).
+        assert.equal(await metric(b, 'remote_sessions'), 1, "viaA's remote session on b");
+        process.kill(a2.pid, 'SIGKILL');
+        await a2.stop();
+        a2 = null;
+        let left = 1;
+        for (let i = 0; i < 40 && left > 0; i++) {
+            await sleep(250);
+            left = await metric(b, 'remote_sessions');
+        }
+        assert.equal(left, 0, 'the remote session of a dead node ended');
         for (const c of [qa, qb, viaA]) c.close();
     } finally {
         if (b) assert.equal((await b.stop()).code, 0, b.stderr().slice(-3000));
