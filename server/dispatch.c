@@ -90,13 +90,10 @@ static int on_ping(session *s, const proto_req *req, char *why, size_t whylen)
     return 0;
 }
 
-/* Send the account's "your turn" list to s (req: the request to echo). */
-static void send_turns(session *s, const proto_req *req)
+/* Write a turn list to s (req: the request to echo, or NULL for a push). */
+static void write_turns(session *s, const proto_req *req, const store_turn *t, int n)
 {
-    int n = store_your_turn(db, s->who->account, NULL, 0);
-    store_turn *t = n >= 0 ? calloc((size_t)n + 1, sizeof *t) : NULL;
-    char *json = t ? archive_turns_json(t, store_your_turn(db, s->who->account, t, n)) : NULL;
-    free(t);
+    char *json = n >= 0 ? archive_turns_json(t, n) : NULL;
     if (json == NULL) {
         session_send_error(s, req, req != NULL, PROTO_EINTERNAL, "cannot read the turn list");
         return;
@@ -108,6 +105,61 @@ static void send_turns(session *s, const proto_req *req)
     session_send_out(s, &o);
 }
 
+/* The session `serial` of the account, if it is still open here. */
+static session *account_session(int64_t account, uint64_t serial)
+{
+    ident *who = ident_find_account(account);
+    session *it;
+    if (who != NULL)
+        DL_FOREACH2(who->sessions, it, inext)
+        {
+            if (it->serial == serial)
+                return it;
+        }
+    return NULL;
+}
+
+/* A turn list being read from the database (node mode). */
+typedef struct turns_req {
+    int64_t account;
+    uint64_t serial;
+    bool has_req;
+    proto_req req; /* type and id, to echo */
+} turns_req;
+
+static void on_turns_read(void *arg, int status, const store_turn *t, int n)
+{
+    turns_req *q = arg;
+    session *s = account_session(q->account, q->serial);
+    if (s != NULL && !(s->flags & SESSION_SHUT))
+        write_turns(s, q->has_req ? &q->req : NULL, t, status < 0 ? -1 : n);
+    free(q);
+}
+
+/* Send the account's "your turn" list to s (req: the request to echo). In
+ * node mode the list is read from the database: its games are on every
+ * node. */
+static void send_turns(session *s, const proto_req *req)
+{
+    if (forward_on()) {
+        turns_req *q = calloc(1, sizeof *q);
+        if (q != NULL) {
+            *q = (turns_req){s->who->account, s->serial, req != NULL, {.type = PROTO_TURNS}};
+            if (req != NULL)
+                q->req = (proto_req){.type = req->type, .has_id = req->has_id, .id = req->id};
+        }
+        if (q == NULL || store_turns_of(db, s->who->account, on_turns_read, q) < 0) {
+            free(q);
+            write_turns(s, req, NULL, -1);
+        }
+        return;
+    }
+    int n = store_your_turn(db, s->who->account, NULL, 0);
+    store_turn *t = n >= 0 ? calloc((size_t)n + 1, sizeof *t) : NULL;
+    write_turns(s, req, t, t ? store_your_turn(db, s->who->account, t, n) : -1);
+    free(t);
+}
+
 static int on_turns(session *s, const proto_req *req, char *why, size_t whylen)
 {
     s->flags |= SESSION_TURNS;
@@ -115,20 +167,26 @@ static int on_turns(session *s, const proto_req *req, char *why, size_t whylen)
     return 0;
 }
 
-/* The store's turn callback: push the list to every session of the
- * account that asked for it. */
-static void on_turn_changed(void *arg, int64_t account)
+void dispatch_turns_changed(int64_t account)
 {
-    (void)arg;
     ident *who = ident_find_account(account);
     if (who == NULL)
         return;
     session *s;
     DL_FOREACH2(who->sessions, s, inext)
     {
-        if (s->flags & SESSION_TURNS)
+        if ((s->flags & SESSION_TURNS) && s->remote == NULL)
             send_turns(s, NULL);
     }
+}
+
+/* The store's turn callback: push the list to every session of the
+ * account that asked for it, here and (node mode) on the other nodes. */
+static void on_turn_changed(void *arg, int64_t account)
+{
+    (void)arg;
+    dispatch_turns_changed(account);
+    forward_turns_changed(account);
 }
 
 /* A vacation request waiting for the store: the account, the session
@@ -145,13 +203,7 @@ static void on_vacation_done(void *arg, int status, int64_t until, int left, con
 {
     vac_req *q = arg;
     ident *who = ident_find_account(q->account);
-    session *s = NULL, *it;
-    if (who != NULL)
-        DL_FOREACH2(who->sessions, it, inext)
-        {
-            if (it->serial == q->serial)
-                s = it;
-        }
+    session *s = account_session(q->account, q->serial);
     /* The opponents see the deadlines move now, and why (whether the
      * session that asked is still there or not). */
     if (status == 0 && q->type != PROTO_VACATION_STATUS && who != NULL)

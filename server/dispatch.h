@@ -21,6 +21,8 @@
 #ifndef DISPATCH_H
 #define DISPATCH_H
 
+#include <stdint.h>
+
 #include <uv.h>
 
 #include "net.h"
@@ -50,5 +52,8 @@ struct ident;
 void dispatch_remote(struct session *s, const char *buf, size_t len);
 void dispatch_session_end(struct session *s);
 void dispatch_came(struct ident *who);
+/* The turns of account changed (on another node): its sessions here that
+ * asked for "turns" get the list again. */
+void dispatch_turns_changed(int64_t account);
 
 #endif

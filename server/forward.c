@@ -10,7 +10,8 @@
  * K: Q a request (body: "FLAGS ACCOUNT TOKEN NAME\n" and the client's
  * message), E what a remote session was sent (the bytes for the client),
  * C the client's session closed (no body), L a take-over (on
- * chameleon_leases; SERIAL is the game). NODE, BOOT, SERIAL name the
+ * chameleon_leases; SERIAL is the game), T an account's turns changed (on
+ * chameleon_accounts; SERIAL is the account). NODE, BOOT, SERIAL name the
  * client's session: its node, that node's process (its start, so that a
  * node started again never meets the remote sessions of its last life)
  * and the session's serial there.
@@ -46,6 +47,7 @@ enum {
 };
 
 #define LEASES_CHANNEL "chameleon_leases"
+#define ACCOUNTS_CHANNEL "chameleon_accounts"
 #define LOBBY_GAME 0 /* the lobby's place in a session's pairs */
 
 /* A message arriving in parts. */
@@ -589,6 +591,12 @@ static void on_lease_moved(int64_t game, const char *node)
     links_moved(game, node);
 }
 
+void forward_turns_changed(int64_t account)
+{
+    if (on)
+        publish(ACCOUNTS_CHANNEL, 'T', me, boot, (uint64_t)account, "", 0, NULL, 0);
+}
+
 void forward_taken(int64_t game)
 {
     if (!on)
@@ -682,6 +690,10 @@ static void on_message(void *arg, const char *channel, const char *payload, size
     case 'C':
         on_closed(node, bootid, serial);
         break;
+    case 'T':
+        if (strcmp(node, me) != 0 || strcmp(bootid, boot) != 0)
+            hooks.turns_changed((int64_t)serial);
+        break;
     case 'L':
         if (strcmp(node, me) != 0)
             on_lease_moved((int64_t)serial, node);
@@ -710,7 +722,8 @@ int forward_start(uv_loop_t *l, store *st, const char *pg_url, const char *node,
     char channel[CHANNEL_MAX];
     channel_of(channel, node);
     int err;
-    if ((err = relay_listen(rl, channel)) < 0 || (err = relay_listen(rl, LEASES_CHANNEL)) < 0) {
+    if ((err = relay_listen(rl, channel)) < 0 || (err = relay_listen(rl, LEASES_CHANNEL)) < 0 ||
+        (err = relay_listen(rl, ACCOUNTS_CHANNEL)) < 0) {
         snprintf(why, whylen, "%s", relay_err_text(err));
         relay_close(rl);
         rl = NULL;

@@ -5,7 +5,8 @@
  *
  * Owns: this node's relay (relay.h) and its two channels:
  * chameleon_node_<name> (what other nodes send this one) and
- * chameleon_leases (every take-over, heard by every node); the map
+ * chameleon_leases (every take-over, heard by every node) and
+ * chameleon_accounts (an account's turns changed); the map
  * game -> node of the rooms asked for here and held elsewhere; the node
  * that holds the lobby (the live node whose name sorts first, read every
  * ttl / 2); the remote sessions (session.h) through which this node
@@ -60,6 +61,8 @@ typedef struct forward_hooks {
     /* Another node holds the lobby now, which this one held (or served
      * before it knew): its watchers here go there. */
     void (*lobby_moved)(void);
+    /* An account's turns changed on another node. */
+    void (*turns_changed)(int64_t account);
 } forward_hooks;
 
 /* Node mode: open the relay of node `node` on pg_url (the store's
@@ -90,5 +93,9 @@ void forward_closed(session *s);
 /* This node took game's lease over from a dead node: every node hears of
  * it. */
 void forward_taken(int64_t game);
+/* An account's turns changed here (a committed move): every other node's
+ * sessions of it that asked for "turns" get the list again
+ * (chameleon_accounts). */
+void forward_turns_changed(int64_t account);
 
 #endif

@@ -744,8 +744,11 @@ int main(int argc, char **argv)
         log_kv(LOG_INFO, "games in progress restored", "games=%d", restored);
     if (node != NULL) {
         /* Requests for rooms and the lobby other nodes hold go there. */
-        const forward_hooks fh = {dispatch_remote, dispatch_session_end, dispatch_came,
-                                  lobby_moved};
+        const forward_hooks fh = {.run = dispatch_remote,
+                                  .gone = dispatch_session_end,
+                                  .came = dispatch_came,
+                                  .lobby_moved = lobby_moved,
+                                  .turns_changed = dispatch_turns_changed};
         if (forward_start(&loop, st, db, node, (unsigned)lease_ttl_ms, &fh, why, sizeof why) < 0) {
             log_error("--node %s: %s", node, why);
             return 1;

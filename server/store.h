@@ -543,6 +543,13 @@ int store_archive_get(store *s, const char *username, const store_archive_filter
  * are in all (may exceed max), or STORE_ENOMEM.
  */
 int store_your_turn(store *s, int64_t account, store_turn *out, int max);
+/* Node mode: the same list read from the database, so with every node's
+ * games (at most STORE_TURNS_MAX), in the same order. Queued read: cb gets
+ * 0 and the turns (valid during the call), or STORE_EDB / STORE_ENOMEM.
+ * 0, STORE_EBAD_ARG (not node mode), ... (cb not called). */
+enum { STORE_TURNS_MAX = 1000 };
+typedef void (*store_turns_cb)(void *arg, int status, const store_turn *t, int n);
+int store_turns_of(store *s, int64_t account, store_turns_cb cb, void *arg);
 
 /*
  * Called (after the write is durable) with each account whose "your turn"

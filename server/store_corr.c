@@ -689,6 +689,72 @@ int store_your_turn(store *s, int64_t account, store_turn *out, int max)
     return n;
 }
 
+/* The same list read from the database (node mode: every node's games). */
+typedef struct turns_job {
+    int64_t account;
+    store_turn *turns;
+    size_t n, cap;
+    int status;
+    store_turns_cb cb;
+    void *arg;
+} turns_job;
+
+static int run_turns(store *s, void *arg)
+{
+    turns_job *j = arg;
+    sql_stmt *st = db_use(s->wst, ST_TURNS_OF);
+    sql_bind_i64(st, 1, j->account);
+    sql_bind_int(st, 2, STORE_TURNS_MAX);
+    int rc;
+    j->n = 0;
+    j->status = 0;
+    while ((rc = sql_step(st)) == SQL_ROW) {
+        if (array_reserve((void **)&j->turns, &j->cap, j->n + 1, sizeof *j->turns) < 0) {
+            j->status = STORE_ENOMEM;
+            break;
+        }
+        store_turn *t = &j->turns[j->n++];
+        memset(t, 0, sizeof *t);
+        t->game = sql_column_i64(st, 0);
+        const char *v = sql_column_text(st, 1);
+        snprintf(t->variant, sizeof t->variant, "%s", v ? v : "");
+        t->kind = (store_kind)sql_column_i64(st, 2);
+        t->ply = (int)sql_column_i64(st, 3);
+        t->deadline_ms = t->kind == STORE_CORR ? sql_column_i64(st, 4) : 0;
+    }
+    sql_reset(st);
+    return rc == SQL_ROW || rc == SQL_DONE ? 0 : STORE_EDB;
+}
+
+static void done_turns(store *s, void *arg, int status)
+{
+    (void)s;
+    turns_job *j = arg;
+    if (status == 0)
+        status = j->status;
+    if (status == 0 && j->n > 1)
+        qsort(j->turns, j->n, sizeof *j->turns, cmp_turn);
+    j->cb(j->arg, status, status == 0 ? j->turns : NULL, status == 0 ? (int)j->n : 0);
+    free(j->turns);
+    free(j);
+}
+
+int store_turns_of(store *s, int64_t account, store_turns_cb cb, void *arg)
+{
+    if (s->node == NULL || cb == NULL)
+        return STORE_EBAD_ARG;
+    turns_job *j = calloc(1, sizeof *j);
+    if (j == NULL)
+        return STORE_ENOMEM;
+    j->account = account;
+    j->cb = cb;
+    j->arg = arg;
+    int err = queue_call(s, run_turns, done_turns, j, true);
+    if (err < 0)
+        free(j);
+    return err;
+}
+
 void store_set_turn_cb(store *s, void (*cb)(void *, int64_t), void *arg)
 {
     s->turn_cb = cb;

@@ -187,7 +187,7 @@ static const char *const stmt_sql_sqlite[ST_COUNT] = {
                       " ON a.id = e.account ORDER BY e.tournament, e.at_ms, e.account",
     [ST_T_GAMES] = "SELECT tournament, game, round, p0, p1, p2, rank0, rank1, rank2"
                    " FROM tournament_games ORDER BY tournament, round, game",
-    /* ST_LEASE_NEW .. ST_NODES_LIVE: node mode, PostgreSQL only (NULL
+    /* ST_LEASE_NEW .. ST_TURNS_OF: node mode, PostgreSQL only (NULL
      * here: db_open prepares none of them on SQLite). */
 };
 

@@ -190,6 +190,7 @@ enum db_stmt {
     ST_LEASE_EXPIRED,
     ST_GAME_ID_BLOCK,
     ST_NODES_LIVE,
+    ST_TURNS_OF,
     ST_COUNT
 };
 

@@ -221,9 +221,15 @@ static const char *const stmt_sql_pg[ST_COUNT] = {
                          " WHERE g.finished = 0 AND (l.game IS NULL OR l.expires_ms < $1)"
                          " ORDER BY g.id LIMIT $2",
     [ST_GAME_ID_BLOCK] = "SELECT nextval('game_id_blocks')",
-    /* The live node whose name sorts first: it holds the lobby. */
-    [ST_NODES_LIVE] =
-        "SELECT name, started_ms FROM nodes WHERE heartbeat_ms >= $1 ORDER BY name LIMIT 1",
+    /* The live nodes: the first holds the lobby. */
+    [ST_NODES_LIVE] = "SELECT name, started_ms FROM nodes WHERE heartbeat_ms >= $1"
+                      " ORDER BY name LIMIT $2",
+    /* An account's turns in every node's games (store_your_turn reads this
+     * node's memory), most urgent first as there: live (no deadline) first. */
+    [ST_TURNS_OF] = "SELECT g.id, g.variant, g.kind, g.nmoves, g.deadline_ms FROM games g"
+                    " JOIN game_players p ON p.game = g.id AND p.seat = g.to_move"
+                    " WHERE g.finished = 0 AND g.to_move >= 0 AND p.account = $1"
+                    " ORDER BY g.deadline_ms, g.id LIMIT $2",
 };
 
 const char *db_sql_pg(enum db_stmt which)

@@ -12,7 +12,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { startServer, connect, bySeatOf, startPostgres, rng } from '../integration/lib.mjs';
+import { startServer, connect, bySeatOf, startPostgres, rng, account } from '../integration/lib.mjs';
 
 const TTL_MS = 2000;
 let pg;
@@ -182,5 +182,57 @@ test('players on two nodes: a seek across nodes, a game forwarded and relayed, i
     } finally {
         if (b) assert.equal((await b.stop()).code, 0, b.stderr().slice(-3000));
         if (a2) assert.equal((await a2.stop()).code, 0, a2.stderr().slice(-3000));
+    }
+});
+
+// "Your turn" across nodes: a correspondence game between two accounts
+// lives on a (the lobby's node); its player on b asks for "turns" there,
+// gets the game (read from the database, not b's memory) and a push each
+// time the turn comes back to it (chameleon_accounts).
+test('the turn list and its pushes across nodes', async () => {
+    const db = pg.db('chameleon_it_forward_turns');
+    const flags = ['--lease-ttl-ms', String(TTL_MS)];
+    const a = await startServer(['--node', 'a', ...flags], { db });
+    let b;
+    try {
+        b = await startServer(['--node', 'b', ...flags], { db });
+        const A = await account(a), B = await account(a);
+        const ca = await connect(a.url, {}, { Cookie: A.cookie });
+        const cb = await connect(b.url, {}, { Cookie: B.cookie });
+        assert.equal(cb.welcome.account, B.name);
+        assert.deepEqual((await cb.request({ type: 'turns' })).games, []);
+        const game = ca.welcome.games.find((g) => g.players === 2).id;
+        const created = await ca.request({ type: 'seek_create', game, corr: { days: 3 } });
+        assert.equal(created.type, 'seek_created', JSON.stringify(created));
+        const started = await acceptSoon(cb, created.seek.id);
+        assert.equal(started.type, 'game_started', JSON.stringify(started));
+        const room = started.room;
+        const sa = await ca.waitFor((m) => m.type === 'room' && m.room === room, 'state on a');
+        const sb = await cb.waitFor((m) => m.type === 'room' && m.room === room, 'state on b');
+        const bySeat = bySeatOf([ca, cb], [sa, sb]);
+        let st = sa;
+        const bSeat = sb.you;
+        const pushes = (pred, what) => cb.waitFor((m) => m.type === 'turns' && m.re === undefined
+            && pred(m), what);
+        for (let ply = 0; ply < 4; ply++) {
+            if (st.to_move === bSeat) {
+                // b's turn: its list (asked, and pushed) holds the game.
+                const asked = await cb.request({ type: 'turns' });
+                assert.deepEqual(asked.games.map((g) => g.id), [room], JSON.stringify(asked));
+                assert.equal(asked.games[0].ply, ply);
+            }
+            bySeat[st.to_move].send({ type: 'move', room, move: st.legal[0] });
+            st = await ca.event(room, 'move');
+            await cb.event(room, 'move');
+            if (st.to_move === bSeat) {
+                const p = await pushes((m) => m.games.length === 1 && m.games[0].ply === ply + 1,
+                    `turns push after ply ${ply + 1}`);
+                assert.equal(p.games[0].id, room);
+            }
+        }
+        for (const c of [ca, cb]) c.close();
+    } finally {
+        assert.equal((await a.stop()).code, 0, a.stderr().slice(-3000));
+        if (b) assert.equal((await b.stop()).code, 0, b.stderr().slice(-3000));
     }
 });
