@@ -537,16 +537,12 @@ int store_archive_get(store *s, const char *username, const store_archive_filter
 /* ------------------------------------------------------------------------ */
 /* "Your turn" list */
 
-/*
- * The games where it is the account's turn, most urgent first (live games
+/* The games where it is the account's turn, most urgent first (live games
  * first, then by deadline). Writes up to max entries, returns how many there
- * are in all (may exceed max), or STORE_ENOMEM.
- */
+ * are in all (may exceed max), or STORE_ENOMEM. */
 int store_your_turn(store *s, int64_t account, store_turn *out, int max);
-/* Node mode: the same list read from the database, so with every node's
- * games (at most STORE_TURNS_MAX), in the same order. Queued read: cb gets
- * 0 and the turns (valid during the call), or STORE_EDB / STORE_ENOMEM.
- * 0, STORE_EBAD_ARG (not node mode), ... (cb not called). */
+/* Node mode: the same list, every node's games, read from the database
+ * (queued; cb: 0 and the turns, valid during the call, or an error). */
 enum { STORE_TURNS_MAX = 1000 };
 typedef void (*store_turns_cb)(void *arg, int status, const store_turn *t, int n);
 int store_turns_of(store *s, int64_t account, store_turns_cb cb, void *arg);
@@ -831,9 +827,8 @@ void store_corr_each(store *s, void (*cb)(void *arg, const store_corr_turn *t), 
  * so its takes get new fences.
  *
  * The room layer's take-over (room_takeover.c) calls store_lease_expired,
- * store_lease_take and store_game_adopt. Not here yet (docs/SCALING.md):
- * forwarding a room's requests to its node, relaying its events.
- */
+ * store_lease_take and store_game_adopt; forwarding (forward.c) the reads
+ * below. */
 
 /* cb of store_lease_take: status 0 and the lease's fence; STORE_ELEASED
  * and the node that holds it (holder, else ""); STORE_ENOT_FOUND (no
@@ -872,18 +867,15 @@ int store_game_adopt(store *s, int64_t game, store_game_get_cb cb, void *arg);
  * expired, taken by another node): the game has left memory. */
 void store_set_lease_lost_cb(store *s, void (*cb)(void *arg, int64_t game), void *arg);
 
-/* Forwarding (forward.c). The node whose lease game has (alive or not: a
- * dead node's rooms are being taken over): cb gets 0 and its name (valid
- * during the call), STORE_ENOT_FOUND (no lease: no such game in
- * progress) or STORE_EDB. Queued read; 0, STORE_EBAD_ARG (not node mode),
- * STORE_ENOMEM, STORE_ECLOSED (cb not called). */
+/* Forwarding (forward.c), queued reads (0, or STORE_EBAD_ARG outside node
+ * mode, STORE_ENOMEM, STORE_ECLOSED: cb not called). The node whose lease
+ * game has, alive or not: cb gets 0 and its name (valid during the call),
+ * STORE_ENOT_FOUND (no such game in progress) or STORE_EDB. */
 enum { STORE_NODE_NAME_MAX = 63, STORE_NODES_MAX = 1000 };
 typedef void (*store_node_cb)(void *arg, int status, const char *node);
 int store_lease_holder(store *s, int64_t game, store_node_cb cb, void *arg);
-/* The live nodes (heartbeat within a ttl), by name (at most
- * STORE_NODES_MAX), each with when its process started (a node started
- * again under its name is another process): the first holds the lobby,
- * the others' remote sessions go. Queued read, as above. */
+/* The live nodes by name, each with its process's start (the first holds
+ * the lobby; remote sessions of the others go). */
 typedef struct store_node {
     char name[STORE_NODE_NAME_MAX + 1];
     int64_t started_ms;
@@ -893,9 +885,7 @@ int store_live_nodes(store *s, store_nodes_cb cb, void *arg);
 
 /* Whether this node holds game's lease now (false outside node mode). */
 bool store_lease_held(store *s, int64_t game);
-
-/* TESTS: pause (true) or resume the renewal of the node's leases, as a
- * node frozen or cut from its database would. */
+/* TESTS: pause (true) or resume the renewal of the node's leases. */
 void store_lease_pause(store *s, bool paused);
 
 /* ------------------------------------------------------------------------ */

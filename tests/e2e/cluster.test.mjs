@@ -32,12 +32,12 @@
 // CLUSTER_KILLS=N for another number of kills (split over the two games).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { launch, settled } from './lib.mjs';
 import { send, shot } from './play-lib.mjs';
 import { serverBin, connect } from '../integration/lib.mjs';
 import { startCluster } from '../pg/cluster.mjs';
+import { psql, sleep, until } from '../pg/pglib.mjs';
 
 const KILLS = Number(process.env.CLUSTER_KILLS || 20);
 const TTL_MS = 1000; // --lease-ttl-ms (main.c allows 300 and up): take-overs within ~1 s
@@ -48,8 +48,6 @@ const skip = !existsSync(serverBin) ? `the server is not built (${serverBin})`
   : !existsSync('/usr/sbin/nginx') ? 'nginx is missing (install-deps.sh --test)'
     : !pgBin ? 'PostgreSQL is missing (install-deps.sh --test)' : false;
 
-const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
-const psql = (url, sql) => execFileSync('psql', [url, '-Atc', sql], { encoding: 'utf8' }).trim();
 
 // A seeded generator (the same games every run).
 function rng(seed) {
@@ -58,16 +56,6 @@ function rng(seed) {
     s = (s * 1664525 + 1013904223) >>> 0;
     return s / 2 ** 32;
   };
-}
-
-async function until(what, cond, limitMs = 20000) {
-  const end = Date.now() + limitMs;
-  for (;;) {
-    const v = await cond();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
 }
 
 const T0 = Date.now();

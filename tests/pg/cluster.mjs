@@ -24,10 +24,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startServer, startPostgres, serverBin } from '../integration/lib.mjs';
 import { freePort, nginxDir, PROXY_ADDR } from '../tools/nginx.mjs';
+import { sleep } from './pglib.mjs';
 
 const root = resolve(new URL('.', import.meta.url).pathname, '../..');
 const asRoot = process.getuid() === 0;
-const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 
 // Processes still running, killed if the test process exits without stop().
 const live = new Set();

@@ -16,18 +16,8 @@ import { readFileSync } from 'node:fs';
 import { connect } from '../integration/lib.mjs';
 import { h2get } from '../deploy/nginx.mjs';
 import { startCluster } from './cluster.mjs';
+import { sleep, until } from './pglib.mjs';
 
-const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
-
-async function waitFor(what, cond, limitMs = 30000) {
-    const end = Date.now() + limitMs;
-    for (;;) {
-        const v = await cond();
-        if (v) return v;
-        if (Date.now() > end) throw new Error('timed out waiting for ' + what);
-        await sleep(100);
-    }
-}
 
 // A node's open WebSockets, from its own /metrics (not through nginx).
 async function connections(node) {
@@ -100,7 +90,7 @@ test('/healthz, the web client, a WebSocket hello and ping through nginx', async
 
 test('WebSockets spread over the nodes; a node killed is passed over, then serves again', async () => {
     for (const p of open.splice(0)) p.close();
-    await waitFor('no connection left', async () =>
+    await until('no connection left', async () =>
         (await Promise.all(c.nodes.map(connections))).every((n) => n === 0));
     // Six, one after another: least_conn gives each to a node with the
     // fewest (two each); more than one node must have some.
@@ -116,7 +106,7 @@ test('WebSockets spread over the nodes; a node killed is passed over, then serve
     const k = counts.findIndex((n) => n > 0);
     const dead = c.nodes[k];
     assert.equal((await c.kill(k)).sig, 'SIGKILL');
-    await waitFor(`the ${counts[k]} WebSockets of ${dead.name} closed`,
+    await until(`the ${counts[k]} WebSockets of ${dead.name} closed`,
         () => first.filter((p) => p.closed).length === counts[k]);
     // It now has the fewest connections: least_conn picks it first, the
     // connect is refused and the request goes to the next node.
@@ -144,7 +134,7 @@ test('WebSockets spread over the nodes; a node killed is passed over, then serve
     const h = await fetch(dead.url + '/healthz');
     assert.equal(h.status, 200);
     await h.arrayBuffer();
-    await waitFor(`WebSockets through nginx on ${dead.name} again`, async () => {
+    await until(`WebSockets through nginx on ${dead.name} again`, async () => {
         open.push(await player(c));
         return (await connections(dead)) > 0;
     }, 30000);

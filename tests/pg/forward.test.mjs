@@ -11,8 +11,8 @@
 // reconnect; the remote sessions of a node that dies end.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { startServer, connect, bySeatOf, startPostgres, rng, account } from '../integration/lib.mjs';
+import { psql, sleep } from './pglib.mjs';
 
 const TTL_MS = 2000;
 let pg;
@@ -21,8 +21,6 @@ before(() => {
 });
 after(() => pg.stop());
 
-const psql = (url, sql) => execFileSync('psql', [url, '-Atc', sql], { encoding: 'utf8' }).trim();
-const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 
 // Accept seek from c, trying again while c's node has not yet learnt which
 // node holds the lobby (it reads that every ttl / 2).

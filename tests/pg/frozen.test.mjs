@@ -12,14 +12,13 @@
 // are answered.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { startServer, connect, Client, startPostgres } from '../integration/lib.mjs';
+import { psql } from './pglib.mjs';
 
 let pg;
 before(() => { pg = startPostgres(); });
 after(() => pg.stop());
 
-const psql = (url, sql) => execFileSync('psql', [url, '-Atc', sql], { encoding: 'utf8' }).trim();
 
 // The pids of the server's own backends (application_name chameleon[pid]-...).
 function backends(db, pid) {

@@ -10,15 +10,14 @@
 // nodes, measured").
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startServer, startPostgres } from '../integration/lib.mjs';
+import { psql, sleep } from './pglib.mjs';
 
 const root = resolve(new URL('.', import.meta.url).pathname, '../..');
 const loadgen = join(root, 'build/loadgen');
-const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
-const psql = (url, sql) => execFileSync('psql', [url, '-Atc', sql], { encoding: 'utf8' }).trim();
 
 let pg;
 before(() => {

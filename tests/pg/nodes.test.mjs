@@ -8,11 +8,12 @@
 // the store's leases and fences by tests/unit/test_store_lease.c.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, connect, startGame, bySeatOf, startPostgres, serverBin } from '../integration/lib.mjs';
+import { psql } from './pglib.mjs';
 
 let pg;
 before(() => {
@@ -20,7 +21,6 @@ before(() => {
 });
 after(() => pg.stop());
 
-const psql = (url, sql) => execFileSync('psql', [url, '-Atc', sql], { encoding: 'utf8' }).trim();
 
 // A two-player game on a node, n plies, each acknowledged to both players.
 async function playOn(srv, gameId, n) {

@@ -9,9 +9,10 @@
 // with a clear message.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { startServer, connect, startGame, rng, bySeatOf, startPostgres, serverBin } from '../integration/lib.mjs';
+import { psql } from './pglib.mjs';
 
 let pg;
 let games = [];
@@ -27,7 +28,6 @@ before(async () => {
 
 after(() => pg.stop());
 
-const psql = (url, sql) => execFileSync('psql', [url, '-Atc', sql], { encoding: 'utf8' }).trim();
 
 // Random legal moves, n plies (or to the end): each one acknowledged once
 // every player received its event. Returns the last state.

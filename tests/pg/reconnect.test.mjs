@@ -18,11 +18,11 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, connect, startGame, rng, bySeatOf } from '../integration/lib.mjs';
+import { psql, until } from './pglib.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const pgsh = (...args) => execFileSync('sh', [join(root, 'tests/tools/pg.sh'), ...args],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
-const psql = (url, sql) => execFileSync('psql', [url, '-Atc', sql], { encoding: 'utf8' }).trim();
 
 let dir;
 before(() => {
@@ -36,15 +36,6 @@ async function metric(srv, name) {
     const m = text.match(new RegExp(`^chameleon_${name} (\\S+)$`, 'm'));
     assert.ok(m, `metric ${name} in /metrics`);
     return Number(m[1]);
-}
-
-async function until(what, fn, ms = 20000) {
-    const end = Date.now() + ms;
-    for (;;) {
-        if (await fn()) return;
-        if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((ok) => setTimeout(ok, 100));
-    }
 }
 
 // One random legal move by the player to move, acknowledged once both

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, startPostgres, serverBin } from '../integration/lib.mjs';
+import { psql, until } from './pglib.mjs';
 
 let pg;
 before(() => { pg = startPostgres(); });
@@ -22,7 +23,6 @@ after(() => pg.stop());
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const pgsh = (...args) => execFileSync('sh', [join(root, 'tests/tools/pg.sh'), ...args],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
-const psql = (url, sql) => execFileSync('psql', [url, '-Atc', sql], { encoding: 'utf8' }).trim();
 
 async function metrics(srv) {
     return (await fetch(`${srv.http}/metrics`)).text();
@@ -31,15 +31,6 @@ async function metrics(srv) {
 function metric(text, name) {
     const m = text.match(new RegExp(`^chameleon_${name} (\\S+)$`, 'm'));
     return m ? Number(m[1]) : undefined;
-}
-
-async function until(what, fn, ms = 30000) {
-    const end = Date.now() + ms;
-    for (;;) {
-        if (await fn()) return;
-        if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((ok) => setTimeout(ok, 100));
-    }
 }
 
 test('a server with --relay-channel listens, counts, and comes back after its session is ended', async () => {

@@ -16,8 +16,8 @@
 // (session cookies) taken over.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { startServer, connect, startGame, rng, bySeatOf, startPostgres } from '../integration/lib.mjs';
+import { psql, sleep, until } from './pglib.mjs';
 
 const ROUNDS = Number(process.env.TAKEOVER_ROUNDS || 3);
 const TTL_MS = 2000;
@@ -28,18 +28,6 @@ before(() => {
 });
 after(() => pg.stop());
 
-const psql = (url, sql) => execFileSync('psql', [url, '-Atc', sql], { encoding: 'utf8' }).trim();
-const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
-
-async function waitFor(what, cond, limitMs = 30000) {
-    const end = Date.now() + limitMs;
-    for (;;) {
-        const v = await cond();
-        if (v) return v;
-        if (Date.now() > end) throw new Error('timed out waiting for ' + what);
-        await sleep(100);
-    }
-}
 
 const node = (name, db) => startServer(['--node', name, '--lease-ttl-ms', String(TTL_MS)], { db });
 
@@ -83,7 +71,7 @@ test(`a node killed ${ROUNDS} times: the other takes its room over, no acknowled
             const killedAt = Date.now();
             process.kill(nodes[owner].pid, 'SIGKILL');
             assert.equal((await nodes[owner].stop()).sig, 'SIGKILL');
-            await waitFor(`node ${other} to take game ${room} over (round ${round})`,
+            await until(`node ${other} to take game ${room} over (round ${round})`,
                 () => takeovers(nodes[other], room) > seen);
             const tookAt = Date.now();
             outages.push(tookAt - killedAt);
@@ -119,7 +107,7 @@ test(`a node killed ${ROUNDS} times: the other takes its room over, no acknowled
         bySeat[loser].send({ type: 'resign', room });
         const ends = [await bySeat[0].event(room, 'left'), await bySeat[1].event(room, 'left')];
         for (const e of ends) assert.equal(e.result.winner, 1 - loser);
-        await waitFor('the result in the database',
+        await until('the result in the database',
             () => psql(db, `SELECT finished FROM games WHERE id = ${room}`) === '1');
         assert.equal(Number(psql(db, `SELECT count(*) FROM moves WHERE game = ${room}`)), acked.length);
         for (const c of bySeat) c.close();
@@ -159,7 +147,7 @@ test('a node that lost a lease closes the room, writing nothing', async () => {
             const e = await c.waitFor((m) => m.type === 'error' && m.code === 'unknown_room', 'room closed');
             assert.match(e.reason, new RegExp(`game ${room} moved to another node: reconnect`));
         }
-        await waitFor('the room lost in a\'s log', () => /room lost[^\n]*game=/.test(a.stderr()));
+        await until('the room lost in a\'s log', () => /room lost[^\n]*game=/.test(a.stderr()));
         // And asked to reconnect: the web client does, and joins the room
         // where it went.
         for (const c of bySeat) assert.equal((await c.closed_()).code, 1001);
@@ -169,7 +157,7 @@ test('a node that lost a lease closes the room, writing nothing', async () => {
         // The ghost's lease runs out: a node takes the room over (either:
         // a is alive and well); the game ends there.
         psql(db, `UPDATE room_leases SET expires_ms = 0 WHERE game = ${room}`);
-        const taker = await waitFor(`a node to take game ${room} over`,
+        const taker = await until(`a node to take game ${room} over`,
             () => [a, b].find((n) => takeovers(n, room) > 0));
         bySeat = [];
         for (const t of tokens) bySeat.push(await connect(taker.url, { token: t }));
@@ -226,7 +214,7 @@ test('a correspondence game between accounts taken over after a kill -9', async 
         for (const c of players) c.close();
         process.kill(a.pid, 'SIGKILL');
         assert.equal((await a.stop()).sig, 'SIGKILL');
-        await waitFor(`b to take game ${room} over`, () => takeovers(b, room) > 0);
+        await until(`b to take game ${room} over`, () => takeovers(b, room) > 0);
         players = [];
         for (const k of cookies) players.push(await connect(b.url, {}, { Cookie: k }));
         bySeat = names.map((n) => players.find((c) => c.welcome.account === n));
