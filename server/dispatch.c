@@ -167,6 +167,30 @@ static int on_turns(session *s, const proto_req *req, char *why, size_t whylen)
     return 0;
 }
 
+/* This node's memory follows another node's vacation change: its rooms
+ * where the account is seated tell their players. */
+static void on_vacation_synced(void *arg, int status, int64_t until, int left, const char *why)
+{
+    int64_t *account = arg;
+    ident *who = status == 0 ? ident_find_account(*account) : NULL;
+    if (who != NULL)
+        room_vacation(who, until);
+    else if (status < 0 && status != STORE_ENOT_FOUND)
+        log_kv(LOG_WARN, "vacation not followed", "account=%lld err=%s", (long long)*account,
+               store_err_code(status));
+    free(account);
+}
+
+void dispatch_vacation_changed(int64_t account)
+{
+    int64_t *arg = malloc(sizeof *arg);
+    if (arg == NULL)
+        return;
+    *arg = account;
+    if (store_vacation_sync(db, account, on_vacation_synced, arg) < 0)
+        free(arg);
+}
+
 void dispatch_turns_changed(int64_t account)
 {
     ident *who = ident_find_account(account);
@@ -206,8 +230,11 @@ static void on_vacation_done(void *arg, int status, int64_t until, int left, con
     session *s = account_session(q->account, q->serial);
     /* The opponents see the deadlines move now, and why (whether the
      * session that asked is still there or not). */
-    if (status == 0 && q->type != PROTO_VACATION_STATUS && who != NULL)
-        room_vacation(who, until);
+    if (status == 0 && q->type != PROTO_VACATION_STATUS) {
+        if (who != NULL)
+            room_vacation(who, until);
+        forward_vacation_changed(q->account); /* the account's games on other nodes */
+    }
     proto_req req = {.type = q->type, .has_id = q->has_id, .id = q->id};
     free(q);
     if (s == NULL || (s->flags & SESSION_SHUT))

@@ -55,5 +55,8 @@ void dispatch_came(struct ident *who);
 /* The turns of account changed (on another node): its sessions here that
  * asked for "turns" get the list again. */
 void dispatch_turns_changed(int64_t account);
+/* The account's vacation changed on another node: this node's games of it
+ * follow (store_vacation_sync) and their rooms tell their players. */
+void dispatch_vacation_changed(int64_t account);
 
 #endif

@@ -10,8 +10,8 @@
  * K: Q a request (body: "FLAGS ACCOUNT TOKEN NAME\n" and the client's
  * message), E what a remote session was sent (the bytes for the client),
  * C the client's session closed (no body), L a take-over (on
- * chameleon_leases; SERIAL is the game), T an account's turns changed (on
- * chameleon_accounts; SERIAL is the account). NODE, BOOT, SERIAL name the
+ * chameleon_leases; SERIAL is the game), T an account's turns changed and
+ * V its vacation (on chameleon_accounts; SERIAL is the account). NODE, BOOT, SERIAL name the
  * client's session: its node, that node's process (its start, so that a
  * node started again never meets the remote sessions of its last life)
  * and the session's serial there.
@@ -597,6 +597,12 @@ void forward_turns_changed(int64_t account)
         publish(ACCOUNTS_CHANNEL, 'T', me, boot, (uint64_t)account, "", 0, NULL, 0);
 }
 
+void forward_vacation_changed(int64_t account)
+{
+    if (on)
+        publish(ACCOUNTS_CHANNEL, 'V', me, boot, (uint64_t)account, "", 0, NULL, 0);
+}
+
 void forward_taken(int64_t game)
 {
     if (!on)
@@ -693,6 +699,10 @@ static void on_message(void *arg, const char *channel, const char *payload, size
     case 'T':
         if (strcmp(node, me) != 0 || strcmp(bootid, boot) != 0)
             hooks.turns_changed((int64_t)serial);
+        break;
+    case 'V':
+        if (strcmp(node, me) != 0 || strcmp(bootid, boot) != 0)
+            hooks.vacation_changed((int64_t)serial);
         break;
     case 'L':
         if (strcmp(node, me) != 0)

@@ -61,8 +61,9 @@ typedef struct forward_hooks {
     /* Another node holds the lobby now, which this one held (or served
      * before it knew): its watchers here go there. */
     void (*lobby_moved)(void);
-    /* An account's turns changed on another node. */
+    /* An account's turns, or its vacation, changed on another node. */
     void (*turns_changed)(int64_t account);
+    void (*vacation_changed)(int64_t account);
 } forward_hooks;
 
 /* Node mode: open the relay of node `node` on pg_url (the store's
@@ -97,5 +98,8 @@ void forward_taken(int64_t game);
  * sessions of it that asked for "turns" get the list again
  * (chameleon_accounts). */
 void forward_turns_changed(int64_t account);
+/* An account's vacation began or ended here: the other nodes move the
+ * deadlines of its games they hold (chameleon_accounts). */
+void forward_vacation_changed(int64_t account);
 
 #endif

@@ -748,7 +748,8 @@ int main(int argc, char **argv)
                                   .gone = dispatch_session_end,
                                   .came = dispatch_came,
                                   .lobby_moved = lobby_moved,
-                                  .turns_changed = dispatch_turns_changed};
+                                  .turns_changed = dispatch_turns_changed,
+                                  .vacation_changed = dispatch_vacation_changed};
         if (forward_start(&loop, st, db, node, (unsigned)lease_ttl_ms, &fh, why, sizeof why) < 0) {
             log_error("--node %s: %s", node, why);
             return 1;

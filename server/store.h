@@ -547,11 +547,9 @@ enum { STORE_TURNS_MAX = 1000 };
 typedef void (*store_turns_cb)(void *arg, int status, const store_turn *t, int n);
 int store_turns_of(store *s, int64_t account, store_turns_cb cb, void *arg);
 
-/*
- * Called (after the write is durable) with each account whose "your turn"
+/* Called (after the write is durable) with each account whose "your turn"
  * list changed: moves, new games, results, timeouts, vacation. The server
- * pushes the new list to that account's connections.
- */
+ * pushes the new list to that account's connections. */
 void store_set_turn_cb(store *s, void (*cb)(void *arg, int64_t account), void *arg);
 
 /* ------------------------------------------------------------------------ */
@@ -590,10 +588,8 @@ void store_check_deadlines(store *s);
  * what the disk has). cb: status 0, until_ms (0 if not on vacation after
  * the request) and the days left this year; or an error with a sentence
  * in why. Each returns 0 (cb will be called), or at once (cb will not):
- * STORE_EBAD_ARG (days < 1, cb NULL), STORE_EBUSY
- * (a start or end of the account is still being written), STORE_ECLOSED,
- * STORE_ENOMEM.
- */
+ * STORE_EBAD_ARG (days < 1, cb NULL), STORE_EBUSY (a start or end of the
+ * account is still being written), STORE_ECLOSED, STORE_ENOMEM. */
 typedef void (*store_vacation_cb)(void *arg, int status, int64_t until_ms, int days_left,
                                   const char *why);
 
@@ -613,6 +609,9 @@ int store_vacation_end(store *s, int64_t account, store_vacation_cb cb, void *ar
 /* Until when the account is on vacation (0 if not) and days left this
  * year (a queued read). cb's errors: STORE_ENOT_FOUND, STORE_EDB. */
 int store_vacation_status(store *s, int64_t account, store_vacation_cb cb, void *arg);
+/* Node mode: another node changed the vacation; read the row and move this
+ * node's memory and deadlines as that node did (STORE_ENOT_FOUND: none). */
+int store_vacation_sync(store *s, int64_t account, store_vacation_cb cb, void *arg);
 
 /*
  * Conditional moves (two-player correspondence games): replace the lines of

@@ -125,7 +125,7 @@ typedef struct vac_row {
  * queued behind every op queued meanwhile, which memory already counts).
  * A start or end of an account waits for the one before it (s->vac_busy).
  */
-typedef enum { VAC_STATUS, VAC_START, VAC_END } vac_what;
+typedef enum { VAC_STATUS, VAC_START, VAC_END, VAC_SYNC } vac_what;
 
 typedef struct vac_job {
     int64_t account;
@@ -166,7 +166,7 @@ static void vac_unbusy(store *s, int64_t account)
 /* Answer the request and free it. */
 static void vac_answer(store *s, vac_job *j, int status)
 {
-    if (j->what != VAC_STATUS)
+    if (j->what == VAC_START || j->what == VAC_END)
         vac_unbusy(s, j->account);
     if (status < 0 && j->why[0] == '\0')
         rules_why(j->why, sizeof j->why, "%s", store_err_text(status));
@@ -201,13 +201,16 @@ static int run_vac_read(store *s, void *arg)
 static int run_vac_write(store *s, void *arg)
 {
     vac_job *j = arg;
-    sql_stmt *st = db_use(s->wst, ST_VAC_UPDATE);
-    sql_bind_i64(st, 1, j->row.from_ms);
-    sql_bind_i64(st, 2, j->row.until_ms);
-    sql_bind_int(st, 3, j->row.year);
-    sql_bind_int(st, 4, j->row.used);
-    sql_bind_i64(st, 5, j->account);
-    int err = db_run(st);
+    int err = 0;
+    if (j->what != VAC_SYNC) { /* a sync's row is the other node's to write */
+        sql_stmt *st = db_use(s->wst, ST_VAC_UPDATE);
+        sql_bind_i64(st, 1, j->row.from_ms);
+        sql_bind_i64(st, 2, j->row.until_ms);
+        sql_bind_int(st, 3, j->row.year);
+        sql_bind_int(st, 4, j->row.used);
+        sql_bind_i64(st, 5, j->account);
+        err = db_run(st);
+    }
     for (size_t i = 0; i < j->n && err == 0; i++) {
         if (s->node) {
             /* A game write like a move's: only under this node's fence. */
@@ -218,7 +221,7 @@ static int run_vac_write(store *s, void *arg)
             if (!ok)
                 continue;
         }
-        st = db_use(s->wst, ST_DEADLINE_SET);
+        sql_stmt *st = db_use(s->wst, ST_DEADLINE_SET);
         sql_bind_i64(st, 1, j->deadlines[i]);
         sql_bind_i64(st, 2, j->games[i]);
         err = db_run(st);
@@ -328,6 +331,27 @@ static int vac_end(store *s, vac_job *j, int64_t now, int64_t *delta)
     return 0;
 }
 
+/* Loop, the row read (node mode): another node changed the vacation;
+ * this node's memory and deadlines follow the row as that node's did.
+ * STORE_ENOT_FOUND: nothing to change here. */
+static int vac_sync(store *s, vac_job *j, int64_t now, int64_t *delta)
+{
+    const vacation *mem = mem_vac_find(s, j->account);
+    bool row_on = j->row.until_ms > now, mem_on = mem != NULL && mem->until_ms > now;
+    if (row_on && !mem_on)
+        *delta = j->row.until_ms - j->row.from_ms; /* began */
+    else if (!row_on && mem_on)
+        *delta = -(mem->until_ms - j->row.until_ms); /* ended early, at row.until_ms */
+    else if (row_on && mem->until_ms != j->row.until_ms)
+        *delta = j->row.until_ms - mem->until_ms;
+    else
+        return STORE_ENOT_FOUND;
+    if (row_on)
+        return mem_vac_set(s, j->account, j->row.from_ms, j->row.until_ms);
+    mem_vac_del(s, j->account);
+    return 0;
+}
+
 static void done_vac_read(store *s, void *arg, int status)
 {
     vac_job *j = arg;
@@ -345,7 +369,9 @@ static void done_vac_read(store *s, void *arg, int status)
     if (before)
         j->before = *before;
     int64_t delta = 0;
-    int err = j->what == VAC_START ? vac_start(s, j, now, &delta) : vac_end(s, j, now, &delta);
+    int err = j->what == VAC_START ? vac_start(s, j, now, &delta)
+              : j->what == VAC_END ? vac_end(s, j, now, &delta)
+                                   : vac_sync(s, j, now, &delta);
     if (err == 0)
         err = shift_deadlines(s, j, delta);
     if (err == 0)
@@ -369,9 +395,9 @@ static int vac_queue(store *s, int64_t account, vac_what what, int days, store_v
     int err = queue_refuses(s);
     if (err < 0)
         return err;
-    if (what != VAC_STATUS) {
+    if (what == VAC_START || what == VAC_END) {
         /* One change of an account's vacation at a time: the next reads
-         * the row the last wrote. */
+         * the row the last wrote (a sync only follows the row). */
         if (vac_busy(s, account))
             return STORE_EBUSY;
         if (array_reserve((void **)&s->vac_busy, &s->capvac_busy, s->nvac_busy + 1,
@@ -387,9 +413,14 @@ static int vac_queue(store *s, int64_t account, vac_what what, int days, store_v
         free(j);
         return err;
     }
-    if (what != VAC_STATUS)
+    if (what == VAC_START || what == VAC_END)
         s->vac_busy[s->nvac_busy++] = account;
     return 0;
+}
+
+int store_vacation_sync(store *s, int64_t account, store_vacation_cb cb, void *arg)
+{
+    return s->node ? vac_queue(s, account, VAC_SYNC, 0, cb, arg) : STORE_EBAD_ARG;
 }
 
 int store_vacation_start(store *s, int64_t account, int days, store_vacation_cb cb, void *arg)

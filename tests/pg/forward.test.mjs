@@ -37,6 +37,7 @@ test('players on two nodes: a seek across nodes, a game forwarded and relayed, i
     const flags = ['--lease-ttl-ms', String(TTL_MS)];
     const a = await startServer(['--node', 'a', ...flags], { db });
     let b, a2;
+    let aAlive = true;
     try {
         b = await startServer(['--node', 'b', ...flags], { db });
         const pa = await connect(a.url);
@@ -127,6 +128,7 @@ test('players on two nodes: a seek across nodes, a game forwarded and relayed, i
         // The owner dies: b takes the room over; pb2 (whose requests went
         // to a) is asked to reconnect, with 1001.
         process.kill(a.pid, 'SIGKILL');
+        aAlive = false;
         assert.equal((await a.stop()).sig, 'SIGKILL');
         const closed = await Promise.race([pb2.closed_(), sleep(TTL_MS * 6).then(() => null)]);
         assert.ok(closed, 'the client of the moved room is asked to reconnect');
@@ -178,6 +180,7 @@ test('players on two nodes: a seek across nodes, a game forwarded and relayed, i
         assert.equal(left, 0, 'the remote session of a dead node ended');
         for (const c of [qa, qb, viaA]) c.close();
     } finally {
+        if (aAlive) await a.stop(); // the test failed before killing it
         if (b) assert.equal((await b.stop()).code, 0, b.stderr().slice(-3000));
         if (a2) assert.equal((await a2.stop()).code, 0, a2.stderr().slice(-3000));
     }
@@ -186,8 +189,9 @@ test('players on two nodes: a seek across nodes, a game forwarded and relayed, i
 // "Your turn" across nodes: a correspondence game between two accounts
 // lives on a (the lobby's node); its player on b asks for "turns" there,
 // gets the game (read from the database, not b's memory) and a push each
-// time the turn comes back to it (chameleon_accounts).
-test('the turn list and its pushes across nodes', async () => {
+// time the turn comes back to it (chameleon_accounts); a vacation taken on
+// b moves the game's deadline on a, and its end moves it back.
+test('the turn list and its pushes, and a vacation, across nodes', async () => {
     const db = pg.db('chameleon_it_forward_turns');
     const flags = ['--lease-ttl-ms', String(TTL_MS)];
     const a = await startServer(['--node', 'a', ...flags], { db });
@@ -228,6 +232,30 @@ test('the turn list and its pushes across nodes', async () => {
                 assert.equal(p.games[0].id, room);
             }
         }
+        // A vacation taken on b moves the deadline of B's game, which a
+        // holds: a's players are told and the deadline is 2 days later.
+        if (st.to_move !== bSeat) {
+            bySeat[st.to_move].send({ type: 'move', room, move: st.legal[0] });
+            st = await ca.event(room, 'move');
+            await cb.event(room, 'move');
+        }
+        const before = (await ca.request({ type: 'join', room })).deadlines[bSeat];
+        const vac = await cb.request({ type: 'vacation_start', days: 2 });
+        assert.equal(vac.type, 'vacation', JSON.stringify(vac));
+        const ev = await ca.waitFor((m) => m.type === 'event' && m.room === room && m.kind === 'vacation',
+            'the vacation event on a');
+        assert.equal(ev.seat, bSeat);
+        const after = (await ca.request({ type: 'join', room })).deadlines[bSeat];
+        const DAY = 24 * 3600 * 1000;
+        assert.ok(Math.abs(after - before - 2 * DAY) < 60000, `deadline moved by ${after - before} ms`);
+        assert.equal(Number(psql(db, `SELECT deadline_ms FROM games WHERE id = ${room}`)), after,
+            'and written by a, the game\'s node');
+        // Ended early on b: a's deadline comes back.
+        assert.equal((await cb.request({ type: 'vacation_end' })).type, 'vacation');
+        await ca.waitFor((m) => m.type === 'event' && m.room === room && m.kind === 'vacation',
+            'the vacation\'s end on a');
+        const ended = (await ca.request({ type: 'join', room })).deadlines[bSeat];
+        assert.ok(ended - before < 60000 && ended >= before, `deadline back: ${ended - before} ms`);
         for (const c of [ca, cb]) c.close();
     } finally {
         assert.equal((await a.stop()).code, 0, a.stderr().slice(-3000));
