@@ -167,15 +167,16 @@ static int publish(const char *channel, char kind, const char *node, const char 
     return err;
 }
 
-/* Add a part to r: the whole body once the last is in (*done), or
- * nothing (a part missing: the message is dropped, at most once). */
-static bool reasm_add(reasm *r, int part, int parts, const char *p, size_t n, bool *done)
+/* Add a part to r: true once the last is in (the whole body in r->buf,
+ * r->len bytes and a NUL). A part missing drops the message (at most
+ * once: counted). */
+static bool reasm_take(reasm *r, int part, int parts, const char *p, size_t n)
 {
-    *done = false;
     if (part == 1)
         r->len = 0;
     else if (part != r->next) {
         r->next = 0;
+        metrics_now.forward_lost++;
         return false;
     }
     if (r->len + n > BODY_MAX || r->len + n + 1 > r->cap) {
@@ -183,6 +184,7 @@ static bool reasm_add(reasm *r, int part, int parts, const char *p, size_t n, bo
         char *b = r->len + n > BODY_MAX ? NULL : realloc(r->buf, cap);
         if (b == NULL) {
             r->next = 0;
+            metrics_now.forward_lost++;
             return false;
         }
         r->buf = b;
@@ -191,12 +193,8 @@ static bool reasm_add(reasm *r, int part, int parts, const char *p, size_t n, bo
     memcpy(r->buf + r->len, p, n);
     r->len += n;
     r->buf[r->len] = '\0';
-    r->next = part + 1;
-    if (part == parts) {
-        r->next = 0;
-        *done = true;
-    }
-    return true;
+    r->next = part == parts ? 0 : part + 1;
+    return part == parts;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -285,14 +283,7 @@ static void on_event(uint64_t serial, int part, int parts, const char *p, size_t
 {
     forward_link *l = NULL;
     HASH_FIND(hh, links, &serial, sizeof serial, l);
-    bool done;
-    if (l == NULL)
-        return;
-    if (!reasm_add(&l->in, part, parts, p, n, &done)) {
-        metrics_now.forward_lost++;
-        return;
-    }
-    if (!done)
+    if (l == NULL || !reasm_take(&l->in, part, parts, p, n))
         return;
     metrics_now.forward_delivered++;
     proto_out o;
@@ -504,6 +495,17 @@ static void node_restarted(const char *node, const char *bootid)
     }
 }
 
+/* The remote session of (node, bootid, serial), or NULL; key gets its
+ * hash key. */
+static forward_remote *remote_find(const char *node, const char *bootid, uint64_t serial, char *key,
+                                   size_t keylen)
+{
+    snprintf(key, keylen, "%s %s %llu", node, bootid, (unsigned long long)serial);
+    forward_remote *r = NULL;
+    HASH_FIND_STR(remotes, key, r);
+    return r;
+}
+
 /* The identity of a request's first line: "FLAGS ACCOUNT TOKEN NAME". */
 static ident *identity_of(const char *line, unsigned *flags)
 {
@@ -524,9 +526,7 @@ static void on_request(const char *node, const char *bootid, uint64_t serial, in
                        const char *p, size_t n)
 {
     char key[sizeof((forward_remote *)0)->key];
-    snprintf(key, sizeof key, "%s %s %llu", node, bootid, (unsigned long long)serial);
-    forward_remote *r = NULL;
-    HASH_FIND_STR(remotes, key, r);
+    forward_remote *r = remote_find(node, bootid, serial, key, sizeof key);
     if (r == NULL) {
         if (part != 1)
             return;
@@ -544,12 +544,7 @@ static void on_request(const char *node, const char *bootid, uint64_t serial, in
         HASH_ADD_STR(remotes, key, r);
         metrics_now.remote_sessions++;
     }
-    bool done;
-    if (!reasm_add(&r->in, part, parts, p, n, &done)) {
-        metrics_now.forward_lost++;
-        return;
-    }
-    if (!done)
+    if (!reasm_take(&r->in, part, parts, p, n))
         return;
     metrics_now.forward_run++;
     char *nl = memchr(r->in.buf, '\n', r->in.len);
@@ -570,9 +565,7 @@ static void on_request(const char *node, const char *bootid, uint64_t serial, in
 static void on_closed(const char *node, const char *bootid, uint64_t serial)
 {
     char key[sizeof((forward_remote *)0)->key];
-    snprintf(key, sizeof key, "%s %s %llu", node, bootid, (unsigned long long)serial);
-    forward_remote *r = NULL;
-    HASH_FIND_STR(remotes, key, r);
+    forward_remote *r = remote_find(node, bootid, serial, key, sizeof key);
     if (r != NULL)
         remote_end(r);
 }
@@ -591,16 +584,21 @@ static void on_lease_moved(int64_t game, const char *node)
     links_moved(game, node);
 }
 
-void forward_turns_changed(int64_t account)
+/* Tell every other node of a change of account (kind T or V). */
+static void tell_accounts(char kind, int64_t account)
 {
     if (on)
-        publish(ACCOUNTS_CHANNEL, 'T', me, boot, (uint64_t)account, "", 0, NULL, 0);
+        publish(ACCOUNTS_CHANNEL, kind, me, boot, (uint64_t)account, "", 0, NULL, 0);
+}
+
+void forward_turns_changed(int64_t account)
+{
+    tell_accounts('T', account);
 }
 
 void forward_vacation_changed(int64_t account)
 {
-    if (on)
-        publish(ACCOUNTS_CHANNEL, 'V', me, boot, (uint64_t)account, "", 0, NULL, 0);
+    tell_accounts('V', account);
 }
 
 void forward_taken(int64_t game)
@@ -685,23 +683,24 @@ static void on_message(void *arg, const char *channel, const char *payload, size
     }
     const char *p = payload + used;
     size_t n = len - (size_t)used;
+    bool from_me = strcmp(node, me) == 0 && strcmp(bootid, boot) == 0;
     switch (kind) {
     case 'Q':
         on_request(node, bootid, serial, part, parts, p, n);
         break;
-    case 'E':
-        if (strcmp(node, me) == 0 && strcmp(bootid, boot) == 0)
+    case 'E': /* NODE and BOOT name the client's session: ours */
+        if (from_me)
             on_event(serial, part, parts, p, n);
         break;
     case 'C':
         on_closed(node, bootid, serial);
         break;
     case 'T':
-        if (strcmp(node, me) != 0 || strcmp(bootid, boot) != 0)
+        if (!from_me)
             hooks.turns_changed((int64_t)serial);
         break;
     case 'V':
-        if (strcmp(node, me) != 0 || strcmp(bootid, boot) != 0)
+        if (!from_me)
             hooks.vacation_changed((int64_t)serial);
         break;
     case 'L':
@@ -724,8 +723,9 @@ int forward_start(uv_loop_t *l, store *st, const char *pg_url, const char *node,
     db = st;
     hooks = *h;
     snprintf(me, sizeof me, "%s", node);
-    snprintf(boot, sizeof boot, "%llx%04x", (unsigned long long)uv_hrtime() / 1000000,
-             (unsigned)rand() & 0xffff);
+    /* This process among the node's lives: its start and its pid. */
+    snprintf(boot, sizeof boot, "%llx%x", (unsigned long long)uv_hrtime() / 1000000,
+             (unsigned)uv_os_getpid());
     rl = relay_open(loop, pg_url, node, on_message, NULL, why, whylen);
     if (rl == NULL)
         return -1;

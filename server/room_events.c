@@ -62,12 +62,14 @@ static void unwatch(room *r, session *s)
         }
 }
 
-void room__drop_watchers(room *r, proto_err e, const char *why)
+void room__drop_watchers(room *r, proto_err e, const char *why, const char *close_why)
 {
     while (r->nwatchers > 0) {
         session *s = r->watchers[r->nwatchers - 1];
         session_send_error(s, NULL, false, e, why);
         unwatch(r, s);
+        if (close_why != NULL)
+            session_reconnect(s, close_why);
     }
 }
 

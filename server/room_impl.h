@@ -225,8 +225,9 @@ void room__send_state(room *r, session *s, const proto_req *req);
 /* Free what the events hold (ring, outbox, watchers). */
 void room__events_free(room *r);
 /* Every watcher of r stops watching it, told why by an error event
- * (code e, no "re"). */
-void room__drop_watchers(room *r, proto_err e, const char *why);
+ * (code e, no "re"), then (close_why not NULL) asked to connect again
+ * (session_reconnect: 1001, close_why). */
+void room__drop_watchers(room *r, proto_err e, const char *why, const char *close_why);
 
 /* room_takeover.c (node mode) */
 /* Stop the take-over timer for good (shutdown). */

@@ -15,7 +15,6 @@
 #include "room_impl.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "log.h"
 #include "store.h"
@@ -137,14 +136,7 @@ static void on_lost(void *arg, int64_t game)
              (long long)game);
     /* Told, then asked to connect again (1001): the client finds the room
      * where it went. */
-    size_t n = r->nwatchers;
-    session **told = n ? malloc(n * sizeof *told) : NULL;
-    if (told != NULL)
-        memcpy(told, r->watchers, n * sizeof *told);
-    room__drop_watchers(r, PROTO_EUNKNOWN_ROOM, why);
-    for (size_t i = 0; told != NULL && i < n; i++)
-        session_reconnect(told[i], "moved to another node");
-    free(told);
+    room__drop_watchers(r, PROTO_EUNKNOWN_ROOM, why, "moved to another node");
     log_kv(LOG_WARN, "room lost", "game=%lld watchers=%zu pending=%d", (long long)game, watchers,
            r->pending);
     room__maybe_free(r);

@@ -52,28 +52,33 @@ void session_shutdown(void)
     uv_close((uv_handle_t *)&sweep, NULL);
 }
 
-session *session_new(net_conn *c)
+/* A session with its serial, in no lobby, its message bucket full. */
+static session *session_alloc(void)
 {
     session *s = calloc(1, sizeof *s);
     if (s == NULL)
         return NULL;
-    s->conn = c;
     s->serial = ++serials;
     s->lobby_index = -1;
     s->msgs.at_ms = uv_now(loop);
+    return s;
+}
+
+session *session_new(net_conn *c)
+{
+    session *s = session_alloc();
+    if (s == NULL)
+        return NULL;
+    s->conn = c;
     c->data = s;
     return s;
 }
 
 session *session_new_remote(struct forward_remote *remote)
 {
-    session *s = calloc(1, sizeof *s);
-    if (s == NULL)
-        return NULL;
-    s->remote = remote;
-    s->serial = ++serials;
-    s->lobby_index = -1;
-    s->msgs.at_ms = uv_now(loop);
+    session *s = session_alloc();
+    if (s != NULL)
+        s->remote = remote;
     return s;
 }
 

@@ -12,7 +12,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, connect, bySeatOf, startPostgres, rng, account } from '../integration/lib.mjs';
-import { psql, sleep } from './pglib.mjs';
+import { psql, sleep, playPlies } from './pglib.mjs';
 
 const TTL_MS = 2000;
 let pg;
@@ -68,17 +68,10 @@ test('players on two nodes: a seek across nodes, a game forwarded and relayed, i
         let st = states[0];
         const played = [];
         const pick = rng(20);
-        const playPlies = async (n) => {
-            for (let i = 0; i < n && st.result == null; i++) {
-                const mv = st.legal[Math.floor(pick() * st.legal.length)];
-                bySeat[st.to_move].send({ type: 'move', room, move: mv });
-                const evs = [await bySeat[0].event(room, 'move'), await bySeat[1].event(room, 'move')];
-                for (const e of evs) assert.equal(e.move, mv);
-                played.push(mv);
-                st = evs[0];
-            }
+        const plies = async (n) => {
+            st = await playPlies(bySeat, room, st, n, pick, played);
         };
-        await playPlies(6);
+        await plies(6);
         pb.send({ type: 'chat', room, text: 'hello from b' });
         assert.equal((await pb.event(room, 'chat')).text, 'hello from b');
         const heard = await pa.event(room, 'chat');
@@ -118,7 +111,7 @@ test('players on two nodes: a seek across nodes, a game forwarded and relayed, i
         // state is, then a join from b gets it whole.
         let big = viewB;
         while (JSON.stringify(big).length <= 9000 && st.result == null && played.length < 400) {
-            await playPlies(10);
+            await plies(10);
             big = await pb2.request({ type: 'join', room });
             assert.equal(big.type, 'room', JSON.stringify(big).slice(0, 300));
         }
@@ -149,7 +142,7 @@ test('players on two nodes: a seek across nodes, a game forwarded and relayed, i
         bySeat[seatA] = qa;
         bySeat[seatB] = qb;
         st = va;
-        await playPlies(2);
+        await plies(2);
         // b holds the lobby now (a is dead); a watcher there is asked to
         // reconnect once a comes back under its name and holds it again.
         const watcher = await connect(b.url);

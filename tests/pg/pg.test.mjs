@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { startServer, connect, startGame, rng, bySeatOf, startPostgres, serverBin } from '../integration/lib.mjs';
-import { psql } from './pglib.mjs';
+import { psql, playPlies } from './pglib.mjs';
 
 let pg;
 let games = [];
@@ -28,21 +28,6 @@ before(async () => {
 
 after(() => pg.stop());
 
-
-// Random legal moves, n plies (or to the end): each one acknowledged once
-// every player received its event. Returns the last state.
-async function playPlies(bySeat, room, state, n, rand, acked) {
-    for (let i = 0; i < n && state.result == null && state.legal.length > 0; i++) {
-        const mv = state.legal[Math.floor(rand() * state.legal.length)];
-        bySeat[state.to_move].send({ type: 'move', room, move: mv });
-        const evs = [];
-        for (const c of bySeat) evs.push(await c.event(room, 'move'));
-        for (const e of evs) assert.equal(e.move, mv);
-        acked.push(mv);
-        state = evs[0];
-    }
-    return state;
-}
 
 // One game of `game` for its number of players: plies, kill -9, restart on
 // the same database, every acknowledged move there, played to the end.

@@ -1,5 +1,6 @@
 // What the tests on PostgreSQL share (tests/pg, tests/e2e/cluster.test.mjs):
-// a query through psql, a pause, and a wait for a condition.
+// a query through psql, a pause, a wait for a condition, and random plies.
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 
 // Run sql on the database of url: its rows, one a line ("a|b" columns).
@@ -17,4 +18,20 @@ export async function until(what, cond, limitMs = 30000) {
         if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
         await sleep(50);
     }
+}
+
+// Random legal moves, n plies (or to the end): each one acknowledged once
+// every player (bySeat: the clients by seat) received its event, and
+// pushed on acked. Returns the last state.
+export async function playPlies(bySeat, room, state, n, rand, acked) {
+    for (let i = 0; i < n && state.result == null && state.legal.length > 0; i++) {
+        const mv = state.legal[Math.floor(rand() * state.legal.length)];
+        bySeat[state.to_move].send({ type: 'move', room, move: mv });
+        const evs = [];
+        for (const c of bySeat) evs.push(await c.event(room, 'move'));
+        for (const e of evs) assert.equal(e.move, mv);
+        acked.push(mv);
+        state = evs[0];
+    }
+    return state;
 }

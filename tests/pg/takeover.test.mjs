@@ -17,7 +17,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, connect, startGame, rng, bySeatOf, startPostgres } from '../integration/lib.mjs';
-import { psql, sleep, until } from './pglib.mjs';
+import { psql, sleep, until, playPlies } from './pglib.mjs';
 
 const ROUNDS = Number(process.env.TAKEOVER_ROUNDS || 3);
 const TTL_MS = 2000;
@@ -28,21 +28,7 @@ before(() => {
 });
 after(() => pg.stop());
 
-
 const node = (name, db) => startServer(['--node', name, '--lease-ttl-ms', String(TTL_MS)], { db });
-
-// n plies of random legal moves, each acknowledged once both players got it.
-async function playPlies(bySeat, room, st, n, rand, acked) {
-    for (let i = 0; i < n && st.result == null; i++) {
-        const mv = st.legal[Math.floor(rand() * st.legal.length)];
-        bySeat[st.to_move].send({ type: 'move', room, move: mv });
-        const evs = [await bySeat[0].event(room, 'move'), await bySeat[1].event(room, 'move')];
-        for (const e of evs) assert.equal(e.move, mv);
-        acked.push(mv);
-        st = evs[0];
-    }
-    return st;
-}
 
 const takeovers = (srv, room) =>
     (srv.stderr().match(new RegExp(`room taken over[^\\n]*game=${room}\\b`, 'g')) || []).length;
