@@ -898,6 +898,36 @@ static void put_live_game(proto_out *o, const proto_live_game *g)
     end(o);
 }
 
+void proto_put_live_game(proto_out *o, const proto_live_game *g)
+{
+    put_live_game(o, g);
+}
+
+void proto_write_lobby_life_json(proto_out *o, int64_t online, int64_t playing,
+                                 const char *const *games, const size_t *lens, int n)
+{
+    begin(o, "lobby_life", NULL);
+    key(o, "online");
+    put_int(o, online);
+    key(o, "playing");
+    put_int(o, playing);
+    key(o, "games");
+    put(o, "[", 1);
+    int written = 0;
+    for (int i = 0; i < n; i++) {
+        /* Another node wrote it: only a whole JSON object goes in. */
+        json_t *v = json_loadb(games[i], lens[i], 0, NULL);
+        bool object = json_is_object(v);
+        json_decref(v);
+        if (!object)
+            continue;
+        comma(o, written++);
+        put(o, games[i], lens[i]);
+    }
+    put(o, "]", 1);
+    end(o);
+}
+
 void proto_write_lobby_life(proto_out *o, int64_t online, int64_t playing,
                             const proto_live_game *games, int n)
 {

@@ -371,6 +371,12 @@ void proto_write_seek_cancelled(proto_out *o, const proto_req *req, int64_t seek
 /* lobby_life: the counts and the games being played (PROTOCOL.md). */
 void proto_write_lobby_life(proto_out *o, int64_t online, int64_t playing,
                             const proto_live_game *games, int n);
+/* Node mode: one LIVE object alone (a node's games, sent to the lobby's
+ * node), and lobby_life with its games given as such objects (one that is
+ * not a JSON object is left out). */
+void proto_put_live_game(proto_out *o, const proto_live_game *g);
+void proto_write_lobby_life_json(proto_out *o, int64_t online, int64_t playing,
+                                 const char *const *games, const size_t *lens, int n);
 /* challenge: op "add" or "remove" (reason: "accepted", "declined",
  * "cancelled", "gone"; NULL with "add"). challenges: the list. */
 void proto_write_challenge(proto_out *o, const proto_req *req, const char *op,

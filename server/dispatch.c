@@ -76,7 +76,7 @@ static int on_hello(session *s, const proto_req *req, char *why, size_t whylen)
     session_send_out(s, &o);
     if (first) {
         room_presence(who, true);
-        presence_came();
+        presence_came(who);
     }
     return 0;
 }
@@ -553,7 +553,7 @@ void dispatch_remote(session *s, const char *buf, size_t len)
 void dispatch_came(ident *who)
 {
     room_presence(who, true);
-    presence_came();
+    presence_came(who);
 }
 
 void dispatch_close(net_conn *c)
@@ -576,7 +576,7 @@ void dispatch_session_end(session *s)
         lobby_forget(who);
         challenge_forget(who);
         room_presence(who, false);
-        presence_went();
+        presence_went(who);
     }
     session_close(s);
 }

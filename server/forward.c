@@ -11,7 +11,9 @@
  * message), E what a remote session was sent (the bytes for the client),
  * C the client's session closed (no body), L a take-over (on
  * chameleon_leases; SERIAL is the game), T an account's turns changed and
- * V its vacation (on chameleon_accounts; SERIAL is the account). NODE, BOOT, SERIAL name the
+ * V its vacation (on chameleon_accounts; SERIAL is the account), P a
+ * node's share of the lobby's life (to the lobby's node; presence.c writes
+ * and reads the body). NODE, BOOT, SERIAL name the
  * client's session: its node, that node's process (its start, so that a
  * node started again never meets the remote sessions of its last life)
  * and the session's serial there.
@@ -38,6 +40,7 @@ enum {
     /* A message as big as this at most (a long game's state is far less). */
     BODY_MAX = 4 << 20,
     PAIRS_MAX = 256, /* rooms (and the lobby) one session forwarded to */
+    PEERS_MAX = 64,  /* nodes whose shares of the lobby's life are read */
     OWNERS_MAX = 100000,
     /* A room nobody holds yet may be one just created on another node
      * whose creation has not committed (its game_started overtook it):
@@ -117,6 +120,11 @@ static bool lobby_asking;
 static forward_link *links;
 static forward_remote *remotes;
 static owner *owners;
+/* P parts under way, one message per sending node. */
+static struct {
+    char node[NODE_MAX + 1];
+    reasm in;
+} peers[PEERS_MAX];
 
 /* ------------------------------------------------------------------------ */
 /* Publishing in parts */
@@ -457,6 +465,29 @@ bool forward_lobby(session *s, const proto_req *req, const char *buf, size_t len
     return true;
 }
 
+bool forward_presence(const char *body, size_t len)
+{
+    if (!on || lobby_node[0] == '\0' || strcmp(lobby_node, me) == 0)
+        return false;
+    char channel[CHANNEL_MAX];
+    channel_of(channel, lobby_node);
+    publish(channel, 'P', me, boot, 0, body, len, NULL, 0);
+    return true;
+}
+
+/* A part of another node's share of the lobby's life. */
+static void on_presence(const char *node, int part, int parts, const char *p, size_t n)
+{
+    int i = 0;
+    while (i < PEERS_MAX && peers[i].node[0] != '\0' && strcmp(peers[i].node, node) != 0)
+        i++;
+    if (i == PEERS_MAX)
+        return; /* more nodes than a site needs: its share is not counted */
+    snprintf(peers[i].node, sizeof peers[i].node, "%s", node);
+    if (reasm_take(&peers[i].in, part, parts, p, n) && hooks.presence != NULL)
+        hooks.presence(node, peers[i].in.buf, peers[i].in.len);
+}
+
 /* ------------------------------------------------------------------------ */
 /* The owning side: remote sessions */
 
@@ -703,6 +734,10 @@ static void on_message(void *arg, const char *channel, const char *payload, size
         if (!from_me)
             hooks.vacation_changed((int64_t)serial);
         break;
+    case 'P':
+        if (strcmp(node, me) != 0)
+            on_presence(node, part, parts, p, n);
+        break;
     case 'L':
         if (strcmp(node, me) != 0)
             on_lease_moved((int64_t)serial, node);
@@ -784,6 +819,10 @@ void forward_stop(void)
             HASH_DEL(owners, o);
             free(o);
         }
+    }
+    for (int i = 0; i < PEERS_MAX; i++) {
+        free(peers[i].in.buf);
+        memset(&peers[i], 0, sizeof peers[i]);
     }
     relay_close(rl);
     rl = NULL;

@@ -6,7 +6,8 @@
  * Owns: this node's relay (relay.h) and its two channels:
  * chameleon_node_<name> (what other nodes send this one) and
  * chameleon_leases (every take-over, heard by every node) and
- * chameleon_accounts (an account's turns changed); the map
+ * chameleon_accounts (an account's turns changed); the parts of the
+ * shares of the lobby's life other nodes send (kind P); the map
  * game -> node of the rooms asked for here and held elsewhere; the node
  * that holds the lobby (the live node whose name sorts first, read every
  * ttl / 2); the remote sessions (session.h) through which this node
@@ -64,6 +65,9 @@ typedef struct forward_hooks {
     /* An account's turns, or its vacation, changed on another node. */
     void (*turns_changed)(int64_t account);
     void (*vacation_changed)(int64_t account);
+    /* This node holds the lobby: another node's share of its life came
+     * (presence_from_node). */
+    void (*presence)(const char *node, const char *body, size_t len);
 } forward_hooks;
 
 /* Node mode: open the relay of node `node` on pg_url (the store's
@@ -88,6 +92,9 @@ bool forward_room(session *s, const proto_req *req, const char *buf, size_t len)
  * node that holds the lobby, false if this node holds it (or is not in
  * node mode): run it here. */
 bool forward_lobby(session *s, const proto_req *req, const char *buf, size_t len);
+/* Send this node's share of the lobby's life (presence.c) to the node that
+ * holds the lobby: false if this node holds it (or is not in node mode). */
+bool forward_presence(const char *body, size_t len);
 /* A local session closes: the nodes it forwarded to end its remote
  * sessions. */
 void forward_closed(session *s);

@@ -749,12 +749,14 @@ int main(int argc, char **argv)
                                   .came = dispatch_came,
                                   .lobby_moved = lobby_moved,
                                   .turns_changed = dispatch_turns_changed,
-                                  .vacation_changed = dispatch_vacation_changed};
+                                  .vacation_changed = dispatch_vacation_changed,
+                                  .presence = presence_from_node};
         if (forward_start(&loop, st, db, node, (unsigned)lease_ttl_ms, &fh, why, sizeof why) < 0) {
             log_error("--node %s: %s", node, why);
             return 1;
         }
         metrics_set_relay(forward_relay());
+        presence_share_with(forward_presence);
         ident_name_guests_by_key();
     }
     if (node != NULL && room_takeover_start((unsigned)lease_ttl_ms, forward_taken) < 0) {

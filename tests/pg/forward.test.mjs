@@ -8,7 +8,8 @@
 // player whose requests went to the dead node is asked to reconnect (1001)
 // and every acknowledged move is there; the lobby moves back to a node
 // that comes back under the first name, its watchers elsewhere asked to
-// reconnect; the remote sessions of a node that dies end.
+// reconnect; the remote sessions of a node that dies end. The turn list,
+// vacations and the lobby's life (persons online, games) across nodes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, connect, bySeatOf, startPostgres, rng, account } from '../integration/lib.mjs';
@@ -249,6 +250,23 @@ test('the turn list and its pushes, and a vacation, across nodes', async () => {
             'the vacation\'s end on a');
         const ended = (await ca.request({ type: 'join', room })).deadlines[bSeat];
         assert.ok(ended - before < 60000 && ended >= before, `deadline back: ${ended - before} ms`);
+
+        // The lobby's life counts every node: a guest on b plays a bot
+        // game held by b; the lobby's watchers on a see three persons (B,
+        // on both nodes, once) and both games, then two once the guest
+        // has gone.
+        const guest = await connect(b.url);
+        const bot = await guest.request({ type: 'bot_game', game, level: 1, seat: 0, base_ms: 600000, inc_ms: 0 });
+        assert.equal(bot.type, 'game_started', JSON.stringify(bot));
+        assert.equal(psql(db, `SELECT node FROM room_leases WHERE game = ${bot.room}`), 'b');
+        ca.send({ type: 'lobby_watch' });
+        const life = await ca.waitFor((m) => m.type === 'lobby_life' && m.online === 3
+            && m.games.some((g) => g.room === bot.room), 'lobby_life with b\'s share', 20000);
+        assert.equal(life.playing, 2);
+        assert.deepEqual(life.games.map((g) => g.room), [bot.room, room], 'newest first');
+        assert.equal(life.games[0].players[1].bot, true);
+        guest.close();
+        await ca.waitFor((m) => m.type === 'lobby_life' && m.online === 2, 'the guest gone', 20000);
         for (const c of [ca, cb]) c.close();
     } finally {
         assert.equal((await a.stop()).code, 0, a.stderr().slice(-3000));

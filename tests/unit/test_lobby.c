@@ -77,8 +77,8 @@ static void test_lobby_life(void **state)
 {
     char why[RULES_WHY_TEXT];
     fake *w = player("watcher"), *a = player("alice"), *b = player("bob");
-    presence_came();
-    presence_came();
+    presence_came(a->s.who);
+    presence_came(b->s.who);
     watch(w);
     json_t *m = last(w, "lobby_life", NULL);
     assert_non_null(m);
@@ -114,9 +114,49 @@ static void test_lobby_life(void **state)
     /* Unwatched: nothing more. */
     proto_req req = req_of("{\"type\":\"lobby_unwatch\"}");
     assert_int_equal(lobby_unwatch(&w->s, &req, why, sizeof why), 0);
-    presence_went();
+    presence_went(a->s.who);
     presence_tick();
     assert_int_equal(count(w, "lobby_life", NULL), 3);
+}
+
+/* Node mode: the lobby's node adds the other nodes' shares, each person
+ * once, and lists the newest games of all. */
+static void test_lobby_life_of_every_node(void **state)
+{
+    char why[RULES_WHY_TEXT];
+    fake *w = player("watcher"), *a = player("alice"), *b = player("bob");
+    presence_came(a->s.who);
+    presence_came(b->s.who);
+    assert_int_equal(create(a, "ultima", LIVE, why, sizeof why), 0);
+    assert_int_equal(accept_seek(b, created(a), why, sizeof why), 0);
+    int64_t here = int_of(last(a, "game_started", NULL), "room");
+    char share[600];
+    /* alice is also on n2 (another tab): counted once. */
+    snprintf(share, sizeof share,
+             "playing 4\npersons a7 g%.16s  gbeef\n"
+             "{\"room\":%lld,\"game\":\"yalta\",\"players\":[]}\n"
+             "{\"room\":%lld,\"game\":broken\n"
+             "{\"room\":%lld,\"game\":\"rollerball\",\"players\":[]}",
+             a->s.who->key, (long long)here + 10, (long long)here + 5, (long long)here + 2);
+    presence_from_node("n2", share, strlen(share));
+    presence_from_node("n3", "not a share", 11); /* ignored */
+    watch(w);
+    json_t *m = last(w, "lobby_life", NULL);
+    assert_int_equal(int_of(m, "online"), 4); /* alice, bob, a7, gbeef */
+    assert_int_equal(int_of(m, "playing"), 5);
+    json_t *games = json_object_get(m, "games");
+    assert_int_equal(json_array_size(games), 3); /* the broken one left out */
+    assert_int_equal(int_of(json_array_get(games, 0), "room"), here + 10);
+    assert_string_equal(str_of(json_array_get(games, 0), "game"), "yalta");
+    assert_int_equal(int_of(json_array_get(games, 1), "room"), here + 2);
+    assert_int_equal(int_of(json_array_get(games, 2), "room"), here);
+    /* A new share of n2 replaces its last. */
+    presence_from_node("n2", "playing 0\npersons", 18);
+    presence_tick();
+    m = last(w, "lobby_life", NULL);
+    assert_int_equal(int_of(m, "online"), 2);
+    assert_int_equal(int_of(m, "playing"), 1);
+    assert_int_equal(json_array_size(json_object_get(m, "games")), 1);
 }
 
 static void test_create_and_list(void **state)
@@ -414,6 +454,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_create_and_list, world_up, world_down),
+        cmocka_unit_test_setup_teardown(test_lobby_life_of_every_node, world_up, world_down),
         cmocka_unit_test_setup_teardown(test_lobby_life, world_up, world_down),
         cmocka_unit_test_setup_teardown(test_three_player_seek_starts_the_room_when_full, world_up,
                                         world_down),
