@@ -2,21 +2,19 @@
  * forward.c - node mode: requests to the node that holds their room or
  * the lobby, answers and events back (see forward.h).
  *
- * Every message between nodes is one or more relay payloads, each a
- * header line and a part of the body:
- *
- *   K NODE BOOT SERIAL PART PARTS\n<part of the body>
- *
+ * Every message between nodes is one or more relay payloads
+ * (nodemsg.h): "K NODE BOOT SERIAL PART PARTS" and a part of the body.
  * K: Q a request (body: "FLAGS ACCOUNT TOKEN NAME\n" and the client's
- * message), E what a remote session was sent (the bytes for the client),
- * C the client's session closed (no body), L a take-over (on
- * chameleon_leases; SERIAL is the game), T an account's turns changed and
- * V its vacation (on chameleon_accounts; SERIAL is the account), P a
- * node's share of the lobby's life (to the lobby's node; presence.c writes
- * and reads the body). NODE, BOOT, SERIAL name the
- * client's session: its node, that node's process (its start, so that a
- * node started again never meets the remote sessions of its last life)
- * and the session's serial there.
+ * message), E what remote sessions were sent (fanout.h: the serials of
+ * the sessions, one line, and the bytes for their clients), C the
+ * client's session closed (no body), L a take-over (on chameleon_leases;
+ * SERIAL is the game), T an account's turns changed and V its vacation
+ * (on chameleon_accounts; SERIAL is the account), P a node's share of the
+ * lobby's life (to the lobby's node; presence.c writes and reads the
+ * body). In Q, E and C, NODE and BOOT name the client's node and that
+ * node's process (its start, so that a node started again never meets
+ * the remote sessions of its last life), and in Q and C SERIAL names the
+ * session there.
  */
 #include "forward.h"
 
@@ -26,21 +24,19 @@
 
 #include <uthash.h>
 
+#include "fanout.h"
 #include "ident.h"
 #include "log.h"
 #include "metrics.h"
+#include "nodemsg.h"
 #include "relay.h"
 #include "store.h"
 
 enum {
-    NODE_MAX = 48, /* a node's name: chameleon_node_ + it fits a channel */
-    CHANNEL_MAX = RELAY_NAME_MAX + 1,
-    /* Body bytes per payload: the header (under 100 bytes) fits beside. */
-    PART_MAX = RELAY_PAYLOAD_MAX - 128,
-    /* A message as big as this at most (a long game's state is far less). */
-    BODY_MAX = 4 << 20,
-    PAIRS_MAX = 256, /* rooms (and the lobby) one session forwarded to */
-    PEERS_MAX = 64,  /* nodes whose shares of the lobby's life are read */
+    NODE_MAX = NODEMSG_NODE_MAX,
+    CHANNEL_MAX = NODEMSG_CHANNEL_MAX,
+    PAIRS_MAX = 256,  /* rooms (and the lobby) one session forwarded to */
+    SENDERS_MAX = 64, /* nodes sending this one events and shares at once */
     OWNERS_MAX = 100000,
     /* A room nobody holds yet may be one just created on another node
      * whose creation has not committed (its game_started overtook it):
@@ -52,13 +48,6 @@ enum {
 #define LEASES_CHANNEL "chameleon_leases"
 #define ACCOUNTS_CHANNEL "chameleon_accounts"
 #define LOBBY_GAME 0 /* the lobby's place in a session's pairs */
-
-/* A message arriving in parts. */
-typedef struct reasm {
-    char *buf;
-    size_t len, cap;
-    int next; /* the part expected next (0: none under way) */
-} reasm;
 
 /* Forwarded by a local session: to `node`, for room `game` (or the
  * lobby). */
@@ -72,7 +61,6 @@ typedef struct forward_link {
     session *s;
     fwd_pair *pairs;
     size_t npairs;
-    reasm in; /* E parts */
     UT_hash_handle hh;
 } forward_link;
 
@@ -82,7 +70,7 @@ typedef struct forward_remote {
     char boot[24];
     uint64_t serial;
     session *s;
-    reasm in; /* Q parts */
+    nodemsg_parts in; /* Q parts */
     UT_hash_handle hh;
 } forward_remote;
 
@@ -120,89 +108,24 @@ static bool lobby_asking;
 static forward_link *links;
 static forward_remote *remotes;
 static owner *owners;
-/* P parts under way, one message per sending node. */
+/* E and P messages under way in parts, one per sending relay (known by
+ * its session's pid: one relay's payloads never interleave). */
 static struct {
-    char node[NODE_MAX + 1];
-    reasm in;
-} peers[PEERS_MAX];
+    int pid;
+    nodemsg_parts in;
+} senders[SENDERS_MAX];
 
-/* ------------------------------------------------------------------------ */
-/* Publishing in parts */
-
+/* The channel node listens on. */
 static void channel_of(char *out, const char *node)
 {
-    snprintf(out, CHANNEL_MAX, "chameleon_node_%s", node);
+    nodemsg_channel(out, node);
 }
 
-/* Publish body (a, alen then b, blen) to channel as kind K for the session
- * (node, bootid, serial): 0 or a RELAY_E* code. Parts are cut between
- * UTF-8 characters (the relay takes text only). */
+/* Publish a message of kind K (nodemsg_publish on this node's relay). */
 static int publish(const char *channel, char kind, const char *node, const char *bootid,
                    uint64_t serial, const char *a, size_t alen, const char *b, size_t blen)
 {
-    if (rl == NULL)
-        return RELAY_EINVAL; /* stopped */
-    size_t total = alen + blen;
-    char *body = malloc(total + 1);
-    if (body == NULL)
-        return RELAY_ENOMEM;
-    memcpy(body, a, alen);
-    if (blen > 0)
-        memcpy(body + alen, b, blen);
-    /* Count the parts first: the header says how many. */
-    size_t cuts[BODY_MAX / (PART_MAX / 2) + 2];
-    int parts = 0;
-    size_t at = 0;
-    do {
-        size_t end = total - at > PART_MAX ? at + PART_MAX : total;
-        while (end < total && end > at && ((unsigned char)body[end] & 0xC0) == 0x80)
-            end--;
-        cuts[parts++] = end;
-        at = end;
-    } while (at < total && parts < (int)(sizeof cuts / sizeof *cuts) - 1);
-    int err = at < total ? RELAY_ETOO_LARGE : 0;
-    char payload[RELAY_PAYLOAD_MAX + 1];
-    at = 0;
-    for (int i = 0; err == 0 && i < parts; i++) {
-        int h = snprintf(payload, sizeof payload, "%c %s %s %llu %d %d\n", kind, node, bootid,
-                         (unsigned long long)serial, i + 1, parts);
-        size_t n = cuts[i] - at;
-        memcpy(payload + h, body + at, n);
-        err = relay_publish(rl, channel, payload, (size_t)h + n);
-        at = cuts[i];
-    }
-    free(body);
-    return err;
-}
-
-/* Add a part to r: true once the last is in (the whole body in r->buf,
- * r->len bytes and a NUL). A part missing drops the message (at most
- * once: counted). */
-static bool reasm_take(reasm *r, int part, int parts, const char *p, size_t n)
-{
-    if (part == 1)
-        r->len = 0;
-    else if (part != r->next) {
-        r->next = 0;
-        metrics_now.forward_lost++;
-        return false;
-    }
-    if (r->len + n > BODY_MAX || r->len + n + 1 > r->cap) {
-        size_t cap = r->len + n + 1 > 2 * r->cap ? r->len + n + 1 : 2 * r->cap;
-        char *b = r->len + n > BODY_MAX ? NULL : realloc(r->buf, cap);
-        if (b == NULL) {
-            r->next = 0;
-            metrics_now.forward_lost++;
-            return false;
-        }
-        r->buf = b;
-        r->cap = cap;
-    }
-    memcpy(r->buf + r->len, p, n);
-    r->len += n;
-    r->buf[r->len] = '\0';
-    r->next = part == parts ? 0 : part + 1;
-    return part == parts;
+    return nodemsg_publish(rl, channel, kind, node, bootid, serial, a, alen, b, blen);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -286,18 +209,51 @@ static void send_request(session *s, const proto_req *req, int64_t game, const c
     }
 }
 
-/* An E message for a local session: its bytes go to the client. */
-static void on_event(uint64_t serial, int part, int parts, const char *p, size_t n)
+/* The parts of sender_pid's message under way, or NULL (a part that does
+ * not begin one, with no room left: lost). */
+static nodemsg_parts *parts_of(int sender_pid, int part)
 {
-    forward_link *l = NULL;
-    HASH_FIND(hh, links, &serial, sizeof serial, l);
-    if (l == NULL || !reasm_take(&l->in, part, parts, p, n))
+    int idle = -1;
+    for (int i = 0; i < SENDERS_MAX; i++) {
+        if (senders[i].pid == sender_pid)
+            return &senders[i].in;
+        if (idle < 0 && senders[i].in.next == 0)
+            idle = i;
+    }
+    if (idle < 0 || part != 1) {
+        metrics_now.forward_lost++;
+        return NULL;
+    }
+    senders[idle].pid = sender_pid;
+    return &senders[idle].in;
+}
+
+/* An E message: its bytes go to the clients of the sessions it names. */
+static void on_event(const char *body, size_t len)
+{
+    const char *nl = memchr(body, '\n', len);
+    if (nl == NULL)
         return;
-    metrics_now.forward_delivered++;
     proto_out o;
     proto_out_init(&o, NET_HEADROOM);
-    proto_out_append(&o, l->in.buf, l->in.len);
-    session_send_out(l->s, &o);
+    proto_out_append(&o, nl + 1, len - (size_t)(nl + 1 - body));
+    net_msg *m = net_msg_from(&o);
+    if (m == NULL)
+        return;
+    for (const char *p = body; p < nl;) {
+        char *end;
+        uint64_t serial = strtoull(p, &end, 10);
+        if (end == p)
+            break;
+        p = end + (*end == ' ');
+        forward_link *l = NULL;
+        HASH_FIND(hh, links, &serial, sizeof serial, l);
+        if (l != NULL) {
+            session_send(l->s, m);
+            metrics_now.forward_delivered++;
+        }
+    }
+    net_msg_unref(m);
 }
 
 void forward_closed(session *s)
@@ -319,7 +275,6 @@ void forward_closed(session *s)
     HASH_DEL(links, l);
     s->forwarded = NULL;
     free(l->pairs);
-    free(l->in.buf);
     free(l);
 }
 
@@ -475,19 +430,6 @@ bool forward_presence(const char *body, size_t len)
     return true;
 }
 
-/* A part of another node's share of the lobby's life. */
-static void on_presence(const char *node, int part, int parts, const char *p, size_t n)
-{
-    int i = 0;
-    while (i < PEERS_MAX && peers[i].node[0] != '\0' && strcmp(peers[i].node, node) != 0)
-        i++;
-    if (i == PEERS_MAX)
-        return; /* more nodes than a site needs: its share is not counted */
-    snprintf(peers[i].node, sizeof peers[i].node, "%s", node);
-    if (reasm_take(&peers[i].in, part, parts, p, n) && hooks.presence != NULL)
-        hooks.presence(node, peers[i].in.buf, peers[i].in.len);
-}
-
 /* ------------------------------------------------------------------------ */
 /* The owning side: remote sessions */
 
@@ -495,14 +437,7 @@ static void on_presence(const char *node, int part, int parts, const char *p, si
 static void remote_sink(session *s, const char *bytes, size_t len)
 {
     forward_remote *r = s->remote;
-    char channel[CHANNEL_MAX];
-    channel_of(channel, r->node);
-    int err = publish(channel, 'E', r->node, r->boot, r->serial, bytes, len, NULL, 0);
-    if (err == 0)
-        metrics_now.forward_back++;
-    if (err < 0)
-        log_kv(LOG_WARN, "cannot relay an event", "node=%s bytes=%zu error=%s", r->node, len,
-               relay_err_text(err));
+    fanout_send(r->node, r->boot, r->serial, bytes, len);
 }
 
 static void remote_end(forward_remote *r)
@@ -575,7 +510,7 @@ static void on_request(const char *node, const char *bootid, uint64_t serial, in
         HASH_ADD_STR(remotes, key, r);
         metrics_now.remote_sessions++;
     }
-    if (!reasm_take(&r->in, part, parts, p, n))
+    if (!nodemsg_take(&r->in, part, parts, p, n))
         return;
     metrics_now.forward_run++;
     char *nl = memchr(r->in.buf, '\n', r->in.len);
@@ -701,49 +636,47 @@ static void on_message(void *arg, const char *channel, const char *payload, size
 {
     (void)arg;
     (void)channel;
-    (void)sender_pid;
-    char kind;
-    char node[NODE_MAX + 1], bootid[24];
-    unsigned long long serial;
-    int part, parts, used = 0;
-    if (sscanf(payload, "%c %48s %23s %llu %d %d\n%n", &kind, node, bootid, &serial, &part, &parts,
-               &used) != 6 ||
-        used == 0 || part < 1 || part > parts) {
+    nodemsg_head h;
+    int used = nodemsg_read_head(payload, &h);
+    if (used < 0) {
         log_kv(LOG_WARN, "relay message not understood", "bytes=%zu", len);
         return;
     }
     const char *p = payload + used;
     size_t n = len - (size_t)used;
-    bool from_me = strcmp(node, me) == 0 && strcmp(bootid, boot) == 0;
-    switch (kind) {
+    bool from_me = strcmp(h.node, me) == 0 && strcmp(h.boot, boot) == 0;
+    nodemsg_parts *in;
+    switch (h.kind) {
     case 'Q':
-        on_request(node, bootid, serial, part, parts, p, n);
+        on_request(h.node, h.boot, h.serial, h.part, h.parts, p, n);
         break;
-    case 'E': /* NODE and BOOT name the client's session: ours */
-        if (from_me)
-            on_event(serial, part, parts, p, n);
+    case 'E': /* NODE and BOOT name the clients' node: this one */
+        if (from_me && (in = parts_of(sender_pid, h.part)) != NULL &&
+            nodemsg_take(in, h.part, h.parts, p, n))
+            on_event(in->buf, in->len);
         break;
     case 'C':
-        on_closed(node, bootid, serial);
+        on_closed(h.node, h.boot, h.serial);
         break;
     case 'T':
         if (!from_me)
-            hooks.turns_changed((int64_t)serial);
+            hooks.turns_changed((int64_t)h.serial);
         break;
     case 'V':
         if (!from_me)
-            hooks.vacation_changed((int64_t)serial);
+            hooks.vacation_changed((int64_t)h.serial);
         break;
-    case 'P':
-        if (strcmp(node, me) != 0)
-            on_presence(node, part, parts, p, n);
+    case 'P': /* NODE names the sender */
+        if (strcmp(h.node, me) != 0 && (in = parts_of(sender_pid, h.part)) != NULL &&
+            nodemsg_take(in, h.part, h.parts, p, n) && hooks.presence != NULL)
+            hooks.presence(h.node, in->buf, in->len);
         break;
     case 'L':
-        if (strcmp(node, me) != 0)
-            on_lease_moved((int64_t)serial, node);
+        if (strcmp(h.node, me) != 0)
+            on_lease_moved((int64_t)h.serial, h.node);
         break;
     default:
-        log_kv(LOG_WARN, "relay message not understood", "kind=%c", kind);
+        log_kv(LOG_WARN, "relay message not understood", "kind=%c", h.kind);
     }
 }
 
@@ -775,6 +708,7 @@ int forward_start(uv_loop_t *l, store *st, const char *pg_url, const char *node,
         return -1;
     }
     session_set_remote_sink(remote_sink);
+    fanout_start(loop, rl);
     uv_timer_init(loop, &lobby_timer);
     uv_timer_init(loop, &retry_timer);
     uv_timer_start(&lobby_timer, on_lobby_tick, 0, ttl_ms / 2 ? ttl_ms / 2 : 1);
@@ -810,6 +744,7 @@ void forward_stop(void)
     forward_remote *r, *rtmp;
     HASH_ITER(hh, remotes, r, rtmp)
     remote_end(r);
+    fanout_stop(); /* what they were sent last goes */
     owner *o, *otmp;
     HASH_ITER(hh, owners, o, otmp)
     {
@@ -820,9 +755,9 @@ void forward_stop(void)
             free(o);
         }
     }
-    for (int i = 0; i < PEERS_MAX; i++) {
-        free(peers[i].in.buf);
-        memset(&peers[i], 0, sizeof peers[i]);
+    for (int i = 0; i < SENDERS_MAX; i++) {
+        nodemsg_parts_free(&senders[i].in);
+        senders[i].pid = 0;
     }
     relay_close(rl);
     rl = NULL;

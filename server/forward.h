@@ -13,7 +13,8 @@
  * ttl / 2); the remote sessions (session.h) through which this node
  * serves clients connected to other nodes, by (node, boot, serial); the
  * record of what each local session forwarded (session.forwarded).
- * May call: relay.h, session.h, ident.h, store.h, proto.h, log.h,
+ * May call: relay.h, nodemsg.h (the messages in parts), fanout.h (what
+ * remote sessions are sent), session.h, ident.h, store.h, proto.h, log.h,
  * metrics.h, libuv, uthash. dispatch.c calls it; main.c wires the hooks
  * (the dispatcher's own functions), so it never calls dispatch.h.
  *

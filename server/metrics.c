@@ -245,6 +245,9 @@ static void write_forward(proto_out *o, const metrics *m)
     counter(o, "forward_run_total", "Requests of other nodes' clients run here.", m->forward_run);
     counter(o, "forward_back_total", "Messages sent back to other nodes' clients.",
             m->forward_back);
+    counter(o, "forward_copies_total",
+            "Other nodes' clients those messages were for (one message a node for all).",
+            m->forward_copies);
     counter(o, "forward_delivered_total", "Messages from other nodes given to clients here.",
             m->forward_delivered);
     counter(o, "forward_lost_total", "Messages between nodes dropped: a part missing.",

@@ -70,6 +70,7 @@ typedef struct metrics {
     uint64_t forward_sent;       /* requests sent to the node of their room or lobby */
     uint64_t forward_run;        /* requests of other nodes' clients run here */
     uint64_t forward_back;       /* messages sent back to other nodes' clients */
+    uint64_t forward_copies;     /* the clients they were for (one message per node) */
     uint64_t forward_delivered;  /* messages from other nodes given to clients here */
     uint64_t forward_lost;       /* messages dropped: a part missing, or unreadable */
     uint64_t forward_reconnects; /* clients asked to reconnect: their room or lobby moved */

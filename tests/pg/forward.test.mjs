@@ -93,6 +93,21 @@ test('players on two nodes: a seek across nodes, a game forwarded and relayed, i
         assert.equal(await metric(a, 'remote_sessions'), 1, "pb's remote session");
         assert.equal(await metric(b, 'forward_lost_total'), 0);
 
+        // Two clients of the room on b: each event goes to b once, for
+        // both (forward_copies counts the clients, forward_back the
+        // messages), and both get every move.
+        const pc = await connect(b.url);
+        assert.equal((await pc.request({ type: 'join', room })).type, 'room');
+        const back0 = await metric(a, 'forward_back_total');
+        const copies0 = await metric(a, 'forward_copies_total');
+        const before = played.length;
+        await plies(2);
+        for (let i = 0; i < 2; i++) assert.equal((await pc.event(room, 'move')).ply, before + i + 1);
+        const back = await metric(a, 'forward_back_total') - back0;
+        const copies = await metric(a, 'forward_copies_total') - copies0;
+        assert.ok(copies >= 4 && back <= copies - 2, `${back} messages for ${copies} copies`);
+        pc.close();
+
         // A guest's token works on the other node: b's player comes back
         // on a (the room's node) and then on b again, seated each time.
         const token = pb.welcome.token;
