@@ -66,6 +66,7 @@ test('loadgen --ports: games on n1 played from n2, and from both nodes', async (
         }
 
         const pub0 = await metric(n1, 'chameleon_relay_published_total');
+        const copies0 = await metric(n1, 'chameleon_forward_copies_total');
         const remote = await run(['--ports', `${n2.port},${n2.port}`, '--games', '20', '--warmup', '1', '--seconds', '3']);
         assert.equal(remote.code, 0, JSON.stringify(remote));
         assert.equal(remote.errors, 0);
@@ -78,10 +79,14 @@ test('loadgen --ports: games on n1 played from n2, and from both nodes', async (
         assert.ok(remote.unknown_room_games <= remote.games_started, JSON.stringify(remote));
         assert.equal(remote.warmup, 1);
         // Every game is n1's, each of its events relayed to n2's two
-        // players: at least two messages a move from n1.
+        // players: at least one message a move from n1 (one for both
+        // players: server/fanout.c), carrying at least two copies.
         assert.equal(psql(db, "SELECT string_agg(DISTINCT node, ',') FROM room_leases"), 'n1');
         const pub1 = await metric(n1, 'chameleon_relay_published_total');
-        assert.ok(pub1 - pub0 >= 2 * remote.moves, `n1 published ${pub1 - pub0} for ${remote.moves} moves`);
+        const copies1 = await metric(n1, 'chameleon_forward_copies_total');
+        assert.ok(pub1 - pub0 >= remote.moves, `n1 published ${pub1 - pub0} for ${remote.moves} moves`);
+        assert.ok(copies1 - copies0 >= 2 * remote.moves, `${copies1 - copies0} copies for ${remote.moves} moves`);
+        assert.ok(pub1 - pub0 < copies1 - copies0, 'fewer messages than copies');
         assert.equal(await metric(n2, 'chameleon_rooms'), 0, 'no room on n2');
 
         const split = await run(['--ports', `${n1.port},${n2.port}`, '--games', '20', '--warmup', '1', '--seconds', '2']);
