@@ -8,7 +8,8 @@
 # so its time stays what FUZZ_SECONDS says). A crash goes to
 # build/fuzz/crashes/, and the suite fails naming the file. Prints one line
 # per target: executions, executions/s, crashes.
-# FUZZ_TARGETS="proto pgn" runs only those.
+# FUZZ_TARGETS="proto pgn" runs only those; FUZZ_JOBS of them run at once
+# (default 2: each target still gets its FUZZ_SECONDS of one core).
 set -u
 cd "$(dirname "$0")/../.."
 secs=${FUZZ_SECONDS:-8}
@@ -21,21 +22,41 @@ else
     trap 'rm -rf "$workdir"' EXIT
 fi
 failed=0
-printf '%-10s %8s %12s %10s %8s\n' target seconds executions exec/s crashes
+jobs=${FUZZ_JOBS:-2} # targets at once: one a core (make test's machine has 2)
+
+# Run target $1 into build/fuzz/$1.log; its exit status in build/fuzz/$1.rc.
+run_target() {
+    t=$1
+    work=$workdir/$t
+    mkdir -p "$work" "tests/fuzz/corpus/$t"
+    # -timeout: an input running 10 s counts as a hang (a crash).
+    build/fuzz/fuzz_$t -max_total_time="$secs" -timeout=10 -print_final_stats=1 \
+        -artifact_prefix="build/fuzz/crashes/$t-" "$work" "tests/fuzz/corpus/$t" > "build/fuzz/$t.log" 2>&1
+    echo $? > "build/fuzz/$t.rc"
+}
+
+running=0
 for t in $targets; do
-    bin=build/fuzz/fuzz_$t
-    if [ ! -x "$bin" ]; then
-        echo "missing $bin: run make fuzz-build"
+    if [ ! -x "build/fuzz/fuzz_$t" ]; then
+        echo "missing build/fuzz/fuzz_$t: run make fuzz-build"
         failed=1
         continue
     fi
-    work=$workdir/$t
+    rm -f "build/fuzz/$t.rc"
+    run_target "$t" &
+    running=$((running + 1))
+    if [ "$running" -ge "$jobs" ]; then
+        wait
+        running=0
+    fi
+done
+wait
+
+printf '%-10s %8s %12s %10s %8s\n' target seconds executions exec/s crashes
+for t in $targets; do
+    [ -f "build/fuzz/$t.rc" ] || continue
     log=build/fuzz/$t.log
-    mkdir -p "$work" "tests/fuzz/corpus/$t"
-    # -timeout: an input running 10 s counts as a hang (a crash).
-    "$bin" -max_total_time="$secs" -timeout=10 -print_final_stats=1 \
-        -artifact_prefix="build/fuzz/crashes/$t-" "$work" "tests/fuzz/corpus/$t" > "$log" 2>&1
-    rc=$?
+    rc=$(cat "build/fuzz/$t.rc")
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
     crashes=0
@@ -47,7 +68,7 @@ for t in $targets; do
     if [ "$rc" -ne 0 ]; then
         grep -a -E 'property broken|ERROR|SUMMARY|^    #[0-9]' "$log" | head -20
         grep -a -o "Test unit written to .*" "$log"
-        echo "full log: $log; reproduce: $bin <that file>; then keep the file in tests/fuzz/corpus/$t/ and add a unit test"
+        echo "full log: $log; reproduce: build/fuzz/fuzz_$t <that file>; then keep the file in tests/fuzz/corpus/$t/ and add a unit test"
     fi
 done
 exit "$failed"
