@@ -364,6 +364,7 @@ static void on_signal(uv_signal_t *h, int signum)
     draining = true;
     log_kv(LOG_INFO, "stopping", "signal=%d", signum);
     sd_notify(0, "STOPPING=1");
+    store_stop_soon(the_store); /* a database that is away: given up after a bounded wait */
     net_drain();
     drain_start_ms = uv_now(h->loop);
     uv_timer_start(&drain_timer, drain_tick, 0, DRAIN_TICK_MS);

@@ -148,6 +148,7 @@ enum {
     STORE_NO_RETRY = 1000000,  /* store_options.retries: none */
     STORE_PROBE_MS = 1000,     /* a probe write this often while unwritable */
     STORE_LEASE_TTL_MS = 5000, /* node mode: a lease lives this long unless renewed */
+    STORE_STOP_WAIT_MS = 3000, /* stopping: a database away is waited for this long */
 };
 
 /* The back-off before try number attempt + 2 of a batch (attempt 0 is the
@@ -211,8 +212,12 @@ void store_serving(store *s);
  * Write everything queued (its callbacks fire, status 0 or an error), stop
  * the timers and close. Callbacks of password work still running fire later
  * with STORE_ECLOSED. The memory is released once the loop has processed the
- * handle closes: run the loop (uv_run) after store_close.
+ * handle closes: run the loop (uv_run) after store_close. store_stop_soon
+ * (at SIGTERM; store_close calls it if not yet called): a database that is
+ * away is waited for STORE_STOP_WAIT_MS more, then what is queued or being
+ * written fails, never acknowledged, and the log says what was not written.
  */
+void store_stop_soon(store *s);
 void store_close(store *s);
 
 /*
@@ -225,21 +230,16 @@ void store_close(store *s);
  */
 int store_backup(const char *path, const char *dest, char *why, size_t whylen);
 
-/* The schema version of the open database. */
-int store_schema_version(store *s);
-
-/* The current time of the store's clock (ms since the epoch). */
-int64_t store_now(store *s);
+int store_schema_version(store *s); /* of the open database */
+int64_t store_now(store *s);        /* the store's clock (ms since the epoch) */
 
 /* Bytes SQLite holds now, every connection's page cache included (for
  * /metrics: a cache filling up is not a leak). */
 int64_t store_memory_bytes(void);
 
-/* SQLite's cache pages live in a region of their own, outside malloc's
- * heap (store_pages.c): the bytes of its slots in use (counted in
- * store_memory_bytes) and of every slot ever used (resident: a freed slot
- * waits for the next page). Both 0 if the pages are in malloc's heap (SQLite
- * had started before the first store_open). */
+/* SQLite's cache pages in their own region (store_pages.c): the bytes of
+ * its slots in use (counted in store_memory_bytes) and of every slot ever
+ * used (a freed slot waits for the next page); 0 if they are in malloc's. */
 void store_page_region(int64_t *in_use, int64_t *touched);
 
 /* Called when a queued write is durable (status 0) or has failed (negative:

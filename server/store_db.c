@@ -571,6 +571,7 @@ void store_close(store *s)
     if (s == NULL)
         return;
     s->serving = false;
+    store_stop_soon(s);
     atomic_store(&s->stopping, true);
     /* Callbacks may queue more (a conditional reply, the next move). A
      * batch still out (a timer's: a lease renewal) is waited for too:

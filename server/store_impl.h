@@ -371,6 +371,10 @@ struct store {
     /* store_close has begun: the writer stops waiting for a lost database
      * (read on the writer thread). */
     atomic_bool stopping;
+    /* store_stop_soon: past this uv_hrtime (0: not stopping), a lost
+     * database is given up at once (writer thread). */
+    _Atomic uint64_t give_up_ns;
+    bool gave_up;     /* the batch out failed so (writer's, read once it is back) */
     char pg_name[64]; /* PostgreSQL: application_name of our sessions, unique */
     bool unwritable;  /* loop: the last batch with writes failed */
     uint64_t write_failures, write_retries;

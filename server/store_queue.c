@@ -23,7 +23,12 @@
  * reported unwritable (/healthz, chameleon_store_writable 0), and a
  * store_flush that would wait for that batch answers STORE_EBUSY at once:
  * the loop never waits for the database's return. Once store_close has
- * begun, the tries count again, so that the server can stop.
+ * begun, the tries count again, so that the server can stop; and once the
+ * server has been stopping for STORE_STOP_WAIT_MS (store_stop_soon, at
+ * SIGTERM), a lost database is given up at once: the batch fails without
+ * another try, its moves are never acknowledged, and the log says what was
+ * not written (log_unwritten). Without it, a server whose database is gone
+ * would wait for it forever, with the loop kept alive by the batch out.
  *
  * A COMMIT whose answer was lost with the connection may have committed
  * or not. The writer asks, once the connection is back
@@ -159,6 +164,33 @@ static void set_failing(store *s, bool failing, bool lost, const char *why)
         uv_mutex_unlock(&s->mu);
 }
 
+void store_stop_soon(store *s)
+{
+    uint64_t none = 0;
+    atomic_compare_exchange_strong(&s->give_up_ns, &none,
+                                   uv_hrtime() + (uint64_t)STORE_STOP_WAIT_MS * 1000000);
+}
+
+/* Stopping for STORE_STOP_WAIT_MS already: a lost database is not waited
+ * for any more (any thread). */
+static bool giving_up(store *s)
+{
+    uint64_t at = atomic_load(&s->give_up_ns);
+    return at != 0 && uv_hrtime() >= at;
+}
+
+/* The back-off before another try; for a lost connection, in short steps
+ * that end once it is given up (a 2 s nap would overshoot the stop). */
+static void nap(store *s, unsigned ms, bool lost)
+{
+    while (lost && ms > 50 && !giving_up(s)) {
+        uv_sleep(50);
+        ms -= 50;
+    }
+    if (!lost || !giving_up(s))
+        uv_sleep(ms);
+}
+
 /* After a failed COMMIT: 1 it committed all the same, 0 it did not, else
  * it cannot be told. Asked again while the database is away (see the top
  * of the file). */
@@ -166,9 +198,9 @@ static int commit_outcome(store *s, bool patient)
 {
     for (unsigned attempt = 0;; attempt++) {
         int oc = sql_commit_outcome(s->wdb);
-        if (oc != SQL_ERROR || !patient || atomic_load(&s->stopping))
+        if (oc != SQL_ERROR || !patient || atomic_load(&s->stopping) || giving_up(s))
             return oc;
-        uv_sleep(store_retry_delay_ms(s->retry_ms, attempt));
+        nap(s, store_retry_delay_ms(s->retry_ms, attempt), true);
     }
 }
 
@@ -225,9 +257,11 @@ static int write_batch(store *s, op *ops, size_t n, bool patient)
     int err = write_once(s, ops, n, patient, &lost, &unknown);
     for (unsigned attempt = 0, tries = 0; err < 0 && !unknown; attempt++) {
         bool wait = patient && lost && !atomic_load(&s->stopping);
-        if (!wait && tries++ >= s->retries)
+        if ((!wait && tries++ >= s->retries) || (lost && giving_up(s)))
             break;
-        uv_sleep(store_retry_delay_ms(s->retry_ms, attempt));
+        nap(s, store_retry_delay_ms(s->retry_ms, attempt), lost);
+        if (lost && giving_up(s))
+            break;
         s->inflight_retries++;
         err = write_once(s, ops, n, patient, &lost, &unknown);
     }
@@ -293,6 +327,41 @@ static int cmp_id(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
+}
+
+/* Stopping (store_stop_soon): what a failed batch and the ops behind it
+ * leave unwritten, in one line, for the operator (the players were never
+ * told these moves were played). */
+static void log_unwritten(store *s, const op *ops, size_t n, const op *behind, size_t nbehind)
+{
+    size_t writes = 0, k = 0, ngames = 0;
+    int64_t *ids = malloc((n + nbehind + 1) * sizeof *ids);
+    for (size_t i = 0; i < n + nbehind; i++) {
+        const op *o = i < n ? &ops[i] : &behind[i - n];
+        if (o->kind->reads_only)
+            continue;
+        writes++;
+        if (ids && o->game > 0)
+            ids[k++] = o->game;
+    }
+    char games[200] = "";
+    if (ids)
+        qsort(ids, k, sizeof *ids, cmp_id);
+    for (size_t i = 0; ids && i < k; i++) {
+        size_t len = strlen(games);
+        if ((i == 0 || ids[i] != ids[i - 1]) && ngames++ < 16 && len + 24 < sizeof games)
+            snprintf(games + len, sizeof games - len, "%s%lld", len ? "," : "", (long long)ids[i]);
+    }
+    free(ids);
+    char why[sizeof s->failing_why];
+    if (s->has_writer)
+        uv_mutex_lock(&s->mu);
+    snprintf(why, sizeof why, "%s", s->failing_why);
+    if (s->has_writer)
+        uv_mutex_unlock(&s->mu);
+    log_kv(LOG_ERROR, "stopping: not written, never acknowledged",
+           "ops=%zu writes=%zu games=%zu ids=%s why=\"%s\"", n + nbehind, writes, ngames,
+           games[0] ? games : "none", why);
 }
 
 /* Each game a failed op touched, once, back to what the disk has. */
@@ -425,6 +494,8 @@ static void complete(store *s, bool next)
         s->ops = NULL;
         s->nops = s->capops = 0;
         uv_timer_stop(&s->group_timer);
+        if (atomic_load(&s->give_up_ns) != 0)
+            log_unwritten(s, ops, n, behind, nbehind);
         resync(s, ops, n);
         resync(s, behind, nbehind);
         if (!s->closing && !uv_is_active((uv_handle_t *)&s->probe_timer))

@@ -136,7 +136,9 @@ export function browserAndServer(ready, serverOpts = {}) {
 
 // Starts the real server with a temporary database; resolves once
 // /healthz answers. Returns {url, close}; also {port, dir, stop} where
-// stop() sends SIGTERM and resolves to {code, signal}, keeping dir.
+// stop() sends SIGTERM and resolves to {code, signal}, keeping dir, and
+// kill(sig) sends sig (SIGSTOP, SIGKILL...): with SIGKILL it resolves once
+// the server has exited, keeping dir.
 // opts.port, opts.dir: start again where a stopped server was; opts.args:
 // more flags.
 export async function realServer(opts = {}) {
@@ -173,6 +175,11 @@ export async function realServer(opts = {}) {
     port,
     dir,
     log: () => log,
+    kill: async (sig) => {
+      child.kill(sig);
+      if (sig === 'SIGKILL') return exited;
+      return null;
+    },
     stop: async () => {
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 20000);

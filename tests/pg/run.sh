@@ -21,7 +21,9 @@
 #      behind nginx with deploy/nginx-nodes.conf (tests/pg/cluster.mjs),
 #      WebSockets spread over them, a node killed passed over and back;
 #      loadgen.test.mjs: build/loadgen --ports with games on n1 played
-#      from n2 and from both nodes, the load of BENCH=nodes make bench);
+#      from n2 and from both nodes, the load of BENCH=nodes make bench;
+#      shutdown.test.mjs, on a PostgreSQL of its own: a node and a single
+#      server stop on SIGTERM after a kill -9 of PostgreSQL);
 #   4. with PG_FULL=1 (not by default: it takes minutes), the whole
 #      integration suite again with every server on PostgreSQL
 #      (CHAMELEON_IT_PG, tests/integration/lib.mjs).

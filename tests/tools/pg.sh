@@ -8,6 +8,7 @@
 #   ...                                         # createdb: sh tests/tools/pg.sh createdb "$dir" NAME
 #   sh tests/tools/pg.sh stop "$dir"            # stops it and removes $dir
 #   sh tests/tools/pg.sh halt "$dir"            # stops it (-m fast), keeps $dir
+#   sh tests/tools/pg.sh crash "$dir"           # kill -9 of the postmaster, keeps $dir
 #   sh tests/tools/pg.sh resume "$dir"          # starts it again on its port
 #
 # The cluster lives in $dir (initdb, trust authentication for the user
@@ -20,7 +21,7 @@ set -eu
 cmd=${1:-}
 dir=${2:-}
 [ -n "$cmd" ] && [ -n "$dir" ] || {
-    echo "usage: $0 start|stop|halt|resume|createdb DIR [NAME]" >&2
+    echo "usage: $0 start|stop|halt|crash|resume|createdb DIR [NAME]" >&2
     exit 2
 }
 
@@ -84,6 +85,21 @@ createdb)
 halt)
     as "$bin/pg_ctl" -D "$dir/data" -m fast -w stop > /dev/null
     ;;
+crash)
+    # As a machine lost: the postmaster killed, its backends leaving on
+    # their own (resume, crash recovery, needs them gone: their shared
+    # memory).
+    pid=$(head -n 1 "$dir/data/postmaster.pid")
+    kids=$(ps -o pid= --ppid "$pid" || true)
+    kill -9 "$pid"
+    for k in $kids; do
+        n=0
+        while kill -0 "$k" 2> /dev/null && [ "$n" -lt 100 ]; do
+            sleep 0.1
+            n=$((n + 1))
+        done
+    done
+    ;;
 resume)
     port=$(cat "$dir/port")
     pg_start || {
@@ -98,7 +114,7 @@ stop)
     rm -rf "$dir"
     ;;
 *)
-    echo "usage: $0 start|stop|halt|resume|createdb DIR [NAME]" >&2
+    echo "usage: $0 start|stop|halt|crash|resume|createdb DIR [NAME]" >&2
     exit 2
     ;;
 esac

@@ -31,6 +31,7 @@ export function mount(main, params, app) {
   // they send are kept, so that only their errors are shown here (not,
   // say, the "no room" answer to the previous page's `part`).
   const sent = new Set();
+  const quiet = new Set(); // of those, moves sent again after a reconnection (play.js)
   const conn = Object.create(app.conn);
   conn.request = (...args) => { sent.add(app.conn.nextId); return app.conn.request(...args); };
   const id = params.room;
@@ -38,7 +39,7 @@ export function mount(main, params, app) {
   const status = h('div', { class: 'status', id: 'room-status', role: 'alert' });
   const heading = h('h1', { class: 'room-title' }, t('room.title', { id }));
   const ctx = {
-    app, conn, id, model, sent,
+    app, conn, id, model, sent, quiet,
     view: { ply: null, seat: null }, // ply shown (null: live), army at the bottom
     // A note under the moves; `error` marks a refusal, cleared by the
     // player's next action or the game's next move (clearError).
@@ -125,6 +126,8 @@ export function mount(main, params, app) {
     moved: (ply) => { history.moved(ply); play.moved(); },
     reread: cond.reread,
     refused: play.refused,
+    online: play.online,
+    rejoined: play.rejoined,
     async archived() {
       if (archiving) return;
       archiving = true;
@@ -187,6 +190,7 @@ function wire(ctx, room) {
   function onReply(m) {
     if (m.type === 'room') room.setRoom(m);
     else if (m.type === 'catchup') { model.catchup(m, hooks); ctx.render(); }
+    room.rejoined();
   }
 
   const offs = [
@@ -199,6 +203,9 @@ function wire(ctx, room) {
       // The room is gone (the game ended and closed): no raw "no room N";
       // the stored game is shown instead.
       if (m.code === 'unknown_room') { if (!(model.st && model.st.archived)) room.archived(); return; }
+      // A move sent again after a reconnection, refused: the board as the
+      // server has it, no note (the player did not just ask for it).
+      if (ctx.quiet.delete(m.re)) { if (model.st) room.refused(true); return; }
       ctx.say(errText(m), true);
       if (m.request === 'move' && model.st) room.refused(); // undo the piece we moved ahead, give back the typed text
     }),
@@ -209,7 +216,7 @@ function wire(ctx, room) {
       model.apply(e, hooks);
       ctx.render();
     }),
-    conn.on('welcome', () => { room.reread(); join(model.st ? model.st.seq : undefined); }),
+    conn.on('welcome', () => { room.online(); room.reread(); join(model.st ? model.st.seq : undefined); }),
     // Our "your turn" list says this game's deadline moved (a vacation
     // started or ended): the room learns it only with its next event, so
     // ask for the state now (a join with since = our seq).

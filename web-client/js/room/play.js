@@ -9,6 +9,14 @@
 // premove while the others think: one move, chosen among those it might
 // have when its turn comes, played as soon as it is legal, cancelled by a
 // click on the board.
+//
+// The move sent and not yet acknowledged (its `move` event is the
+// acknowledgement, PROTOCOL.md) is kept: a connection lost before the
+// event (a restart, a node killed, a 1001 "moved to another node") may
+// have lost the move with it. Once the room is joined again on another
+// connection (rejoined), it is sent once more if it is not in the game,
+// the game is still at that ply and it is still that seat's turn; the
+// server checks it as any move, and a refusal only redraws the board.
 
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
@@ -37,6 +45,7 @@ export function createPlay(ctx) {
   let board = null;
   let rules = null; // the rules core, once loaded
   let premove = null; // the move to play when our turn comes
+  let unacked = null; // { text, ply, seat, ws (null: queued until the next hello) }
   pageRules().then((r) => { rules = r.rules; if (model.st) render(); }).catch(() => {});
 
   // The rules core's answer for the room's position now, cached by
@@ -127,6 +136,7 @@ export function createPlay(ctx) {
   // After each move of the game: our premove, if it is legal now.
   function moved() {
     typedSent = null;
+    unacked = null; // ours acknowledged, or the game moved on without it
     if (!premove || !model.myTurn) return;
     const text = premove;
     premove = null;
@@ -134,8 +144,9 @@ export function createPlay(ctx) {
     else ctx.say(t('play.prenotlegal', { move: text }));
   }
 
-  // direct: a premove, never held for confirmation (ctx.confirm, confirm.js).
-  function sendMove(text, direct = false) {
+  // direct: a premove, never held for confirmation (ctx.confirm, confirm.js);
+  // again: the unacknowledged move sent again (rejoined), its refusal quiet.
+  function sendMove(text, direct = false, again = false) {
     ctx.say('');
     if (board && ctx.view.ply === null) {
       board.position = preview(board.position, text);
@@ -143,7 +154,13 @@ export function createPlay(ctx) {
       board.interactive = false;
       board.render();
     }
-    const send = () => ctx.conn.request('move', { room: ctx.id, move: text }, false);
+    const send = () => {
+      const c = ctx.conn;
+      const st = model.st;
+      unacked = again ? null : { text, ply: st.moves.length, seat: st.you, ws: c.ready ? c.ws : null };
+      if (again) ctx.quiet.add(c.nextId);
+      c.request('move', { room: ctx.id, move: text }, false);
+    };
     if (!direct && ctx.confirm && ctx.confirm.wants()) ctx.confirm.ask(text, send);
     else send();
   }
@@ -158,9 +175,29 @@ export function createPlay(ctx) {
     typedSent = text;
   }
 
+  // A hello answered: a move queued while offline went out with it.
+  function online() {
+    if (unacked && unacked.ws === null) unacked.ws = ctx.conn.ws;
+  }
+
+  // The room joined again (a `room` or `catchup` in reply to `join`): the
+  // unacknowledged move, if it went out on another connection, once more
+  // when the game still waits for it (see the top of the file).
+  function rejoined() {
+    const u = unacked;
+    const st = model.st;
+    if (!u || !st || u.ws === ctx.conn.ws) return;
+    unacked = null;
+    if (st.status === 'over' || st.you !== u.seat || st.to_move !== u.seat || st.moves.length !== u.ply) return;
+    sendMove(u.text, true, true);
+  }
+
   // A move the server refused: the board as it was, and the text typed
-  // given back to be corrected (unless the player typed another since).
-  function refused() {
+  // given back to be corrected (unless the player typed another since, or
+  // quiet: the move sent again after a reconnection).
+  function refused(quiet = false) {
+    unacked = null;
+    if (quiet) typedSent = null;
     if (typedSent && !typedInput.value) typedInput.value = typedSent;
     typedSent = null;
     render();
@@ -221,5 +258,5 @@ export function createPlay(ctx) {
       `${colourName(s.color)}${s.player ? ` (${s.player.name})` : ''}`)));
   }
 
-  return { box, typed, legal, viewRow, ensureBoard, board: () => board, render, renderViewSel, sendMove, moved, refused };
+  return { box, typed, legal, viewRow, ensureBoard, board: () => board, render, renderViewSel, sendMove, moved, refused, online, rejoined };
 }
