@@ -29,6 +29,93 @@ static uv_loop_t *loop;
 static store *db;
 static int ident_msgs = DISPATCH_IDENT_MSGS;
 
+static void wait_for(session *s);
+static bool wait_over(session *s);
+static void replay_early(session *s);
+
+/* ------------------------------------------------------------------------ */
+/* The welcome. */
+
+static bool has_id(const int64_t *ids, int n, int64_t id)
+{
+    for (int i = 0; i < n; i++)
+        if (ids[i] == id)
+            return true;
+    return false;
+}
+
+/* Send s (after its hello: s->who is set) its welcome. Its rooms: where
+ * its identity holds a seat in a game going on, this node's (as its memory
+ * has them, oldest first) and, in node mode, `stored`: the store's list of
+ * every node's (oldest first). Merged: the store's in its order, but for a
+ * room this node holds and no longer lists (over, or left: the memory is
+ * ahead of the store), then this node's that the store did not list yet
+ * (created since, the newest). */
+static void send_welcome(session *s, const proto_req *req, const int64_t *stored, int nstored)
+{
+    ident *who = s->who;
+    int64_t local[STORE_SEATED_MAX], rooms[STORE_SEATED_MAX];
+    int nlocal = room_active_of(who, local, STORE_SEATED_MAX);
+    int n = 0;
+    for (int i = 0; i < nstored && n < STORE_SEATED_MAX; i++)
+        if (room_find(stored[i]) == NULL || has_id(local, nlocal, stored[i]))
+            rooms[n++] = stored[i];
+    for (int i = 0; i < nlocal && n < STORE_SEATED_MAX; i++)
+        if (!has_id(stored, nstored, local[i]))
+            rooms[n++] = local[i];
+    proto_out o;
+    proto_out_init(&o, NET_HEADROOM);
+    proto_player me = {
+        .id = who->id, .name = who->name, .bot = who->bot, .account = who->account != 0};
+    proto_write_welcome(&o, req, who->token, &me, who->account ? who->name : NULL, rooms, n);
+    session_send_out(s, &o);
+}
+
+/* A welcome waiting for the store's list (node mode): the hello's id. */
+typedef struct welcome_wait {
+    session *s;
+    bool has_id;
+    int64_t id;
+} welcome_wait;
+
+static void on_seated(void *arg, int status, const int64_t *games, int n)
+{
+    welcome_wait *q = arg;
+    session *s = q->s;
+    proto_req req = {.type = PROTO_HELLO, .has_id = q->has_id, .id = q->id};
+    free(q);
+    if (!wait_over(s))
+        return; /* closed meanwhile */
+    if (status < 0)
+        log_kv(LOG_WARN, "welcome with this node's rooms only", "err=%s", store_err_code(status));
+    if (!(s->flags & SESSION_SHUT))
+        send_welcome(s, &req, games, status < 0 ? 0 : n);
+    replay_early(s);
+}
+
+/* Node mode: s's welcome once the store has listed its identity's games
+ * in progress, every node's (queued: the loop does not wait); what the
+ * client sends meanwhile is answered after it. false if the read could
+ * not be queued (logged): the caller sends this node's rooms alone. */
+static bool welcome_later(session *s, const proto_req *req)
+{
+    welcome_wait *q = malloc(sizeof *q);
+    int err = STORE_ENOMEM;
+    wait_for(s);
+    if (q != NULL) {
+        *q = (welcome_wait){s, req->has_id, req->id};
+        const ident *who = s->who;
+        err = store_seated_games(db, who->account, who->account ? NULL : who->key, on_seated, q);
+    }
+    if (err < 0) {
+        wait_over(s);
+        free(q);
+        log_kv(LOG_WARN, "welcome with this node's rooms only", "err=%s", store_err_code(err));
+        return false;
+    }
+    return true;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The requests of no other module. Each returns 0 or a proto_err with a
  * sentence in why. */
@@ -51,6 +138,7 @@ static int on_hello(session *s, const proto_req *req, char *why, size_t whylen)
         else if (who == NULL && forward_on())
             who = ident_guest_of(req->token, NULL); /* given by another node */
     }
+    bool fresh = who == NULL; /* a new guest: no seat anywhere */
     if (who == NULL && (who = ident_new()) == NULL) {
         if (!ident_guests_full())
             return PROTO_EINTERNAL;
@@ -65,15 +153,9 @@ static int on_hello(session *s, const proto_req *req, char *why, size_t whylen)
         s->flags |= SESSION_BOARD;
     bool first = ident_attach(who, s);
     net_ready(s->conn); /* no longer closed by the hello timeout */
-
-    int64_t rooms[64];
-    int nrooms = room_active_of(who, rooms, 64);
-    proto_out o;
-    proto_out_init(&o, NET_HEADROOM);
-    proto_player me = {
-        .id = who->id, .name = who->name, .bot = who->bot, .account = who->account != 0};
-    proto_write_welcome(&o, req, who->token, &me, who->account ? who->name : NULL, rooms, nrooms);
-    session_send_out(s, &o);
+    /* Node mode: the games held by other nodes are in the store. */
+    if (fresh || !forward_on() || !welcome_later(s, req))
+        send_welcome(s, req, NULL, 0);
     if (first) {
         room_presence(who, true);
         presence_came(who);
@@ -399,25 +481,27 @@ static int run(session *s, const proto_req *req, const char *buf, size_t len, ch
 /* ------------------------------------------------------------------------ */
 /* Sessions. */
 
-/* The session cookie's account is known (or not): the messages that came
- * meanwhile are dispatched, in order. */
-static void cookie_found(void *arg, int status, const store_account *a)
+/* A queued store call that the session's next messages depend on is out:
+ * they wait (keep_early) until it is answered. */
+static void wait_for(session *s)
 {
-    session *s = arg;
+    session_hold(s);
+    s->flags |= SESSION_WAIT;
+}
+
+/* Its answer came: false if s closed meanwhile (then nothing more). */
+static bool wait_over(session *s)
+{
     if (!session_release(s))
-        return; /* closed meanwhile */
-    s->flags &= ~(unsigned)SESSION_COOKIE_WAIT;
-    if (status == 0) {
-        s->account = a->id;
-        snprintf(s->account_name, sizeof s->account_name, "%s", a->username);
-    } else if (status != STORE_ENOT_FOUND) {
-        /* The database could not say: better a clear refusal than a guest
-         * where the player expects their account. */
-        log_kv(LOG_WARN, "session cookie not looked up", "err=%s", store_err_code(status));
-        s->flags |= SESSION_SHUT;
-        net_close_why(s->conn, "unavailable");
-        return;
-    }
+        return false;
+    s->flags &= ~(unsigned)SESSION_WAIT;
+    return true;
+}
+
+/* The messages that came during the wait, dispatched in order (one may
+ * start another wait: those after it wait again, still in order). */
+static void replay_early(session *s)
+{
     char *early = s->early;
     size_t n = s->nearly;
     s->early = NULL;
@@ -432,6 +516,27 @@ static void cookie_found(void *arg, int status, const store_account *a)
     free(early);
 }
 
+/* The session cookie's account is known (or not): the messages that came
+ * meanwhile are dispatched, in order. */
+static void cookie_found(void *arg, int status, const store_account *a)
+{
+    session *s = arg;
+    if (!wait_over(s))
+        return; /* closed meanwhile */
+    if (status == 0) {
+        s->account = a->id;
+        snprintf(s->account_name, sizeof s->account_name, "%s", a->username);
+    } else if (status != STORE_ENOT_FOUND) {
+        /* The database could not say: better a clear refusal than a guest
+         * where the player expects their account. */
+        log_kv(LOG_WARN, "session cookie not looked up", "err=%s", store_err_code(status));
+        s->flags |= SESSION_SHUT;
+        net_close_why(s->conn, "unavailable");
+        return;
+    }
+    replay_early(s);
+}
+
 /* The session cookie of the upgrade request, if any, names the account:
  * asked of the store (queued), the session's messages wait meanwhile. */
 static void cookie_account(session *s)
@@ -439,16 +544,13 @@ static void cookie_account(session *s)
     char token[128];
     if (net_cookie(s->conn, ACCOUNTS_COOKIE, token, sizeof token) <= 0)
         return;
-    session_hold(s);
-    if (accounts_session(db, token, cookie_found, s) < 0) {
-        session_release(s); /* a token of the wrong shape: a guest */
-        return;
-    }
-    s->flags |= SESSION_COOKIE_WAIT;
+    wait_for(s);
+    if (accounts_session(db, token, cookie_found, s) < 0)
+        wait_over(s); /* a token of the wrong shape: a guest */
 }
 
-/* Keep a message that came while the cookie is looked up: false if the
- * session has kept as much as it may. */
+/* Keep a message that came during a wait: false if the session has kept
+ * as much as it may. */
 static bool keep_early(session *s, const char *buf, size_t len)
 {
     size_t need = s->nearly + sizeof len + len;
@@ -510,7 +612,7 @@ void dispatch_message(net_conn *c, const char *buf, size_t len)
     session *s = c->data;
     if (s == NULL || (s->flags & SESSION_SHUT))
         return;
-    if (s->flags & SESSION_COOKIE_WAIT) {
+    if (s->flags & SESSION_WAIT) {
         if (!keep_early(s, buf, len)) {
             s->flags |= SESSION_SHUT;
             net_close_why(c, "too_early");

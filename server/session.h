@@ -32,9 +32,10 @@ enum {
     SESSION_LOBBY = 1 << 1, /* watches the lobby (lobby_index is valid) */
     SESSION_TURNS = 1 << 2, /* asked for "turns": gets the pushes */
     SESSION_SHUT = 1 << 3,  /* closed for excess: what it still sends is dropped */
-    /* The session cookie's account is being looked up (a queued store
-     * call): what the client sends waits in `early` until it is known. */
-    SESSION_COOKIE_WAIT = 1 << 4,
+    /* A queued store call that what follows depends on is out (the
+     * session cookie's account; in node mode the welcome's rooms): what
+     * the client sends waits in `early` until it is answered. */
+    SESSION_WAIT = 1 << 4,
 };
 
 enum {
@@ -43,8 +44,8 @@ enum {
     SESSION_MSG_BURST = 200, /* messages at once, */
     SESSION_MSG_RATE = 200,  /* and per second on average */
     SESSION_ACCOUNT_NAME = 32,
-    /* Bytes of messages kept while the cookie is looked up (a hello and
-     * what a client sends right after it fit many times over). */
+    /* Bytes of messages kept during SESSION_WAIT (a hello and what a
+     * client sends right after it fit many times over). */
     SESSION_EARLY_BYTES = 16384,
     /* Messages refused for excess (decaying by one a second) past which
      * the connection is closed with 1008: a client that stops at the first
@@ -116,7 +117,7 @@ typedef struct session {
     session_bucket msgs;
     double excess;
     uint64_t excess_ms;
-    /* Messages received during SESSION_COOKIE_WAIT, in order: each a
+    /* Messages received during SESSION_WAIT, in order: each a
      * size_t length then its bytes. */
     char *early;
     size_t nearly, capearly;

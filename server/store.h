@@ -3,12 +3,12 @@
  * correspondence), their moves, the archive, correspondence clocks,
  * deadlines, vacation, conditional moves, accounts and sessions.
  *
- * Owns: the storage contract, in engine-neutral terms. Nothing here names
- * the database engine: this header is the seam where another engine (e.g.
- * PostgreSQL) plugs in. The engine in use is server/store_*.c (their
- * private header store_impl.h says which module does what). May call:
+ * Owns: the storage contract, in engine-neutral terms (nothing here names
+ * an engine: server/store_*.c implement it, their private header
+ * store_impl.h says which module does what); the database, the writer
+ * thread, the store's clock, deadlines and their callbacks. May call:
  * common/rules.h, protocol/record.h (the plain structs it returns), libuv,
- * log.h.
+ * log.h; never a module above it (rooms, sessions, net).
  * Rendering records as JSON or PGN is the protocol's (protocol/archive.h).
  *
  * Threading: every function is called on the loop thread and every callback
@@ -26,8 +26,7 @@
  * written in the order they were queued.
  *
  * Reads of whole games and profiles are queued too, behind the writes
- * queued before them (so they see those), and run on the writer thread: the
- * loop never commits or waits to answer them.
+ * queued before them (so they see those), on the writer thread.
  *
  * Rare reads and writes (accounts, sessions, preferences, vacation, Web
  * Push subscriptions, e-mail settings and tokens, conditional lines,
@@ -41,10 +40,6 @@
  * validated with the rules core (rules_game_play_text) and the player to
  * move after it. Words: a game's "variant" is the rules id ("ultima"), its
  * "id" is the store's number for one game.
- *
- * Owns: the database and everything in it but accounts; the writer thread;
- * the store's clock, deadlines and their callbacks. May call: SQLite,
- * libuv, rules.h, pgn.h. Never a module above it (rooms, sessions, net).
  */
 #ifndef STORE_H
 #define STORE_H
@@ -546,6 +541,12 @@ int store_your_turn(store *s, int64_t account, store_turn *out, int max);
 enum { STORE_TURNS_MAX = 1000 };
 typedef void (*store_turns_cb)(void *arg, int status, const store_turn *t, int n);
 int store_turns_of(store *s, int64_t account, store_turns_cb cb, void *arg);
+/* The games in progress where an account (or, account 0, the guest of
+ * seat key) holds a seat it has not left, every node's, oldest first, at
+ * most STORE_SEATED_MAX (queued; cb: 0 and the ids, valid during the call). */
+enum { STORE_SEATED_MAX = 64 };
+typedef void (*store_seated_cb)(void *arg, int status, const int64_t *games, int n);
+int store_seated_games(store *s, int64_t account, const char *key, store_seated_cb cb, void *arg);
 
 /* Called (after the write is durable) with each account whose "your turn"
  * list changed: moves, new games, results, timeouts, vacation. The server

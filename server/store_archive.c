@@ -1,9 +1,11 @@
 /*
- * store_archive.c - a player's archive: its finished games matching a
- * filter (game id, live or correspondence, result, opponent), newest first,
- * one page at a time, each with the names at its seats and the player's
- * rating before and after a rated game. Queued reads on the writer's
- * connection (the loop never waits for them). See store.h ("The archive").
+ * store_archive.c - a player's games: its archive (finished games matching
+ * a filter: game id, live or correspondence, result, opponent; newest
+ * first, one page at a time, each with the names at its seats and the
+ * player's rating before and after a rated game), and the ids of the games
+ * in progress where it holds a seat (store_seated_games). Queued reads on
+ * the writer's connection (the loop never waits for them). See store.h
+ * ("The archive", "Your turn").
  */
 #include "store_impl.h"
 
@@ -150,4 +152,65 @@ int store_archive_get(store *s, const char *username, const store_archive_filter
     o->cb.archive = cb;
     o->arg = arg;
     return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The games in progress of a seat */
+
+typedef struct seated_job {
+    int64_t account;
+    char *key; /* a guest's seat key (account 0) */
+    int64_t games[STORE_SEATED_MAX];
+    int n;
+    store_seated_cb cb;
+    void *arg;
+} seated_job;
+
+static int run_seated(store *s, void *arg)
+{
+    seated_job *j = arg;
+    sql_stmt *st = db_use(s->wst, j->account ? ST_SEATED_ACCOUNT : ST_SEATED_GUEST);
+    if (j->account)
+        sql_bind_i64(st, 1, j->account);
+    else
+        sql_bind_text(st, 1, j->key, -1);
+    sql_bind_int(st, 2, STORE_SEATED_MAX);
+    int rc;
+    j->n = 0; /* run again if the batch is tried again */
+    while ((rc = sql_step(st)) == SQL_ROW && j->n < STORE_SEATED_MAX)
+        j->games[j->n++] = sql_column_i64(st, 0);
+    sql_reset(st);
+    return rc == SQL_ROW || rc == SQL_DONE ? 0 : STORE_EDB;
+}
+
+static void done_seated(store *s, void *arg, int status)
+{
+    (void)s;
+    seated_job *j = arg;
+    j->cb(j->arg, status, status == 0 ? j->games : NULL, status == 0 ? j->n : 0);
+    free(j->key);
+    free(j);
+}
+
+int store_seated_games(store *s, int64_t account, const char *key, store_seated_cb cb, void *arg)
+{
+    /* A guest's key is hex (a hash of its token): nothing of LIKE's. */
+    if (cb == NULL || account < 0 ||
+        (account == 0 && (key == NULL || key[0] == '\0' || strlen(key) > 128 ||
+                          strspn(key, "0123456789abcdef") != strlen(key))))
+        return STORE_EBAD_ARG;
+    seated_job *j = calloc(1, sizeof *j);
+    if (j == NULL || (account == 0 && (j->key = strdup(key)) == NULL)) {
+        free(j);
+        return STORE_ENOMEM;
+    }
+    j->account = account;
+    j->cb = cb;
+    j->arg = arg;
+    int err = queue_call(s, run_seated, done_seated, j, true);
+    if (err < 0) {
+        free(j->key);
+        free(j);
+    }
+    return err;
 }

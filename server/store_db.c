@@ -187,6 +187,20 @@ static const char *const stmt_sql_sqlite[ST_COUNT] = {
                       " ON a.id = e.account ORDER BY e.tournament, e.at_ms, e.account",
     [ST_T_GAMES] = "SELECT tournament, game, round, p0, p1, p2, rank0, rank1, rank2"
                    " FROM tournament_games ORDER BY tournament, round, game",
+    /* A seat's games in progress (store_seated_games): an account's; a
+     * guest's by its seat key, where the room wrote it in the options
+     * ({"seat_keys":["..",".."]}, by seat), the LIKE sparing the JSON. */
+    [ST_SEATED_ACCOUNT] = "SELECT g.id FROM games g WHERE g.finished = 0 AND g.id IN"
+                          " (SELECT p.game FROM game_players p WHERE p.account = ?1"
+                          " AND NOT EXISTS (SELECT 1 FROM leaves l WHERE l.game = p.game"
+                          " AND l.player = p.seat)) ORDER BY g.created_ms, g.id LIMIT ?2",
+    [ST_SEATED_GUEST] = "SELECT g.id FROM games g WHERE g.finished = 0"
+                        " AND g.options LIKE '%\"' || ?1 || '\"%' AND EXISTS (SELECT 1"
+                        " FROM json_each(g.options, '$.seat_keys') k JOIN game_players p"
+                        " ON p.game = g.id AND p.seat = k.key WHERE k.value = ?1"
+                        " AND p.account IS NULL AND NOT EXISTS (SELECT 1 FROM leaves l"
+                        " WHERE l.game = g.id AND l.player = p.seat))"
+                        " ORDER BY g.created_ms, g.id LIMIT ?2",
     /* ST_LEASE_NEW .. ST_TURNS_OF: node mode, PostgreSQL only (NULL
      * here: db_open prepares none of them on SQLite). */
 };

@@ -177,6 +177,8 @@ enum db_stmt {
     ST_T_GAMES,
     ST_MOVES_TRUNCATE,
     ST_MOVE_CLOCKS,
+    ST_SEATED_ACCOUNT,
+    ST_SEATED_GUEST,
     /* Node mode only (PostgreSQL; NULL in SQLite's table, never prepared
      * there): store_lease.c. */
     ST_LEASE_NEW,

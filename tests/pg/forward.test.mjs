@@ -288,3 +288,65 @@ test('the turn list and its pushes, and a vacation, across nodes', async () => {
         if (b) assert.equal((await b.stop()).code, 0, b.stderr().slice(-3000));
     }
 });
+
+// "Your games" across nodes: the welcome's rooms. An account and a guest
+// each play a bot game that node a holds (created where asked); each then
+// connects to node b, whose memory holds neither game: b's welcome lists
+// the game all the same (read from the store: store_seated_games), the
+// game can be joined from there, and a ping sent right after the hello
+// (while b reads, and for the account after its cookie is looked up) is
+// answered after the welcome. On a (which holds the game and finds it in
+// the store too) the game is listed once.
+import { Client } from '../integration/lib.mjs';
+import { until } from './pglib.mjs';
+
+test('the welcome lists the games another node holds', async () => {
+    const db = pg.db('chameleon_it_forward_welcome');
+    const flags = ['--lease-ttl-ms', String(TTL_MS)];
+    const a = await startServer(['--node', 'a', ...flags], { db });
+    let b;
+    try {
+        b = await startServer(['--node', 'b', ...flags], { db });
+        const A = await account(a);
+        const ca = await connect(a.url, {}, { Cookie: A.cookie });
+        const ga = await connect(a.url);
+        const game = ca.welcome.games.find((g) => g.players === 2).id;
+        const rooms = [];
+        for (const c of [ca, ga]) {
+            const started = await c.request({ type: 'bot_game', game, level: 1, seat: 0,
+                base_ms: 600000, inc_ms: 0 });
+            assert.equal(started.type, 'game_started', JSON.stringify(started));
+            rooms.push(started.room);
+        }
+        // Created where asked (a), and committed (b reads the database).
+        await until('both games in the database', () => psql(db,
+            `SELECT count(*) FROM room_leases WHERE node = 'a' AND game IN (${rooms})`) === '2');
+
+        const players = [
+            { what: 'the account', headers: { Cookie: A.cookie }, hello: {}, room: rooms[0] },
+            { what: 'the guest', headers: {}, hello: { token: ga.welcome.token }, room: rooms[1] },
+        ];
+        for (const p of players) {
+            const c = await new Client(b.url, p.headers).open();
+            const order = [];
+            c.ws.on('message', (data) => order.push(JSON.parse(data.toString()).re));
+            c.send({ type: 'hello', id: 1, ...p.hello });
+            c.send({ type: 'ping', id: 2 });
+            const welcome = await c.waitFor((m) => m.re === 1, `${p.what}'s welcome on b`);
+            assert.equal(welcome.type, 'welcome', JSON.stringify(welcome));
+            assert.deepEqual(welcome.rooms, [p.room], `${p.what}'s game, held by a, listed by b`);
+            assert.equal((await c.waitFor((m) => m.re === 2, 'pong')).type, 'pong');
+            assert.deepEqual(order.filter((re) => re !== undefined), [1, 2],
+                'the ping sent after the hello is answered after the welcome');
+            const view = await c.request({ type: 'join', room: p.room });
+            assert.equal(view.you, 0, `${p.what} joins its game from b`);
+            c.close();
+        }
+        const again = await connect(a.url, { token: ga.welcome.token });
+        assert.deepEqual(again.welcome.rooms, [rooms[1]], 'on a: once, not from memory and store both');
+        for (const c of [ca, ga, again]) c.close();
+    } finally {
+        assert.equal((await a.stop()).code, 0, a.stderr().slice(-3000));
+        if (b) assert.equal((await b.stop()).code, 0, b.stderr().slice(-3000));
+    }
+});

@@ -4,8 +4,9 @@
  * refused), durable acknowledgement, restart in the middle of games, timeouts
  * across a restart, vacation (its queued calls' answers, errors and a
  * failed write included), the increment clock, conditional moves, the
- * "your turn" list, the archive, Web Push's subscription calls, and storage faults (a write
- * retried, then failed and recovered from; one store per file; a corrupt file refused).
+ * "your turn" list, a seat's games in progress, the archive, Web Push's
+ * subscription calls, and storage faults (a write retried, then failed and
+ * recovered from; one store per file; a corrupt file refused).
  *
  * With CHAMELEON_TEST_PG set (tests/pg/run.sh) every case runs on a fresh
  * PostgreSQL database instead (tests/unit/pg_fixture.h), but for the few
@@ -1085,6 +1086,101 @@ static void test_your_turn(void **state)
                      STORE_ENEED_ACCOUNT);
 }
 
+/* store_seated_games: an account's games in progress, and a guest's by
+ * its seat key (the options a room writes), without the seats left and
+ * the games over, oldest first; reads queued behind the writes. */
+typedef struct seated {
+    bool fired;
+    int status, n;
+    int64_t games[STORE_SEATED_MAX];
+} seated;
+
+static void seated_cb(void *arg, int status, const int64_t *games, int n)
+{
+    seated *r = arg;
+    r->fired = true;
+    r->status = status;
+    r->n = n;
+    if (n > 0)
+        memcpy(r->games, games, (size_t)n * sizeof *games);
+}
+
+/* The ids as "1,2,3", or the store's error code. */
+static const char *seated_of(fixture *f, int64_t account, const char *key, char *buf, size_t len)
+{
+    seated r = {0};
+    int err = store_seated_games(f->s, account, key, seated_cb, &r);
+    if (err < 0)
+        return store_err_code(err);
+    while (!r.fired)
+        uv_run(&f->loop, UV_RUN_ONCE);
+    if (r.status < 0)
+        return store_err_code(r.status);
+    buf[0] = '\0';
+    for (int i = 0, n = 0; i < r.n; i++)
+        n += snprintf(buf + n, len - (size_t)n, "%s%lld", i ? "," : "", (long long)r.games[i]);
+    return buf;
+}
+
+static int64_t keyed_game(fixture *f, int nplayers, const int64_t *accounts,
+                          const char *const *keys)
+{
+    char options[256];
+    int n = snprintf(options, sizeof options, "{\"seat_keys\":[");
+    for (int p = 0; p < nplayers; p++)
+        n += snprintf(options + n, sizeof options - (size_t)n, "%s\"%s\"", p ? "," : "", keys[p]);
+    snprintf(options + n, sizeof options - (size_t)n, "]}");
+    store_new_game g = {.variant = nplayers == 3 ? "three" : "ultima",
+                        .kind = STORE_LIVE,
+                        .nplayers = nplayers,
+                        .options = options};
+    for (int p = 0; p < nplayers; p++) {
+        g.players[p].account = accounts[p];
+        snprintf(g.players[p].name, STORE_NAME_MAX, "p%d", p);
+    }
+    int64_t id = 0;
+    char why[160];
+    if (store_game_create(f->s, &g, &id, NULL, NULL, why, sizeof why) != 0)
+        fail_msg("create: %s", why);
+    return id;
+}
+
+static void test_seated_games(void **state)
+{
+    fixture *f = *state;
+    f->s = open_dir(f, "migrations");
+    int64_t ann = add_account(f, "ann"), bob = add_account(f, "bob");
+    const char *k1 = "11111111111111111111111111111111", *k2 = "22222222222222222222222222222222",
+               *ka = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", *kb = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+    /* The newest game is created first: the oldest is listed first. */
+    fake_now = T0 + 5000;
+    int64_t g3 = keyed_game(f, 3, (int64_t[]){0, 0, bob}, (const char *[]){k1, k2, kb});
+    fake_now = T0;
+    int64_t g1 = keyed_game(f, 2, (int64_t[]){ann, bob}, (const char *[]){ka, kb});
+    fake_now = T0 + 1000;
+    int64_t g2 = keyed_game(f, 2, (int64_t[]){ann, 0}, (const char *[]){ka, k1});
+    int64_t g4 = keyed_game(f, 2, (int64_t[]){ann, bob}, (const char *[]){ka, kb});
+    assert_int_equal(store_game_leave(f->s, g3, 1, RULES_REASON_RESIGNATION, 2, NULL, NULL), 0);
+    rules_result r = {.over = true,
+                      .winner = 0,
+                      .outcome = {RULES_OUTCOME_WIN, RULES_OUTCOME_LOSS},
+                      .reason = RULES_REASON_RESIGNATION};
+    assert_int_equal(store_game_finish(f->s, g4, &r, NULL, NULL), 0);
+    char want[128], buf[256];
+    snprintf(want, sizeof want, "%lld,%lld", (long long)g1, (long long)g2);
+    assert_string_equal(seated_of(f, ann, NULL, buf, sizeof buf), want);
+    snprintf(want, sizeof want, "%lld,%lld", (long long)g1, (long long)g3);
+    assert_string_equal(seated_of(f, bob, NULL, buf, sizeof buf), want);
+    snprintf(want, sizeof want, "%lld,%lld", (long long)g2, (long long)g3);
+    assert_string_equal(seated_of(f, 0, k1, buf, sizeof buf), want);
+    /* k2 left g3; ka sits as an account, never as a guest. */
+    assert_string_equal(seated_of(f, 0, k2, buf, sizeof buf), "");
+    assert_string_equal(seated_of(f, 0, ka, buf, sizeof buf), "");
+    assert_string_equal(seated_of(f, add_account(f, "cid"), NULL, buf, sizeof buf), "");
+    assert_string_equal(seated_of(f, 0, "1%", buf, sizeof buf), "bad_argument");
+    assert_string_equal(seated_of(f, 0, NULL, buf, sizeof buf), "bad_argument");
+}
+
 /* The archive and the profile of a finished game. */
 static void test_archive_and_profile(void **state)
 {
@@ -1727,6 +1823,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_conditional_moves, setup, teardown),
         cmocka_unit_test(test_cond_check_every_variant),
         cmocka_unit_test_setup_teardown(test_your_turn, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_seated_games, setup, teardown),
         cmocka_unit_test_setup_teardown(test_archive_and_profile, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reads_after_queued_writes, setup, teardown),
         cmocka_unit_test(test_error_codes),
