@@ -903,8 +903,8 @@ void proto_put_live_game(proto_out *o, const proto_live_game *g)
     put_live_game(o, g);
 }
 
-void proto_write_lobby_life_json(proto_out *o, int64_t online, int64_t playing,
-                                 const char *const *games, const size_t *lens, int n)
+/* lobby_life up to the opening of its games' array. */
+static void begin_lobby_life(proto_out *o, int64_t online, int64_t playing)
 {
     begin(o, "lobby_life", NULL);
     key(o, "online");
@@ -913,6 +913,12 @@ void proto_write_lobby_life_json(proto_out *o, int64_t online, int64_t playing,
     put_int(o, playing);
     key(o, "games");
     put(o, "[", 1);
+}
+
+void proto_write_lobby_life_json(proto_out *o, int64_t online, int64_t playing,
+                                 const char *const *games, const size_t *lens, int n)
+{
+    begin_lobby_life(o, online, playing);
     int written = 0;
     for (int i = 0; i < n; i++) {
         /* Another node wrote it: only a whole JSON object goes in. */
@@ -931,13 +937,7 @@ void proto_write_lobby_life_json(proto_out *o, int64_t online, int64_t playing,
 void proto_write_lobby_life(proto_out *o, int64_t online, int64_t playing,
                             const proto_live_game *games, int n)
 {
-    begin(o, "lobby_life", NULL);
-    key(o, "online");
-    put_int(o, online);
-    key(o, "playing");
-    put_int(o, playing);
-    key(o, "games");
-    put(o, "[", 1);
+    begin_lobby_life(o, online, playing);
     for (int i = 0; i < n; i++) {
         comma(o, i);
         put_live_game(o, &games[i]);

@@ -10,26 +10,12 @@
 //      move is acknowledged by itself and the game goes on to its end;
 //   3. /metrics counts the reconnections; after a restart of the server,
 //      every acknowledged move is in the database, once, in order.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startServer, connect, startGame, rng, bySeatOf } from '../integration/lib.mjs';
-import { psql, until } from './pglib.mjs';
+import { psql, until, pgsh, ownPostgres } from './pglib.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const pgsh = (...args) => execFileSync('sh', [join(root, 'tests/tools/pg.sh'), ...args],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
-
-let dir;
-before(() => {
-    dir = mkdtempSync(join(tmpdir(), 'chameleon-pgre-'));
-    pgsh('start', dir);
-});
-after(() => pgsh('stop', dir));
+const pg = ownPostgres('chameleon-pgre-');
 
 async function metric(srv, name) {
     const text = await (await fetch(`${srv.http}/metrics`)).text();
@@ -51,7 +37,7 @@ async function ply(bySeat, room, state, rand, acked) {
 }
 
 test('a game goes on across a terminated backend and a restart of PostgreSQL', async (t) => {
-    const db = pgsh('createdb', dir, 'chameleon_it_reconnect');
+    const db = pgsh('createdb', pg.dir, 'chameleon_it_reconnect');
     const games = (await (async () => {
         const s = await startServer([], { db });
         const c = await connect(s.url);
@@ -83,7 +69,7 @@ test('a game goes on across a terminated backend and a restart of PostgreSQL', a
         assert.ok(await metric(srv, 'store_reconnects_total') > before, 'a reconnection counted');
 
         // 2. PostgreSQL stopped: a move is held, not acknowledged.
-        pgsh('halt', dir);
+        pgsh('halt', pg.dir);
         const held = st.legal[Math.floor(rand() * st.legal.length)];
         bySeat[st.to_move].send({ type: 'move', room, move: held });
         await until('chameleon_store_writable 0',
@@ -95,7 +81,7 @@ test('a game goes on across a terminated backend and a restart of PostgreSQL', a
         assert.equal(bySeat[0].inbox.filter((m) => m.type === 'error').length, 0,
             'the held move is not refused either');
         const during = await metric(srv, 'store_reconnects_total');
-        pgsh('resume', dir);
+        pgsh('resume', pg.dir);
         const back = Date.now();
         const evs = [await bySeat[0].event(room, 'move', 30000), await bySeat[1].event(room, 'move', 30000)];
         for (const e of evs) assert.equal(e.move, held);

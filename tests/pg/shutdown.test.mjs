@@ -8,29 +8,15 @@
 // the log naming the game whose write was not made; the held move was never
 // acknowledged, and once PostgreSQL is back the database has every
 // acknowledged move and not the held one.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startServer, connect, startGame, rng, bySeatOf } from '../integration/lib.mjs';
-import { psql, playPlies } from './pglib.mjs';
+import { psql, playPlies, pgsh, ownPostgres } from './pglib.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const pgsh = (...args) => execFileSync('sh', [join(root, 'tests/tools/pg.sh'), ...args],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
-
-let dir;
-before(() => {
-    dir = mkdtempSync(join(tmpdir(), 'chameleon-pgstop-'));
-    pgsh('start', dir);
-});
-after(() => pgsh('stop', dir));
+const pg = ownPostgres('chameleon-pgstop-');
 
 async function stopWithDatabaseGone(t, name, extra) {
-    const db = pgsh('createdb', dir, name);
+    const db = pgsh('createdb', pg.dir, name);
     const srv = await startServer(extra, { db });
     let room;
     const acked = [];
@@ -45,7 +31,7 @@ async function stopWithDatabaseGone(t, name, extra) {
         const st = await playPlies(bySeat, room, started.states[0], 4, rng(7), acked);
         assert.equal(acked.length, 4);
 
-        pgsh('crash', dir);
+        pgsh('crash', pg.dir);
         const held = st.legal[0];
         bySeat[st.to_move].send({ type: 'move', room, move: held });
         await assert.rejects(bySeat[0].event(room, 'move', 1000), /timed out/,
@@ -61,7 +47,7 @@ async function stopWithDatabaseGone(t, name, extra) {
         }
     } finally {
         if (!end) await srv.stop();
-        pgsh('resume', dir);
+        pgsh('resume', pg.dir);
     }
     const log = srv.stderr();
     t.diagnostic(`stopped in ${took} ms, exit ${end.code} ${end.sig || ''}`);
