@@ -37,18 +37,25 @@ async function player() {
 
 const moves = (k) => document.querySelectorAll('#moves button').length === k;
 
-async function typeMove(page, mv) {
-  await page.fill('#move-input', mv);
-  await page.press('#move-input', 'Enter');
-}
-
-test('SIGTERM in the middle of a game: the pages see 1001, reconnect to the restarted server and play on', { skip }, async () => {
+// Two players' pages and an Ultima 10+5 game between them, a's the seek
+// (seat 0), both pages in its room.
+async function ultimaGame() {
   const [a, b] = [await player(), await player()];
   await a.page.selectOption('#new-game', 'ultima');
   await a.page.selectOption('#new-tc', { label: '10+5' });
   await a.page.click('#create-btn');
   await b.page.locator('tr.seek[data-game="ultima"] button.join').first().click();
   for (const p of [a, b]) await p.page.waitForURL(/#\/game\/\d+$/);
+  return [a, b];
+}
+
+async function typeMove(page, mv) {
+  await page.fill('#move-input', mv);
+  await page.press('#move-input', 'Enter');
+}
+
+test('SIGTERM in the middle of a game: the pages see 1001, reconnect to the restarted server and play on', { skip }, async () => {
+  const [a, b] = await ultimaGame();
   await a.page.waitForSelector('svg.board g.piece.movable');
   await typeMove(a.page, 'e2-e3'); // the creator has seat 0, which moves first
   for (const p of [a, b]) await p.page.waitForFunction(moves, 1);
@@ -88,12 +95,7 @@ test('SIGTERM in the middle of a game: the pages see 1001, reconnect to the rest
 // stored game have it, with no note on the page. Screenshots of black's
 // page after it, at 360, 390 and 1440 px.
 test('a move lost with a killed server is sent again after the reconnection', { skip }, async () => {
-  const [a, b] = [await player(), await player()];
-  await a.page.selectOption('#new-game', 'ultima');
-  await a.page.selectOption('#new-tc', { label: '10+5' });
-  await a.page.click('#create-btn');
-  await b.page.locator('tr.seek[data-game="ultima"] button.join').first().click();
-  for (const p of [a, b]) await p.page.waitForURL(/#\/game\/\d+$/);
+  const [a, b] = await ultimaGame();
   const room = Number(a.page.url().match(/(\d+)$/)[1]);
   await a.page.waitForSelector('svg.board g.piece.movable');
   await typeMove(a.page, 'e2-e3');
