@@ -274,9 +274,11 @@ int challenge_accept(session *s, const proto_req *req, char *why, size_t whylen)
     room_settings rs = {c->v->id, c->base_ms, c->inc_ms, c->rated, c->corr, {c->addr, a}};
     ident *seats[2] = {c->from, s->who};
     proto_err perr = 0;
-    room *r = room_start(&rs, seats, 2, s, req, &perr, why, whylen);
+    /* Node mode: on the node of the challenged, if not here. */
+    bool placed = lobby_place(&rs, seats, 2, s, req);
+    room *r = placed ? NULL : room_start(&rs, seats, 2, s, req, &perr, why, whylen);
     quota_addr_put(a);
-    if (r == NULL)
+    if (!placed && r == NULL)
         return (int)perr;
     metrics_now.challenges_accepted++;
     notify(c, "remove", "accepted", NULL, NULL);

@@ -11,7 +11,8 @@
  * SERIAL is the game), T an account's turns changed and V its vacation
  * (on chameleon_accounts; SERIAL is the account), P a node's share of the
  * lobby's life (to the lobby's node; presence.c writes and reads the
- * body). In Q, E and C, NODE and BOOT name the client's node and that
+ * body), S and R a game to start on another node and its answer
+ * (place.c; SERIAL is the lobby node's ticket). In Q, E and C, NODE and BOOT name the client's node and that
  * node's process (its start, so that a node started again never meets
  * the remote sessions of its last life), and in Q and C SERIAL names the
  * session there.
@@ -420,6 +421,32 @@ bool forward_lobby(session *s, const proto_req *req, const char *buf, size_t len
     return true;
 }
 
+const char *forward_client_node(const session *s)
+{
+    return s->remote != NULL ? ((const forward_remote *)s->remote)->node : NULL;
+}
+
+uint64_t forward_client_serial(const session *s)
+{
+    return s->remote != NULL ? ((const forward_remote *)s->remote)->serial : s->serial;
+}
+
+session *forward_local_session(uint64_t serial)
+{
+    forward_link *l = NULL;
+    HASH_FIND(hh, links, &serial, sizeof serial, l);
+    return l != NULL ? l->s : NULL;
+}
+
+int forward_send(const char *node, char kind, uint64_t serial, const char *body, size_t len)
+{
+    if (!on)
+        return RELAY_EINVAL;
+    char channel[CHANNEL_MAX];
+    channel_of(channel, node);
+    return publish(channel, kind, me, boot, serial, body, len, NULL, 0);
+}
+
 bool forward_presence(const char *body, size_t len)
 {
     if (!on || lobby_node[0] == '\0' || strcmp(lobby_node, me) == 0)
@@ -670,6 +697,12 @@ static void on_message(void *arg, const char *channel, const char *payload, size
         if (strcmp(h.node, me) != 0 && (in = parts_of(sender_pid, h.part)) != NULL &&
             nodemsg_take(in, h.part, h.parts, p, n) && hooks.presence != NULL)
             hooks.presence(h.node, in->buf, in->len);
+        break;
+    case 'S': /* place.c: NODE names the sender */
+    case 'R':
+        if (strcmp(h.node, me) != 0 && (in = parts_of(sender_pid, h.part)) != NULL &&
+            nodemsg_take(in, h.part, h.parts, p, n) && hooks.place != NULL)
+            hooks.place(h.kind, h.node, h.serial, in->buf, in->len);
         break;
     case 'L':
         if (strcmp(h.node, me) != 0)

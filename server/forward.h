@@ -69,6 +69,8 @@ typedef struct forward_hooks {
     /* This node holds the lobby: another node's share of its life came
      * (presence_from_node). */
     void (*presence)(const char *node, const char *body, size_t len);
+    /* S or R (place.h) from node: a game to start here, or the answer. */
+    void (*place)(char kind, const char *node, uint64_t serial, const char *body, size_t len);
 } forward_hooks;
 
 /* Node mode: open the relay of node `node` on pg_url (the store's
@@ -93,6 +95,14 @@ bool forward_room(session *s, const proto_req *req, const char *buf, size_t len)
  * node that holds the lobby, false if this node holds it (or is not in
  * node mode): run it here. */
 bool forward_lobby(session *s, const proto_req *req, const char *buf, size_t len);
+/* The node of s's client if s is a remote session (its name), else NULL;
+ * the serial of s's client session there (its own serial if local). */
+const char *forward_client_node(const session *s);
+uint64_t forward_client_serial(const session *s);
+/* The local session with this serial that forwarded something, or NULL. */
+session *forward_local_session(uint64_t serial);
+/* Send node a message of kind K for place.c (S, R): 0 or a RELAY_E*. */
+int forward_send(const char *node, char kind, uint64_t serial, const char *body, size_t len);
 /* Send this node's share of the lobby's life (presence.c) to the node that
  * holds the lobby: false if this node holds it (or is not in node mode). */
 bool forward_presence(const char *body, size_t len);

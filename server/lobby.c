@@ -33,6 +33,19 @@ typedef struct seek {
     UT_hash_handle hh_invite; /* private seeks by invitation code */
 } seek;
 
+static lobby_placer placer; /* node mode: place.c's place_start */
+
+void lobby_set_placer(lobby_placer fn)
+{
+    placer = fn;
+}
+
+bool lobby_place(const room_settings *rs, ident *const *seats, int nseats, session *asker,
+                 const proto_req *req)
+{
+    return placer != NULL && placer(rs, seats, nseats, asker, req);
+}
+
 static seek *seeks;   /* by id (hh) */
 static seek *invites; /* by invite (hh_invite) */
 static int64_t next_seek_id = 1;
@@ -529,6 +542,11 @@ int lobby_seek_accept(session *c, const proto_req *req, char *why, size_t whylen
     broadcast("remove", s);
     room_settings rs = {s->v->id, s->base_ms, s->inc_ms, s->rated, s->corr, {NULL}};
     memcpy(rs.addr, s->addr, sizeof rs.addr);
+    /* Node mode: on the node of the player who filled it, if not here. */
+    if (lobby_place(&rs, s->players, s->nplayers, c, req)) {
+        seek_free(s);
+        return 0;
+    }
     proto_err err = 0;
     room *r = room_start(&rs, s->players, s->nplayers, c, req, &err, why, whylen);
     seek_free(s);

@@ -28,6 +28,7 @@
 
 #include "ident.h"
 #include "proto.h"
+#include "room.h"
 #include "session.h"
 
 enum {
@@ -85,5 +86,15 @@ void lobby_shutdown(void);
  * here is asked to connect again (session_reconnect), and finds it there;
  * the seeks of those who do not come back go with them. */
 void lobby_moved(void);
+
+/* Node mode: a game the lobby or a challenge starts is placed on another
+ * node when the placer says so (place.h's place_start: true if asked
+ * there, the game then treated as started); lobby_place asks it (false
+ * without one: start the game here). */
+typedef bool (*lobby_placer)(const room_settings *rs, ident *const *seats, int nseats,
+                             session *asker, const proto_req *req);
+void lobby_set_placer(lobby_placer fn);
+bool lobby_place(const room_settings *rs, ident *const *seats, int nseats, session *asker,
+                 const proto_req *req);
 
 #endif

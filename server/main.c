@@ -58,6 +58,7 @@
 #include "dispatch.h"
 #include "ident.h"
 #include "lobby.h"
+#include "place.h"
 #include "presence.h"
 #include "challenge.h"
 #include "log.h"
@@ -751,13 +752,17 @@ int main(int argc, char **argv)
                                   .lobby_moved = lobby_moved,
                                   .turns_changed = dispatch_turns_changed,
                                   .vacation_changed = dispatch_vacation_changed,
-                                  .presence = presence_from_node};
+                                  .presence = presence_from_node,
+                                  .place = place_message};
         if (forward_start(&loop, st, db, node, (unsigned)lease_ttl_ms, &fh, why, sizeof why) < 0) {
             log_error("--node %s: %s", node, why);
             return 1;
         }
         metrics_set_relay(forward_relay());
         presence_share_with(forward_presence);
+        /* Lobby games on the node of the player who starts them. */
+        place_init(&loop);
+        lobby_set_placer(place_start);
         ident_name_guests_by_key();
     }
     if (node != NULL && room_takeover_start((unsigned)lease_ttl_ms, forward_taken) < 0) {
@@ -823,6 +828,7 @@ int main(int argc, char **argv)
     ident_stop();
     metrics_set_relay(NULL);
     relay_close(rl); /* before net_stop, whose uv_run waits for every handle */
+    place_stop();
     forward_stop();
     net_stop(&loop); /* every session closes (dispatch_close) */
     push_stop();     /* before the store: its last answers delete subscriptions */

@@ -112,7 +112,7 @@ void session_hold(session *s)
 bool session_release(session *s)
 {
     s->holds--;
-    if (s->conn != NULL)
+    if (s->conn != NULL || s->remote != NULL)
         return true;
     if (s->holds == 0)
         uv_check_start(&sweep, on_sweep);

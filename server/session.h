@@ -153,7 +153,7 @@ void session_close(session *s);
 
 /* A callback of s is still to come (a queued store call): a closed s is
  * not freed until each hold is released. session_release tells whether s
- * is still open (its connection there). */
+ * is still open (its connection there, or a remote session not ended). */
 void session_hold(session *s);
 bool session_release(session *s);
 

@@ -13,7 +13,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, connect, bySeatOf, startPostgres, rng, account } from '../integration/lib.mjs';
-import { psql, sleep, playPlies } from './pglib.mjs';
+import { psql, sleep, until, playPlies } from './pglib.mjs';
 
 const TTL_MS = 2000;
 let pg;
@@ -46,21 +46,23 @@ test('players on two nodes: a seek across nodes, a game forwarded and relayed, i
         const game = pa.welcome.games.find((g) => g.id === 'ultima') ? 'ultima'
             : pa.welcome.games.find((g) => g.players === 2).id;
 
-        // The seek is made on a (the lobby's node), accepted from b.
+        // The seek is made from b (the lobby is a's), accepted on a: the
+        // game is the accepter's node's, a.
+        await until('b knows the lobby\'s node', () => /lobby's node.*node=a/.test(b.stderr()));
         const watch = await pb.request({ type: 'lobby_watch' });
         assert.notEqual(watch.type, 'error', JSON.stringify(watch));
-        const created = await pa.request({ type: 'seek_create', game, base_ms: 600000, inc_ms: 0 });
+        const created = await pb.request({ type: 'seek_create', game, base_ms: 600000, inc_ms: 0 });
         assert.equal(created.type, 'seek_created', JSON.stringify(created));
-        const acc = await acceptSoon(pb, created.seek.id);
+        const acc = await pa.request({ type: 'seek_accept', seek: created.seek.id });
         assert.equal(acc.type, 'game_started', JSON.stringify(acc));
         const room = acc.room;
-        const started = await pa.waitFor((m) => m.type === 'game_started' && m.room === room, 'game_started on a');
+        const started = await pb.waitFor((m) => m.type === 'game_started' && m.room === room, 'game_started on b');
         const states = [
             await pa.waitFor((m) => m.type === 'room' && m.room === room, 'state on a'),
             await pb.waitFor((m) => m.type === 'room' && m.room === room, 'state on b'),
         ];
         assert.notEqual(states[0].you, states[1].you, 'each player has a seat of their own');
-        assert.equal(started.seat, states[0].you);
+        assert.equal(started.seat, states[1].you);
         assert.equal(psql(db, `SELECT node FROM room_leases WHERE game = ${room}`), 'a');
 
         // Moves both ways: each acknowledged to both players.
@@ -213,9 +215,11 @@ test('the turn list and its pushes, and a vacation, across nodes', async () => {
         assert.equal(cb.welcome.account, B.name);
         assert.deepEqual((await cb.request({ type: 'turns' })).games, []);
         const game = ca.welcome.games.find((g) => g.players === 2).id;
-        const created = await ca.request({ type: 'seek_create', game, corr: { days: 3 } });
+        // Made from b, accepted on a: the game is a's (the accepter's node).
+        await until('b knows the lobby\'s node', () => /lobby's node.*node=a/.test(b.stderr()));
+        const created = await cb.request({ type: 'seek_create', game, corr: { days: 3 } });
         assert.equal(created.type, 'seek_created', JSON.stringify(created));
-        const started = await acceptSoon(cb, created.seek.id);
+        const started = await ca.request({ type: 'seek_accept', seek: created.seek.id });
         assert.equal(started.type, 'game_started', JSON.stringify(started));
         const room = started.room;
         const sa = await ca.waitFor((m) => m.type === 'room' && m.room === room, 'state on a');
@@ -227,8 +231,12 @@ test('the turn list and its pushes, and a vacation, across nodes', async () => {
             && pred(m), what);
         for (let ply = 0; ply < 4; ply++) {
             if (st.to_move === bSeat) {
-                // b's turn: its list (asked, and pushed) holds the game.
-                const asked = await cb.request({ type: 'turns' });
+                // b's turn: its list (asked, and pushed) holds the game
+                // (at ply 0 once the game's creation has committed).
+                const asked = await until('b\'s turn in its list', async () => {
+                    const t = await cb.request({ type: 'turns' });
+                    return t.games.length > 0 && t;
+                });
                 assert.deepEqual(asked.games.map((g) => g.id), [room], JSON.stringify(asked));
                 assert.equal(asked.games[0].ply, ply);
             }
@@ -298,7 +306,6 @@ test('the turn list and its pushes, and a vacation, across nodes', async () => {
 // answered after the welcome. On a (which holds the game and finds it in
 // the store too) the game is listed once.
 import { Client } from '../integration/lib.mjs';
-import { until } from './pglib.mjs';
 
 test('the welcome lists the games another node holds', async () => {
     const db = pg.db('chameleon_it_forward_welcome');
@@ -345,6 +352,50 @@ test('the welcome lists the games another node holds', async () => {
         const again = await connect(a.url, { token: ga.welcome.token });
         assert.deepEqual(again.welcome.rooms, [rooms[1]], 'on a: once, not from memory and store both');
         for (const c of [ca, ga, again]) c.close();
+    } finally {
+        assert.equal((await a.stop()).code, 0, a.stderr().slice(-3000));
+        if (b) assert.equal((await b.stop()).code, 0, b.stderr().slice(-3000));
+    }
+});
+
+// A game started from the lobby lives on the node of the player who
+// started it (server/place.c): a seek made on a (the lobby's node) and
+// accepted from b is b's. b's player gets its reply and the state from b;
+// a's player its game_started from a, and joins through a; they play, and
+// the moves are in the database.
+test('a seek\'s game is placed on the node of the player who filled it', async () => {
+    const db = pg.db('chameleon_it_forward_place');
+    const flags = ['--lease-ttl-ms', String(TTL_MS)];
+    const a = await startServer(['--node', 'a', ...flags], { db });
+    let b;
+    try {
+        b = await startServer(['--node', 'b', ...flags], { db });
+        const pa = await connect(a.url);
+        const pb = await connect(b.url);
+        const game = pa.welcome.games.find((g) => g.players === 2).id;
+        const created = await pa.request({ type: 'seek_create', game, base_ms: 600000, inc_ms: 0 });
+        assert.equal(created.type, 'seek_created', JSON.stringify(created));
+        const acc = await acceptSoon(pb, created.seek.id);
+        assert.equal(acc.type, 'game_started', JSON.stringify(acc));
+        const room = acc.room;
+        const sb = await pb.waitFor((m) => m.type === 'room' && m.room === room, 'the state from b');
+        const started = await pa.waitFor((m) => m.type === 'game_started' && m.room === room,
+            'game_started on a');
+        const sa = await pa.request({ type: 'join', room });
+        assert.equal(sa.type, 'room', JSON.stringify(sa));
+        assert.equal(started.seat, sa.you);
+        assert.notEqual(sa.you, sb.you);
+        await until('the game\'s lease', () =>
+            psql(db, `SELECT node FROM room_leases WHERE game = ${room}`) === 'b');
+        const rooms = async (srv) => Number((await (await fetch(srv.http + '/metrics')).text())
+            .match(/^chameleon_rooms (\d+)/m)[1]);
+        assert.equal(await rooms(b), 1);
+        assert.equal(await rooms(a), 0);
+        const played = [];
+        await playPlies(bySeatOf([pa, pb], [sa, sb]), room, sa, 4, rng(7), played);
+        assert.equal(psql(db, `SELECT string_agg(text, ' ' ORDER BY ply) FROM moves WHERE game = ${room}`),
+            played.join(' '));
+        for (const c of [pa, pb]) c.close();
     } finally {
         assert.equal((await a.stop()).code, 0, a.stderr().slice(-3000));
         if (b) assert.equal((await b.stop()).code, 0, b.stderr().slice(-3000));
