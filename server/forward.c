@@ -12,10 +12,9 @@
  * (on chameleon_accounts; SERIAL is the account), P a node's share of the
  * lobby's life (to the lobby's node; presence.c writes and reads the
  * body), S and R a game to start on another node and its answer
- * (place.c; SERIAL is the lobby node's ticket). In Q, E and C, NODE and BOOT name the client's node and that
- * node's process (its start, so that a node started again never meets
- * the remote sessions of its last life), and in Q and C SERIAL names the
- * session there.
+ * (place.c; SERIAL is the lobby node's ticket). In Q, E and C, NODE and BOOT name the client's node
+ * and that node's process (its start, so that a node started again never meets the remote sessions
+ * of its last life), and in Q and C SERIAL names the session there.
  */
 #include "forward.h"
 

@@ -60,7 +60,8 @@ static void on_tick(uv_timer_t *t)
         LL_DELETE(pending, a);
         log_kv(LOG_WARN, "a game asked of another node: no answer", "node=%s game=%s", a->node,
                a->game);
-        answer_error(a, PROTO_EINTERNAL, "the node asked to start this game did not answer: try again");
+        answer_error(a, PROTO_EINTERNAL,
+                     "the node asked to start this game did not answer: try again");
     }
     if (pending == NULL) {
         uv_timer_stop(&timer);
@@ -82,8 +83,9 @@ bool place_start(const room_settings *s, ident *const *seats, int nseats, sessio
     if (node == NULL || loop == NULL)
         return false; /* not another node's client, or not node mode */
     char body[256 + RULES_MAX_PLAYERS * (PROTO_TOKEN_MAX + PROTO_NAME_MAX + 64)];
-    int n = snprintf(body, sizeof body, "%" PRIu64 " %" PRId64 " %s %" PRId64 " %" PRId64
-                     " %d %" PRId64 " %" PRId64 " %" PRId64 " %d\n",
+    int n = snprintf(body, sizeof body,
+                     "%" PRIu64 " %" PRId64 " %s %" PRId64 " %" PRId64 " %d %" PRId64 " %" PRId64
+                     " %" PRId64 " %d\n",
                      forward_client_serial(asker), req != NULL && req->has_id ? req->id : -1,
                      s->game, s->base_ms, s->inc_ms, s->rated ? 1 : 0, s->corr.days,
                      s->corr.inc_days, s->corr.cap_days, nseats);
@@ -153,9 +155,10 @@ static void start_here(const char *node, uint64_t ticket, const char *body)
         char name[PROTO_NAME_MAX + 1];
         snprintf(name, sizeof name, "%.*s", (int)(nl - (p + used)), p + used);
         used = (int)(nl + 1 - p);
-        seats[i] = bot > 0       ? ident_bot(bot)
-                   : account > 0 ? ident_account(account, name)
-                                 : strcmp(token, "-") != 0 ? ident_guest_of(token, name) : NULL;
+        seats[i] = bot > 0                   ? ident_bot(bot)
+                   : account > 0             ? ident_account(account, name)
+                   : strcmp(token, "-") != 0 ? ident_guest_of(token, name)
+                                             : NULL;
         ok = seats[i] != NULL;
     }
     int n;
@@ -174,6 +177,20 @@ static void start_here(const char *node, uint64_t ticket, const char *body)
                       : snprintf(reply, sizeof reply, "-%d %s", (int)err, why);
     }
     forward_send(node, 'R', ticket, reply, (size_t)n);
+}
+
+/* c, a session of this node, joins game (held by another node) as its
+ * client would: the state comes back to it. A client of a third node
+ * joins by itself on game_started. */
+static void join_for(session *c, int64_t game)
+{
+    char buf[64];
+    int n = snprintf(buf, sizeof buf, "{\"type\":\"join\",\"room\":%" PRId64 "}", game);
+    proto_req req;
+    bool typed;
+    char why[RULES_WHY_TEXT];
+    if (proto_decode(buf, (size_t)n, &req, &typed, why, sizeof why) == 0)
+        forward_room(c, &req, buf, (size_t)n);
 }
 
 /* The lobby's node: the answer (R from the node asked). */
@@ -207,6 +224,8 @@ static void answered(const char *node, uint64_t ticket, const char *body)
             proto_out_init(&o, NET_HEADROOM);
             proto_write_game_started(&o, NULL, id, i, a->game);
             session_send_out(c, &o);
+            if (theirs == NULL)
+                join_for(c, id); /* and the state, as room_start gives it */
         }
     }
     session_release(a->asker);

@@ -17,8 +17,9 @@
  * starts the room as if the request had been its own (room_start: the
  * seats' sessions there get game_started and the state, the asker its
  * reply) and answers (R) with the room or an error. The lobby's node then
- * tells the seats' other sessions it has (game_started: their clients
- * join, and the join is forwarded); on an error, or no answer within
+ * tells the seats' other sessions it has: game_started, and for its own
+ * clients a join forwarded for them (the state, as room_start gives it);
+ * a third node's clients join by themselves. On an error, or no answer within
  * PLACE_WAIT_MS, the asker gets the error. Caps per address, checked on
  * the lobby's node, are not charged on the node asked (each node counts
  * its own rooms).

@@ -1,8 +1,8 @@
 // Node mode (--node NAME; docs/SCALING.md, "Leases"), the server itself on
 // a PostgreSQL this test starts (or the one tests/pg/run.sh started): two
 // nodes run on one database side by side, players on each play a game to
-// acknowledged moves (each game's lease row names the lobby's node, where
-// seeks start games); a single server cannot join them, nor a node a
+// acknowledged moves (each game's lease row names the node of the player
+// who filled its seek); a single server cannot join them, nor a node a
 // single server; --node on SQLite is refused with a clear message.
 // Forwarding is tested by forward.test.mjs, take-over by takeover.test.mjs,
 // the store's leases and fences by tests/unit/test_store_lease.c.
@@ -51,11 +51,12 @@ test('two nodes on one database, players on each; a single server excluded', asy
         await playOn(a, game.id, 6);
         await playOn(b, game.id, 4);
         // The lobby is a's (the live node whose name sorts first): the
-        // seek made on b went there, and so did the game it started, its
-        // players' moves forwarded (tests/pg/forward.test.mjs).
+        // seek made on b went there, and the game it started was placed
+        // back on b, the node of the player who filled it (place.c;
+        // forwarding: tests/pg/forward.test.mjs).
         const rows = psql(db, 'SELECT l.node, g.nmoves FROM room_leases l JOIN games g ON g.id = l.game'
             + ' ORDER BY g.nmoves').split('\n');
-        assert.deepEqual(rows, ['a|4', 'a|6'], 'each game leased by the lobby\'s node');
+        assert.deepEqual(rows, ['b|4', 'a|6'], 'each game leased by its players\' node');
         assert.equal(Number(psql(db, 'SELECT count(DISTINCT fence) FROM room_leases')), 2);
         assert.equal(Number(psql(db, 'SELECT count(*) FROM moves')), 10);
         assert.deepEqual(psql(db, 'SELECT name FROM nodes ORDER BY name').split('\n'), ['a', 'b']);
