@@ -11,8 +11,9 @@
  * SERIAL is the game), T an account's turns changed and V its vacation
  * (on chameleon_accounts; SERIAL is the account), P a node's share of the
  * lobby's life (to the lobby's node; presence.c writes and reads the
- * body), S and R a game to start on another node and its answer
- * (place.c; SERIAL is the lobby node's ticket). In Q, E and C, NODE and BOOT name the client's node
+ * body), S and R a game to start on another node and its answer, J a
+ * join to make for a client (place.c; SERIAL is the lobby node's ticket,
+ * or for J the client's session). In Q, E and C, NODE and BOOT name the client's node
  * and that node's process (its start, so that a node started again never meets the remote sessions
  * of its last life), and in Q and C SERIAL names the session there.
  */
@@ -441,6 +442,7 @@ int forward_send(const char *node, char kind, uint64_t serial, const char *body,
 {
     if (!on)
         return RELAY_EINVAL;
+    fanout_flush(); /* what remote sessions were sent before goes first */
     char channel[CHANNEL_MAX];
     channel_of(channel, node);
     return publish(channel, kind, me, boot, serial, body, len, NULL, 0);
@@ -699,6 +701,7 @@ static void on_message(void *arg, const char *channel, const char *payload, size
         break;
     case 'S': /* place.c: NODE names the sender */
     case 'R':
+    case 'J':
         if (strcmp(h.node, me) != 0 && (in = parts_of(sender_pid, h.part)) != NULL &&
             nodemsg_take(in, h.part, h.parts, p, n) && hooks.place != NULL)
             hooks.place(h.kind, h.node, h.serial, in->buf, in->len);

@@ -69,7 +69,8 @@ typedef struct forward_hooks {
     /* This node holds the lobby: another node's share of its life came
      * (presence_from_node). */
     void (*presence)(const char *node, const char *body, size_t len);
-    /* S or R (place.h) from node: a game to start here, or the answer. */
+    /* S, R or J (place.h) from node: a game to start here, the answer, a
+     * join to make for a client. */
     void (*place)(char kind, const char *node, uint64_t serial, const char *body, size_t len);
 } forward_hooks;
 
@@ -101,7 +102,8 @@ const char *forward_client_node(const session *s);
 uint64_t forward_client_serial(const session *s);
 /* The local session with this serial that forwarded something, or NULL. */
 session *forward_local_session(uint64_t serial);
-/* Send node a message of kind K for place.c (S, R): 0 or a RELAY_E*. */
+/* Send node a message of kind K for place.c (S, R, J), after what remote
+ * sessions were sent so far: 0 or a RELAY_E*. */
 int forward_send(const char *node, char kind, uint64_t serial, const char *body, size_t len);
 /* Send this node's share of the lobby's life (presence.c) to the node that
  * holds the lobby: false if this node holds it (or is not in node mode). */

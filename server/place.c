@@ -6,6 +6,8 @@
  * then a line a seat, "ACCOUNT TOKEN BOT NAME" (TOKEN "-" for an account
  * or a bot; NAME to the end of the line). SERIAL: the lobby node's ticket.
  * R body: the room's id, or "-CODE why" (a proto_err and its sentence).
+ * J (the lobby's node to a third node whose client has a seat): SERIAL is
+ * the client's session, body the room: that node joins it for its client.
  */
 #include "place.h"
 
@@ -180,8 +182,7 @@ static void start_here(const char *node, uint64_t ticket, const char *body)
 }
 
 /* c, a session of this node, joins game (held by another node) as its
- * client would: the state comes back to it. A client of a third node
- * joins by itself on game_started. */
+ * client would: the state comes back to it. */
 static void join_for(session *c, int64_t game)
 {
     char buf[64];
@@ -224,8 +225,14 @@ static void answered(const char *node, uint64_t ticket, const char *body)
             proto_out_init(&o, NET_HEADROOM);
             proto_write_game_started(&o, NULL, id, i, a->game);
             session_send_out(c, &o);
-            if (theirs == NULL)
-                join_for(c, id); /* and the state, as room_start gives it */
+            /* And the state, as room_start gives it: a join for it. */
+            if (theirs == NULL) {
+                join_for(c, id);
+            } else {
+                char b[24];
+                int n = snprintf(b, sizeof b, "%" PRId64, id);
+                forward_send(theirs, 'J', forward_client_serial(c), b, (size_t)n);
+            }
         }
     }
     session_release(a->asker);
@@ -240,6 +247,8 @@ void place_message(char kind, const char *node, uint64_t serial, const char *bod
         start_here(node, serial, body);
     else if (kind == 'R')
         answered(node, serial, body);
+    else if (kind == 'J' && forward_local_session(serial) != NULL)
+        join_for(forward_local_session(serial), strtoll(body, NULL, 10));
 }
 
 void place_stop(void)

@@ -17,9 +17,9 @@
  * starts the room as if the request had been its own (room_start: the
  * seats' sessions there get game_started and the state, the asker its
  * reply) and answers (R) with the room or an error. The lobby's node then
- * tells the seats' other sessions it has: game_started, and for its own
- * clients a join forwarded for them (the state, as room_start gives it);
- * a third node's clients join by themselves. On an error, or no answer within
+ * tells the seats' other sessions it has game_started, and the state as
+ * room_start gives it: it joins the room for its own clients, and asks a
+ * third node to join it for its clients (J). On an error, or no answer within
  * PLACE_WAIT_MS, the asker gets the error. Caps per address, checked on
  * the lobby's node, are not charged on the node asked (each node counts
  * its own rooms).
@@ -46,7 +46,8 @@ void place_init(uv_loop_t *loop);
  * the game as started), false to start it here. */
 bool place_start(const room_settings *s, ident *const *seats, int nseats, session *asker,
                  const proto_req *req);
-/* A message S (start this game) or R (the answer) from node. */
+/* A message S (start this game), R (the answer) or J (join it for a
+ * client) from node. */
 void place_message(char kind, const char *node, uint64_t serial, const char *body, size_t len);
 /* Answer every game still asked of another node with an error (shutdown). */
 void place_stop(void);
