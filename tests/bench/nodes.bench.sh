@@ -7,10 +7,11 @@
 # chameleon@.service runs them), and build/loadgen (real WebSocket
 # clients, legal random moves) with each game's two players on the nodes
 # the set-up names (--ports). The lobby is held by n1 (the live node whose
-# name sorts first), so every seek, wherever it is made, creates its game
-# on n1: a player on n2 or n3 has each move forwarded to n1 (a NOTIFY) and
-# each event relayed back (another). After each run the rooms' leases are
-# counted by node (all on n1, or the row says so).
+# name sorts first): every seek goes there, and its game is placed on the
+# node of the player who fills it, the second of --ports (server/place.c);
+# the first player, if on another node, has each move forwarded there (a
+# NOTIFY) and each event relayed back (another). After each run the rooms'
+# leases are counted by node.
 #
 # Loads, on one cluster started afresh per set-up and run: 200 games paced
 # at 1,000 moves/s in all (the cost of a hop with the machine not full),
@@ -248,10 +249,12 @@ Several nodes (issue 20), release build, every process unprivileged on
 loopback: PostgreSQL 15 (fsync on, \`synchronous_commit\` on), the nodes
 (\`--node n1..nN\` on a fresh database per run) and \`build/loadgen\` (real
 WebSocket clients playing legal random moves of \`$(sed -n 's/^game //p' "$dir/lg")\`), all on
-the same $(nproc) cores. n1 holds the lobby, so every game is created on n1
-("rooms": the leases by node after the run); a player on n2 or n3 has each
-move forwarded to n1 and each event relayed back (PostgreSQL
-\`LISTEN/NOTIFY\`, one hop each way). Every move is durable before it is
+the same $(nproc) cores. n1 holds the lobby: every seek goes there, and
+its game is placed on the node of the player who fills it, the second
+"players on" (\`server/place.c\`; "rooms": the leases by node after the
+run); the first player, if on another node, has each move forwarded to the
+room's node and each event relayed back (PostgreSQL \`LISTEN/NOTIFY\`, one
+hop each way). Every move is durable before it is
 relayed. Two loads: 200 games paced at 1,000 moves/s in all (the cost of
 the hops with the machine not full) and 1,000 games as a closed loop (a
 game's next move sent when the opponent has received the last: what the
@@ -292,7 +295,7 @@ cat << MD
 "unknown_room": the games (of those started in the run, warm-up
 included) whose first move, sent by a player on another node than the
 room's, was answered \`unknown_room\`: the room's state reaches the player
-(relayed at once) before the game's creation has committed on n1, and the
+(relayed at once) before the game's creation has committed on its node, and the
 player's node, asking the store who holds the room, finds no lease yet.
 The load generator sends the move again 10 ms later (its latency counts
 from the first send); a person's client would show the error. Nodes
