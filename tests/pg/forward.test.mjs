@@ -362,7 +362,8 @@ test('the welcome lists the games another node holds', async () => {
 // started it (server/place.c): a seek made on a (the lobby's node) and
 // accepted from b is b's. b's player gets its reply and the state from b;
 // a's player its game_started from a, and the state from b through a (a
-// joins for it); they play, and the moves are in the database.
+// joins for it); they play, and the moves are in the database. A
+// challenge accepted on b is b's as well.
 test('a seek\'s game is placed on the node of the player who filled it', async () => {
     const db = pg.db('chameleon_it_forward_place');
     const flags = ['--lease-ttl-ms', String(TTL_MS)];
@@ -395,6 +396,25 @@ test('a seek\'s game is placed on the node of the player who filled it', async (
         assert.equal(psql(db, `SELECT string_agg(text, ' ' ORDER BY ply) FROM moves WHERE game = ${room}`),
             played.join(' '));
         for (const c of [pa, pb]) c.close();
+
+        // A challenge made on a, accepted on b: the game is b's too, the
+        // challenger on a told and given the state.
+        const A = await account(a), B = await account(a);
+        const ca = await connect(a.url, {}, { Cookie: A.cookie });
+        const cb = await connect(b.url, {}, { Cookie: B.cookie });
+        const ch = await ca.request({ type: 'challenge_create', to: B.name, game, base_ms: 600000, inc_ms: 0 });
+        assert.equal(ch.type, 'challenge', JSON.stringify(ch));
+        const id = ch.challenge.id;
+        const chStarted = await cb.request({ type: 'challenge_accept', challenge: id });
+        assert.equal(chStarted.type, 'game_started', JSON.stringify(chStarted));
+        const told = await ca.waitFor((m) => m.type === 'game_started' && m.room === chStarted.room,
+            'the challenger told');
+        const view = await ca.waitFor((m) => m.type === 'room' && m.room === chStarted.room,
+            'and given the state');
+        assert.equal(view.you, told.seat);
+        await until('the challenge game\'s lease', () =>
+            psql(db, `SELECT node FROM room_leases WHERE game = ${chStarted.room}`) === 'b');
+        for (const c of [ca, cb]) c.close();
     } finally {
         assert.equal((await a.stop()).code, 0, a.stderr().slice(-3000));
         if (b) assert.equal((await b.stop()).code, 0, b.stderr().slice(-3000));
