@@ -344,8 +344,23 @@ async function acceptSoon(p, seek) {
 }
 
 // A two-player game between fresh guests on nodes i and j: { room, tokens
-// (by seat) }, its states closed.
+// (by seat) }, its states closed. A node that learns late of the lobby's
+// node started again (the tests before restart nodes) closes its clients
+// of the lobby with 1001, as the web client is told to reconnect: then
+// again with new guests, once every node has read the lobby's node anew
+// (every ttl / 2).
 async function duoGame(i, j) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await duoGameOnce(i, j);
+    } catch (e) {
+      if (attempt === 3 || !/closed \(1001\)/.test(e.message)) throw e;
+      await sleep(TTL_MS);
+    }
+  }
+}
+
+async function duoGameOnce(i, j) {
   const a = await on(i);
   const b = await on(j);
   const made = await a.request({ type: 'seek_create', game: 'ultima', base_ms: BASE_MS, inc_ms: 0 });
