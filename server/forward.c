@@ -11,11 +11,12 @@
  * SERIAL is the game), T an account's turns changed and V its vacation
  * (on chameleon_accounts; SERIAL is the account), P a node's share of the
  * lobby's life (to the lobby's node; presence.c writes and reads the
- * body), S and R a game to start on another node and its answer, J a
- * join to make for a client (place.c; SERIAL is the lobby node's ticket,
- * or for J the client's session). In Q, E and C, NODE and BOOT name the client's node
- * and that node's process (its start, so that a node started again never meets the remote sessions
- * of its last life), and in Q and C SERIAL names the session there.
+ * body), S and R a game to start on another node and its answer, J a join
+ * to make for a client (place.c; SERIAL is the lobby node's ticket, or for
+ * J the client's session). In Q, E and C, NODE and BOOT name the client's
+ * node and that node's process (its start, so that a node started again
+ * never meets the remote sessions of its last life), and in Q and C
+ * SERIAL names the session there; in the others NODE names the sender.
  */
 #include "forward.h"
 
@@ -116,17 +117,21 @@ static struct {
     nodemsg_parts in;
 } senders[SENDERS_MAX];
 
-/* The channel node listens on. */
-static void channel_of(char *out, const char *node)
+/* Publish body (a, alen then b, blen) on channel as kind K from this
+ * node's process (nodemsg_publish): 0 or a RELAY_E* code. */
+static int publish(const char *channel, char kind, uint64_t serial, const char *a, size_t alen,
+                   const char *b, size_t blen)
 {
-    nodemsg_channel(out, node);
+    return nodemsg_publish(rl, channel, kind, me, boot, serial, a, alen, b, blen);
 }
 
-/* Publish a message of kind K (nodemsg_publish on this node's relay). */
-static int publish(const char *channel, char kind, const char *node, const char *bootid,
-                   uint64_t serial, const char *a, size_t alen, const char *b, size_t blen)
+/* The same on node's own channel. */
+static int publish_to(const char *node, char kind, uint64_t serial, const char *a, size_t alen,
+                      const char *b, size_t blen)
 {
-    return nodemsg_publish(rl, channel, kind, node, bootid, serial, a, alen, b, blen);
+    char channel[CHANNEL_MAX];
+    nodemsg_channel(channel, node);
+    return publish(channel, kind, serial, a, alen, b, blen);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -197,9 +202,7 @@ static void send_request(session *s, const proto_req *req, int64_t game, const c
         int n = snprintf(idline, sizeof idline, "%u %lld %s %s\n", s->flags & SESSION_BOARD,
                          (long long)who->account,
                          who->account == 0 && who->token[0] ? who->token : "-", who->name);
-        char channel[CHANNEL_MAX];
-        channel_of(channel, node);
-        err = publish(channel, 'Q', me, boot, s->serial, idline, (size_t)n, buf, len);
+        err = publish_to(node, 'Q', s->serial, idline, (size_t)n, buf, len);
         if (err == 0)
             metrics_now.forward_sent++;
     }
@@ -227,6 +230,14 @@ static nodemsg_parts *parts_of(int sender_pid, int part)
     }
     senders[idle].pid = sender_pid;
     return &senders[idle].in;
+}
+
+/* h's part of sender_pid's message: the whole message once its last part
+ * is in, else NULL. */
+static nodemsg_parts *whole(int sender_pid, const nodemsg_head *h, const char *p, size_t n)
+{
+    nodemsg_parts *in = parts_of(sender_pid, h->part);
+    return in != NULL && nodemsg_take(in, h->part, h->parts, p, n) ? in : NULL;
 }
 
 /* An E message: its bytes go to the clients of the sessions it names. */
@@ -269,9 +280,7 @@ void forward_closed(session *s)
             told = strcmp(l->pairs[j].node, l->pairs[i].node) == 0;
         if (told)
             continue;
-        char channel[CHANNEL_MAX];
-        channel_of(channel, l->pairs[i].node);
-        publish(channel, 'C', me, boot, l->serial, "", 0, NULL, 0);
+        publish_to(l->pairs[i].node, 'C', l->serial, "", 0, NULL, 0);
     }
     HASH_DEL(links, l);
     s->forwarded = NULL;
@@ -443,18 +452,14 @@ int forward_send(const char *node, char kind, uint64_t serial, const char *body,
     if (!on)
         return RELAY_EINVAL;
     fanout_flush(); /* what remote sessions were sent before goes first */
-    char channel[CHANNEL_MAX];
-    channel_of(channel, node);
-    return publish(channel, kind, me, boot, serial, body, len, NULL, 0);
+    return publish_to(node, kind, serial, body, len, NULL, 0);
 }
 
 bool forward_presence(const char *body, size_t len)
 {
     if (!on || lobby_node[0] == '\0' || strcmp(lobby_node, me) == 0)
         return false;
-    char channel[CHANNEL_MAX];
-    channel_of(channel, lobby_node);
-    publish(channel, 'P', me, boot, 0, body, len, NULL, 0);
+    publish_to(lobby_node, 'P', 0, body, len, NULL, 0);
     return true;
 }
 
@@ -582,7 +587,7 @@ static void on_lease_moved(int64_t game, const char *node)
 static void tell_accounts(char kind, int64_t account)
 {
     if (on)
-        publish(ACCOUNTS_CHANNEL, kind, me, boot, (uint64_t)account, "", 0, NULL, 0);
+        publish(ACCOUNTS_CHANNEL, kind, (uint64_t)account, "", 0, NULL, 0);
 }
 
 void forward_turns_changed(int64_t account)
@@ -599,7 +604,7 @@ void forward_taken(int64_t game)
 {
     if (!on)
         return;
-    publish(LEASES_CHANNEL, 'L', me, boot, (uint64_t)game, "", 0, NULL, 0);
+    publish(LEASES_CHANNEL, 'L', (uint64_t)game, "", 0, NULL, 0);
     on_lease_moved(game, me); /* this node's sessions that asked the dead one */
 }
 
@@ -679,8 +684,7 @@ static void on_message(void *arg, const char *channel, const char *payload, size
         on_request(h.node, h.boot, h.serial, h.part, h.parts, p, n);
         break;
     case 'E': /* NODE and BOOT name the clients' node: this one */
-        if (from_me && (in = parts_of(sender_pid, h.part)) != NULL &&
-            nodemsg_take(in, h.part, h.parts, p, n))
+        if (from_me && (in = whole(sender_pid, &h, p, n)) != NULL)
             on_event(in->buf, in->len);
         break;
     case 'C':
@@ -695,15 +699,15 @@ static void on_message(void *arg, const char *channel, const char *payload, size
             hooks.vacation_changed((int64_t)h.serial);
         break;
     case 'P': /* NODE names the sender */
-        if (strcmp(h.node, me) != 0 && (in = parts_of(sender_pid, h.part)) != NULL &&
-            nodemsg_take(in, h.part, h.parts, p, n) && hooks.presence != NULL)
+        if (strcmp(h.node, me) != 0 && (in = whole(sender_pid, &h, p, n)) != NULL &&
+            hooks.presence != NULL)
             hooks.presence(h.node, in->buf, in->len);
         break;
     case 'S': /* place.c: NODE names the sender */
     case 'R':
     case 'J':
-        if (strcmp(h.node, me) != 0 && (in = parts_of(sender_pid, h.part)) != NULL &&
-            nodemsg_take(in, h.part, h.parts, p, n) && hooks.place != NULL)
+        if (strcmp(h.node, me) != 0 && (in = whole(sender_pid, &h, p, n)) != NULL &&
+            hooks.place != NULL)
             hooks.place(h.kind, h.node, h.serial, in->buf, in->len);
         break;
     case 'L':
@@ -733,7 +737,7 @@ int forward_start(uv_loop_t *l, store *st, const char *pg_url, const char *node,
     if (rl == NULL)
         return -1;
     char channel[CHANNEL_MAX];
-    channel_of(channel, node);
+    nodemsg_channel(channel, node);
     int err;
     if ((err = relay_listen(rl, channel)) < 0 || (err = relay_listen(rl, LEASES_CHANNEL)) < 0 ||
         (err = relay_listen(rl, ACCOUNTS_CHANNEL)) < 0) {

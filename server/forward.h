@@ -6,8 +6,9 @@
  * Owns: this node's relay (relay.h) and its two channels:
  * chameleon_node_<name> (what other nodes send this one) and
  * chameleon_leases (every take-over, heard by every node) and
- * chameleon_accounts (an account's turns changed); the parts of the
- * shares of the lobby's life other nodes send (kind P); the map
+ * chameleon_accounts (an account's turns changed); the messages other
+ * nodes send in parts (events, shares, games to place), one under way
+ * per sending relay; the map
  * game -> node of the rooms asked for here and held elsewhere; the node
  * that holds the lobby (the live node whose name sorts first, read every
  * ttl / 2); the remote sessions (session.h) through which this node

@@ -39,7 +39,6 @@ typedef struct asked {
 
 static uv_loop_t *loop;
 static uv_timer_t timer;
-static bool timer_on;
 static asked *pending;
 static uint64_t tickets;
 
@@ -65,10 +64,8 @@ static void on_tick(uv_timer_t *t)
         answer_error(a, PROTO_EINTERNAL,
                      "the node asked to start this game did not answer: try again");
     }
-    if (pending == NULL) {
+    if (pending == NULL)
         uv_timer_stop(&timer);
-        timer_on = false;
-    }
 }
 
 void place_init(uv_loop_t *l)
@@ -121,10 +118,8 @@ bool place_start(const room_settings *s, ident *const *seats, int nseats, sessio
     memcpy(a->seats, seats, (size_t)nseats * sizeof *seats);
     a->nseats = nseats;
     LL_APPEND(pending, a);
-    if (!timer_on) {
+    if (!uv_is_active((uv_handle_t *)&timer))
         uv_timer_start(&timer, on_tick, 1000, 1000);
-        timer_on = true;
-    }
     log_kv(LOG_INFO, "game asked of another node", "node=%s game=%s seats=%d", node, s->game,
            nseats);
     return true;
@@ -262,6 +257,5 @@ void place_stop(void)
         uv_timer_stop(&timer);
         uv_close((uv_handle_t *)&timer, NULL);
         loop = NULL;
-        timer_on = false;
     }
 }
