@@ -1477,8 +1477,15 @@ static void evaluate(const rules_pos *p, int32_t *score)
  * it, as it would be after its next turn. */
 static void set_to_move(rules_pos *p, int pl)
 {
+    if (pl < 0 || pl >= CAP(p)->np || (CAP(p)->left >> pl & 1))
+        return; /* never asked by the search (players_left) */
     p->hash ^= T.zmove[p->to_move] ^ T.zmove[pl];
     p->to_move = (uint8_t)pl;
+}
+
+static unsigned players_left(const rules_pos *p)
+{
+    return CAP(p)->left;
 }
 
 static const char *const names2[] = {"black", "red"};
@@ -1490,7 +1497,8 @@ static const char *const names3[] = {"black", "red", "green"};
     .legal_moves = legal_moves, .make = make_move, .unmake = unmake_move,                          \
     .parse_move = parse_move, .print_move = print_move, .display_move = NULL,                      \
     .piece_at = piece_at, .cell_flags = cell_flags, .status = status, .evaluate = evaluate,        \
-    .is_capture = is_capture, .set_to_move = set_to_move, .in_check = to_move_in_check
+    .is_capture = is_capture, .set_to_move = set_to_move, .in_check = to_move_in_check,          \
+    .players_left = players_left
 
 const rules_variant antchess_variant2 = {
     .id = "ant2",

@@ -227,6 +227,9 @@ typedef struct rules_variant {
      * (three-player best-reply search; two-player null-move pruning). The
      * search undoes it by calling it again with the player it replaced. */
     void (*set_to_move)(rules_pos *p, int player);
+    /* A bit per player who left the game (`leave`): the search never gives
+     * such a player the move. NULL: nobody can leave (two-player games). */
+    unsigned (*players_left)(const rules_pos *p);
 } rules_variant;
 
 /* Every game the core knows, NULL-terminated. */

@@ -67,6 +67,7 @@ struct search_ctx {
     /* Set by search_run for one search. */
     const rules_variant *v;
     int me, nplayers;
+    unsigned left; /* the players who left at the root: none comes back */
     search_multi multi;
     bool prune, null_move;
     uint64_t salt;
@@ -477,7 +478,8 @@ static int32_t best_reply(search_ctx *s, rules_pos *p, int depth, int ply, int32
     uint8_t *who = s->movers[ply];
     for (int k = 0; k < s->nplayers; k++) {
         int j = (mover0 + k) % s->nplayers;
-        if (j == s->me)
+        /* A player who left has no move, and may not be given one. */
+        if (j == s->me || (s->left >> j & 1))
             continue;
         if (j != mover0)
             s->v->set_to_move(p, j);
@@ -817,6 +819,7 @@ int search_run(search_ctx *s, const rules_pos *root, const uint64_t *history, si
     s->v = root->variant;
     s->me = root->to_move;
     s->nplayers = s->v->nplayers;
+    s->left = s->v->players_left != NULL ? s->v->players_left(root) : 0;
     s->multi = limits->multi;
     s->prune = !(limits->flags & SEARCH_FLAG_NO_PRUNING);
     s->null_move = s->prune && !(limits->flags & SEARCH_FLAG_NO_NULL_MOVE);
@@ -845,6 +848,10 @@ int search_run(search_ctx *s, const rules_pos *root, const uint64_t *history, si
     s->path[keep] = root->hash;
     s->npath_base = (int)keep + 1;
 
+    /* A mover who left has nothing to search (a caller's mistake, never a
+     * reason to go on with a position no game reaches). */
+    if (s->left >> s->me & 1)
+        return RULES_EGAME_OVER;
     rules_pos p = *root;
     int n = s->v->legal_moves(&p, s->moves[0]);
     rules_result r = {0};

@@ -1651,13 +1651,22 @@ static bool yalta_is_capture(const rules_pos *p, rules_move m)
  * position exactly. A make clears the parked entries (the player has moved:
  * its old double step is over) and the unmake restores them.
  */
+static unsigned yalta_players_left(const rules_pos *p)
+{
+    return CY(p)->left;
+}
+
 static void yalta_set_to_move(rules_pos *p, int player)
 {
     tables_init();
     ypos *y = Y(p);
     int was = p->to_move;
+    /* The search asks only for players in the game (players_left); a
+     * release build ignores any other request rather than abort. */
+#ifdef CHAMELEON_CHECKS
     assert(player >= 0 && player < 3 && !(y->left & (1 << player)));
-    if (player == was)
+#endif
+    if (player == was || player < 0 || player > 2 || (y->left & (1 << player)))
         return;
     uint64_t h = p->hash ^ T.zturn[was] ^ T.zturn[player];
     if (y->parked[was] != NONE) {
@@ -1714,5 +1723,6 @@ const rules_variant yalta_variant = {
     .evaluate = yalta_evaluate,
     .is_capture = yalta_is_capture,
     .set_to_move = yalta_set_to_move,
+    .players_left = yalta_players_left,
     .in_check = yalta_in_check,
 };

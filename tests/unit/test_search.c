@@ -227,6 +227,50 @@ static void test_game_over(void **state)
     rules_game_free(g);
 }
 
+/* Three-player games once a player has left (resigned, timed out): every
+ * method searches the two left in the game, at depths where best-reply
+ * search gives every opponent the move, and never the one who left (the
+ * sanitizer build asserts in set_to_move if it does). The game that
+ * aborted the server: Yalta, two moves, a resignation, a bot to move. */
+static void test_players_who_left(void **state)
+{
+    (void)state;
+    uint64_t rng = 31;
+    int searched = 0;
+    for (const rules_variant *const *vp = rules_variants; *vp; vp++) {
+        const rules_variant *v = *vp;
+        if (v->nplayers < 3 || v->leave == NULL)
+            continue;
+        assert_non_null(v->players_left);
+        for (int k = 0; k < 60; k++) {
+            rules_pos p;
+            random_position(v, &p, &rng, k < 6 ? 2 : (int)(rules_splitmix64(&rng) % 60));
+            int who = (int)(rules_splitmix64(&rng) % 3);
+            v->leave(&p, who);
+            assert_true(v->players_left(&p) >> who & 1);
+            for (int m = 0; m < 3; m++) {
+                search_limits l = {.depth = 1 + k % 4, .nodes = 30000, .multi = (search_multi)m};
+                search_report r;
+                search_clear(ctx);
+                if (search_run(ctx, &p, NULL, 0, &l, NULL, NULL, &r) == RULES_EGAME_OVER)
+                    continue;
+                assert_true(is_legal(&p, r.best));
+                searched++;
+            }
+            /* A root whose mover has left is refused, not searched. */
+            rules_pos q = p;
+            if (q.to_move != who && v->set_to_move != NULL) {
+                q.to_move = (uint8_t)who;
+                search_limits l = {.depth = 2};
+                search_report r;
+                assert_int_equal(search_run(ctx, &q, NULL, 0, &l, NULL, NULL, &r),
+                                 RULES_EGAME_OVER);
+            }
+        }
+    }
+    assert_true(searched > 100);
+}
+
 static void test_repetition_is_a_draw(void **state)
 {
     (void)state;
@@ -260,6 +304,7 @@ int main(void)
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_stop),
         cmocka_unit_test(test_game_over),
+        cmocka_unit_test(test_players_who_left),
         cmocka_unit_test(test_repetition_is_a_draw),
         cmocka_unit_test(test_time_for_move),
     };
