@@ -1,0 +1,151 @@
+// Three-player games with bots once a seat has left: the crossing that once
+// aborted the server at every start (Yalta against two bots, two moves, a
+// resignation: the other bots' search gave the move to the seat that had
+// left). For Yalta and three-player Ant Chess, at levels 1, 4 and 8: a
+// person resigns after two moves and the bots play on; a person and a bot
+// with a seek filled by a bot; the server stopped while the bots think and
+// started again on the same database (the restored game resumes its bots);
+// after every step a new client is answered.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { startServer, connect, rng } from './lib.mjs';
+
+const BOTS = ['--bot-threads', '2', '--bot-table-mb', '4'];
+const dirs = [];
+
+after(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+// The server still answers a newcomer.
+async function answers(srv) {
+    const c = await connect(srv.url);
+    assert.equal(c.welcome.type, 'welcome');
+    c.close();
+}
+
+// Until `count` bot moves after the ply `from` were seen, or the game ends.
+async function botsPlayOn(c, room, count, ms = 30000) {
+    let seen = 0;
+    let ev = null;
+    while (seen < count) {
+        ev = await c.waitFor((m) => m.type === 'event' && m.room === room &&
+            (m.kind === 'move' || m.kind === 'left' || m.kind === 'end'), 'the bots play on', ms);
+        if (ev.result) return { over: true, ev };
+        if (ev.kind === 'move') seen++;
+    }
+    return { over: false, ev };
+}
+
+// Play our seat's moves (random legal ones) until `plies` of ours were made.
+async function ourMoves(c, room, state, plies, seed) {
+    const rand = rng(seed);
+    let st = state;
+    let made = 0;
+    while (made < plies && st.result === null) {
+        if (st.to_move === state.you) {
+            c.send({ type: 'move', room, move: st.legal[Math.floor(rand() * st.legal.length)] });
+            made++;
+        }
+        const ev = await c.waitFor((m) => m.type === 'event' && m.room === room && m.kind === 'move',
+            'a move', 30000);
+        st = { ...ev, you: state.you };
+    }
+    return st;
+}
+
+for (const game of ['yalta', 'ant3']) {
+    for (const level of [1, 4, 8]) {
+        test(`${game}, level ${level}: two moves, resign; the bots play on, through a restart`, async () => {
+            let srv = await startServer(BOTS);
+            dirs.push(srv.dir);
+            let c = await connect(srv.url);
+            const started = await c.request({ type: 'bot_game', game, level, seat: 0, base_ms: 0, inc_ms: 0 });
+            assert.equal(started.type, 'game_started', JSON.stringify(started));
+            const room = started.room;
+            const state = await c.waitFor((m) => m.type === 'room' && m.room === room, 'room state');
+            await ourMoves(c, room, state, 2, level);
+            c.send({ type: 'resign', room });
+            const left = await c.event(room, 'left');
+            assert.equal(left.seat, 0);
+            assert.equal(left.reason, 'resignation');
+            // The bots move on (the first search after the resignation is
+            // the one that aborted).
+            let on = left.result ? { over: true } : await botsPlayOn(c, room, 2);
+            await answers(srv);
+            // Stopped while the bots think, started again on the same file.
+            c.close();
+            const st1 = await srv.stop(true);
+            assert.equal(st1.code, 0, srv.stderr().slice(-3000));
+            srv = await startServer(BOTS, { dir: srv.dir });
+            try {
+                await answers(srv);
+                c = await connect(srv.url);
+                const view = await c.request({ type: 'join', room });
+                assert.equal(view.type, 'room', JSON.stringify(view).slice(0, 300));
+                if (view.result === null && !on.over) {
+                    on = await botsPlayOn(c, room, 2);
+                    await answers(srv);
+                }
+                // Level 1 plays the game to its end.
+                if (level === 1)
+                    while (!on.over) on = await botsPlayOn(c, room, 50, 60000);
+                c.close();
+            } finally {
+                const st2 = await srv.stop(true);
+                assert.equal(st2.code, 0, srv.stderr().slice(-3000));
+            }
+        });
+    }
+}
+
+test('a person and a bot in a seek filled by a bot: the person resigns, the other stays', async () => {
+    const srv = await startServer(BOTS);
+    dirs.push(srv.dir);
+    try {
+        for (const game of ['yalta', 'ant3']) {
+            const a = await connect(srv.url);
+            const b = await connect(srv.url);
+            const s = await a.request({ type: 'seek_create', game, base_ms: 0, inc_ms: 0 });
+            await b.request({ type: 'seek_accept', seek: s.seek.id });
+            const started = await a.request({ type: 'seek_fill', seek: s.seek.id, level: 4 });
+            assert.equal(started.type, 'game_started');
+            const room = started.room;
+            const sa = await a.waitFor((m) => m.type === 'room' && m.room === room, 'room a');
+            await b.waitFor((m) => m.type === 'room' && m.room === room, 'room b');
+            assert.deepEqual(sa.seats.map((x) => !!x.player.bot), [false, false, true]);
+            // a and b play random moves (as b sees the game); a resigns at
+            // its second turn; b and the bot play on.
+            const rand = rng(11);
+            let ev = sa;
+            let turnsOfA = 0;
+            let resigned = false;
+            let botAfter = 0;
+            while (ev.result === null && botAfter < 2) {
+                const pick = () => ev.legal[Math.floor(rand() * ev.legal.length)];
+                if (ev.to_move === 0 && !resigned) {
+                    if (++turnsOfA === 2) {
+                        resigned = true;
+                        a.send({ type: 'resign', room });
+                    } else {
+                        a.send({ type: 'move', room, move: pick() });
+                    }
+                } else if (ev.to_move === 1) {
+                    b.send({ type: 'move', room, move: pick() });
+                }
+                ev = await b.waitFor((m) => m.type === 'event' && m.room === room &&
+                    (m.kind === 'move' || m.kind === 'left'), 'a move or a leave', 30000);
+                if (resigned && ev.kind === 'move' && ev.seat === 2) botAfter++;
+            }
+            assert.ok(resigned);
+            await answers(srv);
+            b.send({ type: 'resign', room });
+            a.close();
+            b.close();
+        }
+    } finally {
+        const st = await srv.stop(true);
+        assert.equal(st.code, 0, srv.stderr().slice(-3000));
+    }
+});
