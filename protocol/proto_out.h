@@ -36,7 +36,8 @@ static inline void proto_out_append(proto_out *o, const char *s, size_t n)
 {
     if (o->oom || (o->head + o->len + n + 1 > o->cap && !proto_out_grow(o, n)))
         return;
-    memcpy(o->buf + o->head + o->len, s, n);
+    if (n > 0) /* s may be NULL then (an empty body) */
+        memcpy(o->buf + o->head + o->len, s, n);
     o->len += n;
     o->buf[o->head + o->len] = '\0';
 }

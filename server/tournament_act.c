@@ -684,11 +684,15 @@ void tournament_create(int64_t account, const char *name, const tourney_create *
         return;
     }
     /* The time control of a correspondence game (lobby.c's rules). */
+    /* Ranges first: the milliseconds of a day count of 10^12 overflow. */
     int64_t cap = req->inc_days == 0 ? 0 : req->cap_days ? req->cap_days : 60;
-    store_tc tc = {req->days * STORE_DAY_MS, req->inc_days * STORE_DAY_MS, cap * STORE_DAY_MS};
+    bool days_ok = proto_corr_days_allowed(req->days) && req->inc_days >= 0 &&
+                   req->inc_days <= 14 && cap >= 0 && cap <= 60;
+    store_tc tc = {0, 0, 0};
+    if (days_ok)
+        tc = (store_tc){req->days * STORE_DAY_MS, req->inc_days * STORE_DAY_MS, cap * STORE_DAY_MS};
     char why[160] = "";
-    if (!proto_corr_days_allowed(req->days) || req->inc_days < 0 || req->inc_days > 14 || cap < 0 ||
-        cap > 60 || store_tc_check(&tc, why, sizeof why) < 0) {
+    if (!days_ok || store_tc_check(&tc, why, sizeof why) < 0) {
         fail(&e, 400, "bad_time_control",
              "corr: days 1, 2, 3, 5, 7, 10 or 14; inc_days 0..14; cap_days up to 60%s", NULL);
         cb(arg, 0, &e);
