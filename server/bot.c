@@ -132,11 +132,13 @@ static void worker_main(void *arg)
         l.ms = left > 10 ? left : 10;
         search_report out;
         run_arg ra = {w->ctx, j};
+        int err = 0;
         if (!atomic_load(&j->cancelled))
-            search_run(w->ctx, &j->root, j->history, j->nhistory, &l, on_depth, &ra, &out);
+            err = search_run(w->ctx, &j->root, j->history, j->nhistory, &l, on_depth, &ra, &out);
         else
             memset(&out, 0, sizeof out);
-        j->answer = (bot_answer){out.best, out.score, out.depth, out.nodes, out.ms, false};
+        j->answer = (bot_answer){out.best, out.score, out.depth, out.nodes, out.ms, false,
+                                 err != 0 || out.best == 0};
 
         uv_mutex_lock(&mu);
         j->state = JOB_DONE;
@@ -179,6 +181,7 @@ static void on_async(uv_async_t *h)
             /* answered by on_overdue already */
         } else {
             stats.searches++;
+            stats.failed += j->answer.failed;
             j->cb(j->arg, &j->answer);
         }
         free(j);
@@ -200,10 +203,12 @@ static void answer_now(bot_job *j)
     l.multi = j->limits.multi;
     l.now_ms = bot_clock;
     search_report out;
-    search_run(loop_ctx, &j->root, j->history, j->nhistory, &l, NULL, NULL, &out);
-    j->quick = (bot_answer){out.best, out.score, out.depth, out.nodes, out.ms, true};
+    int err = search_run(loop_ctx, &j->root, j->history, j->nhistory, &l, NULL, NULL, &out);
+    j->quick = (bot_answer){out.best, out.score, out.depth, out.nodes, out.ms, true,
+                            err != 0 || out.best == 0};
     stats.overdue++;
     stats.searches++;
+    stats.failed += j->quick.failed;
     j->cb(j->arg, &j->quick);
 }
 
@@ -359,6 +364,13 @@ void bot_cancel(bot_job *j)
     atomic_store(&j->cancelled, true);
     if (j->state == JOB_RUNNING)
         search_stop(j->w->ctx);
+    uv_mutex_unlock(&mu);
+}
+
+void bot_note_refused(void)
+{
+    uv_mutex_lock(&mu);
+    stats.failed++;
     uv_mutex_unlock(&mu);
 }
 

@@ -52,6 +52,8 @@ typedef struct bot_answer {
     uint64_t nodes;
     int64_t ms;
     bool overdue; /* the search was starved: a quick answer from the loop */
+    bool failed;  /* the search refused the position or found no move in a
+                     game still going: the caller plays a legal move itself */
 } bot_answer;
 
 typedef void (*bot_cb)(void *arg, const bot_answer *a);
@@ -63,6 +65,8 @@ typedef struct bot_stats {
     uint64_t searches; /* answers delivered since start */
     uint64_t cancelled;
     uint64_t overdue; /* answered on the loop (see bot_think) */
+    uint64_t failed;  /* answers whose search failed (bot_answer.failed) or
+                         whose move was refused (bot_note_refused) */
 } bot_stats;
 
 /* Start `threads` workers (1..BOT_THREADS_MAX), each with a search table of
@@ -90,6 +94,10 @@ bot_job *bot_think(const rules_game *g, int level, int64_t ms, bot_cb cb, void *
 void bot_cancel(bot_job *j);
 
 bot_stats bot_get_stats(void);
+
+/* On the loop: the move of an answer was refused by the rules (counted
+ * with the failed searches). */
+void bot_note_refused(void);
 
 /* Cancel everything, stop and join the workers, free the contexts; the
  * async handle is closed (run the loop once more to finish). Every job

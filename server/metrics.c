@@ -134,6 +134,9 @@ void metrics_write(proto_out *o, const net_stats *net, const store_stats *st)
     gauge(o, "bot_searches_running", "Bots' searches running now.", b.running);
     gauge(o, "bot_searches_queued", "Bots' searches waiting for a thread.", b.queued);
     counter(o, "bot_searches_total", "Bots' moves found.", b.searches);
+    counter(o, "bot_failed_total",
+            "Bots' searches that failed or whose move was refused: a legal move played instead.",
+            b.failed);
     counter(o, "push_sent_total", "Web Push messages accepted by a push service.", m->push_sent);
     counter(o, "push_failed_total",
             "Web Push messages given up (refused, tries spent, queue full).", m->push_failed);

@@ -116,7 +116,14 @@ static void on_answer(void *arg, const bot_answer *a)
         room__bot_kick(r); /* cannot happen: kick cancels stale searches */
         return;
     }
-    if (resigns(r, s, a)) {
+    if (a->failed) {
+        /* The search refused the position (a bug, or a position no game
+         * should reach): the bot plays the first legal move below rather
+         * than stop the game or the server. */
+        log_kv(LOG_ERROR, "bot search failed: playing the first legal move",
+               "room=%lld seat=%d nmoves=%zu nleft=%d", (long long)r->id, s, r->g->nmoves,
+               r->g->nleft);
+    } else if (resigns(r, s, a)) {
         room__player_leaves(r, s, RULES_REASON_RESIGNATION);
         room__bot_kick(r);
         room__maybe_free(r);
@@ -133,6 +140,7 @@ static void on_answer(void *arg, const bot_answer *a)
          * rather than let the bot's clock run out. */
         log_kv(LOG_WARN, "bot move refused: playing another", "room=%lld move=%s why=\"%s\"",
                (long long)r->id, text, why);
+        bot_note_refused();
         if (p->variant->print_move(p, r->g->legal[0], text, sizeof text) >= 0)
             room__play_as(r, s, text, why, sizeof why);
     }

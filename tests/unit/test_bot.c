@@ -31,6 +31,7 @@ typedef struct probe {
     int want; /* stop the loop after this many answers */
     int got;
     bool overdue[JOBS];
+    bool failed[JOBS];
     uint64_t at_ms[JOBS];
     uv_loop_t *loop;
 } probe;
@@ -43,6 +44,7 @@ static void on_answer(void *arg, const bot_answer *a)
     P.answered[i]++;
     P.best[i] = a->best;
     P.overdue[i] = a->overdue;
+    P.failed[i] = a->failed;
     P.at_ms[i] = uv_now(P.loop);
     P.order[P.norder++] = i;
     if (++P.got >= P.want)
@@ -151,6 +153,32 @@ static void test_queue_bound(void **state)
     rules_game_free(g);
 }
 
+/* A search that refuses its position (here: the mover has left, which no
+ * game reaches) answers `failed` with no move, counted, and never aborts;
+ * the room then plays a legal move itself (room_bot.c). */
+static void test_failed_search(void **state)
+{
+    (void)state;
+    uv_loop_t loop;
+    rules_game *g = start(&loop, 1, "yalta");
+    assert_int_equal(rules_game_leave(g, 1, RULES_REASON_RESIGNATION), 0);
+    int mover = g->pos.to_move;
+    g->pos.to_move = 1;
+    assert_non_null(bot_think(g, 8, 200, on_answer, (void *)(intptr_t)0));
+    g->pos.to_move = (uint8_t)mover;
+    assert_non_null(bot_think(g, 8, 200, on_answer, (void *)(intptr_t)1));
+    run_until(&loop, 2);
+    assert_true(P.failed[0]);
+    assert_int_equal(P.best[0], 0);
+    assert_false(P.failed[1]);
+    assert_true(legal_in(g, P.best[1]));
+    assert_int_equal((int)bot_get_stats().failed, 1);
+    bot_shutdown();
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    rules_game_free(g);
+}
+
 static void test_shutdown_with_work(void **state)
 {
     (void)state;
@@ -204,6 +232,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_queue_bound),
         cmocka_unit_test(test_overdue),
+        cmocka_unit_test(test_failed_search),
         cmocka_unit_test(test_shutdown_with_work),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
