@@ -25,6 +25,7 @@
  *             [--mail-from ADDRESS] [--relay-channel NAME]
  *             [--log-level debug|info|warn|error]
  *   chameleon backup FILE [--db chameleon.db]
+ *   chameleon set-aside [--db chameleon.db] [--migrations DIR] [--clear ID]
  *
  * SIGTERM or SIGINT stop it gracefully: no new connection or message, the
  * replies to what was received are sent once their commits are durable,
@@ -116,6 +117,11 @@ static void usage(FILE *f)
             "                       renamed); restore: stop the server, copy FILE to the\n"
             "                       --db path (remove its -wal and -shm), start it;\n"
             "                       on PostgreSQL use pg_dump and pg_restore instead\n"
+            "       chameleon set-aside [--db FILE] [--migrations DIR] [--clear ID]\n"
+            "  set-aside            list the games in progress set aside at a start (their\n"
+            "                       restore failed: kept on disk, not restored again), one\n"
+            "                       line each: id, game, why; --clear ID restores that\n"
+            "                       game at the next start (the server stopped)\n"
             "  --config FILE        `key = value` lines, each key a flag below without\n"
             "                       \"--\"; flags win over the file (default for an\n"
             "                       installed server: " CHAMELEON_CONFIG " if it exists)\n"
@@ -408,6 +414,70 @@ static int backup_main(int argc, char **argv)
     return 0;
 }
 
+static void print_set_aside(void *arg, int64_t id, const char *variant, const char *why)
+{
+    (void)arg;
+    printf("%lld\t%s\t%s\n", (long long)id, variant, why);
+}
+
+/* chameleon set-aside [--db DB] [--migrations DIR] [--clear ID]: see usage().
+ * The server must be stopped (SQLite: it holds the database's lock). */
+static int set_aside_main(int argc, char **argv)
+{
+    const char *db = "chameleon.db", *migrations = getenv("CHAMELEON_MIGRATIONS");
+    char datadir_buf[4096], mig_buf[4200];
+    const char *datadir = config_datadir(CHAMELEON_DATADIR, datadir_buf, sizeof datadir_buf);
+    if (migrations == NULL && datadir != NULL) {
+        snprintf(mig_buf, sizeof mig_buf, "%s/migrations", datadir);
+        migrations = mig_buf; /* as the server finds them */
+    }
+    long long clear = 0;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
+            db = argv[++i];
+        } else if (strcmp(argv[i], "--migrations") == 0 && i + 1 < argc) {
+            migrations = argv[++i];
+        } else if (strcmp(argv[i], "--clear") == 0 && i + 1 < argc) {
+            char *end;
+            clear = strtoll(argv[++i], &end, 10);
+            if (*end != '\0' || clear <= 0) {
+                log_error("set-aside: --clear wants a game id, not '%s'", argv[i]);
+                return 2;
+            }
+        } else {
+            log_error("set-aside: unknown argument: %s", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    store *st = NULL;
+    char why[512];
+    store_options sopt = {.migrations_dir = migrations};
+    int err = store_open(&st, &loop, db, &sopt, why, sizeof why);
+    if (err < 0) {
+        log_error("set-aside: cannot open %s: %s", db, why);
+        uv_loop_close(&loop);
+        return err == STORE_ELOCKED ? 3 : 1;
+    }
+    err = clear ? store_set_aside_clear(st, clear) : store_set_aside_list(st, print_set_aside, NULL);
+    store_close(st);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    uv_loop_close(&loop);
+    if (err < 0) {
+        log_error("set-aside: %s", store_err_code(err));
+        return 1;
+    }
+    if (clear && err == 0) {
+        log_error("set-aside: game %lld is not set aside", clear);
+        return 1;
+    }
+    if (clear)
+        log_kv(LOG_INFO, "set-aside mark cleared: restored at the next start", "game=%lld", clear);
+    return 0;
+}
+
 /* systemd's watchdog: told from the loop, so a stuck loop is restarted. */
 static void on_watchdog(uv_timer_t *t)
 {
@@ -463,6 +533,8 @@ int main(int argc, char **argv)
     };
     if (argc > 1 && strcmp(argv[1], "backup") == 0)
         return backup_main(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "set-aside") == 0)
+        return set_aside_main(argc, argv);
     char origin[256];
     bool https = false;
     const char *db = "chameleon.db", *node = NULL;

@@ -75,6 +75,9 @@ void metrics_write(proto_out *o, const net_stats *net, const store_stats *st)
     gauge(o, "connections", "Open WebSocket connections.", net->connections);
     gauge(o, "rooms", "Game rooms in memory.", m->rooms);
     gauge(o, "games_in_progress", "Games not over.", m->games_in_progress);
+    gauge(o, "games_set_aside",
+          "Games in progress set aside at start (they did not restore): chameleon set-aside.",
+          m->games_set_aside);
     line(o, "# HELP chameleon_games Games not over, by game id.\n"
             "# TYPE chameleon_games gauge\n");
     for (int i = 0; rules_variants[i] != NULL && i < METRICS_VARIANTS_MAX; i++)

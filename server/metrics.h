@@ -26,6 +26,7 @@ enum { METRICS_VARIANTS_MAX = 16 };
 typedef struct metrics {
     int64_t rooms;                                  /* rooms in memory */
     int64_t games_in_progress;                      /* rooms whose game is not over */
+    int64_t games_set_aside;                        /* not restored: room_restore_all */
     int64_t games_by_variant[METRICS_VARIANTS_MAX]; /* the same by rules_variants[i] */
     int64_t seeks;                                  /* open seeks */
     uint64_t moves;                                 /* moves played and relayed */

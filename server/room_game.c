@@ -55,14 +55,18 @@ room *room__table(void)
     return rooms;
 }
 
-/* Seat the identities of r (their lists of rooms name it). */
-static void seat_all(room *r)
+/* Seat the identities of r (their lists of rooms name it): 0, or -1 if
+ * out of memory (none of them is seated then). */
+static int seat_all(room *r)
 {
     for (int i = 0; i < r->nseats; i++)
         if (ident_seat(r->seats[i], r) < 0) {
             log_kv(LOG_ERROR, "out of memory seating a room", "room=%lld", (long long)r->id);
-            abort();
+            while (i-- > 0)
+                ident_unseat(r->seats[i], r);
+            return -1;
         }
+    return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -309,7 +313,8 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats, const 
         quota_addr_ref(r->addr[i]);
         charge(r, i);
     }
-    seat_all(r);
+    if (seat_all(r) < 0)
+        abort(); /* out of memory with the game's creation queued: nothing to undo it */
     r->quiet = room__quiet;
     room__timers_init(r);
     table_add(r);
@@ -694,23 +699,23 @@ static void bot_levels(const char *options, int *levels, int n)
     }
 }
 
-room *room__rebuild(const store_game_info *gi)
+room *room__rebuild(const store_game_info *gi, char *why, size_t whylen)
 {
-    char why[RULES_WHY_TEXT];
+    char rwhy[RULES_WHY_TEXT];
     char keys[RULES_MAX_PLAYERS][IDENT_KEY_HEX + 1];
     if (seat_keys(gi->options, keys, gi->nplayers) != gi->nplayers) {
-        log_kv(LOG_ERROR, "game has no seat keys: not restored", "game=%lld", (long long)gi->id);
+        snprintf(why, whylen, "the game has no seat keys");
         return NULL;
     }
     rules_game *g = NULL;
-    if (record_replay(gi, &g, why, sizeof why) < 0) {
-        log_kv(LOG_ERROR, "game does not replay: not restored", "game=%lld why=\"%s\"",
-               (long long)gi->id, why);
+    if (record_replay(gi, &g, rwhy, sizeof rwhy) < 0) {
+        snprintf(why, whylen, "its moves do not replay: %s", rwhy);
         return NULL;
     }
     room *r = calloc(1, sizeof *r);
     if (r == NULL) {
         rules_game_free(g);
+        snprintf(why, whylen, "out of memory");
         return NULL;
     }
     r->id = gi->id;
@@ -738,8 +743,10 @@ room *room__rebuild(const store_game_info *gi)
                           ? ident_account(gi->players[i].account, gi->players[i].name)
                           : ident_restored(keys[i], gi->players[i].name);
         if (r->seats[i] == NULL) {
-            log_kv(LOG_ERROR, "out of memory restoring a game", "game=%lld", (long long)gi->id);
-            abort();
+            snprintf(why, whylen, "out of memory");
+            rules_game_free(g);
+            free(r);
+            return NULL;
         }
         r->left[i] = -1;
         r->clocks[i] = gi->nmoves || r->corr.days > 0 ? gi->clock_ms[i] : gi->tc.base_ms;
@@ -752,7 +759,12 @@ room *room__rebuild(const store_game_info *gi)
         if (r->left[i] < 0)
             charge(r, i); /* to the identity only: the address is not known */
     r->leaves_queued = r->leaves_stored = g->nleft; /* on disk */
-    seat_all(r);
+    if (seat_all(r) < 0) {
+        snprintf(why, whylen, "out of memory");
+        rules_game_free(g);
+        free(r);
+        return NULL;
+    }
     room__timers_init(r);
     table_add(r);
     /* The time the server was down is not charged to anyone; nobody is
@@ -767,10 +779,26 @@ room *room__rebuild(const store_game_info *gi)
     return r;
 }
 
+/* A game that does not come back is set aside (kept on disk, never tried
+ * again by later starts until an operator clears it: OPERATING.md), so a
+ * game that broke its restore cannot stop every start after it. */
 static void on_restore(void *arg, const store_game_info *gi)
 {
-    if (room__rebuild(gi) != NULL)
+    char why[RULES_WHY_TEXT + 64];
+    if (room__rebuild(gi, why, sizeof why) != NULL) {
         (*(int *)arg)++;
+        return;
+    }
+    int err = store_set_aside(room__db, gi->id, why);
+    log_kv(LOG_ERROR, "game set aside: not restored", "game=%lld variant=%s why=\"%s\" marked=%s",
+           (long long)gi->id, gi->variant, why, err < 0 ? store_err_code(err) : "yes");
+    metrics_now.games_set_aside++;
+}
+
+static void count_set_aside(void *arg, int64_t id, const char *variant, const char *why)
+{
+    (void)id, (void)variant, (void)why;
+    (*(int64_t *)arg)++;
 }
 
 /* The store's deadline check: the player to move in a correspondence game
@@ -788,6 +816,11 @@ static void on_corr_timeout(void *arg, int64_t game, int player)
 int room_restore_all(void)
 {
     int count = 0;
+    int64_t aside = 0;
+    if (store_set_aside_list(room__db, count_set_aside, &aside) >= 0 && aside > 0)
+        log_kv(LOG_WARN, "games set aside at earlier starts", "count=%lld list=\"chameleon set-aside\"",
+               (long long)aside);
+    metrics_now.games_set_aside = aside;
     int err = store_load_in_progress(room__db, on_restore, &count);
     if (err < 0)
         return err;

@@ -122,7 +122,7 @@ void room__maybe_free(room *r);
 /* Rebuild the room of a game in progress read from the store (start-up
  * restore, take-over): seats, clocks (the time away charged to nobody),
  * timers, in the table. NULL (logged) if it does not replay. */
-room *room__rebuild(const store_game_info *gi);
+room *room__rebuild(const store_game_info *gi, char *why, size_t whylen);
 /* r leaves the table and is marked lost (freed once nothing is pending). */
 void room__table_remove(room *r);
 /* Seat s leaves the game that goes on (resign, flag, abandon). */

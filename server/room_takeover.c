@@ -55,7 +55,11 @@ static void on_adopted(void *arg, int status, const store_game_info *gi)
         return;
     }
     if (!gi->finished && room_find(j->game) == NULL) {
-        room *r = room__rebuild(gi);
+        char why[RULES_WHY_TEXT + 64];
+        room *r = room__rebuild(gi, why, sizeof why);
+        if (r == NULL)
+            log_kv(LOG_ERROR, "game not taken over: it does not rebuild", "game=%lld why=\"%s\"",
+                   (long long)j->game, why);
         if (r != NULL && taken_cb != NULL)
             taken_cb(j->game); /* nodes that forwarded to the dead one learn it */
         if (r != NULL)

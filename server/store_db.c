@@ -63,7 +63,7 @@ static const char *const stmt_sql_sqlite[ST_COUNT] = {
                         " WHERE game = ? ORDER BY ply",
     [ST_LEAVES_SELECT] = "SELECT player, after_ply, reason, at_ms FROM leaves WHERE game = ?"
                          " ORDER BY after_ply, at_ms",
-    [ST_IN_PROGRESS] = "SELECT id FROM games WHERE finished = 0 ORDER BY id",
+    [ST_IN_PROGRESS] = "SELECT id FROM games WHERE finished = 0 AND set_aside IS NULL ORDER BY id",
     [ST_MAX_ID] = "SELECT coalesce(max(id), 0) FROM games",
     [ST_VAC_SELECT] = "SELECT vacation_from_ms, vacation_until_ms, vacation_year,"
                       " vacation_used FROM accounts WHERE id = ?",
@@ -201,6 +201,11 @@ static const char *const stmt_sql_sqlite[ST_COUNT] = {
                         " AND p.account IS NULL AND NOT EXISTS (SELECT 1 FROM leaves l"
                         " WHERE l.game = g.id AND l.player = p.seat))"
                         " ORDER BY g.created_ms, g.id LIMIT ?2",
+    /* Start-up's restore and `chameleon set-aside` (store_games.c). */
+    [ST_SET_ASIDE] = "UPDATE games SET set_aside = ? WHERE id = ? AND finished = 0",
+    [ST_SET_ASIDE_CLEAR] = "UPDATE games SET set_aside = NULL WHERE id = ? AND set_aside IS NOT NULL",
+    [ST_SET_ASIDE_LIST] = "SELECT id, variant, set_aside FROM games WHERE set_aside IS NOT NULL"
+                          " ORDER BY id",
     /* ST_LEASE_NEW .. ST_TURNS_OF: node mode, PostgreSQL only (NULL
      * here: db_open prepares none of them on SQLite). */
 };

@@ -626,6 +626,43 @@ int store_load_in_progress(store *s, store_game_cb cb, void *arg)
     return err < 0 ? err : count;
 }
 
+int store_set_aside(store *s, int64_t id, const char *why)
+{
+    sql_stmt *st = db_use(db_loop(s), ST_SET_ASIDE);
+    sql_bind_text(st, 1, why, -1);
+    sql_bind_i64(st, 2, id);
+    int rc = sql_step(st);
+    sql_reset(st);
+    if (rc != SQL_DONE)
+        return STORE_EDB;
+    mem_game_remove(s, id); /* no deadline, turn or line of it any more */
+    return 0;
+}
+
+int store_set_aside_list(store *s, store_set_aside_cb cb, void *arg)
+{
+    sql_stmt *st = db_use(db_loop(s), ST_SET_ASIDE_LIST);
+    int rc, count = 0;
+    while ((rc = sql_step(st)) == SQL_ROW) {
+        const char *v = sql_column_text(st, 1), *why = sql_column_text(st, 2);
+        cb(arg, sql_column_i64(st, 0), v ? v : "", why ? why : "");
+        count++;
+    }
+    sql_reset(st);
+    return rc == SQL_DONE ? count : STORE_EDB;
+}
+
+int store_set_aside_clear(store *s, int64_t id)
+{
+    sql_stmt *st = db_use(db_loop(s), ST_SET_ASIDE_CLEAR);
+    sql_bind_i64(st, 1, id);
+    int rc = sql_step(st);
+    sql_reset(st);
+    if (rc != SQL_DONE)
+        return STORE_EDB;
+    return sql_changes(s->db) > 0;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Loading the games in progress into memory */
 

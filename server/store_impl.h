@@ -179,6 +179,9 @@ enum db_stmt {
     ST_MOVE_CLOCKS,
     ST_SEATED_ACCOUNT,
     ST_SEATED_GUEST,
+    ST_SET_ASIDE,
+    ST_SET_ASIDE_CLEAR,
+    ST_SET_ASIDE_LIST,
     /* Node mode only (PostgreSQL; NULL in SQLite's table, never prepared
      * there): store_lease.c. */
     ST_LEASE_NEW,

@@ -48,7 +48,7 @@ static const char *const stmt_sql_pg[ST_COUNT] = {
                         " WHERE game = $1 ORDER BY ply",
     [ST_LEAVES_SELECT] = "SELECT player, after_ply, reason, at_ms FROM leaves WHERE game = $1"
                          " ORDER BY after_ply, at_ms",
-    [ST_IN_PROGRESS] = "SELECT id FROM games WHERE finished = 0 ORDER BY id",
+    [ST_IN_PROGRESS] = "SELECT id FROM games WHERE finished = 0 AND set_aside IS NULL ORDER BY id",
     [ST_MAX_ID] = "SELECT coalesce(max(id), 0) FROM games",
     [ST_VAC_SELECT] = "SELECT vacation_from_ms, vacation_until_ms, vacation_year,"
                       " vacation_used FROM accounts WHERE id = $1",
@@ -204,6 +204,11 @@ static const char *const stmt_sql_pg[ST_COUNT] = {
                         " AND p.seat = k.n - 1 WHERE k.key = $1::text AND p.account IS NULL"
                         " AND NOT EXISTS (SELECT 1 FROM leaves l WHERE l.game = g.id"
                         " AND l.player = p.seat)) ORDER BY g.created_ms, g.id LIMIT $2",
+    /* Start-up's restore and `chameleon set-aside` (store_games.c). */
+    [ST_SET_ASIDE] = "UPDATE games SET set_aside = $1 WHERE id = $2 AND finished = 0",
+    [ST_SET_ASIDE_CLEAR] = "UPDATE games SET set_aside = NULL WHERE id = $1 AND set_aside IS NOT NULL",
+    [ST_SET_ASIDE_LIST] = "SELECT id, variant, set_aside FROM games WHERE set_aside IS NOT NULL"
+                          " ORDER BY id",
     /* Node mode (store_lease.c). $now, $me: the store's time, the node. */
     [ST_LEASE_NEW] = "INSERT INTO room_leases (game, node, fence, expires_ms)"
                      " VALUES ($1, $2, nextval('room_fence'), $3) RETURNING fence",
@@ -234,7 +239,7 @@ static const char *const stmt_sql_pg[ST_COUNT] = {
     [ST_NODE_BEAT] = "INSERT INTO nodes (name, started_ms, heartbeat_ms) VALUES ($1, $2, $2)"
                      " ON CONFLICT (name) DO UPDATE SET heartbeat_ms = EXCLUDED.heartbeat_ms",
     [ST_LEASE_EXPIRED] = "SELECT g.id FROM games g LEFT JOIN room_leases l ON l.game = g.id"
-                         " WHERE g.finished = 0 AND (l.game IS NULL OR l.expires_ms < $1)"
+                         " WHERE g.finished = 0 AND g.set_aside IS NULL AND (l.game IS NULL OR l.expires_ms < $1)"
                          " ORDER BY g.id LIMIT $2",
     [ST_GAME_ID_BLOCK] = "SELECT nextval('game_id_blocks')",
     /* The live nodes: the first holds the lobby. */

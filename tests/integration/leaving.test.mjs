@@ -9,7 +9,9 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
-import { startServer, connect, rng } from './lib.mjs';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { startServer, connect, rng, serverBin } from './lib.mjs';
 
 const BOTS = ['--bot-threads', '2', '--bot-table-mb', '4'];
 const dirs = [];
@@ -146,6 +148,65 @@ test('a person and a bot in a seek filled by a bot: the person resigns, the othe
         }
     } finally {
         const st = await srv.stop(true);
+        assert.equal(st.code, 0, srv.stderr().slice(-3000));
+    }
+});
+
+// A game whose restore fails (here: a stored move edited into one that is
+// not legal) is set aside: the server starts, says so in its log and on
+// /metrics, `chameleon set-aside` lists it, the other games come back; once
+// the move is mended and the mark cleared, it comes back too.
+test('a game that does not restore is set aside, never stopping a start', { skip: !!process.env.CHAMELEON_IT_PG && 'SQLite file edited by hand' }, async () => {
+    let srv = await startServer(BOTS);
+    dirs.push(srv.dir);
+    const db = join(srv.dir, 'test.db');
+    const sql = (q) => execFileSync('sqlite3', [db, q], { encoding: 'utf8' }).trim();
+    const games = [];
+    for (const game of ['ultima', 'yalta']) {
+        const c = await connect(srv.url);
+        const started = await c.request({ type: 'bot_game', game, level: 1, seat: 0, base_ms: 0, inc_ms: 0 });
+        const state = await c.waitFor((m) => m.type === 'room' && m.room === started.room, 'room state');
+        await ourMoves(c, started.room, state, 2, 5);
+        games.push({ room: started.room, token: c.welcome.token });
+        c.close();
+    }
+    let st = await srv.stop(true);
+    assert.equal(st.code, 0, srv.stderr().slice(-3000));
+    const [bad, good] = games;
+    const text = sql(`SELECT text FROM moves WHERE game = ${bad.room} AND ply = 0`);
+    sql(`UPDATE moves SET text = 'a1-a1' WHERE game = ${bad.room} AND ply = 0`);
+    const aside = async () => {
+        const m = await (await fetch(`${srv.http}/metrics`)).text();
+        return Number(m.match(/^chameleon_games_set_aside (\d+)$/m)[1]);
+    };
+    const env = { CHAMELEON_MIGRATIONS: new URL('../../migrations', import.meta.url).pathname };
+    const setAside = (...args) => execFileSync(serverBin, ['set-aside', '--db', db, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+    // Twice: the second start does not try it again.
+    for (let round = 0; round < 2; round++) {
+        srv = await startServer(BOTS, { dir: srv.dir });
+        if (round === 0) assert.match(srv.stderr(), new RegExp(`game set aside: not restored.*game=${bad.room}`));
+        else assert.match(srv.stderr(), /games set aside at earlier starts.*count=1/);
+        assert.equal(await aside(), 1);
+        const c = await connect(srv.url, { token: good.token });
+        assert.deepEqual(c.welcome.rooms, [good.room], 'the other game came back');
+        c.close();
+        st = await srv.stop(true);
+        assert.equal(st.code, 0, srv.stderr().slice(-3000));
+    }
+    const listed = setAside();
+    assert.match(listed, new RegExp(`^${bad.room}\tultima\tits moves do not replay`, 'm'));
+    sql(`UPDATE moves SET text = '${text}' WHERE game = ${bad.room} AND ply = 0`);
+    setAside('--clear', String(bad.room));
+    assert.equal(setAside(), '');
+    assert.throws(() => setAside('--clear', String(bad.room)), /not set aside/);
+    srv = await startServer(BOTS, { dir: srv.dir });
+    try {
+        assert.equal(await aside(), 0);
+        const c = await connect(srv.url, { token: bad.token });
+        assert.deepEqual(c.welcome.rooms, [bad.room], 'restored once mended and cleared');
+        c.close();
+    } finally {
+        st = await srv.stop(true);
         assert.equal(st.code, 0, srv.stderr().slice(-3000));
     }
 });
