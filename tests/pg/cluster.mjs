@@ -19,7 +19,7 @@
 // the nodes from 127.0.0.2, their --trust-proxy. stop() is to be called
 // in a finally or an after(); a start that fails stops what it started,
 // and what is left at the process's exit is killed.
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startServer, startPostgres, serverBin } from '../integration/lib.mjs';
@@ -39,6 +39,26 @@ process.on('exit', () => {
 
 let clusters = 0;
 
+// What the nodes read, where nobody can read it: a checkout may sit in a
+// folder only its owner enters (a 0700 home, mktemp -d), so when the test
+// runs as root the server, its migrations, the web client and rules.wasm
+// are copied into a folder of their own under the temporary directory,
+// readable by all. { bin, migrations, web, wasm, dir } (dir: null when the
+// checkout's own files are used).
+function readableCopy(bin) {
+    const own = { bin, migrations: join(root, 'migrations'), web: join(root, 'web-client'),
+        wasm: join(root, 'build/rules.wasm'), dir: null };
+    if (!asRoot) return own;
+    const dir = mkdtempSync(join(tmpdir(), 'chameleon-cluster-files-'));
+    chmodSync(dir, 0o755);
+    const files = { bin: join(dir, 'chameleon'), migrations: join(dir, 'migrations'),
+        web: join(dir, 'web-client'), wasm: join(dir, 'rules.wasm'), dir };
+    cpSync(bin, files.bin);
+    chmodSync(files.bin, 0o755);
+    for (const k of ['migrations', 'web', 'wasm']) cpSync(own[k], files[k], { recursive: true });
+    return files;
+}
+
 // Starts the cluster: opts.nodes (3), opts.leaseTtlMs (2000: take-overs
 // within 2-3 s), opts.bin (the server: CHAMELEON_BIN or the debug build),
 // opts.args (more flags for every node), opts.db (a database name, default
@@ -49,18 +69,19 @@ export async function startCluster(opts = {}) {
     const ttl = opts.leaseTtlMs ?? 2000;
     const bin = opts.bin ?? serverBin;
     const pg = startPostgres();
-    const parts = { pg, nodes: [], nginx: null };
+    const files = readableCopy(bin);
+    const parts = { pg, nodes: [], nginx: null, files };
     try {
         const pgUrl = pg.db(opts.db ?? `chameleon_cluster_${process.pid}_${clusters++}`);
         const [httpPort, httpsPort, redirectPort] = [await freePort(), await freePort(), await freePort()];
         const url = `http://127.0.0.1:${httpPort}`;
         const nodeArgs = (name, port) => ['--node', name, '--port', String(port),
             '--lease-ttl-ms', String(ttl), '--trust-proxy', PROXY_ADDR, '--public-url', url,
-            '--web-root', join(root, 'web-client'), '--wasm', join(root, 'build/rules.wasm'),
+            '--web-root', files.web, '--wasm', files.wasm,
             ...(opts.args ?? [])];
         const startNode = async (node) => {
             const srv = await startServer(nodeArgs(node.name, node.port), {
-                db: pgUrl, dir: node.dir, bin,
+                db: pgUrl, dir: node.dir, bin: files.bin, env: { CHAMELEON_MIGRATIONS: files.migrations },
                 prefix: asRoot ? ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups'] : undefined,
             });
             live.add(srv.proc);
@@ -164,5 +185,6 @@ async function stopAll(parts) {
     }
     if (parts.nginx) await parts.nginx.stop();
     parts.pg.stop();
+    if (parts.files.dir) rmSync(parts.files.dir, { recursive: true, force: true });
     return res;
 }
