@@ -1497,7 +1497,7 @@ static const char *const names3[] = {"black", "red", "green"};
     .legal_moves = legal_moves, .make = make_move, .unmake = unmake_move,                          \
     .parse_move = parse_move, .print_move = print_move, .display_move = NULL,                      \
     .piece_at = piece_at, .cell_flags = cell_flags, .status = status, .evaluate = evaluate,        \
-    .is_capture = is_capture, .set_to_move = set_to_move, .in_check = to_move_in_check,          \
+    .is_capture = is_capture, .set_to_move = set_to_move, .in_check = to_move_in_check,            \
     .players_left = players_left
 
 const rules_variant antchess_variant2 = {

@@ -137,8 +137,8 @@ static void worker_main(void *arg)
             err = search_run(w->ctx, &j->root, j->history, j->nhistory, &l, on_depth, &ra, &out);
         else
             memset(&out, 0, sizeof out);
-        j->answer = (bot_answer){out.best, out.score, out.depth, out.nodes, out.ms, false,
-                                 err != 0 || out.best == 0};
+        j->answer = (bot_answer){
+            out.best, out.score, out.depth, out.nodes, out.ms, false, err != 0 || out.best == 0};
 
         uv_mutex_lock(&mu);
         j->state = JOB_DONE;
@@ -204,8 +204,8 @@ static void answer_now(bot_job *j)
     l.now_ms = bot_clock;
     search_report out;
     int err = search_run(loop_ctx, &j->root, j->history, j->nhistory, &l, NULL, NULL, &out);
-    j->quick = (bot_answer){out.best, out.score, out.depth, out.nodes, out.ms, true,
-                            err != 0 || out.best == 0};
+    j->quick = (bot_answer){
+        out.best, out.score, out.depth, out.nodes, out.ms, true, err != 0 || out.best == 0};
     stats.overdue++;
     stats.searches++;
     stats.failed += j->quick.failed;

@@ -20,7 +20,7 @@
  *             [--watched-rooms-per-address N] [--write-retries N]
  *             [--public-url URL] [--max-connections-per-address N]
  *             [--max-connections N] [--hello-timeout-ms N]
- *             [--vapid-subject URL] [--push-allow-http 0|1]
+ *             [--vapid-subject URL] [--push-allow-http 0|1] [--push-allow-loopback 0|1]
  *             [--smtp-url URL] [--smtp-user NAME] [--smtp-password-file FILE]
  *             [--mail-from ADDRESS] [--relay-channel NAME]
  *             [--log-level debug|info|warn|error]
@@ -76,6 +76,7 @@
 #include "session.h"
 #include "sql.h"
 #include "store.h"
+#include "admin.h"
 #include "tournament.h"
 #include "tournament_api.h"
 
@@ -107,6 +108,7 @@ static void usage(FILE *f)
             "                 [--public-url URL] [--max-connections-per-address N]\n"
             "                 [--max-connections N] [--hello-timeout-ms N]\n"
             "                 [--vapid-subject URL] [--push-allow-http 0|1]\n"
+            "                 [--push-allow-loopback 0|1]\n"
             "                 [--smtp-url URL] [--smtp-user NAME] [--smtp-password-file FILE]\n"
             "                 [--mail-from ADDRESS] [--relay-channel NAME]\n"
             "                 [--log-level debug|info|warn|error]\n"
@@ -197,6 +199,9 @@ static void usage(FILE *f)
             "                       start and kept in the database (default: push off)\n"
             "  --push-allow-http 1  TESTS ONLY: accept and send to http:// push endpoints\n"
             "                       (real push services are https)\n"
+            "  --push-allow-loopback 1  TESTS ONLY: push endpoints on 127/8, ::1 or\n"
+            "                       localhost too (every other private, link-local or\n"
+            "                       reserved address stays refused)\n"
             "  --smtp-url URL       the mail relay, smtp://HOST:PORT (STARTTLS when offered) or\n"
             "                       smtps://HOST:PORT; without it mail is off (no address\n"
             "                       confirmation, password reset or notices by e-mail)\n"
@@ -386,98 +391,6 @@ static void net_log(int level, const char *text)
             "%s", text);
 }
 
-/* chameleon backup FILE [--db DB]: see usage(). */
-static int backup_main(int argc, char **argv)
-{
-    const char *db = "chameleon.db", *dest = NULL;
-    for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--db") == 0 && i + 1 < argc)
-            db = argv[++i];
-        else if (argv[i][0] != '-' && dest == NULL)
-            dest = argv[i];
-        else {
-            log_error("backup: unknown argument: %s", argv[i]);
-            usage(stderr);
-            return 2;
-        }
-    }
-    if (dest == NULL) {
-        log_error("backup: which file? chameleon backup FILE [--db FILE]");
-        return 2;
-    }
-    char why[512];
-    if (store_backup(db, dest, why, sizeof why) < 0) {
-        log_kv(LOG_ERROR, "backup failed", "db=%s file=%s why=\"%s\"", db, dest, why);
-        return 1;
-    }
-    log_kv(LOG_INFO, "backup written", "db=%s file=%s integrity=ok", db, dest);
-    return 0;
-}
-
-static void print_set_aside(void *arg, int64_t id, const char *variant, const char *why)
-{
-    (void)arg;
-    printf("%lld\t%s\t%s\n", (long long)id, variant, why);
-}
-
-/* chameleon set-aside [--db DB] [--migrations DIR] [--clear ID]: see usage().
- * The server must be stopped (SQLite: it holds the database's lock). */
-static int set_aside_main(int argc, char **argv)
-{
-    const char *db = "chameleon.db", *migrations = getenv("CHAMELEON_MIGRATIONS");
-    char datadir_buf[4096], mig_buf[4200];
-    const char *datadir = config_datadir(CHAMELEON_DATADIR, datadir_buf, sizeof datadir_buf);
-    if (migrations == NULL && datadir != NULL) {
-        snprintf(mig_buf, sizeof mig_buf, "%s/migrations", datadir);
-        migrations = mig_buf; /* as the server finds them */
-    }
-    long long clear = 0;
-    for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
-            db = argv[++i];
-        } else if (strcmp(argv[i], "--migrations") == 0 && i + 1 < argc) {
-            migrations = argv[++i];
-        } else if (strcmp(argv[i], "--clear") == 0 && i + 1 < argc) {
-            char *end;
-            clear = strtoll(argv[++i], &end, 10);
-            if (*end != '\0' || clear <= 0) {
-                log_error("set-aside: --clear wants a game id, not '%s'", argv[i]);
-                return 2;
-            }
-        } else {
-            log_error("set-aside: unknown argument: %s", argv[i]);
-            usage(stderr);
-            return 2;
-        }
-    }
-    uv_loop_t loop;
-    uv_loop_init(&loop);
-    store *st = NULL;
-    char why[512];
-    store_options sopt = {.migrations_dir = migrations};
-    int err = store_open(&st, &loop, db, &sopt, why, sizeof why);
-    if (err < 0) {
-        log_error("set-aside: cannot open %s: %s", db, why);
-        uv_loop_close(&loop);
-        return err == STORE_ELOCKED ? 3 : 1;
-    }
-    err = clear ? store_set_aside_clear(st, clear) : store_set_aside_list(st, print_set_aside, NULL);
-    store_close(st);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    uv_loop_close(&loop);
-    if (err < 0) {
-        log_error("set-aside: %s", store_err_code(err));
-        return 1;
-    }
-    if (clear && err == 0) {
-        log_error("set-aside: game %lld is not set aside", clear);
-        return 1;
-    }
-    if (clear)
-        log_kv(LOG_INFO, "set-aside mark cleared: restored at the next start", "game=%lld", clear);
-    return 0;
-}
-
 /* systemd's watchdog: told from the loop, so a stuck loop is restarted. */
 static void on_watchdog(uv_timer_t *t)
 {
@@ -531,10 +444,9 @@ int main(int argc, char **argv)
         .hello_timeout_ms = NET_HELLO_TIMEOUT_MS,
         .log = net_log,
     };
-    if (argc > 1 && strcmp(argv[1], "backup") == 0)
-        return backup_main(argc, argv);
-    if (argc > 1 && strcmp(argv[1], "set-aside") == 0)
-        return set_aside_main(argc, argv);
+    int admin = admin_main(argc, argv, datadir);
+    if (admin != ADMIN_NOT_ONE)
+        return admin;
     char origin[256];
     bool https = false;
     const char *db = "chameleon.db", *node = NULL;
@@ -690,6 +602,12 @@ int main(int argc, char **argv)
                 return 2;
             }
             pcfg.allow_http = n == 1;
+        } else if (strcmp(a, "--push-allow-loopback") == 0) {
+            if (!parse_int(val, 0, 1, &n)) {
+                log_error("--push-allow-loopback wants 0 or 1");
+                return 2;
+            }
+            pcfg.allow_loopback = n == 1;
         } else if (strcmp(a, "--smtp-url") == 0) {
             mcfg.smtp_url = val;
         } else if (strcmp(a, "--smtp-user") == 0) {
@@ -807,6 +725,8 @@ int main(int argc, char **argv)
         log_info("Web Push is off (no --vapid-subject)");
     if (pcfg.allow_http)
         log_warn("TESTS ONLY: Web Push to http:// endpoints (--push-allow-http)");
+    if (pcfg.allow_loopback)
+        log_warn("TESTS ONLY: Web Push to loopback endpoints (--push-allow-loopback)");
     if (api_wasm_load(wasm_file) < 0)
         log_warn("cannot read %s: the client's own rules (hints, analysis) are off", wasm_file);
     int restored = room_restore_all();

@@ -143,6 +143,12 @@ void metrics_write(proto_out *o, const net_stats *net, const store_stats *st)
     counter(o, "push_sent_total", "Web Push messages accepted by a push service.", m->push_sent);
     counter(o, "push_failed_total",
             "Web Push messages given up (refused, tries spent, queue full).", m->push_failed);
+    counter(o, "push_refused_address_total",
+            "Web Push endpoints refused: not a public address (subscribed, or resolved at send).",
+            m->push_refused_address);
+    counter(o, "push_dropped_total",
+            "Web Push messages not queued: the queue, or the account's share of it, was full.",
+            m->push_dropped);
     counter(o, "push_removed_total",
             "Web Push subscriptions removed: the service answered 404/410.", m->push_removed);
     counter(o, "bot_overdue_total", "Bots' moves found by the loop's quick search (starved).",

@@ -64,6 +64,8 @@ typedef struct metrics {
      * (other answers, tries spent, queue full), subscriptions removed on
      * 404/410. */
     uint64_t push_sent, push_failed, push_removed;
+    uint64_t push_refused_address; /* endpoints refused: not public (push_addr.h) */
+    uint64_t push_dropped;         /* messages not queued: the queue or the account's share full */
     /* Tournaments (tournament.c). */
     int64_t tournaments_open, tournaments_running; /* in memory, by state */
     uint64_t tournament_games;                     /* games started by tournaments */

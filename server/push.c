@@ -4,6 +4,7 @@
 #include "push.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 #include "log.h"
 #include "metrics.h"
+#include "push_addr.h"
 #include "push_crypto.h"
 #include "push_msg.h"
 #include "store.h"
@@ -21,6 +23,7 @@
 /* One message to one subscription. */
 typedef struct job {
     struct job *next;
+    int64_t account;
     char *endpoint;
     uint8_t p256dh[PUSH_PUB_LEN], auth[PUSH_AUTH_LEN];
     char *payload;
@@ -31,7 +34,9 @@ typedef struct job {
     uint64_t due_ms; /* uv_hrtime in ms: not sent before */
     /* The outcome, for the loop. */
     enum { OUT_SENT, OUT_GONE, OUT_FAILED } outcome;
-    long status; /* the last HTTP status, 0 if none */
+    long status;          /* the last HTTP status, 0 if none */
+    bool refused_address; /* the endpoint led to a non-public address */
+    size_t answered;      /* bytes of the answer read (at most PUSH_ANSWER_MAX) */
     char error[CURL_ERROR_SIZE];
 } job;
 
@@ -44,7 +49,9 @@ static struct {
     uint8_t priv[PUSH_PRIV_LEN], pub[PUSH_PUB_LEN];
     char pub_b64[100];
     /* The sender: under mu. */
-    uv_thread_t thread;
+    uv_thread_t threads[PUSH_SENDERS];
+    int nthreads;
+    int64_t sending[PUSH_SENDERS]; /* the account each sender is POSTing for, 0: none */
     uv_mutex_t mu;
     uv_cond_t cv;
     uv_async_t done_async;
@@ -74,9 +81,29 @@ static uint64_t now_ms(void)
 /* ------------------------------------------------------------------------ */
 /* The sender thread */
 
+/* The answer is not needed: a push service says what it has to in the
+ * status. A few KB are read, more ends the transfer (a 1 GiB answer is
+ * never read to its end). */
 static size_t discard(char *p, size_t size, size_t n, void *arg)
 {
-    return size * n;
+    job *j = arg;
+    j->answered += size * n;
+    return j->answered > PUSH_ANSWER_MAX ? 0 : size * n;
+}
+
+/* libcurl is about to connect to this address (the DNS answer's, or a
+ * literal's): only a public one (push_addr.h), so a name that resolves to
+ * the server's own network is refused where it counts. */
+static curl_socket_t open_public(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
+{
+    job *j = arg;
+    const struct sockaddr *sa = &a->addr;
+    if (purpose != CURLSOCKTYPE_IPCXN ||
+        !(push_addr_public(sa) || (P.cfg.allow_loopback && push_addr_loopback(sa)))) {
+        j->refused_address = true;
+        return CURL_SOCKET_BAD;
+    }
+    return socket(a->family, a->socktype, a->protocol);
 }
 
 static int progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
@@ -152,14 +179,18 @@ static long send_once(job *j, long *retry_after_s)
     curl_easy_setopt(c, CURLOPT_URL, j->endpoint);
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, P.cfg.allow_http ? "http,https" : "https");
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, open_public);
+    curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, j);
+    curl_easy_setopt(c, CURLOPT_PROXY, ""); /* no proxy from the environment: we judge the peer */
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)PUSH_TIMEOUT_MS);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)PUSH_TIMEOUT_MS / 3);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)PUSH_CONNECT_MS);
     curl_easy_setopt(c, CURLOPT_USERAGENT, "chameleon");
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, (const char *)body);
     curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)n);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, j);
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, j->error);
     curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, progress);
     curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
@@ -179,14 +210,29 @@ out:
     return status;
 }
 
+/* Is a sender POSTing for this account? (under mu) */
+static bool account_busy(int64_t account)
+{
+    for (int i = 0; i < P.nthreads; i++)
+        if (P.sending[i] == account)
+            return true;
+    return false;
+}
+
+/* PUSH_SENDERS threads, each POSTing one message at a time; at most one
+ * POST per account at once, so an account whose endpoints never answer
+ * holds one sender for PUSH_TIMEOUT_MS at most and the others go on with
+ * everyone else's messages. */
 static void sender(void *arg)
 {
+    int me = (int)(intptr_t)arg;
     uv_mutex_lock(&P.mu);
     while (!P.quit) {
-        /* The job due first (the queue is bounded: a scan). */
+        /* The job due first whose account has no POST under way (the
+         * queue is bounded: a scan). */
         job **best = NULL;
         for (job **pp = &P.queued; *pp; pp = &(*pp)->next)
-            if (best == NULL || (*pp)->due_ms < (*best)->due_ms)
+            if (!account_busy((*pp)->account) && (best == NULL || (*pp)->due_ms < (*best)->due_ms))
                 best = pp;
         if (best == NULL) {
             uv_cond_wait(&P.cv, &P.mu);
@@ -199,21 +245,26 @@ static void sender(void *arg)
         }
         job *j = *best;
         *best = j->next;
+        P.sending[me] = j->account;
         uv_mutex_unlock(&P.mu);
 
         long retry_s = 0;
+        j->answered = 0;
         long status = send_once(j, &retry_s);
         j->tries++;
         j->status = status > 0 ? status : 0;
-        bool again = status < 0 || status == 429 || status >= 500;
+        bool again = (status < 0 || status == 429 || status >= 500) && !j->refused_address &&
+                     j->answered <= PUSH_ANSWER_MAX;
         if (status >= 200 && status < 300)
             j->outcome = OUT_SENT;
-        else if (status == 404 || status == 410)
-            j->outcome = OUT_GONE;
+        else if (status == 404 || status == 410 || j->refused_address)
+            j->outcome = OUT_GONE; /* a private address: the subscription goes too */
         else
             j->outcome = OUT_FAILED;
 
         uv_mutex_lock(&P.mu);
+        P.sending[me] = 0;
+        uv_cond_broadcast(&P.cv); /* the account's next message may go now */
         if (again && j->tries < PUSH_TRIES && !P.quit) {
             uint64_t wait = (uint64_t)P.cfg.retry_ms << (j->tries - 1);
             if (retry_s > 0 && (uint64_t)retry_s * 1000 > wait)
@@ -251,7 +302,13 @@ static void on_done(uv_async_t *a)
         case OUT_GONE:
             metrics_now.push_removed++;
             store_push_sub_gone(P.db, j->endpoint, NULL, NULL); /* queued: nobody waits */
-            log_kv(LOG_INFO, "push subscription gone: removed", "status=%ld", j->status);
+            if (j->refused_address) {
+                metrics_now.push_refused_address++;
+                log_kv(LOG_WARN, "push endpoint leads to a private address: removed",
+                       "account=%lld", (long long)j->account);
+            } else {
+                log_kv(LOG_INFO, "push subscription gone: removed", "status=%ld", j->status);
+            }
             break;
         case OUT_FAILED:
             metrics_now.push_failed++;
@@ -307,8 +364,11 @@ int push_init(uv_loop_t *loop, store *db, const push_config *cfg, char *why, siz
     uv_cond_init(&P.cv);
     uv_async_init(loop, &P.done_async, on_done);
     uv_unref((uv_handle_t *)&P.done_async); /* the loop may end while it waits */
-    if (uv_thread_create(&P.thread, sender, NULL) != 0) {
-        snprintf(why, whylen, "cannot start the push sender thread");
+    for (P.nthreads = 0; P.nthreads < PUSH_SENDERS; P.nthreads++)
+        if (uv_thread_create(&P.threads[P.nthreads], sender, (void *)(intptr_t)P.nthreads) != 0)
+            break;
+    if (P.nthreads == 0) {
+        snprintf(why, whylen, "cannot start the push sender threads");
         uv_close((uv_handle_t *)&P.done_async, NULL);
         return -1;
     }
@@ -323,9 +383,10 @@ void push_stop(void)
     atomic_store(&stopping, true);
     uv_mutex_lock(&P.mu);
     P.quit = true;
-    uv_cond_signal(&P.cv);
+    uv_cond_broadcast(&P.cv);
     uv_mutex_unlock(&P.mu);
-    uv_thread_join(&P.thread);
+    for (int i = 0; i < P.nthreads; i++)
+        uv_thread_join(&P.threads[i]);
     on_done(&P.done_async); /* count what finished */
     while (P.queued) {
         job *j = P.queued;
@@ -365,6 +426,8 @@ static bool endpoint_ok(const char *endpoint, char *why, size_t whylen)
         snprintf(why, whylen, "'endpoint' must be an https:// URL");
     } else if (curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_OK) {
         snprintf(why, whylen, "'endpoint' must not carry a user name");
+    } else if (!push_host_allowed(host, P.cfg.allow_loopback, why, whylen)) {
+        metrics_now.push_refused_address++;
     } else {
         ok = true;
     }
@@ -417,6 +480,7 @@ int push_unsubscribe(int64_t account, const char *endpoint, push_done_cb cb, voi
 
 /* A message waiting for the read of its account's subscriptions. */
 typedef struct send_req {
+    int64_t account;
     int64_t game;
     bool urgent;
     size_t len;
@@ -432,10 +496,18 @@ static void on_subs(void *arg, int status, const store_push_sub *subs, int n)
                store_err_code(status));
     for (int i = 0; P.on && i < n; i++) {
         uv_mutex_lock(&P.mu);
-        bool full = P.njobs >= PUSH_QUEUE_MAX;
+        /* The queue's bound, and the account's share of it: one account's
+         * silent endpoints never crowd out the others' messages. */
+        int mine = 0;
+        for (job *q = P.queued; q != NULL; q = q->next)
+            mine += q->account == r->account;
+        mine += account_busy(r->account);
+        bool full = P.njobs >= PUSH_QUEUE_MAX || mine >= PUSH_ACCOUNT_JOBS;
         if (!full)
             P.njobs++;
         uv_mutex_unlock(&P.mu);
+        if (full)
+            metrics_now.push_dropped++;
         job *j = full ? NULL : calloc(1, sizeof *j);
         if (j != NULL) {
             j->endpoint = strdup(subs[i].endpoint);
@@ -453,6 +525,7 @@ static void on_subs(void *arg, int status, const store_push_sub *subs, int n)
         }
         memcpy(j->payload, r->payload, r->len);
         j->len = r->len;
+        j->account = r->account;
         memcpy(j->p256dh, subs[i].p256dh, sizeof j->p256dh);
         memcpy(j->auth, subs[i].auth, sizeof j->auth);
         j->urgent = r->urgent;
@@ -475,6 +548,7 @@ static void send_all(int64_t account, int64_t game, proto_out *o, bool urgent)
 {
     send_req *r = o->oom ? NULL : malloc(sizeof *r + o->len);
     if (r != NULL) {
+        r->account = account;
         r->game = game;
         r->urgent = urgent;
         r->len = o->len;

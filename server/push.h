@@ -41,12 +41,18 @@ enum {
     PUSH_RETRY_MAX_MS = 60000, /* no back-off (nor Retry-After) is longer */
     PUSH_QUEUE_MAX = 1024,     /* messages waiting or being sent */
     PUSH_TTL_S = 86400,        /* how long a push service keeps a message */
-    PUSH_TIMEOUT_MS = 30000,   /* one POST, connection included */
+    PUSH_TIMEOUT_MS = 10000,   /* one POST, connection included */
+    PUSH_CONNECT_MS = 3000,    /* its connection */
+    PUSH_SENDERS = 4,          /* POSTs at once (threads) */
+    PUSH_ACCOUNT_JOBS = 32,    /* messages one account may have queued or in flight */
+    PUSH_ANSWER_MAX = 4096,    /* bytes of a push service's answer read; more ends it */
 };
 
 typedef struct push_config {
     const char *subject; /* --vapid-subject ("mailto:..." or "https://..."); NULL: push off */
     bool allow_http;     /* --push-allow-http: http:// endpoints too (tests) */
+    bool allow_loopback; /* --push-allow-loopback: 127/8, ::1, localhost too (tests);
+                            never any other private address (push_addr.h) */
     unsigned retry_ms;   /* first back-off; 0: PUSH_RETRY_MS */
 } push_config;
 

@@ -16,6 +16,7 @@
 #include "errmap.h"
 #include "metrics.h"
 #include "store.h"
+#include "store_aside.h"
 
 uv_loop_t *room__loop;
 store *room__db;
@@ -818,8 +819,8 @@ int room_restore_all(void)
     int count = 0;
     int64_t aside = 0;
     if (store_set_aside_list(room__db, count_set_aside, &aside) >= 0 && aside > 0)
-        log_kv(LOG_WARN, "games set aside at earlier starts", "count=%lld list=\"chameleon set-aside\"",
-               (long long)aside);
+        log_kv(LOG_WARN, "games set aside at earlier starts",
+               "count=%lld list=\"chameleon set-aside\"", (long long)aside);
     metrics_now.games_set_aside = aside;
     int err = store_load_in_progress(room__db, on_restore, &count);
     if (err < 0)

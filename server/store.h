@@ -359,20 +359,6 @@ typedef void (*store_game_cb)(void *arg, const store_game_info *g);
  */
 int store_load_in_progress(store *s, store_game_cb cb, void *arg);
 
-/*
- * Games set aside (migrations/.../0010_set_aside.sql): a game in progress
- * whose restore failed is marked with `why` and dropped from memory, so no
- * later start tries it again; it stays on disk. Synchronous, at start-up
- * (before store_serving) or in `chameleon set-aside`. store_set_aside: 0
- * or an error. store_set_aside_list: cb per game, in id order; returns
- * how many or an error. store_set_aside_clear: 1 if the game was set
- * aside (restored at the next start), 0 if not, or an error.
- */
-int store_set_aside(store *s, int64_t id, const char *why);
-typedef void (*store_set_aside_cb)(void *arg, int64_t id, const char *variant, const char *why);
-int store_set_aside_list(store *s, store_set_aside_cb cb, void *arg);
-int store_set_aside_clear(store *s, int64_t id);
-
 /* The answer to store_game_get: status 0 and the game (valid during the
  * call only), or a negative error (STORE_ENOT_FOUND, STORE_ENOMEM,
  * STORE_EDB, STORE_ECLOSED) and NULL. */

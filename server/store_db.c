@@ -203,7 +203,8 @@ static const char *const stmt_sql_sqlite[ST_COUNT] = {
                         " ORDER BY g.created_ms, g.id LIMIT ?2",
     /* Start-up's restore and `chameleon set-aside` (store_games.c). */
     [ST_SET_ASIDE] = "UPDATE games SET set_aside = ? WHERE id = ? AND finished = 0",
-    [ST_SET_ASIDE_CLEAR] = "UPDATE games SET set_aside = NULL WHERE id = ? AND set_aside IS NOT NULL",
+    [ST_SET_ASIDE_CLEAR] =
+        "UPDATE games SET set_aside = NULL WHERE id = ? AND set_aside IS NOT NULL",
     [ST_SET_ASIDE_LIST] = "SELECT id, variant, set_aside FROM games WHERE set_aside IS NOT NULL"
                           " ORDER BY id",
     /* ST_LEASE_NEW .. ST_TURNS_OF: node mode, PostgreSQL only (NULL

@@ -4,6 +4,7 @@
  * on the writer's connection; start-up reads on the loop's) and loading the
  * games in progress into memory. See store.h and store_impl.h.
  */
+#include "store_aside.h"
 #include "store_impl.h"
 
 #include <stdio.h>

@@ -206,7 +206,8 @@ static const char *const stmt_sql_pg[ST_COUNT] = {
                         " AND l.player = p.seat)) ORDER BY g.created_ms, g.id LIMIT $2",
     /* Start-up's restore and `chameleon set-aside` (store_games.c). */
     [ST_SET_ASIDE] = "UPDATE games SET set_aside = $1 WHERE id = $2 AND finished = 0",
-    [ST_SET_ASIDE_CLEAR] = "UPDATE games SET set_aside = NULL WHERE id = $1 AND set_aside IS NOT NULL",
+    [ST_SET_ASIDE_CLEAR] =
+        "UPDATE games SET set_aside = NULL WHERE id = $1 AND set_aside IS NOT NULL",
     [ST_SET_ASIDE_LIST] = "SELECT id, variant, set_aside FROM games WHERE set_aside IS NOT NULL"
                           " ORDER BY id",
     /* Node mode (store_lease.c). $now, $me: the store's time, the node. */
@@ -238,9 +239,10 @@ static const char *const stmt_sql_pg[ST_COUNT] = {
                        " WHERE node = $3 AND expires_ms >= $1::bigint RETURNING game",
     [ST_NODE_BEAT] = "INSERT INTO nodes (name, started_ms, heartbeat_ms) VALUES ($1, $2, $2)"
                      " ON CONFLICT (name) DO UPDATE SET heartbeat_ms = EXCLUDED.heartbeat_ms",
-    [ST_LEASE_EXPIRED] = "SELECT g.id FROM games g LEFT JOIN room_leases l ON l.game = g.id"
-                         " WHERE g.finished = 0 AND g.set_aside IS NULL AND (l.game IS NULL OR l.expires_ms < $1)"
-                         " ORDER BY g.id LIMIT $2",
+    [ST_LEASE_EXPIRED] =
+        "SELECT g.id FROM games g LEFT JOIN room_leases l ON l.game = g.id"
+        " WHERE g.finished = 0 AND g.set_aside IS NULL AND (l.game IS NULL OR l.expires_ms < $1)"
+        " ORDER BY g.id LIMIT $2",
     [ST_GAME_ID_BLOCK] = "SELECT nextval('game_id_blocks')",
     /* The live nodes: the first holds the lobby. */
     [ST_NODES_LIVE] = "SELECT name, started_ms FROM nodes WHERE heartbeat_ms >= $1"

@@ -24,7 +24,7 @@ async function post(srv, path, body, cookie) {
     return { status: r.status, json, text, cookie: r.headers.get('set-cookie') };
 }
 
-const ARGS = ['--vapid-subject', 'mailto:ops@example.org', '--push-allow-http', '1',
+const ARGS = ['--vapid-subject', 'mailto:ops@example.org', '--push-allow-http', '1', '--push-allow-loopback', '1',
     '--smtp-url', 'smtp://127.0.0.1:9', '--mail-from', 'chameleon@example.org', '--public-url', 'http://127.0.0.1:1'];
 
 test('a duplicate key in an HTTP body or a WebSocket message: a clear error, nothing changes', { timeout: 120000 }, async () => {

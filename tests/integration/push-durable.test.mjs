@@ -81,7 +81,7 @@ async function setUp(srv, svc) {
 // both stopped at the test's end; the server's exit status checked.
 async function servers(t, extra = []) {
     const svc = await pushService();
-    const srv = await startServer(['--vapid-subject', SUBJECT, '--push-allow-http', '1', ...extra]);
+    const srv = await startServer(['--vapid-subject', SUBJECT, '--push-allow-http', '1', '--push-allow-loopback', '1', ...extra]);
     t.after(async () => {
         const st = await srv.stop();
         await svc.close();

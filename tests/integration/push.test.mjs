@@ -70,7 +70,7 @@ async function leave(other, watcher, room) {
 
 test('Web Push: API, your move with retry and 410, low time, keys kept', { timeout: 120000 }, async () => {
     const svc = await pushService();
-    let srv = await startServer(['--vapid-subject', SUBJECT, '--push-allow-http', '1']);
+    let srv = await startServer(['--vapid-subject', SUBJECT, '--push-allow-http', '1', '--push-allow-loopback', '1']);
     try {
         // The key.
         const k = await api(srv, 'GET', '/api/push/key');
@@ -186,7 +186,7 @@ test('Web Push: API, your move with retry and 410, low time, keys kept', { timeo
         // A restart keeps the key pair.
         const st1 = await srv.stop(true);
         assert.equal(st1.code, 0, srv.stderr().slice(-3000));
-        srv = await startServer(['--vapid-subject', SUBJECT, '--push-allow-http', '1'], { dir: srv.dir });
+        srv = await startServer(['--vapid-subject', SUBJECT, '--push-allow-http', '1', '--push-allow-loopback', '1'], { dir: srv.dir });
         assert.equal((await api(srv, 'GET', '/api/push/key')).json.key, key);
     } finally {
         const st2 = await srv.stop();
