@@ -168,7 +168,8 @@ $(DBG)/obj/%.o: %.c
 # The fuzz build: Debian's clang with libFuzzer's coverage, ASan and UBSan on
 # every layer (the targets link their own main from libFuzzer).
 FUZZ_CC  := clang
-FUZZ_SAN := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_SAN := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
+            -DCHAMELEON_CHECKS
 $(FUZZ)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CFLAGS_ALL) $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
