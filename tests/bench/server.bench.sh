@@ -20,11 +20,16 @@ start_server() {
     dbdir=${1:-$dir}
     rm -f "$dbdir"/b.db*
     # loadgen's players move and start games far faster than people, all
-    # from 127.0.0.1: lift the limits per identity (messages, seek
-    # creations) and the games per address.
+    # from 127.0.0.1: lift every cap that one address meets (messages and
+    # seek creations per identity; games, watched rooms and connections
+    # per address; guests and connections in all), or the bench measures
+    # the caps (it once played 128 games where it said 1,000).
     build/chameleon --host 127.0.0.1 --port 0 --db "$dbdir/b.db" --web-root web-client \
         --messages-per-identity 1000000000 --seeks-per-minute 1000000000 \
-        --live-games-per-address 1000000 \
+        --live-games-per-address 1000000 --corr-games-per-address 1000000 \
+        --live-games-per-identity 1000000 --watched-rooms-per-address 1000000 \
+        --watched-rooms-per-identity 1000000 --max-connections-per-address 1000000 \
+        --register-per-address 1000000000 --max-guests 100000000 \
         > "$dir/out" 2> "$dir/err" &
     pid=$!
     for _ in $(seq 50); do
@@ -37,6 +42,18 @@ start_server() {
     exit 1
 }
 stop_server() { kill "$pid"; wait "$pid" 2>/dev/null || true; pid=; }
+# played FILE GAMES: the run of FILE started its GAMES games with no error,
+# or the bench stops here, loudly: figures of fewer games are not the
+# figures of the load it names.
+played() {
+    started=$(field games_started "$1")
+    errors=$(field errors "$1")
+    if [ "${started:-0}" -lt "$2" ] || [ "${errors:-1}" -ne 0 ]; then
+        echo "server bench: FAILED: $2 games asked, ${started:-none} started, ${errors:-?} errors ($1)" >&2
+        cat "$dir/err" >&2
+        exit 1
+    fi
+}
 rss_kb() { sed -n 's/^VmRSS:\s*\([0-9]*\) kB/\1/p' "/proc/$pid/status"; }
 field() { sed -n "s/^$1 //p" "$2"; }
 
@@ -48,12 +65,14 @@ start_server
 echo "server bench: 1000 games, full speed, ${secs}s" >&2
 build/loadgen --port "$port" --games 1000 --seconds "$secs" > "$dir/max" || true
 stop_server
+played "$dir/max" 1000
 
 # 2. Latency at a fixed rate: 1000 games pacing 5000 moves/s in all.
 start_server
 echo "server bench: 1000 games at 5000 moves/s, ${secs}s" >&2
 build/loadgen --port "$port" --games 1000 --rate 5000 --seconds "$secs" > "$dir/paced" || true
 stop_server
+played "$dir/paced" 1000
 
 # 2c. The same while 50 games against the computer (level 8, the bot threads
 # always busy: --bot-threads defaults to the cores) run beside them: the
@@ -63,6 +82,7 @@ echo "server bench: same, with 50 games against level-8 bots" >&2
 build/loadgen --port "$port" --games 1000 --rate 5000 --seconds "$secs" --bot-games 50 --bot-level 8 \
     > "$dir/bots" || true
 stop_server
+played "$dir/bots" 1000
 
 # 2b. The same on a RAM disk: what the server costs without the disk's fsync.
 shm=
@@ -71,6 +91,7 @@ if [ -d /dev/shm ] && shm=$(mktemp -d /dev/shm/chameleon-bench.XXXXXX); then
     echo "server bench: same, database on /dev/shm" >&2
     build/loadgen --port "$port" --games 1000 --rate 5000 --seconds "$secs" > "$dir/shm" || true
     stop_server
+    played "$dir/shm" 1000
     rm -rf "$shm"
 fi
 
@@ -85,6 +106,11 @@ sleep 14
 rss1=$(rss_kb)
 wait "$lg" || true
 stop_server
+welcomed=$(field idle_welcomed "$dir/idle")
+if [ "${welcomed:-0}" -lt 10000 ]; then
+    echo "server bench: FAILED: 10000 idle connections asked, ${welcomed:-none} welcomed" >&2
+    exit 1
+fi
 
 machine="$(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 cat <<MD
