@@ -108,7 +108,7 @@ static void usage(FILE *f)
             "                 [--public-url URL] [--max-connections-per-address N]\n"
             "                 [--max-connections N] [--hello-timeout-ms N]\n"
             "                 [--vapid-subject URL] [--push-allow-http 0|1]\n"
-            "                 [--push-allow-loopback 0|1]\n"
+            "                 [--push-allow-loopback 0|1] [--new-database 0|1]\n"
             "                 [--smtp-url URL] [--smtp-user NAME] [--smtp-password-file FILE]\n"
             "                 [--mail-from ADDRESS] [--relay-channel NAME]\n"
             "                 [--log-level debug|info|warn|error]\n"
@@ -199,6 +199,9 @@ static void usage(FILE *f)
             "                       start and kept in the database (default: push off)\n"
             "  --push-allow-http 1  TESTS ONLY: accept and send to http:// push endpoints\n"
             "                       (real push services are https)\n"
+            "  --new-database 1     create an empty database even where DB.site says this\n"
+            "                       site had one (it refuses to start, exit 5, when the\n"
+            "                       database file is missing: restore the backup instead)\n"
             "  --push-allow-loopback 1  TESTS ONLY: push endpoints on 127/8, ::1 or\n"
             "                       localhost too (every other private, link-local or\n"
             "                       reserved address stays refused)\n"
@@ -452,6 +455,7 @@ int main(int argc, char **argv)
     const char *db = "chameleon.db", *node = NULL;
     const char *relay_name = NULL;
     long abandon_s = 0;
+    bool new_database = false;
     long first_move_s = ROOM_FIRST_MOVE_MS_DEFAULT / 1000;
     const char *clock_file = NULL;
     push_config pcfg = {0};
@@ -602,6 +606,12 @@ int main(int argc, char **argv)
                 return 2;
             }
             pcfg.allow_http = n == 1;
+        } else if (strcmp(a, "--new-database") == 0) {
+            if (!parse_int(val, 0, 1, &n)) {
+                log_error("--new-database wants 0 or 1");
+                return 2;
+            }
+            new_database = n == 1;
         } else if (strcmp(a, "--push-allow-loopback") == 0) {
             if (!parse_int(val, 0, 1, &n)) {
                 log_error("--push-allow-loopback wants 0 or 1");
@@ -668,6 +678,7 @@ int main(int argc, char **argv)
         .retries = write_retries > 0 ? (unsigned)write_retries : STORE_NO_RETRY,
         .node = node,
         .lease_ttl_ms = (unsigned)lease_ttl_ms,
+        .new_database = new_database,
     };
     if (clock_file != NULL) {
         sopt.now_ms = offset_clock;
@@ -678,10 +689,12 @@ int main(int argc, char **argv)
     if (serr < 0) {
         log_error("cannot open %s: %s", db, why);
         uv_loop_close(&loop);
-        return serr == STORE_ELOCKED    ? 3
-               : serr == STORE_ECORRUPT ? 4
-               : serr == STORE_EBAD_ARG ? 2
-                                        : 1;
+        return serr == STORE_ELOCKED      ? 3
+               : serr == STORE_ECORRUPT   ? 4
+               : serr == STORE_EMISSING   ? 5
+               : serr == STORE_EREAD_ONLY ? 6
+               : serr == STORE_EBAD_ARG   ? 2
+                                          : 1;
     }
     if (sodium_init() < 0) {
         log_error("libsodium failed to start");

@@ -79,6 +79,8 @@
     X(STORE_EBUSY, -131, "busy", "the server is busy: try again in a moment")                      \
     X(STORE_ELOCKED, -140, "db_in_use", "the database is in use by another server")                \
     X(STORE_ECORRUPT, -141, "db_corrupt", "the database file is corrupt")                          \
+    X(STORE_EMISSING, -142, "db_missing", "the site's database file is missing")                   \
+    X(STORE_EREAD_ONLY, -143, "db_read_only", "the database cannot be written")                    \
     X(STORE_ELEASED, -150, "game_leased", "another node holds this game's lease")                  \
     X(STORE_ELEASE_LOST, -151, "lease_lost", "this node no longer holds this game's lease")
 
@@ -116,10 +118,8 @@ typedef struct store store;
  * defaults. */
 typedef struct store_options {
     const char *migrations_dir; /* NULL: $CHAMELEON_MIGRATIONS or "migrations" */
-    unsigned group_ms;          /* group commit tick; 0: 1 ms (the fsync of
-                                   each commit is the real grouping window) */
-    /* Clock in ms since the Unix epoch; NULL: the wall clock. Tests move
-     * time with it (timeouts, vacation). */
+    unsigned group_ms;          /* group commit tick; 0: 1 ms (fsync is the window) */
+    /* Clock in ms since the Unix epoch; NULL: the wall clock (tests move it). */
     int64_t (*now_ms)(void *arg);
     void *now_arg;
     /* Storage faults (PROTOCOL.md, "Storage faults"): a batch whose
@@ -130,10 +130,10 @@ typedef struct store_options {
     unsigned retry_ms;
     unsigned busy_ms; /* SQLite's wait for another connection's lock; 0: 2000 */
     /* Node mode (PostgreSQL only; "Leases" below): this process is the
-     * node of that name, one of several on the database. NULL: the one
-     * server of its database. */
+     * node of that name. NULL: the one server of its database. */
     const char *node;
     unsigned lease_ttl_ms; /* node mode: a lease's life; 0: STORE_LEASE_TTL_MS */
+    bool new_database; /* SQLite: create it even where "<db>.site" says one was (lite_open) */
 } store_options;
 
 enum {
@@ -146,9 +146,8 @@ enum {
     STORE_STOP_WAIT_MS = 3000, /* stopping: a database away is waited for this long */
 };
 
-/* The back-off before try number attempt + 2 of a batch (attempt 0 is the
- * wait after the first failure): base_ms doubled per attempt, at most
- * STORE_RETRY_MAX_MS. */
+/* The back-off before try attempt + 2 of a batch: base_ms doubled per
+ * attempt, at most STORE_RETRY_MAX_MS. */
 unsigned store_retry_delay_ms(unsigned base_ms, unsigned attempt);
 
 enum { STORE_COMMIT_NBUCKETS = 12 };
@@ -178,19 +177,20 @@ void store_get_stats(store *s, store_stats *out);
 /*
  * Open (creating if needed) the database at path and bring its schema up to
  * date: every migrations_dir/NNNN_*.sql above the database's version, each
- * in its own transaction. A database whose version is above the highest
- * migration found is refused with STORE_ETOO_NEW and a sentence saying both
- * versions. One server per database: an exclusive lock (flock) on the file
- * "<path>.lock" is held while the store is open; if another process holds
- * it, STORE_ELOCKED. The file is checked with PRAGMA quick_check before
- * anything is written to it: a corrupt file is refused with STORE_ECORRUPT
- * and left as it is. Loads the in-progress games into memory (turns, deadlines,
- * conditional lines). Returns 0 and *out, or a negative store_err with a
- * sentence in why. On PostgreSQL the lock is an advisory lock; in node
- * mode (options.node) it is taken shared, so that nodes share the
- * database and no single server joins them, and NO game is loaded: a
- * node writes only the games whose lease it takes, and loads each with
- * store_game_adopt ("Leases" below). Node mode on SQLite: STORE_EBAD_ARG.
+ * in its own transaction; a database above the highest migration found is
+ * refused with STORE_ETOO_NEW. One server per database: an exclusive flock
+ * on "<path>.lock" while open, else STORE_ELOCKED. SQLite: PRAGMA
+ * quick_check before anything is written (corrupt: STORE_ECORRUPT, the file
+ * left as it is); a file that cannot be written is STORE_EREAD_ONLY; a
+ * missing file where "<path>.site" says the site had one is STORE_EMISSING
+ * (new_database creates it all the same); the file deleted or replaced
+ * while open fails every later write (store_lite.c). Loads the in-progress
+ * games into memory (turns, deadlines, conditional lines). Returns 0 and
+ * *out, or a negative store_err with a sentence in why. On PostgreSQL the
+ * lock is an advisory lock; in node mode (options.node) it is taken
+ * shared, so that nodes share the database and no single server joins
+ * them, and NO game is loaded: a node writes only the games whose lease it
+ * takes (store_game_adopt, "Leases" below). Node mode on SQLite: EBAD_ARG.
  */
 int store_open(store **out, uv_loop_t *loop, const char *path, const store_options *opt, char *why,
                size_t whylen);

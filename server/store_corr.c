@@ -82,6 +82,9 @@ int store_corr_clock(store *s, int64_t game, int64_t *deadline_ms,
 void corr_deadline_tick(uv_timer_t *t)
 {
     store_check_deadlines(t->data);
+    store *s = t->data;
+    if (s->engine == SQL_SQLITE)
+        lite_watch(s); /* the same second's tick: is the file still there? */
 }
 
 void store_set_timeout_cb(store *s, void (*cb)(void *, int64_t, int), void *arg)

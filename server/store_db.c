@@ -447,13 +447,13 @@ out_free_names:
 /* The loop's connection, migrations on it, then the writer's connection
  * and the statement table on both. root: the migrations folder, holding
  * one folder per engine. */
-static int db_open(store *s, const char *path, const char *root, unsigned busy_ms, char *why,
-                   size_t whylen)
+static int db_open(store *s, const char *path, const char *root, unsigned busy_ms,
+                   bool new_database, char *why, size_t whylen)
 {
     /* The engine's own set-up: its lock, its checks, its settings. */
     int err;
     if (s->engine == SQL_SQLITE)
-        err = lite_open(s, path, busy_ms, why, whylen);
+        err = lite_open(s, path, busy_ms, new_database, why, whylen);
     else
         err = pg_open(s, path, busy_ms, why, whylen);
     if (err < 0)
@@ -548,7 +548,7 @@ int store_open(store **out, uv_loop_t *loop, const char *path, const store_optio
         }
     }
     if (err == 0)
-        err = db_open(s, path, dir, o.busy_ms ? o.busy_ms : 2000, why, whylen);
+        err = db_open(s, path, dir, o.busy_ms ? o.busy_ms : 2000, o.new_database, why, whylen);
     if (err == 0 && s->node)
         err = lease_open(s, why, whylen);
     if (err == 0) {

@@ -88,6 +88,7 @@
 #include "sql.h"
 
 #include <stdatomic.h>
+#include <sys/types.h>
 
 /* An add that runs out of memory leaves the table as it was and sets the
  * element's hh.tbl to NULL instead of exiting. */
@@ -346,6 +347,14 @@ struct store {
     uv_loop_t *loop;
     uv_timer_t group_timer, deadline_timer, probe_timer;
     int lock_fd; /* SQLite: "<db>.lock", flocked while open; -1 if none */
+    /* SQLite: the file as opened (lite_file_check); a write to a file
+     * deleted or replaced since would be acknowledged and lost. */
+    bool file_known;
+    dev_t file_dev;
+    ino_t file_ino;
+    uv_fs_t watch_req; /* lite_watch's stat, on the thread pool */
+    bool watch_running;
+    bool file_lost; /* lite_watch saw it go (logged once) */
     int open_handles;
     bool written_open; /* the async handle was initialized */
     int works;         /* thread-pool jobs still running */
@@ -462,7 +471,17 @@ void db_free(store *s);
 
 /* The loop's connection (s->db): the lock file, quick_check, the WAL and
  * durability pragmas; before the migrations. 0 or an error with why. */
-int lite_open(store *s, const char *path, unsigned busy_ms, char *why, size_t whylen);
+int lite_open(store *s, const char *path, unsigned busy_ms, bool new_database, char *why,
+              size_t whylen);
+/* Is the file still the one opened (not deleted, not replaced)? 0, or
+ * STORE_EMISSING with a sentence in why (any thread: a stat). */
+int lite_file_check(store *s, char *why, size_t whylen);
+/* From the loop, now and then: the file looked at off the loop; if it is
+ * gone, store_mark_unwritable. */
+void lite_watch(store *s);
+/* The store takes no write until one commits again (loop): why for
+ * /healthz, the probe timer started. */
+void store_mark_unwritable(store *s, const char *why);
 /* After the migrations: the page cache, the checkpoint connection and the
  * writer's (s->wdb) with its WAL hook. 0 or an error with why. */
 int lite_open_writer(store *s, const char *path, unsigned busy_ms, char *why, size_t whylen);

@@ -12,6 +12,7 @@
  * libuv.
  */
 #include "store_impl.h"
+#include "log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* WAL pages after which a checkpoint starts (about 16 MiB). */
@@ -103,6 +105,12 @@ static int lite_check(store *s, const char *path, char *why, size_t whylen)
     sqlite3 *db = sql_sqlite_handle(s->db);
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &st, NULL);
+    if (rc == SQLITE_READONLY || (sqlite3_extended_errcode(db) & 0xff) == SQLITE_READONLY) {
+        /* A WAL database in a folder it cannot write (its -shm): not corrupt. */
+        rules_why(why, whylen, "%s cannot be written (%s); refusing to start", path,
+                  sqlite3_errmsg(db));
+        return STORE_EREAD_ONLY;
+    }
     if (rc != SQLITE_OK) {
         rules_why(why, whylen, "%s cannot be read as a database (%s); refusing to open it", path,
                   sqlite3_errmsg(db));
@@ -128,22 +136,109 @@ static int lite_check(store *s, const char *path, char *why, size_t whylen)
     return err;
 }
 
-int lite_open(store *s, const char *path, unsigned busy_ms, char *why, size_t whylen)
+/* "<path>.site": written beside a database the first time it opens, so
+ * that a later start which finds the database gone says so instead of
+ * making an empty one (every game and account lost, silently). */
+static int site_path(const char *path, char *out, size_t len, char *why, size_t whylen)
+{
+    if (snprintf(out, len, "%s.site", path) >= (int)len) {
+        rules_why(why, whylen, "%s: the path is too long", path);
+        return STORE_EBAD_ARG;
+    }
+    return 0;
+}
+
+static int site_check(const char *path, bool new_database, char *why, size_t whylen)
+{
+    char sp[4200];
+    int err = site_path(path, sp, sizeof sp, why, whylen);
+    if (err < 0 || new_database || access(path, F_OK) == 0 || errno != ENOENT)
+        return err;
+    if (access(sp, F_OK) == 0) {
+        rules_why(why, whylen,
+                  "%s is missing, but %s says this site had a database there: restore the "
+                  "last backup to that path (docs/OPERATING.md), or start with --new-database "
+                  "to begin an empty site",
+                  path, sp);
+        return STORE_EMISSING;
+    }
+    return 0;
+}
+
+static void site_mark(const char *path)
+{
+    char sp[4200], ignored[8];
+    if (site_path(path, sp, sizeof sp, ignored, sizeof ignored) < 0)
+        return;
+    int fd = open(sp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return; /* there already (or the folder refuses: the database's own writes will say) */
+    static const char text[] =
+        "chameleon: this site has a database beside this file. If it goes missing, the\n"
+        "server refuses to start rather than create an empty one: restore a backup, or\n"
+        "start once with --new-database.\n";
+    ssize_t n = write(fd, text, sizeof text - 1);
+    (void)n;
+    close(fd);
+}
+
+/* The file as opened, to see it deleted or replaced later. */
+static void remember_file(store *s, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        s->file_dev = st.st_dev;
+        s->file_ino = st.st_ino;
+        s->file_known = true;
+    }
+}
+
+int lite_file_check(store *s, char *why, size_t whylen)
+{
+    if (!s->file_known)
+        return 0;
+    struct stat st;
+    if (stat(s->path, &st) < 0 && errno == ENOENT) {
+        rules_why(why, whylen, "the database file %s was deleted while the server ran", s->path);
+        return STORE_EMISSING;
+    }
+    if (st.st_dev != s->file_dev || st.st_ino != s->file_ino) {
+        rules_why(why, whylen, "the database file %s was replaced while the server ran", s->path);
+        return STORE_EMISSING;
+    }
+    return 0;
+}
+
+int lite_open(store *s, const char *path, unsigned busy_ms, bool new_database, char *why,
+              size_t whylen)
 {
     pages_init();
     int err = lite_lock(s, path, why, whylen);
     if (err < 0)
+        return err;
+    if ((err = site_check(path, new_database, why, whylen)) < 0)
         return err;
     if (sql_open(&s->db, path, SQL_OPEN_CREATE, why, whylen) < 0)
         return STORE_EDB;
     sqlite3_busy_timeout(sql_sqlite_handle(s->db), (int)busy_ms);
     if ((err = lite_check(s, path, why, whylen)) < 0)
         return err;
-    if (sql_exec(s->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
-                        " PRAGMA foreign_keys = ON;") < 0) {
-        rules_why(why, whylen, "%s: %s", path, sql_errmsg(s->db));
-        return STORE_EDB;
+    /* A file SQLite could open only for reading, or whose folder refuses
+     * the WAL: refused now rather than at the first move. */
+    if (sqlite3_db_readonly(sql_sqlite_handle(s->db), "main") == 1) {
+        rules_why(why, whylen, "%s cannot be written (read-only file or folder); refusing to start",
+                  path);
+        return STORE_EREAD_ONLY;
     }
+    if (sql_exec(s->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
+                        " PRAGMA foreign_keys = ON;") < 0 ||
+        sql_exec(s->db, "BEGIN IMMEDIATE; COMMIT;") < 0) {
+        rules_why(why, whylen, "%s cannot be written (%s); refusing to start", path,
+                  sql_errmsg(s->db));
+        return STORE_EREAD_ONLY;
+    }
+    site_mark(path);
+    remember_file(s, path);
     return 0;
 }
 
@@ -233,6 +328,42 @@ void lite_checkpoint(store *s)
     if (uv_queue_work(s->loop, &s->ckpt_work, ckpt_run, ckpt_done) == 0) {
         s->ckpt_running = true;
         s->wal_pages = 0;
+        store_work_begin(s);
+    }
+}
+
+/* The file watched from the loop (every deadline tick, a stat on the
+ * thread pool): a database deleted or replaced while nobody writes is
+ * noticed within a second or two, not at the next move. The store goes
+ * unwritable (healthz 503, moves refused) and stays so: every write checks
+ * the file again (lite_file_check). */
+static void watch_done(uv_fs_t *req)
+{
+    store *s = req->data;
+    bool gone = req->result == UV_ENOENT;
+    bool replaced = req->result == 0 && (req->statbuf.st_dev != (uint64_t)s->file_dev ||
+                                         req->statbuf.st_ino != (uint64_t)s->file_ino);
+    uv_fs_req_cleanup(req);
+    s->watch_running = false;
+    if ((gone || replaced) && !s->closing && !s->file_lost) {
+        s->file_lost = true;
+        char why[sizeof s->failing_why];
+        snprintf(why, sizeof why, "the database file %s was %s while the server ran", s->path,
+                 gone ? "deleted" : "replaced");
+        log_kv(LOG_ERROR, "STORE: THE DATABASE FILE IS GONE: no move is acknowledged any more",
+               "why=\"%s\" do=\"stop the server, restore the file or the last backup\"", why);
+        store_mark_unwritable(s, why);
+    }
+    store_work_end(s);
+}
+
+void lite_watch(store *s)
+{
+    if (!s->file_known || s->watch_running || s->closing)
+        return;
+    s->watch_req.data = s;
+    if (uv_fs_stat(s->loop, &s->watch_req, s->path, watch_done) == 0) {
+        s->watch_running = true;
         store_work_begin(s);
     }
 }

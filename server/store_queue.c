@@ -217,7 +217,15 @@ static int write_once(store *s, op *ops, size_t n, bool patient, bool *lost, boo
         err = s->node && ops[i].kind->lease != LEASE_NONE ? lease_run(s, &ops[i])
                                                           : ops[i].kind->run(s, &ops[i]);
     char why[sizeof s->failing_why];
-    if (err == 0 && (err = db_run(db_use(s->wst, ST_COMMIT))) < 0) {
+    bool file_gone = false;
+    if (err == 0 && s->engine == SQL_SQLITE && lite_file_check(s, why, sizeof why) < 0) {
+        /* Committed to a file nobody will open again: not durable. */
+        err = STORE_EMISSING;
+        file_gone = true;
+    }
+    if (file_gone) {
+        /* why says it */
+    } else if (err == 0 && (err = db_run(db_use(s->wst, ST_COMMIT))) < 0) {
         snprintf(why, sizeof why, "%s", sql_errmsg(s->wdb));
         *lost = sql_conn_lost(s->wdb);
         int oc = commit_outcome(s, patient);
@@ -416,6 +424,14 @@ static void probe_cb(uv_timer_t *t)
     }
     if (!s->busy && s->nops == 0)
         queue_push(s, &probe_kind, 0);
+}
+
+void store_mark_unwritable(store *s, const char *why)
+{
+    set_failing(s, true, false, why);
+    s->unwritable = true;
+    if (!s->closing && !uv_is_active((uv_handle_t *)&s->probe_timer))
+        uv_timer_start(&s->probe_timer, probe_cb, STORE_PROBE_MS, STORE_PROBE_MS);
 }
 
 void store_get_stats(store *s, store_stats *out)
