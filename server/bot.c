@@ -42,10 +42,11 @@ struct bot_job {
     int64_t due;      /* past this, the loop answers itself (overdue) */
     bot_cb cb;
     void *arg;
-    job_state state;  /* under mu */
-    struct worker *w; /* running on (under mu) */
-    bool overdue;     /* answered by the loop (under mu) */
-    bot_answer quick; /* that answer */
+    const void *owner; /* whose game: searches are shared out fairly between owners */
+    job_state state;   /* under mu */
+    struct worker *w;  /* running on (under mu) */
+    bool overdue;      /* answered by the loop (under mu) */
+    bot_answer quick;  /* that answer */
     atomic_bool cancelled;
     bot_answer answer;
     bot_job *next;
@@ -91,6 +92,57 @@ static void on_depth(void *arg, const search_report *r)
         search_stop(ra->ctx);
 }
 
+/* Searches running now for this owner (under mu). */
+static int running_for(const void *owner)
+{
+    int n = 0;
+    for (int i = 0; i < nworkers; i++)
+        n += workers[i].job != NULL && workers[i].job->owner == owner;
+    return n;
+}
+
+/* The owners of the last searches started, newest last (under mu). */
+enum { RECENT_OWNERS = 64 };
+static const void *recent[RECENT_OWNERS];
+static unsigned nrecent; /* ever started; recent[] is a ring */
+
+/* How recently owner's last search started: higher is more recent, -1 if
+ * not among the last RECENT_OWNERS. */
+static int recency(const void *owner)
+{
+    unsigned n = nrecent < RECENT_OWNERS ? nrecent : RECENT_OWNERS;
+    for (unsigned k = 0; k < n; k++)
+        if (recent[(nrecent - 1 - k) % RECENT_OWNERS] == owner)
+            return (int)(RECENT_OWNERS - k);
+    return -1;
+}
+
+/* The next job for a free worker (under mu, the queue not empty): of the
+ * owners with the fewest searches running, the one served least recently,
+ * its oldest job; so that one owner's flood of searches delays another
+ * owner's by one search at most. */
+static bot_job *take_fairest(void)
+{
+    bot_job **best = NULL;
+    int best_running = 0, best_recency = 0;
+    for (bot_job **p = &q_head; *p != NULL; p = &(*p)->next) {
+        int r = running_for((*p)->owner), c = recency((*p)->owner);
+        if (best == NULL || r < best_running || (r == best_running && c < best_recency)) {
+            best = p;
+            best_running = r;
+            best_recency = c;
+        }
+    }
+    bot_job *j = *best;
+    recent[nrecent++ % RECENT_OWNERS] = j->owner;
+    *best = j->next;
+    q_tail = NULL;
+    for (bot_job *t = q_head; t != NULL; t = t->next)
+        q_tail = t;
+    j->next = NULL;
+    return j;
+}
+
 static void worker_main(void *arg)
 {
     worker *w = arg;
@@ -111,11 +163,7 @@ static void worker_main(void *arg)
             uv_cond_wait(&cv, &mu);
         if (quitting)
             break;
-        bot_job *j = q_head;
-        q_head = j->next;
-        if (q_head == NULL)
-            q_tail = NULL;
-        j->next = NULL;
+        bot_job *j = take_fairest();
         j->state = JOB_RUNNING;
         j->w = w;
         w->job = j;
@@ -305,7 +353,8 @@ out_stop:
     return -1;
 }
 
-bot_job *bot_think(const rules_game *g, int level, int64_t ms, bot_cb cb, void *arg)
+bot_job *bot_think(const rules_game *g, int level, int64_t ms, const void *owner, bot_cb cb,
+                   void *arg)
 {
     if (!started || quitting || g->result.over || g->nlegal == 0)
         return NULL;
@@ -327,6 +376,7 @@ bot_job *bot_think(const rules_game *g, int level, int64_t ms, bot_cb cb, void *
     j->due = j->deadline + (ms > 0 ? ms / 2 : 0) + BOT_OVERDUE_GRACE_MS;
     j->cb = cb;
     j->arg = arg;
+    j->owner = owner;
     atomic_init(&j->cancelled, false);
     uv_mutex_lock(&mu);
     j->state = JOB_QUEUED;

@@ -7,7 +7,8 @@
  * what the search needs (the position, the hashes of the game's earlier
  * positions) into a job, so the job never points into a room: a room may
  * change or go away while its bot thinks. A job waits in a queue (first
- * come, first served) while every thread is busy; the loop never waits for
+ * come, first served between owners with as many searches running:
+ * bot_think) while every thread is busy; the loop never waits for
  * a search. A finished search is handed back to the loop through a
  * uv_async_t and its callback runs there.
  *
@@ -79,7 +80,10 @@ int bot_init(uv_loop_t *loop, int threads, size_t table_bytes);
  * milliseconds of wall time from now (time spent in the queue counts), the
  * answer given to cb(arg, answer) on the loop. The game is copied; g may
  * change at once. NULL if out of memory, if the game is over or if the
- * module is stopping (cb is then never called).
+ * module is stopping (cb is then never called). `owner` names whose game
+ * it is (the room's person): a free thread takes the oldest job of the
+ * owners with the fewest searches running, so one owner's many games
+ * delay another's bot by one search at most.
  *
  * The workers run at the lowest priority (SCHED_IDLE on Linux): they never
  * take a core from the loop. So that a starved search cannot make a bot
@@ -87,7 +91,8 @@ int bot_init(uv_loop_t *loop, int threads, size_t table_bytes);
  * BOT_OVERDUE_GRACE_MS is answered on the loop by a level-1 search (a few
  * hundred nodes) with answer.overdue set, and its worker's result dropped.
  */
-bot_job *bot_think(const rules_game *g, int level, int64_t ms, bot_cb cb, void *arg);
+bot_job *bot_think(const rules_game *g, int level, int64_t ms, const void *owner, bot_cb cb,
+                   void *arg);
 
 /* Forget j (from bot_think, its callback not yet called): cb will not be
  * called. Loop thread only. */

@@ -72,6 +72,17 @@ static int64_t think_ms(const room *r, int s)
 
 static void on_answer(void *arg, const bot_answer *a);
 
+/* Whose bot games these are, for the fair share of the bots' threads: the
+ * first person seated (an identity has at most 10 games with bots), or the
+ * room itself when only bots play. */
+static const void *owner_of(const room *r)
+{
+    for (int i = 0; i < r->nseats; i++)
+        if (r->seats[i]->bot == 0)
+            return r->seats[i];
+    return r;
+}
+
 void room__bot_kick(room *r)
 {
     int s = r->closing || stopped || r->takeback_busy ? -1 : rules_game_to_move(r->g);
@@ -87,7 +98,7 @@ void room__bot_kick(room *r)
     r->bot_seat = s;
     r->bot_nmoves = r->g->nmoves;
     r->bot_nleft = r->g->nleft;
-    r->bot_job = bot_think(r->g, r->seats[s]->bot, think_ms(r, s), on_answer, r);
+    r->bot_job = bot_think(r->g, r->seats[s]->bot, think_ms(r, s), owner_of(r), on_answer, r);
     if (r->bot_job == NULL && !stopped)
         log_kv(LOG_ERROR, "the bot cannot think (out of memory?)", "room=%lld", (long long)r->id);
 }

@@ -133,7 +133,7 @@ typedef struct store_options {
      * node of that name. NULL: the one server of its database. */
     const char *node;
     unsigned lease_ttl_ms; /* node mode: a lease's life; 0: STORE_LEASE_TTL_MS */
-    bool new_database; /* SQLite: create it even where "<db>.site" says one was (lite_open) */
+    bool new_database;     /* SQLite: create it even where "<db>.site" says one was (lite_open) */
 } store_options;
 
 enum {

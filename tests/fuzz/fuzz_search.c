@@ -44,8 +44,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (g->nlegal == 0)
             break;
         char text[RULES_MOVE_TEXT];
-        FUZZ_CHECK(v->print_move(&g->pos, g->legal[choice % (unsigned)g->nlegal], text,
-                                 sizeof text) > 0);
+        FUZZ_CHECK(
+            v->print_move(&g->pos, g->legal[choice % (unsigned)g->nlegal], text, sizeof text) > 0);
         rules_move m;
         FUZZ_CHECK(rules_game_play_text(g, rules_game_to_move(g), text, &m, why, sizeof why) == 0);
     }

@@ -104,7 +104,7 @@ static void test_queue_bound(void **state)
     /* Six full-strength searches of 300 ms on two threads. */
     bot_job *jobs[JOBS];
     for (int i = 0; i < JOBS; i++) {
-        jobs[i] = bot_think(g, 8, 300, on_answer, (void *)(intptr_t)i);
+        jobs[i] = bot_think(g, 8, 300, NULL, on_answer, (void *)(intptr_t)i);
         assert_non_null(jobs[i]);
     }
     bot_stats s = bot_get_stats();
@@ -145,7 +145,7 @@ static void test_queue_bound(void **state)
 
     /* A game that is over gets no job. */
     rules_game_end_draw(g, RULES_REASON_AGREEMENT);
-    assert_null(bot_think(g, 1, 100, on_answer, NULL));
+    assert_null(bot_think(g, 1, 100, NULL, on_answer, NULL));
 
     bot_shutdown();
     uv_run(&loop, UV_RUN_DEFAULT);
@@ -164,9 +164,9 @@ static void test_failed_search(void **state)
     assert_int_equal(rules_game_leave(g, 1, RULES_REASON_RESIGNATION), 0);
     int mover = g->pos.to_move;
     g->pos.to_move = 1;
-    assert_non_null(bot_think(g, 8, 200, on_answer, (void *)(intptr_t)0));
+    assert_non_null(bot_think(g, 8, 200, NULL, on_answer, (void *)(intptr_t)0));
     g->pos.to_move = (uint8_t)mover;
-    assert_non_null(bot_think(g, 8, 200, on_answer, (void *)(intptr_t)1));
+    assert_non_null(bot_think(g, 8, 200, NULL, on_answer, (void *)(intptr_t)1));
     run_until(&loop, 2);
     assert_true(P.failed[0]);
     assert_int_equal(P.best[0], 0);
@@ -179,13 +179,40 @@ static void test_failed_search(void **state)
     rules_game_free(g);
 }
 
+/* One owner's flood of full-strength searches on one thread: another
+ * owner's search, queued last, runs second (after the one running), not
+ * seventh; the flood's own jobs keep their order. */
+static void test_fair_between_owners(void **state)
+{
+    (void)state;
+    uv_loop_t loop;
+    rules_game *g = start(&loop, 1, "ultima");
+    static const char flood = 'A', other = 'B';
+    /* The first search holds the thread 300 ms while the rest queue; the
+     * rest are level 1 (milliseconds each) with budgets far from overdue,
+     * so the order is the queue's alone. */
+    assert_non_null(bot_think(g, 8, 300, &flood, on_answer, (void *)(intptr_t)0));
+    for (int i = 1; i < JOBS - 1; i++)
+        assert_non_null(bot_think(g, 1, 20000, &flood, on_answer, (void *)(intptr_t)i));
+    assert_non_null(bot_think(g, 1, 20000, &other, on_answer, (void *)(intptr_t)(JOBS - 1)));
+    run_until(&loop, JOBS);
+    assert_int_equal(P.order[0], 0);
+    assert_int_equal(P.order[1], JOBS - 1);
+    for (int k = 2; k < JOBS; k++)
+        assert_int_equal(P.order[k], k - 1);
+    bot_shutdown();
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    rules_game_free(g);
+}
+
 static void test_shutdown_with_work(void **state)
 {
     (void)state;
     uv_loop_t loop;
     rules_game *g = start(&loop, 1, "yalta");
     for (int i = 0; i < 3; i++)
-        assert_non_null(bot_think(g, 8, 5000, on_answer, (void *)(intptr_t)i));
+        assert_non_null(bot_think(g, 8, 5000, NULL, on_answer, (void *)(intptr_t)i));
     uv_sleep(50);
     /* A long search runs, two wait: shutdown stops it and drops the rest
      * without calling back. */
@@ -205,8 +232,8 @@ static void test_overdue(void **state)
     rules_game *g = start(&loop, 1, "rollerball");
     /* One thread, busy for 1.5 s; a job of 100 ms waits behind it. */
     uint64_t t0 = uv_now(&loop);
-    assert_non_null(bot_think(g, 8, 1500, on_answer, (void *)(intptr_t)0));
-    assert_non_null(bot_think(g, 8, 100, on_answer, (void *)(intptr_t)1));
+    assert_non_null(bot_think(g, 8, 1500, NULL, on_answer, (void *)(intptr_t)0));
+    assert_non_null(bot_think(g, 8, 100, NULL, on_answer, (void *)(intptr_t)1));
     run_until(&loop, 1);
     /* The waiting one is answered by the loop, long before the first is
      * done: 100 ms * 1.5 + the grace, plus a tick. */
@@ -230,9 +257,8 @@ static void test_overdue(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_queue_bound),
-        cmocka_unit_test(test_overdue),
-        cmocka_unit_test(test_failed_search),
+        cmocka_unit_test(test_queue_bound),        cmocka_unit_test(test_overdue),
+        cmocka_unit_test(test_failed_search),      cmocka_unit_test(test_fair_between_owners),
         cmocka_unit_test(test_shutdown_with_work),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
