@@ -9,7 +9,8 @@
  *
  *   chameleon [--config FILE] [--migrations DIR] [--trust-proxy ADDR]
  *             [--host 127.0.0.1] [--port 8080] [--db chameleon.db] [--node NAME]
- *             [--web-root web-client] [--abandon-seconds N] [--first-move-seconds N]
+ *             [--web-root web-client] [--abandon-seconds N] [--guest-abandon-seconds N]
+ * [--first-move-seconds N]
  *             [--bot-threads N] [--bot-table-mb N] [--clock-offset-file FILE]
  *             [--password-queue N] [--login-failures-per-address N]
  *             [--register-per-address N] [--messages-per-identity N]
@@ -94,7 +95,8 @@ static void usage(FILE *f)
             "                 [--node NAME]\n"
             "                 [--web-root DIR] [--wasm FILE] [--migrations DIR]\n"
             "                 [--trust-proxy ADDR]\n"
-            "                 [--abandon-seconds N] [--first-move-seconds N]\n"
+            "                 [--abandon-seconds N] [--guest-abandon-seconds N] "
+            "[--first-move-seconds N]\n"
             "                 [--bot-threads N] [--bot-table-mb N]\n"
             "                 [--clock-offset-file FILE] [--password-queue N]\n"
             "                 [--login-failures-per-address N] [--register-per-address N]\n"
@@ -148,6 +150,8 @@ static void usage(FILE *f)
             "                       coming from the last address of its X-Forwarded-For\n"
             "                       (default: none; the header is ignored)\n"
             "  --abandon-seconds N  a seated player away this long abandons (default 0: never)\n"
+            "  --guest-abandon-seconds N  a guest away from a live game this long abandons\n"
+            "                       it, clock or none (default 259200, 3 days; 0: never)\n"
             "  --first-move-seconds N  live games: each seat's time for its first move\n"
             "                       (its clock waits), else the game is aborted\n"
             "                       (default 30; 0: no limit)\n"
@@ -454,7 +458,7 @@ int main(int argc, char **argv)
     bool https = false;
     const char *db = "chameleon.db", *node = NULL;
     const char *relay_name = NULL;
-    long abandon_s = 0;
+    long abandon_s = 0, guest_abandon_s = ROOM_GUEST_ABANDON_MS / 1000;
     bool new_database = false;
     long first_move_s = ROOM_FIRST_MOVE_MS_DEFAULT / 1000;
     const char *clock_file = NULL;
@@ -645,6 +649,12 @@ int main(int argc, char **argv)
                 return 2;
             }
             first_move_s = n;
+        } else if (strcmp(a, "--guest-abandon-seconds") == 0) {
+            if (!parse_int(val, 0, 86400 * 365, &n)) {
+                log_error("--guest-abandon-seconds wants 0..31536000");
+                return 2;
+            }
+            guest_abandon_s = n;
         } else if (strcmp(a, "--abandon-seconds") == 0) {
             if (!parse_int(val, 0, 86400 * 30, &n)) {
                 log_error("--abandon-seconds wants 0..2592000");
@@ -722,6 +732,7 @@ int main(int argc, char **argv)
     ident_init(&loop, (size_t)max_guests, (uint64_t)idle_s * 1000);
     quota_init(&qlim);
     room_init(&loop, st, abandon_s * 1000);
+    room_set_guest_abandon_ms((int64_t)guest_abandon_s * 1000);
     room_set_first_move_ms(first_move_s * 1000);
     dispatch_init(&loop, st);
     dispatch_set_ident_msgs((int)ident_msgs);

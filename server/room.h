@@ -74,6 +74,15 @@ typedef struct room_settings {
 struct store;
 void room_init(uv_loop_t *loop, struct store *db, int64_t abandon_ms);
 
+/* A guest's seat in a live game (guests have no correspondence) whose
+ * player has had no connection for this long leaves by abandonment, even
+ * where --abandon-seconds is 0: a guest who walked away from a game with no
+ * clock (against a bot, say) would hold the seat and its identity for good.
+ * Counted from the game's last move for a game restored at start.
+ * --guest-abandon-seconds; 0: never. */
+enum { ROOM_GUEST_ABANDON_MS = 3 * 86400 * 1000 };
+void room_set_guest_abandon_ms(int64_t ms);
+
 /* Live clocks start as lichess's: a seat's clock runs from its second turn
  * on (after its first move; no increment for that move). A seat has `ms`
  * for its first move (0: no limit), else the game ends, aborted

@@ -83,14 +83,33 @@ void room__clock_arm(room *r)
 /* Abandonment: a seat whose player has had no session for
  * room__abandon_ms leaves the game (rules_game_leave, "abandonment"). */
 
+static int64_t guest_abandon_ms = ROOM_GUEST_ABANDON_MS;
+
+void room_set_guest_abandon_ms(int64_t ms)
+{
+    guest_abandon_ms = ms;
+}
+
+/* How long seat i may be away before it abandons; 0: for ever. */
+static int64_t away_limit(const room *r, int i)
+{
+    int64_t limit = room__abandon_ms > 0 ? room__abandon_ms : 0;
+    bool guest = r->seats[i]->account == 0 && r->seats[i]->bot == 0;
+    if (guest && guest_abandon_ms > 0 && (limit == 0 || guest_abandon_ms < limit))
+        limit = guest_abandon_ms;
+    return limit;
+}
+
 static void on_abandon(uv_timer_t *t)
 {
     room *r = t->data;
     uint64_t now = uv_now(room__loop);
-    for (int i = 0; i < r->nseats && !r->g->result.over; i++)
-        if (r->away_since[i] != 0 && r->left[i] < 0 &&
-            now - r->away_since[i] >= (uint64_t)room__abandon_ms)
+    for (int i = 0; i < r->nseats && !r->g->result.over; i++) {
+        int64_t limit = away_limit(r, i);
+        if (r->away_since[i] != 0 && r->left[i] < 0 && limit > 0 &&
+            now - r->away_since[i] >= (uint64_t)limit)
             room__player_leaves(r, i, RULES_REASON_ABANDONMENT);
+    }
     room__abandon_arm(r);
     room__maybe_free(r);
 }
@@ -99,14 +118,15 @@ void room__abandon_arm(room *r)
 {
     uint64_t now = uv_now(room__loop), next = 0;
     /* Correspondence players are not expected to stay connected. */
-    if (room__abandon_ms <= 0 || r->g->result.over || r->corr.days > 0) {
+    if (r->g->result.over || r->corr.days > 0) {
         uv_timer_stop(&r->abandon);
         return;
     }
     for (int i = 0; i < r->nseats; i++) {
-        if (r->away_since[i] == 0 || r->left[i] >= 0)
+        int64_t limit = away_limit(r, i);
+        if (r->away_since[i] == 0 || r->left[i] >= 0 || limit == 0)
             continue;
-        uint64_t due = r->away_since[i] + (uint64_t)room__abandon_ms;
+        uint64_t due = r->away_since[i] + (uint64_t)limit;
         if (next == 0 || due < next)
             next = due;
     }

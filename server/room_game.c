@@ -769,11 +769,19 @@ room *room__rebuild(const store_game_info *gi, char *why, size_t whylen)
     room__timers_init(r);
     table_add(r);
     /* The time the server was down is not charged to anyone; nobody is
-     * connected yet, so the abandonment clock starts for every seat. */
+     * connected yet, so the abandonment clock starts for every seat; a
+     * guest's from the game's last move (room_set_guest_abandon_ms: a
+     * restart does not give its seat another few days). */
     room__clock_arm(r);
-    for (int i = 0; i < r->nseats; i++)
-        if (r->seats[i]->bot == 0)
-            r->away_since[i] = uv_now(room__loop) ? uv_now(room__loop) : 1;
+    uint64_t now = uv_now(room__loop) ? uv_now(room__loop) : 1;
+    int64_t idle = store_now(room__db) - gi->last_move_ms;
+    for (int i = 0; i < r->nseats; i++) {
+        if (r->seats[i]->bot != 0)
+            continue;
+        r->away_since[i] = now;
+        if (r->seats[i]->account == 0 && idle > 0)
+            r->away_since[i] = (uint64_t)idle < now ? now - (uint64_t)idle : 1;
+    }
     room__abandon_arm(r);
     room__bot_kick(r); /* a bot to move thinks again */
     room__notify_turn(r, -1);

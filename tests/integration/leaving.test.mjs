@@ -210,3 +210,51 @@ test('a game that does not restore is set aside, never stopping a start', { skip
         assert.equal(st.code, 0, srv.stderr().slice(-3000));
     }
 });
+
+// A guest who plays a move against a bot in a game with no clock and walks
+// away: after --guest-abandon-seconds the seat is abandoned and the game
+// ends (the guest and its seat no longer held); a restart does not give
+// the seat more time (it counts from the last move).
+test('a guest who walks away from a game with no clock abandons it, across a restart too', async () => {
+    const flags = [...BOTS, '--guest-abandon-seconds', '2'];
+    let srv = await startServer(flags);
+    dirs.push(srv.dir);
+    try {
+        const rooms = [];
+        for (const game of ['ultima', 'yalta']) {
+            const c = await connect(srv.url);
+            const started = await c.request({ type: 'bot_game', game, level: 1, seat: 0, base_ms: 0, inc_ms: 0 });
+            const state = await c.waitFor((m) => m.type === 'room' && m.room === started.room, 'room state');
+            await ourMoves(c, started.room, state, 1, 9);
+            rooms.push({ room: started.room, token: c.welcome.token });
+            c.close();
+        }
+        const w = await connect(srv.url);
+        const view = await w.request({ type: 'join', room: rooms[0].room });
+        const left = view.result ? view : await w.event(rooms[0].room, 'left', 8000);
+        assert.equal(left.reason ?? left.result.reason, 'abandonment', JSON.stringify(left).slice(0, 300));
+        w.close();
+        // The Yalta game: the server stopped at once, started after the
+        // guest's time ran out; the restored seat abandons at the start.
+        let st = await srv.stop(true);
+        assert.equal(st.code, 0, srv.stderr().slice(-3000));
+        await new Promise((ok) => setTimeout(ok, 2500));
+        srv = await startServer(flags, { dir: srv.dir });
+        const v = await connect(srv.url);
+        const y = await v.request({ type: 'join', room: rooms[1].room });
+        assert.equal(y.type, 'room', JSON.stringify(y).slice(0, 200));
+        if (!(y.seats[0].left || y.left?.includes?.(0))) {
+            const ev = await v.waitFor((m) => m.type === 'event' && m.room === rooms[1].room && m.kind === 'left' && m.seat === 0,
+                'the restored guest seat abandons', 5000);
+            assert.equal(ev.reason, 'abandonment');
+        }
+        v.close();
+        // The guest's token no longer finds a game to resume.
+        const g = await connect(srv.url, { token: rooms[0].token });
+        assert.deepEqual(g.welcome.rooms, []);
+        g.close();
+    } finally {
+        const st = await srv.stop(true);
+        assert.equal(st.code, 0, srv.stderr().slice(-3000));
+    }
+});
