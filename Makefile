@@ -75,7 +75,7 @@ UNIT_BINS  := $(patsubst tests/unit/%.c,$(DBG)/tests/%,$(UNIT_SRC))
 TOOL_BINS  := $(patsubst tests/tools/%.c,$(BUILD)/%,$(TOOL_SRC))
 FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(FUZZ)/%,$(FUZZ_SRC))
 
-.PHONY: all run test bench debug fuzz fuzz-build format format-check clean deps deps-test install deb
+.PHONY: all run test chaos bench debug fuzz fuzz-build format format-check clean deps deps-test install deb
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/perft $(SERVER_BIN) $(BUILD)/chameleon-engine $(TOOL_BINS) $(BUILD)/rules.wasm
@@ -111,6 +111,13 @@ FUZZ_SECONDS ?= 60
 fuzz: deps-test
 	@$(MAKE) --no-print-directory fuzz-build
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_KEEP=1 sh tests/fuzz/run.sh
+
+# The chaos player (tests/chaos/) for CHAOS_SECONDS, default 600 (make test
+# runs it 45 s); CHAOS_SEED=<n> repeats a run.
+CHAOS_SECONDS ?= 600
+chaos: deps-test
+	@$(MAKE) --no-print-directory all debug
+	@CHAOS_SECONDS=$(CHAOS_SECONDS) sh tests/chaos/run.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory all
