@@ -46,6 +46,14 @@ const rand = rng(SEED);
 const pick = (a) => a[Math.floor(rand() * a.length)];
 const chance = (p) => rand() < p;
 const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+// Wait until cond() holds (what the events told), checking every 20 ms.
+async function until(cond, what, ms = ANSWER_MS) {
+    const end = Date.now() + ms;
+    while (!cond()) {
+        if (Date.now() > end) throw new ChaosFailure(`timed out (${ms} ms) waiting for ${what}`);
+        await sleep(20);
+    }
+}
 
 class ChaosFailure extends Error {}
 const fail = (msg) => { throw new ChaosFailure(msg); };
@@ -79,6 +87,7 @@ function stderrAll() { return stderrBefore + (srv ? srv.stderr() : ''); }
 // ------------------------------------------------------------ connections
 // One WebSocket: requests answered by `re`, every message to world.onMessage.
 class Conn {
+    // owner: the person (or a label: control, spectator)
     constructor(owner) { this.owner = owner; this.pending = new Map(); this.nextId = 1; this.closed = false; }
     async open(headers = {}) {
         this.ws = new WebSocket(srv.url, { headers });
@@ -111,7 +120,7 @@ class Conn {
             const timer = setTimeout(() => {
                 this.pending.delete(id);
                 if (w) drop(w);
-                no(new ChaosFailure(`no answer to ${JSON.stringify(obj).slice(0, 200)} in ${ms} ms (connection of ${this.owner})`));
+                no(new ChaosFailure(`no answer to ${JSON.stringify(obj).slice(0, 200)} in ${ms} ms (connection of ${this.owner.name || this.owner})`));
             }, ms);
             this.pending.set(id, (m) => { clearTimeout(timer); if (w) drop(w); ok(m); });
             if (ev) {
@@ -162,7 +171,7 @@ const tourneys = [];    // {id, director, entrants: [names], state}
 function roomOf(st) {
     let r = rooms.get(st.room);
     if (!r) {
-        r = { id: st.room, moves: [], seats: [], seq: 0, cond: {}, premove: null, tbAsked: false, stale: false };
+        r = { id: st.room, moves: [], seats: [], owners: [], seq: 0, cond: {}, premove: null, tbAsked: false, stale: false };
         rooms.set(st.room, r);
         count('games started');
     }
@@ -221,14 +230,28 @@ function applyEvent(ev) {
     case 'takeback_declined':
         r.tbAsked = false;
         break;
+    case 'rematch':
+        r.nextRoom = ev.next_room;
+        break;
     default: break;
     }
 }
 
+// The seat of each person, from the `you` its own connection is told (names
+// are no key: a guest forgotten at a restart comes back under a new one,
+// which may be an old name of another guest).
+function setOwner(id, owner, you) {
+    const r = rooms.get(id);
+    if (!r || typeof owner !== 'object' || typeof you !== 'number') return;
+    r.owners = r.owners.map((o) => (o === owner ? undefined : o));
+    if (you >= 0) r.owners[you] = owner;
+}
+
 function onMessage(conn, m) {
-    if (m.type === 'room') applyState(m);
+    if (m.type === 'room') { applyState(m); setOwner(m.room, conn.owner, m.you); }
+    else if (m.type === 'catchup') setOwner(m.room, conn.owner, m.you);
     else if (m.type === 'event') applyEvent(m);
-    else if (m.type === 'catchup') {
+    if (m.type === 'catchup') {
         const r = rooms.get(m.room);
         if (r && r.stale) {
             // events missed before this catchup: take the state as given
@@ -250,20 +273,20 @@ function maybePremove(r) {
     const p = r.premove;
     if (!p || r.status !== 'playing' || r.toMove !== p.seat) return;
     r.premove = null;
-    const who = person(r.seats[p.seat].name);
+    const who = r.owners[p.seat];
     if (!who || !who.conn || who.conn.closed || !r.legal.includes(p.move)) { count('premoves dropped'); return; }
     count('premoves sent');
     who.conn.send({ type: 'move', room: r.id, move: p.move, id: 900000 + stepNo });
 }
 
 const person = (name) => people.find((p) => p.name === name);
-const personSeats = (r) => r.seats.map((s, i) => i).filter((i) => !r.seats[i].bot && person(r.seats[i].name));
+const personSeats = (r) => r.seats.map((s, i) => i).filter((i) => !r.seats[i].bot && r.owners[i]);
 const playing = () => [...rooms.values()].filter((r) => r.status === 'playing' && !r.stale).sort((a, b) => a.id - b.id);
-const connOf = (r, seat) => person(r.seats[seat].name).conn;
+const connOf = (r, seat) => r.owners[seat].conn;
 
 async function connectPerson(p) {
     const headers = p.account ? { Cookie: p.cookie } : {};
-    p.conn = await new Conn(p.name || 'new guest').open(headers);
+    p.conn = await new Conn(p).open(headers);
     const w = await p.conn.ask({ type: 'hello', ...(p.token ? { token: p.token } : {}) });
     if (w.type !== 'welcome') fail(`hello of ${p.name}: ${JSON.stringify(w)}`);
     if (p.account && w.account !== p.name) {
@@ -288,8 +311,14 @@ async function rejoin(p, ids) {
         const m = await p.conn.ask({ type: 'join', room: id, ...since });
         if (m.type === 'error') {
             expectOk(m, ['unknown_room'], `join ${id}`);
-            if (r && r.moves.length > 0 && r.status === 'playing')
-                fail(`room ${id}: unknown after a reconnect though ${r.moves.length} moves were acknowledged`);
+            if (r && r.moves.length > 0 && r.status === 'playing') {
+                // it may have finished while none of us watched: then stored so
+                const g = await api(srv, 'GET', `/api/games/${id}`);
+                if (g.status !== 200 || g.json.result == null)
+                    fail(`room ${id}: unknown after a reconnect though ${r.moves.length} moves were acknowledged, stored: ${g.status} ${g.text.slice(0, 300)}`);
+                r.status = 'over'; r.result = g.json.result;
+                count('games finished unwatched');
+            }
             if (r && r.moves.length === 0 && r.status === 'playing') { r.status = 'gone'; count('games gone (no move yet)'); }
         } else if (m.type === 'catchup' && r && r.stale) {
             // missed events before: ask for the whole state
@@ -420,7 +449,7 @@ const actions = {
         return `challenge ${a.name} -> ${b.name} ${game} ${JSON.stringify(t)} room ${d.room}`;
     },
     async move() {
-        const cands = playing().filter((r) => !r.seats[r.toMove]?.bot && person(r.seats[r.toMove]?.name) && r.legal.length > 0);
+        const cands = playing().filter((r) => !r.seats[r.toMove]?.bot && r.owners[r.toMove] && r.legal.length > 0);
         if (!cands.length) return null;
         const r = pick(cands);
         const s = r.toMove;
@@ -431,8 +460,11 @@ const actions = {
         const lines = r.n === 2 ? r.cond[other] : null;
         if (lines && lines.length && chance(0.7)) {
             const l = pick(lines).split(' ');
-            if (r.legal.includes(l[0])) { mv = l[0]; expect = l[1]; }
+            if (r.legal.includes(l[0])) mv = l[0];
         }
+        // the first line starting with the move answers it (their order)
+        const line = (lines || []).map((x) => x.split(' ')).find((l) => l[0] === mv);
+        if (line) expect = line[1];
         const ply = r.moves.length + 1;
         const m = await connOf(r, s).ask({ type: 'move', room: r.id, move: mv },
             (e) => e.type === 'event' && e.room === r.id && ((e.kind === 'move' && e.ply >= ply) || e.kind === 'end' || e.kind === 'left'));
@@ -498,7 +530,7 @@ const actions = {
         const m = await connOf(r, s).ask({ type: 'draw_offer', room: r.id },
             (e) => e.type === 'event' && e.room === r.id && ['draw_offer', 'end'].includes(e.kind));
         if (m.type === 'error') { expectOk(m, ['game_over', 'takeback_pending'], 'draw_offer'); return `draw offer refused ${m.code}`; }
-        const others = personSeats(r).filter((x) => x !== s && !r.seats[x].left && r.seats[x].name !== r.seats[s].name);
+        const others = personSeats(r).filter((x) => x !== s && !r.seats[x].left && r.owners[x] !== r.owners[s]);
         const accept = chance(0.5);
         for (const o of others) {
             const a = await connOf(r, o).ask({ type: accept ? 'draw_offer' : 'draw_decline', room: r.id },
@@ -522,14 +554,14 @@ const actions = {
             return `takeback room ${r.id} refused ${m.code}`;
         }
         const o = 1 - s;
-        if (m.kind === 'takeback_offer' && !r.seats[o].bot && person(r.seats[o].name)) {
+        if (m.kind === 'takeback_offer' && !r.seats[o].bot && r.owners[o]) {
             const yes = chance(0.6);
             const a = await connOf(r, o).ask({ type: yes ? 'takeback' : 'takeback_decline', room: r.id },
                 (e) => e.type === 'event' && e.room === r.id && ['takeback', 'takeback_declined'].includes(e.kind));
             if (a.type === 'error') { r.tbAsked = false; expectOk(a, ['no_takeback', 'game_over', 'takeback_pending'], 'takeback answer'); }
         } else if (m.kind === 'takeback_offer') {
             // a bot agrees at once
-            await waitFor(() => !r.tbAsked || r.status !== 'playing', 'no').catch(() => {});
+            await until(() => !r.tbAsked || r.status !== 'playing', `the bot's takeback in room ${r.id}`);
         }
         return `takeback room ${r.id} seat ${s}`;
     },
@@ -554,9 +586,9 @@ const actions = {
             if (m.kind === 'rematch') { next = m.next_room; break; }
         }
         if (next === null) {
-            const ev = await waitFor((e) => e.type === 'event' && e.room === r.id && e.kind === 'rematch', `rematch of room ${r.id}`).catch(() => null);
-            if (!ev) return `rematch room ${r.id}: offers stand`;
-            next = ev.next_room;
+            // every person asked: the bots agree at once
+            await until(() => r.nextRoom, `the rematch of room ${r.id}`);
+            next = r.nextRoom;
         }
         await waitRoomState(next);
         count('rematches');
@@ -614,7 +646,7 @@ const actions = {
         const old = p.conn;
         if (chance(0.5)) { old.close(); } else { old.ws.terminate(); }
         await connectPerson(p);
-        const mine = playing().filter((r) => r.seats.some((s) => s.name === p.name)).map((r) => r.id);
+        const mine = playing().filter((r) => r.owners.includes(p)).map((r) => r.id);
         for (const id of p.welcomeRooms) if (!mine.includes(id)) mine.push(id);
         await rejoin(p, mine.sort((a, b) => a - b));
         return `reconnect ${p.name} (${mine.length} rooms)`;
@@ -686,13 +718,19 @@ const actions = {
             if (j.status !== 200) fail(`join tournament: ${j.status} ${j.text}`);
             entrants.push(e.name);
         }
-        if (chance(0.15)) {
+        if (size > 3 && chance(0.2)) {
             const c = await api(srv, 'POST', `/api/tournaments/${id}/cancel`, {}, director.cookie);
             if (c.status !== 200) fail(`cancel tournament: ${c.status} ${c.text}`);
             return `tournament ${id} cancelled`;
         }
-        const st = await api(srv, 'POST', `/api/tournaments/${id}/start`, {}, director.cookie);
-        if (st.status !== 200) fail(`start tournament: ${st.status} ${st.text}`);
+        // a tournament of 3 starts with its third entry; a bigger one now
+        let st = await api(srv, 'GET', `/api/tournaments/${id}`);
+        if (st.status !== 200) fail(`GET tournament: ${st.status} ${st.text}`);
+        if (st.json.state !== 'running') {
+            st = await api(srv, 'POST', `/api/tournaments/${id}/start`, {}, director.cookie);
+            if (st.status !== 200) fail(`start tournament: ${st.status} ${st.text}`);
+        }
+        if (st.json.state !== 'running') fail(`tournament ${id} not running after its start: ${st.text.slice(0, 300)}`);
         tourneys.push({ id, entrants, state: 'running' });
         // the entrants join their games (no game_started for them)
         for (const g of st.json.schedule) {
@@ -777,7 +815,7 @@ async function restart(hard) {
     await spectator.conn.ask({ type: 'hello', token: spectator.token });
     for (const p of people) {
         await connectPerson(p);
-        const mine = snap.filter(({ r }) => r.status === 'playing' && r.seats.some((s) => s.name === p.name)).map(({ r }) => r.id);
+        const mine = snap.filter(({ r }) => r.status === 'playing' && r.owners.includes(p)).map(({ r }) => r.id);
         for (const id of p.welcomeRooms) if (!mine.includes(id)) mine.push(id);
         await rejoin(p, mine.sort((a, b) => a - b));
     }
@@ -823,7 +861,7 @@ async function step(kind, fn) {
         if (e instanceof ChaosFailure) throw e;
         throw new ChaosFailure(`${kind}: ${e.stack || e}`);
     }
-    if (what === null) return false;
+    if (what === null) { stepNo--; return false; }
     count(kind);
     const line = `${stepNo} ${kind}: ${what} (${Date.now() - t0} ms)`;
     steps.push(line);
@@ -846,15 +884,12 @@ async function finishAll() {
             if (anomalies.length) fail(anomalies.join('\n'));
         }
     }
-    const botsOnly = playing();
-    for (const r of botsOnly) {
+    await Promise.all(playing().map(async (r) => {
         const ply = r.moves.length;
-        if (r.status === 'playing') {
-            await waitFor((e) => e.type === 'event' && e.room === r.id && (e.kind === 'move' || e.result), `the bots playing on in room ${r.id} (${r.game})`, 30000)
-                .catch(() => { if (r.moves.length === ply && r.status === 'playing') fail(`room ${r.id} (${r.game}): the bots left alone made no move in 30 s`); });
-        }
+        await until(() => r.moves.length > ply || r.status !== 'playing' || r.stale,
+            `the bots left alone in room ${r.id} (${r.game}, ${ply} moves) to play on`, 30000);
         count('bots playing on checked');
-    }
+    }));
     await healthy();
     if (anomalies.length) fail(anomalies.join('\n'));
 }
