@@ -50,6 +50,7 @@ const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 async function until(cond, what, ms = ANSWER_MS) {
     const end = Date.now() + ms;
     while (!cond()) {
+        if (died) throw new ChaosFailure(died);
         if (Date.now() > end) throw new ChaosFailure(`timed out (${ms} ms) waiting for ${what}`);
         await sleep(20);
     }
@@ -72,13 +73,20 @@ let srvExit = null;   // promise of {code, sig}
 let stopping = false; // a restart we asked for
 const srvArgs = ['--bot-threads', '2', '--seeks-per-minute', '1000000'];
 let stderrBefore = ''; // the stderr of servers before the current one
+let died = null;       // why the server is gone, if it died by itself
+const rejecters = new Set(); // of every wait: called when the server dies
 
 async function start() {
     srv = await startServer(srvArgs, { dir: srvDir || undefined, bin: BIN });
     srvDir = srv.dir;
     stopping = false;
     srvExit = new Promise((ok) => srv.proc.on('exit', (code, sig) => {
-        if (!stopping) anomalies.push(`the server exited by itself (code ${code}, signal ${sig})`);
+        if (!stopping) {
+            // everything waiting for an answer fails now, not at its timeout
+            died = `the server exited by itself (code ${code}, signal ${sig}): its stderr below`;
+            anomalies.push(died);
+            for (const no of rejecters) no(new ChaosFailure(died));
+        }
         ok({ code, sig });
     }));
 }
@@ -115,8 +123,12 @@ class Conn {
     // (of any connection) matching `ev` (an acknowledgement by event).
     ask(obj, ev = null, ms = ANSWER_MS) {
         const id = this.nextId++;
-        return new Promise((ok, no) => {
+        if (died) return Promise.reject(new ChaosFailure(died));
+        return new Promise((ok0, no0) => {
             let w = null;
+            const ok = (m) => { rejecters.delete(no0); ok0(m); };
+            const no = (e) => { rejecters.delete(no0); no0(e); };
+            rejecters.add(no0);
             const timer = setTimeout(() => {
                 this.pending.delete(id);
                 if (w) drop(w);
@@ -140,9 +152,11 @@ function waitMsg(pred, done) {
 }
 const drop = (w) => waiters.delete(w);
 function waitFor(pred, what, ms = ANSWER_MS) {
+    if (died) return Promise.reject(new ChaosFailure(died));
     return new Promise((ok, no) => {
-        const timer = setTimeout(() => { drop(w); no(new ChaosFailure(`timed out (${ms} ms) waiting for ${what}`)); }, ms);
-        const w = waitMsg(pred, (m) => { clearTimeout(timer); ok(m); });
+        rejecters.add(no);
+        const timer = setTimeout(() => { drop(w); rejecters.delete(no); no(new ChaosFailure(`timed out (${ms} ms) waiting for ${what}`)); }, ms);
+        const w = waitMsg(pred, (m) => { clearTimeout(timer); rejecters.delete(no); ok(m); });
     });
 }
 
@@ -319,7 +333,7 @@ async function rejoin(p, ids) {
                 r.status = 'over'; r.result = g.json.result;
                 count('games finished unwatched');
             }
-            if (r && r.moves.length === 0 && r.status === 'playing') { r.status = 'gone'; count('games gone (no move yet)'); }
+            if (r && r.moves.length === 0 && r.status === 'playing') { r.status = 'gone'; count('games gone before a move'); }
         } else if (m.type === 'catchup' && r && r.stale) {
             // missed events before: ask for the whole state
             const full = await p.conn.ask({ type: 'join', room: id });
