@@ -185,7 +185,7 @@ const tourneys = [];    // {id, director, entrants: [names], state}
 function roomOf(st) {
     let r = rooms.get(st.room);
     if (!r) {
-        r = { id: st.room, moves: [], seats: [], owners: [], seq: 0, cond: {}, premove: null, tbAsked: false, stale: false };
+        r = { id: st.room, moves: [], seats: [], owners: [], seq: 0, seen: new Set(), cond: {}, premove: null, tbAsked: false, stale: false };
         rooms.set(st.room, r);
         count('games started');
     }
@@ -209,9 +209,17 @@ function applyState(st) {
     if (r.result) r.status = 'over';
 }
 
+// Returns false for an event already seen (another connection's copy; a
+// chat event is told to one chat room and the other gets a `skip` of the
+// same seq: each is new to its own).
 function applyEvent(ev) {
     const r = rooms.get(ev.room);
-    if (!r || ev.seq <= r.seq) return;
+    if (!r) return true;
+    const key = `${ev.seq} ${ev.kind}`;
+    if (r.seen.has(key)) return false;
+    r.seen.add(key);
+    if (r.seen.size > 256) r.seen.delete(r.seen.values().next().value);
+    if (ev.seq <= r.seq) return true;
     if (ev.seq !== r.seq + 1) r.stale = true; // missed some: the next join resyncs
     r.seq = ev.seq;
     const board = (e) => {
@@ -249,6 +257,7 @@ function applyEvent(ev) {
         break;
     default: break;
     }
+    return true;
 }
 
 // The seat of each person, from the `you` its own connection is told (names
@@ -264,7 +273,7 @@ function setOwner(id, owner, you) {
 function onMessage(conn, m) {
     if (m.type === 'room') { applyState(m); setOwner(m.room, conn.owner, m.you); }
     else if (m.type === 'catchup') setOwner(m.room, conn.owner, m.you);
-    else if (m.type === 'event') applyEvent(m);
+    else if (m.type === 'event' && !applyEvent(m)) return; // a copy: nobody waits for it
     if (m.type === 'catchup') {
         const r = rooms.get(m.room);
         if (r && r.stale) {
@@ -486,6 +495,7 @@ const actions = {
             expectOk(m, ['not_your_turn', 'game_over', 'takeback_pending'], `move ${mv} in room ${r.id}`);
             return `move ${mv} room ${r.id} refused ${m.code}`;
         }
+        if (m.kind !== 'move') return `move ${mv} room ${r.id}: the game ended first (${m.kind})`;
         if (expect) {
             // the opponent's line answers at once, as the next move
             const a = r.moves.length >= ply + 1 ? { move: r.moves[ply] } : await waitFor(
@@ -552,6 +562,9 @@ const actions = {
             if (a.type === 'error') expectOk(a, ['game_over', 'takeback_pending'], 'draw answer');
             if (!accept) break;
         }
+        // every person agreed: the game ends once the result is stored
+        if (accept && personSeats(r).filter((x) => !r.seats[x].left).length === r.seats.filter((x) => !x.left).length)
+            await until(() => r.status !== 'playing' || r.stale, `the draw agreed in room ${r.id}`);
         return `draw offered room ${r.id} seat ${s}, people ${accept ? 'accept' : 'decline'}`;
     },
     async takeback() {
@@ -731,6 +744,15 @@ const actions = {
             const j = await api(srv, 'POST', `/api/tournaments/${id}/join`, {}, e.cookie);
             if (j.status !== 200) fail(`join tournament: ${j.status} ${j.text}`);
             entrants.push(e.name);
+            if (k === 1 && chance(0.3)) {
+                // the first entrant leaves the open tournament and comes back
+                const first = person(entrants[0]);
+                for (const act of ['leave', 'join']) {
+                    const x = await api(srv, 'POST', `/api/tournaments/${id}/${act}`, {}, first.cookie);
+                    if (x.status !== 200) fail(`${act} an open tournament: ${x.status} ${x.text}`);
+                }
+                count('tournament leave and join');
+            }
         }
         if (size > 3 && chance(0.2)) {
             const c = await api(srv, 'POST', `/api/tournaments/${id}/cancel`, {}, director.cookie);
