@@ -967,7 +967,12 @@ async function main() {
     const end = Date.now() + SECONDS * 1000;
     while (Date.now() < end) {
         const kind = choose();
-        if (!await step(kind, actions[kind])) await step('move', actions.move) || await step('bot_game', actions.bot_game);
+        if (await step(kind, actions[kind])) continue;
+        // nothing to do of that kind: another one, in an order of the seed's
+        let done = false;
+        const others = weights().map(([k]) => k).filter((k) => k !== kind && k !== 'sigterm' && k !== 'kill9');
+        while (others.length && !done) done = await step(...(([k]) => [k, actions[k]])(others.splice(Math.floor(rand() * others.length), 1)));
+        if (!done) { count('idle'); await sleep(200); }
     }
     await step('finish', async () => { await finishAll(); return 'every game resigned by its people; bots alone go on'; });
     await step('sigterm', actions.sigterm);
