@@ -27,6 +27,8 @@ for (let i = 0; i < n; i++) {
     const t0 = process.hrtime.bigint();
     const r = await fetch(srv.http + '/api/prefs', { headers: { Cookie: cookie } });
     await r.text();
+    // A refusal (a rate limit, a lost session) is not the time of a read.
+    if (!r.ok) throw new Error(`GET /api/prefs ${i + 1} of ${n}: HTTP ${r.status}`);
     prefs.push(Number(process.hrtime.bigint() - t0) / 1e6);
 }
 console.log(`welcome with a cookie: p50 ${pct(ws, 0.5).toFixed(2)} ms, p99 ${pct(ws, 0.99).toFixed(2)} ms;` +

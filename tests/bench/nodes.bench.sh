@@ -73,8 +73,9 @@ nobody=
 
 # start NAME DB [--node NAME]: a server on a free port, its port in
 # $dir/NAME.port and its pid added to $pids. loadgen's players move and
-# start games far faster than people, all from 127.0.0.1: the limits per
-# identity and per address are lifted (as server.bench.sh does).
+# start games far faster than people, all from 127.0.0.1: every cap one
+# address meets is lifted (the same flags as server.bench.sh), or the
+# bench measures the caps.
 start() {
     name=$1
     db=$2
@@ -82,7 +83,10 @@ start() {
     : > "$dir/$name.out"
     $nobody build/chameleon --host 127.0.0.1 --port 0 --db "$db" --web-root web-client "$@" \
         --messages-per-identity 1000000000 --seeks-per-minute 1000000000 \
-        --live-games-per-address 1000000 --max-connections-per-address 1000000 \
+        --live-games-per-address 1000000 --corr-games-per-address 1000000 \
+        --live-games-per-identity 1000000 --watched-rooms-per-address 1000000 \
+        --watched-rooms-per-identity 1000000 --max-connections-per-address 1000000 \
+        --register-per-address 1000000000 --max-guests 100000000 \
         > "$dir/$name.out" 2> "$dir/$name.err" &
     pids="$pids $!"
     for _ in $(seq 150); do
@@ -164,6 +168,16 @@ measure() {
     s0=$(metric "$home" chameleon_store_commit_seconds_sum)
     r0=$(notifies)
     wait "$lg" || echo "nodes bench: loadgen failed: $(grep -E '^(errors|connection_errors)' "$dir/lg" | tr '\n' ' ')" >&2
+    # Fewer games than asked, or errors: the figures are not those of the
+    # load this run names; the bench stops here, loudly.
+    asked=$(echo " $* " | sed -n 's/.* --games \([0-9]*\) .*/\1/p')
+    started=$(sed -n 's/^games_started //p' "$dir/lg")
+    errs=$(sed -n 's/^errors //p' "$dir/lg")
+    if [ "${started:-0}" -lt "${asked:-0}" ] || [ "${errs:-1}" -ne 0 ]; then
+        echo "nodes bench: FAILED: $label: ${asked:-?} games asked, ${started:-none} started, ${errs:-?} errors" >&2
+        cat "$dir/lg" >&2
+        exit 1
+    fi
     n1=$(ticks $pids)
     p1=$(ticks $(pg_pids))
     c1=$(metric "$home" chameleon_store_commit_seconds_count)
@@ -300,9 +314,10 @@ player's node, asking the store who holds the room, finds no lease yet.
 The load generator sends the move again 10 ms later (its latency counts
 from the first send); a person's client would show the error. Nodes
 started as \`build/chameleon --node nK --db postgresql://... --port 0\`
-with the limits per identity and per address lifted
-(\`--messages-per-identity\`, \`--seeks-per-minute\`,
-\`--live-games-per-address\`, \`--max-connections-per-address\`); the one
-server the same without \`--node\`. All of it: \`BENCH=nodes make bench\`
+with every limit one address meets lifted (the flags of the server
+section: \`--messages-per-identity\`, \`--seeks-per-minute\`,
+\`--live-games-per-address\`, \`--max-connections-per-address\`, ...);
+a run that starts fewer games than asked, or has errors, stops the bench.
+The one server the same without \`--node\`. All of it: \`BENCH=nodes make bench\`
 (\`tests/bench/nodes.bench.sh\`).
 MD

@@ -145,7 +145,10 @@ export async function realServer(opts = {}) {
   const bin = serverBinary();
   if (!bin) return null;
   if (process.env.CHAMELEON_URL) return { url: process.env.CHAMELEON_URL, log: () => '', close: async () => {} };
-  const port = opts.port || await freePort();
+  // Port 0 unless a restart asks for its old one: the server binds a free
+  // port itself and prints it, so two files started at once (run.sh) never
+  // race for one that freePort() saw free.
+  let port = opts.port || 0;
   const dir = opts.dir || fs.mkdtempSync(path.join(os.tmpdir(), 'chameleon-e2e-'));
   const child = spawn(bin, ['--host', '127.0.0.1', '--port', String(port), '--db', path.join(dir, 'test.db'), '--web-root', WEB,
     '--register-per-address', '1000000', '--max-connections-per-address', '1000000', // many accounts from 127.0.0.1
@@ -158,8 +161,15 @@ export async function realServer(opts = {}) {
   let log = '';
   child.stdout.on('data', (d) => { log += d; });
   child.stderr.on('data', (d) => { log += d; });
-  const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 15000;
+  while (!port) {
+    const m = /listening on http:\/\/[^:]+:(\d+)\//.exec(log);
+    if (m) port = Number(m[1]);
+    else if (child.exitCode !== null) throw new Error(`server exited: ${log}`);
+    else if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`server did not start: ${log}`); }
+    else await new Promise((r) => setTimeout(r, 20));
+  }
+  const url = `http://127.0.0.1:${port}`;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited: ${log}`);
     try {
