@@ -4,7 +4,7 @@
 # Suites, in order:
 #   1. each unit test binary build/debug/tests/test_* (cmocka, ASan+UBSan);
 #   2. perft: each tests/perft/<game>.epd with the release build, and again
-#      to depth 3 with the sanitizer build;
+#      to depth 3 with the sanitizer build (1 and 2 two at a time);
 #   3. each tests/<suite>/run.sh (integration, end-to-end), which starts what
 #      it needs and exits non-zero on failure.
 # A suite passes when it exits 0. Output of every suite goes to the terminal.
@@ -33,16 +33,52 @@ $(($(date +%s) - start)) s  $name"
 }
 timings=""
 
-for t in build/debug/tests/test_*; do
+# The unit tests and perft, two at a time (each is one single-threaded
+# process: on make test's two cores this halves their time), the longest
+# first; each one's output is kept and printed whole when it is done, in
+# order, as run_suite would.
+pool=$(mktemp -d "${TMPDIR:-/tmp}/chameleon-tests.XXXXXX")
+trap 'rm -rf "$pool"' EXIT
+n=0
+# job NAME COMMAND...: one entry of the pool (the command's words must hold
+# no space: paths and names here).
+job() {
+    n=$((n + 1))
+    printf '%s\n' "$1" > "$pool/$n.name"
+    shift
+    printf '%s\n' "$*" > "$pool/$n.cmd"
+}
+for t in build/debug/tests/test_search build/debug/tests/test_*_cross build/debug/tests/test_*; do
     [ -x "$t" ] || continue
-    run_suite "$(basename "$t")" "$t"
+    [ -e "$pool/done-$(basename "$t")" ] && continue
+    : > "$pool/done-$(basename "$t")"
+    job "$(basename "$t")" "$t"
 done
-
 for epd in tests/perft/*.epd; do
     [ -f "$epd" ] || continue
     game=$(basename "$epd" .epd)
-    run_suite "perft $game" build/perft "$game" --epd "$epd"
-    run_suite "perft $game (sanitizers, depth 3)" build/debug/perft "$game" --epd "$epd" --max-depth 3
+    job "perft $game" build/perft "$game" --epd "$epd"
+    job "perft $game (sanitizers, depth 3)" build/debug/perft "$game" --epd "$epd" --max-depth 3
+done
+seq 1 "$n" | xargs -P 2 -n 1 sh -c '
+    start=$(date +%s)
+    # shellcheck disable=SC2046 # the words of the command
+    $(cat "$0/$1.cmd") > "$0/$1.out" 2>&1
+    echo $? > "$0/$1.rc"
+    echo $(($(date +%s) - start)) > "$0/$1.secs"' "$pool"
+for i in $(seq 1 "$n"); do
+    name=$(cat "$pool/$i.name")
+    echo "=== $name"
+    cat "$pool/$i.out"
+    if [ "$(cat "$pool/$i.rc" 2>/dev/null)" = 0 ]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        failures="$failures $name"
+        echo "=== FAILED: $name"
+    fi
+    timings="$timings
+$(cat "$pool/$i.secs" 2>/dev/null || echo 0) s  $name"
 done
 
 for suite in tests/*/run.sh; do
