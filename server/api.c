@@ -432,6 +432,8 @@ int api_archive(net_conn *c, const char *arg, const char *body, size_t len)
 typedef struct export_job {
     pending p; /* first: api_http_closed sees a pending */
     bool ndjson, started;
+    bool sent; /* its last part is with net: freed once written (api_http_closed) */
+    int slot;  /* in exports[] */
     char name[RECORD_NAME_MAX], variant[RECORD_VARIANT_MAX], opponent[RECORD_NAME_MAX];
     store_archive_filter f;
     int64_t ids[API_EXPORT_PAGE];
@@ -441,8 +443,52 @@ typedef struct export_job {
     proto_out out;
 } export_job;
 
+/* The exports under way, by the address (IPv6: its /64) each came from. */
+static struct {
+    bool used;
+    char addr[NET_ADDR_MAX];
+} exports[API_EXPORTS_MAX];
+
+/* The address's key: an IPv6 address cut to its /64 (its first four
+ * groups; a compressed form may cut shorter, which only counts more
+ * addresses together). */
+static void export_addr_key(const char *addr, char *key, size_t len)
+{
+    snprintf(key, len, "%s", addr);
+    if (strchr(key, ':') == NULL)
+        return;
+    char *p = key;
+    for (int groups = 0; *p && groups < 4; p++)
+        if (*p == ':')
+            groups++;
+    *p = '\0';
+}
+
+/* A free slot for an export from addr, or -1 when the server's or the
+ * address's are all taken. */
+static int export_slot_take(const char *addr)
+{
+    char key[NET_ADDR_MAX];
+    export_addr_key(addr, key, sizeof key);
+    int free_slot = -1, same = 0;
+    for (int i = 0; i < API_EXPORTS_MAX; i++) {
+        if (!exports[i].used)
+            free_slot = free_slot < 0 ? i : free_slot;
+        else if (strcmp(exports[i].addr, key) == 0)
+            same++;
+    }
+    if (free_slot < 0 || same >= API_EXPORTS_PER_ADDRESS)
+        return -1;
+    exports[free_slot].used = true;
+    snprintf(exports[free_slot].addr, sizeof exports[free_slot].addr, "%s", key);
+    metrics_now.exports_running++;
+    return free_slot;
+}
+
 static void export_free(export_job *j)
 {
+    exports[j->slot].used = false;
+    metrics_now.exports_running--;
     if (j->p.c != NULL)
         j->p.c->data = NULL;
     proto_out_free(&j->out);
@@ -492,8 +538,9 @@ static void export_next(export_job *j)
     }
     const char *ctype = j->ndjson ? "application/x-ndjson" : "application/x-chess-pgn";
     if (!j->started && !j->more) {
-        net_http_reply_out(export_take(j), 200, ctype, &j->out, NULL);
-        export_free(j);
+        /* Held until the reply is written whole (api_http_closed). */
+        j->sent = j->p.idle = true;
+        net_http_reply_out(j->p.c, 200, ctype, &j->out, NULL);
         return;
     }
     if (!j->started) {
@@ -507,8 +554,8 @@ static void export_next(export_job *j)
     proto_out part = j->out;
     proto_out_init(&j->out, NET_HEADROOM);
     if (!j->more) {
-        net_http_stream_part(export_take(j), &part, true);
-        export_free(j);
+        j->sent = j->p.idle = true;
+        net_http_stream_part(j->p.c, &part, true);
     } else {
         j->p.idle = true; /* api_http_sent reads on */
         net_http_stream_part(j->p.c, &part, false);
@@ -518,7 +565,7 @@ static void export_next(export_job *j)
 void api_http_sent(net_conn *c)
 {
     export_job *j = c->data;
-    if (j == NULL)
+    if (j == NULL || j->sent)
         return;
     j->p.idle = false;
     j->f.before = j->next;
@@ -586,7 +633,18 @@ int api_export(net_conn *c, const char *arg, const char *body, size_t len)
         reply_error(c, 400, "bad_argument", why);
         return 0;
     }
+    if ((j->slot = export_slot_take(c->addr)) < 0) {
+        free(j);
+        metrics_now.exports_refused++;
+        net_http_retry_after(c, 10);
+        reply_error(c, 429, "too_many_exports",
+                    "too many exports under way: try again in a few seconds");
+        return 0;
+    }
     snprintf(j->name, sizeof j->name, "%s", name);
+    /* What an unread export holds stays here, in its slot's count, rather
+     * than megabytes of it in the kernel. */
+    net_http_send_buffer(c, API_EXPORT_SNDBUF);
     if (j->f.variant) {
         snprintf(j->variant, sizeof j->variant, "%s", j->f.variant);
         j->f.variant = j->variant;

@@ -51,7 +51,19 @@ int api_archive(net_conn *c, const char *arg, const char *body, size_t len);
  * NDJSON with Accept: application/x-ndjson or format=ndjson), newest
  * first, streamed API_EXPORT_PAGE games at a time. */
 int api_export(net_conn *c, const char *arg, const char *body, size_t len);
-enum { API_EXPORT_PAGE = 100 };
+/* A page is read and held whole (about 5 KB a game), and an export holds it
+ * (less the socket's small send buffer) until its reply is written whole
+ * or its reader is dropped
+ * (NET_HTTP_STALL_SECONDS without taking a byte): at most API_EXPORTS_MAX
+ * exports at once on the server, API_EXPORTS_PER_ADDRESS from one address
+ * (IPv6: its /64), 429 too_many_exports beyond. */
+enum {
+    API_EXPORT_PAGE = 100,
+    API_EXPORTS_MAX = 32,
+    API_EXPORTS_PER_ADDRESS = 4,
+    API_EXPORT_SNDBUF = 64 * 1024, /* an export's socket (net_http_send_buffer): about
+                                    * 1 MB/s at 100 ms from its reader */
+};
 
 /* GET /api/leaderboard/<variant> (404 for an unknown variant). */
 int api_leaderboard(net_conn *c, const char *arg, const char *body, size_t len);

@@ -20,7 +20,7 @@
  *             [--corr-games-per-address N] [--watched-rooms-per-identity N]
  *             [--watched-rooms-per-address N] [--write-retries N]
  *             [--public-url URL] [--max-connections-per-address N]
- *             [--max-connections N] [--hello-timeout-ms N]
+ *             [--max-connections N] [--hello-timeout-ms N] [--http-stall-seconds N]
  *             [--vapid-subject URL] [--push-allow-http 0|1] [--push-allow-loopback 0|1]
  *             [--smtp-url URL] [--smtp-user NAME] [--smtp-password-file FILE]
  *             [--mail-from ADDRESS] [--relay-channel NAME]
@@ -109,6 +109,7 @@ static void usage(FILE *f)
             "                 [--write-retries N]\n"
             "                 [--public-url URL] [--max-connections-per-address N]\n"
             "                 [--max-connections N] [--hello-timeout-ms N]\n"
+            "                 [--http-stall-seconds N]\n"
             "                 [--vapid-subject URL] [--push-allow-http 0|1]\n"
             "                 [--push-allow-loopback 0|1] [--new-database 0|1]\n"
             "                 [--smtp-url URL] [--smtp-user NAME] [--smtp-password-file FILE]\n"
@@ -197,6 +198,8 @@ static void usage(FILE *f)
             "                       the descriptor limit less a reserve for HTTP)\n"
             "  --hello-timeout-ms N TESTS ONLY: a WebSocket that sends no hello this long\n"
             "                       is closed (default 30000)\n"
+            "  --http-stall-seconds N  an HTTP reply (an export) none of whose bytes\n"
+            "                       the reader takes this long is dropped (default 60)\n"
             "  --vapid-subject URL  turns Web Push on: the contact (mailto:you@example.org\n"
             "                       or https://...) the push services see in the VAPID\n"
             "                       token (RFC 8292); the key pair is made at the first\n"
@@ -643,6 +646,12 @@ int main(int argc, char **argv)
                 return 2;
             }
             cfg.hello_timeout_ms = (unsigned)n;
+        } else if (strcmp(a, "--http-stall-seconds") == 0) {
+            if (!parse_int(val, 1, 3600, &n)) {
+                log_error("--http-stall-seconds wants 1..3600");
+                return 2;
+            }
+            cfg.http_stall_s = (unsigned)n;
         } else if (strcmp(a, "--first-move-seconds") == 0) {
             if (!parse_int(val, 0, 86400, &n)) {
                 log_error("--first-move-seconds wants 0..86400");

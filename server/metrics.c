@@ -151,6 +151,10 @@ void metrics_write(proto_out *o, const net_stats *net, const store_stats *st)
             m->push_dropped);
     counter(o, "push_removed_total",
             "Web Push subscriptions removed: the service answered 404/410.", m->push_removed);
+    gauge(o, "exports_running", "Game exports whose reply is not yet written whole.",
+          m->exports_running);
+    counter(o, "exports_refused_total", "Game exports refused with 429 (server or address full).",
+            m->exports_refused);
     counter(o, "bot_overdue_total", "Bots' moves found by the loop's quick search (starved).",
             b.overdue);
     accounts_stats a = accounts_get_stats();

@@ -66,6 +66,10 @@ typedef struct metrics {
     uint64_t push_sent, push_failed, push_removed;
     uint64_t push_refused_address; /* endpoints refused: not public (push_addr.h) */
     uint64_t push_dropped;         /* messages not queued: the queue or the account's share full */
+    /* Game exports (api.c): under way (their reply not yet written whole),
+     * refused with 429 (all the slots, or the address's, taken). */
+    int64_t exports_running;
+    uint64_t exports_refused;
     /* Tournaments (tournament.c). */
     int64_t tournaments_open, tournaments_running; /* in memory, by state */
     uint64_t tournament_games;                     /* games started by tournaments */

@@ -442,7 +442,7 @@ static void http_done(net_conn *c)
     proto_out_free(&c->http_out);
     proto_out_free(&c->rx);
     c->post_route = NULL;
-    c->streaming = c->stream_last = false;
+    c->streaming = c->stream_last = c->final_buffered = false;
     if (!c->is_ws && c->data != NULL && config->callbacks->http_closed != NULL)
         config->callbacks->http_closed(c);
     if (!c->is_ws)
@@ -527,9 +527,14 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         return http_request(wsi, c);
 
     case LWS_CALLBACK_HTTP_WRITEABLE: {
-        int n = c == NULL ? 0 : net_http_writeable(wsi, c);
+        unsigned stall = config->http_stall_s ? config->http_stall_s : NET_HTTP_STALL_SECONDS;
+        int n = c == NULL ? 0 : net_http_writeable(wsi, c, stall);
         if (n == 1 && config->callbacks->http_sent != NULL)
             config->callbacks->http_sent(c);
+        if (n == 2) { /* the reply is written whole */
+            http_done(c);
+            return lws_http_transaction_completed(wsi) ? -1 : 0;
+        }
         return n < 0 ? -1 : 0;
     }
 

@@ -42,6 +42,9 @@
 #include "proto_out.h"
 
 enum {
+    /* An HTTP reply whose reader takes none of its bytes for this long is
+     * closed (what is held for it goes); net_config.http_stall_s. */
+    NET_HTTP_STALL_SECONDS = 60,
     /* Bytes every outgoing message keeps free in front of it (lws's
      * LWS_PRE, checked in net.c): write messages with
      * proto_out_init(&o, NET_HEADROOM). */
@@ -87,6 +90,7 @@ typedef struct net_conn {
     unsigned qhead, qcount;
     proto_out http_out;                 /* an HTTP reply body waiting for HTTP_WRITEABLE */
     bool streaming, stream_last;        /* net_http_stream: a part is the last */
+    bool final_buffered;                /* the reply's last bytes wait in lws */
     const struct net_route *post_route; /* a POST waiting for its body */
     char post_arg[64];
     unsigned retry_after; /* seconds for the next HTTP reply's Retry-After (0: none) */
@@ -159,6 +163,11 @@ int net_query(net_conn *c, const char *name, char *buf, size_t len);
 /* Does the Accept header of c's request (while the route handler runs)
  * name this media type (e.g. "application/x-ndjson")? */
 bool net_accepts(net_conn *c, const char *ctype);
+/* The connection's kernel send buffer (SO_SNDBUF; Linux doubles it), for
+ * a long reply: by default the kernel grows it to megabytes for a reader
+ * that reads nothing; with this, the rest waits in lws, where its owner
+ * counts it (http_closed comes once it is written). */
+void net_http_send_buffer(net_conn *c, int bytes);
 /* A body of unknown length, streamed: send the headers now (chunked
  * transfer encoding): 0, or -1 (the connection closes). Then give its
  * parts one at a time with net_http_stream_part; net calls
@@ -178,8 +187,9 @@ typedef struct net_callbacks {
     /* The WebSocket connection is closed: nothing may be sent on c any more
      * and c is gone when this returns. */
     void (*close)(net_conn *c);
-    /* An HTTP connection whose data was set by a route handler closed
-     * before it was answered: forget c. */
+    /* The HTTP exchange of a connection whose data a route handler set is
+     * over: its reply written whole (the last byte taken by the socket) or
+     * the connection closed first. Forget c. */
     void (*http_closed)(net_conn *c);
     /* A part of a streamed reply (net_http_stream) is written: give the
      * next with net_http_stream_part. */
@@ -222,6 +232,8 @@ typedef struct net_config {
     int max_per_address;       /* connections at once from one address (IPv6: its /64) */
     int max_ws;                /* WebSocket connections at once; 0: from the descriptor limit */
     unsigned hello_timeout_ms; /* a WebSocket without hello this long is closed */
+    unsigned http_stall_s;     /* an HTTP reply none of whose bytes are taken this long is
+                                * dropped (0: NET_HTTP_STALL_SECONDS) */
     /* Where net's own lines and libwebsockets' go (level: NET_LOG_*);
      * NULL: stderr as they are. */
     void (*log)(int level, const char *text);
@@ -312,7 +324,8 @@ bool net_guard_unmasked(int fd);
 /* net_http.c, for net.c: the security headers as raw header lines; a
  * short page with this status (-1: close); a JSON error at once, before
  * the request's body (always -1: the connection closes); the
- * HTTP_WRITEABLE step (-1: close, 1: a streamed part went, want more). */
+ * HTTP_WRITEABLE step (-1: close, 1: a streamed part went, want more,
+ * 2: the reply is written whole). */
 extern const char net_security_headers[];
 /* t as an HTTP date ("Sun, 06 Nov 1994 08:49:37 GMT") into buf (32 bytes). */
 void net_http_date(time_t t, char *buf, size_t len);
@@ -320,7 +333,7 @@ void net_http_date(time_t t, char *buf, size_t len);
 int net_http_not_modified(struct lws *wsi, const char *etag);
 int net_http_status(struct lws *wsi, net_conn *c, unsigned status);
 int net_http_refuse(struct lws *wsi, unsigned status, const char *code, const char *reason);
-int net_http_writeable(struct lws *wsi, net_conn *c);
+int net_http_writeable(struct lws *wsi, net_conn *c, unsigned stall_s);
 
 /* Create the libwebsockets context on loop and listen (cfg and what it
  * points to must outlive the context). Returns the port listened on, or -1

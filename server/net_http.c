@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 
 #include <libwebsockets.h>
 
@@ -253,6 +254,13 @@ bool net_accepts(net_conn *c, const char *ctype)
     return false;
 }
 
+void net_http_send_buffer(net_conn *c, int bytes)
+{
+    int fd = lws_get_socket_fd(c->wsi);
+    if (fd >= 0)
+        (void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
+}
+
 int net_http_stream(net_conn *c, unsigned status, const char *ctype)
 {
     unsigned char hdr[LWS_PRE + 2048];
@@ -300,18 +308,35 @@ void net_http_stream_part(net_conn *c, proto_out *o, bool last)
     lws_callback_on_writable(c->wsi);
 }
 
-int net_http_writeable(struct lws *wsi, net_conn *c)
+int net_http_writeable(struct lws *wsi, net_conn *c, unsigned stall_s)
 {
-    if (c->http_out.buf == NULL)
-        return 0;
+    if (c->http_out.buf == NULL) {
+        /* lws calls back only once what it kept is written. */
+        if (!c->final_buffered)
+            return 0;
+        c->final_buffered = false;
+        return 2;
+    }
     bool part = c->streaming && !c->stream_last;
     int n = lws_write(wsi, (unsigned char *)proto_out_data(&c->http_out), c->http_out.len,
                       part ? LWS_WRITE_HTTP : LWS_WRITE_HTTP_FINAL);
     proto_out_free(&c->http_out);
     if (n < 0)
         return -1;
+    /* lws keeps what the socket did not take (at most this part): a reader
+     * that takes nothing more for a while is dropped, and what is kept with
+     * it. */
+    bool buffered = lws_partial_buffered(wsi);
+    if (buffered)
+        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, (int)stall_s);
+    else
+        lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0);
     if (part)
-        return 1; /* lws keeps what the socket did not take: at most this part */
+        return 1;
     c->streaming = false;
-    return lws_http_transaction_completed(wsi) ? -1 : 0;
+    if (!buffered)
+        return 2;
+    c->final_buffered = true;
+    lws_callback_on_writable(wsi);
+    return 0;
 }
