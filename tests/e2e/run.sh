@@ -4,11 +4,9 @@
 # Every test starts what it needs (a static file server or the real server
 # on a free loopback port with a temporary database) and stops it.
 # Arguments pick files by name: `sh tests/e2e/run.sh cluster room` runs
-# cluster.test.mjs and room.test.mjs alone, one after the other; without,
-# every file, two at a time but for the timing-sensitive ones (below).
-# cluster.test.mjs (three nodes, PostgreSQL, nginx: tests/pg/cluster.mjs)
-# also needs tests/integration's modules (ws), installed here as the pg
-# suite does.
+# cluster.test.mjs and room.test.mjs alone. cluster.test.mjs (three nodes,
+# PostgreSQL, nginx: tests/pg/cluster.mjs) also needs tests/integration's
+# modules (ws), installed here as the pg suite does.
 set -eu
 cd "$(dirname "$0")"
 command -v node >/dev/null || { echo "e2e: node is missing" >&2; exit 1; }
@@ -34,26 +32,4 @@ if [ $# -gt 0 ]; then
     # shellcheck disable=SC2086 # one word a file
     exec node --test --test-concurrency=1 $files
 fi
-# Two files at once (each its own browser, and its own server on a port
-# the server chose): alone, a file keeps about 0.6 of one core busy (its
-# pages and server mostly wait on each other), so on make test's two cores
-# two files at once take less time. The files whose timing matters run
-# after them, one at a time: cluster (three nodes, PostgreSQL and nginx,
-# a node killed 20 times), restart (the server killed and started again),
-# push (a service worker waking), sound and keyboard (clocks run down and
-# read at low time).
-alone=" cluster restart push sound keyboard "
-paired=""
-single=""
-for f in ./*.test.mjs; do
-    case "$alone" in
-    *" $(basename "$f" .test.mjs) "*) single="$single $f" ;;
-    *) paired="$paired $f" ;;
-    esac
-done
-status=0
-# shellcheck disable=SC2086 # one word a file
-node --test --test-concurrency=2 $paired || status=1
-# shellcheck disable=SC2086
-node --test --test-concurrency=1 $single || status=1
-exit $status
+exec node --test --test-concurrency=1 ./*.test.mjs
