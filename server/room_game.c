@@ -292,8 +292,22 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats, const 
         ng.players[i].bot = seats[i]->bot;
         snprintf(ng.players[i].name, sizeof ng.players[i].name, "%s", seats[i]->name);
     }
+    /* Seated first: once the creation is queued nothing can undo it, so
+     * what may fail (memory for the identities' lists) comes before. */
+    r->nseats = nseats;
+    for (int i = 0; i < nseats; i++)
+        r->seats[i] = seats[i];
+    if (seat_all(r) < 0) {
+        rules_game_free(g);
+        free(r);
+        *err = PROTO_EINTERNAL;
+        snprintf(why, whylen, "out of memory");
+        return NULL;
+    }
     int serr = store_game_create(room__db, &ng, &r->id, on_created, r, why, whylen);
     if (serr < 0) {
+        for (int i = 0; i < nseats; i++)
+            ident_unseat(seats[i], r);
         rules_game_free(g);
         free(r);
         *err = proto_err_from_code(store_err_code(serr), PROTO_ESTORAGE);
@@ -305,17 +319,13 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats, const 
     r->inc_ms = corr ? 0 : s->inc_ms;
     r->rated = s->rated;
     r->corr = s->corr;
-    r->nseats = nseats;
     for (int i = 0; i < nseats; i++) {
-        r->seats[i] = seats[i];
         r->left[i] = -1;
         r->clocks[i] = r->base_ms;
         r->addr[i] = s->addr[i];
         quota_addr_ref(r->addr[i]);
         charge(r, i);
     }
-    if (seat_all(r) < 0)
-        abort(); /* out of memory with the game's creation queued: nothing to undo it */
     r->quiet = room__quiet;
     room__timers_init(r);
     table_add(r);
