@@ -14,7 +14,7 @@
 #include "accounts.h"
 #include "errmap.h"
 #include "lobby.h"
-#include "metrics.h"
+#include "counters.h"
 #include "quota.h"
 #include "room.h"
 

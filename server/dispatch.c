@@ -18,7 +18,7 @@
 #include "ident.h"
 #include "lobby.h"
 #include "log.h"
-#include "metrics.h"
+#include "counters.h"
 #include "presence.h"
 #include "room.h"
 #include "session.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "metrics.h"
+#include "counters.h"
 #include "nodemsg.h"
 
 enum { NODES_MAX = 256 }; /* nodes with an entry in one turn, at most */

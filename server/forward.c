@@ -29,7 +29,7 @@
 #include "fanout.h"
 #include "ident.h"
 #include "log.h"
-#include "metrics.h"
+#include "counters.h"
 #include "nodemsg.h"
 #include "relay.h"
 #include "store.h"

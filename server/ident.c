@@ -11,7 +11,7 @@
 #include <utlist.h>
 
 #include "array.h"
-#include "metrics.h"
+#include "counters.h"
 
 static uv_loop_t *loop;
 static ident *tokens;   /* by token (hh) */

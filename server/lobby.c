@@ -11,8 +11,7 @@
 #include <uthash.h>
 
 #include "array.h"
-#include "metrics.h"
-#include "presence.h"
+#include "counters.h"
 #include "quota.h"
 #include "room.h"
 #include "store.h"
@@ -183,11 +182,20 @@ void lobby_init(uv_loop_t *loop, unsigned flush, int seeks_minute)
     timer_ready = true;
 }
 
+static void (*on_watch)(session *s), (*on_unwatch)(session *s);
+
+void lobby_on_watch(void (*watch)(session *s), void (*unwatch)(session *s))
+{
+    on_watch = watch;
+    on_unwatch = unwatch;
+}
+
 void lobby_leave(session *s)
 {
     if (!(s->flags & SESSION_LOBBY))
         return;
-    presence_unwatch(s);
+    if (on_unwatch != NULL)
+        on_unwatch(s);
     int i = s->lobby_index;
     watchers[i] = watchers[--nwatchers];
     watchers[i]->lobby_index = i;
@@ -324,7 +332,8 @@ int lobby_watch(session *c, const proto_req *req, char *why, size_t whylen)
         if (!s->private_)
             views[n++] = seek_view(s);
     watches++;
-    presence_watch(c);
+    if (on_watch != NULL)
+        on_watch(c);
     proto_out o;
     proto_out_init(&o, NET_HEADROOM);
     proto_write_lobby(&o, req, lobby_seq, views, n);

@@ -11,8 +11,7 @@
  * May call: room.h (room_start), ident.h, session.h (the sink), store.h
  * (checking a correspondence time control), quota.h (a seek's seats count
  * as games: checked and charged when taken, given back when emptied),
- * metrics.h, presence.h (its watchers are the lobby's: lobby_life),
- * proto.h, libsodium (invitation codes), libuv (the flush
+ * counters.h, proto.h, libsodium (invitation codes), libuv (the flush
  * timer), uthash. Links without
  * libwebsockets.
  *
@@ -46,6 +45,10 @@ enum {
  * creations an identity may make a minute. Without it (unit tests) changes
  * wait for lobby_flush. */
 void lobby_init(uv_loop_t *loop, unsigned flush_ms, int seeks_per_minute);
+/* What to tell when a session starts and stops watching the lobby
+ * (main.c: presence_watch and presence_unwatch, which send it lobby_life:
+ * presence is a layer above the lobby's). Either may be NULL. */
+void lobby_on_watch(void (*watch)(session *s), void (*unwatch)(session *s));
 /* Send the changes since the last flush to every watcher now, as one
  * lobby_update (nothing if none). The timer calls it. */
 void lobby_flush(void);

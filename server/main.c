@@ -747,6 +747,7 @@ int main(int argc, char **argv)
     dispatch_set_ident_msgs((int)ident_msgs);
     lobby_init(&loop, (unsigned)flush_ms, (int)seeks_minute);
     presence_init(&loop, 0);
+    lobby_on_watch(presence_watch, presence_unwatch);
     challenge_init(&loop, st);
     api_init(&loop, st, https);
     push_api_init(st);

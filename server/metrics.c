@@ -13,7 +13,6 @@
 #include "mail.h"
 #include "store.h"
 
-metrics metrics_now;
 static const relay *shown_relay;
 
 void metrics_set_relay(const relay *r)
@@ -24,14 +23,6 @@ void metrics_set_relay(const relay *r)
 /* The relay's counters (relay.h), when there is one. */
 static void write_relay(proto_out *o, const relay *r);
 static void write_forward(proto_out *o, const metrics *m);
-
-void metrics_game(const rules_variant *v, int delta)
-{
-    metrics_now.games_in_progress += delta;
-    for (int i = 0; rules_variants[i] != NULL && i < METRICS_VARIANTS_MAX; i++)
-        if (rules_variants[i] == v)
-            metrics_now.games_by_variant[i] += delta;
-}
 
 /* Append one formatted line. */
 __attribute__((format(printf, 2, 3))) static void line(proto_out *o, const char *fmt, ...)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
+#include "counters.h"
 
 void nodemsg_channel(char *out, const char *node)
 {

@@ -22,7 +22,7 @@
 
 #include "array.h"
 #include "ident.h"
-#include "metrics.h"
+#include "counters.h"
 #include "proto.h"
 #include "room.h"
 

@@ -14,7 +14,7 @@
 #include <curl/curl.h>
 
 #include "log.h"
-#include "metrics.h"
+#include "counters.h"
 #include "push_addr.h"
 #include "push_crypto.h"
 #include "push_msg.h"

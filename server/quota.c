@@ -8,7 +8,7 @@
 
 #include <uthash.h>
 
-#include "metrics.h"
+#include "counters.h"
 #include "throttle.h"
 
 struct quota_addr {

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "array.h"
-#include "metrics.h"
+#include "counters.h"
 #include "rating.h"
 #include "store.h"
 

@@ -14,7 +14,7 @@
 #include "archive.h"
 #include "cond.h"
 #include "errmap.h"
-#include "metrics.h"
+#include "counters.h"
 #include "store.h"
 #include "store_aside.h"
 

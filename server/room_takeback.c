@@ -28,7 +28,7 @@
 
 #include <utlist.h>
 
-#include "metrics.h"
+#include "counters.h"
 #include "store.h"
 
 /* Why r has no takebacks (a sentence), or NULL. */

@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-#include "metrics.h"
+#include "counters.h"
 
 static uv_loop_t *loop;
 static uv_check_t sweep;

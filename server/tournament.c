@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "metrics.h"
+#include "counters.h"
 #include "room.h"
 #include "store.h"
 #include "store_tourney.h"

@@ -14,7 +14,7 @@
 #include "accounts.h"
 #include "ident.h"
 #include "log.h"
-#include "metrics.h"
+#include "counters.h"
 #include "notify.h"
 #include "room.h"
 #include "store.h"

@@ -127,6 +127,7 @@ static int world_up(void **state)
     ident_init(&W.loop, 0, 0);
     room_init(&W.loop, W.db, 0);
     lobby_init(&W.loop, LOBBY_FLUSH_MS, LOBBY_SEEKS_PER_MINUTE);
+    lobby_on_watch(presence_watch, presence_unwatch); /* as main.c */
     return 0;
 }
 

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "ident.h"
-#include "metrics.h"
+#include "counters.h"
 
 static uv_loop_t loop;
 
