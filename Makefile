@@ -18,10 +18,15 @@
 # Layers (each folder only uses the ones before it):
 #   common/    rules core, C11 + libc only        -> libcommon.a
 #   protocol/  JSON codec on jansson               -> libprotocol.a
-#   server/    libuv, SQLite, libpq, sodium         -> libcore.a (all but net.c,
-#                                                       net_guard.c, main.c, engine_main.c)
+#   server/    libuv, SQLite, libpq, sodium         -> libcore.a (all but net/net.c,
+#                                                       net/net_http.c, net/net_guard.c,
+#                                                       main.c, engine_main.c)
 #              + libwebsockets (net.c, net_http.c, net_guard.c: it defines recv) + main.c -> chameleon
 #              engine_main.c + protocol/uci.c        -> chameleon-engine (UCI, pthreads)
+# server/ is itself in layers, one folder each, lowest first (SERVER_LAYERS):
+# a folder's files are compiled with -I for their own folder and the ones
+# below it only, so that including a header of a layer above fails to build
+# (calls upward go through callbacks main.c registers); main.c sees all.
 # The unit tests link libcore.a + libprotocol.a + libcommon.a without
 # libwebsockets: rooms, the lobby and identities send through the session
 # sink (session.h), which a test replaces with its own.
@@ -33,7 +38,8 @@ DEPS_SCRIPT := deploy/install-deps.sh
 
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 DEFS    := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
-INC     := -Icommon -Iprotocol -Iserver
+SERVER_LAYERS := base net store people notify game cluster front
+INC     := -Icommon -Iprotocol $(addprefix -Iserver/,$(SERVER_LAYERS))
 # The release build has no assert(): no input reaches an abort there; the
 # sanitizer build (SAN: make test) keeps them, with CHAMELEON_CHECKS' own.
 OPT     := -O2 -g -DNDEBUG
@@ -58,9 +64,9 @@ DOCDIR     ?= $(PREFIX)/share/doc/chameleon
 
 COMMON_SRC   := $(wildcard common/*.c)
 PROTOCOL_SRC := $(wildcard protocol/*.c)
-NET_SRC      := server/net.c server/net_http.c server/net_guard.c
+NET_SRC      := server/net/net.c server/net/net_http.c server/net/net_guard.c
 ENGINE_MAIN  := server/engine_main.c
-CORE_SRC     := $(filter-out server/main.c $(ENGINE_MAIN) $(NET_SRC),$(wildcard server/*.c))
+CORE_SRC     := $(filter-out $(NET_SRC),$(wildcard server/*/*.c))
 UNIT_SRC     := $(wildcard tests/unit/test_*.c)
 TOOL_SRC     := $(wildcard tests/tools/*.c)
 FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
@@ -157,15 +163,25 @@ deb:
 	@ls $(BUILD)/deb/*.deb
 
 format:
-	clang-format -i $(wildcard common/*.[ch] protocol/*.[ch] server/*.[ch] tests/*/*.[ch])
+	clang-format -i $(wildcard common/*.[ch] protocol/*.[ch] server/*.[ch] server/*/*.[ch] tests/*/*.[ch])
 
 format-check:
-	clang-format --dry-run --Werror $(wildcard common/*.[ch] protocol/*.[ch] server/*.[ch] tests/*/*.[ch])
+	clang-format --dry-run --Werror $(wildcard common/*.[ch] protocol/*.[ch] server/*.[ch] server/*/*.[ch] tests/*/*.[ch])
 
 clean:
 	rm -rf $(BUILD)
 
 # --- objects ---------------------------------------------------------------
+# A server folder's include path: common/, protocol/, itself and the
+# folders below it in SERVER_LAYERS.
+layers_upto = $(if $(filter $(1),$(firstword $(2))),$(1),$(firstword $(2)) $(call layers_upto,$(1),$(wordlist 2,99,$(2))))
+define LAYER_INC
+$(BUILD)/obj/server/$(1)/%.o: INC := -Icommon -Iprotocol $(addprefix -Iserver/,$(call layers_upto,$(1),$(SERVER_LAYERS)))
+$(DBG)/obj/server/$(1)/%.o: INC := -Icommon -Iprotocol $(addprefix -Iserver/,$(call layers_upto,$(1),$(SERVER_LAYERS)))
+$(FUZZ)/obj/server/$(1)/%.o: INC := -Icommon -Iprotocol $(addprefix -Iserver/,$(call layers_upto,$(1),$(SERVER_LAYERS)))
+endef
+$(foreach l,$(SERVER_LAYERS),$(eval $(call LAYER_INC,$(l))))
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(OPT) $(if $(filter common/%,$<),,$(PKG_CFLAGS)) -MMD -MP -c $< -o $@
@@ -250,8 +266,10 @@ $(DBG)/tests/%: $(DBG)/obj/tests/unit/%.o $(DBG_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN) -o $@ $^ $(CMOCKA_LIBS) $(CORE_LIBS) -lpthread -lm
 
-# Fuzz targets: every layer (fuzz_api checks bodies with server/accounts.c).
+# Fuzz targets: every layer (fuzz_api checks bodies with server/people/accounts.c).
 $(FUZZ)/fuzz_%: $(FUZZ)/obj/tests/fuzz/fuzz_%.o $(FUZZ)/libcore.a $(FUZZ)/libprotocol.a $(FUZZ)/libcommon.a
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(CORE_LIBS) -lpthread -lm
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# (not the Debian package's copy of the tree in build/deb: its .d name the
+# same objects by the same relative paths)
+-include $(shell find $(BUILD) -path $(BUILD)/deb -prune -o -name '*.d' -print 2>/dev/null)

@@ -4,7 +4,7 @@
  * Owns: struct proto_out, a growable byte buffer that keeps `head` free
  * bytes in front of the message (libwebsockets' LWS_PRE), so the transport
  * sends it without a copy. May call: libc and array.h only (no JSON, no
- * rules), so the transport (server/net.c) can use it without the rest of
+ * rules), so the transport (server/net/net.c) can use it without the rest of
  * the codec.
  */
 #ifndef PROTO_OUT_H

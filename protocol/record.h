@@ -1,6 +1,6 @@
 /*
  * record.h - games, turns, profiles and conditional lines as plain structs:
- * what storage gives (server/store.h returns them) and what the protocol
+ * what storage gives (server/store/store.h returns them) and what the protocol
  * renders (archive.h: JSON, pgn.h: PGN). No JSON, no SQL, no I/O here.
  *
  * Owns: the record types and record_replay (a recorded game rebuilt

@@ -8,7 +8,7 @@
 # clients, legal random moves) with each game's two players on the nodes
 # the set-up names (--ports). The lobby is held by n1 (the live node whose
 # name sorts first): every seek goes there, and its game is placed on the
-# node of the player who fills it, the second of --ports (server/place.c);
+# node of the player who fills it, the second of --ports (server/cluster/place.c);
 # the first player, if on another node, has each move forwarded there (a
 # NOTIFY) and each event relayed back (another). After each run the rooms'
 # leases are counted by node.
@@ -265,7 +265,7 @@ loopback: PostgreSQL 15 (fsync on, \`synchronous_commit\` on), the nodes
 WebSocket clients playing legal random moves of \`$(sed -n 's/^game //p' "$dir/lg")\`), all on
 the same $(nproc) cores. n1 holds the lobby: every seek goes there, and
 its game is placed on the node of the player who fills it, the second
-"players on" (\`server/place.c\`; "rooms": the leases by node after the
+"players on" (\`server/cluster/place.c\`; "rooms": the leases by node after the
 run); the first player, if on another node, has each move forwarded to the
 room's node and each event relayed back (PostgreSQL \`LISTEN/NOTIFY\`, one
 hop each way). Every move is durable before it is

@@ -7,7 +7,7 @@
  * reason; an accepted one is a legal move whose own text parses back to it,
  * and a game in that position takes the text with the same answer. The same
  * text as a conditional line ("their move, my answer ...", cond_check_line
- * of server/cond.c, what cond_set sends) in two-player games: a refusal has
+ * of server/game/cond.c, what cond_set sends) in two-player games: a refusal has
  * a reason; an accepted line's canonical text is accepted again, unchanged.
  */
 #include "cond.h"

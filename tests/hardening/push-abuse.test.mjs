@@ -1,4 +1,4 @@
-// Web Push as an attacker would use it (docs/OPERATING.md, server/push_addr.h):
+// Web Push as an attacker would use it (docs/OPERATING.md, server/notify/push_addr.h):
 //  - endpoints on the server's own machine or network (loopback, private,
 //    link-local, CGNAT, unique-local, multicast, every numeric form of
 //    127.0.0.1) are refused at subscription with a reason, and a DNS name

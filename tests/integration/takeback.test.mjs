@@ -1,5 +1,5 @@
-// Takebacks (server/room_takeback.c, PROTOCOL.md "Takebacks, rematches and
-// downloads") and declining a rematch (server/room_rematch.c), on the real
+// Takebacks (server/game/room_takeback.c, PROTOCOL.md "Takebacks, rematches and
+// downloads") and declining a rematch (server/game/room_rematch.c), on the real
 // server: ask, decline, accept; one move taken back when the opponent has
 // not answered, two when they have; the clocks keep their time; a
 // spectator sees the new state; the store forgets the moves (a restart

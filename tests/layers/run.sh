@@ -9,14 +9,17 @@
 #   2. net.c includes no server header but its own (plus the buffer type,
 #      protocol/proto_out.h), nor does net_http.c, and they are the only files that include
 #      libwebsockets.h;
-#   3. no file of server/ is over 900 lines (a file may be listed in
-#      LONG_OK while it is being split: none is);
+#   3. server/ is in layers, a folder each (SERVER_LAYERS in the Makefile,
+#      lowest first): every file but main.c and engine_main.c sits in one,
+#      and includes headers of its own folder and of the folders below it
+#      only (the build enforces the same with each folder's -I: this names
+#      the file). A file is split when it has two concerns, not when it is
+#      long: there is no cap on lines;
 #   4. every header of common/, protocol/ and server/ says in its opening
 #      comment what it owns ("Owns:") and what it may call ("May call:").
 # Prints the modules in dependency order (each after what it uses).
 set -u
 cd "$(dirname "$0")/../.."
-LONG_OK=""
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -41,13 +44,13 @@ includes() {
 : > "$tmp/modules"
 : > "$tmp/headers"
 : > "$tmp/pairs"
-for f in server/*.c server/*.h; do
+for f in server/*.c server/*/*.c server/*/*.h; do
     m=$(module_of "$f")
     echo "$m $m" >> "$tmp/modules"
     p=$(basename "$f")
     p=${p%.[ch]}
     for h in $(includes "$f"); do
-        [ -f "server/$h" ] || continue
+        [ -n "$(ls server/*/"$h" 2>/dev/null)" ] || continue
         hm=$(module_of "$h")
         [ "$hm" = "$m" ] || echo "$hm $m" >> "$tmp/modules"
         [ "${h%.h}" = "$p" ] || echo "${h%.h} $p" >> "$tmp/pairs"
@@ -70,7 +73,7 @@ if [ -s "$tmp/pairs" ] && ! tsort "$tmp/pairs" > /dev/null 2> "$tmp/err"; then
     fail=1
 fi
 
-for h in $(cat server/net.c server/net_http.c | includes /dev/stdin); do
+for h in $(cat server/net/net.c server/net/net_http.c | includes /dev/stdin); do
     case $h in
     net.h | proto_out.h) ;;
     *)
@@ -79,26 +82,43 @@ for h in $(cat server/net.c server/net_http.c | includes /dev/stdin); do
         ;;
     esac
 done
-for f in $(grep -l 'include <libwebsockets.h>' server/* protocol/* common/*); do
-    [ "$f" = server/net.c ] || [ "$f" = server/net_http.c ] || {
+for f in $(grep -l 'include <libwebsockets.h>' server/*.c server/*/* protocol/* common/*); do
+    [ "$f" = server/net/net.c ] || [ "$f" = server/net/net_http.c ] || {
         echo "layers: $f includes libwebsockets.h (only net.c and net_http.c may)"
         fail=1
     }
 done
 
-for f in server/*.c server/*.h; do
-    n=$(wc -l < "$f")
-    [ "$n" -le 900 ] && continue
-    case " $LONG_OK " in
-    *" $f "*) echo "layers: $f has $n lines (allowed for now: being split)" ;;
-    *)
-        echo "layers: $f has $n lines (at most 900)"
-        fail=1
-        ;;
-    esac
+layers=$(sed -n 's/^SERVER_LAYERS *:= *//p' Makefile)
+[ -n "$layers" ] || { echo "layers: no SERVER_LAYERS in the Makefile"; fail=1; }
+# rank NAME: the place of a folder in SERVER_LAYERS (1 = lowest), or 0.
+rank() {
+    i=0
+    for l in $layers; do
+        i=$((i + 1))
+        [ "$l" = "$1" ] && { echo $i; return; }
+    done
+    echo 0
+}
+for d in server/*/; do
+    d=$(basename "$d")
+    [ "$(rank "$d")" -gt 0 ] || { echo "layers: server/$d/ is not in SERVER_LAYERS"; fail=1; }
+done
+for f in server/*/*.c server/*/*.h; do
+    d=$(basename "$(dirname "$f")")
+    r=$(rank "$d")
+    for h in $(includes "$f"); do
+        at=$(ls server/*/"$h" 2>/dev/null | head -1)
+        [ -n "$at" ] || continue
+        hd=$(basename "$(dirname "$at")")
+        if [ "$(rank "$hd")" -gt "$r" ]; then
+            echo "layers: $f ($d) includes $hd/$h, a layer above it (call upward through a callback main.c registers)"
+            fail=1
+        fi
+    done
 done
 
-for f in common/*.h protocol/*.h server/*.h; do
+for f in common/*.h protocol/*.h server/*/*.h; do
     head=$(sed -n '1,/\*\//p' "$f")
     case $head in
     *"Owns:"*"May call:"*) ;;

@@ -1,4 +1,4 @@
-// Forwarding between nodes (server/forward.c; docs/SCALING.md "Forwarding"):
+// Forwarding between nodes (server/cluster/forward.c; docs/SCALING.md "Forwarding"):
 // two nodes on one PostgreSQL, a player on each. The lobby is held by the
 // node whose name sorts first; a seek made on one node is accepted from
 // the other; the game is played with each player's moves forwarded to the
@@ -359,7 +359,7 @@ test('the welcome lists the games another node holds', async () => {
 });
 
 // A game started from the lobby lives on the node of the player who
-// started it (server/place.c): a seek made on a (the lobby's node) and
+// started it (server/cluster/place.c): a seek made on a (the lobby's node) and
 // accepted from b is b's. b's player gets its reply and the state from b;
 // a's player its game_started from a, and the state from b through a (a
 // joins for it); they play, and the moves are in the database. A

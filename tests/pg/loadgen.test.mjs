@@ -3,7 +3,7 @@
 // build/loadgen (C, real WebSocket clients, many games at once) with each
 // game's players on the nodes --ports names. Both players on n2: every
 // seek goes to n1 (the lobby's node) and its game is placed back on n2,
-// the accepter's node (server/place.c); then creators on n1, accepters on
+// the accepter's node (server/cluster/place.c); then creators on n1, accepters on
 // n2: the games are n2's, every event relayed to n1's player. No protocol
 // error, every game's lease on n2, the relay carrying the moves; and
 // loadgen's figures the bench reads are there (a move answered

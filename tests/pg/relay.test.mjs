@@ -1,4 +1,4 @@
-// The relay between nodes in the server (--relay-channel NAME, server/relay.c;
+// The relay between nodes in the server (--relay-channel NAME, server/cluster/relay.c;
 // test_relay.c tests the module itself): with a PostgreSQL --db the server
 // LISTENs on chameleon_node_NAME on a session of its own, /metrics shows
 // chameleon_relay_* (and only then), a NOTIFY from elsewhere is received,

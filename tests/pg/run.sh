@@ -5,7 +5,7 @@
 #   1. every unit test that opens a store, with CHAMELEON_TEST_PG set (and
 #      test_store_lease: two nodes on one database, PostgreSQL only): each
 #      case runs on a fresh PostgreSQL database (tests/unit/pg_fixture.h)
-#      instead of a SQLite file; and test_relay (server/relay.c, the
+#      instead of a SQLite file; and test_relay (server/cluster/relay.c, the
 #      LISTEN/NOTIFY relay between nodes, which needs PostgreSQL);
 #   2. the kill -9 test of tests/store/run.sh (a burst of moves killed four
 #      times, every acknowledged move in the database) on a database of it;

@@ -3,7 +3,7 @@
 // must not be). For a node (--node a) and for a single server: two players
 // play acknowledged moves; the postmaster is killed (kill -9); a move is
 // sent (held, not acknowledged); SIGTERM: the server gives the database up
-// after STORE_STOP_WAIT_MS (3 s; server/store.h) and exits 0 by itself (it
+// after STORE_STOP_WAIT_MS (3 s; server/store/store.h) and exits 0 by itself (it
 // used to wait for the database forever: the harness's SIGKILL after 10 s),
 // the log naming the game whose write was not made; the held move was never
 // acknowledged, and once PostgreSQL is back the database has every

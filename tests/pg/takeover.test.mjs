@@ -1,4 +1,4 @@
-// The room layer's take-over in node mode (server/room_takeover.c;
+// The room layer's take-over in node mode (server/game/room_takeover.c;
 // docs/SCALING.md, "Leases"): two nodes, a and b, on one PostgreSQL, with
 // a short lease (--lease-ttl-ms). Two players on the owner play a live
 // game, each move acknowledged (both players got its event); the owner is

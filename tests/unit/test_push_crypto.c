@@ -1,5 +1,5 @@
 /*
- * test_push_crypto.c - Web Push cryptography (server/push_crypto.c):
+ * test_push_crypto.c - Web Push cryptography (server/notify/push_crypto.c):
  * the RFC 8291 Appendix A example byte for byte (its keys, salt and
  * expected body), the public key of its private key, a point off the
  * curve refused; the VAPID JWT of RFC 8292: its header and claims, and

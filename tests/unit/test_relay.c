@@ -1,5 +1,5 @@
 /*
- * test_relay.c - server/relay.c on a real PostgreSQL (CHAMELEON_TEST_PG,
+ * test_relay.c - server/cluster/relay.c on a real PostgreSQL (CHAMELEON_TEST_PG,
  * set by tests/pg/run.sh; every case is skipped without it, as in the
  * unit suite on SQLite). Two relays on one loop stand for two nodes:
  *   - messages go both ways, 1,000 each way, none lost, none twice, in

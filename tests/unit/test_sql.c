@@ -1,5 +1,5 @@
 /*
- * test_sql.c - the seam under the store (server/sql.h) on a real database:
+ * test_sql.c - the seam under the store (server/store/sql.h) on a real database:
  * every bind type (NULL, a blob holding a zero byte), rows then done,
  * columns and NULL columns, reset keeping the bindings, clear_bindings,
  * changes, a unique violation, transactions, errors in words. The same

@@ -21,7 +21,7 @@
  * STORE_ENOMEM at once (then it is not). A start is queued right behind
  * the creations of the games it names: they go in the same batch, so the
  * games and the start commit together or not at all. A place lost to a
- * crash is found again from the game itself (server/tournament.c reads the
+ * crash is found again from the game itself (server/game/tournament.c reads the
  * games of a running tournament that have no places at start-up).
  *
  * store_tourney_load alone is synchronous, on the loop's connection: it

@@ -7,7 +7,7 @@
  * through sql_sqlite_handle / sql_pg_handle.
  *
  * Owns: the connection and the statements it prepared. May call: sqlite3
- * (sql_sqlite.c), libpq (sql_pg.c). Used by server/store_*.c only.
+ * (sql_sqlite.c), libpq (sql_pg.c). Used by server/store/store_*.c only.
  *
  * Conventions, those of SQLite's C API so that the store reads the same:
  * parameters are numbered from 1, columns from 0; a statement is bound,

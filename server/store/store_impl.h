@@ -1,6 +1,6 @@
 /*
  * store_impl.h - PRIVATE to the store: included by
- * server/store_*.c and by nothing else (the rest of the server sees only
+ * server/store/store_*.c and by nothing else (the rest of the server sees only
  * store.h). It holds the store's shared state, the ids of the statement
  * table, the records of games in progress, the queued operations, and the
  * functions the store_*.c modules call in one another.

@@ -4,7 +4,7 @@
  * deadlines, vacation, conditional moves, accounts and sessions.
  *
  * Owns: the storage contract, in engine-neutral terms (nothing here names
- * an engine: server/store_*.c implement it, their private header
+ * an engine: server/store/store_*.c implement it, their private header
  * store_impl.h says which module does what); the database, the writer
  * thread, the store's clock, deadlines and their callbacks. May call:
  * common/rules.h, protocol/record.h (the plain structs it returns), libuv,
