@@ -235,12 +235,13 @@ static void reply_json(net_conn *c, unsigned status, proto_out *o, const char *c
     net_http_reply_out(c, status, "application/json", o, cookie);
 }
 
-static void reply_error(net_conn *c, unsigned status, const char *code, const char *reason)
+int api_reply_error(net_conn *c, unsigned status, const char *code, const char *reason)
 {
     proto_out o;
     proto_out_init(&o, NET_HEADROOM);
     proto_write_http_error(&o, code, reason);
     reply_json(c, status, &o, NULL);
+    return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -252,10 +253,10 @@ static void reply_read(net_conn *c, int status, char *body, const char *ctype)
     if (body != NULL)
         net_http_reply(c, 200, ctype, body, strlen(body), NULL);
     else if (status == STORE_ENOT_FOUND)
-        reply_error(c, 404, store_err_code(status), "no such game or player");
+        api_reply_error(c, 404, store_err_code(status), "no such game or player");
     else
-        reply_error(c, 500, store_err_code(status < 0 ? status : STORE_ENOMEM),
-                    store_err_text(status < 0 ? status : STORE_ENOMEM));
+        api_reply_error(c, 500, store_err_code(status < 0 ? status : STORE_ENOMEM),
+                        store_err_text(status < 0 ? status : STORE_ENOMEM));
     free(body);
 }
 
@@ -408,7 +409,7 @@ int api_archive(net_conn *c, const char *arg, const char *body, size_t len)
     store_archive_filter f;
     const char *name;
     if (archive_args(c, buf, qv, &f, &name, NULL, why, sizeof why) < 0) {
-        reply_error(c, 400, "bad_argument", why);
+        api_reply_error(c, 400, "bad_argument", why);
         return 0;
     }
     pending *p = pending_new(c);
@@ -630,15 +631,15 @@ int api_export(net_conn *c, const char *arg, const char *body, size_t len)
     j->ndjson = net_accepts(c, "application/x-ndjson");
     if (archive_args(c, buf, qv, &j->f, &name, &j->ndjson, why, sizeof why) < 0) {
         free(j);
-        reply_error(c, 400, "bad_argument", why);
+        api_reply_error(c, 400, "bad_argument", why);
         return 0;
     }
     if ((j->slot = export_slot_take(c->addr)) < 0) {
         free(j);
         metrics_now.exports_refused++;
         net_http_retry_after(c, 10);
-        reply_error(c, 429, "too_many_exports",
-                    "too many exports under way: try again in a few seconds");
+        api_reply_error(c, 429, "too_many_exports",
+                        "too many exports under way: try again in a few seconds");
         return 0;
     }
     snprintf(j->name, sizeof j->name, "%s", name);
@@ -693,7 +694,8 @@ static void on_account(void *arg, int status, int64_t account, const char *usern
         return;
     if (status < 0) {
         unsigned http = status == STORE_ETAKEN ? 409 : status == STORE_ELOGIN ? 401 : 400;
-        reply_error(c, http, store_err_code(status), why && *why ? why : store_err_text(status));
+        api_reply_error(c, http, store_err_code(status),
+                        why && *why ? why : store_err_text(status));
         return;
     }
     char cookie[512];
@@ -709,7 +711,7 @@ static int credentials(net_conn *c, bool reg, const char *body, size_t len)
     if (proto_decode_credentials(body, len, user, sizeof user, pass, sizeof pass, why,
                                  sizeof why) != 0) {
         sodium_memzero(pass, sizeof pass);
-        reply_error(c, 400, "bad_message", why);
+        api_reply_error(c, 400, "bad_message", why);
         return 0;
     }
     pending *p = pending_new(c);
@@ -732,7 +734,7 @@ static int credentials(net_conn *c, bool reg, const char *body, size_t len)
                                                       : store_err_text(err);
         if (http == 429 || http == 503)
             net_http_retry_after(c, retry_s ? retry_s : 1);
-        reply_error(c, http, store_err_code(err), reason);
+        api_reply_error(c, http, store_err_code(err), reason);
         return 0;
     }
     return 0;
@@ -778,8 +780,8 @@ static void reply_prefs(net_conn *c, const char *json)
 
 static void reply_no_account(net_conn *c)
 {
-    reply_error(c, 401, "account_required",
-                "log in to keep preferences for an account (guests keep them in the browser)");
+    api_reply_error(c, 401, "account_required",
+                    "log in to keep preferences for an account (guests keep them in the browser)");
 }
 
 /* A preferences request between its steps: the checked object (a put) or
@@ -796,7 +798,7 @@ static void prefs_read(void *arg, int status, const char *json)
     if (c == NULL)
         return;
     if (status < 0)
-        reply_error(c, 503, "unavailable", "the preferences could not be read; try again");
+        api_reply_error(c, 503, "unavailable", "the preferences could not be read; try again");
     else
         reply_prefs(c, json);
 }
@@ -810,7 +812,7 @@ static void prefs_written(void *arg, int status)
     if (c == NULL)
         return;
     if (status < 0)
-        reply_error(c, 503, "unavailable", "the preferences could not be written; try again");
+        api_reply_error(c, 503, "unavailable", "the preferences could not be written; try again");
     else
         reply_prefs(c, json);
 }
@@ -830,7 +832,7 @@ static void prefs_with_account(net_conn *c, const store_account *who, void *ctx)
                      : store_prefs_get(db, who->id, prefs_read, r);
     if (err < 0) {
         pending_done(&r->p);
-        reply_error(c, 503, "unavailable", "the preferences are unavailable; try again");
+        api_reply_error(c, 503, "unavailable", "the preferences are unavailable; try again");
     }
 }
 
@@ -860,7 +862,7 @@ int api_prefs_set(net_conn *c, const char *arg, const char *body, size_t len)
     char json[PREFS_JSON_MAX], why[RULES_WHY_TEXT];
     /* Checked before the session: a bad body is a 400 whoever sends it. */
     if (prefs_check(body, len, json, sizeof json, why, sizeof why) != 0) {
-        reply_error(c, 400, "bad_prefs", why);
+        api_reply_error(c, 400, "bad_prefs", why);
         return 0;
     }
     return prefs_request(c, json);

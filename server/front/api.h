@@ -35,6 +35,10 @@ typedef struct api_pending {
     bool idle;   /* an export waiting for api_http_sent, no read queued */
 } api_pending;
 
+/* Answer c with status and {"error":code,"reason":reason} (JSON): 0 (a
+ * net_handler's "answered"). Every route's errors go through it. */
+int api_reply_error(net_conn *c, unsigned status, const char *code, const char *reason);
+
 struct store;
 /* secure_cookie: the site is served over https (--public-url): the
  * session cookie gets the Secure attribute. */

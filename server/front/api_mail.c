@@ -101,15 +101,6 @@ static void reply_json(net_conn *c, unsigned status, proto_out *o)
     net_http_reply_out(c, status, "application/json", o, NULL);
 }
 
-static int reply_error(net_conn *c, unsigned status, const char *code, const char *reason)
-{
-    proto_out o;
-    proto_out_init(&o, NET_HEADROOM);
-    proto_write_http_error(&o, code, reason);
-    reply_json(c, status, &o);
-    return 0;
-}
-
 /* {"ok":true}, or with "extra_key":"extra" (extra: nothing to escape, a
  * checked address). */
 static void write_ok(proto_out *o, const char *extra_key, const char *extra)
@@ -233,11 +224,6 @@ static void random_hex(char *out, size_t n)
     sodium_bin2hex(out, 2 * n + 1, raw, n);
 }
 
-static void hash_token(const char *token, unsigned char out[32])
-{
-    crypto_generichash(out, 32, (const unsigned char *)token, strlen(token), NULL, 0);
-}
-
 static bool is_hex(const char *s, size_t n)
 {
     if (strlen(s) != n)
@@ -269,7 +255,7 @@ static int decode(net_conn *c, const char *body, size_t len, mailmsg_body *m)
     char why[160];
     if (mailmsg_decode(body, len, m, why, sizeof why) == 0)
         return 0;
-    reply_error(c, 400, "bad_message", why);
+    api_reply_error(c, 400, "bad_message", why);
     return -1;
 }
 
@@ -278,12 +264,12 @@ static int throttled(net_conn *c, uint64_t wait_ms)
 {
     uint64_t s = (wait_ms + 999) / 1000;
     net_http_retry_after(c, s == 0 ? 1 : s > 86400 ? 86400 : (unsigned)s);
-    return reply_error(c, 429, "too_many_attempts", "too many requests: wait and try again");
+    return api_reply_error(c, 429, "too_many_attempts", "too many requests: wait and try again");
 }
 
 static int mail_off(net_conn *c)
 {
-    return reply_error(c, 503, "mail_off", "e-mail is off on this server");
+    return api_reply_error(c, 503, "mail_off", "e-mail is off on this server");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -317,7 +303,7 @@ static bool req_logged_in(mail_req *r, net_conn *c, const store_account *who)
 {
     if (c == NULL || who == NULL) {
         if (c != NULL)
-            reply_error(c, 401, "account_required", "log in first");
+            api_reply_error(c, 401, "account_required", "log in first");
         req_drop(r);
         return false;
     }
@@ -384,7 +370,7 @@ static void address_row(void *arg, int status, const store_mail_prefs *p)
         return;
     unsigned char h[32];
     random_hex(r->token, LINK_TOKEN_HEX / 2);
-    hash_token(r->token, h);
+    accounts_token_hash(r->token, h);
     if (store_mail_token_insert(db, h, sizeof h, r->account, STORE_TOKEN_CONFIRM, r->m.address,
                                 store_now(db) + (int64_t)API_MAIL_CONFIRM_HOURS * 3600000,
                                 address_token, r) < 0)
@@ -403,11 +389,11 @@ static void address_with_account(net_conn *c, const store_account *who, void *ct
     }
     if (r->bad || !r->m.has_address || !address_ok(r->m.address)) {
         if (r->bad)
-            reply_error(c, 400, "bad_message", r->why);
+            api_reply_error(c, 400, "bad_message", r->why);
         else
-            reply_error(c, 400, "bad_address",
-                        "an e-mail address looks like name@example.org (at most 254 "
-                        "characters, no spaces)");
+            api_reply_error(c, 400, "bad_address",
+                            "an e-mail address looks like name@example.org (at most 254 "
+                            "characters, no spaces)");
         req_drop(r);
         return;
     }
@@ -444,7 +430,7 @@ static bool token_refused(mail_req *r, int status)
     net_conn *c = r->p.c;
     if (c != NULL && status == STORE_ENOT_FOUND) {
         req_end(r);
-        reply_error(c, 400, "bad_token", "this link is unknown, used or expired");
+        api_reply_error(c, 400, "bad_token", "this link is unknown, used or expired");
         return true;
     }
     if (status < 0) {
@@ -475,8 +461,8 @@ int api_mail_confirm(net_conn *c, const char *arg, const char *body, size_t len)
         return 0;
     unsigned char h[32];
     if (!m.has_token || !is_hex(m.token, LINK_TOKEN_HEX))
-        return reply_error(c, 400, "bad_token", "this link is not one of ours");
-    hash_token(m.token, h);
+        return api_reply_error(c, 400, "bad_token", "this link is not one of ours");
+    accounts_token_hash(m.token, h);
     mail_req *r = req_new(NULL, 0);
     if (r == NULL)
         return 500;
@@ -525,7 +511,7 @@ static void prefs_with_account(net_conn *c, const store_account *who, void *ctx)
     if (!req_logged_in(r, c, who))
         return;
     if (r->bad) {
-        reply_error(c, 400, "bad_message", r->why);
+        api_reply_error(c, 400, "bad_message", r->why);
         req_drop(r);
         return;
     }
@@ -652,7 +638,7 @@ static void reset_named(reset_job *j)
 {
     unsigned char h[32];
     random_hex(j->token, LINK_TOKEN_HEX / 2);
-    hash_token(j->token, h);
+    accounts_token_hash(j->token, h);
     if (!timer_on ||
         store_mail_token_insert(db, h, sizeof h, j->account, STORE_TOKEN_RESET, NULL,
                                 store_now(db) + (int64_t)API_MAIL_RESET_MINUTES * 60000,
@@ -737,7 +723,8 @@ int api_password_forgot(net_conn *c, const char *arg, const char *body, size_t l
     if (decode(c, body, len, &m) < 0)
         return 0;
     if (!m.has_login || m.login[0] == '\0')
-        return reply_error(c, 400, "bad_message", "'login' (a username or an address) is required");
+        return api_reply_error(c, 400, "bad_message",
+                               "'login' (a username or an address) is required");
     char akey[THROTTLE_KEY_MAX] = "", lkey[THROTTLE_KEY_MAX];
     size_t kl = strnlen(m.login, sizeof lkey - 1); /* a longer one is cut: its key */
     memcpy(lkey, m.login, kl);
@@ -760,7 +747,7 @@ int api_password_forgot(net_conn *c, const char *arg, const char *body, size_t l
         return mail_off(c);
     /* The same answer, at once, whether anything matches or not. */
     if (forgot_n + forgot_busy >= FORGOT_PENDING || !timer_on)
-        return reply_error(c, 503, "busy", "the server is busy: try again in a moment");
+        return api_reply_error(c, 503, "busy", "the server is busy: try again in a moment");
     snprintf(forgot_queue[forgot_n++], MAILMSG_TEXT_MAX, "%s", m.login);
     if (!uv_is_active((uv_handle_t *)&forgot_timer))
         uv_timer_start(&forgot_timer, forgot_run, FORGOT_DELAY_MS, 0);
@@ -787,7 +774,7 @@ static void on_reset(void *arg, int status, int64_t account, const char *usernam
     if (c == NULL)
         return;
     if (status < 0)
-        reply_error(c, 500, store_err_code(status), why ? why : store_err_text(status));
+        api_reply_error(c, 500, store_err_code(status), why ? why : store_err_text(status));
     else
         reply_ok(c, NULL, NULL);
 }
@@ -811,7 +798,8 @@ static void reset_taken(void *arg, int status, int64_t account, const char *addr
             return;
         if (err == STORE_EBUSY)
             net_http_retry_after(c, retry_s ? retry_s : 1);
-        reply_error(c, err == STORE_EBUSY ? 503 : 500, store_err_code(err), store_err_text(err));
+        api_reply_error(c, err == STORE_EBUSY ? 503 : 500, store_err_code(err),
+                        store_err_text(err));
     }
 }
 
@@ -822,20 +810,20 @@ int api_password_reset(net_conn *c, const char *arg, const char *body, size_t le
         return 500;
     mailmsg_body *m = &r->m;
     if (r->bad) {
-        reply_error(c, 400, "bad_message", r->why);
+        api_reply_error(c, 400, "bad_message", r->why);
         req_drop(r);
         return 0;
     }
     if (!m->has_password || accounts_password_check(m->password) < 0) {
         req_drop(r);
-        return reply_error(c, 400, store_err_code(STORE_EPASSWORD), ACCOUNTS_PASSWORD_RULES);
+        return api_reply_error(c, 400, store_err_code(STORE_EPASSWORD), ACCOUNTS_PASSWORD_RULES);
     }
     if (!m->has_token || !is_hex(m->token, LINK_TOKEN_HEX)) {
         req_drop(r);
-        return reply_error(c, 400, "bad_token", "this link is unknown, used or expired");
+        return api_reply_error(c, 400, "bad_token", "this link is unknown, used or expired");
     }
     unsigned char h[32];
-    hash_token(m->token, h);
+    accounts_token_hash(m->token, h);
     req_hook(r, c);
     if (store_mail_token_take(db, h, sizeof h, STORE_TOKEN_RESET, reset_taken, r) < 0) {
         req_end(r);

@@ -23,14 +23,6 @@ void push_api_init(store *s)
     db = s;
 }
 
-static void reply_error(net_conn *c, unsigned status, const char *code, const char *reason)
-{
-    proto_out o;
-    proto_out_init(&o, NET_HEADROOM);
-    proto_write_http_error(&o, code, reason);
-    net_http_reply_out(c, status, "application/json", &o, NULL);
-}
-
 static void reply_ok(net_conn *c, const char *json)
 {
     net_http_reply(c, 200, "application/json", json, strlen(json), NULL);
@@ -50,7 +42,7 @@ static void with_account(net_conn *c, const store_account *who, void *ctx)
 {
     body_wait *w = ctx;
     if (c != NULL && (who == NULL || who->id <= 0))
-        reply_error(c, 401, "account_required", "log in to get notifications on this device");
+        api_reply_error(c, 401, "account_required", "log in to get notifications on this device");
     else if (c != NULL && w->subscribe)
         subscribe_as(c, who->id, w->body, w->len);
     else if (c != NULL)
@@ -85,7 +77,7 @@ static void answer(void *arg, int status, const char *ok)
     if (c == NULL)
         return;
     if (status < 0)
-        reply_error(c, 500, "db_error", "database error");
+        api_reply_error(c, 500, "db_error", "database error");
     else
         reply_ok(c, ok);
 }
@@ -107,7 +99,7 @@ static api_pending *pending_of(net_conn *c)
 {
     api_pending *p = api_pending_new(c);
     if (p == NULL)
-        reply_error(c, 500, "internal", "out of memory");
+        api_reply_error(c, 500, "internal", "out of memory");
     return p;
 }
 
@@ -115,7 +107,7 @@ int push_api_key(net_conn *c, const char *arg, const char *body, size_t len)
 {
     const char *key = push_public_key();
     if (key == NULL) {
-        reply_error(c, 404, "push_off", "push notifications are off on this server");
+        api_reply_error(c, 404, "push_off", "push notifications are off on this server");
         return 0;
     }
     proto_out o;
@@ -128,7 +120,7 @@ int push_api_key(net_conn *c, const char *arg, const char *body, size_t len)
 int push_api_subscribe(net_conn *c, const char *arg, const char *body, size_t len)
 {
     if (!push_enabled()) {
-        reply_error(c, 404, "push_off", "push notifications are off on this server");
+        api_reply_error(c, 404, "push_off", "push notifications are off on this server");
         return 0;
     }
     return after_session(c, true, body, len);
@@ -139,7 +131,7 @@ static void subscribe_as(net_conn *c, int64_t account, const char *body, size_t 
     char endpoint[STORE_PUSH_ENDPOINT_MAX + 1], p256dh[128], auth[64], why[200];
     if (push_msg_decode_sub(body, len, 1, endpoint, sizeof endpoint, p256dh, sizeof p256dh, auth,
                             sizeof auth, why, sizeof why) < 0) {
-        reply_error(c, 400, "bad_message", why);
+        api_reply_error(c, 400, "bad_message", why);
         return;
     }
     api_pending *p = pending_of(c);
@@ -148,11 +140,11 @@ static void subscribe_as(net_conn *c, int64_t account, const char *body, size_t 
     int err = push_subscribe(account, endpoint, p256dh, auth, on_subscribed, p, why, sizeof why);
     if (err != 0) {
         api_pending_done(p);
-        reply_error(c, (unsigned)err,
-                    err == PUSH_EBAD  ? "bad_argument"
-                    : err == PUSH_EDB ? "db_error"
-                                      : "push_off",
-                    why);
+        api_reply_error(c, (unsigned)err,
+                        err == PUSH_EBAD  ? "bad_argument"
+                        : err == PUSH_EDB ? "db_error"
+                                          : "push_off",
+                        why);
     }
     return;
 }
@@ -167,7 +159,7 @@ static void unsubscribe_as(net_conn *c, int64_t account, const char *body, size_
     char endpoint[STORE_PUSH_ENDPOINT_MAX + 1], why[200];
     if (push_msg_decode_sub(body, len, 0, endpoint, sizeof endpoint, NULL, 0, NULL, 0, why,
                             sizeof why) < 0) {
-        reply_error(c, 400, "bad_message", why);
+        api_reply_error(c, 400, "bad_message", why);
         return;
     }
     api_pending *p = pending_of(c);
@@ -179,7 +171,7 @@ static void unsubscribe_as(net_conn *c, int64_t account, const char *body, size_
         if (err == PUSH_EOFF)
             reply_ok(c, "{\"ok\":true,\"removed\":false}"); /* push off: none kept */
         else
-            reply_error(c, 500, "db_error", "database error");
+            api_reply_error(c, 500, "db_error", "database error");
     }
     return;
 }

@@ -31,14 +31,6 @@ static void reply_text(net_conn *c, unsigned status, const char *ctype, char *te
     free(text);
 }
 
-static void reply_error(net_conn *c, unsigned status, const char *code, const char *reason)
-{
-    proto_out o;
-    proto_out_init(&o, NET_HEADROOM);
-    proto_write_http_error(&o, code, reason);
-    net_http_reply_out(c, status, "application/json", &o, NULL);
-}
-
 /* "<id>" then the rest: 0 if arg does not start with an id. */
 static int64_t id_of(const char *arg, const char **rest)
 {
@@ -104,7 +96,7 @@ static void pgn_next(pgn_job *j)
     c->data = NULL;
     j->p.c = NULL;
     if (j->out.oom)
-        reply_error(c, 500, "internal", "out of memory");
+        api_reply_error(c, 500, "internal", "out of memory");
     else {
         net_http_reply_out(c, 200, "application/x-chess-pgn", &j->out, NULL);
         proto_out_init(&j->out, 0);
@@ -140,7 +132,7 @@ int tournament_api_get(net_conn *c, const char *arg, const char *body, size_t le
     int64_t id = *arg == '/' ? id_of(arg + 1, &rest) : 0;
     const tourney_info *t = id ? tournament_find(id) : NULL;
     if (t == NULL || (*rest && strcmp(rest, ".pgn") != 0)) {
-        reply_error(c, 404, "not_found", "no such tournament");
+        api_reply_error(c, 404, "not_found", "no such tournament");
         return 0;
     }
     if (*rest)
@@ -172,7 +164,7 @@ static void on_answer(void *arg, int64_t id, const tournament_err *e)
         return;
     c->data = NULL;
     if (e != NULL)
-        reply_error(c, e->status, e->code, e->why);
+        api_reply_error(c, e->status, e->code, e->why);
     else
         reply_text(c, 200, "application/json", tourney_json(tournament_find(id)));
 }
@@ -205,14 +197,14 @@ int tournament_api_post(net_conn *c, const char *arg, const char *body, size_t l
         r->create = true;
         if (tourney_create_parse(body, len, &r->req, why, sizeof why) < 0) {
             free(r);
-            reply_error(c, 400, "bad_argument", why);
+            api_reply_error(c, 400, "bad_argument", why);
             return 0;
         }
     } else {
         const char *rest = NULL;
         int64_t id = *arg == '/' ? id_of(arg + 1, &rest) : 0;
         if (id == 0 || *rest != '/') {
-            reply_error(c, 404, "not_found", "no such tournament");
+            api_reply_error(c, 404, "not_found", "no such tournament");
             return 0;
         }
         if ((r = calloc(1, sizeof *r + strlen(rest + 1) + 1)) == NULL)
@@ -223,7 +215,7 @@ int tournament_api_post(net_conn *c, const char *arg, const char *body, size_t l
             tourney_username_parse(body, len, r->username, sizeof r->username, why, sizeof why);
         if (has_user < 0) {
             free(r);
-            reply_error(c, 400, "bad_message", why);
+            api_reply_error(c, 400, "bad_message", why);
             return 0;
         }
         r->has_user = has_user == 0;

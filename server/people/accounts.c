@@ -203,7 +203,7 @@ static void work_hash(uv_work_t *w)
     sodium_memzero(j->password, sizeof j->password);
 }
 
-static void hash_token(const char *token, unsigned char out[32])
+void accounts_token_hash(const char *token, unsigned char out[32])
 {
     crypto_generichash(out, 32, (const unsigned char *)token, strlen(token), NULL, 0);
 }
@@ -253,7 +253,7 @@ static void session_new(job *j)
     unsigned char raw[32], h[32];
     randombytes_buf(raw, sizeof raw);
     sodium_bin2hex(j->token, sizeof j->token, raw, sizeof raw);
-    hash_token(j->token, h);
+    accounts_token_hash(j->token, h);
     int err = store_session_insert(j->s, h, sizeof h, j->account,
                                    store_now(j->s) + (int64_t)SESSION_DAYS * STORE_DAY_MS,
                                    session_written, j);
@@ -532,7 +532,7 @@ int accounts_set_password(store *s, int64_t account, const char *password, accou
 int accounts_logout(store *s, const char *token, store_done_cb cb, void *arg)
 {
     unsigned char h[32];
-    hash_token(token, h);
+    accounts_token_hash(token, h);
     return store_session_delete(s, h, sizeof h, cb, arg);
 }
 
@@ -541,7 +541,7 @@ int accounts_session(store *s, const char *token, store_account_cb cb, void *arg
     if (token == NULL || strlen(token) != ACCOUNTS_TOKEN_LEN)
         return STORE_ENOT_FOUND;
     unsigned char h[32];
-    hash_token(token, h);
+    accounts_token_hash(token, h);
     return store_session_find(s, h, sizeof h, cb, arg);
 }
 

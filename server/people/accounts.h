@@ -161,6 +161,9 @@ int accounts_find(store *s, const char *username, store_account_cb cb, void *arg
 /* Find the session token in a Cookie header value ("a=b; chameleon_session=
  * ..."). Returns 0 and the token, or STORE_ENOT_FOUND. */
 int accounts_cookie_token(const char *cookie_header, char *token, size_t len);
+/* What the store keeps of a token (a session's, a mail link's): its
+ * BLAKE2b hash, never the token itself. */
+void accounts_token_hash(const char *token, unsigned char out[32]);
 
 /* The Set-Cookie header value for a token (HttpOnly; SameSite=Lax; Path=/;
  * Max-Age of the session), or one that clears the cookie if token is NULL.

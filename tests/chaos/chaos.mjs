@@ -551,6 +551,12 @@ const actions = {
         const cands = playing().flatMap((r) => personSeats(r).filter((s) => !r.seats[s].left).map((s) => [r, s]));
         if (!cands.length) return null;
         const [r, s] = pick(cands);
+        // A move or a leave clears the offers (PROTOCOL.md): a premove sent
+        // when its turn came, a bot's move or a flag between the offer and
+        // its answers makes the answer a new offer. No new premove meanwhile.
+        r.premove = null;
+        const plies = r.moves.length;
+        const leftBefore = r.seats.filter((x) => x.left).length;
         const m = await connOf(r, s).ask({ type: 'draw_offer', room: r.id },
             (e) => e.type === 'event' && e.room === r.id && ['draw_offer', 'end'].includes(e.kind));
         if (m.type === 'error') { expectOk(m, ['game_over', 'takeback_pending'], 'draw_offer'); return `draw offer refused ${m.code}`; }
@@ -561,6 +567,10 @@ const actions = {
                 (e) => e.type === 'event' && e.room === r.id && ['draw_offer', 'draw_declined', 'end'].includes(e.kind) && e.seat !== s);
             if (a.type === 'error') expectOk(a, ['game_over', 'takeback_pending'], 'draw answer');
             if (!accept) break;
+        }
+        if (accept && (r.moves.length !== plies || r.seats.filter((x) => x.left).length !== leftBefore)) {
+            count('draw offers cleared by a move or a leave');
+            return `draw offered room ${r.id} seat ${s}: a move or a leave came between, offers cleared`;
         }
         // every person agreed: the game ends once the result is stored
         if (accept && personSeats(r).filter((x) => !r.seats[x].left).length === r.seats.filter((x) => !x.left).length)
