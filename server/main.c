@@ -1,30 +1,14 @@
 /*
- * main.c - build/chameleon: flags, the libuv loop, wiring, start and clean
- * stop.
+ * main.c - build/chameleon: the options, the libuv loop, wiring, start and
+ * clean stop.
  *
- * Owns: the command line, the loop, the order of start and stop, and the
- * two tables net is given: the callbacks of WebSocket connections
- * (dispatch.h) and the HTTP route table (api.h). May call every server
- * module; nothing calls it.
+ * Owns: the settings and their table of options (options.h: flags, the
+ * configuration file's keys and the usage, all read from it), the loop,
+ * the order of start and stop, and the two tables net is given: the
+ * callbacks of WebSocket connections (dispatch.h) and the HTTP route table
+ * (api.h). May call every server module; nothing calls it.
  *
- *   chameleon [--config FILE] [--migrations DIR] [--trust-proxy ADDR]
- *             [--host 127.0.0.1] [--port 8080] [--db chameleon.db] [--node NAME]
- *             [--web-root web-client] [--abandon-seconds N] [--guest-abandon-seconds N]
- * [--first-move-seconds N]
- *             [--bot-threads N] [--bot-table-mb N] [--clock-offset-file FILE]
- *             [--password-queue N] [--login-failures-per-address N]
- *             [--register-per-address N] [--messages-per-identity N]
- *             [--seeks-per-minute N] [--lobby-flush-ms N] [--max-guests N]
- *             [--identity-idle-seconds N] [--live-games-per-identity N]
- *             [--corr-games-per-identity N] [--live-games-per-address N]
- *             [--corr-games-per-address N] [--watched-rooms-per-identity N]
- *             [--watched-rooms-per-address N] [--write-retries N]
- *             [--public-url URL] [--max-connections-per-address N]
- *             [--max-connections N] [--hello-timeout-ms N] [--http-stall-seconds N]
- *             [--vapid-subject URL] [--push-allow-http 0|1] [--push-allow-loopback 0|1]
- *             [--smtp-url URL] [--smtp-user NAME] [--smtp-password-file FILE]
- *             [--mail-from ADDRESS] [--relay-channel NAME]
- *             [--log-level debug|info|warn|error]
+ *   chameleon [--config FILE] [--OPTION VALUE]...   (chameleon --help)
  *   chameleon backup FILE [--db chameleon.db]
  *   chameleon set-aside [--db chameleon.db] [--migrations DIR] [--clear ID]
  *
@@ -67,6 +51,7 @@
 #include "mail.h"
 #include "metrics.h"
 #include "net.h"
+#include "options.h"
 #include "push.h"
 #include "push_api.h"
 #include "notify.h"
@@ -88,157 +73,25 @@
 #define CHAMELEON_DATADIR NULL /* only where the executable is (config_datadir) */
 #endif
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: chameleon [--config FILE] [--host ADDR] [--port N] [--db FILE]\n"
-            "                 [--node NAME]\n"
-            "                 [--web-root DIR] [--wasm FILE] [--migrations DIR]\n"
-            "                 [--trust-proxy ADDR]\n"
-            "                 [--abandon-seconds N] [--guest-abandon-seconds N] "
-            "[--first-move-seconds N]\n"
-            "                 [--bot-threads N] [--bot-table-mb N]\n"
-            "                 [--clock-offset-file FILE] [--password-queue N]\n"
-            "                 [--login-failures-per-address N] [--register-per-address N]\n"
-            "                 [--messages-per-identity N] [--seeks-per-minute N]\n"
-            "                 [--lobby-flush-ms N]\n"
-            "                 [--max-guests N] [--identity-idle-seconds N]\n"
-            "                 [--live-games-per-identity N] [--corr-games-per-identity N]\n"
-            "                 [--live-games-per-address N] [--corr-games-per-address N]\n"
-            "                 [--watched-rooms-per-identity N] [--watched-rooms-per-address N]\n"
-            "                 [--write-retries N]\n"
-            "                 [--public-url URL] [--max-connections-per-address N]\n"
-            "                 [--max-connections N] [--hello-timeout-ms N]\n"
-            "                 [--http-stall-seconds N]\n"
-            "                 [--vapid-subject URL] [--push-allow-http 0|1]\n"
-            "                 [--push-allow-loopback 0|1] [--new-database 0|1]\n"
-            "                 [--smtp-url URL] [--smtp-user NAME] [--smtp-password-file FILE]\n"
-            "                 [--mail-from ADDRESS] [--relay-channel NAME]\n"
-            "                 [--log-level debug|info|warn|error]\n"
-            "       chameleon backup FILE [--db FILE]\n"
-            "  backup FILE          copy the database (--db, default chameleon.db) to FILE\n"
-            "                       while the server runs (SQLite's online backup, checked\n"
-            "                       with integrity_check, written as FILE.partial then\n"
-            "                       renamed); restore: stop the server, copy FILE to the\n"
-            "                       --db path (remove its -wal and -shm), start it;\n"
-            "                       on PostgreSQL use pg_dump and pg_restore instead\n"
-            "       chameleon set-aside [--db FILE] [--migrations DIR] [--clear ID]\n"
-            "  set-aside            list the games in progress set aside at a start (their\n"
-            "                       restore failed: kept on disk, not restored again), one\n"
-            "                       line each: id, game, why; --clear ID restores that\n"
-            "                       game at the next start (the server stopped)\n"
-            "  --config FILE        `key = value` lines, each key a flag below without\n"
-            "                       \"--\"; flags win over the file (default for an\n"
-            "                       installed server: " CHAMELEON_CONFIG " if it exists)\n"
-            "  --host ADDR          address to listen on (default 127.0.0.1)\n"
-            "  --port N             TCP port, 0 for any free one (default 8080)\n"
-            "  --db FILE|URL        the database: an SQLite file (default chameleon.db), or\n"
-            "                       a PostgreSQL URL (postgresql://user@host:port/name;\n"
-            "                       the password from ~/.pgpass or PGPASSWORD, not the URL)\n"
-            "  --node NAME          one of several nodes sharing a PostgreSQL database (not\n"
-            "                       SQLite): games in progress are held by leases, none is\n"
-            "                       loaded at start (docs/SCALING.md, \"Leases\": the\n"
-            "                       rooms of dead nodes taken over); NAME unique among\n"
-            "                       nodes\n"
-            "  --lease-ttl-ms N     TESTS ONLY (with --node): a lease's life (default 5000)\n"
-            "  --web-root DIR       static files of the web client (default web-client, or\n"
-            "                       PREFIX/share/chameleon/web-client when installed)\n"
-            "  --wasm FILE          the rules core for the browser (default build/rules.wasm,\n"
-            "                       or PREFIX/share/chameleon/rules.wasm when installed)\n"
-            "  --migrations DIR     the database's migrations (default $CHAMELEON_MIGRATIONS,\n"
-            "                       else migrations, or PREFIX/share/chameleon/migrations)\n"
-            "  --trust-proxy ADDR   a connection from ADDR (the reverse proxy) counts as\n"
-            "                       coming from the last address of its X-Forwarded-For\n"
-            "                       (default: none; the header is ignored)\n"
-            "  --abandon-seconds N  a seated player away this long abandons (default 0: never)\n"
-            "  --guest-abandon-seconds N  a guest away from a live game this long abandons\n"
-            "                       it, clock or none (default 259200, 3 days; 0: never)\n"
-            "  --first-move-seconds N  live games: each seat's time for its first move\n"
-            "                       (its clock waits), else the game is aborted\n"
-            "                       (default 30; 0: no limit)\n"
-            "  --bot-threads N      bots' searches running at once, 1..64 (default: the\n"
-            "                       number of cores); more wait in a queue\n"
-            "  --bot-table-mb N     each search's table in MiB, 1..4096 (default 16)\n"
-            "  --clock-offset-file FILE  TESTS ONLY: the store's clock (correspondence\n"
-            "                       deadlines, vacation) runs ahead of the wall clock by\n"
-            "                       the milliseconds written in FILE (re-read each time)\n"
-            "  --password-queue N   password hashes (argon2id) waiting for a thread, beyond\n"
-            "                       which register and login answer 503 (default 64)\n"
-            "  --login-failures-per-address N  logins from one address (IPv6: /64) let\n"
-            "                       through before delays (default 20; a success gives its\n"
-            "                       own back)\n"
-            "  --register-per-address N  registrations from one address before delays\n"
-            "                       (default 5; an hour without one forgets them)\n"
-            "  --messages-per-identity N  messages one player may send over all its\n"
-            "                       connections per 20 s, pings aside (default 100)\n"
-            "  --seeks-per-minute N seeks one player may create a minute (default 20)\n"
-            "  --lobby-flush-ms N   lobby changes go to its watchers in one message this\n"
-            "                       often, 10..5000 (default 200)\n"
-            "  --max-guests N       guest identities held at once (default 100000); a new\n"
-            "                       one replaces the oldest unused, else hello is refused\n"
-            "  --identity-idle-seconds N  an identity unused (no connection, no seat) this\n"
-            "                       long is forgotten (default 86400)\n"
-            "  --live-games-per-identity N  live games in progress, open seeks included\n"
-            "                       (default 20)\n"
-            "  --corr-games-per-identity N  correspondence games, the same (default 100)\n"
-            "  --live-games-per-address N   live games per address, IPv6 by /64 (default 80)\n"
-            "  --corr-games-per-address N   correspondence games per address (default 400)\n"
-            "  --watched-rooms-per-identity N  rooms watched without a seat, every\n"
-            "                       connection of the identity together (default 50)\n"
-            "  --watched-rooms-per-address N   the same per address (default 500)\n"
-            "  --write-retries N    a failed database write is tried again N times, 0..20,\n"
-            "                       50 ms apart then doubling (default 5: 1.55 s) before\n"
-            "                       its moves fail\n"
-            "  --public-url URL     the site's address as browsers see it (https://host:port),\n"
-            "                       the Origin upgrades and POSTs must carry (default: the\n"
-            "                       Host header's); https:// marks the cookie Secure\n"
-            "  --max-connections-per-address N  connections at once from one address\n"
-            "                       (IPv6: its /64); more are closed at once (default 256)\n"
-            "  --max-connections N  WebSocket connections at once (default and maximum:\n"
-            "                       the descriptor limit less a reserve for HTTP)\n"
-            "  --hello-timeout-ms N TESTS ONLY: a WebSocket that sends no hello this long\n"
-            "                       is closed (default 30000)\n"
-            "  --http-stall-seconds N  an HTTP reply (an export) none of whose bytes\n"
-            "                       the reader takes this long is dropped (default 60)\n"
-            "  --vapid-subject URL  turns Web Push on: the contact (mailto:you@example.org\n"
-            "                       or https://...) the push services see in the VAPID\n"
-            "                       token (RFC 8292); the key pair is made at the first\n"
-            "                       start and kept in the database (default: push off)\n"
-            "  --push-allow-http 1  TESTS ONLY: accept and send to http:// push endpoints\n"
-            "                       (real push services are https)\n"
-            "  --new-database 1     create an empty database even where DB.site says this\n"
-            "                       site had one (it refuses to start, exit 5, when the\n"
-            "                       database file is missing: restore the backup instead)\n"
-            "  --push-allow-loopback 1  TESTS ONLY: push endpoints on 127/8, ::1 or\n"
-            "                       localhost too (every other private, link-local or\n"
-            "                       reserved address stays refused)\n"
-            "  --smtp-url URL       the mail relay, smtp://HOST:PORT (STARTTLS when offered) or\n"
-            "                       smtps://HOST:PORT; without it mail is off (no address\n"
-            "                       confirmation, password reset or notices by e-mail)\n"
-            "  --smtp-user NAME     log in to the relay as NAME (default: no AUTH)\n"
-            "  --smtp-password-file FILE  the relay's password: the file's first line\n"
-            "  --mail-from ADDRESS  the sender of every mail (needed with --smtp-url, as is\n"
-            "                       --public-url: the links in mail)\n"
-            "  --relay-channel NAME with a PostgreSQL --db: open the relay between nodes\n"
-            "                       (LISTEN/NOTIFY on a session of its own) and listen on\n"
-            "                       channel chameleon_node_NAME (NAME: letters, digits, _);\n"
-            "                       nothing uses it yet (default: off)\n"
-            "  --log-level L        debug, info, warn or error: lines below L are dropped\n"
-            "                       (default info); one line per event on stderr:\n"
-            "                       level=info msg=\"listening\" addr=127.0.0.1 port=8080\n"
-            "  --help               this text\n");
-}
-
-static bool parse_int(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
+/* The synopsis and the commands; options_usage adds every option of the
+ * table below. */
+static const char usage_head[] =
+    "usage: chameleon [--config FILE] [--OPTION VALUE]...\n"
+    "       chameleon backup FILE [--db FILE]\n"
+    "       chameleon set-aside [--db FILE] [--migrations DIR] [--clear ID]\n"
+    "  backup FILE          copy the database (--db, default chameleon.db) to FILE\n"
+    "                       while the server runs (SQLite's online backup, checked\n"
+    "                       with integrity_check, written as FILE.partial then\n"
+    "                       renamed); restore: stop the server, copy FILE to the\n"
+    "                       --db path (remove its -wal and -shm), start it;\n"
+    "                       on PostgreSQL use pg_dump and pg_restore instead\n"
+    "  set-aside            list the games in progress set aside at a start (their\n"
+    "                       restore failed: kept on disk, not restored again), one\n"
+    "                       line each: id, game, why; --clear ID restores that\n"
+    "                       game at the next start (the server stopped)\n"
+    "  --config FILE        `key = value` lines, each key an option below without\n"
+    "                       \"--\"; flags win over the file (default for an\n"
+    "                       installed server: " CHAMELEON_CONFIG " if it exists)\n";
 
 /* --clock-offset-file: the store's clock is the wall clock plus the number
  * of ms in the file, read at every call (tests move time forward without
@@ -279,6 +132,221 @@ static int public_origin(const char *url, char *out, size_t len, bool *https)
         out[ol - dl] = '\0';
     return 0;
 }
+
+/* ------------------------------------------------------------------------ */
+/* The settings: their defaults here (or in main, those that depend on the
+ * machine or the install), read through the table of options; one row per
+ * option, its help as the usage shows it. */
+
+static net_config cfg = {
+    .host = "127.0.0.1",
+    .port = 8080,
+    .web_root = "web-client",
+    .max_message = PROTO_MAX_MESSAGE,
+    .max_per_address = NET_PER_ADDRESS_DEFAULT,
+    .hello_timeout_ms = NET_HELLO_TIMEOUT_MS,
+};
+static const char *db = "chameleon.db", *node, *relay_name, *clock_file;
+static const char *wasm_file = "build/rules.wasm", *migrations;
+static long abandon_s, guest_abandon_s = ROOM_GUEST_ABANDON_MS / 1000;
+static long first_move_s = ROOM_FIRST_MOVE_MS_DEFAULT / 1000;
+static bool new_database;
+static push_config pcfg;
+static long bot_threads, bot_table_mb = BOT_TABLE_MB_DEFAULT;
+static accounts_limits alim;
+static long ident_msgs = DISPATCH_IDENT_MSGS, seeks_minute = LOBBY_SEEKS_PER_MINUTE;
+static long flush_ms = LOBBY_FLUSH_MS;
+static long max_guests = IDENT_MAX_GUESTS, idle_s = IDENT_IDLE_MS / 1000;
+static quota_limits qlim;
+static mail_config mcfg;
+static long write_retries = STORE_RETRIES, lease_ttl_ms = STORE_LEASE_TTL_MS;
+static struct {
+    char origin[256];
+    bool https;
+} public_url;
+
+static int check_log_level(const char *text, void *value, char *why, size_t whylen)
+{
+    log_level lv;
+    if (!log_parse_level(text, &lv)) {
+        snprintf(why, whylen, "wants debug, info, warn or error, not '%s'", text);
+        return -1;
+    }
+    log_set_level(lv);
+    return 0;
+}
+
+static int check_public_url(const char *text, void *value, char *why, size_t whylen)
+{
+    if (public_origin(text, public_url.origin, sizeof public_url.origin, &public_url.https) < 0) {
+        snprintf(why, whylen, "wants http://HOST[:PORT] or https://...");
+        return -1;
+    }
+    cfg.public_origin = public_url.origin;
+    return 0;
+}
+
+static int check_trust_proxy(const char *text, void *value, char *why, size_t whylen)
+{
+    if (net_trust_proxy(&cfg, text) < 0) {
+        snprintf(why, whylen, "wants an IPv4 or IPv6 address");
+        return -1;
+    }
+    return 0;
+}
+
+static int check_relay_channel(const char *text, void *value, char *why, size_t whylen)
+{
+    /* The channel chameleon_node_NAME is a name too. */
+    if (!relay_valid_name(text) || strlen(text) > RELAY_NAME_MAX - 15) {
+        snprintf(why, whylen, "wants a node name of 1..48 letters, digits and _");
+        return -1;
+    }
+    relay_name = text;
+    return 0;
+}
+
+#define TEXT(name, arg, var, help)                                                                 \
+    {                                                                                              \
+        name, arg, OPTION_TEXT, 0, 0, &(var), NULL, help                                           \
+    }
+#define NUM(kind, name, lo, hi, var, help)                                                         \
+    {                                                                                              \
+        name, "N", kind, lo, hi, &(var), NULL, help                                                \
+    }
+#define FLAG(name, var, help)                                                                      \
+    {                                                                                              \
+        name, "0|1", OPTION_BOOL, 0, 0, &(var), NULL, help                                         \
+    }
+#define CHECK(name, arg, fn, help)                                                                 \
+    {                                                                                              \
+        name, arg, OPTION_CHECK, 0, 0, NULL, fn, help                                              \
+    }
+static const option options[] = {
+    TEXT("host", "ADDR", cfg.host, "address to listen on (default 127.0.0.1)"),
+    NUM(OPTION_INT, "port", 0, 65535, cfg.port, "TCP port, 0 for any free one (default 8080)"),
+    TEXT("db", "FILE|URL", db,
+         "the database: an SQLite file (default chameleon.db), or a PostgreSQL URL "
+         "(postgresql://user@host:port/name; the password from ~/.pgpass or PGPASSWORD, not "
+         "the URL)"),
+    TEXT("node", "NAME", node,
+         "one of several nodes sharing a PostgreSQL database (not SQLite): games in progress "
+         "are held by leases, none is loaded at start (docs/SCALING.md, \"Leases\": the rooms "
+         "of dead nodes taken over); NAME unique among nodes"),
+    NUM(OPTION_LONG, "lease-ttl-ms", 300, 3600000, lease_ttl_ms,
+        "TESTS ONLY (with --node): a lease's life (default 5000)"),
+    TEXT("web-root", "DIR", cfg.web_root,
+         "static files of the web client (default web-client, or "
+         "PREFIX/share/chameleon/web-client when installed)"),
+    TEXT("wasm", "FILE", wasm_file,
+         "the rules core for the browser (default build/rules.wasm, or "
+         "PREFIX/share/chameleon/rules.wasm when installed)"),
+    TEXT("migrations", "DIR", migrations,
+         "the database's migrations (default $CHAMELEON_MIGRATIONS, else migrations, or "
+         "PREFIX/share/chameleon/migrations)"),
+    CHECK("trust-proxy", "ADDR", check_trust_proxy,
+          "a connection from ADDR (the reverse proxy) counts as coming from the last address "
+          "of its X-Forwarded-For (default: none; the header is ignored)"),
+    NUM(OPTION_LONG, "abandon-seconds", 0, 86400 * 30, abandon_s,
+        "a seated player away this long abandons (default 0: never)"),
+    NUM(OPTION_LONG, "guest-abandon-seconds", 0, 86400 * 365, guest_abandon_s,
+        "a guest away from a live game this long abandons it, clock or none (default "
+        "259200, 3 days; 0: never)"),
+    NUM(OPTION_LONG, "first-move-seconds", 0, 86400, first_move_s,
+        "live games: each seat's time for its first move (its clock waits), else the game "
+        "is aborted (default 30; 0: no limit)"),
+    NUM(OPTION_LONG, "bot-threads", 1, BOT_THREADS_MAX, bot_threads,
+        "bots' searches running at once (default: the number of cores); more wait in a "
+        "queue"),
+    NUM(OPTION_LONG, "bot-table-mb", 1, 4096, bot_table_mb,
+        "each search's table in MiB (default 16)"),
+    TEXT("clock-offset-file", "FILE", clock_file,
+         "TESTS ONLY: the store's clock (correspondence deadlines, vacation) runs ahead of "
+         "the wall clock by the milliseconds written in FILE (re-read each time)"),
+    NUM(OPTION_INT, "password-queue", 1, 100000, alim.hashes_queued,
+        "password hashes (argon2id) waiting for a thread, beyond which register and login "
+        "answer 503 (default 64)"),
+    NUM(OPTION_UINT, "login-failures-per-address", 1, 1000000000, alim.login_free_address,
+        "logins from one address (IPv6: /64) let through before delays (default 20; a "
+        "success gives its own back)"),
+    NUM(OPTION_UINT, "register-per-address", 1, 1000000000, alim.register_per_address,
+        "registrations from one address before delays (default 5; an hour without one "
+        "forgets them)"),
+    NUM(OPTION_LONG, "messages-per-identity", 1, 1000000000, ident_msgs,
+        "messages one player may send over all its connections per 20 s, pings aside "
+        "(default 100)"),
+    NUM(OPTION_LONG, "seeks-per-minute", 1, 1000000000, seeks_minute,
+        "seeks one player may create a minute (default 20)"),
+    NUM(OPTION_LONG, "lobby-flush-ms", 10, 5000, flush_ms,
+        "lobby changes go to its watchers in one message this often (default 200)"),
+    NUM(OPTION_LONG, "max-guests", 1, 100000000, max_guests,
+        "guest identities held at once (default 100000); a new one replaces the oldest "
+        "unused, else hello is refused"),
+    NUM(OPTION_LONG, "identity-idle-seconds", 1, 86400 * 365, idle_s,
+        "an identity unused (no connection, no seat) this long is forgotten (default 86400)"),
+    NUM(OPTION_INT, "live-games-per-identity", 1, 1000000, qlim.live_per_ident,
+        "live games in progress, open seeks included (default 20)"),
+    NUM(OPTION_INT, "corr-games-per-identity", 1, 1000000, qlim.corr_per_ident,
+        "correspondence games, the same (default 100)"),
+    NUM(OPTION_INT, "live-games-per-address", 1, 1000000, qlim.live_per_addr,
+        "live games per address, IPv6 by /64 (default 80)"),
+    NUM(OPTION_INT, "corr-games-per-address", 1, 1000000, qlim.corr_per_addr,
+        "correspondence games per address (default 400)"),
+    NUM(OPTION_INT, "watched-rooms-per-identity", 1, 1000000, qlim.watched_per_ident,
+        "rooms watched without a seat, every connection of the identity together (default "
+        "50)"),
+    NUM(OPTION_INT, "watched-rooms-per-address", 1, 1000000, qlim.watched_per_addr,
+        "the same per address (default 500)"),
+    NUM(OPTION_LONG, "write-retries", 0, 20, write_retries,
+        "a failed database write is tried again N times, 50 ms apart then doubling "
+        "(default 5: 1.55 s) before its moves fail"),
+    CHECK("public-url", "URL", check_public_url,
+          "the site's address as browsers see it (https://host:port), the Origin upgrades "
+          "and POSTs must carry (default: the Host header's); https:// marks the cookie "
+          "Secure"),
+    NUM(OPTION_INT, "max-connections-per-address", 1, 1000000, cfg.max_per_address,
+        "connections at once from one address (IPv6: its /64); more are closed at once "
+        "(default 256)"),
+    NUM(OPTION_INT, "max-connections", 1, 1 << 20, cfg.max_ws,
+        "WebSocket connections at once (default and maximum: the descriptor limit less a "
+        "reserve for HTTP)"),
+    NUM(OPTION_UINT, "hello-timeout-ms", 1, 86400000, cfg.hello_timeout_ms,
+        "TESTS ONLY: a WebSocket that sends no hello this long is closed (default 30000)"),
+    NUM(OPTION_UINT, "http-stall-seconds", 1, 3600, cfg.http_stall_s,
+        "an HTTP reply (an export) none of whose bytes the reader takes this long is "
+        "dropped (default 60)"),
+    TEXT("vapid-subject", "URL", pcfg.subject,
+         "turns Web Push on: the contact (mailto:you@example.org or https://...) the push "
+         "services see in the VAPID token (RFC 8292); the key pair is made at the first "
+         "start and kept in the database (default: push off)"),
+    FLAG("push-allow-http", pcfg.allow_http,
+         "TESTS ONLY: accept and send to http:// push endpoints (real push services are "
+         "https)"),
+    FLAG("push-allow-loopback", pcfg.allow_loopback,
+         "TESTS ONLY: push endpoints on 127/8, ::1 or localhost too (every other private, "
+         "link-local or reserved address stays refused)"),
+    FLAG("new-database", new_database,
+         "1: create an empty database even where DB.site says this site had one (it "
+         "refuses to start, exit 5, when the database file is missing: restore the backup "
+         "instead)"),
+    TEXT("smtp-url", "URL", mcfg.smtp_url,
+         "the mail relay, smtp://HOST:PORT (STARTTLS when offered) or smtps://HOST:PORT; "
+         "without it mail is off (no address confirmation, password reset or notices by "
+         "e-mail)"),
+    TEXT("smtp-user", "NAME", mcfg.user, "log in to the relay as NAME (default: no AUTH)"),
+    TEXT("smtp-password-file", "FILE", mcfg.password_file,
+         "the relay's password: the file's first line"),
+    TEXT("mail-from", "ADDRESS", mcfg.from,
+         "the sender of every mail (needed with --smtp-url, as is --public-url: the links "
+         "in mail)"),
+    CHECK("relay-channel", "NAME", check_relay_channel,
+          "with a PostgreSQL --db: open the relay between nodes (LISTEN/NOTIFY on a session "
+          "of its own) and listen on channel chameleon_node_NAME (NAME: letters, digits, _); "
+          "nothing uses it yet (default: off)"),
+    CHECK("log-level", "L", check_log_level,
+          "debug, info, warn or error: lines below L are dropped (default info); one line "
+          "per event on stderr: level=info msg=\"listening\" addr=127.0.0.1 port=8080"),
+};
 
 /* What net reports about WebSocket connections, and who answers HTTP. */
 static const net_callbacks callbacks = {
@@ -441,36 +509,17 @@ int main(int argc, char **argv)
     }
     argc = nargs;
     argv = args;
-    const char *migrations = getenv("CHAMELEON_MIGRATIONS");
-    net_config cfg = {
-        .host = "127.0.0.1",
-        .port = 8080,
-        .web_root = "web-client",
-        .max_message = PROTO_MAX_MESSAGE,
-        .callbacks = &callbacks,
-        .routes = routes,
-        .nroutes = (int)(sizeof routes / sizeof routes[0]),
-        .max_per_address = NET_PER_ADDRESS_DEFAULT,
-        .hello_timeout_ms = NET_HELLO_TIMEOUT_MS,
-        .log = net_log,
-    };
+    migrations = getenv("CHAMELEON_MIGRATIONS");
+    cfg.callbacks = &callbacks;
+    cfg.routes = routes;
+    cfg.nroutes = (int)(sizeof routes / sizeof routes[0]);
+    cfg.log = net_log;
     int admin = admin_main(argc, argv, datadir);
     if (admin != ADMIN_NOT_ONE)
         return admin;
-    char origin[256];
-    bool https = false;
-    const char *db = "chameleon.db", *node = NULL;
-    const char *relay_name = NULL;
-    long abandon_s = 0, guest_abandon_s = ROOM_GUEST_ABANDON_MS / 1000;
-    bool new_database = false;
-    long first_move_s = ROOM_FIRST_MOVE_MS_DEFAULT / 1000;
-    const char *clock_file = NULL;
-    push_config pcfg = {0};
-    long bot_threads = (long)uv_available_parallelism();
-    long bot_table_mb = BOT_TABLE_MB_DEFAULT;
+    bot_threads = (long)uv_available_parallelism();
     if (bot_threads > BOT_THREADS_MAX)
         bot_threads = BOT_THREADS_MAX;
-    const char *wasm_file = "build/rules.wasm";
     if (datadir != NULL) {
         snprintf(web_buf, sizeof web_buf, "%s/web-client", datadir);
         snprintf(wasm_buf, sizeof wasm_buf, "%s/rules.wasm", datadir);
@@ -480,202 +529,11 @@ int main(int argc, char **argv)
         if (migrations == NULL)
             migrations = mig_buf;
     }
-    accounts_limits alim = {.hashes_running = (int)uv_available_parallelism()};
-    long ident_msgs = DISPATCH_IDENT_MSGS;
-    long seeks_minute = LOBBY_SEEKS_PER_MINUTE;
-    long flush_ms = LOBBY_FLUSH_MS;
-    long max_guests = IDENT_MAX_GUESTS, idle_s = IDENT_IDLE_MS / 1000;
-    quota_limits qlim = {0};
-    mail_config mcfg = {0};
-    long write_retries = STORE_RETRIES;
-    long lease_ttl_ms = STORE_LEASE_TTL_MS;
-    /* The flags that are a number in a range and nothing else: into a long
-     * (l) or an int (i). */
-    const struct {
-        const char *flag;
-        long lo, hi;
-        long *l;
-        int *i;
-    } numbers[] = {
-        {"--live-games-per-identity", 1, 1000000, NULL, &qlim.live_per_ident},
-        {"--corr-games-per-identity", 1, 1000000, NULL, &qlim.corr_per_ident},
-        {"--live-games-per-address", 1, 1000000, NULL, &qlim.live_per_addr},
-        {"--corr-games-per-address", 1, 1000000, NULL, &qlim.corr_per_addr},
-        {"--watched-rooms-per-identity", 1, 1000000, NULL, &qlim.watched_per_ident},
-        {"--watched-rooms-per-address", 1, 1000000, NULL, &qlim.watched_per_addr},
-        {"--max-guests", 1, 100000000, &max_guests, NULL},
-        {"--identity-idle-seconds", 1, 86400 * 365, &idle_s, NULL},
-        {"--messages-per-identity", 1, 1000000000, &ident_msgs, NULL},
-        {"--seeks-per-minute", 1, 1000000000, &seeks_minute, NULL},
-        {"--lobby-flush-ms", 10, 5000, &flush_ms, NULL},
-        {"--write-retries", 0, 20, &write_retries, NULL},
-        {"--password-queue", 1, 100000, NULL, &alim.hashes_queued},
-        {"--max-connections-per-address", 1, 1000000, NULL, &cfg.max_per_address},
-        {"--max-connections", 1, 1 << 20, NULL, &cfg.max_ws},
-    };
-    const size_t nnumbers = sizeof numbers / sizeof numbers[0];
-
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 0;
-        }
-        if (i + 1 >= argc) {
-            log_error("unknown flag or missing value: %s", a);
-            usage(stderr);
-            return 2;
-        }
-        const char *val = argv[++i];
-        long n;
-        size_t k = 0;
-        while (k < nnumbers && strcmp(a, numbers[k].flag) != 0)
-            k++;
-        if (k < nnumbers) {
-            if (!parse_int(val, numbers[k].lo, numbers[k].hi, &n)) {
-                log_error("%s wants %ld..%ld", a, numbers[k].lo, numbers[k].hi);
-                return 2;
-            }
-            if (numbers[k].l != NULL)
-                *numbers[k].l = n;
-            else
-                *numbers[k].i = (int)n;
-        } else if (strcmp(a, "--log-level") == 0) {
-            log_level lv;
-            if (!log_parse_level(val, &lv)) {
-                log_error("--log-level wants debug, info, warn or error, not '%s'", val);
-                return 2;
-            }
-            log_set_level(lv);
-        } else if (strcmp(a, "--host") == 0) {
-            cfg.host = val;
-        } else if (strcmp(a, "--port") == 0) {
-            if (!parse_int(val, 0, 65535, &n)) {
-                log_error("--port wants 0..65535, not '%s'", val);
-                return 2;
-            }
-            cfg.port = (int)n;
-        } else if (strcmp(a, "--db") == 0) {
-            db = val;
-        } else if (strcmp(a, "--node") == 0) {
-            node = val;
-        } else if (strcmp(a, "--lease-ttl-ms") == 0) {
-            if (!parse_int(val, 300, 3600000, &lease_ttl_ms)) {
-                log_error("--lease-ttl-ms wants 300..3600000");
-                return 2;
-            }
-        } else if (strcmp(a, "--web-root") == 0) {
-            cfg.web_root = val;
-        } else if (strcmp(a, "--wasm") == 0) {
-            wasm_file = val;
-        } else if (strcmp(a, "--migrations") == 0) {
-            migrations = val;
-        } else if (strcmp(a, "--trust-proxy") == 0) {
-            if (net_trust_proxy(&cfg, val) < 0) {
-                fprintf(stderr, "chameleon: --trust-proxy wants an IPv4 or IPv6 address\n");
-                return 2;
-            }
-        } else if (strcmp(a, "--clock-offset-file") == 0) {
-            clock_file = val;
-        } else if (strcmp(a, "--bot-threads") == 0) {
-            if (!parse_int(val, 1, BOT_THREADS_MAX, &bot_threads)) {
-                log_error("--bot-threads wants 1..%d", BOT_THREADS_MAX);
-                return 2;
-            }
-        } else if (strcmp(a, "--bot-table-mb") == 0) {
-            if (!parse_int(val, 1, 4096, &bot_table_mb)) {
-                log_error("--bot-table-mb wants 1..4096");
-                return 2;
-            }
-        } else if (strcmp(a, "--login-failures-per-address") == 0) {
-            if (!parse_int(val, 1, 1000000000, &n)) {
-                log_error("--login-failures-per-address wants 1..1000000000");
-                return 2;
-            }
-            alim.login_free_address = (unsigned)n;
-        } else if (strcmp(a, "--register-per-address") == 0) {
-            if (!parse_int(val, 1, 1000000000, &n)) {
-                log_error("--register-per-address wants 1..1000000000");
-                return 2;
-            }
-            alim.register_per_address = (unsigned)n;
-        } else if (strcmp(a, "--public-url") == 0) {
-            if (public_origin(val, origin, sizeof origin, &https) < 0) {
-                log_error("--public-url wants http://HOST[:PORT] or https://...");
-                return 2;
-            }
-            cfg.public_origin = origin;
-        } else if (strcmp(a, "--vapid-subject") == 0) {
-            pcfg.subject = val;
-        } else if (strcmp(a, "--push-allow-http") == 0) {
-            if (!parse_int(val, 0, 1, &n)) {
-                log_error("--push-allow-http wants 0 or 1");
-                return 2;
-            }
-            pcfg.allow_http = n == 1;
-        } else if (strcmp(a, "--new-database") == 0) {
-            if (!parse_int(val, 0, 1, &n)) {
-                log_error("--new-database wants 0 or 1");
-                return 2;
-            }
-            new_database = n == 1;
-        } else if (strcmp(a, "--push-allow-loopback") == 0) {
-            if (!parse_int(val, 0, 1, &n)) {
-                log_error("--push-allow-loopback wants 0 or 1");
-                return 2;
-            }
-            pcfg.allow_loopback = n == 1;
-        } else if (strcmp(a, "--smtp-url") == 0) {
-            mcfg.smtp_url = val;
-        } else if (strcmp(a, "--smtp-user") == 0) {
-            mcfg.user = val;
-        } else if (strcmp(a, "--smtp-password-file") == 0) {
-            mcfg.password_file = val;
-        } else if (strcmp(a, "--mail-from") == 0) {
-            mcfg.from = val;
-        } else if (strcmp(a, "--relay-channel") == 0) {
-            /* The channel chameleon_node_NAME is a name too. */
-            if (!relay_valid_name(val) || strlen(val) > RELAY_NAME_MAX - 15) {
-                log_error("--relay-channel wants a node name of 1..48 letters, digits and _");
-                return 2;
-            }
-            relay_name = val;
-        } else if (strcmp(a, "--hello-timeout-ms") == 0) {
-            if (!parse_int(val, 1, 86400000, &n)) {
-                log_error("--hello-timeout-ms wants 1..86400000");
-                return 2;
-            }
-            cfg.hello_timeout_ms = (unsigned)n;
-        } else if (strcmp(a, "--http-stall-seconds") == 0) {
-            if (!parse_int(val, 1, 3600, &n)) {
-                log_error("--http-stall-seconds wants 1..3600");
-                return 2;
-            }
-            cfg.http_stall_s = (unsigned)n;
-        } else if (strcmp(a, "--first-move-seconds") == 0) {
-            if (!parse_int(val, 0, 86400, &n)) {
-                log_error("--first-move-seconds wants 0..86400");
-                return 2;
-            }
-            first_move_s = n;
-        } else if (strcmp(a, "--guest-abandon-seconds") == 0) {
-            if (!parse_int(val, 0, 86400 * 365, &n)) {
-                log_error("--guest-abandon-seconds wants 0..31536000");
-                return 2;
-            }
-            guest_abandon_s = n;
-        } else if (strcmp(a, "--abandon-seconds") == 0) {
-            if (!parse_int(val, 0, 86400 * 30, &n)) {
-                log_error("--abandon-seconds wants 0..2592000");
-                return 2;
-            }
-            abandon_s = n;
-        } else {
-            log_error("unknown flag: %s", a);
-            usage(stderr);
-            return 2;
-        }
-    }
+    alim.hashes_running = (int)uv_available_parallelism();
+    int parsed = options_parse(options, sizeof options / sizeof options[0], argc, argv, usage_head);
+    if (parsed != 0)
+        return parsed == 1 ? 0 : 2;
+    bool https = public_url.https;
 
     if (mcfg.smtp_url != NULL && (mcfg.from == NULL || cfg.public_origin == NULL)) {
         log_error("--smtp-url needs --mail-from ADDRESS and --public-url URL (the links in mail)");
