@@ -17,6 +17,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,10 @@
 #include "proto_out.h"
 
 /* ------------------------------------------------------------------------ */
-/* The statement table: SQLite's SQL text ("?" parameters). PostgreSQL's
- * is db_sql_pg (store_sql_pg.c, "$N" parameters); db_sql picks by engine. */
+/* The statement table, once for both engines: SQLite's SQL text ("?" or
+ * "?N" parameters). PostgreSQL runs the same text with "$N" for each
+ * parameter, but where the dialects differ: store_sql_pg.c holds those
+ * (db_sql_pg), and the statements of node mode, PostgreSQL's alone. */
 
 static const char *const stmt_sql_sqlite[ST_COUNT] = {
     [ST_BEGIN] = "BEGIN IMMEDIATE",
@@ -211,9 +214,55 @@ static const char *const stmt_sql_sqlite[ST_COUNT] = {
      * here: db_open prepares none of them on SQLite). */
 };
 
+/* SQLite's text with "$N" for the N-th "?" and for "?N" (no statement
+ * has a "?" inside a quoted string: test_sql_pg prepares every one). */
+static char *dollars(const char *sql)
+{
+    char *out = malloc(strlen(sql) * 3 + 1), *o = out;
+    if (out == NULL)
+        return NULL;
+    int n = 0;
+    for (const char *p = sql; *p; p++) {
+        if (*p != '?') {
+            *o++ = *p;
+            continue;
+        }
+        if (p[1] >= '0' && p[1] <= '9') {
+            *o++ = '$';
+            continue;
+        }
+        o += sprintf(o, "$%d", ++n);
+    }
+    *o = '\0';
+    return out;
+}
+
+static char *pg_text[ST_COUNT];
+static pthread_once_t pg_once = PTHREAD_ONCE_INIT;
+
+/* Every shared statement's PostgreSQL text, once per process (kept till
+ * its end). */
+static void pg_translate(void)
+{
+    for (int i = 0; i < ST_COUNT; i++)
+        if (db_sql_pg((enum db_stmt)i) == NULL && stmt_sql_sqlite[i] != NULL)
+            pg_text[i] = dollars(stmt_sql_sqlite[i]);
+}
+
 const char *db_sql(const store *s, enum db_stmt which)
 {
-    return s->engine == SQL_POSTGRES ? db_sql_pg(which) : stmt_sql_sqlite[which];
+    return db_sql_of(s->engine, which);
+}
+
+const char *db_sql_of(sql_engine engine, enum db_stmt which)
+{
+    if (engine != SQL_POSTGRES)
+        return stmt_sql_sqlite[which];
+    const char *own = db_sql_pg(which);
+    if (own != NULL)
+        return own;
+    pthread_once(&pg_once, pg_translate);
+    return pg_text[which];
 }
 
 sql_stmt *db_use(sql_stmt *const *set, enum db_stmt which)

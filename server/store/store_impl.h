@@ -455,7 +455,10 @@ rules_reason db_reason(const char *name);
 /* The SQL text of a statement of the store's engine's table (for the mail
  * worker's own connection, which prepares only what it uses). */
 const char *db_sql(const store *s, enum db_stmt which);
-/* PostgreSQL's text of each statement (store_sql_pg.c). */
+/* The same for an engine (tests prepare every statement of it). */
+const char *db_sql_of(sql_engine engine, enum db_stmt which);
+/* PostgreSQL's own text of a statement where its dialect differs, else NULL
+ * (store_sql_pg.c): db_sql runs SQLite's text with "$N" parameters then. */
 const char *db_sql_pg(enum db_stmt which);
 /* Another connection to the store's database with the engine's settings
  * (the mail worker's): 0 or STORE_EDB with why. */

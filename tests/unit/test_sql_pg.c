@@ -3,7 +3,7 @@
  * PostgreSQL statement table (store_sql_pg.c), on a real server: the one
  * CHAMELEON_TEST_PG names, else one this test starts (tests/tools/pg.sh).
  *
- * Every statement of db_sql_pg prepares on a database migrated from
+ * Every statement of db_sql_of(SQL_POSTGRES) prepares on a database migrated from
  * migrations/postgresql (a dialect mistake, a wrong column or a parameter
  * whose type cannot be inferred fails here); values of each kind make the
  * round trip (64-bit integers, doubles, text, bytea with NUL bytes, NULL);
@@ -86,7 +86,7 @@ static void test_every_statement_prepares(void **state)
     sql_conn *c = connect_db("chameleon_sql_pg_prep");
     migrate(c);
     for (int i = 0; i < ST_COUNT; i++) {
-        const char *sql = db_sql_pg((enum db_stmt)i);
+        const char *sql = db_sql_of(SQL_POSTGRES, (enum db_stmt)i);
         if (sql == NULL)
             fail_msg("statement %d has no PostgreSQL text", i);
         sql_stmt *st = NULL;
@@ -101,7 +101,7 @@ static void test_every_statement_prepares(void **state)
 static sql_stmt *prep(sql_conn *c, enum db_stmt which)
 {
     sql_stmt *st = NULL;
-    if (sql_prepare(c, db_sql_pg(which), &st) != SQL_OK)
+    if (sql_prepare(c, db_sql_of(SQL_POSTGRES, which), &st) != SQL_OK)
         fail_msg("%s", sql_errmsg(c));
     return st;
 }
