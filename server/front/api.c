@@ -218,7 +218,7 @@ int api_with_session(net_conn *c, api_session_fn then, void *ctx)
     c->data = &w->p;
     w->then = then;
     w->ctx = ctx;
-    int err = accounts_session(db, token, session_found, w);
+    int err = accounts_login_find(db, token, session_found, w);
     if (err == STORE_ENOT_FOUND) { /* a token of the wrong shape */
         pending_done(&w->p);
         then(c, NULL, ctx);

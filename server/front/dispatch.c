@@ -545,7 +545,7 @@ static void cookie_account(session *s)
     if (net_cookie(s->conn, ACCOUNTS_COOKIE, token, sizeof token) <= 0)
         return;
     wait_for(s);
-    if (accounts_session(db, token, cookie_found, s) < 0)
+    if (accounts_login_find(db, token, cookie_found, s) < 0)
         wait_over(s); /* a token of the wrong shape: a guest */
 }
 

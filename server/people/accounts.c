@@ -254,9 +254,9 @@ static void session_new(job *j)
     randombytes_buf(raw, sizeof raw);
     sodium_bin2hex(j->token, sizeof j->token, raw, sizeof raw);
     accounts_token_hash(j->token, h);
-    int err = store_session_insert(j->s, h, sizeof h, j->account,
-                                   store_now(j->s) + (int64_t)SESSION_DAYS * STORE_DAY_MS,
-                                   session_written, j);
+    int err = store_login_insert(j->s, h, sizeof h, j->account,
+                                 store_now(j->s) + (int64_t)SESSION_DAYS * STORE_DAY_MS,
+                                 session_written, j);
     if (err < 0)
         job_end(j, err);
 }
@@ -533,16 +533,16 @@ int accounts_logout(store *s, const char *token, store_done_cb cb, void *arg)
 {
     unsigned char h[32];
     accounts_token_hash(token, h);
-    return store_session_delete(s, h, sizeof h, cb, arg);
+    return store_login_delete(s, h, sizeof h, cb, arg);
 }
 
-int accounts_session(store *s, const char *token, store_account_cb cb, void *arg)
+int accounts_login_find(store *s, const char *token, store_account_cb cb, void *arg)
 {
     if (token == NULL || strlen(token) != ACCOUNTS_TOKEN_LEN)
         return STORE_ENOT_FOUND;
     unsigned char h[32];
     accounts_token_hash(token, h);
-    return store_session_find(s, h, sizeof h, cb, arg);
+    return store_login_find(s, h, sizeof h, cb, arg);
 }
 
 int accounts_name(store *s, int64_t account, store_account_cb cb, void *arg)

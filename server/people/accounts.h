@@ -141,14 +141,14 @@ int accounts_set_password(store *s, int64_t account, const char *password, accou
  * calls"): 0 and cb later, on the loop, or an error at once (cb not
  * called). */
 
-/* End the session of this token (no-op if unknown); cb may be NULL. */
+/* End the login of this token (no-op if unknown); cb may be NULL. */
 int accounts_logout(store *s, const char *token, store_done_cb cb, void *arg);
 
-/* The account of a session token (from the cookie, e.g. on the WebSocket
- * upgrade): cb gets 0 and the account (id, username), or STORE_ENOT_FOUND
- * for an unknown or expired token; a token of the wrong shape is
+/* The account of a login: the session cookie's token (e.g. on the
+ * WebSocket upgrade; a login, not a connection's session.h): cb gets 0 and the account (id,
+ * username), or STORE_ENOT_FOUND for an unknown or expired token; a token of the wrong shape is
  * STORE_ENOT_FOUND at once. */
-int accounts_session(store *s, const char *token, store_account_cb cb, void *arg);
+int accounts_login_find(store *s, const char *token, store_account_cb cb, void *arg);
 
 /* The username of an account: cb gets 0 and the account, or
  * STORE_ENOT_FOUND. */

@@ -403,17 +403,19 @@ int store_account_by_name(store *s, const char *username, store_account_cb cb, v
  * STORE_ENOT_FOUND. */
 int store_account_name(store *s, int64_t account, store_account_cb cb, void *arg);
 
-/* A new session keyed by the hash of its token (the token is never
- * stored), valid until expires_ms; the account's expired sessions are
- * deleted. cb may be NULL. */
-int store_session_insert(store *s, const void *hash, size_t hashlen, int64_t account,
-                         int64_t expires_ms, store_done_cb cb, void *arg);
-/* The account of an unexpired session (a->id, a->username; no pwhash), or
+/* Logins: what a session cookie names (table sessions), called logins
+ * here so as not to be taken for a connection's session (session.h). A
+ * new login keyed by the hash of its token (the token is never stored),
+ * valid until expires_ms; the account's expired logins are deleted. cb may
+ * be NULL. */
+int store_login_insert(store *s, const void *hash, size_t hashlen, int64_t account,
+                       int64_t expires_ms, store_done_cb cb, void *arg);
+/* The account of an unexpired login (a->id, a->username; no pwhash), or
  * STORE_ENOT_FOUND. */
-int store_session_find(store *s, const void *hash, size_t hashlen, store_account_cb cb, void *arg);
-/* End a session (no-op if unknown). cb may be NULL. */
-int store_session_delete(store *s, const void *hash, size_t hashlen, store_done_cb cb, void *arg);
-/* A new password hash for the account, and every one of its sessions
+int store_login_find(store *s, const void *hash, size_t hashlen, store_account_cb cb, void *arg);
+/* End a login (no-op if unknown). cb may be NULL. */
+int store_login_delete(store *s, const void *hash, size_t hashlen, store_done_cb cb, void *arg);
+/* A new password hash for the account, and every one of its logins
  * ended (a password reset). cb may be NULL. */
 int store_account_set_pwhash(store *s, int64_t account, const char *pwhash, store_done_cb cb,
                              void *arg);

@@ -164,7 +164,7 @@ static int run_session_insert(store *s, void *job)
 {
     acct_job *j = job;
     int64_t now = store_now(s);
-    sql_stmt *st = db_use(s->wst, ST_SESSION_INSERT);
+    sql_stmt *st = db_use(s->wst, ST_LOGIN_INSERT);
     sql_bind_blob(st, 1, j->hash, (int)j->hashlen);
     sql_bind_i64(st, 2, j->a.id);
     sql_bind_i64(st, 3, now);
@@ -178,8 +178,8 @@ static int run_session_insert(store *s, void *job)
     return db_run(st) < 0 ? STORE_EDB : 0;
 }
 
-int store_session_insert(store *s, const void *hash, size_t hashlen, int64_t account,
-                         int64_t expires_ms, store_done_cb cb, void *arg)
+int store_login_insert(store *s, const void *hash, size_t hashlen, int64_t account,
+                       int64_t expires_ms, store_done_cb cb, void *arg)
 {
     acct_job *j = with_hash(acct_job_new(NULL, cb, arg), hash, hashlen);
     if (j != NULL) {
@@ -192,13 +192,13 @@ int store_session_insert(store *s, const void *hash, size_t hashlen, int64_t acc
 static int run_session_find(store *s, void *job)
 {
     acct_job *j = job;
-    sql_stmt *st = db_use(s->wst, ST_SESSION_FIND);
+    sql_stmt *st = db_use(s->wst, ST_LOGIN_FIND);
     sql_bind_blob(st, 1, j->hash, (int)j->hashlen);
     sql_bind_i64(st, 2, store_now(s));
     return account_row(j, st, sql_step(st), 0, 1, -1);
 }
 
-int store_session_find(store *s, const void *hash, size_t hashlen, store_account_cb cb, void *arg)
+int store_login_find(store *s, const void *hash, size_t hashlen, store_account_cb cb, void *arg)
 {
     acct_job *j = with_hash(acct_job_new(cb, NULL, arg), hash, hashlen);
     return acct_queue(s, run_session_find, acct_answer, j, true);
@@ -207,12 +207,12 @@ int store_session_find(store *s, const void *hash, size_t hashlen, store_account
 static int run_session_delete(store *s, void *job)
 {
     acct_job *j = job;
-    sql_stmt *st = db_use(s->wst, ST_SESSION_DELETE);
+    sql_stmt *st = db_use(s->wst, ST_LOGIN_DELETE);
     sql_bind_blob(st, 1, j->hash, (int)j->hashlen);
     return db_run(st) < 0 ? STORE_EDB : 0;
 }
 
-int store_session_delete(store *s, const void *hash, size_t hashlen, store_done_cb cb, void *arg)
+int store_login_delete(store *s, const void *hash, size_t hashlen, store_done_cb cb, void *arg)
 {
     acct_job *j = with_hash(acct_job_new(NULL, cb, arg), hash, hashlen);
     return acct_queue(s, run_session_delete, acct_written, j, false);

@@ -82,12 +82,12 @@ static const char *const stmt_sql_sqlite[ST_COUNT] = {
                          " g.reason, p.seat, p.outcome, g.nmoves, g.created_ms, g.finished_ms"
                          " FROM game_players p JOIN games g ON g.id = p.game"
                          " WHERE p.account = ? ORDER BY g.id DESC",
-    [ST_SESSION_INSERT] = "INSERT INTO sessions (token_hash, account, created_ms, expires_ms)"
-                          " VALUES (?,?,?,?)",
+    [ST_LOGIN_INSERT] = "INSERT INTO sessions (token_hash, account, created_ms, expires_ms)"
+                        " VALUES (?,?,?,?)",
     [ST_SESSION_PURGE] = "DELETE FROM sessions WHERE account = ? AND expires_ms <= ?",
-    [ST_SESSION_FIND] = "SELECT a.id, a.username FROM sessions s JOIN accounts a"
-                        " ON a.id = s.account WHERE s.token_hash = ? AND s.expires_ms > ?",
-    [ST_SESSION_DELETE] = "DELETE FROM sessions WHERE token_hash = ?",
+    [ST_LOGIN_FIND] = "SELECT a.id, a.username FROM sessions s JOIN accounts a"
+                      " ON a.id = s.account WHERE s.token_hash = ? AND s.expires_ms > ?",
+    [ST_LOGIN_DELETE] = "DELETE FROM sessions WHERE token_hash = ?",
     [ST_PREFS_GET] = "SELECT json FROM prefs WHERE account = ?",
     [ST_PREFS_PUT] = "INSERT OR REPLACE INTO prefs (account, json, updated_ms) VALUES (?,?,?)",
     [ST_RATING_GET] = "SELECT rating, rd, vol, games, last_ms FROM ratings"

@@ -176,14 +176,14 @@ static inline int sync_session_insert(store *s, const void *h, size_t hl, int64_
                                       int64_t expires_ms)
 {
     sync_call c = {0};
-    return sync_call_wait(s, &c, store_session_insert(s, h, hl, id, expires_ms, sync_done_cb, &c));
+    return sync_call_wait(s, &c, store_login_insert(s, h, hl, id, expires_ms, sync_done_cb, &c));
 }
 
 static inline int sync_session_find(store *s, const void *h, size_t hl, int64_t *id, char *name,
                                     size_t len)
 {
     sync_call c = {0};
-    int err = sync_call_wait(s, &c, store_session_find(s, h, hl, sync_account_cb, &c));
+    int err = sync_call_wait(s, &c, store_login_find(s, h, hl, sync_account_cb, &c));
     if (err == 0) {
         *id = c.a.id;
         if (name)
@@ -195,7 +195,7 @@ static inline int sync_session_find(store *s, const void *h, size_t hl, int64_t 
 static inline int sync_session_delete(store *s, const void *h, size_t hl)
 {
     sync_call c = {0};
-    return sync_call_wait(s, &c, store_session_delete(s, h, hl, sync_done_cb, &c));
+    return sync_call_wait(s, &c, store_login_delete(s, h, hl, sync_done_cb, &c));
 }
 
 static inline int sync_prefs_get(store *s, int64_t account, char *json, size_t len)

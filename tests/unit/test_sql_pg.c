@@ -284,7 +284,7 @@ static void test_pipelined_writes(void **state)
     (void)state;
     sql_conn *c = connect_db("chameleon_sql_pg_pipe");
     migrate(c);
-    sql_stmt *ins = prep(c, ST_SESSION_INSERT);
+    sql_stmt *ins = prep(c, ST_LOGIN_INSERT);
     sql_stmt *acc = prep(c, ST_ACCOUNT_INSERT);
     assert_int_equal(sql_bind_text(acc, 1, "ann", -1), SQL_OK);
     assert_int_equal(sql_bind_text(acc, 2, "h", -1), SQL_OK);

@@ -66,11 +66,11 @@ static store *s;
 static char dir[] = "/tmp/test_accounts.XXXXXX";
 static char db[300];
 
-/* accounts_session, _name and _find waited for (queued calls). */
+/* accounts_login_find, _name and _find waited for (queued calls). */
 static int session_of(const char *token, int64_t *acc, char *name, size_t len)
 {
     sync_call c = {0};
-    int err = sync_call_wait(s, &c, accounts_session(s, token, sync_account_cb, &c));
+    int err = sync_call_wait(s, &c, accounts_login_find(s, token, sync_account_cb, &c));
     if (err == 0) {
         *acc = c.a.id;
         if (name)
