@@ -17,7 +17,9 @@
 #include <stdlib.h>
 
 #include "log.h"
+#include "counters.h"
 #include "store.h"
+#include "store_aside.h"
 
 static uv_timer_t timer;
 static bool started, stopped;
@@ -57,9 +59,15 @@ static void on_adopted(void *arg, int status, const store_game_info *gi)
     if (!gi->finished && room_find(j->game) == NULL) {
         char why[RULES_WHY_TEXT + 64];
         room *r = room__rebuild(gi, why, sizeof why);
-        if (r == NULL)
-            log_kv(LOG_ERROR, "game not taken over: it does not rebuild", "game=%lld why=\"%s\"",
-                   (long long)j->game, why);
+        if (r == NULL) {
+            /* Set aside, as at a start: the expired leases skip it, so no
+             * node tries it again until an operator clears it. */
+            int err = store_set_aside_queued(room__db, j->game, why);
+            log_kv(LOG_ERROR, "game not taken over: it does not rebuild, set aside",
+                   "game=%lld why=\"%s\" queued=%s", (long long)j->game, why,
+                   err < 0 ? store_err_code(err) : "yes");
+            metrics_now.games_set_aside++;
+        }
         if (r != NULL && taken_cb != NULL)
             taken_cb(j->game); /* nodes that forwarded to the dead one learn it */
         if (r != NULL)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "log.h"
 #include "proto.h"
 
 /* ------------------------------------------------------------------------ */
@@ -638,6 +639,44 @@ int store_set_aside(store *s, int64_t id, const char *why)
         return STORE_EDB;
     mem_game_remove(s, id); /* no deadline, turn or line of it any more */
     return 0;
+}
+
+/* store_set_aside_queued: the mark, written by the writer. */
+typedef struct aside_job {
+    int64_t id;
+    char why[STORE_ASIDE_WHY_MAX];
+} aside_job;
+
+static int run_aside(store *s, void *arg)
+{
+    aside_job *j = arg;
+    sql_stmt *st = db_use(s->wst, ST_SET_ASIDE);
+    sql_bind_text(st, 1, j->why, -1);
+    sql_bind_i64(st, 2, j->id);
+    return db_run(st) < 0 ? STORE_EDB : 0;
+}
+
+static void done_aside(store *s, void *arg, int status)
+{
+    aside_job *j = arg;
+    if (status == 0)
+        mem_game_remove(s, j->id);
+    log_kv(status == 0 ? LOG_INFO : LOG_ERROR, "game set aside", "game=%lld stored=%s",
+           (long long)j->id, status == 0 ? "yes" : store_err_code(status));
+    free(j);
+}
+
+int store_set_aside_queued(store *s, int64_t id, const char *why)
+{
+    aside_job *j = malloc(sizeof *j);
+    if (j == NULL)
+        return STORE_ENOMEM;
+    j->id = id;
+    snprintf(j->why, sizeof j->why, "%s", why);
+    int err = queue_call(s, run_aside, done_aside, j, false);
+    if (err < 0)
+        free(j);
+    return err;
 }
 
 int store_set_aside_list(store *s, store_set_aside_cb cb, void *arg)

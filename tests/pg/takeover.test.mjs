@@ -13,7 +13,8 @@
 // (three nodes, browser pages); TAKEOVER_ROUNDS=20 runs twenty here too
 // (about 50 s). Also: a
 // lease lost by a live node, and a correspondence game between accounts
-// (session cookies) taken over.
+// (session cookies) taken over; and a game that does not rebuild where
+// it is taken over, set aside once.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, connect, startGame, rng, bySeatOf, startPostgres } from '../integration/lib.mjs';
@@ -157,6 +158,48 @@ test('a node that lost a lease closes the room, writing nothing', async () => {
     } finally {
         assert.equal((await a.stop()).code, 0, a.stderr().slice(-3000));
         if (b) assert.equal((await b.stop()).code, 0, b.stderr().slice(-3000));
+    }
+});
+
+// A game that does not rebuild where it is taken over (a stored move
+// edited into an illegal one, the owner killed): the node taking it over
+// sets it aside, as a start does, and neither it nor another node tries
+// it again (the expired leases skip a game set aside).
+test('a game that does not rebuild is set aside by the node taking it over, once', async () => {
+    const db = pg.db('chameleon_it_takeover_aside');
+    const rand = rng(11);
+    const a = await node('a', db);
+    let b, again;
+    const failures = (srv) => (srv.stderr().match(/not taken over[^\n]*/g) || []).length;
+    try {
+        b = await node('b', db);
+        let bySeat = [await connect(a.url), await connect(a.url)];
+        const game = bySeat[0].welcome.games.find((g) => g.players === 2);
+        const { room, states } = await startGame(bySeat, game.id, { base_ms: 600000, inc_ms: 0 });
+        bySeat = bySeatOf(bySeat, states);
+        await playPlies(bySeat, room, states[0], 4, rand, []);
+        for (const c of bySeat) c.close();
+        psql(db, `UPDATE moves SET text = 'Zz9-z9' WHERE game = ${room} AND ply = 1`);
+        process.kill(a.pid, 'SIGKILL');
+        assert.equal((await a.stop()).sig, 'SIGKILL');
+        await until(`b to set game ${room} aside`,
+            () => new RegExp(`game set aside[^\n]*game=${room} stored=yes`).test(b.stderr()));
+        assert.match(b.stderr(), new RegExp(`not taken over[^\n]*game=${room}`));
+        assert.notEqual(psql(db, `SELECT set_aside FROM games WHERE id = ${room}`), '');
+        const metrics = await (await fetch(b.http + '/metrics')).text();
+        assert.match(metrics, /^chameleon_games_set_aside [1-9]/m);
+        // Never tried again: a started again under its name, both nodes
+        // through several lease periods.
+        again = await node('a', db);
+        await sleep(4 * TTL_MS);
+        assert.equal(failures(b), 1, b.stderr().slice(-2000));
+        assert.equal(failures(again), 0, again.stderr().slice(-2000));
+        const c = await connect(b.url);
+        assert.equal((await c.request({ type: 'ping' })).type, 'pong');
+        c.close();
+    } finally {
+        if (b) assert.equal((await b.stop()).code, 0, b.stderr().slice(-3000));
+        if (again) assert.equal((await again.stop()).code, 0, again.stderr().slice(-3000));
     }
 });
 
