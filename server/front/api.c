@@ -18,6 +18,7 @@
 #include "prefs.h"
 #include "proto.h"
 #include "store.h"
+#include "throttle.h"
 
 static uv_loop_t *loop;
 static store *db;
@@ -447,30 +448,15 @@ typedef struct export_job {
 /* The exports under way, by the address (IPv6: its /64) each came from. */
 static struct {
     bool used;
-    char addr[NET_ADDR_MAX];
+    char addr[THROTTLE_KEY_MAX]; /* throttle_addr_key's */
 } exports[API_EXPORTS_MAX];
-
-/* The address's key: an IPv6 address cut to its /64 (its first four
- * groups; a compressed form may cut shorter, which only counts more
- * addresses together). */
-static void export_addr_key(const char *addr, char *key, size_t len)
-{
-    snprintf(key, len, "%s", addr);
-    if (strchr(key, ':') == NULL)
-        return;
-    char *p = key;
-    for (int groups = 0; *p && groups < 4; p++)
-        if (*p == ':')
-            groups++;
-    *p = '\0';
-}
 
 /* A free slot for an export from addr, or -1 when the server's or the
  * address's are all taken. */
 static int export_slot_take(const char *addr)
 {
-    char key[NET_ADDR_MAX];
-    export_addr_key(addr, key, sizeof key);
+    char key[THROTTLE_KEY_MAX];
+    throttle_addr_key(addr, key, sizeof key);
     int free_slot = -1, same = 0;
     for (int i = 0; i < API_EXPORTS_MAX; i++) {
         if (!exports[i].used)

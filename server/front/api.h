@@ -9,7 +9,7 @@
  * net_start) and the password work of a request in flight (register and
  * login answer once it is done, off the loop).
  * May call: net.h (replies, cookies, the transport's counters), store.h,
- * accounts.h, metrics.h, proto.h, prefs.h.
+ * accounts.h, metrics.h, proto.h, prefs.h, throttle.h (an address's key).
  *
  * Each handler is a net_handler: arg is the rest of the path after the
  * route's path, body the POST body; 0 when answered (now or later), else an
