@@ -32,7 +32,8 @@
 typedef struct api_pending {
     net_conn *c; /* NULL once the HTTP connection closed */
     bool pgn;    /* GET /api/games/<id>.pgn */
-    bool idle;   /* an export waiting for api_http_sent, no read queued */
+    bool idle;   /* an export with no read queued: waiting for api_http_sent, or for
+                  * its last part to be written (api_http_closed frees it) */
 } api_pending;
 
 /* Answer c with status and {"error":code,"reason":reason} (JSON): 0 (a

@@ -628,15 +628,21 @@ int store_load_in_progress(store *s, store_game_cb cb, void *arg)
     return err < 0 ? err : count;
 }
 
-int store_set_aside(store *s, int64_t id, const char *why)
+/* The mark, on a connection's statements (the loop's at start, the
+ * writer's while serving). */
+static int write_aside(sql_stmt *const *set, int64_t id, const char *why)
 {
-    sql_stmt *st = db_use(db_loop(s), ST_SET_ASIDE);
+    sql_stmt *st = db_use(set, ST_SET_ASIDE);
     sql_bind_text(st, 1, why, -1);
     sql_bind_i64(st, 2, id);
-    int rc = sql_step(st);
-    sql_reset(st);
-    if (rc != SQL_DONE)
-        return STORE_EDB;
+    return db_run(st);
+}
+
+int store_set_aside(store *s, int64_t id, const char *why)
+{
+    int err = write_aside(db_loop(s), id, why);
+    if (err < 0)
+        return err;
     mem_game_remove(s, id); /* no deadline, turn or line of it any more */
     return 0;
 }
@@ -650,10 +656,7 @@ typedef struct aside_job {
 static int run_aside(store *s, void *arg)
 {
     aside_job *j = arg;
-    sql_stmt *st = db_use(s->wst, ST_SET_ASIDE);
-    sql_bind_text(st, 1, j->why, -1);
-    sql_bind_i64(st, 2, j->id);
-    return db_run(st) < 0 ? STORE_EDB : 0;
+    return write_aside(s->wst, j->id, j->why);
 }
 
 static void done_aside(store *s, void *arg, int status)
