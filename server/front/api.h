@@ -32,8 +32,8 @@
 typedef struct api_pending {
     net_conn *c; /* NULL once the HTTP connection closed */
     bool pgn;    /* GET /api/games/<id>.pgn */
-    bool idle;   /* an export with no read queued: waiting for api_http_sent, or for
-                  * its last part to be written (api_http_closed frees it) */
+    bool idle;   /* an export with no read queued: waiting for api_http_sent (or
+                  * for api_http_closed, which frees it) */
 } api_pending;
 
 /* Answer c with status and {"error":code,"reason":reason} (JSON): 0 (a
@@ -57,8 +57,8 @@ int api_archive(net_conn *c, const char *arg, const char *body, size_t len);
  * first, streamed API_EXPORT_PAGE games at a time. */
 int api_export(net_conn *c, const char *arg, const char *body, size_t len);
 /* A page is read and held whole (about 5 KB a game), and an export holds it
- * (less the socket's small send buffer) until its reply is written whole
- * or its reader is dropped
+ * (less the socket's small send buffer) until its last part is handed to
+ * lws or its reader is dropped
  * (NET_HTTP_STALL_SECONDS without taking a byte): at most API_EXPORTS_MAX
  * exports at once on the server, API_EXPORTS_PER_ADDRESS from one address
  * (IPv6: its /64), 429 too_many_exports beyond. */

@@ -442,7 +442,7 @@ static void http_done(net_conn *c)
     proto_out_free(&c->http_out);
     proto_out_free(&c->rx);
     c->post_route = NULL;
-    c->streaming = c->stream_last = c->final_buffered = false;
+    c->streaming = c->stream_last = false;
     if (!c->is_ws && c->data != NULL && config->callbacks->http_closed != NULL)
         config->callbacks->http_closed(c);
     if (!c->is_ws)
@@ -531,7 +531,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         int n = c == NULL ? 0 : net_http_writeable(wsi, c, stall);
         if (n == 1 && config->callbacks->http_sent != NULL)
             config->callbacks->http_sent(c);
-        if (n == 2) { /* the reply is written whole */
+        if (n == 2) { /* the reply's last part is with lws */
             http_done(c);
             return lws_http_transaction_completed(wsi) ? -1 : 0;
         }

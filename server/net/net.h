@@ -90,7 +90,6 @@ typedef struct net_conn {
     unsigned qhead, qcount;
     proto_out http_out;                 /* an HTTP reply body waiting for HTTP_WRITEABLE */
     bool streaming, stream_last;        /* net_http_stream: a part is the last */
-    bool final_buffered;                /* the reply's last bytes wait in lws */
     const struct net_route *post_route; /* a POST waiting for its body */
     char post_arg[64];
     unsigned retry_after; /* seconds for the next HTTP reply's Retry-After (0: none) */
@@ -188,8 +187,9 @@ typedef struct net_callbacks {
      * and c is gone when this returns. */
     void (*close)(net_conn *c);
     /* The HTTP exchange of a connection whose data a route handler set is
-     * over: its reply written whole (the last byte taken by the socket) or
-     * the connection closed first. Forget c. */
+     * over: its reply's last part handed to lws (which holds at most that
+     * part, and drops a reader who stops taking it) or the connection
+     * closed first. Forget c. */
     void (*http_closed)(net_conn *c);
     /* A part of a streamed reply (net_http_stream) is written: give the
      * next with net_http_stream_part. */
@@ -325,7 +325,7 @@ bool net_guard_unmasked(int fd);
  * short page with this status (-1: close); a JSON error at once, before
  * the request's body (always -1: the connection closes); the
  * HTTP_WRITEABLE step (-1: close, 1: a streamed part went, want more,
- * 2: the reply is written whole). */
+ * 2: the reply's last part went). */
 extern const char net_security_headers[];
 /* t as an HTTP date ("Sun, 06 Nov 1994 08:49:37 GMT") into buf (32 bytes). */
 void net_http_date(time_t t, char *buf, size_t len);

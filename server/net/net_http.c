@@ -310,13 +310,8 @@ void net_http_stream_part(net_conn *c, proto_out *o, bool last)
 
 int net_http_writeable(struct lws *wsi, net_conn *c, unsigned stall_s)
 {
-    if (c->http_out.buf == NULL) {
-        /* lws calls back only once what it kept is written. */
-        if (!c->final_buffered)
-            return 0;
-        c->final_buffered = false;
-        return 2;
-    }
+    if (c->http_out.buf == NULL)
+        return 0;
     bool part = c->streaming && !c->stream_last;
     int n = lws_write(wsi, (unsigned char *)proto_out_data(&c->http_out), c->http_out.len,
                       part ? LWS_WRITE_HTTP : LWS_WRITE_HTTP_FINAL);
@@ -326,17 +321,19 @@ int net_http_writeable(struct lws *wsi, net_conn *c, unsigned stall_s)
     /* lws keeps what the socket did not take (at most this part): a reader
      * that takes nothing more for a while is dropped, and what is kept with
      * it. */
-    bool buffered = lws_partial_buffered(wsi);
-    if (buffered)
+    if (lws_partial_buffered(wsi))
         lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, (int)stall_s);
     else
         lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0);
     if (part)
         return 1;
+    /* The last part is with lws: the transaction is completed now, and lws
+     * defers it itself until what it kept is written. Waiting instead for
+     * a writeable callback once lws has written it does not work: lws
+     * 4.1.6 sometimes never makes that call, and the connection's next
+     * request was then answered with this reply again (seen in chromium:
+     * a module worker got rules.wasm for its script, and the analysis
+     * board's engine never started). */
     c->streaming = false;
-    if (!buffered)
-        return 2;
-    c->final_buffered = true;
-    lws_callback_on_writable(wsi);
-    return 0;
+    return 2;
 }

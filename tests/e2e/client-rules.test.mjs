@@ -29,6 +29,10 @@ async function open(hash, size = { width: 1440, height: 900 }, ready = 'svg.boar
   const ctx = await browser.newContext({ viewport: size });
   const page = await ctx.newPage();
   page.on('pageerror', (e) => pageErrors.push(String(e)));
+  // The engine's worker starts at once: a failure to load it (its script
+  // answered with another reply on a keep-alive connection, once) is a
+  // server fault even when the page's second try works.
+  page.on('console', (m) => { if (/engine worker did not start/.test(m.text())) pageErrors.push(m.text()); });
   // Count the frames the page sends on its WebSocket.
   const sent = [];
   page.on('websocket', (ws) => ws.on('framesent', (f) => sent.push(f.payload)));

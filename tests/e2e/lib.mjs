@@ -16,6 +16,10 @@ export const WEB = path.join(ROOT, 'web-client');
 export const OUT = path.join(ROOT, 'tests/output/e2e');
 fs.mkdirSync(OUT, { recursive: true });
 
+// NETLOG=<file> in the environment: chromium writes its network log there
+// (every byte of every connection; how a wrong reply on a keep-alive
+// connection was found).
+//
 // The real server's pages carry a CSP without 'unsafe-eval', and
 // Playwright's waitForFunction evaluates its predicate from a string: pages
 // bypass the page's CSP unless enforceCSP (board, render and csp tests,
@@ -26,7 +30,7 @@ export async function launch({ enforceCSP = false } = {}) {
     executablePath: '/usr/bin/chromium',
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
+      '--disable-component-update', '--disable-sync', ...(process.env.NETLOG ? [`--log-net-log=${process.env.NETLOG}`, '--net-log-capture-mode=Everything'] : [])],
   });
   if (!enforceCSP) {
     const newContext = browser.newContext.bind(browser);

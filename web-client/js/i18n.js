@@ -626,6 +626,7 @@ const S = {
   'err.too_many_tournaments': { en: 'At most 5 open tournaments per director.', fr: 'Au plus 5 tournois ouverts par directeur.', it: 'Al massimo 5 tornei aperti per direttore.' },
   'err.unknown_player': { en: 'No account by that name.', fr: 'Aucun compte de ce nom.', it: 'Nessun account con questo nome.' },
   'err.db_error': { en: 'Database error: try again.', fr: 'Erreur de base de données : réessayez.', it: 'Errore del database: riprova.' },
+  'err.engine_failed': { en: 'The engine could not start: reload the page.', fr: 'Le moteur n’a pas pu démarrer : rechargez la page.', it: 'Il motore non è partito: ricarica la pagina.' },
   'err.engine_not_loaded': { en: 'The engine is not loaded yet.', fr: 'Le moteur n’est pas encore chargé.', it: 'Il motore non è ancora caricato.' },
   'err.challenge_create.not_found': { en: 'There is no player by that name.', fr: 'Aucun joueur ne porte ce nom.', it: 'Nessun giocatore ha questo nome.' },
   'err.challenge_create.bad_argument': { en: 'You cannot challenge yourself, nor the same player twice.', fr: 'Vous ne pouvez ni vous défier vous-même, ni défier deux fois le même joueur.', it: 'Non puoi sfidare te stesso, né lo stesso giocatore due volte.' },

@@ -369,14 +369,34 @@ export function mount(main, params, app) {
     start(g.variant, g.position || null, moves, leaves, g.status === 'finished', id);
   }
 
+  // The engine's worker. One that fails to start (its script or a module it
+  // imports not loaded: the error event says no more) is started once
+  // more; a second failure is said where the evaluation goes, never left
+  // at "thinking".
+  function startWorker(bytes, retries) {
+    st.worker = new Worker(new URL('../engine-worker.js', import.meta.url), { type: 'module' });
+    st.worker.onmessage = (e) => showInfo(e.data);
+    st.worker.onerror = (e) => {
+      if (gone || e.message) return; // an error inside a search is answered by the worker itself
+      st.worker.terminate();
+      console.warn('chameleon: the engine worker did not start');
+      if (retries > 0) {
+        startWorker(bytes, retries - 1);
+        if (st.root) think();
+        return;
+      }
+      evalText.textContent = '';
+      engineInfo.textContent = t('an.engineerr', { why: errText({ code: 'engine_failed' }) });
+    };
+    st.worker.postMessage({ bytes: bytes.slice(0) });
+  }
+
   let gone = false;
   pageRules().then(async ({ bytes, rules }) => {
     if (gone) return;
     st.rules = rules;
     gameSel.replaceChildren(...rules.games.map((x) => h('option', { value: x.id }, gameName(x.id) || x.name)));
-    st.worker = new Worker(new URL('../engine-worker.js', import.meta.url), { type: 'module' });
-    st.worker.onmessage = (e) => showInfo(e.data);
-    st.worker.postMessage({ bytes: bytes.slice(0) });
+    startWorker(bytes, 1);
     try {
       if (params.stored) await fromStoredGame(params.stored);
       else start(rules.games.some((x) => x.id === params.game) ? params.game : 'ultima', params.position || null);
