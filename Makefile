@@ -32,6 +32,8 @@
 # sink (session.h), which a test replaces with its own.
 
 BUILD   := build
+# Compilations at once for make test's and make run's builds: one a core.
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 DBG     := $(BUILD)/debug
 FUZZ    := $(BUILD)/fuzz
 DEPS_SCRIPT := deploy/install-deps.sh
@@ -98,7 +100,7 @@ deps-test:
 
 # make run: the server when it exists, else the perft tool on Ultima.
 run: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(JOBS) all
 	@if [ -x $(BUILD)/chameleon ]; then \
 	    exec $(BUILD)/chameleon --host 127.0.0.1 --port $${PORT:-8080} --db $${DB:-chameleon.db} --web-root web-client; \
 	else \
@@ -107,7 +109,7 @@ run: deps
 	fi
 
 test: deps-test
-	@$(MAKE) --no-print-directory all debug fuzz-build
+	@$(MAKE) --no-print-directory -j$(JOBS) all debug fuzz-build
 	@sh tests/run.sh
 
 fuzz-build: $(FUZZ_BINS)
@@ -159,7 +161,7 @@ deb:
 	rm -rf $(BUILD)/deb && mkdir -p $(DEB_SRC)
 	tar cf - Makefile README.md common protocol server web-client migrations deploy debian \
 	    $(wildcard docs) --exclude=node_modules | tar xf - -C $(DEB_SRC)
-	cd $(DEB_SRC) && DEB_BUILD_OPTIONS="noddebs nocheck parallel=2" dpkg-buildpackage -b -us -uc
+	cd $(DEB_SRC) && DEB_BUILD_OPTIONS="noddebs nocheck parallel=$(JOBS)" dpkg-buildpackage -b -us -uc
 	@ls $(BUILD)/deb/*.deb
 
 format:

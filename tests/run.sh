@@ -6,7 +6,8 @@
 #   2. perft: each tests/perft/<game>.epd with the release build, and again
 #      to depth 3 with the sanitizer build (1 and 2 two at a time);
 #   3. each tests/<suite>/run.sh (integration, end-to-end), which starts what
-#      it needs and exits non-zero on failure.
+#      it needs and exits non-zero on failure; the end-to-end (browser)
+#      suite beside the others, which run one at a time.
 # A suite passes when it exits 0. Output of every suite goes to the terminal.
 set -u
 cd "$(dirname "$0")/.."
@@ -81,11 +82,43 @@ for i in $(seq 1 "$n"); do
 $(cat "$pool/$i.secs" 2>/dev/null || echo 0) s  $name"
 done
 
+# The Node modules of every suite, before any suite runs: two suites at
+# once must not run npm ci in one folder together (each run.sh installs
+# what is missing the same way, for a suite run alone).
+for lock in tests/*/package-lock.json; do
+    dir=$(dirname "$lock")
+    if [ ! -f "$dir/node_modules/.package-lock.json" ] || [ "$lock" -nt "$dir/node_modules/.package-lock.json" ]; then
+        (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
+            { echo "npm ci failed in $dir" >&2; exit 1; }
+    fi
+done
+
+# The browser suite waits far more than it computes (about 0.6 of a core
+# on make test's two): it runs beside the other suites, which run one at a
+# time, and its output is printed whole when it is done.
+( start=$(date +%s)
+  sh tests/e2e/run.sh > "$pool/e2e.out" 2>&1
+  echo $? > "$pool/e2e.rc"
+  echo $(($(date +%s) - start)) > "$pool/e2e.secs" ) &
+browser=$!
 for suite in tests/*/run.sh; do
     [ -f "$suite" ] || continue
     [ "$suite" = tests/bench/run.sh ] && continue # make bench, not a test
+    [ "$suite" = tests/e2e/run.sh ] && continue   # beside them, above
     run_suite "$(basename "$(dirname "$suite")")" sh "$suite"
 done
+wait "$browser"
+echo "=== e2e"
+cat "$pool/e2e.out"
+if [ "$(cat "$pool/e2e.rc" 2>/dev/null)" = 0 ]; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+    failures="$failures e2e"
+    echo "=== FAILED: e2e"
+fi
+timings="$timings
+$(cat "$pool/e2e.secs" 2>/dev/null || echo 0) s  e2e (beside the others)"
 
 echo "suites taking 10 s or more:"
 echo "$timings" | awk '$1 >= 10' | sort -rn
