@@ -59,44 +59,105 @@ typedef struct design {
     int t[TOURNEY_MAX_GAMES][3];
 } design;
 
-static int pair_cost(const design *d)
+static int pair_term(const design *d, int m)
 {
-    int meet[TOURNEY_MAX_PLAYERS][TOURNEY_MAX_PLAYERS];
-    memset(meet, 0, sizeof meet);
+    return m < d->lo ? d->lo - m : m > d->hi ? m - d->hi : 0;
+}
+
+/* One entrant twice in game i: 100 a pair of seats. */
+static int dup_cost(const design *d, int i)
+{
+    const int *t = d->t[i];
+    return 100 * ((t[0] == t[1]) + (t[0] == t[2]) + (t[1] == t[2]));
+}
+
+/* How often each pair meets (meet) and the design's cost: pair_term of
+ * every pair of entrants, and dup_cost of every game. */
+static int pair_cost(const design *d, int meet[][TOURNEY_MAX_PLAYERS])
+{
+    memset(meet, 0, sizeof(int[TOURNEY_MAX_PLAYERS][TOURNEY_MAX_PLAYERS]));
     int cost = 0;
-    for (int i = 0; i < d->g; i++)
+    for (int i = 0; i < d->g; i++) {
+        cost += dup_cost(d, i);
         for (int a = 0; a < 3; a++)
             for (int b = a + 1; b < 3; b++) {
                 int p = d->t[i][a], q = d->t[i][b];
-                if (p == q)
-                    cost += 100; /* one entrant twice in a game */
                 meet[p][q]++;
                 meet[q][p]++;
             }
+    }
     for (int p = 0; p < d->n; p++)
-        for (int q = p + 1; q < d->n; q++) {
-            if (meet[p][q] < d->lo)
-                cost += d->lo - meet[p][q];
-            if (meet[p][q] > d->hi)
-                cost += meet[p][q] - d->hi;
-        }
+        for (int q = p + 1; q < d->n; q++)
+            cost += pair_term(d, meet[p][q]);
     return cost;
+}
+
+/* Entrant x at seat s of game i meets the others of that game dm times
+ * more (+1 seated there, -1 leaving): meet changed, the change of the
+ * pairs' cost returned. A seat holding x too is a duplicate (dup_cost),
+ * not a meeting. */
+static int seat_meets(const design *d, int meet[][TOURNEY_MAX_PLAYERS], int i, int s, int x, int dm)
+{
+    int delta = 0;
+    for (int k = 0; k < 3; k++) {
+        int v = d->t[i][k];
+        if (k == s || v == x)
+            continue;
+        int old = meet[x][v];
+        delta += pair_term(d, old + dm) - pair_term(d, old);
+        meet[x][v] = meet[v][x] = old + dm;
+    }
+    return delta;
+}
+
+/* Swap the entrants at seat i of game a and seat j of game b (a != b):
+ * the change of the cost, meet kept up to date (the cost pair_cost would
+ * give, found in a few steps instead of all pairs again). */
+static int swap_seats(design *d, int meet[][TOURNEY_MAX_PLAYERS], int a, int i, int b, int j)
+{
+    int x = d->t[a][i], y = d->t[b][j];
+    int delta = -dup_cost(d, a) - dup_cost(d, b);
+    delta += seat_meets(d, meet, a, i, x, -1) + seat_meets(d, meet, b, j, y, -1);
+    d->t[a][i] = y;
+    d->t[b][j] = x;
+    delta += seat_meets(d, meet, a, i, y, +1) + seat_meets(d, meet, b, j, x, +1);
+    return delta + dup_cost(d, a) + dup_cost(d, b);
 }
 
 static const int perms[6][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}, {2, 1, 0}, {1, 0, 2}};
 
-static int seat_cost(const design *d, const int *perm)
+static int seat_term(const design *d, int c)
 {
-    int cnt[TOURNEY_MAX_PLAYERS][3];
-    memset(cnt, 0, sizeof cnt);
+    int lo = d->r / 3, hi = (d->r + 2) / 3;
+    return c < lo ? lo - c : c > hi ? c - hi : 0;
+}
+
+/* How often each entrant has each seat (cnt) when game i is seated as
+ * perms[perm[i]], and the cost: seat_term of each count. */
+static int seat_cost(const design *d, const int *perm, int cnt[][3])
+{
+    memset(cnt, 0, sizeof(int[TOURNEY_MAX_PLAYERS][3]));
     for (int i = 0; i < d->g; i++)
         for (int s = 0; s < 3; s++)
             cnt[d->t[i][perms[perm[i]][s]]][s]++;
-    int lo = d->r / 3, hi = (d->r + 2) / 3, cost = 0;
+    int cost = 0;
     for (int p = 0; p < d->n; p++)
         for (int s = 0; s < 3; s++)
-            cost += cnt[p][s] < lo ? lo - cnt[p][s] : cnt[p][s] > hi ? cnt[p][s] - hi : 0;
+            cost += seat_term(d, cnt[p][s]);
     return cost;
+}
+
+/* Game i seated as perms[k] counted dm more times (+1, or -1 to take it
+ * out): cnt changed, the change of the cost returned. */
+static int seat_game(const design *d, int cnt[][3], int i, int k, int dm)
+{
+    int delta = 0;
+    for (int s = 0; s < 3; s++) {
+        int *c = &cnt[d->t[i][perms[k][s]]][s];
+        delta += seat_term(d, *c + dm) - seat_term(d, *c);
+        *c += dm;
+    }
+    return delta;
 }
 
 static void search_pairs(design *d, uint32_t *seed)
@@ -106,23 +167,19 @@ static void search_pairs(design *d, uint32_t *seed)
      * keeps every entrant's number of games) while no worse. */
     for (int i = 0; i < d->g * 3; i++)
         d->t[i / 3][i % 3] = i % d->n;
-    int cost = pair_cost(d);
+    int meet[TOURNEY_MAX_PLAYERS][TOURNEY_MAX_PLAYERS];
+    int cost = pair_cost(d, meet);
     for (long it = 0; it < 400000 && cost > 0; it++) {
         int a = (int)(next_rand(seed) % (uint32_t)d->g),
             b = (int)(next_rand(seed) % (uint32_t)d->g);
         int i = (int)(next_rand(seed) % 3), j = (int)(next_rand(seed) % 3);
         if (a == b)
             continue;
-        int x = d->t[a][i], y = d->t[b][j];
-        d->t[a][i] = y;
-        d->t[b][j] = x;
-        int c = pair_cost(d);
+        int c = cost + swap_seats(d, meet, a, i, b, j);
         if (c <= cost || next_rand(seed) % 64 == 0)
             cost = c;
-        else {
-            d->t[a][i] = x;
-            d->t[b][j] = y;
-        }
+        else
+            swap_seats(d, meet, a, i, b, j); /* back */
     }
 }
 
@@ -130,15 +187,19 @@ static void search_seats(design *d, int *perm, uint32_t *seed)
 {
     for (int i = 0; i < d->g; i++)
         perm[i] = i % 3;
-    int cost = seat_cost(d, perm);
+    int cnt[TOURNEY_MAX_PLAYERS][3];
+    int cost = seat_cost(d, perm, cnt);
     for (long it = 0; it < 200000 && cost > 0; it++) {
         int a = (int)(next_rand(seed) % (uint32_t)d->g), old = perm[a];
         perm[a] = (int)(next_rand(seed) % 6);
-        int c = seat_cost(d, perm);
-        if (c <= cost || next_rand(seed) % 64 == 0)
+        int c = cost + seat_game(d, cnt, a, old, -1) + seat_game(d, cnt, a, perm[a], +1);
+        if (c <= cost || next_rand(seed) % 64 == 0) {
             cost = c;
-        else
+        } else {
+            seat_game(d, cnt, a, perm[a], -1);
+            seat_game(d, cnt, a, old, +1);
             perm[a] = old;
+        }
     }
 }
 
@@ -161,13 +222,15 @@ static int schedule3(int n, bool twice, tourney_pairing *out, int max)
      * Restarts from another seed until balanced (a few at most). */
     for (int tries = 0; tries < 50; tries++) {
         search_pairs(&d, &seed);
-        if (pair_cost(&d) == 0)
+        int meet[TOURNEY_MAX_PLAYERS][TOURNEY_MAX_PLAYERS];
+        if (pair_cost(&d, meet) == 0)
             break;
     }
     int perm[TOURNEY_MAX_GAMES];
     for (int tries = 0; tries < 50; tries++) {
         search_seats(&d, perm, &seed);
-        if (seat_cost(&d, perm) == 0)
+        int cnt[TOURNEY_MAX_PLAYERS][3];
+        if (seat_cost(&d, perm, cnt) == 0)
             break;
     }
     /* Rounds: each game in the first round where none of its entrants
