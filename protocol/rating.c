@@ -184,3 +184,46 @@ void rating_pairwise(const int *rank, int n, double score[][RATING_MAX_OPPONENTS
         for (int j = 0; j < n; j++)
             score[i][j] = rank[i] < rank[j] ? 1.0 : rank[i] > rank[j] ? 0.0 : 0.5;
 }
+
+/* Did a leave after b's? */
+static bool left_later(int64_t a_ply, int64_t a_ms, int64_t b_ply, int64_t b_ms)
+{
+    return a_ply > b_ply || (a_ply == b_ply && a_ms > b_ms);
+}
+
+void rating_places(const bool *lost, const int64_t *left_ply, const int64_t *left_ms, int n,
+                   int *rank)
+{
+    for (int p = 0; p < n; p++) {
+        if (!lost[p]) {
+            rank[p] = 0;
+            continue;
+        }
+        rank[p] = 1;
+        for (int q = 0; q < n; q++)
+            if (lost[q] && left_later(left_ply[q], left_ms[q], left_ply[p], left_ms[p]))
+                rank[p]++;
+    }
+}
+
+rating_glicko rating_first(int n)
+{
+    return n > 2 ? rating_ffa_new() : rating_new();
+}
+
+void rating_game_update(rating_glicko *p, const int64_t *last_ms, int64_t now_ms, const int *rank,
+                        int n)
+{
+    if (n < 2 || n > RATING_MAX_OPPONENTS)
+        return;
+    if (n > 2) {
+        rating_ffa(p, last_ms, now_ms, rank, n);
+        return;
+    }
+    double score[RATING_MAX_OPPONENTS][RATING_MAX_OPPONENTS];
+    rating_pairwise(rank, n, score);
+    /* Both from the ratings before the game. */
+    rating_game g0 = {p[1].r, p[1].rd, score[0][1]}, g1 = {p[0].r, p[0].rd, score[1][0]};
+    p[0] = rating_after(p[0], last_ms[0], now_ms, &g0, 1);
+    p[1] = rating_after(p[1], last_ms[1], now_ms, &g1, 1);
+}

@@ -108,4 +108,29 @@ rating_glicko rating_ffa_new(void);
  */
 void rating_pairwise(const int *rank, int n, double score[][RATING_MAX_OPPONENTS]);
 
+/*
+ * Places in a finished game of n players: lost[i] whether player i lost,
+ * left_ply[i] and left_ms[i] after which move and when i left (INT64_MAX
+ * for both: seated at the end). A winner and players who drew are first
+ * (0); among the losers, those seated at the end come above those who
+ * left, the later leaver above the earlier (two who left at the same move
+ * and millisecond are level).
+ */
+void rating_places(const bool *lost, const int64_t *left_ply, const int64_t *left_ms, int n,
+                   int *rank);
+
+/* A player's first rating in a game of n players. */
+rating_glicko rating_first(int n);
+
+/*
+ * One rated game of n players (2 to RATING_MAX_OPPONENTS), the whole
+ * update: p[i] the rating before (rating_first for a first game),
+ * last_ms[i] the player's previous rated game (0: none), rank[i] its place
+ * (rating_places). Two players: Glicko-2, one game (rating_after); more:
+ * the free-for-all update (rating_ffa), chosen by measurement
+ * (docs/RATINGS.md). p is updated in place.
+ */
+void rating_game_update(rating_glicko *p, const int64_t *last_ms, int64_t now_ms, const int *rank,
+                        int n);
+
 #endif

@@ -480,11 +480,11 @@ int store_profile_get(store *s, const char *username, store_profile_cb cb, void 
  *
  * A rated game (every seat an account, no bot) that finishes other than
  * aborted updates the rating of every seat at the game's variant and pace,
- * in the transaction that writes the result (store_game_finish): two
- * players by Glicko-2 (rating_after), three by the free-for-all update
- * (rating_ffa) from the finishing order: a win beats everyone, draws tie,
- * and among the losers who left first ranks last. The loop keeps every
- * rating in memory as committed. */
+ * in the transaction that writes the result (store_game_finish), so that
+ * a result is never stored without its ratings: the store reads the rows
+ * and writes them; the update itself is rating.h's (rating_places,
+ * rating_game_update). The loop keeps every rating in memory as
+ * committed. */
 
 typedef record_rating store_rating;
 
@@ -628,6 +628,8 @@ int store_vacation_sync(store *s, int64_t account, store_vacation_cb cb, void *a
  */
 int store_cond_set(store *s, int64_t game, int player, const char *const *lines, int nlines,
                    store_done_cb cb, void *arg, char *why, size_t whylen);
+/* At most this many lines a player, of at most this many moves. */
+enum { STORE_COND_MAX_LINES = 32, STORE_COND_MAX_PLIES = 64 };
 
 /* Drop the player's lines (e.g. the answer a line gave could not be
  * played). Queued like a move; cb as store_cond_set's (with cb NULL and no
@@ -635,31 +637,20 @@ int store_cond_set(store *s, int64_t game, int player, const char *const *lines,
 int store_cond_clear(store *s, int64_t game, int player, store_done_cb cb, void *arg);
 
 /* The player's lines (in memory: no read). *out points into the store and
- * stays valid until the next call that changes lines. 0, STORE_ENOT_FOUND
- * (not in progress) or STORE_EBAD_ARG. */
-int store_cond_get(store *s, int64_t game, int player, record_lines *out);
+ * stays valid until the next call that changes lines; *at_ply (may be
+ * NULL): the ply of the opponent's move they wait for. 0,
+ * STORE_ENOT_FOUND (not in progress) or STORE_EBAD_ARG. */
+int store_cond_get(store *s, int64_t game, int player, record_lines *out, int *at_ply);
 
 /*
- * After the opponent's move `move` (already accepted by the rules core and
- * queued with store_move_append at ply `ply`): if a line of the player now
- * to move starts with it, write that line's answer into reply and return 1;
- * the caller plays it (rules_game_play_text) and queues it like any move.
- * Lines that no longer can match are dropped (queued, written with the
- * moves). Returns 0 if no line matches (all lines are dropped), negative on
- * error. Call it after EVERY move of a two-player correspondence game
- * (cheap when there are no lines); lines skipped over by moves it was not
- * told about are dropped. The server's part, in a room:
- *
- *     rules_game_play_text(g, seat, text, ...);  store_move_append(...);
- *     if (store_cond_reply(s, id, ply, text, reply) == 1) {
- *         if (rules_game_play_text(g, -1, reply, ...) == 0)
- *             store_move_append(... ply + 1, reply ...);  // and broadcast
- *         else
- *             store_cond_clear(s, id, rules_game_to_move(g));
- *     }
+ * The player's lines once the opponent's move is played (what is left of
+ * them: cond_match, game/cond.h, decides; none drops them all), waiting
+ * for the opponent's move at at_ply. lines may point into the store's own
+ * (store_cond_get). Unlike store_cond_set, whoever is to move: it follows
+ * a move. In memory at once, queued like a move.
  */
-int store_cond_reply(store *s, int64_t game, int ply, const char *move,
-                     char reply[RULES_MOVE_TEXT]);
+int store_cond_replace(store *s, int64_t game, int player, const char *const *lines, int nlines,
+                       int at_ply);
 
 /* ------------------------------------------------------------------------ */
 /* E-mail (migration 0006; PROTOCOL.md, "E-mail"): an account's address and

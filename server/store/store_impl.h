@@ -65,8 +65,9 @@
  *   store_tourney.c           tournaments (store_tourney.h): places queued,
  *                             rare writes queued calls; the load at start-up
  *                             (synchronous). Calls db_, queue_.
- *   store_ratings.c  (ratings_) Glicko-2 ratings: the update in a finished
- *                             game's transaction, the ratings in memory,
+ *   store_ratings.c  (ratings_) Glicko-2 ratings: the rows a finished
+ *                             game's transaction reads and writes (the
+ *                             update is rating.h's), the ratings in memory,
  *                             leaderboards. Calls db_, queue_, rating.h.
  *   store_lease.c    (lease_) node mode (PostgreSQL): leases of games,
  *                             their fences checked in each game write's

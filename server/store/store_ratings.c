@@ -1,9 +1,10 @@
 /*
- * store_ratings.c - Glicko-2 ratings in the store: the update written in
- * the transaction of a rated game's result (on the writer thread), the
+ * store_ratings.c - Glicko-2 ratings in the store: the rows a rated game's
+ * result reads and writes in its transaction (on the writer thread), the
  * committed ratings in memory for the loop, the ratings and history of a
- * profile, leaderboards (queued reads). The formulas are rating.h's. See
- * store.h ("Ratings") and store_impl.h.
+ * profile, leaderboards (queued reads). What the update is (places, the
+ * formulas) is rating.h's, given the rows. See store.h ("Ratings") and
+ * store_impl.h.
  */
 #include "store_impl.h"
 
@@ -111,35 +112,6 @@ void ratings_release(op *o)
     o->answer = NULL;
 }
 
-/* When a player left: after which move, at what time (INT64_MAX: still
- * seated at the end). */
-typedef struct left_when {
-    int64_t ply, ms;
-} left_when;
-
-static bool later(left_when a, left_when b)
-{
-    return a.ply > b.ply || (a.ply == b.ply && a.ms > b.ms);
-}
-
-/* Places from the result: a winner first, players who drew equal, and among
- * the losers those still seated at the end above those who left, the later
- * leaver above the earlier (two who left at the same move and millisecond
- * are level). */
-static void places(const rules_result *r, int n, const left_when *left, int *rank)
-{
-    for (int p = 0; p < n; p++) {
-        if (r->outcome[p] != RULES_OUTCOME_LOSS) {
-            rank[p] = 0;
-            continue;
-        }
-        rank[p] = 1;
-        for (int q = 0; q < n; q++)
-            if (r->outcome[q] == RULES_OUTCOME_LOSS && later(left[q], left[p]))
-                rank[p]++;
-    }
-}
-
 int ratings_apply(store *s, op *o)
 {
     ratings_release(o); /* a retry computes again */
@@ -174,27 +146,32 @@ int ratings_apply(store *s, op *o)
             if (acct[p] == 0 || (q < p && acct[q] == acct[p]))
                 return 0; /* a guest, or one account on two seats: not rated */
 
-    /* Who left and when. */
-    left_when left[RULES_MAX_PLAYERS];
-    for (int p = 0; p < n; p++)
-        left[p] = (left_when){INT64_MAX, INT64_MAX};
+    /* Who left and when (INT64_MAX: seated at the end). */
+    int64_t left_ply[RULES_MAX_PLAYERS], left_ms[RULES_MAX_PLAYERS];
+    bool lost[RULES_MAX_PLAYERS];
+    for (int p = 0; p < n; p++) {
+        left_ply[p] = left_ms[p] = INT64_MAX;
+        lost[p] = o->result.outcome[p] == RULES_OUTCOME_LOSS;
+    }
     st = db_use(s->wst, ST_LEAVES_SELECT);
     sql_bind_i64(st, 1, o->game);
     while (sql_step(st) == SQL_ROW) {
         int p = sql_column_int(st, 0);
-        if (p >= 0 && p < n)
-            left[p] = (left_when){sql_column_i64(st, 1), sql_column_i64(st, 3)};
+        if (p >= 0 && p < n) {
+            left_ply[p] = sql_column_i64(st, 1);
+            left_ms[p] = sql_column_i64(st, 3);
+        }
     }
     sql_reset(st);
     int rank[RULES_MAX_PLAYERS];
-    places(&o->result, n, left, rank);
-    double score[RULES_MAX_PLAYERS][RATING_MAX_OPPONENTS];
-    rating_pairwise(rank, n, score);
+    rating_places(lost, left_ply, left_ms, n, rank);
 
     rated *u = calloc(1, sizeof *u);
     if (u == NULL)
         return STORE_ENOMEM;
     record_rating before[RULES_MAX_PLAYERS];
+    rating_glicko g[RULES_MAX_PLAYERS];
+    int64_t last[RULES_MAX_PLAYERS];
     for (int p = 0; p < n; p++) {
         record_rating *b = &before[p];
         memset(b, 0, sizeof *b);
@@ -207,38 +184,23 @@ int ratings_apply(store *s, op *o)
         if (sql_step(st) == SQL_ROW) {
             read_values(st, 0, b);
         } else {
-            rating_glicko g = n > 2 ? rating_ffa_new() : rating_new();
-            b->rating = g.r;
-            b->rd = g.rd;
-            b->vol = g.vol;
+            rating_glicko first = rating_first(n);
+            b->rating = first.r;
+            b->rd = first.rd;
+            b->vol = first.vol;
         }
         sql_reset(st);
+        g[p] = (rating_glicko){b->rating, b->rd, b->vol};
+        last[p] = b->last_ms;
     }
-    /* Two players: Glicko-2, one game. Three: the free-for-all update
-     * (rating_ffa), chosen by measurement (docs/RATINGS.md). */
-    rating_glicko g3[RULES_MAX_PLAYERS];
-    int64_t last3[RULES_MAX_PLAYERS];
-    for (int p = 0; p < n; p++) {
-        g3[p] = (rating_glicko){before[p].rating, before[p].rd, before[p].vol};
-        last3[p] = before[p].last_ms;
-    }
-    if (n > 2)
-        rating_ffa(g3, last3, o->at_ms, rank, n);
+    rating_game_update(g, last, o->at_ms, rank, n);
     int err = 0;
     for (int p = 0; p < n && err == 0; p++) {
-        rating_game games[RULES_MAX_PLAYERS];
-        int ng = 0;
-        for (int q = 0; q < n; q++)
-            if (q != p)
-                games[ng++] = (rating_game){before[q].rating, before[q].rd, score[p][q]};
-        rating_glicko g = g3[p];
-        if (n == 2)
-            g = rating_after(g, before[p].last_ms, o->at_ms, games, ng);
         record_rating *a = &u->after[p];
         *a = before[p];
-        a->rating = g.r;
-        a->rd = g.rd;
-        a->vol = g.vol;
+        a->rating = g[p].r;
+        a->rd = g[p].rd;
+        a->vol = g[p].vol;
         a->games++;
         a->last_ms = o->at_ms;
         u->account[p] = acct[p];

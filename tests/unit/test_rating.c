@@ -1,9 +1,11 @@
 /*
  * test_rating.c - Glicko-2: the worked example of Glickman's paper, the
- * deviation growing with idle time (capped), lichess's clamps, paces, and
- * pairwise scores from a finishing order.
+ * deviation growing with idle time (capped), lichess's clamps, paces,
+ * pairwise scores from a finishing order, places from who lost and when
+ * they left, and a game's whole update (two players and three).
  */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +13,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <string.h>
 
 #include "rating.h"
 
@@ -112,12 +115,71 @@ static void test_ffa(void **state)
         assert_true(fabs(q[i].r - 1500) < 1e-9);
 }
 
+static void test_places(void **state)
+{
+    (void)state;
+    const int64_t SEATED = INT64_MAX;
+    int rank[3];
+    /* A winner first; the loser still seated above the one who left. */
+    bool lost[3] = {false, true, true};
+    int64_t ply[3] = {SEATED, SEATED, 7}, ms[3] = {SEATED, SEATED, 5000};
+    rating_places(lost, ply, ms, 3, rank);
+    assert_int_equal(rank[0], 0);
+    assert_int_equal(rank[1], 1);
+    assert_int_equal(rank[2], 2);
+    /* Two leavers: the later (a later move, or the same move later) above. */
+    int64_t ply2[3] = {SEATED, 9, 9}, ms2[3] = {SEATED, 4000, 6000};
+    rating_places(lost, ply2, ms2, 3, rank);
+    assert_int_equal(rank[2], 1);
+    assert_int_equal(rank[1], 2);
+    /* The same move and millisecond: level. */
+    int64_t ms3[3] = {SEATED, 6000, 6000};
+    rating_places(lost, ply2, ms3, 3, rank);
+    assert_int_equal(rank[1], 1);
+    assert_int_equal(rank[2], 1);
+    /* A draw: nobody lost, all first. */
+    bool none[2] = {false, false};
+    rating_places(none, ply, ms, 2, rank);
+    assert_int_equal(rank[0], 0);
+    assert_int_equal(rank[1], 0);
+}
+
+static void test_game_update(void **state)
+{
+    (void)state;
+    int64_t now = 100 * 86400000LL;
+    /* Two players: each side's Glicko-2 step from the other's rating before. */
+    rating_glicko two[2] = {{1600, 80, 0.06}, {1500, 120, 0.06}};
+    int64_t last[2] = {now - 86400000LL, 0};
+    int rank[2] = {1, 0};
+    rating_game g0 = {1500, 120, 0}, g1 = {1600, 80, 1};
+    rating_glicko want0 = rating_after(two[0], last[0], now, &g0, 1);
+    rating_glicko want1 = rating_after(two[1], last[1], now, &g1, 1);
+    rating_game_update(two, last, now, rank, 2);
+    assert_true(memcmp(&two[0], &want0, sizeof want0) == 0);
+    assert_true(memcmp(&two[1], &want1, sizeof want1) == 0);
+    assert_true(two[0].r < 1600 && two[1].r > 1500);
+    /* Three: the free-for-all update, the winner up, the last down. */
+    rating_glicko three[3] = {rating_first(3), rating_first(3), rating_first(3)}, want[3];
+    memcpy(want, three, sizeof want);
+    int64_t last3[3] = {0, 0, 0};
+    int rank3[3] = {2, 0, 1};
+    rating_ffa(want, last3, now, rank3, 3);
+    rating_game_update(three, last3, now, rank3, 3);
+    assert_true(memcmp(three, want, sizeof want) == 0);
+    assert_true(three[1].r > three[2].r && three[2].r > three[0].r);
+    /* A first rating: Glicko-2's for two players, the model's for three. */
+    assert_true(rating_first(2).rd == rating_new().rd);
+    assert_true(rating_first(3).rd == rating_ffa_new().rd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_paper_example),  cmocka_unit_test(test_no_games_grows_rd),
         cmocka_unit_test(test_after_one_game), cmocka_unit_test(test_paces),
         cmocka_unit_test(test_pairwise),       cmocka_unit_test(test_ffa),
+        cmocka_unit_test(test_places),         cmocka_unit_test(test_game_update),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
