@@ -3,6 +3,7 @@
  */
 #include "cond.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -79,4 +80,42 @@ int cond_check_line(const rules_game *g, int player, const char *line, char *can
         err = COND_ESHORT;
     }
     return err;
+}
+
+/* The move text at *p into out, *p past it; false at the end of the line
+ * (or a text too long to be a move). */
+static bool next_move(const char **p, char out[RULES_MOVE_TEXT])
+{
+    *p += strspn(*p, " ");
+    size_t l = strcspn(*p, " ");
+    if (l == 0 || l >= RULES_MOVE_TEXT)
+        return false;
+    memcpy(out, *p, l);
+    out[l] = '\0';
+    *p += l;
+    return true;
+}
+
+int cond_match(const char *const *lines, int n, const char *move, char reply[RULES_MOVE_TEXT],
+               const char **rest, int *nrest)
+{
+    int found = 0;
+    *nrest = 0;
+    reply[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        char theirs[RULES_MOVE_TEXT], mine[RULES_MOVE_TEXT], next[RULES_MOVE_TEXT];
+        const char *p = lines[i];
+        if (!next_move(&p, theirs) || !next_move(&p, mine) || strcmp(theirs, move) != 0)
+            continue;
+        if (!found) {
+            memcpy(reply, mine, sizeof mine);
+            found = 1;
+        } else if (strcmp(mine, reply) != 0) {
+            continue;
+        }
+        const char *after = p + strspn(p, " "), *q = after;
+        if (next_move(&q, next) && next_move(&q, next))
+            rest[(*nrest)++] = after;
+    }
+    return found;
 }

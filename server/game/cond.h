@@ -1,10 +1,12 @@
 /*
- * cond.h - conditional moves checked against the rules: the one checker of
- * a line ("their move, my answer, their move, my answer ...") before the
- * store keeps it (store_cond_set).
+ * cond.h - conditional moves: the one checker of a line ("their move, my
+ * answer, their move, my answer ...") before the store keeps it
+ * (store_cond_set), and which line answers the opponent's move once it is
+ * played (the store then keeps what is left: store_cond_replace).
  *
- * Owns: what a valid line is and its canonical text. May call:
- * common/rules.h only (it plays the line on a copy of the game).
+ * Owns: what a valid line is, its canonical text, and how lines answer a
+ * move. May call: common/rules.h only (it plays the line on a copy of the
+ * game).
  */
 #ifndef COND_H
 #define COND_H
@@ -35,7 +37,7 @@ const char *cond_err_text(int err);
  * Check the line `player` enters in game g: its moves alternate, starting
  * with the opponent's next move, and are played in turn on a copy of g
  * (rules_game_clone). On success returns 0 and writes the line in the rules
- * core's own move texts (what store_cond_reply compares moves with),
+ * core's own move texts (what cond_match compares moves with),
  * separated by single spaces, into canon. Errors: the rules error of the
  * first move refused, with a why naming the move ("move 2 of line '...'
  * (zz): ..."); COND_ESHORT if the line has fewer than two moves;
@@ -43,5 +45,17 @@ const char *cond_err_text(int err);
  */
 int cond_check_line(const rules_game *g, int player, const char *line, char *canon, size_t canonlen,
                     char *why, size_t whylen);
+
+/*
+ * The answer of a player's lines (the player's priority order) to the
+ * opponent's move `move` (the rules core's text): the first line that
+ * starts with it gives its second move, written into reply; returns 1, or
+ * 0 (no line starts with it). What is left: the lines that start with
+ * `move` and give that same answer, without those two moves, and with two
+ * moves at least; rest[] (room for n) points into lines, *nrest says how
+ * many. Every other line can no longer happen.
+ */
+int cond_match(const char *const *lines, int n, const char *move, char reply[RULES_MOVE_TEXT],
+               const char **rest, int *nrest);
 
 #endif

@@ -15,7 +15,7 @@
 #include "errmap.h"
 #include "store.h"
 
-/* A line in the rules core's own move texts (what store_cond_reply compares
+/* A line in the rules core's own move texts (what cond_match compares
  * with), checked by replaying it after the game's moves: opponent first. */
 static int cond_canon(const room *r, int me, const char *line, char *out, size_t outlen, char *why,
                       size_t whylen)
@@ -30,7 +30,7 @@ static int cond_reply(room *r, session *c, int seat, const proto_req *req, char 
 {
     record_lines cl;
     char *json = NULL;
-    int err = store_cond_get(room__db, r->id, seat, &cl);
+    int err = store_cond_get(room__db, r->id, seat, &cl, NULL);
     if (err == 0 && (json = archive_lines_json(&cl)) == NULL)
         err = STORE_ENOMEM;
     if (err < 0)

@@ -459,23 +459,32 @@ static int play_move(room *r, int s, const char *input, char *why, size_t whylen
 
 /*
  * Conditional moves: after every move of a two-player correspondence game
- * (the move queued at `ply`), the store says whether a line of the player
- * now to move answers it; the answer is played like any move (and answered
- * in turn). An answer the rules refuse drops that player's lines.
+ * (the move queued at `ply`), a line of the player now to move may answer
+ * it (cond_match); what is left of the lines goes back to the store, and
+ * the answer is played like any move (and answered in turn). Lines that
+ * wait for another ply are out of date (moves were played without asking)
+ * and dropped. An answer the rules refuse drops that player's lines.
  */
 static void cond_answer(room *r, int ply, const char *text)
 {
     if (r->corr.days <= 0 || r->nseats != 2)
         return;
-    char reply[RULES_MOVE_TEXT], why[RULES_WHY_TEXT];
-    if (store_cond_reply(room__db, r->id, ply, text, reply) != 1)
+    int s = rules_game_to_move(r->g); /* whose lines answer the move */
+    record_lines cl;
+    int at;
+    if (s < 0 || store_cond_get(room__db, r->id, s, &cl, &at) != 0 || cl.n == 0)
         return;
-    int s = rules_game_to_move(r->g);
-    if (s < 0 || play_move(r, s, reply, why, sizeof why) != 0) {
+    char reply[RULES_MOVE_TEXT], why[RULES_WHY_TEXT];
+    const char *rest[STORE_COND_MAX_LINES];
+    int nrest = 0, found = 0;
+    if (ply == at && cl.n <= STORE_COND_MAX_LINES)
+        found = cond_match(cl.lines, cl.n, text, reply, rest, &nrest);
+    if (store_cond_replace(room__db, r->id, s, rest, nrest, ply + 2) < 0 || !found)
+        return;
+    if (play_move(r, s, reply, why, sizeof why) != 0) {
         log_kv(LOG_INFO, "conditional move not played", "room=%lld move=%s why=\"%s\"",
                (long long)r->id, reply, why);
-        if (s >= 0)
-            store_cond_clear(room__db, r->id, s, NULL, NULL);
+        store_cond_clear(room__db, r->id, s, NULL, NULL);
     }
 }
 

@@ -446,8 +446,6 @@ int store_vacation_status(store *s, int64_t account, store_vacation_cb cb, void 
 /* ------------------------------------------------------------------------ */
 /* Conditional moves */
 
-enum { COND_MAX_LINES = 32, COND_MAX_PLIES = 64 };
-
 /* Split a line into move texts (at most max); returns how many, or -1. */
 static int split_line(const char *line, char (*moves)[RULES_MOVE_TEXT], int max)
 {
@@ -569,25 +567,25 @@ int store_cond_set(store *s, int64_t game, int player, const char *const *lines,
     if (err < 0)
         return err;
     if (g->kind != STORE_CORR || g->nplayers != 2 || player < 0 || player > 1 || nlines < 0 ||
-        nlines > COND_MAX_LINES) {
+        nlines > STORE_COND_MAX_LINES) {
         rules_why(why, whylen,
                   "conditional moves are for two-player "
                   "correspondence games, at most %d lines",
-                  COND_MAX_LINES);
+                  STORE_COND_MAX_LINES);
         return STORE_EBAD_ARG;
     }
     if (g->to_move != 1 - player) {
         rules_why(why, whylen, "%s", store_err_text(STORE_ENOT_YOUR_TURN));
         return STORE_ENOT_YOUR_TURN;
     }
-    char moves[COND_MAX_PLIES][RULES_MOVE_TEXT];
+    char moves[STORE_COND_MAX_PLIES][RULES_MOVE_TEXT];
     for (int i = 0; i < nlines; i++) {
-        int n = split_line(lines[i], moves, COND_MAX_PLIES);
+        int n = split_line(lines[i], moves, STORE_COND_MAX_PLIES);
         if (n < 2) {
             rules_why(why, whylen,
                       "line %d: a line is their move then yours (then theirs "
                       "and yours ...), at most %d moves",
-                      i + 1, COND_MAX_PLIES);
+                      i + 1, STORE_COND_MAX_PLIES);
             return STORE_EBAD_ARG;
         }
     }
@@ -601,7 +599,7 @@ int store_cond_set(store *s, int64_t game, int player, const char *const *lines,
     return queue_cond(s, g, player, cb, arg);
 }
 
-int store_cond_get(store *s, int64_t game, int player, record_lines *out)
+int store_cond_get(store *s, int64_t game, int player, record_lines *out, int *at_ply)
 {
     game_mem *g;
     int err = cond_game(s, game, &g);
@@ -611,61 +609,40 @@ int store_cond_get(store *s, int64_t game, int player, record_lines *out)
         return STORE_EBAD_ARG;
     out->n = g->ncond[player];
     out->lines = (const char *const *)g->cond[player];
+    if (at_ply != NULL)
+        *at_ply = g->cond_at[player];
     return 0;
 }
 
-int store_cond_reply(store *s, int64_t game, int ply, const char *move, char reply[RULES_MOVE_TEXT])
+int store_cond_replace(store *s, int64_t game, int player, const char *const *lines, int nlines,
+                       int at_ply)
 {
     game_mem *g;
     int err = cond_game(s, game, &g);
     if (err < 0)
         return err;
-    if (g->nplayers != 2 || g->to_move < 0 || ply != g->nmoves - 1)
-        return 0;
-    int player = g->to_move; /* whose lines answer the move */
-    if (g->ncond[player] == 0)
-        return 0;
-    if (ply != g->cond_at[player]) {
-        /* Moves were played without asking: the lines are out of date. */
+    if (player < 0 || player >= g->nplayers || nlines < 0 || nlines > STORE_COND_MAX_LINES)
+        return STORE_EBAD_ARG;
+    /* Copied before the old lines go: lines may point into them. */
+    char *copy[STORE_COND_MAX_LINES];
+    int ncopy = 0;
+    while (ncopy < nlines && (copy[ncopy] = strdup(lines[ncopy])) != NULL)
+        ncopy++;
+    if (ncopy == nlines) {
         lines_clear(g, player);
-        err = queue_cond(s, g, player, NULL, NULL);
-        return err < 0 ? err : 0;
+        for (int i = 0; i < nlines && err == 0; i++)
+            err = line_add(g, player, copy[i]);
+    } else {
+        err = STORE_ENOMEM;
     }
-    /* Keep the lines that start with the move and whose answer is the one
-     * of the first such line (the player's priority order); drop both moves
-     * from them and lines left with fewer than two moves. */
-    char moves[COND_MAX_PLIES][RULES_MOVE_TEXT];
-    int found = 0, kept = 0;
-    reply[0] = '\0';
-    for (int i = 0; i < g->ncond[player]; i++) {
-        char *line = g->cond[player][i];
-        int n = split_line(line, moves, COND_MAX_PLIES);
-        bool keep =
-            n >= 2 && strcmp(moves[0], move) == 0 && (!found || strcmp(moves[1], reply) == 0);
-        if (keep && !found) {
-            snprintf(reply, RULES_MOVE_TEXT, "%s", moves[1]);
-            found = 1;
-        }
-        if (keep && n >= 4) {
-            /* The rest after both moves. */
-            const char *rest = line;
-            for (int k = 0; k < 2; k++) {
-                rest += strspn(rest, " ");
-                rest += strcspn(rest, " ");
-            }
-            rest += strspn(rest, " ");
-            memmove(line, rest, strlen(rest) + 1);
-            g->cond[player][kept++] = line;
-        } else {
-            free(line);
-        }
-    }
-    g->ncond[player] = kept;
-    if (kept == 0)
+    for (int i = 0; i < ncopy; i++)
+        free(copy[i]);
+    if (err < 0) {
         lines_clear(g, player);
-    g->cond_at[player] = ply + 2;
-    err = queue_cond(s, g, player, NULL, NULL);
-    return err < 0 ? err : found;
+        return err;
+    }
+    g->cond_at[player] = at_ply;
+    return queue_cond(s, g, player, NULL, NULL);
 }
 
 int store_cond_clear(store *s, int64_t game, int player, store_done_cb cb, void *arg)

@@ -91,7 +91,7 @@ static inline int sync_turns_json(store *s, int64_t account, char **out)
 static inline int sync_cond_json(store *s, int64_t game, int player, char **out)
 {
     record_lines l;
-    int err = store_cond_get(s, game, player, &l);
+    int err = store_cond_get(s, game, player, &l, NULL);
     if (err < 0)
         return err;
     *out = archive_lines_json(&l);

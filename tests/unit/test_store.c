@@ -889,6 +889,22 @@ static int cond_clear(store *s, int64_t g, int p)
     return sync_call_wait(s, &c, store_cond_clear(s, g, p, sync_done_cb, &c));
 }
 
+/* What the room does after each move (room_game.c, cond_answer): the lines
+ * of the player now to move answer it (cond_match) if they wait for this
+ * ply, and what is left of them goes back to the store. */
+static int cond_answer(store *s, int64_t g, int player, int ply, const char *move,
+                       char reply[RULES_MOVE_TEXT])
+{
+    record_lines cl;
+    int at = -1, nrest = 0, found = 0;
+    assert_int_equal(store_cond_get(s, g, player, &cl, &at), 0);
+    const char *rest[STORE_COND_MAX_LINES];
+    if (ply == at)
+        found = cond_match(cl.lines, cl.n, move, reply, rest, &nrest);
+    assert_int_equal(store_cond_replace(s, g, player, rest, nrest, ply + 2), 0);
+    return found;
+}
+
 static void test_conditional_moves(void **state)
 {
     fixture *f = *state;
@@ -917,7 +933,7 @@ static void test_conditional_moves(void **state)
      * and the d2-d4 line can no longer happen. */
     play(f, g, 0, 0, 1, "e2-e4", NULL);
     char reply[RULES_MOVE_TEXT];
-    assert_int_equal(store_cond_reply(f->s, g, 0, "e2-e4", reply), 1);
+    assert_int_equal(cond_answer(f->s, g, 1, 0, "e2-e4", reply), 1);
     assert_string_equal(reply, "e7-e5");
     play(f, g, 1, 1, 0, reply, NULL);
     reopen(f);
@@ -927,7 +943,7 @@ static void test_conditional_moves(void **state)
 
     /* Ann plays something else: no answer, every line dropped. */
     play(f, g, 2, 0, 1, "b1-c3", NULL);
-    assert_int_equal(store_cond_reply(f->s, g, 2, "b1-c3", reply), 0);
+    assert_int_equal(cond_answer(f->s, g, 1, 2, "b1-c3", reply), 0);
     reopen(f);
     assert_int_equal(sync_cond_json(f->s, g, 1, &json), 0);
     assert_string_equal(json, "[]");
@@ -942,7 +958,7 @@ static void test_conditional_moves(void **state)
     play(f, g, 4, 0, 1, "d2-d4", NULL);
     play(f, g, 5, 1, 0, "d6-d5", NULL);
     play(f, g, 6, 0, 1, "g1-f3", NULL);
-    assert_int_equal(store_cond_reply(f->s, g, 6, "g1-f3", reply), 0);
+    assert_int_equal(cond_answer(f->s, g, 1, 6, "g1-f3", reply), 0);
     assert_int_equal(sync_cond_json(f->s, g, 1, &json), 0);
     assert_string_equal(json, "[]");
     free(json);
