@@ -20,34 +20,12 @@ cd "$(dirname "$0")/.."
 passed=0
 failed=0
 failures=""
-
-run_suite() {
-    name=$1
-    shift
-    echo "=== $name"
-    start=$(date +%s)
-    if "$@"; then
-        passed=$((passed + 1))
-    else
-        failed=$((failed + 1))
-        failures="$failures $name"
-        echo "=== FAILED: $name"
-    fi
-    # The time of each suite, to keep make test within its budget.
-    timings="$timings
-$(($(date +%s) - start)) s  $name"
-}
 timings=""
 
-# Output and status of each job, kept until printed.
-pool=$(mktemp -d "${TMPDIR:-/tmp}/chameleon-tests.XXXXXX")
-trap 'rm -rf "$pool"' EXIT
-
-# print_job NAME FILE-PREFIX: a job's output, then its status counted.
-print_job() {
-    echo "=== $1"
-    cat "$2.out"
-    if [ "$(cat "$2.rc" 2>/dev/null)" = 0 ]; then
+# counted NAME STATUS SECONDS: a suite's result and time (the time of each,
+# to keep make test within its budget).
+counted() {
+    if [ "$2" = 0 ]; then
         passed=$((passed + 1))
     else
         failed=$((failed + 1))
@@ -55,13 +33,37 @@ print_job() {
         echo "=== FAILED: $1"
     fi
     timings="$timings
-$(cat "$2.secs" 2>/dev/null || echo 0) s  $1"
+$3 s  $1"
+}
+
+# run_suite NAME COMMAND...: the command now, its output as it goes.
+run_suite() {
+    name=$1
+    shift
+    echo "=== $name"
+    start=$(date +%s)
+    "$@"
+    rc=$?
+    counted "$name" "$rc" $(($(date +%s) - start))
+}
+
+# Output and status of each job, kept until printed.
+pool=$(mktemp -d "${TMPDIR:-/tmp}/chameleon-tests.XXXXXX")
+trap 'rm -rf "$pool"' EXIT
+
+# print_job NAME FILE-PREFIX: a job run in the background, its output
+# and status kept in FILE-PREFIX.{out,rc,secs}.
+print_job() {
+    echo "=== $1"
+    cat "$2.out"
+    counted "$1" "$(cat "$2.rc" 2>/dev/null || echo 1)" "$(cat "$2.secs" 2>/dev/null || echo 0)"
 }
 
 # The Node modules of every suite, before any suite runs: two suites at
 # once must not run npm ci in one folder together (each run.sh installs
 # what is missing the same way, for a suite run alone).
 for lock in tests/*/package-lock.json; do
+    [ -f "$lock" ] || continue
     dir=$(dirname "$lock")
     if [ ! -f "$dir/node_modules/.package-lock.json" ] || [ "$lock" -nt "$dir/node_modules/.package-lock.json" ]; then
         (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
