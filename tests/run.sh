@@ -7,12 +7,15 @@
 #      to depth 3 with the sanitizer build;
 #   3. each tests/<suite>/run.sh (integration, end-to-end), which starts what
 #      it needs and exits non-zero on failure.
-# The browser suite (e2e) waits far more than it computes (about 0.6 of a
-# core on make test's two), so it runs beside 1, 2 and the suites that do
-# not measure time (QUIET below), one at a time; the suites whose tests
-# count seconds (login delays, stalled readers, clocks) run after it,
-# alone, as they would on a quiet machine. Every output is printed whole,
-# in order.
+# make test's two cores are used in two lanes. First: the browser suite
+# (e2e), which waits far more than it computes, in the background, and
+# beside it 1, 2 and the suites whose tests measure no time or measure it
+# generously (BESIDE_BROWSER), one at a time. Then: the PostgreSQL suite
+# (pg), which mostly waits on leases and the network, in the background,
+# beside the suites whose tests count seconds (login delays, stalled
+# readers, stop within 300 ms), one at a time. Run beside the browser
+# suite, these failed (login delays, stalled readers) and the integration
+# suite took 2.5 times as long. Every output is printed whole, in order.
 # A suite passes when it exits 0. Output of every suite goes to the terminal.
 set -u
 cd "$(dirname "$0")/.."
@@ -71,10 +74,16 @@ for lock in tests/*/package-lock.json; do
     fi
 done
 
-( start=$(date +%s)
-  sh tests/e2e/run.sh > "$pool/e2e.out" 2>&1
-  echo $? > "$pool/e2e.rc"
-  echo $(($(date +%s) - start)) > "$pool/e2e.secs" ) &
+# background NAME: tests/NAME/run.sh started in the background, its output
+# and status kept for print_job "$pool/NAME".
+background() {
+    ( start=$(date +%s)
+      sh "tests/$1/run.sh" > "$pool/$1.out" 2>&1
+      echo $? > "$pool/$1.rc"
+      echo $(($(date +%s) - start)) > "$pool/$1.secs" ) &
+}
+
+background e2e
 browser=$!
 
 # Beside it: the unit tests and perft, one at a time, the longest first.
@@ -107,22 +116,31 @@ for i in $(seq 1 "$n"); do
     print_job "$(cat "$pool/$i.name")" "$pool/$i"
 done
 
-# Then, still beside it, the suites that measure no time.
-QUIET="deploy fuzz layers store wasm"
-for name in $QUIET; do
+# Then, still beside it, the suites that measure no time or measure it
+# generously.
+BESIDE_BROWSER="deploy fuzz layers store wasm chaos relay"
+for name in $BESIDE_BROWSER; do
     [ -f "tests/$name/run.sh" ] && run_suite "$name" sh "tests/$name/run.sh"
 done
-
 wait "$browser"
 print_job e2e "$pool/e2e"
 
-# Alone: the others.
+# The second lane: pg in the background, the others one at a time.
+postgres=""
+if [ -f tests/pg/run.sh ]; then
+    background pg
+    postgres=$!
+fi
 for suite in tests/*/run.sh; do
     [ -f "$suite" ] || continue
     name=$(basename "$(dirname "$suite")")
-    case " bench e2e $QUIET " in *" $name "*) continue ;; esac # bench: make bench, not a test
+    case " bench e2e pg $BESIDE_BROWSER " in *" $name "*) continue ;; esac # bench: make bench, not a test
     run_suite "$name" sh "$suite"
 done
+if [ -n "$postgres" ]; then
+    wait "$postgres"
+    print_job pg "$pool/pg"
+fi
 
 echo "suites taking 10 s or more:"
 echo "$timings" | awk '$1 >= 10' | sort -rn
