@@ -160,7 +160,8 @@ static int seat_game(const design *d, int cnt[][3], int i, int k, int dm)
     return delta;
 }
 
-static void search_pairs(design *d, uint32_t *seed)
+/* Returns the design's cost at the end (0: balanced). */
+static int search_pairs(design *d, uint32_t *seed)
 {
     /* Start: the entrants in cycle, each r times, cut in threes (three
      * consecutive are distinct); then swap entrants between games (which
@@ -181,9 +182,11 @@ static void search_pairs(design *d, uint32_t *seed)
         else
             swap_seats(d, meet, a, i, b, j); /* back */
     }
+    return cost;
 }
 
-static void search_seats(design *d, int *perm, uint32_t *seed)
+/* Returns the seating's cost at the end (0: balanced). */
+static int search_seats(design *d, int *perm, uint32_t *seed)
 {
     for (int i = 0; i < d->g; i++)
         perm[i] = i % 3;
@@ -201,6 +204,7 @@ static void search_seats(design *d, int *perm, uint32_t *seed)
             perm[a] = old;
         }
     }
+    return cost;
 }
 
 static int schedule3(int n, bool twice, tourney_pairing *out, int max)
@@ -220,19 +224,13 @@ static int schedule3(int n, bool twice, tourney_pairing *out, int max)
     uint32_t seed = 2463534242u ^ (uint32_t)n * 2654435761u;
     /* The search accepts a worse step now and then: it may end on one.
      * Restarts from another seed until balanced (a few at most). */
-    for (int tries = 0; tries < 50; tries++) {
-        search_pairs(&d, &seed);
-        int meet[TOURNEY_MAX_PLAYERS][TOURNEY_MAX_PLAYERS];
-        if (pair_cost(&d, meet) == 0)
+    for (int tries = 0; tries < 50; tries++)
+        if (search_pairs(&d, &seed) == 0)
             break;
-    }
     int perm[TOURNEY_MAX_GAMES];
-    for (int tries = 0; tries < 50; tries++) {
-        search_seats(&d, perm, &seed);
-        int cnt[TOURNEY_MAX_PLAYERS][3];
-        if (seat_cost(&d, perm, cnt) == 0)
+    for (int tries = 0; tries < 50; tries++)
+        if (search_seats(&d, perm, &seed) == 0)
             break;
-    }
     /* Rounds: each game in the first round where none of its entrants
      * plays yet. */
     int busy[TOURNEY_MAX_GAMES][TOURNEY_MAX_PLAYERS];
