@@ -50,7 +50,8 @@ run_suite() {
     counted "$name" "$rc" $(($(date +%s) - start))
 }
 
-# Output and status of each job, kept until printed.
+# Output and status of the suites run in the background, kept until
+# printed.
 pool=$(mktemp -d "${TMPDIR:-/tmp}/chameleon-tests.XXXXXX")
 trap 'rm -rf "$pool"' EXIT
 
@@ -86,34 +87,20 @@ background() {
 background e2e
 browser=$!
 
-# Beside it: the unit tests and perft, one at a time, the longest first.
-n=0
-# job NAME COMMAND...: one entry (the command's words hold no space).
-job() {
-    n=$((n + 1))
-    printf '%s\n' "$1" > "$pool/$n.name"
-    shift
-    printf '%s\n' "$*" > "$pool/$n.cmd"
-}
+# Beside it: the unit tests (test_search and the cross-checks, the
+# longest, first) and perft, one at a time.
+ran=""
 for t in build/debug/tests/test_search build/debug/tests/test_*_cross build/debug/tests/test_*; do
     [ -x "$t" ] || continue
-    [ -e "$pool/done-$(basename "$t")" ] && continue
-    : > "$pool/done-$(basename "$t")"
-    job "$(basename "$t")" "$t"
+    case " $ran " in *" $t "*) continue ;; esac
+    ran="$ran $t"
+    run_suite "$(basename "$t")" "$t"
 done
 for epd in tests/perft/*.epd; do
     [ -f "$epd" ] || continue
     game=$(basename "$epd" .epd)
-    job "perft $game" build/perft "$game" --epd "$epd"
-    job "perft $game (sanitizers, depth 3)" build/debug/perft "$game" --epd "$epd" --max-depth 3
-done
-for i in $(seq 1 "$n"); do
-    start=$(date +%s)
-    # shellcheck disable=SC2046 # the words of the command
-    $(cat "$pool/$i.cmd") > "$pool/$i.out" 2>&1
-    echo $? > "$pool/$i.rc"
-    echo $(($(date +%s) - start)) > "$pool/$i.secs"
-    print_job "$(cat "$pool/$i.name")" "$pool/$i"
+    run_suite "perft $game" build/perft "$game" --epd "$epd"
+    run_suite "perft $game (sanitizers, depth 3)" build/debug/perft "$game" --epd "$epd" --max-depth 3
 done
 
 # Then, still beside it, the suites that measure no time or measure it
