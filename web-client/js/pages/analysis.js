@@ -385,6 +385,7 @@ export function mount(main, params, app) {
         if (st.root) think();
         return;
       }
+      st.worker = null; // think() stops here: the next move does not say "thinking" again
       evalText.textContent = '';
       engineInfo.textContent = t('an.engineerr', { why: errText({ code: 'engine_failed' }) });
     };
