@@ -5,6 +5,7 @@
 #include "record.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 const char *record_kind_name(record_kind k)
 {
@@ -36,4 +37,18 @@ int record_replay(const record_game *g, rules_game **out, char *why, size_t whyl
     int err = rules_game_replay(out, g->variant, g->position, steps, k, why, whylen);
     free(steps);
     return err;
+}
+
+int record_line_next(const char **p, char out[RULES_MOVE_TEXT])
+{
+    *p += strspn(*p, " ");
+    size_t l = strcspn(*p, " ");
+    if (l == 0)
+        return 0;
+    if (l >= RULES_MOVE_TEXT)
+        return -1;
+    memcpy(out, *p, l);
+    out[l] = '\0';
+    *p += l;
+    return 1;
 }

@@ -211,10 +211,17 @@ typedef struct record_profile {
     const record_rating_point *points; /* rating history, oldest first */
 } record_profile;
 
-/* A player's conditional lines in one game, in priority order. */
+/* A player's conditional lines in one game, in priority order. A line is
+ * move texts separated by spaces: the opponent's, the answer, the
+ * opponent's next, ... */
 typedef struct record_lines {
     int n;
     const char *const *lines;
 } record_lines;
+
+/* The next move text of a line at *p into out, *p moved past it: 1, or 0
+ * at the end of the line, or -1 for a text too long to be a move (the one
+ * reading of a line, for the store's check and the room's matching). */
+int record_line_next(const char **p, char out[RULES_MOVE_TEXT]);
 
 #endif

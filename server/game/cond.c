@@ -3,6 +3,8 @@
  */
 #include "cond.h"
 
+#include "record.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,13 +47,16 @@ int cond_check_line(const rules_game *g, int player, const char *line, char *can
     const char *p = line;
     int k = 0;
     for (;; k++) {
-        p += strspn(p, " ");
-        size_t len = strcspn(p, " ");
-        if (len == 0)
-            break;
         char mv[RULES_MOVE_TEXT], text[RULES_MOVE_TEXT];
-        snprintf(mv, sizeof mv, "%.*s", (int)(len < sizeof mv ? len : sizeof mv - 1), p);
-        p += len;
+        int got = record_line_next(&p, mv);
+        if (got == 0)
+            break;
+        if (got < 0) {
+            rules_why(why, whylen, "move %d of line '%.60s': %s", k + 1, line,
+                      rules_err_text(RULES_EBAD_MOVE_TEXT));
+            err = RULES_EBAD_MOVE_TEXT;
+            break;
+        }
         /* Alternating: theirs (even), yours (odd). */
         int who = k % 2 == 0 ? 1 - player : player;
         rules_pos before = copy->pos;
@@ -82,20 +87,6 @@ int cond_check_line(const rules_game *g, int player, const char *line, char *can
     return err;
 }
 
-/* The move text at *p into out, *p past it; false at the end of the line
- * (or a text too long to be a move). */
-static bool next_move(const char **p, char out[RULES_MOVE_TEXT])
-{
-    *p += strspn(*p, " ");
-    size_t l = strcspn(*p, " ");
-    if (l == 0 || l >= RULES_MOVE_TEXT)
-        return false;
-    memcpy(out, *p, l);
-    out[l] = '\0';
-    *p += l;
-    return true;
-}
-
 int cond_match(const char *const *lines, int n, const char *move, char reply[RULES_MOVE_TEXT],
                const char **rest, int *nrest)
 {
@@ -105,7 +96,8 @@ int cond_match(const char *const *lines, int n, const char *move, char reply[RUL
     for (int i = 0; i < n; i++) {
         char theirs[RULES_MOVE_TEXT], mine[RULES_MOVE_TEXT], next[RULES_MOVE_TEXT];
         const char *p = lines[i];
-        if (!next_move(&p, theirs) || !next_move(&p, mine) || strcmp(theirs, move) != 0)
+        if (record_line_next(&p, theirs) <= 0 || record_line_next(&p, mine) <= 0 ||
+            strcmp(theirs, move) != 0)
             continue;
         if (!found) {
             memcpy(reply, mine, sizeof mine);
@@ -114,7 +106,7 @@ int cond_match(const char *const *lines, int n, const char *move, char reply[RUL
             continue;
         }
         const char *after = p + strspn(p, " "), *q = after;
-        if (next_move(&q, next) && next_move(&q, next))
+        if (record_line_next(&q, next) > 0 && record_line_next(&q, next) > 0)
             rest[(*nrest)++] = after;
     }
     return found;

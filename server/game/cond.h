@@ -5,8 +5,8 @@
  * played (the store then keeps what is left: store_cond_replace).
  *
  * Owns: what a valid line is, its canonical text, and how lines answer a
- * move. May call: common/rules.h only (it plays the line on a copy of the
- * game).
+ * move. May call: common/rules.h (it plays the line on a copy of the
+ * game), protocol/record.h (record_line_next: how a line is read).
  */
 #ifndef COND_H
 #define COND_H

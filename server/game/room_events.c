@@ -168,18 +168,29 @@ void room__outbox_drop(room *r, outbox_ev *e)
     ev_free(e);
 }
 
-outbox_ev *room__ev_link(room *r, bool with_board)
+outbox_ev *room__ev_new(bool with_board)
 {
     outbox_ev *e = calloc(1, sizeof *e);
-    if (e == NULL)
-        return NULL;
+    if (e != NULL)
+        e->board = with_board;
+    return e;
+}
+
+void room__ev_append(room *r, outbox_ev *e)
+{
     e->seq = r->seq;
-    e->board = with_board;
     if (r->out_tail)
         r->out_tail->next = e;
     else
         r->out_head = e;
     r->out_tail = e;
+}
+
+outbox_ev *room__ev_link(room *r, bool with_board)
+{
+    outbox_ev *e = room__ev_new(with_board);
+    if (e != NULL)
+        room__ev_append(r, e);
     return e;
 }
 

@@ -522,10 +522,20 @@ static int play_move(room *r, int s, const char *input, char *why, size_t whylen
 {
     rules_game *g = r->g;
     rules_pos before = g->pos;
+    /* The event exists before the move touches the game: once played, the
+     * move is stored or taken back (move_failed), never left in memory
+     * alone. */
+    outbox_ev *e = room__ev_new(true);
+    if (e == NULL) {
+        rules_why(why, whylen, "out of memory: the move is not played");
+        return PROTO_EINTERNAL;
+    }
     rules_move m;
     int err = rules_game_play_text(g, s, input, &m, why, whylen);
-    if (err < 0)
+    if (err < 0) {
+        free(e);
         return proto_err_from_rules(err);
+    }
 
     char text[RULES_MOVE_TEXT], disp[RULES_MOVE_TEXT];
     if (before.variant->print_move(&before, m, text, sizeof text) < 0)
@@ -545,9 +555,7 @@ static int play_move(room *r, int s, const char *input, char *why, size_t whylen
     /* The event is linked now (its seq fixed) but written once the move is
      * queued: a correspondence deadline is the store's answer to it. */
     r->seq++;
-    outbox_ev *e = room__ev_link(r, true);
-    if (e == NULL)
-        return PROTO_EINTERNAL;
+    room__ev_append(r, e);
     e->room = r;
     e->seat = s;
     e->ply = (int)g->nmoves - 1;

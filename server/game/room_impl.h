@@ -203,6 +203,11 @@ void room__new_event(room *r, proto_out *o);
 /* A new outbox entry for seq r->seq, linked at the tail, content not yet
  * written (room__ev_fill). NULL if out of memory. */
 outbox_ev *room__ev_link(room *r, bool with_board);
+/* The same in two steps, for a change that must not begin unless its event
+ * exists: room__ev_new allocates (NULL if out of memory; free() if unused),
+ * room__ev_append numbers it r->seq and links it at the tail. */
+outbox_ev *room__ev_new(bool with_board);
+void room__ev_append(room *r, outbox_ev *e);
 /* Put the event written in lean into e (adding the board if e changed it). */
 void room__ev_fill(room *r, outbox_ev *e, proto_out *lean);
 /* Queue the event written in lean (seq r->seq); with_board adds the board

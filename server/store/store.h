@@ -7,7 +7,8 @@
  * an engine: server/store/store_*.c implement it, their private header
  * store_impl.h says which module does what); the database, the writer
  * thread, the store's clock, deadlines and their callbacks. May call:
- * common/rules.h, protocol/record.h (the plain structs it returns), libuv,
+ * common/rules.h, protocol/record.h (the plain structs it returns),
+ * protocol/corrclock.h (the rules of deadlines and vacations), libuv,
  * log.h; never a module above it (rooms, sessions, net).
  * Rendering records as JSON or PGN is the protocol's (protocol/archive.h).
  *
@@ -50,6 +51,7 @@
 
 #include <uv.h>
 
+#include "corrclock.h"
 #include "record.h"
 #include "rules.h"
 
@@ -97,10 +99,10 @@ const char *store_err_code(int err);
 const char *store_err_text(int err);
 
 enum {
-    STORE_NAME_MAX = RECORD_NAME_MAX, /* username incl. NUL (usernames are 3-20) */
-    STORE_DAY_MS = RECORD_DAY_MS,     /* one day in ms */
-    STORE_VACATION_DAYS = 30,         /* vacation days per account per year (UTC) */
-    STORE_PWHASH_MAX = 128,           /* password hash string incl. NUL */
+    STORE_NAME_MAX = RECORD_NAME_MAX,              /* username incl. NUL (usernames are 3-20) */
+    STORE_DAY_MS = RECORD_DAY_MS,                  /* one day in ms */
+    STORE_VACATION_DAYS = CORRCLOCK_VACATION_DAYS, /* vacation days per account per year (UTC) */
+    STORE_PWHASH_MAX = 128,                        /* password hash string incl. NUL */
 };
 
 /* The store's names of the records it gives (protocol/record.h). */

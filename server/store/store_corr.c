@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "array.h"
 
@@ -19,8 +18,8 @@
 
 int64_t corr_deadline(store *s, const game_mem *g, int player, int64_t now)
 {
-    int64_t allot = g->tc.inc_ms ? g->clock_ms[player] : g->tc.base_ms;
-    return mem_clock_start(s, g->account[player], now) + allot;
+    return mem_clock_start(s, g->account[player], now) +
+           corrclock_allot(&g->tc, g->clock_ms[player]);
 }
 
 typedef struct due_game {
@@ -75,7 +74,7 @@ int store_corr_clock(store *s, int64_t game, int64_t *deadline_ms,
         return STORE_ENOT_FOUND;
     *deadline_ms = g->kind == STORE_CORR && g->to_move >= 0 ? g->deadline_ms : 0;
     for (int p = 0; p < RULES_MAX_PLAYERS; p++)
-        clock_ms[p] = p < g->nplayers ? (g->tc.inc_ms ? g->clock_ms[p] : g->tc.base_ms) : 0;
+        clock_ms[p] = p < g->nplayers ? corrclock_allot(&g->tc, g->clock_ms[p]) : 0;
     return 0;
 }
 
@@ -108,19 +107,6 @@ int corr_load_vacations(store *s)
     return err;
 }
 
-static int year_of(int64_t ms)
-{
-    time_t secs = (time_t)(ms / 1000);
-    struct tm tm;
-    gmtime_r(&secs, &tm);
-    return tm.tm_year + 1900;
-}
-
-typedef struct vac_row {
-    int64_t from_ms, until_ms;
-    int year, used;
-} vac_row;
-
 /*
  * A vacation request, in two queued calls: the account's row read (a
  * read, on the writer), then, once the loop has decided and moved the
@@ -135,7 +121,7 @@ typedef struct vac_job {
     vac_what what;
     int days;
     bool found;                 /* read: the account has a row */
-    vac_row row;                /* read: the row; then the row to write */
+    corrclock_vacation row;     /* read: the row; then the row to write */
     vacation before;            /* the vacation in memory before (undone on failure) */
     bool had;                   /* ... if there was one */
     int64_t *games, *deadlines; /* the deadlines moved (written with the row) */
@@ -287,49 +273,20 @@ static int shift_deadlines(store *s, vac_job *j, int64_t delta)
     return 0;
 }
 
-static int year_days_used(const vac_row *v, int64_t now)
-{
-    return v->year == year_of(now) ? v->used : 0;
-}
-
-/* Loop, the row read: the start decided and applied to memory. 0 (the
- * row to write in j->row), or the refusal with j->why. */
+/* Loop, the row read: the start decided (corrclock) and applied to
+ * memory. 0 (the row to write in j->row), or the refusal with j->why. */
 static int vac_start(store *s, vac_job *j, int64_t now, int64_t *delta)
 {
-    vac_row v = j->row;
-    if (v.until_ms > now) {
-        rules_why(j->why, sizeof j->why, "already on vacation");
-        return STORE_EBAD_ARG;
-    }
-    int used = year_days_used(&v, now);
-    if (used + j->days > STORE_VACATION_DAYS) {
-        rules_why(j->why, sizeof j->why, "only %d vacation days are left this year",
-                  STORE_VACATION_DAYS - used);
-        return STORE_EVACATION;
-    }
-    int64_t length = (int64_t)j->days * STORE_DAY_MS;
-    j->row = (vac_row){now, now + length, year_of(now), used + j->days};
-    /* Clocks running now stop: their deadlines move by the vacation. Turns
-     * that begin during it start at its end (mem_clock_start). */
-    *delta = length;
+    int err = corrclock_vacation_start(&j->row, j->days, now, delta, j->why, sizeof j->why);
+    if (err < 0)
+        return err == CORRCLOCK_EALREADY ? STORE_EBAD_ARG : STORE_EVACATION;
     return mem_vac_set(s, j->account, j->row.from_ms, j->row.until_ms);
 }
 
 static int vac_end(store *s, vac_job *j, int64_t now, int64_t *delta)
 {
-    vac_row v = j->row;
-    if (v.until_ms <= now) {
-        rules_why(j->why, sizeof j->why, "not on vacation");
+    if (corrclock_vacation_end(&j->row, now, delta, j->why, sizeof j->why) < 0)
         return STORE_ENOT_FOUND;
-    }
-    int64_t started = now - v.from_ms;
-    int days_started = (int)((started + STORE_DAY_MS - 1) / STORE_DAY_MS);
-    if (days_started < 1)
-        days_started = 1;
-    int64_t total_days = (v.until_ms - v.from_ms) / STORE_DAY_MS;
-    j->row.until_ms = now;
-    j->row.used = v.used - (int)(total_days - days_started);
-    *delta = -(v.until_ms - now);
     mem_vac_del(s, j->account);
     return 0;
 }
@@ -340,16 +297,10 @@ static int vac_end(store *s, vac_job *j, int64_t now, int64_t *delta)
 static int vac_sync(store *s, vac_job *j, int64_t now, int64_t *delta)
 {
     const vacation *mem = mem_vac_find(s, j->account);
-    bool row_on = j->row.until_ms > now, mem_on = mem != NULL && mem->until_ms > now;
-    if (row_on && !mem_on)
-        *delta = j->row.until_ms - j->row.from_ms; /* began */
-    else if (!row_on && mem_on)
-        *delta = -(mem->until_ms - j->row.until_ms); /* ended early, at row.until_ms */
-    else if (row_on && mem->until_ms != j->row.until_ms)
-        *delta = j->row.until_ms - mem->until_ms;
-    else
+    bool mem_on = mem != NULL && mem->until_ms > now;
+    if (corrclock_vacation_follow(&j->row, mem_on, mem_on ? mem->until_ms : 0, now, delta) < 0)
         return STORE_ENOT_FOUND;
-    if (row_on)
+    if (j->row.until_ms > now)
         return mem_vac_set(s, j->account, j->row.from_ms, j->row.until_ms);
     mem_vac_del(s, j->account);
     return 0;
@@ -363,7 +314,7 @@ static void done_vac_read(store *s, void *arg, int status)
         status = STORE_ENOT_FOUND;
     if (status < 0 || j->what == VAC_STATUS) {
         j->until_ms = j->row.until_ms > now ? j->row.until_ms : 0;
-        j->days_left = STORE_VACATION_DAYS - year_days_used(&j->row, now);
+        j->days_left = corrclock_days_left(&j->row, now);
         vac_answer(s, j, status);
         return;
     }
@@ -386,7 +337,7 @@ static void done_vac_read(store *s, void *arg, int status)
         return;
     }
     j->until_ms = j->row.until_ms > now ? j->row.until_ms : 0;
-    j->days_left = STORE_VACATION_DAYS - j->row.used;
+    j->days_left = corrclock_days_left(&j->row, now);
 }
 
 /* Queue the read that starts request j (freed if it cannot be). */
@@ -449,22 +400,14 @@ int store_vacation_status(store *s, int64_t account, store_vacation_cb cb, void 
 /* Split a line into move texts (at most max); returns how many, or -1. */
 static int split_line(const char *line, char (*moves)[RULES_MOVE_TEXT], int max)
 {
-    int n = 0;
-    const char *p = line;
-    while (*p) {
-        while (*p == ' ')
-            p++;
-        if (*p == '\0')
-            break;
-        size_t l = strcspn(p, " ");
-        if (n == max || l >= RULES_MOVE_TEXT)
+    int n = 0, got;
+    char move[RULES_MOVE_TEXT];
+    while ((got = record_line_next(&line, move)) > 0) {
+        if (n == max)
             return -1;
-        memcpy(moves[n], p, l);
-        moves[n][l] = '\0';
-        n++;
-        p += l;
+        memcpy(moves[n++], move, sizeof move);
     }
-    return n;
+    return got < 0 ? -1 : n;
 }
 
 /* Add a line to a player's lines in memory; 0 or STORE_ENOMEM. */

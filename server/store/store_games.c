@@ -329,16 +329,9 @@ int store_move_append(store *s, int64_t game, const store_move *m, store_done_cb
         return STORE_ENOMEM;
     int64_t now = o->at_ms;
     if (g->kind == STORE_CORR) {
-        if (g->tc.inc_ms) {
-            /* Time left (not counting the rest of a vacation) plus the
-             * increment, up to the cap. */
-            int64_t start = mem_clock_start(s, g->account[m->player], now);
-            int64_t left = g->deadline_ms - start;
-            if (left < 0)
-                left = 0;
-            left += g->tc.inc_ms;
-            g->clock_ms[m->player] = left < g->tc.cap_ms ? left : g->tc.cap_ms;
-        }
+        if (g->tc.inc_ms)
+            g->clock_ms[m->player] = corrclock_bank_after(
+                &g->tc, g->deadline_ms, mem_clock_start(s, g->account[m->player], now));
         g->deadline_ms = m->next >= 0 ? corr_deadline(s, g, m->next, now) : 0;
     } else {
         for (int p = 0; p < g->nplayers; p++)

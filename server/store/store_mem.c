@@ -176,9 +176,7 @@ void mem_vac_del(store *s, int64_t account)
 int64_t mem_clock_start(store *s, int64_t account, int64_t now)
 {
     vacation *v = account ? mem_vac_find(s, account) : NULL;
-    if (v != NULL && v->from_ms <= now && v->until_ms > now)
-        return v->until_ms;
-    return now;
+    return v ? corrclock_turn_start(v->from_ms, v->until_ms, now) : now;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -3,7 +3,8 @@
  * built records give, byte for byte, the JSON and PGN the server sent
  * before rendering moved out of the store (the expected texts are GET
  * /api/games/<id>, /api/games/<id>.pgn and /api/profile/<name> answers of
- * that server on the same records); and record_replay.
+ * that server on the same records); record_replay; and record_line_next,
+ * the reading of a conditional line.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -398,6 +399,33 @@ static void test_game_view_json(void **state)
     free(stored);
 }
 
+static void test_record_line_next(void **state)
+{
+    (void)state;
+    char move[RULES_MOVE_TEXT], longest[RULES_MOVE_TEXT + 8];
+    const char *p = "  e2-e4 e7-e5   g1-f3 ";
+    assert_int_equal(record_line_next(&p, move), 1);
+    assert_string_equal(move, "e2-e4");
+    assert_int_equal(record_line_next(&p, move), 1);
+    assert_string_equal(move, "e7-e5");
+    assert_int_equal(record_line_next(&p, move), 1);
+    assert_string_equal(move, "g1-f3");
+    assert_int_equal(record_line_next(&p, move), 0);
+    assert_int_equal(record_line_next(&p, move), 0);
+    p = "";
+    assert_int_equal(record_line_next(&p, move), 0);
+    /* A text of RULES_MOVE_TEXT - 1 bytes is a move; one more is not. */
+    memset(longest, 'a', RULES_MOVE_TEXT - 1);
+    longest[RULES_MOVE_TEXT - 1] = '\0';
+    p = longest;
+    assert_int_equal(record_line_next(&p, move), 1);
+    assert_int_equal((int)strlen(move), RULES_MOVE_TEXT - 1);
+    memset(longest, 'a', RULES_MOVE_TEXT);
+    longest[RULES_MOVE_TEXT] = '\0';
+    p = longest;
+    assert_int_equal(record_line_next(&p, move), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -407,6 +435,7 @@ int main(void)
         cmocka_unit_test(test_profile_json),
         cmocka_unit_test(test_turns_and_lines_json),
         cmocka_unit_test(test_record_replay),
+        cmocka_unit_test(test_record_line_next),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

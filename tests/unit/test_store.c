@@ -1022,6 +1022,14 @@ static void test_cond_check_every_variant(void **state)
         snprintf(bad, sizeof bad, "%.*s zz-zz", (int)strcspn(line, " "), line);
         assert_true(cond_check_line(g, waiting, bad, canon, sizeof canon, why, sizeof why) < 0);
         assert_non_null(strstr(why, "zz-zz"));
+        /* A text too long to be a move: said, not cut to a move. */
+        char huge[RULES_MOVE_TEXT + 2];
+        memset(huge, 'a', sizeof huge - 1);
+        huge[sizeof huge - 1] = '\0';
+        snprintf(bad, sizeof bad, "%.*s %s", (int)strcspn(line, " "), line, huge);
+        assert_int_equal(cond_check_line(g, waiting, bad, canon, sizeof canon, why, sizeof why),
+                         RULES_EBAD_MOVE_TEXT);
+        assert_non_null(strstr(why, "move 2 of line"));
         /* The line starts with the opponent's move, not the waiting one's. */
         assert_true(cond_check_line(g, 1 - waiting, line, canon, sizeof canon, why, sizeof why) <
                     0);
