@@ -38,21 +38,23 @@ async function register(page, name) {
   await page.waitForFunction((n) => window.chameleon.account === n && window.chameleon.conn.ready, name);
 }
 
-// The lobby's panels: in one column (phones), "Create a game" first (after
-// only the challenges to you), on the first screen, then the open games;
-// in two columns, the open games on the left and "Create a game" on the
-// right. A sentence when not so.
+// The lobby: the home page's doors first, "Play now" and "Learn to play"
+// on a phone's first screen (844 px); then, in one column (phones),
+// "Create a game" first of the panels (after only the challenges to you),
+// then the open games; in two columns, the open games on the left and
+// "Create a game" on the right. A sentence when not so.
 async function lobbyOrder(page, width) {
   const box = (id) => page.evaluate((i) => {
     const e = document.getElementById(i);
     if (!e || e.hidden) return null;
     const b = e.getBoundingClientRect();
-    return { top: b.top + window.scrollY, left: b.left, right: b.right };
+    return { top: b.top + window.scrollY, bottom: b.bottom + window.scrollY, left: b.left, right: b.right };
   }, id);
-  const [create, open, computer, challenges] = await Promise.all(['create-panel', 'open-games', 'play-computer', 'challenges'].map(box));
+  const [create, open, computer, challenges, learn] = await Promise.all(['create-panel', 'open-games', 'play-computer', 'challenges', 'door-learn'].map(box));
+  if (!learn || !(learn.bottom < create.top && learn.bottom < open.top)) return 'the doors are not above the panels';
   if (width <= 860) {
+    if (learn.bottom > 844) return `"Learn to play" ends ${learn.bottom} px down`;
     if (!(create.top < open.top && create.top < computer.top)) return `"Create a game" is not first (${create.top} px down)`;
-    if (create.top > 844 / 2) return `"Create a game" starts ${create.top} px down`;
     if (challenges && !(challenges.top < create.top)) return 'the challenges to you are not above "Create a game"';
   } else if (!(create.left >= open.right && computer.left >= open.right)) {
     return 'not two columns (the open games left, "Create a game" right)';

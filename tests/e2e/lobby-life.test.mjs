@@ -79,10 +79,14 @@ test('counts, a challenge declined, cancelled, accepted, and the game watched', 
   await ann.page.click('#challenge-btn');
   await ann.page.waitForSelector('#challenge-form-status.error:has-text("no player named")');
 
-  // Accepted: the game starts for both. Ben is elsewhere when it comes:
-  // the Play link's badge counts it, the lobby shows it.
+  // Accepted: the game starts for both. Ben (on a phone, the navigation
+  // behind the menu button) is elsewhere when it comes: the button's badge
+  // counts it, and in the menu the Play link's; the lobby shows it.
+  await ben.page.click('#menu-btn');
   await ben.page.click('[data-nav="games"]');
   await challenge(ann.page, 'ben_ll');
+  await ben.page.waitForSelector('#menu-count:not([hidden]):has-text("1")');
+  await ben.page.click('#menu-btn');
   await ben.page.waitForSelector('#challenge-count:not([hidden]):has-text("1")');
   await ben.page.click('[data-nav="lobby"]');
   await ben.page.waitForSelector('#challenges-in button.accept');

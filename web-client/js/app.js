@@ -78,6 +78,7 @@ function route() {
   const main = document.getElementById('main');
   if (unmount) { unmount(); unmount = null; }
   main.replaceChildren();
+  openMenu(false);
   for (const [re, page, nav, params] of ROUTES) {
     const m = re.exec(hash);
     if (!m) continue;
@@ -86,6 +87,35 @@ function route() {
     return;
   }
   main.textContent = t('app.nopage');
+}
+
+// On a phone the navigation folds behind the header's menu button (CSS
+// shows the button under 700 px), so the header keeps one row; it opens
+// below the header, and closes on a choice, a new page, Escape or a click
+// elsewhere.
+const menuBtn = document.getElementById('menu-btn');
+function openMenu(on) {
+  document.querySelector('header.top').classList.toggle('menu-open', on);
+  menuBtn.setAttribute('aria-expanded', String(on));
+}
+function menu() {
+  const nav = document.getElementById('site-nav');
+  // The counts of the links it hides (your turn, challenges), summed on
+  // the button.
+  const count = document.getElementById('menu-count');
+  const sum = () => {
+    let n = 0;
+    for (const b of nav.querySelectorAll('.badge')) if (!b.hidden) n += Number(b.textContent) || 0;
+    count.textContent = String(n);
+    count.hidden = n === 0;
+  };
+  new MutationObserver(sum).observe(nav, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['hidden'] });
+  menuBtn.addEventListener('click', (e) => { e.stopPropagation(); openMenu(menuBtn.getAttribute('aria-expanded') !== 'true'); });
+  nav.addEventListener('click', () => openMenu(false));
+  document.addEventListener('click', (e) => { if (!nav.contains(e.target)) openMenu(false); });
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && menuBtn.getAttribute('aria-expanded') === 'true') { openMenu(false); menuBtn.focus(); }
+  });
 }
 
 function header() {
@@ -111,6 +141,7 @@ translateStatic();
 applyPrefs();
 keepPushWords();
 header();
+menu();
 mountPrefsMenu(app);
 challengeBadge(app);
 // A game that starts (a seek filled, a rematch) opens its room wherever we are.

@@ -1,4 +1,7 @@
-// Lobby: the open seeks, live; create a game (public or by invitation);
+// The home page. At the top, on every width, what the site is and three
+// doors: play now (the computer at once, or the first open game), learn
+// (the rules), the games in progress. Below, the lobby: the open seeks,
+// live; create a game (public or by invitation);
 // accept a seek or an invitation link; play the computer (bot_game: game,
 // level, colour, clock) or fill the free seats of your own three-player
 // seek with bots (seek_fill). Correspondence seeks (days per move, or a
@@ -97,12 +100,28 @@ export function mount(main, params, app) {
   ], 6);
   botGameSel.addEventListener('change', fillSeats);
 
+  // The doors. "Play now" says which game and level the computer plays
+  // (the panel below chooses them).
+  const doorStatus = h('p', { class: 'status', id: 'door-status', role: 'status' });
+  const playText = h('p', { class: 'muted', id: 'door-play-text' });
+  const fillPlayText = () => {
+    playText.textContent = t('home.playtext', { game: gameName(botGameSel.value), level: levelSel.value });
+  };
+  botGameSel.addEventListener('change', fillPlayText);
+  levelSel.addEventListener('change', fillPlayText);
+
+  const doorBot = h('button', { type: 'button', class: 'primary', id: 'door-computer', onclick: (e) => playBot(e, doorStatus) }, t('lobby.bot'));
+  const doorPair = h('button', { type: 'button', id: 'door-pair', onclick: () => quickPair() }, t('home.pair'));
+
   function fillTables() {
     refill(gameSel, games().map((g) => [g.id, g.name]), '');
     refill(botGameSel, games().map((g) => [g.id, g.players > 2 ? t('lobby.twobots', { game: g.name }) : g.name]), '');
     fillSeats();
     fillBotTc();
     botBtn.disabled = !games().length;
+    doorBot.disabled = !games().length;
+    doorPair.disabled = !games().length;
+    fillPlayText();
     refill(daysSel, corrDays().map((d) => [d, daysText(d)]), 3);
     gameLinks.replaceChildren(...games().map((g) => h('li', {}, h('a', { href: `#/howto/${g.id}` }, g.name),
       h('span', { class: 'muted' }, t('lobby.howto')))));
@@ -180,18 +199,59 @@ export function mount(main, params, app) {
     invite.replaceChildren();
   }
 
-  async function playBot(ev) {
+  // The computer's panel, or the door (which says how it went beside it).
+  async function playBot(ev, out = botStatus) {
     ev.preventDefault();
     const tcv = botTcSel.value;
     const tc = tcv === 'corr' ? { corr: { days: 1 } } : { base_ms: TIME_CONTROLS[Number(tcv)][1], inc_ms: TIME_CONTROLS[Number(tcv)][2] };
-    botStatus.className = 'status';
-    botStatus.textContent = t('lobby.starting');
+    out.className = 'status';
+    out.textContent = t('lobby.starting');
     try {
       // The reply is game_started: the app opens the room.
       await conn.request('bot_game', { game: botGameSel.value, level: Number(levelSel.value), seat: Number(seatSel.value), ...tc });
-      botStatus.textContent = '';
-    } catch (e) { botStatus.textContent = errText(e) || t('lobby.nostart'); botStatus.className = 'status error'; }
+      out.textContent = '';
+    } catch (e) { out.textContent = errText(e) || t('lobby.nostart'); out.className = 'status error'; }
   }
+
+  // "Find an opponent": the oldest open live game this player may join
+  // (as the list shows them); with none, a 5+3 game of the chosen game is
+  // offered and waits in the list (one at a time).
+  async function quickPair() {
+    doorStatus.className = 'status';
+    const mine = (s) => app.me && s.players.some((p) => p.id === app.me.id);
+    const list = [...seeks.values()].sort((a, b) => a.id - b.id);
+    const open = list.find((s) => !isCorr(s) && !mine(s) && !outOfRange(s) && (!s.rated || app.account));
+    try {
+      if (open) {
+        doorStatus.textContent = t('lobby.joining');
+        const r = await conn.request('seek_accept', { seek: open.id });
+        doorStatus.textContent = r.type === 'seek_joined' ? t('lobby.seattaken') : '';
+        return;
+      }
+      if (!list.some(mine)) {
+        const [, base, inc] = TIME_CONTROLS.find(([n]) => n === '5+3');
+        await conn.request('seek_create', { game: gameSel.value, base_ms: base, inc_ms: inc, rated: false, private: false });
+      }
+      doorStatus.textContent = t('home.paired');
+    } catch (e) { doorStatus.textContent = errText(e) || t('lobby.nojoin'); doorStatus.className = 'status error'; }
+  }
+
+  const welcome = h('section', { class: 'welcome', id: 'welcome', 'aria-labelledby': 'welcome-title' },
+    h('h1', { id: 'welcome-title' }, t('home.title')),
+    h('p', { class: 'lead' }, t('home.lead')),
+    h('div', { class: 'doors' },
+      h('div', { class: 'door', id: 'door-play' },
+        h('h2', {}, t('home.play')), playText,
+        h('div', { class: 'row' }, doorBot, doorPair), doorStatus),
+      h('div', { class: 'door', id: 'door-learn' },
+        h('h2', {}, t('home.learn')), h('p', { class: 'muted' }, t('home.learntext')),
+        h('div', { class: 'row' }, h('a', { href: '#/howto', class: 'button-link', id: 'door-rules' }, t('home.rules')))),
+      h('div', { class: 'door', id: 'door-progress' },
+        h('h2', {}, t('home.progress')), h('p', { class: 'muted' }, t('home.progresstext')),
+        h('div', { class: 'row' },
+          h('button', { type: 'button', id: 'door-watch', onclick: () => { life.watch.scrollIntoView({ behavior: 'smooth', block: 'start' }); (life.watch.querySelector('a') || life.watch).focus({ preventScroll: true }); } }, t('home.watch')),
+          h('a', { href: '#/games', class: 'button-link', id: 'door-games' }, t('nav.games'))))));
+  life.watch.tabIndex = -1;
 
   async function cancel(id) {
     try { await conn.request('seek_cancel', { seek: id }); } catch (e) { status.textContent = errText(e); }
@@ -219,7 +279,7 @@ export function mount(main, params, app) {
     } catch (e) { status.textContent = errText(e) || t('lobby.nocreate'); status.className = 'status error'; }
   }
 
-  main.append(life.bar,
+  main.append(welcome, life.bar,
     h('div', { class: 'grid2 lobby' },
       h('div', { class: 'stack lobby-left' }, life.challenges,
       h('section', { class: 'panel', id: 'open-games' },

@@ -87,14 +87,18 @@ export function createBars(ctx) {
   }
 
   // Every 100 ms: the clocks and deadlines shown, without redrawing bars.
+  // A text is written only when it changes (about once a second above ten
+  // seconds): writing the same text still makes the page lay out and paint
+  // again, ten times a second for each clock, a phone's battery spent.
   const shown = (sel) => [...top.querySelectorAll(sel), ...bottom.querySelectorAll(sel)];
+  const setText = (e, text) => { if (e.textContent !== text) e.textContent = text; };
   function tick() {
     const st = model.st;
     if (!st) return;
     if (st.corr) {
       for (const c of shown('.deadline[data-seat]')) {
         const s = Number(c.dataset.seat);
-        c.textContent = deadlineText(s);
+        setText(c, deadlineText(s));
         const left = model.deadlineLeft(s);
         c.classList.toggle('low', left !== null && left < 12 * HOUR);
       }
@@ -104,7 +108,7 @@ export function createBars(ctx) {
     for (const c of shown('.clock[data-seat]')) {
       const s = Number(c.dataset.seat);
       const left = model.clockLeft(s);
-      c.textContent = clockText(left);
+      setText(c, clockText(left));
       c.classList.toggle('low', left < 10000);
       if (s === st.you && s === st.to_move && st.clock_running && st.status !== 'over') {
         const t = LOW.find((x) => left < x && left > 0 && !lowSaid.has(x));
