@@ -69,6 +69,9 @@ PROTOCOL_SRC := $(wildcard protocol/*.c)
 NET_SRC      := server/net/net.c server/net/net_http.c server/net/net_guard.c
 ENGINE_MAIN  := server/engine_main.c
 CORE_SRC     := $(filter-out $(NET_SRC),$(wildcard server/*/*.c))
+# What the fuzz targets reach of server/ (the API's accounts and store, the
+# conditional lines' checker): the fuzz build compiles only these.
+FUZZ_CORE_SRC := $(filter server/base/% server/store/% server/people/% server/game/cond.c,$(CORE_SRC))
 UNIT_SRC     := $(wildcard tests/unit/test_*.c)
 TOOL_SRC     := $(wildcard tests/tools/*.c)
 FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
@@ -217,7 +220,7 @@ $(eval $(call LIBRARY,$(DBG),protocol,$(PROTOCOL_SRC)))
 $(eval $(call LIBRARY,$(DBG),core,$(CORE_SRC)))
 $(eval $(call LIBRARY,$(FUZZ),common,$(COMMON_SRC)))
 $(eval $(call LIBRARY,$(FUZZ),protocol,$(PROTOCOL_SRC)))
-$(eval $(call LIBRARY,$(FUZZ),core,$(CORE_SRC)))
+$(eval $(call LIBRARY,$(FUZZ),core,$(FUZZ_CORE_SRC)))
 
 # --- programs ----------------------------------------------------------------
 $(BUILD)/perft: $(BUILD)/obj/tests/perft/perft.o $(BUILD)/libcommon.a
