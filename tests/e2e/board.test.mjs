@@ -18,8 +18,8 @@ after(async () => { await browser?.close(); await web?.close(); });
 // Opens a page holding one board of `game` with `pieces` ({cell: [kind,
 // owner]}) and `legal` moves; every move the board sends lands in
 // window.sent.
-async function boardPage(game, pieces, legal, view = 0, size = { width: 900, height: 900 }, position = null) {
-  page = await browser.newPage({ viewport: size });
+async function boardPage(game, pieces, legal, view = 0, size = { width: 900, height: 900 }, position = null, locale = 'en-US') {
+  page = await browser.newPage({ viewport: size, locale });
   await page.goto(`${web.url}/#/howto`);
   await page.evaluate(async ({ game, pieces, legal, view, position }) => {
     const { Board } = await import('/js/board.js');
@@ -94,6 +94,17 @@ test('promotion: the picker offers each piece and sends the choice (Yalta)', asy
   await page.screenshot({ path: path.join(OUT, 'picker-promotion.png') });
   await page.click('#test-board .picker-choice[data-move="e11-e12=N"]');
   assert.deepEqual(await sent(), ['e11-e12=N']);
+  await page.close();
+});
+
+test('the picker is in the page language: Cancel in French, and it cancels', async () => {
+  await boardPage('yalta', { e11: ['P', 0], e1: ['K', 0] }, ['e11-e12=Q', 'e11-e12=R', 'e11-e12=B', 'e11-e12=N'], 0, undefined, null, 'fr-FR');
+  await click('e11');
+  await click('e12');
+  assert.equal((await page.textContent('#test-board .picker-cancel')).trim(), 'Annuler');
+  await page.click('#test-board .picker-cancel');
+  assert.equal(await page.isVisible('#test-board .picker-choice'), false);
+  assert.deepEqual(await sent(), []);
   await page.close();
 });
 

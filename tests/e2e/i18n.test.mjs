@@ -142,6 +142,17 @@ for (const [lang, locale] of [['fr', 'fr-FR'], ['it', 'it-IT']]) {
     assert.equal(await a.textContent('#challenge-form-status'), say('err.challenge_create.not_found'));
     await check(a, 'lobby-challenge-error');
 
+    // A game aborted before any move (against the computer, Anna first to
+    // move): her archive says it had no result, in the language.
+    await a.selectOption('#bot-game', 'rollerball');
+    await a.selectOption('#bot-seat', '0');
+    await a.click('#bot-btn');
+    await a.waitForURL(/#\/game\/\d+$/);
+    await a.click('#btn-abort');
+    await a.waitForSelector('#banner:not([hidden])');
+    await a.goto(`${server.url}/#/`);
+    await a.waitForSelector('#create-btn:not([disabled])');
+
     // A live game: Anna's seek, joined by a guest.
     await a.selectOption('#new-game', 'ultima');
     await a.click('#create-btn');
@@ -202,7 +213,10 @@ for (const [lang, locale] of [['fr', 'fr-FR'], ['it', 'it-IT']]) {
       ['#/howto/yalta', 'howto-yalta'], ['#/howto/ant2', 'howto-ant2', true], ['#/howto/ant3', 'howto-ant3']]) {
       await a.goto(`${server.url}/${hash}`);
       await a.waitForSelector('main h1');
-      if (name === 'player') await a.waitForSelector('#archive-rows tr');
+      if (name === 'player') {
+        await a.waitForSelector('#archive-rows tr');
+        assert.ok((await a.textContent('#archive-rows')).includes(say('outcome.none')), await a.textContent('#archive-rows'));
+      }
       if (name === 'profile') await a.waitForSelector('#notice-state');
       await check(a, name);
       if (shoot) await shots(a, name);

@@ -483,7 +483,7 @@ export class Board {
       b.addEventListener('click', () => { this.hidePicker(); this.commit(c.move); });
       p.appendChild(b);
     }
-    const cancel = html('button', { type: 'button', class: 'picker-cancel' }, 'Cancel');
+    const cancel = html('button', { type: 'button', class: 'picker-cancel' }, t('w.cancel'));
     cancel.addEventListener('click', () => { this.hidePicker(); this.selected = null; this.render(); });
     p.appendChild(cancel);
     p.hidden = false;

@@ -484,6 +484,8 @@ const S = {
   'outcome.win': { en: 'won', fr: 'gagnée', it: 'vinta' },
   'outcome.loss': { en: 'lost', fr: 'perdue', it: 'persa' },
   'outcome.draw': { en: 'drawn', fr: 'nulle', it: 'patta' },
+  // An aborted game (the store's outcome "none").
+  'outcome.none': { en: 'no result', fr: 'sans résultat', it: 'senza risultato' },
   'mail.retry': { en: '{why} (try again in {s} s)', fr: '{why} (réessayez dans {s} s)', it: '{why} (riprova tra {s} s)' },
   'mail.k.move': { en: '\u201cYour move\u201d at each move (correspondence)', fr: '« À vous de jouer » à chaque coup (correspondance)', it: '«Tocca a te» a ogni mossa (corrispondenza)' },
   'mail.k.digest': { en: 'A daily digest of the games where it is your move', fr: 'Un récapitulatif quotidien des parties où c’est à vous de jouer', it: 'Un riepilogo giornaliero delle partite in cui tocca a te' },
