@@ -118,6 +118,10 @@ test('the doors played to their end: the computer, an opponent found, the rules,
   await a.waitForURL(/#\/game\/\d+$/);
   await b.waitForURL(/#\/game\/\d+$/);
   assert.equal(a.url().split('#')[1], b.url().split('#')[1]);
+  // The room says the game is casual (the door's games are not rated).
+  await b.waitForSelector('#room-rated');
+  assert.equal((await b.textContent('#room-rated')).trim(), 'Casual');
+  await b.screenshot({ path: path.join(OUT, 'home-paired-390.png') });
 
   // The rules.
   const c = await open(1440);

@@ -98,6 +98,8 @@ test('rated games, the player page and the leaderboard in the browser', { skip }
   await ratedGame(b, a, b, async () => { // ann wins again
     // The room shows both ratings, provisional.
     await a.page.waitForFunction(() => (document.getElementById('main').innerText.match(/\(\d+\?\)/g) || []).length >= 2);
+    // And says the game is rated (issue 34, item 2).
+    for (const p of [a.page, b.page]) assert.equal((await p.textContent('#room-rated')).trim(), 'Rated');
     // Both names link to their player pages (accounts).
     for (const x of [A, B])
       assert.equal(await a.page.locator(`.player a.plink[href="#/@/${x.name}"]`).count(), 1, `room link to ${x.name}`);

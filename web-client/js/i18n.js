@@ -167,6 +167,9 @@ const S = {
   // Game page
   'room.title': { en: 'Game {id}', fr: 'Partie {id}', it: 'Partita {id}' },
   'room.nosuch': { en: 'No such game.', fr: 'Partie introuvable.', it: 'Partita inesistente.' },
+  'room.rated': { en: 'Rated', fr: 'Classée', it: 'Classificata' },
+  'room.casual': { en: 'Casual', fr: 'Amicale', it: 'Amichevole' },
+  'room.casualtitle': { en: 'A casual game: the ratings do not change', fr: 'Une partie amicale : les classements ne changent pas', it: 'Una partita amichevole: le classifiche non cambiano' },
   'room.aborted': { en: 'Game aborted', fr: 'Partie annulée', it: 'Partita annullata' },
   'room.draw': { en: 'Draw', fr: 'Nulle', it: 'Patta' },
   'room.wins': { en: '{name} wins', fr: '{name} gagne', it: 'Vince {name}' },

@@ -154,10 +154,13 @@ export function mount(main, params, app) {
   };
 }
 
-// The title line: the game, its time control, a link to its rules.
+// The title line: the game, its time control, rated or casual, a link to
+// its rules.
 function headingOf(st) {
   const name = gameName(st.game);
   return [st.corr ? `${name} ` : `${name} \u00b7 ${timeControl(st.base_ms, st.inc_ms)} `,
+    h('span', { class: `tag ${st.rated ? 'rated-game' : 'casual-game'}`, id: 'room-rated', title: st.rated ? t('lobby.ratedgame') : t('room.casualtitle') },
+      st.rated ? t('room.rated') : t('room.casual')), ' ',
     h('a', { href: `#/howto/${st.game}`, class: 'rules-link', target: '_blank' }, t('room.rules')),
     st.corr ? h('span', { class: 'tc-line', id: 'room-tc' }, t('room.corrhead', { tc: corrControl(st.corr) })) : ''];
 }
