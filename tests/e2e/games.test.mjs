@@ -133,7 +133,16 @@ for (const [game, n] of GAMES) {
     // leaves, the other two play on, then one of them resigns).
     for (let i = 0; i < n - 1; i++) {
       await ps[i].page.click('#btn-resign');
-      if (i < n - 2) await ps[n - 1].page.waitForSelector(`.player[data-seat="${i}"] >> text=left`);
+      if (i < n - 2) {
+        await ps[n - 1].page.waitForSelector(`.player[data-seat="${i}"] >> text=left`);
+        // Who left no longer resigns, offers a draw or types a move: it
+        // is told the game goes on without it (issue 34, item 9).
+        const gone = ps[i].page;
+        await gone.waitForSelector('#you-left');
+        assert.match(await gone.textContent('#you-left'), /You have left this game \(resignation\)/);
+        for (const sel of ['#btn-resign', '#btn-draw_offer', '#move-input']) assert.equal(await gone.isVisible(sel), false, sel);
+        await gone.screenshot({ path: path.join(OUT, `game-${game}-left.png`) });
+      }
     }
     for (const p of ps) {
       await p.page.waitForSelector('#banner:not([hidden])');

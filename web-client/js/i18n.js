@@ -167,6 +167,7 @@ const S = {
   // Game page
   'room.title': { en: 'Game {id}', fr: 'Partie {id}', it: 'Partita {id}' },
   'room.nosuch': { en: 'No such game.', fr: 'Partie introuvable.', it: 'Partita inesistente.' },
+  'room.youleft': { en: 'You have left this game ({reason}); it goes on between the others.', fr: 'Vous avez quitté cette partie ({reason}) ; elle continue entre les autres.', it: 'Hai lasciato questa partita ({reason}); continua tra gli altri.' },
   'room.rated': { en: 'Rated', fr: 'Classée', it: 'Classificata' },
   'room.casual': { en: 'Casual', fr: 'Amicale', it: 'Amichevole' },
   'room.casualtitle': { en: 'A casual game: the ratings do not change', fr: 'Une partie amicale : les classements ne changent pas', it: 'Una partita amichevole: le classifiche non cambiano' },

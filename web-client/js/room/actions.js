@@ -59,7 +59,11 @@ export function createActions(ctx) {
     const st = model.st;
     const over = st.status === 'over';
     const player = st.you >= 0;
-    const list = player && !over ? playing(st) : [];
+    // Who left a three-player game that goes on (resigned, ran out of
+    // time) no longer offers, aborts or resigns: it is told it has left.
+    const gone = player && !over && st.seats[st.you] && st.seats[st.you].left;
+    const list = player && !over && !gone ? playing(st) : [];
+    if (gone) list.push(h('span', { class: 'muted', id: 'you-left' }, t('room.youleft', { reason: reasonText(st.seats[st.you].left) })));
     if (player && over) list.push(...more.over(st));
     if (st.next_room) list.push(h('a', { href: `#/game/${st.next_room}` }, t('room.gorematch')));
     // The analysis board: with the engine once the game is over; during

@@ -243,7 +243,9 @@ export function createPlay(ctx) {
     board.render();
     typedInput.disabled = !mine;
     // Only a player still in a game in progress types moves.
-    typed.hidden = !(st.you >= 0 && st.status !== 'over');
+    // A player who left (resigned a three-player game that goes on) has
+    // no move to type.
+    typed.hidden = !(st.you >= 0 && st.status !== 'over' && !(st.seats[st.you] && st.seats[st.you].left));
     legal.hidden = !mine;
     if (mine) {
       const list = legalNow();
