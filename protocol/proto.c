@@ -721,7 +721,7 @@ void proto_write_tables(proto_out *o)
 
 void proto_write_welcome(proto_out *o, const proto_req *req, const char *token,
                          const proto_player *me, const char *account, const int64_t *rooms,
-                         int nrooms)
+                         int nrooms, bool push)
 {
     begin(o, "welcome", req);
     key(o, "token");
@@ -735,6 +735,8 @@ void proto_write_welcome(proto_out *o, const proto_req *req, const char *token,
         puts_(o, "null");
     key(o, "protocol");
     put_int(o, PROTO_VERSION);
+    key(o, "push");
+    puts_(o, push ? "true" : "false");
     put_games(o, false);
     key(o, "rooms");
     put(o, "[", 1);

@@ -347,10 +347,12 @@ typedef struct proto_move_view {
 
 void proto_write_error(proto_out *o, const proto_req *req, bool typed, proto_err e,
                        const char *reason);
-/* account: the username if the connection is logged in, else NULL. */
+/* account: the username if the connection is logged in, else NULL; push:
+ * whether the server sends Web Push notices (a client asks for the key
+ * only then). */
 void proto_write_welcome(proto_out *o, const proto_req *req, const char *token,
                          const proto_player *me, const char *account, const int64_t *rooms,
-                         int nrooms);
+                         int nrooms, bool push);
 void proto_write_pong(proto_out *o, const proto_req *req);
 /* One change of a lobby_update: op "add", "update" (seek: the seek as it
  * is now) or "remove" (seek NULL: only the id is written). */

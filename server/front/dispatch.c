@@ -20,6 +20,7 @@
 #include "log.h"
 #include "counters.h"
 #include "presence.h"
+#include "push.h"
 #include "room.h"
 #include "session.h"
 #include "store.h"
@@ -67,7 +68,8 @@ static void send_welcome(session *s, const proto_req *req, const int64_t *stored
     proto_out_init(&o, NET_HEADROOM);
     proto_player me = {
         .id = who->id, .name = who->name, .bot = who->bot, .account = who->account != 0};
-    proto_write_welcome(&o, req, who->token, &me, who->account ? who->name : NULL, rooms, n);
+    proto_write_welcome(&o, req, who->token, &me, who->account ? who->name : NULL, rooms, n,
+                        push_enabled());
     session_send_out(s, &o);
 }
 

@@ -127,6 +127,8 @@ for (const [lang, locale] of [['fr', 'fr-FR'], ['it', 'it-IT']]) {
       await page.setViewportSize({ width: 1440, height: 900 });
     };
     const a = await open(locale);
+    const keyAsks = [];
+    a.on('request', (r) => { if (r.url().includes('/api/push/key')) keyAsks.push(r.url()); });
     const S = await a.evaluate(() => window.chameleonI18n.S);
     const say = (k) => S[k][lang];
     const anna = `anna_${lang}`;
@@ -217,7 +219,13 @@ for (const [lang, locale] of [['fr', 'fr-FR'], ['it', 'it-IT']]) {
         await a.waitForSelector('#archive-rows tr');
         assert.ok((await a.textContent('#archive-rows')).includes(say('outcome.none')), await a.textContent('#archive-rows'));
       }
-      if (name === 'profile') await a.waitForSelector('#notice-state');
+      if (name === 'profile') {
+        await a.waitForSelector('#notice-state');
+        // This server sends no pushes (no --vapid-subject): the profile says
+        // so from the welcome, without asking for a key it has not got.
+        await a.waitForFunction((w) => document.getElementById('push-state').textContent === w, say('push.serveroff'));
+        assert.deepEqual(keyAsks, [], 'GET /api/push/key asked of a server without push');
+      }
       await check(a, name);
       if (shoot) await shots(a, name);
     }

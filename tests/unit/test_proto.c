@@ -492,9 +492,10 @@ static void test_writer_tables(void **state)
     int64_t rooms[] = {12};
     proto_out o;
     proto_out_init(&o, 0);
-    proto_write_welcome(&o, &req, "9f", &me, NULL, rooms, 1);
+    proto_write_welcome(&o, &req, "9f", &me, NULL, rooms, 1, false);
     json_t *w = parse_out(&o);
-    assert_keys(w, "account games player protocol re rooms token type");
+    assert_keys(w, "account games player protocol push re rooms token type");
+    assert_json_text(json_object_get(w, "push"), "false");
     assert_json_text(json_object_get(w, "rooms"), "[12]");
     assert_keys(json_array_get(json_object_get(w, "games"), 0), "cells colors id name players");
     json_decref(w);

@@ -35,6 +35,7 @@ export const app = {
   me: null,
   rooms: [], // rooms with a seat of ours: welcome.rooms and each game_started since
   account: null, // the username when logged in (welcome.account)
+  push: undefined, // does the server send Web Push (welcome.push; undefined before the welcome)
   announce(text) {
     const live = document.getElementById('live');
     live.textContent = '';
@@ -128,6 +129,7 @@ function header() {
     app.me = w.player;
     app.games = w.games || [];
     app.account = w.account || null;
+    app.push = !!w.push; // Web Push on this server (the profile offers it)
     app.rooms = [...(w.rooms || [])];
     document.getElementById('me').textContent = w.player ? w.player.name : t('hdr.guest');
     document.getElementById('login-link').hidden = !!app.account;

@@ -64,10 +64,10 @@ export function pushSettings(app) {
     on.hidden = off.hidden = true;
     if (!app.account) { state.textContent = t('push.login'); return; }
     if (!supported()) { state.textContent = t('push.unsupported'); return; }
-    try { await api('GET', '/api/push/key'); } catch (e) {
-      state.textContent = e.status === 404 ? t('push.serveroff') : e.message;
-      return;
-    }
+    // The welcome says whether the server sends pushes (drawn again when
+    // it comes): no request for a key a server without push does not have.
+    if (app.push === undefined) return;
+    if (!app.push) { state.textContent = t('push.serveroff'); return; }
     const sub = await currentSubscription().catch(() => null);
     state.dataset.subscribed = sub ? 'true' : 'false';
     state.textContent = sub ? t('push.subscribed') : t('push.offer');
