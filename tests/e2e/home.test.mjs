@@ -132,8 +132,10 @@ test('the doors played to their end: the computer, an opponent found, the rules,
   await c.waitForSelector(`#watch-list li[data-room="${botRoom}"]`);
   await c.click('#door-watch');
   await c.waitForFunction(() => document.activeElement && document.activeElement.classList.contains('watch-link'));
-  await c.keyboard.press('Enter');
-  await c.waitForURL(/#\/game\/\d+$/);
+  // (The list is drawn again at each count the server sends, so the link
+  // is clicked by its room, not by the focus a new list may have taken.)
+  await c.click(`#watch-list li[data-room="${botRoom}"] a.watch-link`);
+  await c.waitForURL(new RegExp(`#/game/${botRoom}$`));
   await c.waitForSelector('.player');
   // Your games: the one found by the door.
   await a.goto(`${server.url}/#/`);
