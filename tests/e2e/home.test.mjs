@@ -132,10 +132,17 @@ test('the doors played to their end: the computer, an opponent found, the rules,
   await c.waitForSelector(`#watch-list li[data-room="${botRoom}"]`);
   await c.click('#door-watch');
   await c.waitForFunction(() => document.activeElement && document.activeElement.classList.contains('watch-link'));
-  // (The list is drawn again at each count the server sends, so the link
-  // is clicked by its room, not by the focus a new list may have taken.)
-  await c.click(`#watch-list li[data-room="${botRoom}"] a.watch-link`);
-  await c.waitForURL(new RegExp(`#/game/${botRoom}$`));
+  const focusedRoom = await c.evaluate(() => document.activeElement.closest('li').dataset.room);
+  // The list is drawn again when the games change (here a new one
+  // starts): the focus stays on the same game's link, and Enter opens it.
+  const listed = await c.locator('#watch-list li').count();
+  const d = await open(1440);
+  await d.click('#door-computer');
+  await d.waitForURL(/#\/game\/\d+$/);
+  await c.waitForFunction((n) => document.querySelectorAll('#watch-list li').length > n, listed);
+  assert.equal(await c.evaluate(() => document.activeElement.closest('#watch-list li')?.dataset.room), focusedRoom);
+  await c.keyboard.press('Enter');
+  await c.waitForURL(new RegExp(`#/game/${focusedRoom}$`));
   await c.waitForSelector('.player');
   // Your games: the one found by the door.
   await a.goto(`${server.url}/#/`);
@@ -143,7 +150,7 @@ test('the doors played to their end: the computer, an opponent found, the rules,
   const room = /#\/game\/(\d+)$/.exec(b.url())[1];
   await a.click('#door-games');
   await a.waitForSelector(`#your-games tr[data-room="${room}"]`);
-  for (const p of [a, b, c]) {
+  for (const p of [a, b, c, d]) {
     assert.deepEqual(p.errors, []);
     await p.context().close();
   }

@@ -43,11 +43,15 @@ export function lobbyLife(app) {
     online.textContent = t(m.online === 1 ? 'life.player1' : 'life.playersn', { n: m.online });
     playing.textContent = t(m.playing === 1 ? 'life.game1' : 'life.gamesn', { n: m.playing });
     watchEmpty.hidden = m.games.length > 0;
+    // A redraw keeps the keyboard's place: the link of the game that had
+    // the focus has it again.
+    const focused = watchList.contains(document.activeElement) ? document.activeElement.closest('li')?.dataset.room : null;
     watchList.replaceChildren(...m.games.map((g) => h('li', { 'data-room': g.room },
       h('a', { href: `#/game/${g.room}`, class: 'watch-link', title: t('life.watchthis') },
         h('span', { class: 'watch-game' }, gameName(g.game)),
         h('span', { class: 'muted' }, ` \u00b7 ${tcText(g)}${g.rated ? ` \u00b7 ${t('w.rated')}` : ''}`)),
       h('div', { class: 'watch-players' }, g.players.flatMap((p, i) => [i ? t('w.vs') : null, playerName(p)])))));
+    if (focused) watchList.querySelector(`li[data-room="${focused}"] a`)?.focus({ preventScroll: true });
   }));
 
   // Challenges: to me (accept, decline) and mine (cancel).
