@@ -73,6 +73,8 @@ export function mount(main, params, app) {
     const est = Math.floor(s.base_ms / 1000) + 40 * Math.floor(s.inc_ms / 1000);
     return est < 180 ? 'bullet' : est < 480 ? 'blitz' : est < 1500 ? 'rapid' : 'classical';
   };
+  // A seek this identity is seated in.
+  const isMine = (s) => !!app.me && s.players.some((p) => p.id === app.me.id);
   const outOfRange = (s) => {
     if (!s.rating_range) return false;
     const mine = myRatings[s.game]?.[paceOf(s)];
@@ -157,11 +159,11 @@ export function mount(main, params, app) {
   kindCorr.addEventListener('change', kindChanged);
 
   function renderSeeks() {
-    const list = [...seeks.values()].filter((s) => !outOfRange(s) || (app.me && s.players.some((p) => p.id === app.me.id)))
+    const list = [...seeks.values()].filter((s) => !outOfRange(s) || isMine(s))
       .sort((a, b) => a.id - b.id);
     empty.hidden = list.length > 0;
     tbody.replaceChildren(...list.map((s) => {
-      const mine = app.me && s.players.some((p) => p.id === app.me.id);
+      const mine = isMine(s);
       const corr = isCorr(s);
       const guestCorr = (corr || s.rated) && !app.account; // correspondence and rated games need an account
       // Your own seek waiting for more than one player: bots may take the
@@ -218,9 +220,8 @@ export function mount(main, params, app) {
   // offered and waits in the list (one at a time).
   async function quickPair() {
     doorStatus.className = 'status';
-    const mine = (s) => app.me && s.players.some((p) => p.id === app.me.id);
     const list = [...seeks.values()].sort((a, b) => a.id - b.id);
-    const open = list.find((s) => !isCorr(s) && !mine(s) && !outOfRange(s) && (!s.rated || app.account));
+    const open = list.find((s) => !isCorr(s) && !isMine(s) && !outOfRange(s) && (!s.rated || app.account));
     try {
       if (open) {
         doorStatus.textContent = t('lobby.joining');
@@ -228,7 +229,7 @@ export function mount(main, params, app) {
         doorStatus.textContent = r.type === 'seek_joined' ? t('lobby.seattaken') : '';
         return;
       }
-      if (!list.some(mine)) {
+      if (!list.some(isMine)) {
         const [, base, inc] = TIME_CONTROLS.find(([n]) => n === '5+3');
         await conn.request('seek_create', { game: gameSel.value, base_ms: base, inc_ms: inc, rated: false, private: false });
       }

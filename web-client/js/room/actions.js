@@ -61,8 +61,8 @@ export function createActions(ctx) {
     const player = st.you >= 0;
     // Who left a three-player game that goes on (resigned, ran out of
     // time) no longer offers, aborts or resigns: it is told it has left.
-    const gone = player && !over && st.seats[st.you] && st.seats[st.you].left;
-    const list = player && !over && !gone ? playing(st) : [];
+    const gone = player && !over && !model.stillPlaying;
+    const list = model.stillPlaying ? playing(st) : [];
     if (gone) list.push(h('span', { class: 'muted', id: 'you-left' }, t('room.youleft', { reason: reasonText(st.seats[st.you].left) })));
     if (player && over) list.push(...more.over(st));
     if (st.next_room) list.push(h('a', { href: `#/game/${st.next_room}` }, t('room.gorematch')));

@@ -25,7 +25,7 @@ export function createCond(ctx) {
 
   function playable() {
     const st = model.st;
-    return st && st.corr && st.seats.length === 2 && st.you >= 0 && st.status !== 'over' && !st.seats[st.you].left;
+    return st && st.corr && st.seats.length === 2 && model.stillPlaying;
   }
 
   // Each line with a button that removes it alone (cond_set of the rest).

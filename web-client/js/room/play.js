@@ -87,7 +87,7 @@ export function createPlay(ctx) {
   // Premoves: live games only, a player still in, not its turn.
   const canPremove = () => {
     const st = model.st;
-    return !!st && !st.corr && st.you >= 0 && st.status !== 'over' && !model.myTurn && !(st.seats[st.you] || {}).left;
+    return !!st && !st.corr && model.stillPlaying && !model.myTurn;
   };
 
   let typedSent = null; // the last typed move, until the server answers it
@@ -243,9 +243,7 @@ export function createPlay(ctx) {
     board.render();
     typedInput.disabled = !mine;
     // Only a player still in a game in progress types moves.
-    // A player who left (resigned a three-player game that goes on) has
-    // no move to type.
-    typed.hidden = !(st.you >= 0 && st.status !== 'over' && !(st.seats[st.you] && st.seats[st.you].left));
+    typed.hidden = !model.stillPlaying;
     legal.hidden = !mine;
     if (mine) {
       const list = legalNow();

@@ -127,6 +127,14 @@ export class RoomState {
 
   // --- questions -------------------------------------------------------------
 
+  // A seat in a game going on that has not left it (a player who resigned
+  // a three-player game that goes on, or ran out of time, has): who may
+  // still move, offer, resign or keep conditional lines.
+  get stillPlaying() {
+    const st = this.st;
+    return !!st && st.you >= 0 && st.status !== 'over' && !(st.seats[st.you] || {}).left;
+  }
+
   // The player may move now (a seat, its turn, the game going on).
   get myTurn() {
     const st = this.st;
