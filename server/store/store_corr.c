@@ -397,29 +397,38 @@ int store_vacation_status(store *s, int64_t account, store_vacation_cb cb, void 
 /* ------------------------------------------------------------------------ */
 /* Conditional moves */
 
-/* Split a line into move texts (at most max); returns how many, or -1. */
-static int split_line(const char *line, char (*moves)[RULES_MOVE_TEXT], int max)
+/* How many move texts a line holds (at most max), or -1. */
+static int count_moves(const char *line, int max)
 {
     int n = 0, got;
     char move[RULES_MOVE_TEXT];
-    while ((got = record_line_next(&line, move)) > 0) {
-        if (n == max)
+    while ((got = record_line_next(&line, move)) > 0)
+        if (n++ == max)
             return -1;
-        memcpy(moves[n++], move, sizeof move);
-    }
     return got < 0 ? -1 : n;
+}
+
+/* Add a line the player's lines take over (freed with them); 0, or
+ * STORE_ENOMEM (not taken: still the caller's). */
+static int line_take(game_mem *g, int player, char *line)
+{
+    if (array_reserve((void **)&g->cond[player], &g->condcap[player], (size_t)g->ncond[player] + 1,
+                      sizeof *g->cond[player]) < 0)
+        return STORE_ENOMEM;
+    g->cond[player][g->ncond[player]++] = line;
+    return 0;
 }
 
 /* Add a line to a player's lines in memory; 0 or STORE_ENOMEM. */
 static int line_add(game_mem *g, int player, const char *line)
 {
-    if (array_reserve((void **)&g->cond[player], &g->condcap[player], (size_t)g->ncond[player] + 1,
-                      sizeof *g->cond[player]) < 0)
+    char *copy = strdup(line);
+    if (copy == NULL)
         return STORE_ENOMEM;
-    if ((g->cond[player][g->ncond[player]] = strdup(line)) == NULL)
-        return STORE_ENOMEM;
-    g->ncond[player]++;
-    return 0;
+    int err = line_take(g, player, copy);
+    if (err < 0)
+        free(copy);
+    return err;
 }
 
 static void lines_clear(game_mem *g, int player)
@@ -521,9 +530,8 @@ int store_cond_set(store *s, int64_t game, int player, const char *const *lines,
         rules_why(why, whylen, "%s", store_err_text(STORE_ENOT_YOUR_TURN));
         return STORE_ENOT_YOUR_TURN;
     }
-    char moves[STORE_COND_MAX_PLIES][RULES_MOVE_TEXT];
     for (int i = 0; i < nlines; i++) {
-        int n = split_line(lines[i], moves, STORE_COND_MAX_PLIES);
+        int n = count_moves(lines[i], STORE_COND_MAX_PLIES);
         if (n < 2) {
             rules_why(why, whylen,
                       "line %d: a line is their move then yours (then theirs "
@@ -566,23 +574,22 @@ int store_cond_replace(store *s, int64_t game, int player, const char *const *li
         return err;
     if (player < 0 || player >= g->nplayers || nlines < 0 || nlines > STORE_COND_MAX_LINES)
         return STORE_EBAD_ARG;
-    /* Copied before the old lines go: lines may point into them. */
+    /* Copied before the old lines go (lines may point into them); the
+     * copies become the player's lines. */
     char *copy[STORE_COND_MAX_LINES];
-    int ncopy = 0;
+    int ncopy = 0, taken = 0;
     while (ncopy < nlines && (copy[ncopy] = strdup(lines[ncopy])) != NULL)
         ncopy++;
     if (ncopy == nlines) {
         lines_clear(g, player);
-        for (int i = 0; i < nlines && err == 0; i++)
-            err = line_add(g, player, copy[i]);
-    } else {
-        err = STORE_ENOMEM;
+        while (taken < ncopy && line_take(g, player, copy[taken]) == 0)
+            taken++;
     }
-    for (int i = 0; i < ncopy; i++)
+    for (int i = taken; i < ncopy; i++)
         free(copy[i]);
-    if (err < 0) {
+    if (taken < nlines) {
         lines_clear(g, player);
-        return err;
+        return STORE_ENOMEM;
     }
     g->cond_at[player] = at_ply;
     return queue_cond(s, g, player, NULL, NULL);
