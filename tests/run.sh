@@ -8,7 +8,9 @@
 #   3. each tests/<suite>/run.sh (integration, end-to-end), which starts what
 #      it needs and exits non-zero on failure.
 # make test's two cores are used in two lanes. First: the browser suite
-# (e2e), which waits far more than it computes, in the background, and
+# (e2e) in the background (it is not waiting: alone it keeps about 1.75
+# cores busy, a fresh page costing chromium some 3.5 CPU-seconds, so two
+# browser files at once gain nothing), and
 # beside it 1, 2 and the suites whose tests measure no time or measure it
 # generously (BESIDE_BROWSER), one at a time. Then: the PostgreSQL suite
 # (pg), which mostly waits on leases and the network, in the background,
