@@ -296,7 +296,9 @@ static void expect_win(const rules_variant *v, const char *list, char tomove, in
     assert_int_equal(search_run(S, &p, NULL, 0, &lim, NULL, NULL, &r), 0);
     assert_true(r.best != 0);
     assert_true(r.score >= SEARCH_WIN_BOUND);
-    assert_true(r.ms < 200);
+    /* Found at once: in a few nodes (254 at most here), counted, not timed
+     * (wall time depends on the machine's load). */
+    assert_true(r.nodes < 2000);
     /* the move wins at once */
     rules_undo u;
     rules_move m[RULES_MAX_MOVES];

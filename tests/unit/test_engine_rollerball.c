@@ -228,8 +228,9 @@ static void expect_win(const char *text, int depth, const char *want)
     if (want != NULL)
         assert_string_equal(got, want);
     assert_true(r.score >= SEARCH_WIN_BOUND);
-    /* Found in a few milliseconds (sanitizers included). */
-    assert_true(r.ms < 200);
+    /* Found at once: in a few nodes (77 at most here), counted, not timed
+     * (wall time depends on the machine's load). */
+    assert_true(r.nodes < 2000);
 }
 
 static void test_search_finds_checkmate(void **state)

@@ -451,8 +451,9 @@ static void expect_mate(const rules_pos *p, search_multi multi, int depth)
     assert_true(r.score >= SEARCH_WIN_BOUND);
     print_message("%s depth %d: %s, %llu nodes, %lld ms\n", search_multi_name(multi), depth, mt,
                   (unsigned long long)r.nodes, (long long)r.ms);
-    /* A few ms in a release build; generous for the sanitizers. */
-    assert_true(r.ms < 500);
+    /* Found at once: in a few nodes (69 to 175 here), counted, not timed (a
+     * 128-node search once took 761 ms in a busy CI run). */
+    assert_true(r.nodes < 2000);
 }
 
 static void test_search_finds_mates(void **state)
