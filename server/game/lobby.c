@@ -675,6 +675,20 @@ int lobby_seek_fill(session *c, const proto_req *req, char *why, size_t whylen)
 
 void lobby_moved(void)
 {
+    static const char why[] = "the lobby moved to another node";
     for (size_t i = 0; i < nwatchers; i++)
-        session_reconnect(watchers[i], "the lobby moved to another node");
+        session_reconnect(watchers[i], why);
+    /* The seeks held here can no longer be accepted (every node sends its
+     * accepts to the new holder): they go, and whoever sits in one is
+     * asked to connect again, watching or not, to find the lobby there. */
+    seek *s, *tmp;
+    HASH_ITER(hh, seeks, s, tmp)
+    {
+        for (int i = 0; i < s->nplayers; i++)
+            for (session *c = s->players[i]->sessions; c != NULL; c = c->inext)
+                session_reconnect(c, why);
+        seek_unlink(s);
+        broadcast("remove", s);
+        seek_free(s);
+    }
 }

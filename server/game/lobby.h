@@ -87,7 +87,8 @@ void lobby_forget(const ident *who);
 void lobby_shutdown(void);
 /* Node mode: another node holds the lobby now. Every session watching it
  * here is asked to connect again (session_reconnect), and finds it there;
- * the seeks of those who do not come back go with them. */
+ * the seeks held here go (none could be accepted any more), and whoever
+ * sat in one is asked to connect again too. */
 void lobby_moved(void);
 
 /* Node mode: a game the lobby or a challenge starts is placed on another

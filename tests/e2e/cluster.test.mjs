@@ -334,11 +334,12 @@ test(`a two- and a three-player game across three nodes, their owner killed ${KI
 const on = (i, token) => connect(c.nodes[i].ws, token ? { token } : {});
 
 // Accepts a seek from p, again while its node has not learnt which node
-// holds the lobby (read every ttl / 2).
-async function acceptSoon(p, seek) {
+// holds the lobby (read every ttl / 2), until its creator is told to
+// connect again (its node held the lobby, and learnt it no longer does).
+async function acceptSoon(p, seek, creator) {
   for (let i = 0; ; i++) {
     const r = await p.request({ type: 'seek_accept', seek });
-    if (r.type !== 'error' || i === 40) return r;
+    if (r.type !== 'error' || i === 40 || creator.closed) return r;
     await sleep(250);
   }
 }
@@ -365,7 +366,8 @@ async function duoGameOnce(i, j) {
   const b = await on(j);
   const made = await a.request({ type: 'seek_create', game: 'ultima', base_ms: BASE_MS, inc_ms: 0 });
   assert.equal(made.type, 'seek_created', JSON.stringify(made));
-  const acc = await acceptSoon(b, made.seek.id);
+  const acc = await acceptSoon(b, made.seek.id, a);
+  if (acc.type === 'error' && a.closed) throw new Error(`closed (${a.closed.code}) with its seek open`);
   assert.equal(acc.type, 'game_started', JSON.stringify(acc));
   const room = acc.room;
   const sa = await a.waitFor((m) => m.type === 'room' && m.room === room, 'state on a');

@@ -170,10 +170,19 @@ test('players on two nodes: a seek across nodes, a game forwarded and relayed, i
             if (w.type !== 'lobby') await sleep(250);
         }
         assert.equal(w.type, 'lobby', JSON.stringify(w));
+        // A seek made there, by a client not watching the lobby: once the
+        // lobby is a's, nobody could accept it.
+        const seeker = await connect(b.url);
+        const made = await seeker.request({ type: 'seek_create', game: 'ultima', base_ms: 60000, inc_ms: 0 });
+        assert.equal(made.type, 'seek_created', JSON.stringify(made));
+        assert.equal(await metric(b, 'seeks'), 1);
         // And a node that comes back under a's name serves the other way.
         a2 = await startServer(['--node', 'a', ...flags], { db });
         const moved = await Promise.race([watcher.closed_(), sleep(TTL_MS * 6).then(() => null)]);
         assert.equal(moved?.code, 1001, 'the lobby\'s watcher on b moves to a');
+        const unseated = await Promise.race([seeker.closed_(), sleep(TTL_MS * 2).then(() => null)]);
+        assert.equal(unseated?.code, 1001, 'the seeker on b is asked to reconnect');
+        assert.equal(await metric(b, 'seeks'), 0, 'the seek held on b went with the lobby');
         const viaA = await connect(a2.url, { token: tokenA });
         const vA = await viaA.request({ type: 'join', room });
         assert.equal(vA.you, seatA, 'joined through the new a, forwarded to b');
