@@ -1,6 +1,6 @@
 #!/bin/sh
 # libFuzzer targets (tests/fuzz/fuzz_*.c, built by `make fuzz-build` into
-# build/fuzz/): each runs FUZZ_SECONDS (default 8: `make test`; `make fuzz`
+# build/fuzz/): each runs FUZZ_SECONDS (default 5: `make test`; `make fuzz`
 # gives 60) from its checked-in corpus tests/fuzz/corpus/<target>/, whose
 # every input is run first. What a run learns goes to a temporary folder, or
 # with FUZZ_KEEP=1 (`make fuzz`) to build/fuzz/work/<target>/, kept between
@@ -12,7 +12,7 @@
 # (default 2: each target still gets its FUZZ_SECONDS of one core).
 set -u
 cd "$(dirname "$0")/../.."
-secs=${FUZZ_SECONDS:-8}
+secs=${FUZZ_SECONDS:-5}
 targets=${FUZZ_TARGETS:-$(for f in tests/fuzz/fuzz_*.c; do basename "$f" .c | sed 's/^fuzz_//'; done)}
 mkdir -p build/fuzz/crashes
 if [ "${FUZZ_KEEP:-0}" = 1 ]; then

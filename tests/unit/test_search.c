@@ -76,9 +76,9 @@ static void test_legal_best_moves(void **state)
     (void)state;
     uint64_t rng = 7;
     for (const rules_variant *const *vp = rules_variants; *vp; vp++) {
-        /* Deeper searches on a few positions, then 400 shallow ones
-         * per game below (2,400 in all). */
-        for (int k = 0; k < 25; k++) {
+        /* Deeper searches on a few positions, then 200 shallow ones
+         * per game below (1,200 in all; fuzz_search tries many more). */
+        for (int k = 0; k < 12; k++) {
             rules_pos p;
             random_position(*vp, &p, &rng, (int)(rules_splitmix64(&rng) % 80));
             rules_pos copy = p;
@@ -92,7 +92,7 @@ static void test_legal_best_moves(void **state)
             /* The root is the caller's and untouched. */
             assert_memory_equal(&copy, &p, sizeof p);
         }
-        for (int k = 0; k < 400; k++) {
+        for (int k = 0; k < 200; k++) {
             rules_pos p;
             random_position(*vp, &p, &rng, (int)(rules_splitmix64(&rng) % 160));
             search_limits l = {.depth = 1, .nodes = 200, .multi = (search_multi)(k % 3)};

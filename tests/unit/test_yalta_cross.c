@@ -730,6 +730,7 @@ static int compare(const char *pos)
 }
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
+static int soak = 1; /* YALTA_SOAK=n: n times more random games, others */
 static unsigned rnd(unsigned n)
 {
     rng ^= rng << 13;
@@ -885,14 +886,14 @@ static void test_setup(void **state)
 static void test_random_games_from_setup(void **state)
 {
     (void)state;
-    for (int g = 0; g < 120; g++)
+    for (int g = 0; g < 60 * soak; g++)
         random_game(yalta_setup_text(), 120, g % 3 == 0);
 }
 
 static void test_random_positions(void **state)
 {
     (void)state;
-    for (int g = 0; g < 300; g++) {
+    for (int g = 0; g < 150 * soak; g++) {
         char pos[RULES_POS_TEXT];
         random_position(pos);
         rules_pos p;
@@ -946,6 +947,10 @@ int main(int argc, char **argv)
         xparse(&x, argc == 4 ? argv[3] : yalta_setup_text());
         printf("nodes %llu\n", (unsigned long long)xperft(&x, atoi(argv[2])));
         return 0;
+    }
+    if (getenv("YALTA_SOAK") && atoi(getenv("YALTA_SOAK")) > 0) {
+        soak = atoi(getenv("YALTA_SOAK"));
+        rng ^= (uint64_t)soak * 0x9E3779B97F4A7C15ull;
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_geometry_examples),
