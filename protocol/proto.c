@@ -426,6 +426,10 @@ static void put_player(proto_out *o, const proto_player *p)
         key(o, "provisional");
         put_bool(o, p->provisional);
     }
+    if (p->has_diff) {
+        key(o, "rating_diff");
+        put_int(o, p->rating_diff);
+    }
     end(o);
 }
 
@@ -1293,6 +1297,21 @@ void proto_write_event_chat(proto_out *o, int64_t room, uint64_t seq, const prot
     put_str(o, line->text);
     key(o, "channel");
     put_str(o, line->spectators ? "spectators" : "players");
+    end(o);
+}
+
+void proto_write_event_ratings(proto_out *o, int64_t room, uint64_t seq,
+                               const proto_player *players, int n)
+{
+    begin_event(o, room, seq, "ratings");
+    key(o, "players");
+    put(o, "[", 1);
+    for (int i = 0; i < n; i++) {
+        if (i > 0)
+            put(o, ",", 1);
+        put_player(o, &players[i]);
+    }
+    put(o, "]", 1);
     end(o);
 }
 

@@ -264,6 +264,10 @@ typedef struct proto_player {
     bool provisional;
     bool account; /* logged in as an account: written "account":true (its
                      player page is #/@/<name>); guests and bots: false */
+    /* A finished rated game whose ratings are stored: what it changed
+     * (written "rating_diff":N, e.g. 61 or -12). */
+    bool has_diff;
+    int rating_diff;
 } proto_player;
 
 typedef struct proto_seek_view {
@@ -414,6 +418,10 @@ void proto_write_event_presence(proto_out *o, int64_t room, uint64_t seq, int se
 void proto_write_event_chat(proto_out *o, int64_t room, uint64_t seq, const proto_chat_line *line);
 /* An event number spent on the other chat room: nothing to apply. */
 void proto_write_event_skip(proto_out *o, int64_t room, uint64_t seq);
+/* "ratings": a rated game's result is stored; players: every seat as the
+ * state's `players` gives it, with its new rating and rating_diff. */
+void proto_write_event_ratings(proto_out *o, int64_t room, uint64_t seq,
+                               const proto_player *players, int n);
 /* A correspondence seat's vacation began (until_ms, the end) or ended
  * (until_ms 0: written null), with the deadlines it moved. */
 void proto_write_event_vacation(proto_out *o, int64_t room, uint64_t seq, int seat,

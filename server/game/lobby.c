@@ -88,9 +88,9 @@ static proto_seek_view seek_view(const seek *s)
         .rating_max = s->rating_max,
     };
     for (int i = 0; i < s->nplayers; i++) {
+        const ident *who = s->players[i];
         v.players[i] = (proto_player){
-            s->players[i]->id,          s->players[i]->name, s->players[i]->bot, 0, false,
-            s->players[i]->account != 0};
+            .id = who->id, .name = who->name, .bot = who->bot, .account = who->account != 0};
         room_player_rating(&v.players[i], s->players[i]->account, s->v->id, s->corr.days > 0,
                            s->base_ms, s->inc_ms);
     }

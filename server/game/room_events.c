@@ -281,6 +281,53 @@ void room_player_rating(proto_player *p, int64_t account, const char *variant, b
     p->provisional = rating_provisional(sr.rd);
 }
 
+/* Seat i as the state shows it. */
+static proto_player seat_player(const room *r, int i)
+{
+    const ident *who = r->seats[i];
+    proto_player p = {
+        .id = who->id, .name = who->name, .bot = who->bot, .account = who->account != 0};
+    room_player_rating(&p, who->account, r->g->variant->id, r->corr.days > 0, r->base_ms,
+                       r->inc_ms);
+    return p;
+}
+
+/* Seat i with its rating now (a seat without a rated game yet is at
+ * RATING_DEFAULT). */
+static proto_player seat_rating(const room *r, int i)
+{
+    proto_player p = seat_player(r, i);
+    if (p.rating == 0)
+        p.rating = (int)RATING_DEFAULT;
+    return p;
+}
+
+void room__ratings_before(room *r)
+{
+    if (!r->rated || r->g->result.reason == RULES_REASON_ABORTED)
+        return;
+    for (int i = 0; i < r->nseats; i++)
+        r->rating_before[i] = seat_rating(r, i).rating;
+}
+
+void room__ratings_told(room *r)
+{
+    if (!r->rated || r->ratings_told || r->lost || r->closing ||
+        r->g->result.reason == RULES_REASON_ABORTED)
+        return;
+    r->ratings_told = true;
+    proto_player players[RULES_MAX_PLAYERS];
+    for (int i = 0; i < r->nseats; i++) {
+        players[i] = seat_rating(r, i);
+        players[i].has_diff = true;
+        players[i].rating_diff = players[i].rating - r->rating_before[i];
+    }
+    proto_out o;
+    room__new_event(r, &o);
+    proto_write_event_ratings(&o, r->id, r->seq, players, r->nseats);
+    room__push_event(r, &o, false, true);
+}
+
 static proto_room_view view_of(const room *r, const ident *who)
 {
     proto_room_view v = {
@@ -298,11 +345,11 @@ static proto_room_view view_of(const room *r, const ident *who)
     };
     uint64_t now = uv_now(room__loop);
     for (int i = 0; i < r->nseats; i++) {
-        v.players[i] =
-            (proto_player){r->seats[i]->id, r->seats[i]->name,        r->seats[i]->bot, 0,
-                           false,           r->seats[i]->account != 0};
-        room_player_rating(&v.players[i], r->seats[i]->account, r->g->variant->id, r->corr.days > 0,
-                           r->base_ms, r->inc_ms);
+        v.players[i] = seat_player(r, i);
+        if (r->ratings_told) {
+            v.players[i].has_diff = true;
+            v.players[i].rating_diff = v.players[i].rating - r->rating_before[i];
+        }
         v.connected[i] = r->seats[i]->sessions != NULL || r->seats[i]->bot > 0;
         v.left[i] = r->left[i];
         v.clocks[i] = r->clocks[i];

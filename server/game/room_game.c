@@ -159,6 +159,7 @@ static void game_finished(room *r, outbox_ev *e)
            r->g->variant->id, rules_reason_name(r->g->result.reason), r->g->result.winner);
     for (int i = 0; i < r->nseats; i++)
         uncharge(r, i);
+    room__ratings_before(r);
     room__store_result(r, e);
 }
 

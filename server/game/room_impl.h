@@ -98,6 +98,11 @@ struct room {
     bool bot_scored[RULES_MAX_PLAYERS];  /* it has answered once */
     int bot_hopeless[RULES_MAX_PLAYERS]; /* answers in a row scored lost */
     bool finished;                       /* game over was counted */
+    /* A rated game: each seat's rating when its result was queued (the
+     * store's memory changes at the commit), and whether the new ones went
+     * out (event "ratings"; states then carry rating_diff). */
+    int rating_before[RULES_MAX_PLAYERS];
+    bool ratings_told;
     bool closing;
     bool lost;         /* node mode: another node has the game (room_takeover.c) */
     UT_hash_handle hh; /* the table of rooms, by id */
@@ -225,6 +230,10 @@ void room__push_offer(room *r, const char *kind, int seat, unsigned offers);
 void room__corr_clocks(room *r, int64_t deadlines[RULES_MAX_PLAYERS]);
 /* Add the deadlines to a move or left event of a correspondence game. */
 void room__corr_event(room *r, proto_out *o, const int64_t *deadlines);
+/* A rated game's result is queued: its seats' ratings as they stand. */
+void room__ratings_before(room *r);
+/* Its result is stored: the "ratings" event, once. */
+void room__ratings_told(room *r);
 /* Send r's whole state to s (req: the request to echo, or NULL). */
 void room__send_state(room *r, session *s, const proto_req *req);
 /* Free what the events hold (ring, outbox, watchers). */

@@ -31,6 +31,7 @@ static void result_stored(room *r, outbox_ev *e, int status)
     r->pending--;
     release(r, e);
     if (status == 0) {
+        room__ratings_told(r);
         room__notify_end(r);
         room__over(r);
     }

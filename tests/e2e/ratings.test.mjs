@@ -95,6 +95,16 @@ test('rated games, the player page and the leaderboard in the browser', { skip }
   problems.push(...await shoot(a.page, 'lobby'));
 
   await ratedGame(a, b, b); // ann wins
+  // Once stored, both bars say what the game changed (issue 34, item 2):
+  // ann up from 1500, bob down as much (their first rated game).
+  for (const p of [a.page, b.page]) {
+    const up = await p.waitForSelector('.player .rating-diff.up');
+    const down = await p.waitForSelector('.player .rating-diff.down');
+    const [u, d] = [(await up.textContent()).trim(), (await down.textContent()).trim()];
+    assert.match(u, /^\+\d+$/);
+    assert.equal(d, `\u2212${u.slice(1)}`, 'equal and opposite from 1500 each');
+  }
+  problems.push(...await shoot(a.page, 'room-over'));
   await ratedGame(b, a, b, async () => { // ann wins again
     // The room shows both ratings, provisional.
     await a.page.waitForFunction(() => (document.getElementById('main').innerText.match(/\(\d+\?\)/g) || []).length >= 2);

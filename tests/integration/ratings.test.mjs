@@ -172,6 +172,18 @@ test('rated games update both ratings as the reference computes; unrated and abo
         same(a1, wa1, 'a after 1');
         same(b1, wb1, 'b after 1');
         assert.ok(a1.rating > 1500 && b1.rating < 1500);
+        // Both players were told what it changed, from 1500 (a first
+        // rated game), once it was stored; a join after says it too.
+        for (const [c, name] of [[a, A.name], [b, B.name]]) {
+            const told = await c.waitFor((m) => m.type === 'event' && m.room === end.room && m.kind === 'ratings', 'ratings');
+            const p = told.players.find((x) => x.name === name);
+            assert.equal(p.rating, Math.round(name === A.name ? a1.rating : b1.rating), JSON.stringify(told));
+            assert.equal(p.rating_diff, p.rating - 1500, JSON.stringify(told));
+        }
+        const later = await a.request({ type: 'join', room: end.room });
+        const diffs = Object.fromEntries(later.seats.map((x) => [x.player.name, x.player.rating_diff]));
+        assert.deepEqual(diffs, { [A.name]: Math.round(a1.rating) - 1500, [B.name]: Math.round(b1.rating) - 1500 });
+        assert.ok(diffs[A.name] > 0 && diffs[B.name] < 0);
         assert.equal(a1.history.length, 1);
         close(a1.history[0].rating, a1.rating, 'history');
 
@@ -292,6 +304,12 @@ test('a rated three-player game rates all three at once from the finishing order
         const want = ffa([{ ...NEW3 }, { ...NEW3 }, { ...NEW3 }], ranks, got[0].last);
         for (let s = 0; s < 3; s++) same(got[s], want[s], `seat ${s}`);
         assert.ok(got[winner].rating > got[order[1]].rating && got[order[1]].rating > got[order[0]].rating);
+        // Every seat hears each one's new rating and its change, in seat order.
+        const told = await cs[0].waitFor((m) => m.type === 'event' && m.room === room && m.kind === 'ratings', 'ratings');
+        for (let s = 0; s < 3; s++) {
+            assert.equal(told.players[s].name, nameOf(s));
+            assert.equal(told.players[s].rating_diff, Math.round(got[s].rating) - Math.round(NEW3.rating), JSON.stringify(told));
+        }
         for (const c of cs) c.close();
     } finally {
         assert.equal((await srv.stop()).code, 0, srv.stderr().slice(-2000));

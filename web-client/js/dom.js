@@ -37,7 +37,16 @@ export function playerName(p) {
     : p.name;
   return h('span', { class: p.bot ? 'pname bot' : 'pname' }, name,
     p.bot ? h('span', { class: 'tag bot', title: t('w.botlevel', { n: p.level }) }, `\u2699 ${t('w.bot')}`) : null,
-    p.rating ? h('span', { class: 'rating', title: p.provisional ? t('w.provisional') : t('w.rating') }, ` (${ratingText(p.rating, p.provisional)})`) : null);
+    p.rating ? h('span', { class: 'rating', title: p.provisional ? t('w.provisional') : t('w.rating') },
+      ` (${ratingText(p.rating, p.provisional)}`, ratingDiff(p.rating_diff), ')') : null);
+}
+
+// What a finished rated game changed (PLAYER's rating_diff): "+61" in
+// green, "-12" (a minus sign) in red, "±0"; nothing before it is stored.
+function ratingDiff(diff) {
+  if (typeof diff !== 'number') return null;
+  const text = diff > 0 ? `+${diff}` : diff < 0 ? `\u2212${-diff}` : '\u00b10';
+  return h('span', { class: `rating-diff${diff > 0 ? ' up' : diff < 0 ? ' down' : ''}`, title: t('w.ratingdiff') }, ` ${text}`);
 }
 
 // A rating as shown: rounded, with '?' while provisional (as lichess).

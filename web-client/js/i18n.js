@@ -478,6 +478,7 @@ const S = {
   'w.bot': { en: 'bot', fr: 'robot', it: 'bot' },
   'w.botlevel': { en: 'computer, level {n}', fr: 'ordinateur, niveau {n}', it: 'computer, livello {n}' },
   'w.rating': { en: 'rating', fr: 'classement', it: 'punteggio' },
+  'w.ratingdiff': { en: 'rating change in this game', fr: 'variation du classement dans cette partie', it: 'variazione del punteggio in questa partita' },
   'w.provisional': { en: 'provisional rating: few rated games yet', fr: 'classement provisoire : encore peu de parties classées', it: 'punteggio provvisorio: ancora poche partite valide' },
   'w.vs': { en: ' vs ', fr: ' contre ', it: ' contro ' },
   'w.left': { en: ' ({left} left)', fr: ' (encore {left})', it: ' (ancora {left})' },

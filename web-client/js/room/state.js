@@ -89,6 +89,10 @@ export class RoomState {
         hooks.announce(t(e.removed === 1 ? 'ann.tb1' : 'ann.tb2'));
         break;
       case 'presence': st.seats[e.seat].connected = e.connected; break;
+      // A rated game's result is stored: each seat's new rating and change.
+      case 'ratings':
+        e.players.forEach((p, i) => { if (st.seats[i]) st.seats[i].player = p; });
+        break;
       // Our own chat room's lines only (the other's come as `skip`).
       case 'chat': st.chat.push({ seat: e.seat, name: e.name, text: e.text, channel: e.channel }); break;
       case 'vacation': // correspondence: a player's vacation began or ended
