@@ -1125,6 +1125,10 @@ void proto_write_room(proto_out *o, const proto_req *req, const proto_room_view 
         put_player(o, &v->players[i]);
         key(o, "connected");
         put_bool(o, v->connected[i]);
+        if (v->vacation[i] > 0) {
+            key(o, "vacation");
+            put_int(o, v->vacation[i]);
+        }
         key(o, "left");
         if (v->left[i] >= 0)
             put_str(o, rules_reason_name((rules_reason)v->left[i]));

@@ -320,7 +320,8 @@ typedef struct proto_room_view {
     int64_t base_ms, inc_ms;
     proto_player players[RULES_MAX_PLAYERS];
     bool connected[RULES_MAX_PLAYERS];
-    int left[RULES_MAX_PLAYERS]; /* rules_reason, or -1 */
+    int left[RULES_MAX_PLAYERS];         /* rules_reason, or -1 */
+    int64_t vacation[RULES_MAX_PLAYERS]; /* the end of the seat's vacation (ms), 0: none */
     int you;
     int64_t clocks[RULES_MAX_PLAYERS];
     bool clock_running;

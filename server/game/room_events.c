@@ -359,6 +359,8 @@ static proto_room_view view_of(const room *r, const ident *who)
     if (r->corr.days > 0) {
         v.corr = r->corr;
         room__corr_clocks((room *)r, v.deadlines);
+        for (int i = 0; i < r->nseats; i++)
+            v.vacation[i] = store_vacation_until(room__db, r->seats[i]->account);
         memcpy(v.clocks, r->clocks, sizeof v.clocks);
         v.now_ms = store_now(room__db);
     }

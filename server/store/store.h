@@ -614,6 +614,9 @@ int store_vacation_end(store *s, int64_t account, store_vacation_cb cb, void *ar
 /* Until when the account is on vacation (0 if not) and days left this
  * year (a queued read). cb's errors: STORE_ENOT_FOUND, STORE_EDB. */
 int store_vacation_status(store *s, int64_t account, store_vacation_cb cb, void *arg);
+/* The end of the account's vacation if it is on one now, else 0: from
+ * memory, as committed (a room's state shows it). */
+int64_t store_vacation_until(store *s, int64_t account);
 /* Node mode: another node changed the vacation; read the row and move this
  * node's memory and deadlines as that node did (STORE_ENOT_FOUND: none). */
 int store_vacation_sync(store *s, int64_t account, store_vacation_cb cb, void *arg);

@@ -389,6 +389,13 @@ int store_vacation_end(store *s, int64_t account, store_vacation_cb cb, void *ar
     return vac_queue(s, account, VAC_END, 0, cb, arg);
 }
 
+int64_t store_vacation_until(store *s, int64_t account)
+{
+    const vacation *v = account ? mem_vac_find(s, account) : NULL;
+    int64_t now = store_now(s);
+    return v != NULL && v->from_ms <= now && now < v->until_ms ? v->until_ms : 0;
+}
+
 int store_vacation_status(store *s, int64_t account, store_vacation_cb cb, void *arg)
 {
     return vac_queue(s, account, VAC_STATUS, 0, cb, arg);

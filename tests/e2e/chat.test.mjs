@@ -88,6 +88,10 @@ test('the opponent is told at once of a vacation; the deadline moves', { skip },
   assert.match(await b.textContent('.player[data-seat="0"]'), /on vacation until/);
   await b.waitForFunction(() => /^(8 days|7 days 23 h) left$/.test(document.querySelector('.deadline[data-seat="0"]').textContent));
   await b.screenshot({ path: path.join(OUT, 'chat-vacation.png') });
+  // Walt's page opened again (a state, not the event): still said.
+  await b.reload();
+  await b.waitForSelector('.player[data-seat="0"] .vacation');
+  assert.match(await b.textContent('.player[data-seat="0"]'), /on vacation until/);
   await a.evaluate(() => window.chameleon.conn.request('vacation_end'));
   await b.waitForSelector('.player[data-seat="0"] .vacation', { state: 'detached' });
   await b.waitForFunction(() => /^(3 days|2 days 23 h) left$/.test(document.querySelector('.deadline[data-seat="0"]').textContent));

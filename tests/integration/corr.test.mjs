@@ -355,6 +355,9 @@ test('vacation: start, status, end; deadlines move; its error codes', async () =
         assert.ok(moved > 3 * DAY - 60000 && moved <= 3 * DAY + 60000, `deadline moved by ${moved}`);
         const view = await a.request({ type: 'join', room });
         assert.equal(view.deadlines[view.to_move], push.games[0].deadline);
+        // Whoever opens the room now sees the vacation in A's seat.
+        const other = (await b.request({ type: 'join', room })).seats;
+        assert.deepEqual(other.map((x) => x.vacation), other.map((x) => (x.seat === view.you ? v.until_ms : undefined)));
         await a.expectError({ type: 'vacation_start', days: 1 }, 'bad_argument');
         const s = await a.request({ type: 'vacation_status' });
         assert.deepEqual([s.on, s.until_ms, s.days_left], [true, v.until_ms, 27]);
@@ -362,6 +365,7 @@ test('vacation: start, status, end; deadlines move; its error codes', async () =
         // End it within its first day: one day counts, two come back.
         v = await a.request({ type: 'vacation_end' });
         assert.deepEqual([v.on, v.until_ms, v.days_left], [false, 0, 29]);
+        assert.ok((await b.request({ type: 'join', room })).seats.every((x) => !('vacation' in x)), 'no vacation after its end');
         const back = await turnsPush(a, (m) => m.games.length === 1 && m.games[0].deadline < before + DAY);
         assert.ok(Math.abs(back.games[0].deadline - before) < 60000, 'the deadline comes back');
         await a.expectError({ type: 'vacation_start', days: 30 }, 'vacation');
