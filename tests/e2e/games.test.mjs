@@ -140,7 +140,7 @@ for (const [game, n] of GAMES) {
         const gone = ps[i].page;
         await gone.waitForSelector('#you-left');
         assert.match(await gone.textContent('#you-left'), /You have left this game \(resignation\)/);
-        for (const sel of ['#btn-resign', '#btn-draw_offer', '#move-input']) assert.equal(await gone.isVisible(sel), false, sel);
+        for (const sel of ['#btn-resign', '#btn-draw_offer', '#move-input', '#confirm-opt']) assert.equal(await gone.isVisible(sel), false, sel);
         await gone.screenshot({ path: path.join(OUT, `game-${game}-left.png`) });
       }
     }

@@ -31,6 +31,29 @@ test('takeback: asked, declined, asked again, accepted', { skip, timeout: 90000 
   await a.waitForSelector('#takeback-note:text("Takeback declined")');
   assert.equal(await moveCount(a), 1);
 
+  // On a phone, the offer's buttons come up under the board, in the first
+  // screen (issue 34, item 3: they were some 160 px below it); then a
+  // draw offer likewise.
+  await b.setViewportSize({ width: 390, height: 844 });
+  const inView = async (sel) => {
+    await b.evaluate(() => window.scrollTo(0, 0));
+    const box = await b.locator(sel).boundingBox();
+    return box && box.y + box.height <= 844 ? true : `${sel} at ${box && Math.round(box.y)} px`;
+  };
+  await a.click('#btn-takeback');
+  await b.waitForSelector('#btn-takeback-accept');
+  assert.equal(await inView('#btn-takeback-accept'), true);
+  await shot(b, 'takeback-asked-390');
+  await b.click('#btn-takeback-decline');
+  await a.click('#btn-draw_offer');
+  await b.waitForSelector('#draw-note');
+  assert.equal(await inView('#btn-draw_offer'), true);
+  assert.match(await b.textContent('#btn-draw_offer'), /Accept draw/);
+  await shot(b, 'draw-offered-390');
+  await b.click('#btn-draw_decline');
+  await b.waitForSelector('#draw-note', { state: 'detached' });
+  await b.setViewportSize({ width: 1100, height: 900 });
+
   await a.click('#btn-takeback');
   await b.click('#btn-takeback-accept');
   for (const p of [a, b]) await p.waitForFunction(() => document.querySelectorAll('#moves [data-ply]').length === 0);

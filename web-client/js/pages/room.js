@@ -100,6 +100,9 @@ export function mount(main, params, app) {
     // Three bars around the board: a smaller board keeps one's own in view.
     roomEl.classList.toggle('p3', m.seats.length > 2);
     play.ensureBoard();
+    // The bars as wide as the board, not the column (style.css .board-col).
+    const box = play.box.querySelector('svg.board')?.viewBox.baseVal;
+    if (box && box.height) roomEl.style.setProperty('--board-aspect', String(box.width / box.height));
     render();
   }
 

@@ -74,6 +74,11 @@ export function createActions(ctx) {
       list.push(h('span', { class: 'muted', id: 'draw-note' }, t('room.drawby', { names: st.draw_offers.map((s) => model.seatName(s)).join(', ') })));
     }
     actions.replaceChildren(...list);
+    // An offer from another seat waiting for this player's answer: on one
+    // column (a phone) the buttons come up under the board (style.css).
+    const mine = (offers) => player && (offers || []).some((s) => s !== st.you) && !(offers || []).includes(st.you);
+    actions.classList.toggle('offered', over ? mine(st.rematch_offers) && !st.next_room
+      : model.stillPlaying && (mine(st.draw_offers) || mine(st.takeback_offers)));
   }
 
   return { banner, actions, render: () => { renderBanner(); renderActions(); } };

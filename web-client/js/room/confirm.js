@@ -64,8 +64,8 @@ export function createConfirm(ctx) {
     render() {
       const st = model.st;
       if (!st) return;
-      const playing = st.you >= 0 && st.status !== 'over';
-      label.hidden = !playing;
+      // Not to a player who has left a three-player game (issue 34, item 9).
+      label.hidden = !model.stillPlaying;
       box.checked = !!options()[kind()];
       label.lastChild.textContent = st.corr ? t('confirm.corr') : t('confirm.live');
       if (pending && !model.myTurn) { pending = null; bar.hidden = true; }

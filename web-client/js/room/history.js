@@ -5,8 +5,10 @@
 import { h } from '../dom.js';
 import { A11Y } from '../a11y.js';
 import { t } from '../i18n.js';
+import { ARMY_COLOURS } from '../pieces.js';
 
-// ctx: {model, view: {ply}, stepped()}: stepped() redraws what shows the ply.
+// ctx: {model, view: {ply}, stepped(), board()}: stepped() redraws what
+// shows the ply.
 export function createHistory(ctx) {
   const model = ctx.model;
   const moves = h('div', { class: 'moves', id: 'moves', 'aria-label': t('w.moves') });
@@ -37,10 +39,24 @@ export function createHistory(ctx) {
     const n = st.seats.length;
     const cur = ctx.view.ply === null ? st.moves.length : ctx.view.ply;
     const items = [];
+    // Three players: a column per seat under its colour, a row per round
+    // (style.css .moves.p3); a seat that has left leaves its cell empty.
+    const p3 = n > 2;
+    moves.classList.toggle('p3', p3);
+    const board = ctx.board && ctx.board();
+    const colour = (s) => (board ? ARMY_COLOURS[board.player(s).colour].body : 'transparent');
+    if (p3) {
+      st.seats.forEach((s, i) => items.push(h('span', { class: 'seat-head', style: `grid-column:${i + 2}` },
+        h('span', { class: 'swatch', style: `background:${colour(i)}` }), model.seatName(i))));
+    }
+    let round = 0, prev = Infinity;
     st.moves.forEach((m, i) => {
-      if (i % n === 0) items.push(h('span', { class: 'ply-no' }, `${i / n + 1}.`));
+      const seat = m.seat ?? i % n;
+      if (p3 ? seat <= prev : i % n === 0) items.push(h('span', { class: 'ply-no', style: p3 ? 'grid-column:1' : null }, `${++round}.`));
+      prev = seat;
       items.push(h('button', {
-        type: 'button', class: i + 1 === cur ? 'current' : '', 'data-ply': i + 1,
+        type: 'button', class: i + 1 === cur ? 'current' : '', 'data-ply': i + 1, 'data-seat': seat,
+        style: p3 ? `grid-column:${seat + 2}` : null,
         onclick: () => go(i + 1 === st.moves.length ? null : i + 1),
       }, m.display || m.move));
     });
