@@ -390,6 +390,12 @@ char *archive_turns_json(const record_turn *t, int n)
                               t[i].variant, "kind", record_kind_name(t[i].kind), "ply", t[i].ply);
         if (t[i].kind == RECORD_CORR)
             json_object_set_new(e, "deadline", json_integer(t[i].deadline_ms));
+        if (t[i].nopponents > 0) {
+            json_t *names = json_array();
+            for (int k = 0; k < t[i].nopponents; k++)
+                json_array_append_new(names, json_string(t[i].opponents[k]));
+            json_object_set_new(e, "opponents", names);
+        }
         json_array_append_new(a, e);
     }
     return dump(a);

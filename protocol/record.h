@@ -110,6 +110,10 @@ typedef struct record_turn {
     record_kind kind;
     int ply;             /* moves played so far */
     int64_t deadline_ms; /* correspondence; live games: 0 (listed first) */
+    /* The names of the other seats still playing, when the room is known
+     * here (borrowed for the call; nopponents 0: not known). */
+    const char *opponents[RULES_MAX_PLAYERS];
+    int nopponents;
 } record_turn;
 
 /* A game of an account as its profile lists it. */

@@ -177,7 +177,19 @@ static int on_ping(session *s, const proto_req *req, char *why, size_t whylen)
 /* Write a turn list to s (req: the request to echo, or NULL for a push). */
 static void write_turns(session *s, const proto_req *req, const store_turn *t, int n)
 {
+    /* Each game's opponents, from its room when it is here. */
+    store_turn *named = n > 0 ? malloc((size_t)n * sizeof *named) : NULL;
+    if (named != NULL) {
+        for (int i = 0; i < n; i++) {
+            named[i] = t[i];
+            const room *r = room_find(t[i].game);
+            named[i].nopponents =
+                r ? room_opponents(r, s->who->account, named[i].opponents, RULES_MAX_PLAYERS) : 0;
+        }
+        t = named;
+    }
     char *json = n >= 0 ? archive_turns_json(t, n) : NULL;
+    free(named);
     if (json == NULL) {
         session_send_error(s, req, req != NULL, PROTO_EINTERNAL, "cannot read the turn list");
         return;

@@ -111,6 +111,9 @@ room *room_start(const room_settings *s, ident *const *seats, int nseats, const 
 
 /* The room with this id in memory, or NULL. */
 room *room_find(int64_t id);
+/* The names of r's seats other than the account's that have not left, in
+ * seat order (borrowed while the room lives): how many, at most max. */
+int room_opponents(const room *r, int64_t account, const char **names, int max);
 int64_t room_id(const room *r);
 
 /* Rebuild every game in progress from the store (start-up, before any

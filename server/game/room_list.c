@@ -1,6 +1,7 @@
 /*
  * room_list.c - the games being played, newest first, for the lobby's
- * "games to watch" (see room.h, room_playing).
+ * "games to watch" (see room.h, room_playing), and who plays a game, for
+ * the "your turn" list (room_opponents).
  */
 #include "room_impl.h"
 
@@ -40,5 +41,14 @@ int room_playing(proto_live_game *out, int max)
         }
         out[i] = view_of(r);
     }
+    return n;
+}
+
+int room_opponents(const room *r, int64_t account, const char **names, int max)
+{
+    int n = 0;
+    for (int i = 0; i < r->nseats && n < max; i++)
+        if (r->seats[i]->account != account && r->left[i] < 0)
+            names[n++] = r->seats[i]->name;
     return n;
 }

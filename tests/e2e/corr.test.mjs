@@ -203,6 +203,9 @@ test('correspondence: seek, deadlines, live "your turn", a conditional move, vac
   await bTurn.waitForSelector(`#turn-list tr[data-room="${room}"]`);
   assert.match(await bTurn.textContent(`#turn-list tr[data-room="${room}"]`), /Ultima/);
   assert.match(await bTurn.textContent(`#turn-list tr[data-room="${room}"] td.left`), /^(3 days|2 days 23 h)$/);
+  // Against whom, and how far the game is, in words (issue 34, item 7).
+  assert.equal(await bTurn.textContent(`#turn-list tr[data-room="${room}"] td.opponents`), 'vs alice');
+  assert.equal(await bTurn.textContent(`#turn-list tr[data-room="${room}"] td.plies`), '1 move');
   await bTurn.waitForSelector('#turn-count:has-text("1")');
   await a.waitForSelector('#turn-count[hidden]', { state: 'attached' });
   await bTurn.screenshot({ path: path.join(OUT, 'corr-your-turn.png') });
@@ -349,6 +352,9 @@ test('three players: a Yalta correspondence game goes round the "your turn" list
   await ps[0].goto(`${server.url}/#/turn`);
   await ps[0].waitForSelector(`#turn-list tr[data-room="${room}"]`);
   assert.match(await ps[0].textContent(`#turn-list tr[data-room="${room}"]`), /Yalta/);
+  assert.match(await ps[0].textContent(`#turn-list tr[data-room="${room}"] td.opponents`), /^vs (frank, grace|grace, frank)$/);
+  await ps[0].setViewportSize({ width: 390, height: 844 });
+  await ps[0].screenshot({ path: path.join(OUT, 'corr-your-turn-yalta-390.png') });
   await ps[0].screenshot({ path: path.join(OUT, 'corr-your-turn-yalta.png') });
   for (const p of ps) { await p.context().close(); contexts.delete(p.context()); }
   assert.deepEqual(pageErrors, []);

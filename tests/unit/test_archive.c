@@ -251,11 +251,19 @@ static void test_profile_json(void **state)
 static void test_turns_and_lines_json(void **state)
 {
     (void)state;
-    const record_turn t[] = {{4, "ultima", RECORD_LIVE, 0, 0}, {9, "yalta", RECORD_CORR, 12, T0}};
+    const record_turn t[] = {{.game = 4, .variant = "ultima", .kind = RECORD_LIVE},
+                             {.game = 9,
+                              .variant = "yalta",
+                              .kind = RECORD_CORR,
+                              .ply = 12,
+                              .deadline_ms = T0,
+                              .opponents = {"bob", "carol"},
+                              .nopponents = 2}};
     char *json = archive_turns_json(t, 2);
     assert_string_equal(json, "[{\"id\":4,\"variant\":\"ultima\",\"kind\":\"live\",\"ply\":0},"
                               "{\"id\":9,\"variant\":\"yalta\",\"kind\":\"correspondence\","
-                              "\"ply\":12,\"deadline\":1767225600000}]");
+                              "\"ply\":12,\"deadline\":1767225600000,"
+                              "\"opponents\":[\"bob\",\"carol\"]}]");
     free(json);
     json = archive_turns_json(NULL, 0);
     assert_string_equal(json, "[]");

@@ -256,6 +256,10 @@ const S = {
   'corr.underminute': { en: 'under a minute', fr: 'moins d’une minute', it: 'meno di un minuto' },
   // Your turn, your games
   'turn.timeleft': { en: 'Time left', fr: 'Temps restant', it: 'Tempo rimasto' },
+  'turn.opponents': { en: 'Opponents', fr: 'Adversaires', it: 'Avversari' },
+  'turn.vs': { en: 'vs {names}', fr: 'contre {names}', it: 'contro {names}' },
+  'turn.plies': { en: '{n} moves', fr: '{n} coups', it: '{n} mosse' },
+  'turn.ply1': { en: '1 move', fr: '1 coup', it: '1 mossa' },
   'turn.need': { en: 'Correspondence games need an account: ', fr: 'Les parties par correspondance demandent un compte : ', it: 'Le partite per corrispondenza richiedono un account: ' },
   'turn.need2': { en: ' to see the games waiting for your move.', fr: ' pour voir les parties qui attendent votre coup.', it: ' per vedere le partite che attendono la tua mossa.' },
   'turn.none': { en: 'No game is waiting for your move.', fr: 'Aucune partie n’attend votre coup.', it: 'Nessuna partita attende la tua mossa.' },

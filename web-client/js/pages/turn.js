@@ -11,7 +11,7 @@ export function mount(main, params, app) {
   const list = h('tbody', { id: 'turn-list' });
   const note = h('p', { class: 'muted', id: 'turn-note' });
   main.append(h('section', { class: 'panel' }, h('h1', {}, t('nav.turn')),
-    h('table', { class: 'list cards' }, h('thead', {}, h('tr', {}, [t('w.game'), t('w.moves'), t('turn.timeleft'), ''].map((x) => h('th', {}, x)))), list),
+    h('table', { class: 'list cards' }, h('thead', {}, h('tr', {}, [t('w.game'), t('turn.opponents'), t('w.moves'), t('turn.timeleft'), ''].map((x) => h('th', {}, x)))), list),
     note));
 
   function render() {
@@ -22,7 +22,10 @@ export function mount(main, params, app) {
     const now = Date.now();
     list.replaceChildren(...app.yourTurn.map((g) => h('tr', { class: 'seek turn-row', 'data-room': g.id, onclick: () => app.go(`#/game/${g.id}`) },
       h('td', {}, h('a', { href: `#/game/${g.id}` }, `${gameName(g.variant)} #${g.id}`)),
-      h('td', {}, String(g.ply ?? '')),
+      // Said in words, not a bare column: a phone shows these rows as cards
+      // without the table's headings.
+      h('td', { class: 'opponents' }, g.opponents ? t('turn.vs', { names: g.opponents.join(', ') }) : ''),
+      h('td', { class: 'plies' }, g.ply === 1 ? t('turn.ply1') : t('turn.plies', { n: g.ply ?? 0 })),
       h('td', { class: g.deadline && g.deadline - now < 86400000 ? 'left urgent' : 'left' },
         isCorr(g) && g.deadline ? leftText(g.deadline - now) : t('turn.live')),
       h('td', {}, h('a', { href: `#/game/${g.id}`, class: 'button-link' }, t('w.play'))))));
