@@ -3,7 +3,7 @@
 // checks after each step that the server still answers, that every move it
 // acknowledged is stored, and at the end that every game can still finish.
 //
-//   CHAOS_SECONDS (default 45)  how long to act before the closing checks
+//   CHAOS_SECONDS (default 30)  how long to act before the closing checks
 //   CHAOS_SEED    (default: the time)  the run's seed: the same seed makes
 //                 the same choices (the server's own randomness aside: bots'
 //                 moves, timings)
@@ -31,7 +31,7 @@ import { loadRules } from '../../web-client/js/rules.js';
 const root = resolve(new URL('.', import.meta.url).pathname, '../..');
 // ws from the integration suite's folder (as its lib.mjs)
 const WebSocket = createRequire(join(root, 'tests/integration/lib.mjs'))('ws');
-const SECONDS = Number(process.env.CHAOS_SECONDS || 45);
+const SECONDS = Number(process.env.CHAOS_SECONDS || 30);
 const SEED = Number(process.env.CHAOS_SEED || (Date.now() % 1000000007));
 const VERBOSE = !!process.env.CHAOS_VERBOSE;
 const BIN = process.env.CHAOS_BIN || process.env.CHAMELEON_BIN || join(root, 'build/debug/chameleon');
