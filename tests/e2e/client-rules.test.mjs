@@ -168,6 +168,12 @@ test('from a finished game (engine on) and from a game in progress (engine off)'
   await a.page.waitForFunction(() => document.querySelectorAll('#analysis-moves button').length === 2);
   await a.page.waitForFunction(() => /\d/.test(document.getElementById('engine-eval').textContent), null, { timeout: 15000 });
   assert.match(await a.page.inputValue('#analysis-pgn'), new RegExp(`\\[GameId "${id}"\\]`));
+  // The game's own tags and result (issue 34, item 13: "*" and no players
+  // before), while the main line is the game's; "*" once it is not.
+  await a.page.waitForFunction(() => /\[Result "0-1"\]/.test(document.getElementById('analysis-pgn').value));
+  const gamePgn = await a.page.inputValue('#analysis-pgn');
+  for (const tag of ['White', 'Black', 'Date', 'Event']) assert.match(gamePgn, new RegExp(`\\[${tag} "[^"]+"\\]`), gamePgn);
+  assert.match(gamePgn, / 0-1\n$/);
   await a.page.screenshot({ path: path.join(OUT, 'analysis-from-game.png') });
   await a.ctx.close();
   await b.ctx.close();

@@ -259,10 +259,18 @@ export function mount(main, params, app) {
   function pgn() {
     const info = st.rules.games.find((x) => x.id === st.game);
     const n = info.players;
-    const tags = [['Event', 'Analysis'], ['Site', 'chameleon'], ['Variant', st.game]];
-    if (st.rootPosition) tags.push(['SetUp', '1'], ['FEN', st.rootPosition]);
-    if (st.source) tags.push(['GameId', String(st.source)]);
-    tags.push(['Result', '*']);
+    // A stored game's own tags (players, date, time control: its PGN as
+    // the server writes it), and its result while the main line is still
+    // the game's moves; else a board of one's own, its result unknown.
+    const src = st.sourcePgn;
+    const tags = src ? src.tags.filter(([k]) => k !== 'Result')
+      : [['Event', 'Analysis'], ['Site', 'chameleon'], ['Variant', st.game]];
+    if (!src && st.rootPosition) tags.push(['SetUp', '1'], ['FEN', st.rootPosition]);
+    if (!src && st.source) tags.push(['GameId', String(st.source)]);
+    const main = [];
+    for (let x = st.root; x.children.length; x = x.children[0]) main.push(x.children[0].move);
+    const result = src && main.join(' ') === src.moves.join(' ') ? src.result : '*';
+    tags.push(['Result', result]);
     const toks = [];
     const num = (ply, first) => (ply % n === 0 ? [`${ply / n + 1}.`] : first ? [`${Math.floor(ply / n) + 1}...`] : []);
     const line = (from, ply, out, first) => {
@@ -283,7 +291,7 @@ export function mount(main, params, app) {
       }
     };
     line(st.root, 0, toks, false);
-    toks.push('*');
+    toks.push(result);
     const head = tags.map(([k, v]) => `[${k} "${v.replace(/[\\"]/g, '\\$&')}"]`).join('\n');
     // Move text wrapped at 79 columns, as the server writes it.
     const lines = [];
@@ -320,6 +328,7 @@ export function mount(main, params, app) {
     st.leaves = leaves;
     st.engineAllowed = engineAllowed;
     st.source = source;
+    st.sourcePgn = null; // fromStoredGame sets it once the game's PGN is read
     st.root = node(null, null, null);
     st.cur = st.root;
     // Check the position (and the moves) before anything is drawn.
@@ -367,6 +376,14 @@ export function mount(main, params, app) {
     const moves = (g.moves || []).map((m) => m.move);
     const leaves = (g.leaves || []).map((l) => ({ after: l.after_ply, player: l.player, reason: l.reason }));
     start(g.variant, g.position || null, moves, leaves, g.status === 'finished', id);
+    // Its PGN's tag pairs, for the export (pgn()).
+    const text = await fetch(`/api/games/${id}.pgn`).then((x) => (x.ok ? x.text() : '')).catch(() => '');
+    const tags = [...text.matchAll(/^\[(\w+) "((?:[^"\\]|\\.)*)"\]$/gm)].map((m) => [m[1], m[2].replace(/\\(.)/g, '$1')]);
+    const result = (tags.find(([k]) => k === 'Result') || [])[1];
+    if (result && st.source === id) {
+      st.sourcePgn = { tags, result, moves };
+      pgnOut.value = pgn();
+    }
   }
 
   // The engine's worker. One that fails to start (its script or a module it
