@@ -84,6 +84,21 @@ test('from the set-up: hints and moves without the server, a variation, the engi
   await ctx.close();
 });
 
+// Issue 34, item 1: the engine searched in 400 ms slices, one depth more
+// each, and a depth longer than a slice never completed: Ultima's set-up
+// stayed at depth 7 for good. Now a slice grows with the depths (depth 8
+// at about 7.5 to 10.5 s, 9 at about 21 s here, alone), and a move stops
+// the search for a new one at once (a spare worker takes over).
+test('the engine keeps deepening past depth 7 from Ultima\'s set-up; a move starts it again', { skip, timeout: 90000 }, async () => {
+  const { ctx, page } = await open('#/analysis/ultima');
+  const t0 = Date.now();
+  await page.waitForFunction(() => /depth ([89]|[1-9]\d)\b/.test(document.getElementById('engine-info').textContent), null, { timeout: 60000, polling: 250 });
+  console.log(`depth 8 of Ultima's set-up after ${Date.now() - t0} ms`);
+  await playFirst(page);
+  await page.waitForFunction(() => /depth [1-5] /.test(document.getElementById('engine-info').textContent), null, { timeout: 10000, polling: 100 });
+  await ctx.close();
+});
+
 test('a pasted position string sets up; a bad one says why', { skip }, async () => {
   const { ctx, page } = await open('#/analysis/ultima');
   const setup = await page.inputValue('#analysis-position');

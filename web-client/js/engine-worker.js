@@ -10,9 +10,14 @@
 // id, ...} at the end, or {type: 'error', id, message}.
 //
 // A search cannot be interrupted from outside while it runs, so it runs in
-// slices of at most SLICE ms, one depth more each time (the engine's table
-// keeps what the earlier slices found), with a pause between them in which
-// a new question is seen.
+// slices, one depth more each time (the engine's table keeps what the
+// earlier slices found), with a pause between them in which a new question
+// is seen. A slice starts at SLICE ms, is four times the last depth's
+// after each, and doubles each time its depth does not complete: with fixed 400 ms slices a depth that took longer never
+// completed, and the engine stalled there (depth 7 of Ultima's set-up, for
+// good: issue 34, item 1). The page does not wait for a long slice to end:
+// it swaps in a spare worker (analysis.js); this pause serves when it has
+// none (the server gone, no worker script to load).
 
 import { loadRules } from './rules.js';
 
@@ -40,15 +45,22 @@ async function answer(q) {
     const st = g.status();
     if (st.over) { self.postMessage({ type: 'done', id: q.id, over: true }); return; }
     const started = performance.now();
-    let depth = 1, last = null;
+    const budget = q.ms || 30000;
+    let depth = 1, last = null, slice = SLICE;
     while (current === q.id && depth < 64) {
-      const r = g.analyse({ depth, ms: SLICE, multi: q.multi || 0 });
+      const left = budget - (performance.now() - started);
+      if (left <= 0) break;
+      const t0 = performance.now();
+      const r = g.analyse({ depth, ms: Math.min(slice, left), multi: q.multi || 0 });
       if (r.depth >= depth) {
         last = { ...r, toMove: st.toMove, ms: Math.round(performance.now() - started) };
         self.postMessage({ type: 'info', id: q.id, ...last });
         depth = r.depth + 1;
+        // The next depth costs some times this one: a slice that fits it.
+        slice = Math.max(slice, SLICE, 4 * (performance.now() - t0));
+      } else {
+        slice *= 2;
       }
-      if (performance.now() - started > (q.ms || 30000)) break;
       await pause();
     }
     if (current === q.id) self.postMessage({ type: 'done', id: q.id, ...(last || {}) });

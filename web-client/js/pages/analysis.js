@@ -206,13 +206,40 @@ export function mount(main, params, app) {
   }
 
   // ---- the engine ----------------------------------------------------------
+  // A search in hand stops at once when a spare worker, its rules loaded,
+  // takes the place of its own (a slice cannot be interrupted:
+  // engine-worker.js); without one (the server gone: no worker script to
+  // load) the worker sees the stop between its slices.
+  function stopSearch() {
+    if (!st.searching || !st.worker) return;
+    st.searching = false;
+    if (st.spare) {
+      st.worker.terminate();
+      st.worker = st.spare;
+      st.spare = null;
+      st.worker.onmessage = (e) => showInfo(e.data);
+      makeSpare();
+    } else {
+      st.worker.postMessage({ stop: true });
+    }
+  }
+
+  // The spare: started quietly; one that fails (offline) is not replaced.
+  function makeSpare() {
+    if (gone || !st.engineBytes) return;
+    const w = new Worker(new URL('../engine-worker.js', import.meta.url), { type: 'module' });
+    w.onerror = () => { w.terminate(); if (st.spare === w) st.spare = null; };
+    w.postMessage({ bytes: st.engineBytes.slice(0) });
+    st.spare = w;
+  }
+
   function think() {
     if (!st.worker) return;
     const id = ++st.question;
     const on = st.engineAllowed && engineOn.checked;
     engineBox.classList.toggle('off', !on);
+    stopSearch();
     if (!on) {
-      st.worker.postMessage({ stop: true });
       evalText.textContent = '';
       engineInfo.textContent = st.engineAllowed ? t('an.engineoff') : t('an.noengine');
       pvLine.textContent = '';
@@ -222,6 +249,7 @@ export function mount(main, params, app) {
     engineInfo.textContent = t('an.thinking');
     pvLine.textContent = '';
     const path = pathTo(st.cur);
+    st.searching = true;
     st.worker.postMessage({
       id, game: st.game, position: st.rootPosition, moves: path.map((x) => x.move), leaves: st.leaves, ms: 60000,
     });
@@ -229,6 +257,7 @@ export function mount(main, params, app) {
 
   function showInfo(m) {
     if (m.id !== st.question) return;
+    if (m.type !== 'info') st.searching = false;
     if (m.type === 'error') { engineInfo.textContent = t('an.engineerr', { why: errText({ code: m.code, reason: m.message }) }); return; }
     if (m.over) { evalText.textContent = ''; engineInfo.textContent = t('an.over'); return; }
     if (m.score === undefined) return;
@@ -391,11 +420,13 @@ export function mount(main, params, app) {
   // more; a second failure is said where the evaluation goes, never left
   // at "thinking".
   function startWorker(bytes, retries) {
+    st.engineBytes = bytes;
     st.worker = new Worker(new URL('../engine-worker.js', import.meta.url), { type: 'module' });
     st.worker.onmessage = (e) => showInfo(e.data);
     st.worker.onerror = (e) => {
       if (gone || e.message) return; // an error inside a search is answered by the worker itself
       st.worker.terminate();
+      st.searching = false;
       console.warn('chameleon: the engine worker did not start');
       if (retries > 0) {
         startWorker(bytes, retries - 1);
@@ -407,6 +438,7 @@ export function mount(main, params, app) {
       engineInfo.textContent = t('an.engineerr', { why: errText({ code: 'engine_failed' }) });
     };
     st.worker.postMessage({ bytes: bytes.slice(0) });
+    if (!st.spare) makeSpare();
   }
 
   let gone = false;
@@ -428,6 +460,7 @@ export function mount(main, params, app) {
     gone = true;
     document.removeEventListener('keydown', onKey);
     if (st.worker) st.worker.terminate();
+    if (st.spare) st.spare.terminate();
   };
 }
 
