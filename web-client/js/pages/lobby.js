@@ -13,7 +13,11 @@ import { colourName, corrDays, gameInfo, gameName, games } from '../tables.js';
 import { lobbyLife } from './lobby-life.js';
 import { errText, t } from '../i18n.js';
 
-const LEVELS = () => [[1, t('lobby.level1')], [2, '2'], [3, '3'], [4, '4'], [5, '5'], [6, '6'], [7, '7'], [8, t('lobby.level8')]];
+// Each level with what it does (common/search.c, levels: levels 3 to 7
+// look 2 to 6 moves ahead, with less and less noise; 8 has no limit but
+// its clock), so that a player can choose (issue 34, item 8).
+const LEVELS = () => [[1, t('lobby.level1')], [2, t('lobby.level2')],
+  ...[3, 4, 5, 6, 7].map((n) => [n, t('lobby.leveln', { n, d: n - 1 })]), [8, t('lobby.level8')]];
 
 const TIME_CONTROLS = [
   ['1+0', 60000, 0], ['3+2', 180000, 2000], ['5+3', 300000, 3000], ['10+5', 600000, 5000],
