@@ -144,6 +144,10 @@ test('the doors played to their end: the computer, an opponent found, the rules,
   await c.keyboard.press('Enter');
   await c.waitForURL(new RegExp(`#/game/${focusedRoom}$`));
   await c.waitForSelector('.player');
+  // A game watched is not one of "Your games": that link is not lit; a
+  // player's own game lights it.
+  assert.equal(await c.locator('[data-nav="games"].active').count(), 0, 'a spectator');
+  assert.equal(await d.locator('[data-nav="games"].active').count(), 1, 'a player');
   // Your games: the one found by the door.
   await a.goto(`${server.url}/#/`);
   await a.waitForSelector('#door-games');

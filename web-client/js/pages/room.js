@@ -95,6 +95,9 @@ export function mount(main, params, app) {
   function setRoom(m) {
     model.set(m);
     cond.reread();
+    // "Your games" is lit for a game of one's own, not one watched.
+    const nav = document.querySelector('[data-nav="games"]');
+    if (nav) nav.classList.toggle('active', m.you >= 0);
     if (ctx.view.seat === null) ctx.view.seat = m.you >= 0 ? m.you : 0;
     if (!play.board()) heading.replaceChildren(...headingOf(m));
     // Three bars around the board: a smaller board keeps one's own in view.
