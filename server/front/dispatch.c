@@ -66,8 +66,7 @@ static void send_welcome(session *s, const proto_req *req, const int64_t *stored
             rooms[n++] = local[i];
     proto_out o;
     proto_out_init(&o, NET_HEADROOM);
-    proto_player me = {
-        .id = who->id, .name = who->name, .bot = who->bot, .account = who->account != 0};
+    proto_player me = ident_player(who);
     proto_write_welcome(&o, req, who->token, &me, who->account ? who->name : NULL, rooms, n,
                         push_enabled());
     session_send_out(s, &o);

@@ -88,9 +88,7 @@ static proto_seek_view seek_view(const seek *s)
         .rating_max = s->rating_max,
     };
     for (int i = 0; i < s->nplayers; i++) {
-        const ident *who = s->players[i];
-        v.players[i] = (proto_player){
-            .id = who->id, .name = who->name, .bot = who->bot, .account = who->account != 0};
+        v.players[i] = ident_player(s->players[i]);
         room_player_rating(&v.players[i], s->players[i]->account, s->v->id, s->corr.days > 0,
                            s->base_ms, s->inc_ms);
     }
@@ -521,9 +519,8 @@ int lobby_seek_accept(session *c, const proto_req *req, char *why, size_t whylen
     }
     if (s->rating_max > 0) {
         /* No rating yet at this pace: a new player's 1500. */
-        proto_player me = {.rating = 0};
-        room_player_rating(&me, c->who->account, s->v->id, s->corr.days > 0, s->base_ms, s->inc_ms);
-        int r = me.rating > 0 ? me.rating : 1500;
+        int r =
+            room_rating_or_new(c->who->account, s->v->id, s->corr.days > 0, s->base_ms, s->inc_ms);
         if (r < s->rating_min || r > s->rating_max) {
             rules_why(why, whylen, "your rating %d is outside this seek's range %d-%d", r,
                       s->rating_min, s->rating_max);

@@ -95,6 +95,10 @@ void room_set_first_move_ms(int64_t ms);
  * has none): rooms and the lobby show it beside the name. */
 void room_player_rating(proto_player *p, int64_t account, const char *variant, bool corr,
                         int64_t base_ms, int64_t inc_ms);
+/* The same rating as a number to compare: a new player's RATING_DEFAULT
+ * when it has none yet. */
+int room_rating_or_new(int64_t account, const char *variant, bool corr, int64_t base_ms,
+                       int64_t inc_ms);
 /* Stop every clock and every bot (shutdown, before connections close). */
 void room_stop_clocks(void);
 /* Close every room (shutdown, after connections closed): they are freed

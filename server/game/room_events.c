@@ -281,24 +281,34 @@ void room_player_rating(proto_player *p, int64_t account, const char *variant, b
     p->provisional = rating_provisional(sr.rd);
 }
 
-/* Seat i as the state shows it. */
+int room_rating_or_new(int64_t account, const char *variant, bool corr, int64_t base_ms,
+                       int64_t inc_ms)
+{
+    proto_player p = {.rating = 0};
+    room_player_rating(&p, account, variant, corr, base_ms, inc_ms);
+    return p.rating > 0 ? p.rating : (int)RATING_DEFAULT;
+}
+
+/* Seat i's rating at the room's game and pace (room_rating_or_new). */
+static int seat_rating(const room *r, int i)
+{
+    return room_rating_or_new(r->seats[i]->account, r->g->variant->id, r->corr.days > 0, r->base_ms,
+                              r->inc_ms);
+}
+
+/* Seat i as states and the "ratings" event show it: its rating now, and
+ * once the game's new ratings are told, what the game changed (from a
+ * first rated game's RATING_DEFAULT). */
 static proto_player seat_player(const room *r, int i)
 {
     const ident *who = r->seats[i];
-    proto_player p = {
-        .id = who->id, .name = who->name, .bot = who->bot, .account = who->account != 0};
+    proto_player p = ident_player(who);
     room_player_rating(&p, who->account, r->g->variant->id, r->corr.days > 0, r->base_ms,
                        r->inc_ms);
-    return p;
-}
-
-/* Seat i with its rating now (a seat without a rated game yet is at
- * RATING_DEFAULT). */
-static proto_player seat_rating(const room *r, int i)
-{
-    proto_player p = seat_player(r, i);
-    if (p.rating == 0)
-        p.rating = (int)RATING_DEFAULT;
+    if (r->ratings_told) {
+        p.has_diff = true;
+        p.rating_diff = seat_rating(r, i) - r->rating_before[i];
+    }
     return p;
 }
 
@@ -307,7 +317,7 @@ void room__ratings_before(room *r)
     if (!r->rated || r->g->result.reason == RULES_REASON_ABORTED)
         return;
     for (int i = 0; i < r->nseats; i++)
-        r->rating_before[i] = seat_rating(r, i).rating;
+        r->rating_before[i] = seat_rating(r, i);
 }
 
 void room__ratings_told(room *r)
@@ -317,11 +327,8 @@ void room__ratings_told(room *r)
         return;
     r->ratings_told = true;
     proto_player players[RULES_MAX_PLAYERS];
-    for (int i = 0; i < r->nseats; i++) {
-        players[i] = seat_rating(r, i);
-        players[i].has_diff = true;
-        players[i].rating_diff = players[i].rating - r->rating_before[i];
-    }
+    for (int i = 0; i < r->nseats; i++)
+        players[i] = seat_player(r, i);
     proto_out o;
     room__new_event(r, &o);
     proto_write_event_ratings(&o, r->id, r->seq, players, r->nseats);
@@ -346,10 +353,6 @@ static proto_room_view view_of(const room *r, const ident *who)
     uint64_t now = uv_now(room__loop);
     for (int i = 0; i < r->nseats; i++) {
         v.players[i] = seat_player(r, i);
-        if (r->ratings_told) {
-            v.players[i].has_diff = true;
-            v.players[i].rating_diff = v.players[i].rating - r->rating_before[i];
-        }
         v.connected[i] = r->seats[i]->sessions != NULL || r->seats[i]->bot > 0;
         v.left[i] = r->left[i];
         v.clocks[i] = r->clocks[i];

@@ -17,10 +17,7 @@ static proto_live_game view_of(const room *r)
         .nplayers = r->nseats,
     };
     for (int i = 0; i < r->nseats; i++)
-        g.players[i] = (proto_player){.id = r->seats[i]->id,
-                                      .name = r->seats[i]->name,
-                                      .bot = r->seats[i]->bot,
-                                      .account = r->seats[i]->account != 0};
+        g.players[i] = ident_player(r->seats[i]);
     return g;
 }
 

@@ -310,6 +310,12 @@ ident *ident_find_account(int64_t account)
     return i;
 }
 
+proto_player ident_player(const ident *who)
+{
+    return (proto_player){
+        .id = who->id, .name = who->name, .bot = who->bot, .account = who->account != 0};
+}
+
 ident *ident_account(int64_t account, const char *name)
 {
     ident *i = ident_find_account(account);

@@ -115,6 +115,9 @@ ident *ident_account(int64_t account, const char *name);
 ident *ident_bot(int level);
 /* The identity of an account if there is one in memory, else NULL. */
 ident *ident_find_account(int64_t account);
+/* who as PLAYER shows it (id, name, a bot's level, an account), without a
+ * rating (the game's room or seek adds it: room_player_rating). */
+proto_player ident_player(const ident *who);
 
 /* s speaks for who from now on (s->who is set). Returns true if s is its
  * only session (it has just come). */
