@@ -129,7 +129,7 @@ function header() {
     app.me = w.player;
     app.games = w.games || [];
     app.account = w.account || null;
-    app.push = !!w.push;
+    app.push = !!w.push; // Web Push on this server (the profile offers it)
     app.rooms = [...(w.rooms || [])];
     document.getElementById('me').textContent = w.player ? w.player.name : t('hdr.guest');
     document.getElementById('login-link').hidden = !!app.account;

@@ -13,9 +13,10 @@
 // slices, one depth more each time (the engine's table keeps what the
 // earlier slices found), with a pause between them in which a new question
 // is seen. A slice starts at SLICE ms, is four times the last depth's
-// after each, and doubles each time its depth does not complete: with fixed 400 ms slices a depth that took longer never
-// completed, and the engine stalled there (depth 7 of Ultima's set-up, for
-// good: issue 34, item 1). The page does not wait for a long slice to end:
+// after each, and doubles each time its depth does not complete: with
+// fixed 400 ms slices a depth that took longer never completed, and the
+// engine stalled there (depth 7 of Ultima's set-up, for good: issue 34,
+// item 1). The page does not wait for a long slice to end:
 // it swaps in a spare worker (analysis.js); this pause serves when it has
 // none (the server gone, no worker script to load).
 

@@ -217,7 +217,7 @@ export function mount(main, params, app) {
       st.worker.terminate();
       st.worker = st.spare;
       st.spare = null;
-      st.worker.onmessage = (e) => showInfo(e.data);
+      listen(st.worker, 1);
       makeSpare();
     } else {
       st.worker.postMessage({ stop: true });
@@ -227,9 +227,8 @@ export function mount(main, params, app) {
   // The spare: started quietly; one that fails (offline) is not replaced.
   function makeSpare() {
     if (gone || !st.engineBytes) return;
-    const w = new Worker(new URL('../engine-worker.js', import.meta.url), { type: 'module' });
+    const w = engineWorker();
     w.onerror = () => { w.terminate(); if (st.spare === w) st.spare = null; };
-    w.postMessage({ bytes: st.engineBytes.slice(0) });
     st.spare = w;
   }
 
@@ -421,15 +420,28 @@ export function mount(main, params, app) {
   // at "thinking".
   function startWorker(bytes, retries) {
     st.engineBytes = bytes;
-    st.worker = new Worker(new URL('../engine-worker.js', import.meta.url), { type: 'module' });
-    st.worker.onmessage = (e) => showInfo(e.data);
-    st.worker.onerror = (e) => {
+    st.worker = engineWorker();
+    listen(st.worker, retries);
+    if (!st.spare) makeSpare();
+  }
+
+  // A worker given the rules' bytes (it fetches nothing more).
+  function engineWorker() {
+    const w = new Worker(new URL('../engine-worker.js', import.meta.url), { type: 'module' });
+    w.postMessage({ bytes: st.engineBytes.slice(0) });
+    return w;
+  }
+
+  // The worker w in use: its answers shown, its failure to start retried.
+  function listen(w, retries) {
+    w.onmessage = (e) => showInfo(e.data);
+    w.onerror = (e) => {
       if (gone || e.message) return; // an error inside a search is answered by the worker itself
-      st.worker.terminate();
+      w.terminate();
       st.searching = false;
       console.warn('chameleon: the engine worker did not start');
       if (retries > 0) {
-        startWorker(bytes, retries - 1);
+        startWorker(st.engineBytes, retries - 1);
         if (st.root) think();
         return;
       }
@@ -437,8 +449,6 @@ export function mount(main, params, app) {
       evalText.textContent = '';
       engineInfo.textContent = t('an.engineerr', { why: errText({ code: 'engine_failed' }) });
     };
-    st.worker.postMessage({ bytes: bytes.slice(0) });
-    if (!st.spare) makeSpare();
   }
 
   let gone = false;

@@ -76,9 +76,9 @@ export function createActions(ctx) {
     actions.replaceChildren(...list);
     // An offer from another seat waiting for this player's answer: on one
     // column (a phone) the buttons come up under the board (style.css).
-    const mine = (offers) => player && (offers || []).some((s) => s !== st.you) && !(offers || []).includes(st.you);
-    actions.classList.toggle('offered', over ? mine(st.rematch_offers) && !st.next_room
-      : model.stillPlaying && (mine(st.draw_offers) || mine(st.takeback_offers)));
+    const awaitsMe = (offers) => player && (offers || []).some((s) => s !== st.you) && !(offers || []).includes(st.you);
+    actions.classList.toggle('offered', over ? awaitsMe(st.rematch_offers) && !st.next_room
+      : model.stillPlaying && (awaitsMe(st.draw_offers) || awaitsMe(st.takeback_offers)));
   }
 
   return { banner, actions, render: () => { renderBanner(); renderActions(); } };
