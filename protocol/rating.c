@@ -28,11 +28,15 @@ static double vol_f(double x, double delta, double phi, double v, double a, doub
     return ex * (delta * delta - phi * phi - v - ex) / (2.0 * d * d) - (x - a) / (tau * tau);
 }
 
-rating_glicko rating_period(rating_glicko p, const rating_game *g, int n, double tau)
+/* Steps 2-8 with step 6 growing the deviation by `periods` periods of
+ * the new volatility: 1 in the paper's system, 0 in a game rated as
+ * lichess rates it (its idle time is aged before: rating_after). */
+static rating_glicko glicko_update(rating_glicko p, const rating_game *g, int n, double tau,
+                                   double periods)
 {
     double mu = (p.r - RATING_DEFAULT) / SCALE, phi = p.rd / SCALE;
     if (n <= 0) {
-        p.rd = sqrt(phi * phi + p.vol * p.vol) * SCALE;
+        p.rd = sqrt(phi * phi + periods * p.vol * p.vol) * SCALE;
         return p;
     }
     /* Step 3 and 4: the estimated variance v and improvement delta. */
@@ -68,13 +72,18 @@ rating_glicko rating_period(rating_glicko p, const rating_game *g, int n, double
     }
     double vol = exp(A / 2.0);
     /* Steps 6-8. */
-    double phi_star = sqrt(phi * phi + vol * vol);
+    double phi_star = sqrt(phi * phi + periods * vol * vol);
     double phi_new = 1.0 / sqrt(1.0 / (phi_star * phi_star) + 1.0 / v);
     double mu_new = mu + phi_new * phi_new * sum;
     p.r = mu_new * SCALE + RATING_DEFAULT;
     p.rd = phi_new * SCALE;
     p.vol = vol;
     return p;
+}
+
+rating_glicko rating_period(rating_glicko p, const rating_game *g, int n, double tau)
+{
+    return glicko_update(p, g, n, tau, 1.0);
 }
 
 double rating_rd_aged(double rd, double vol, double periods)
@@ -97,9 +106,10 @@ rating_glicko rating_after(rating_glicko p, int64_t last_ms, int64_t now_ms, con
     if (last_ms > 0 && now_ms > last_ms)
         p.rd = rating_rd_aged(p.rd, p.vol,
                               (double)(now_ms - last_ms) / 86400000.0 * RATING_PERIODS_PER_DAY);
-    /* The period's own step 6 growth is part of the game (the paper's
-     * system); lichess's fractional periods replace only the idle time. */
-    p = rating_period(p, g, n, RATING_TAU);
+    /* The game is a period of no length: the idle time above is all the
+     * deviation grows by (lichess: skipDeviationIncrease), so volatility
+     * never enters a game's change of rating. */
+    p = glicko_update(p, g, n, RATING_TAU, 0.0);
     p.rd = clamp_rd(p.rd);
     return p;
 }

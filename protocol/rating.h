@@ -10,8 +10,10 @@
  * rated at once when it ends; before it, the player's deviation grows with
  * the time since the player's last rated game (RATING_PERIODS_PER_DAY
  * periods a day, phi^2 + t * sigma^2), then the paper's steps 3-8 run with
- * that one game (or the pairwise games of a three-player result). The
- * deviation is kept within [RATING_RD_MIN, RATING_RD_MAX].
+ * that one game, step 6 adding no further period (the time since the last
+ * game is all the deviation grows by). The deviation is kept within
+ * [RATING_RD_MIN, RATING_RD_MAX]. Lichess's published test values
+ * (scalachess, GlickoCalculatorTest) are tests/unit/test_rating.c's.
  */
 #ifndef RATING_H
 #define RATING_H
@@ -54,9 +56,9 @@ double rating_rd_aged(double rd, double vol, double periods);
 
 /*
  * After one game (lichess): the deviation aged by the time from last_ms
- * (the player's previous rated game, 0 if none) to now_ms, then one period
- * with the games g (tau RATING_TAU), the deviation clamped to
- * [RATING_RD_MIN, RATING_RD_MAX].
+ * (the player's previous rated game, 0 if none) to now_ms, then steps 3-8
+ * with the games g (tau RATING_TAU) and no growth at step 6, the deviation
+ * clamped to [RATING_RD_MIN, RATING_RD_MAX].
  */
 rating_glicko rating_after(rating_glicko p, int64_t last_ms, int64_t now_ms, const rating_game *g,
                            int n);

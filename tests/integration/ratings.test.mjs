@@ -19,7 +19,10 @@ const root = resolve(new URL('.', import.meta.url).pathname, '../..');
 const SCALE = 173.7178, TAU = 0.75, RD_MIN = 45, RD_MAX = 500, PERIODS_PER_DAY = 0.21436;
 const NEW = { rating: 1500, rd: 500, vol: 0.09, games: 0, last: 0 };
 
-function period(p, games, tau) {
+// Steps 2-8; step 6 grows the deviation by `periods` (1 in the paper's
+// system, 0 in a game rated as lichess rates it: its idle time is aged
+// before, in after()).
+function period(p, games, tau, periods = 1) {
     const mu = (p.rating - 1500) / SCALE, phi = p.rd / SCALE;
     const g = (ph) => 1 / Math.sqrt(1 + 3 * ph * ph / (Math.PI * Math.PI));
     let vinv = 0, sum = 0;
@@ -42,7 +45,7 @@ function period(p, games, tau) {
         B = C; fB = fC;
     }
     const vol = Math.exp(A / 2);
-    const phiStar = Math.sqrt(phi ** 2 + vol ** 2);
+    const phiStar = Math.sqrt(phi ** 2 + periods * vol ** 2);
     const phiNew = 1 / Math.sqrt(1 / phiStar ** 2 + 1 / v);
     return { rating: (mu + phiNew ** 2 * sum) * SCALE + 1500, rd: phiNew * SCALE, vol };
 }
@@ -54,7 +57,7 @@ function after(p, games, at) {
         const t = (at - p.last) / 86400000 * PERIODS_PER_DAY, phi = rd / SCALE;
         rd = Math.min(RD_MAX, Math.sqrt(phi * phi + t * p.vol * p.vol) * SCALE);
     }
-    const q = period({ ...p, rd }, games, TAU);
+    const q = period({ ...p, rd }, games, TAU, 0);
     return { ...q, rd: Math.min(RD_MAX, Math.max(RD_MIN, q.rd)), games: p.games + 1, last: at };
 }
 
@@ -101,6 +104,13 @@ test('the reference reproduces the paper\'s example', () => {
     const q = period({ rating: 1500, rd: 200, vol: 0.06 },
         [{ rating: 1400, rd: 30, score: 1 }, { rating: 1550, rd: 100, score: 0 }, { rating: 1700, rd: 300, score: 0 }], 0.5);
     assert.ok(Math.abs(q.rating - 1464.06) < 0.02 && Math.abs(q.rd - 151.52) < 0.01 && Math.abs(q.vol - 0.05999) < 1e-5);
+});
+
+test('the reference reproduces lichess\'s test values (scalachess GlickoCalculatorTest)', () => {
+    const q = after({ rating: 1400, rd: 79, vol: 0.06, games: 0, last: 0 }, [{ rating: 1550, rd: 110, score: 1 }], 1000);
+    assert.ok(Math.abs(q.rating - 1422.63) < 0.005 && Math.abs(q.rd - 77.50) < 0.005, `${q.rating} ${q.rd}`);
+    const n = after(NEW, [{ rating: 1500, rd: 500, score: 1 }], 1000);
+    assert.ok(Math.abs(n.rating - 1741) <= 1 && Math.abs(n.rd - 396) <= 1, `${n.rating} ${n.rd}`);
 });
 
 // ---- Helpers ----

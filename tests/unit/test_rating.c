@@ -30,6 +30,96 @@ static void test_paper_example(void **state)
     assert_true(fabs(q.vol - 0.05999) < 1e-5);
 }
 
+/* Lichess's own test values (scalachess, GlickoCalculatorTest: a game
+ * rated with skipDeviationIncrease, no colour advantage, tau 0.75): two
+ * players, white's result 1, 0.5 or 0; rating and deviation within 0.005,
+ * volatility as closely as lichess checks it. None has played before, so
+ * no idle time ages a deviation. */
+static void test_lichess_vectors(void **state)
+{
+    (void)state;
+    static const struct {
+        rating_glicko w, b;
+        double score; /* white's */
+        rating_glicko want_w, want_b;
+        double vol_within;
+    } cases[] = {
+        {{1500, 350, 0.06},
+         {1500, 350, 0.06},
+         1,
+         {1662.21, 290.23, 0.0599993},
+         {1337.79, 290.23, 0.0599993},
+         1e-7},
+        {{1500, 350, 0.06},
+         {1500, 350, 0.06},
+         0,
+         {1337.79, 290.23, 0.0599993},
+         {1662.21, 290.23, 0.0599993},
+         1e-7},
+        {{1500, 350, 0.06},
+         {1500, 350, 0.06},
+         0.5,
+         {1500, 290.23, 0.0599977},
+         {1500, 290.23, 0.0599977},
+         1e-7},
+        {{1400, 79, 0.06},
+         {1550, 110, 0.065},
+         1,
+         {1422.63, 77.50, 0.06},
+         {1506.32, 105.87, 0.065},
+         1e-5},
+        {{1400, 79, 0.06},
+         {1550, 110, 0.065},
+         0,
+         {1389.99, 77.50, 0.06},
+         {1568.90, 105.87, 0.065},
+         1e-5},
+        {{1400, 79, 0.06},
+         {1550, 110, 0.065},
+         0.5,
+         {1406.31, 77.50, 0.06},
+         {1537.61, 105.87, 0.065},
+         1e-5},
+        {{1200, 60, 0.053},
+         {1850, 200, 0.062},
+         1,
+         {1216.73, 59.90, 0.053013},
+         {1635.99, 196.99, 0.062028},
+         1e-6},
+        {{1200, 60, 0.053},
+         {1850, 200, 0.062},
+         0,
+         {1199.29, 59.90, 0.052999},
+         {1855.42, 196.99, 0.061999},
+         1e-6},
+        {{1200, 60, 0.053},
+         {1850, 200, 0.062},
+         0.5,
+         {1208.01, 59.90056, 0.053002},
+         {1745.71, 196.98729, 0.062006},
+         1e-6},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        rating_game gw = {cases[i].b.r, cases[i].b.rd, cases[i].score};
+        rating_game gb = {cases[i].w.r, cases[i].w.rd, 1 - cases[i].score};
+        rating_glicko w = rating_after(cases[i].w, 0, 1000, &gw, 1);
+        rating_glicko b = rating_after(cases[i].b, 0, 1000, &gb, 1);
+        if (fabs(w.r - cases[i].want_w.r) > 0.005 || fabs(w.rd - cases[i].want_w.rd) > 0.005 ||
+            fabs(w.vol - cases[i].want_w.vol) > cases[i].vol_within ||
+            fabs(b.r - cases[i].want_b.r) > 0.005 || fabs(b.rd - cases[i].want_b.rd) > 0.005 ||
+            fabs(b.vol - cases[i].want_b.vol) > cases[i].vol_within)
+            fail_msg("case %zu: white %.4f/%.4f/%.7f black %.4f/%.4f/%.7f", i, w.r, w.rd, w.vol,
+                     b.r, b.rd, b.vol);
+    }
+    /* Lichess's new players (1500/500/0.09), white wins: 1741 and 1258
+     * within 1, both deviations 396 within 1 (its earlier test). */
+    rating_glicko n = rating_new();
+    rating_game beat = {n.r, n.rd, 1}, lost = {n.r, n.rd, 0};
+    rating_glicko w = rating_after(n, 0, 1000, &beat, 1), b = rating_after(n, 0, 1000, &lost, 1);
+    assert_true(fabs(w.r - 1741) <= 1 && fabs(b.r - 1258) <= 1);
+    assert_true(fabs(w.rd - 396) <= 1 && fabs(b.rd - 396) <= 1);
+}
+
 static void test_no_games_grows_rd(void **state)
 {
     (void)state;
@@ -176,10 +266,15 @@ static void test_game_update(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_paper_example),  cmocka_unit_test(test_no_games_grows_rd),
-        cmocka_unit_test(test_after_one_game), cmocka_unit_test(test_paces),
-        cmocka_unit_test(test_pairwise),       cmocka_unit_test(test_ffa),
-        cmocka_unit_test(test_places),         cmocka_unit_test(test_game_update),
+        cmocka_unit_test(test_paper_example),
+        cmocka_unit_test(test_lichess_vectors),
+        cmocka_unit_test(test_no_games_grows_rd),
+        cmocka_unit_test(test_after_one_game),
+        cmocka_unit_test(test_paces),
+        cmocka_unit_test(test_pairwise),
+        cmocka_unit_test(test_ffa),
+        cmocka_unit_test(test_places),
+        cmocka_unit_test(test_game_update),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
