@@ -6,6 +6,7 @@ import { Conn } from './net.js';
 import * as lobby from './pages/lobby.js';
 import * as room from './pages/room.js';
 import * as howto from './pages/howto.js';
+import * as learn from './pages/learn.js';
 import * as games from './pages/games.js';
 import * as account from './pages/account.js';
 import * as turn from './pages/turn.js';
@@ -57,6 +58,9 @@ const ROUTES = [
   [/^#\/analysis\/(\w+)$/, analysis, 'analysis', (m) => ({ game: m[1] })],
   [/^#\/analysis\/(\w+)\/(.+)$/, analysis, 'analysis', (m) => ({ game: m[1], position: decodeURIComponent(m[2]) })],
   [/^#\/howto$/, howto, 'howto'],
+  [/^#\/learn$/, learn, 'howto'],
+  [/^#\/learn\/(\w+)$/, learn, 'howto', (m) => ({ game: m[1] })],
+  [/^#\/learn\/(\w+)\/([\w-]+)$/, learn, 'howto', (m) => ({ game: m[1], lesson: m[2] })],
   [/^#\/howto\/(\w+)$/, howto, 'howto', (m) => ({ game: m[1] })],
   [/^#\/login$/, account, 'login', () => ({ mode: 'login' })],
   [/^#\/register$/, account, 'login', () => ({ mode: 'register' })],

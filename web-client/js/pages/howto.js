@@ -9,6 +9,7 @@ import { pieceSet, drawPiece, localName, ultimaStyleNow } from '../pieces.js';
 import { piecesMap } from '../replay.js';
 import { colourName, gameInfo, gameName, games, tablesLoaded } from '../tables.js';
 import { onPrefs } from '../prefs.js';
+import { COURSES } from './learn.js';
 
 // The rules in short, per game: i18n.js 'howto.<game>.<n>' (paragraphs
 // 1, 2, ... as long as the table has them).
@@ -39,7 +40,8 @@ export function mount(main, params, app) {
 
 function index(main) {
   main.append(h('section', { class: 'panel' }, h('h1', {}, t('howto.title')),
-    h('ul', {}, games().map((g) => h('li', {}, h('a', { href: `#/howto/${g.id}` }, g.name))))));
+    h('ul', {}, games().map((g) => h('li', {}, h('a', { href: `#/howto/${g.id}` }, g.name),
+      COURSES.includes(g.id) ? [' \u00b7 ', h('a', { href: `#/learn/${g.id}` }, t('learn.title'))] : null)))));
 }
 
 // One game: its board at the start (any army at the bottom), its pieces,
@@ -62,6 +64,7 @@ function page(main, game) {
   main.append(h('div', { class: 'howto' },
     h('div', {}, boardBox, h('div', { class: 'row' }, h('label', { for: 'howto-view' }, t('howto.viewas')), viewSel)),
     h('section', { class: 'panel' }, h('h1', {}, gameName(info.id)),
+      COURSES.includes(game) ? h('p', {}, h('a', { href: `#/learn/${game}`, class: 'button-link primary', id: 'howto-lessons' }, t('howto.lessons', { game: gameName(game) }))) : null,
       paragraphs(game).concat(game === 'ultima1968' ? paragraphs('ultima') : []).map((x) => h('p', {}, x)),
       note,
       h('h2', {}, t('howto.pieces')), legend,

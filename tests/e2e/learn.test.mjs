@@ -1,0 +1,143 @@
+// The lessons (issue 33): from the home page's "Lessons" door to the end of
+// Ultima's course, at 1440 and at 390 px: every task of every lesson played
+// on the board by clicking (a frozen piece picked twice for the suicide),
+// what it captured marked; a wrong move refused with the hint, then the
+// answer shown and played; each lesson ticked in the course, kept across a
+// reload; the course's end starts a game against the computer at level 1.
+// In French and Italian, the lesson's texts and buttons are the language's.
+// Screenshots: tests/output/e2e/learn-*.png.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { OUT, ROOT, browserAndServer } from './lib.mjs';
+import { clickMove } from './play-lib.mjs';
+
+let browser, server;
+const skip = browserAndServer((b, s) => { browser = b; server = s; });
+const course = JSON.parse(fs.readFileSync(path.join(ROOT, 'web-client/lessons/ultima.json'), 'utf8'));
+
+async function open(width, locale = 'en-US') {
+  const ctx = await browser.newContext({ locale, viewport: { width, height: width < 800 ? 844 : 900 } });
+  const page = await ctx.newPage();
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(String(e)));
+  await page.goto(`${server.url}/`);
+  await page.waitForSelector('#conn.online');
+  return page;
+}
+
+// Plays a task's answer on the board: from-to, or a frozen piece picked
+// twice and its removal chosen.
+async function playAnswer(page, answer) {
+  const suicide = /^([a-h][1-8])x$/.exec(answer);
+  if (suicide) {
+    const cell = page.locator(`svg.board polygon.cell[data-cell="${suicide[1]}"]`);
+    await cell.click({ force: true });
+    await cell.click({ force: true });
+    await page.click(`.picker-choice[data-move="${answer}"]`);
+    return;
+  }
+  const [from, to] = answer.split('-');
+  await clickMove(page, from, to);
+}
+
+const shot = (page, name, width) => page.screenshot({ path: path.join(OUT, `learn-${name}-${width}.png`), fullPage: true });
+
+for (const width of [1440, 390]) {
+  test(`Ultima's course played to its end at ${width} px`, { skip, timeout: 180000 }, async () => {
+    const page = await open(width);
+    // The home page's door, then the courses.
+    await page.click('#door-lessons');
+    await page.waitForSelector('a[data-course="ultima"]');
+    assert.equal(await page.locator('.learn-index h1').textContent(), 'Lessons');
+    await page.click('a[data-course="ultima"]');
+    await page.waitForSelector('#learn-progress');
+    assert.equal(await page.textContent('#learn-progress'), `0 of ${course.lessons.length} lessons done`);
+    assert.equal(await page.locator('.lessons li').count(), course.lessons.length);
+    if (width === 1440) await shot(page, 'course', width);
+    await page.click(`a[data-lesson="${course.lessons[0].id}"]`);
+
+    for (const [k, lesson] of course.lessons.entries()) {
+      await page.waitForFunction((title) => document.querySelector('.learn h1')?.textContent === title, lesson.title.en);
+      assert.equal(await page.textContent('.learn-text'), lesson.text.en);
+      for (const [i, task] of lesson.tasks.entries()) {
+        await page.waitForFunction((n) => document.getElementById('learn-counter')?.textContent.startsWith(`Task ${n} `), i + 1);
+        assert.equal(await page.textContent('#learn-ask'), task.ask.en);
+        if (k === 0 && i === 0) {
+          // A legal move that does not do it: refused with the hint, the
+          // board back where it was; then the answer, shown and played.
+          await clickMove(page, 'c2', 'c3');
+          await page.waitForSelector('#learn-status.error');
+          assert.equal(await page.textContent('#learn-status'), `Not this one. ${task.hint.en}`);
+          assert.equal(await page.locator('svg.board g.piece[data-cell="c2"]').count(), 1, 'the board is back');
+          if (width === 390) await shot(page, 'miss', width);
+          await page.click('#learn-answer');
+          assert.match(await page.textContent('#learn-status'), /^The answer: Pc2-c5xd5\. Play it to go on\.$/);
+        }
+        await playAnswer(page, task.answer);
+        await page.waitForSelector('#learn-status.ok');
+        // What it captured is marked, and the captured pieces are gone.
+        for (const c of (task.goal.captures || []).filter((x) => x !== task.answer.split('-')[1])) {
+          assert.equal(await page.locator(`svg.board g.piece[data-cell="${c}"]`).count(), 0, `${lesson.id}: ${c} taken`);
+        }
+        assert.ok(await page.locator('svg.board polygon.mark-captured').count() >= (task.goal.captures || []).length, `${lesson.id}: what it took is marked`);
+        if (k === 0 && i === 1) await shot(page, 'pincer-done', width);
+        if (i + 1 < lesson.tasks.length) await page.click('#learn-next');
+      }
+      assert.match(await page.textContent('#learn-status'), /Lesson complete\.$/);
+      if (k + 1 < course.lessons.length) {
+        assert.equal(await page.textContent('#learn-next'), `Next lesson: ${course.lessons[k + 1].title.en}`);
+        await page.click('#learn-next');
+      }
+    }
+    // The end of the course: every lesson ticked, kept across a reload.
+    await page.waitForSelector('#learn-end');
+    await shot(page, 'end', width);
+    await page.goto(`${server.url}/#/learn/ultima`);
+    await page.waitForSelector('#learn-progress');
+    await page.reload();
+    await page.waitForSelector('#learn-progress');
+    assert.equal(await page.textContent('#learn-progress'), `${course.lessons.length} of ${course.lessons.length} lessons done`);
+    assert.equal(await page.locator('.lessons li.done').count(), course.lessons.length);
+    if (width === 390) await shot(page, 'course-done', width);
+    // The last lesson's button starts a game against the computer.
+    await page.goto(`${server.url}/#/learn/ultima/${course.lessons.at(-1).id}`);
+    const last = course.lessons.at(-1);
+    for (const [i, task] of last.tasks.entries()) {
+      await page.waitForFunction((n) => document.getElementById('learn-counter')?.textContent.startsWith(`Task ${n} `), i + 1);
+      await playAnswer(page, task.answer);
+      await page.waitForSelector('#learn-status.ok');
+      if (i + 1 < last.tasks.length) await page.click('#learn-next');
+    }
+    await page.click('#learn-play');
+    await page.waitForFunction(() => /^#\/game\/\d+$/.test(location.hash));
+    await page.waitForSelector('svg.board');
+    // No sideways scroll on the lesson pages.
+    await page.goto(`${server.url}/#/learn/ultima/chameleon`);
+    await page.waitForSelector('#learn-ask');
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no sideways scroll');
+    await shot(page, 'chameleon', width);
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
+}
+
+for (const [lang, locale, hint] of [['fr', 'fr-FR', 'Indice'], ['it', 'it-IT', 'Suggerimento']]) {
+  test(`a lesson in ${locale}: its texts and buttons`, { skip }, async () => {
+    const page = await open(390, locale);
+    await page.goto(`${server.url}/#/learn/ultima/${course.lessons[1].id}`);
+    await page.waitForSelector('#learn-ask');
+    const lesson = course.lessons[1];
+    assert.equal(await page.textContent('.learn h1'), lesson.title[lang]);
+    assert.equal(await page.textContent('.learn-text'), lesson.text[lang]);
+    assert.equal(await page.textContent('#learn-ask'), lesson.tasks[0].ask[lang]);
+    assert.equal(await page.textContent('#learn-hint'), hint);
+    await page.click('#learn-hint');
+    assert.equal(await page.textContent('#learn-status'), lesson.tasks[0].hint[lang]);
+    await shot(page, `withdrawer-${lang}`, 390);
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
+}
