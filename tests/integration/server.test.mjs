@@ -159,13 +159,18 @@ test('lobby: watchers see seeks added, updated and removed; private seeks by inv
     if (games.length === 0) return;
     const g2 = games.find((g) => g.players === 2) || games[0];
     const w = await connect(srv.url);
+    // Every batch the watcher is sent, in order (an earlier test's seeks may
+    // still be leaving the lobby as it starts watching).
+    const seqs = [];
+    w.ws.on('message', (d) => { const m = JSON.parse(d); if (m.type === 'lobby_update') seqs.push(m.seq); });
     const lobby = await w.request({ type: 'lobby_watch' });
     assert.equal(lobby.type, 'lobby');
     const a = await connect(srv.url);
     const created = await a.request({ type: 'seek_create', game: g2.id, base_ms: 60000, inc_ms: 1000, rated: false });
-    // Changes come in a batch per tick (lobby_update.changes).
+    // Changes come in a batch per tick (lobby_update.changes), numbered
+    // on from the snapshot's seq with none missing.
     let up = await w.lobbyChange('add', created.seek.id);
-    assert.equal(up.seq, lobby.seq + 1);
+    assert.deepEqual(seqs, Array.from({ length: up.seq - lobby.seq }, (_, i) => lobby.seq + 1 + i));
     assert.equal(up.seek.game, g2.id);
     assert.equal(up.seek.base_ms, 60000);
     const cancelled = await a.request({ type: 'seek_cancel', seek: created.seek.id });
