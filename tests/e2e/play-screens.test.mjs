@@ -32,8 +32,17 @@ test('the game page with its tools: live, finished, correspondence', { skip, tim
   const a = await player(browser, server.url);
   const b = await player(browser, server.url);
   const room = await startGame([a, b], 'ultima', { base_ms: 300000, inc_ms: 2000 });
-  await play(a, room, 'b2-b4', [a, b], 1);
-  await play(b, room, 'b7-b5', [a, b], 2);
+  // White's third move closes a pincer on b3: the pawn taken is shown in
+  // White's bar, on both pages (Ultima's captures are not on the cell
+  // moved to: the room reads them from the move's changes).
+  await play(a, room, 'a2-a3', [a, b], 1);
+  await play(b, room, 'b7-b3', [a, b], 2);
+  await play(a, room, 'c2-c3', [a, b], 3);
+  for (const p of [a, b]) {
+    await p.waitForSelector('.player[data-seat="0"] .taken .taken-piece[data-kind="P"][data-owner="1"]');
+    assert.equal(await p.locator('.taken').count(), 1, 'only White has taken');
+    assert.match(await p.getAttribute('.taken', 'aria-label'), /^Taken: 1 × /);
+  }
   await a.click('#btn-takeback');
   await b.waitForSelector('#btn-takeback-accept');
   await check(b, 'live');

@@ -4,7 +4,7 @@
 
 import { fmtDate, fmtDateTime, t } from '../i18n.js';
 import { h, clockText, playerName } from '../dom.js';
-import { ARMY_COLOURS } from '../pieces.js';
+import { ARMY_COLOURS, drawPiece, localName, pieceSet } from '../pieces.js';
 import { leftText, HOUR } from '../corr.js';
 import { reasonText } from '../tables.js';
 import { A11Y } from '../a11y.js';
@@ -50,7 +50,30 @@ export function createBars(ctx) {
     return c;
   }
 
-  function bar(s) {
+  // What a seat has taken: each kind of each owner once, drawn small, with
+  // its count when more than one; named for screen readers.
+  function taken(s, captured) {
+    const st = model.st;
+    const set = pieceSet(st.game) || {};
+    const groups = new Map();
+    for (const p of captured[s] || []) {
+      const k = `${p.owner}:${p.kind}`;
+      groups.set(k, { ...p, n: (groups.get(k)?.n || 0) + 1 });
+    }
+    if (!groups.size) return null;
+    const items = [...groups.values()].sort((a, b) => a.owner - b.owner || a.kind.localeCompare(b.kind));
+    const label = items.map((p) => `${p.n} \u00d7 ${set[p.kind] ? localName(set[p.kind].name, set[p.kind].key) : p.kind}`).join(', ');
+    return h('span', { class: 'taken', 'data-seat': s, 'aria-label': t('bars.taken', { pieces: label }), title: t('bars.taken', { pieces: label }) },
+      ...items.map((p) => {
+        const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+        svg.setAttribute('viewBox', '0 0 1 1');
+        svg.setAttribute('aria-hidden', 'true');
+        svg.appendChild(drawPiece(st.game, p.kind, ctx.board().player(p.owner).colour, 0.5, 0.5, 1));
+        return h('span', { class: 'taken-piece', 'data-kind': p.kind, 'data-owner': p.owner }, svg, p.n > 1 ? h('sub', {}, String(p.n)) : null);
+      }));
+  }
+
+  function bar(s, captured = []) {
     const st = model.st;
     const seat = st.seats[s];
     return h('div', { class: `player${s === st.to_move && st.status !== 'over' ? ' to-move' : ''}`, 'data-seat': s },
@@ -61,7 +84,8 @@ export function createBars(ctx) {
         seat.left ? h('span', { class: 'muted' }, t('bars.leftgame', { reason: reasonText(seat.left) })) : null,
         seat.vacation && st.status !== 'over' ? h('span', { class: 'muted vacation', 'data-seat': s, title: t('room.back', { date: fmtDateTime(seat.vacation) }) },
           ` \u2014 ${t('bars.vacation', { date: fmtDate(seat.vacation) })}`) : null,
-        s === st.you ? h('span', { class: 'muted' }, t('bars.you')) : null),
+        s === st.you ? h('span', { class: 'muted' }, t('bars.you')) : null,
+        taken(s, captured)),
       clock(s));
   }
 
@@ -71,8 +95,9 @@ export function createBars(ctx) {
     const n = model.st.seats.length;
     const others = [];
     for (let i = 1; i < n; i++) others.push((ctx.view.seat + i) % n);
-    top.replaceChildren(...others.reverse().map(bar));
-    bottom.replaceChildren(bar(ctx.view.seat), live);
+    const captured = model.capturedBy();
+    top.replaceChildren(...others.reverse().map((s) => bar(s, captured)));
+    bottom.replaceChildren(bar(ctx.view.seat, captured), live);
     const st = model.st;
     const turn = st.status === 'over' ? null : `${st.moves.length}:${st.to_move}`;
     if (turn !== turnSaid) {

@@ -163,6 +163,23 @@ export class RoomState {
     return this.plies[Math.min(ply, this.plies.length - 1)];
   }
 
+  // The pieces each seat has taken, from each move's changes: a piece of
+  // another owner gone from (or replaced on) a cell by that seat's move
+  // (Ultima's captures at a distance and withdrawals too). [[{kind,
+  // owner}], ...] by seat.
+  capturedBy() {
+    const st = this.st;
+    const out = st.seats.map(() => []);
+    st.moves.forEach((m, k) => {
+      const before = this.positionAt(k);
+      for (const [cell, piece] of m.changes || []) {
+        const prev = before && before.get(cell);
+        if (prev && prev.owner !== m.seat && (!piece || piece.owner !== prev.owner) && out[m.seat]) out[m.seat].push(prev);
+      }
+    });
+    return out;
+  }
+
   // Time left on a seat's clock now (live games).
   clockLeft(s) {
     const st = this.st;
