@@ -65,6 +65,13 @@ test('a three-player seek filled with bots from its row in the lobby', { skip },
   await page.locator('tr.seek[data-game="ant3"] button.fill').click();
   await page.waitForURL(/#\/game\/\d+$/);
   await page.waitForFunction(() => document.querySelectorAll('.player .tag.bot').length === 2);
+  // The two bots are one identity (bot-level-2): each bar and the move
+  // list's heads say which army is which.
+  const colours = await page.$$eval('.player .seat-colour', (e) => e.map((x) => x.textContent.trim()));
+  assert.equal(colours.length, 2);
+  assert.notEqual(colours[0], colours[1]);
+  const heads = await page.$$eval('.seat-head', (e) => e.map((x) => x.textContent));
+  assert.equal(heads.filter((x) => /^bot-level-2 \(.+\)$/.test(x)).length, 2, heads.join(' | '));
   await page.screenshot({ path: path.join(OUT, 'bot-ant3.png') });
   await page.click('#btn-resign');
   await page.context().close();

@@ -6,7 +6,7 @@ import { fmtDate, fmtDateTime, t } from '../i18n.js';
 import { h, clockText, playerName } from '../dom.js';
 import { ARMY_COLOURS, drawPiece, localName, pieceSet } from '../pieces.js';
 import { leftText, HOUR } from '../corr.js';
-import { reasonText } from '../tables.js';
+import { colourName, reasonText } from '../tables.js';
 import { A11Y } from '../a11y.js';
 
 // ctx: {model, view: {seat}, board()}. Returns {top, bottom, render, tick}.
@@ -80,6 +80,7 @@ export function createBars(ctx) {
       h('span', {},
         h('span', { class: 'swatch', style: `background:${ARMY_COLOURS[ctx.board().player(s).colour].body}` }),
         playerName(seat.player),
+        model.sharedSeat(s) ? h('span', { class: 'muted seat-colour' }, ` (${colourName(seat.color)})`) : null,
         seat.connected === false ? h('span', { class: 'muted' }, t('bars.away')) : null,
         seat.left ? h('span', { class: 'muted' }, t('bars.leftgame', { reason: reasonText(seat.left) })) : null,
         seat.vacation && st.status !== 'over' ? h('span', { class: 'muted vacation', 'data-seat': s, title: t('room.back', { date: fmtDateTime(seat.vacation) }) },

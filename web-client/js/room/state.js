@@ -7,7 +7,7 @@
 
 import { piecesMap, positions } from '../replay.js';
 import { loadedRules } from '../rules.js';
-import { gameInfo, reasonText } from '../tables.js';
+import { colourName, gameInfo, reasonText } from '../tables.js';
 import { fmtDate, t } from '../i18n.js';
 
 // Fields of a catchup that are the state now (PROTOCOL.md, catchup).
@@ -145,9 +145,18 @@ export class RoomState {
     return !!st && st.status !== 'over' && st.you >= 0 && st.you === st.to_move;
   }
 
+  // A seat's player's name; with its army's colour when another seat has
+  // the same player (the bots of one level filling two seats are one
+  // identity: "bot-level-3 (red)").
   seatName(s) {
     const seat = this.st.seats[s];
-    return seat && seat.player ? seat.player.name : t('ann.seat', { n: s });
+    if (!seat || !seat.player) return t('ann.seat', { n: s });
+    return this.sharedSeat(s) ? `${seat.player.name} (${colourName(seat.color)})` : seat.player.name;
+  }
+
+  sharedSeat(s) {
+    const me = this.st.seats[s] && this.st.seats[s].player;
+    return !!me && this.st.seats.some((o, j) => j !== s && o.player && o.player.id === me.id);
   }
 
   // The position after `ply` moves (0: the start). The current one is the
