@@ -218,7 +218,8 @@ void rating_places(const bool *lost, const int64_t *left_ply, const int64_t *lef
 
 rating_glicko rating_first(int n)
 {
-    return n > 2 ? rating_ffa_new() : rating_new();
+    (void)n;
+    return rating_new();
 }
 
 void rating_game_update(rating_glicko *p, const int64_t *last_ms, int64_t now_ms, const int *rank,
@@ -226,14 +227,18 @@ void rating_game_update(rating_glicko *p, const int64_t *last_ms, int64_t now_ms
 {
     if (n < 2 || n > RATING_MAX_OPPONENTS)
         return;
-    if (n > 2) {
-        rating_ffa(p, last_ms, now_ms, rank, n);
-        return;
-    }
     double score[RATING_MAX_OPPONENTS][RATING_MAX_OPPONENTS];
     rating_pairwise(rank, n, score);
-    /* Both from the ratings before the game. */
-    rating_game g0 = {p[1].r, p[1].rd, score[0][1]}, g1 = {p[0].r, p[0].rd, score[1][0]};
-    p[0] = rating_after(p[0], last_ms[0], now_ms, &g0, 1);
-    p[1] = rating_after(p[1], last_ms[1], now_ms, &g1, 1);
+    /* Everyone from the ratings before the game: one period each, holding
+     * a game against every other player scored by the finishing order. */
+    rating_glicko before[RATING_MAX_OPPONENTS];
+    memcpy(before, p, (size_t)n * sizeof *p);
+    for (int i = 0; i < n; i++) {
+        rating_game g[RATING_MAX_OPPONENTS];
+        int ng = 0;
+        for (int j = 0; j < n; j++)
+            if (j != i)
+                g[ng++] = (rating_game){before[j].r, before[j].rd, score[i][j]};
+        p[i] = rating_after(before[i], last_ms[i], now_ms, g, ng);
+    }
 }

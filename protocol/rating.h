@@ -85,17 +85,17 @@ const char *rating_pace_name(rating_pace p);
 int rating_pace_parse(const char *name);
 
 /*
- * Free-for-all (three-player games): Weng and Lin's Bayesian approximation
- * ("A Bayesian approximation method for online ranking", 2011), the
- * Bradley-Terry full-pair model, chosen over pairwise Glicko-2 by
- * measurement (docs/RATINGS.md). Its mu and sigma are kept on the Glicko
- * scale: rating = 1500 + (mu - 25) * RATING_FFA_K, rd = sigma *
- * RATING_FFA_K, where K makes one logistic unit of the model (c = sqrt(2)
- * beta, beta = 25/6) the 173.7 points of Glicko-2's. p[0..n-1] are updated
- * at once from their ratings before the game: rank[i] is player i's place
- * (0 best, equal ranks drew), last_ms[i] its previous rated game (0 if
- * none); each deviation first ages as in rating_after, then grows by
- * RATING_FFA_TAU; deviations are clamped like Glicko-2's. vol is kept.
+ * Free-for-all: Weng and Lin's Bayesian approximation ("A Bayesian
+ * approximation method for online ranking", 2011), the Bradley-Terry
+ * full-pair model, the candidate for three-player games that pairwise
+ * Glicko-2 beat once Glicko-2 was applied as lichess applies it
+ * (docs/RATINGS.md; tests/tools/rating_sim.c still measures both). Its mu and sigma are kept on the
+ * Glicko scale: rating = 1500 + (mu - 25) * RATING_FFA_K, rd = sigma * RATING_FFA_K, where K makes
+ * one logistic unit of the model (c = sqrt(2) beta, beta = 25/6) the 173.7 points of Glicko-2's.
+ * p[0..n-1] are updated at once from their ratings before the game: rank[i] is player i's place (0
+ * best, equal ranks drew), last_ms[i] its previous rated game (0 if none); each deviation first
+ * ages as in rating_after, then grows by RATING_FFA_TAU; deviations are clamped like Glicko-2's.
+ * vol is kept.
  */
 #define RATING_FFA_K (173.7178 / (1.4142135623730951 * 25.0 / 6.0))
 #define RATING_FFA_TAU (25.0 / 300.0) /* per game, in mu units */
@@ -121,16 +121,18 @@ void rating_pairwise(const int *rank, int n, double score[][RATING_MAX_OPPONENTS
 void rating_places(const bool *lost, const int64_t *left_ply, const int64_t *left_ms, int n,
                    int *rank);
 
-/* A player's first rating in a game of n players. */
+/* A player's first rating in a game of n players (Glicko-2's for any n). */
 rating_glicko rating_first(int n);
 
 /*
  * One rated game of n players (2 to RATING_MAX_OPPONENTS), the whole
  * update: p[i] the rating before (rating_first for a first game),
  * last_ms[i] the player's previous rated game (0: none), rank[i] its place
- * (rating_places). Two players: Glicko-2, one game (rating_after); more:
- * the free-for-all update (rating_ffa), chosen by measurement
- * (docs/RATINGS.md). p is updated in place.
+ * (rating_places). Each player's Glicko-2 update (rating_after) with a
+ * game against every other player, scored from the places (1 above, 0.5
+ * level, 0 below), from the ratings before the game: for two players one
+ * game; for three, pairwise Glicko-2, chosen over the free-for-all update
+ * by measurement (docs/RATINGS.md). p is updated in place.
  */
 void rating_game_update(rating_glicko *p, const int64_t *last_ms, int64_t now_ms, const int *rank,
                         int n);

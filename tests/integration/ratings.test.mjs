@@ -1,8 +1,8 @@
 // Ratings end to end: rated games between accounts through the real server
 // update the Glicko-2 ratings in the store exactly as a reference computation
 // of the same formulas (Glickman's paper, lichess's per-game update with the
-// deviation aged by idle time) says; three-player results rate by Weng and
-// Lin's free-for-all update from the finishing order; unrated and aborted
+// deviation aged by idle time) says; three-player results rate by pairwise
+// Glicko-2 from the finishing order; unrated and aborted
 // games change nothing; the ratings survive a restart; the leaderboard lists
 // players once they are no longer provisional.
 import { test } from 'node:test';
@@ -59,38 +59,6 @@ function after(p, games, at) {
     }
     const q = period({ ...p, rd }, games, TAU, 0);
     return { ...q, rd: Math.min(RD_MAX, Math.max(RD_MIN, q.rd)), games: p.games + 1, last: at };
-}
-
-// Three players: Weng and Lin's free-for-all (Bradley-Terry full pair) on
-// the Glicko scale.
-const FFA_K = SCALE / (Math.SQRT2 * 25 / 6), FFA_TAU = 25 / 300;
-const NEW3 = { rating: 1500, rd: 25 / 3 * FFA_K, vol: 0.09, games: 0, last: 0 };
-function ffa(before, ranks, at) {
-    const beta = 25 / 6;
-    const mu = [], s2 = [];
-    before.forEach((p, i) => {
-        let rd = p.rd;
-        if (p.last > 0 && at > p.last) {
-            const t = (at - p.last) / 86400000 * PERIODS_PER_DAY, phi = rd / SCALE;
-            rd = Math.min(RD_MAX, Math.sqrt(phi * phi + t * p.vol * p.vol) * SCALE);
-        }
-        mu[i] = 25 + (p.rating - 1500) / FFA_K;
-        s2[i] = (rd / FFA_K) ** 2 + FFA_TAU ** 2;
-    });
-    return before.map((p, i) => {
-        let omega = 0, delta = 0;
-        before.forEach((_, q) => {
-            if (q === i) return;
-            const c = Math.sqrt(s2[i] + s2[q] + 2 * beta * beta);
-            const piq = 1 / (1 + Math.exp((mu[q] - mu[i]) / c));
-            const s = ranks[i] < ranks[q] ? 1 : ranks[i] > ranks[q] ? 0 : 0.5;
-            omega += s2[i] / c * (s - piq);
-            delta += Math.sqrt(s2[i]) / c * s2[i] / (c * c) * piq * (1 - piq);
-        });
-        const rd = Math.sqrt(s2[i] * Math.max(1 - delta, 1e-4)) * FFA_K;
-        return { rating: 1500 + (mu[i] + omega - 25) * FFA_K, rd: Math.min(RD_MAX, Math.max(RD_MIN, rd)),
-            vol: p.vol, games: p.games + 1, last: at };
-    });
 }
 
 // A finished game's update for every seat: ranks (0 best), ratings before,
@@ -311,14 +279,15 @@ test('a rated three-player game rates all three at once from the finishing order
         ranks[order[0]] = 2; ranks[order[1]] = 1; ranks[winner] = 0;
         const got = [];
         for (let s = 0; s < 3; s++) got.push(await stored(srv, nameOf(s), g3, 'blitz'));
-        const want = ffa([{ ...NEW3 }, { ...NEW3 }, { ...NEW3 }], ranks, got[0].last);
+        // Pairwise Glicko-2: each seat against the two others, by place.
+        const want = rateGame([{ ...NEW }, { ...NEW }, { ...NEW }], ranks, got[0].last);
         for (let s = 0; s < 3; s++) same(got[s], want[s], `seat ${s}`);
         assert.ok(got[winner].rating > got[order[1]].rating && got[order[1]].rating > got[order[0]].rating);
         // Every seat hears each one's new rating and its change, in seat order.
         const told = await cs[0].waitFor((m) => m.type === 'event' && m.room === room && m.kind === 'ratings', 'ratings');
         for (let s = 0; s < 3; s++) {
             assert.equal(told.players[s].name, nameOf(s));
-            assert.equal(told.players[s].rating_diff, Math.round(got[s].rating) - Math.round(NEW3.rating), JSON.stringify(told));
+            assert.equal(told.players[s].rating_diff, Math.round(got[s].rating) - Math.round(NEW.rating), JSON.stringify(told));
         }
         for (const c of cs) c.close();
     } finally {

@@ -7,13 +7,14 @@
  * around its strength (sd --noise) and the table is ordered by performance.
  * Two methods rate the same games:
  *
- *   pairwise  Glicko-2 as the server does it (rating.h, rating_after): each
- *             player's period holds one game against each other player,
- *             scored from the finishing order; one day between rounds.
+ *   pairwise  Glicko-2 as the server rates a game (rating.h,
+ *             rating_game_update): each player's period holds one game
+ *             against each other player, scored from the finishing order;
+ *             one day between rounds.
  *   ffa       Weng and Lin's Bayesian free-for-all (2011, "A Bayesian
  *             approximation method for online ranking", the Bradley-Terry
- *             full-pair model; the TrueSkill-like update OpenSkill uses),
- *             as the server does it (rating.h, rating_ffa).
+ *             full-pair model; the TrueSkill-like update OpenSkill uses,
+ *             rating.h rating_ffa), the candidate not chosen.
  *
  * After 20 and 100 games each it prints the rank correlations (Spearman and
  * Kendall) of each method's ratings with the hidden strengths, averaged
@@ -133,21 +134,15 @@ int main(int argc, char **argv)
                     for (int m = 0; m < 3; m++)
                         rank[k] += perf[m] > perf[k];
                 }
-                /* Pairwise Glicko-2: everyone's update from the ratings
-                 * before the game. */
-                double sc[3][RATING_MAX_OPPONENTS];
-                rating_pairwise(rank, 3, sc);
-                rating_glicko before[3] = {g[seat[0]], g[seat[1]], g[seat[2]]};
+                /* Pairwise Glicko-2, as the server rates a game. */
+                rating_glicko pg[3] = {g[seat[0]], g[seat[1]], g[seat[2]]};
+                int64_t gl[3] = {last[seat[0]], last[seat[1]], last[seat[2]]};
+                rating_game_update(pg, gl, now, rank, 3);
                 for (int k = 0; k < 3; k++) {
-                    rating_game games[2];
-                    int ng = 0;
-                    for (int m = 0; m < 3; m++)
-                        if (m != k)
-                            games[ng++] = (rating_game){before[m].r, before[m].rd, sc[k][m]};
-                    g[seat[k]] = rating_after(before[k], last[seat[k]], now, games, ng);
+                    g[seat[k]] = pg[k];
                     last[seat[k]] = now;
                 }
-                /* Free-for-all, as the server does it. */
+                /* Free-for-all, the candidate not chosen. */
                 rating_glicko pw[3] = {w[seat[0]], w[seat[1]], w[seat[2]]};
                 int64_t pl[3] = {wlast[seat[0]], wlast[seat[1]], wlast[seat[2]]};
                 rating_ffa(pw, pl, now, rank, 3);

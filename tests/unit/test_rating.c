@@ -249,18 +249,24 @@ static void test_game_update(void **state)
     assert_true(memcmp(&two[0], &want0, sizeof want0) == 0);
     assert_true(memcmp(&two[1], &want1, sizeof want1) == 0);
     assert_true(two[0].r < 1600 && two[1].r > 1500);
-    /* Three: the free-for-all update, the winner up, the last down. */
-    rating_glicko three[3] = {rating_first(3), rating_first(3), rating_first(3)}, want[3];
-    memcpy(want, three, sizeof want);
-    int64_t last3[3] = {0, 0, 0};
+    /* Three: pairwise Glicko-2, each player's period holding a game
+     * against each of the others scored by place, all from the ratings
+     * before; the winner up, the last down. */
+    rating_glicko three[3] = {{1500, 500, 0.09}, {1620, 90, 0.06}, {1480, 200, 0.07}}, want[3];
+    int64_t last3[3] = {0, now - 3 * 86400000LL, now - 86400000LL};
     int rank3[3] = {2, 0, 1};
-    rating_ffa(want, last3, now, rank3, 3);
+    rating_game p0[2] = {{1620, 90, 0}, {1480, 200, 0}};
+    rating_game p1[2] = {{1500, 500, 1}, {1480, 200, 1}};
+    rating_game p2[2] = {{1500, 500, 1}, {1620, 90, 0}};
+    want[0] = rating_after(three[0], last3[0], now, p0, 2);
+    want[1] = rating_after(three[1], last3[1], now, p1, 2);
+    want[2] = rating_after(three[2], last3[2], now, p2, 2);
     rating_game_update(three, last3, now, rank3, 3);
     assert_true(memcmp(three, want, sizeof want) == 0);
-    assert_true(three[1].r > three[2].r && three[2].r > three[0].r);
-    /* A first rating: Glicko-2's for two players, the model's for three. */
+    assert_true(three[1].r > 1620 && three[0].r < 1500);
+    /* A first rating: Glicko-2's, whatever the number of players. */
     assert_true(rating_first(2).rd == rating_new().rd);
-    assert_true(rating_first(3).rd == rating_ffa_new().rd);
+    assert_true(rating_first(3).rd == rating_new().rd);
 }
 
 int main(void)

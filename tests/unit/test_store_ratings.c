@@ -1,7 +1,7 @@
 /*
  * test_store_ratings.c - ratings in the store: a rated two-player result
  * gives both players rating_after's values, written with the result and
- * kept in memory; a three-player result rating_ffa's from the finishing
+ * kept in memory; a three-player result rating_game_update's from the finishing
  * order (the first to leave last); aborted and unrated games change
  * nothing; the deviation ages with the store's clock between games; the
  * ratings are read back from the disk after a reopen; the leaderboard
@@ -168,10 +168,10 @@ static void test_three_players(void **state)
     r.outcome[1] = RULES_OUTCOME_WIN;
     r.outcome[2] = RULES_OUTCOME_LOSS;
     play("yalta", true, seats, 3, order, 2, &r);
-    rating_glicko p[3] = {rating_ffa_new(), rating_ffa_new(), rating_ffa_new()};
+    rating_glicko p[3] = {rating_first(3), rating_first(3), rating_first(3)};
     int64_t last[3] = {0, 0, 0};
     int rank[3] = {1, 0, 2};
-    rating_ffa(p, last, clock_ms, rank, 3);
+    rating_game_update(p, last, clock_ms, rank, 3);
     for (int i = 0; i < 3; i++) {
         store_rating g = get(seats[i], "yalta");
         assert_true(fabs(g.rating - p[i].r) < 1e-9 && fabs(g.rd - p[i].rd) < 1e-9);
