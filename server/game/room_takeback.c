@@ -1,6 +1,6 @@
 /*
- * room_takeback.c - takebacks in casual live two-player games (see room.h,
- * PROTOCOL.md "Takebacks, rematches and downloads").
+ * room_takeback.c - takebacks in live two-player games, rated or not (see
+ * room.h, PROTOCOL.md "Takebacks, rematches and downloads").
  *
  * A player asks to take back their last move; the opponent accepts (sends
  * takeback too) or declines. As lichess does, the moves taken back are the
@@ -14,11 +14,11 @@
  * tell everyone (the `takeback` event with the new turn and board). Moves
  * wait meanwhile, and so do resign, draws and abort (room__acting_seat
  * refuses them: takeback_pending); the clock stands still and no bot
- * thinks. Refused in
- * rated games (the result counts), correspondence games (a move there is
- * considered, and deadlines and conditional moves follow the moves) and
- * three-player games (a move taken back changes what the third player
- * answered, and leaves sit between moves).
+ * thinks. In rated games too, as on lichess: the opponent decides, and
+ * the rating follows the moves that stay. Refused in correspondence games
+ * (a move there is considered, and deadlines and conditional moves follow
+ * the moves) and three-player games (a move taken back changes what the
+ * third player answered, and leaves sit between moves).
  */
 #include "room_impl.h"
 #include "log.h"
@@ -34,8 +34,6 @@
 /* Why r has no takebacks (a sentence), or NULL. */
 static const char *refused(const room *r)
 {
-    if (r->rated)
-        return "no takebacks in rated games";
     if (r->corr.days > 0)
         return "no takebacks in correspondence games";
     if (r->nseats != 2)

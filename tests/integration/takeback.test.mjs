@@ -3,9 +3,9 @@
 // server: ask, decline, accept; one move taken back when the opponent has
 // not answered, two when they have; the clocks keep their time; a
 // spectator sees the new state; the store forgets the moves (a restart
-// does not bring them back, /api/games agrees); refused in rated,
-// correspondence and three-player games and with nothing to take back;
-// a bot agrees at once.
+// does not bring them back, /api/games agrees); in a rated game too, the
+// rating following the moves that stay; refused in correspondence and
+// three-player games and with nothing to take back; a bot agrees at once.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, connect, startGame } from './lib.mjs';
@@ -139,7 +139,7 @@ test('takeback: ask, decline, accept; one move or two; a restart keeps it taken 
     a2.close(); b2.close();
 });
 
-test('takeback refused in rated, correspondence and three-player games; a bot agrees', async () => {
+test('takeback in a rated game when the opponent agrees; refused in correspondence and three-player games; a bot agrees', async () => {
     const srv = await server();
     // Accounts for rated and correspondence games.
     const cookies = [];
@@ -153,14 +153,32 @@ test('takeback refused in rated, correspondence and three-player games; a bot ag
     const a = await connect(srv.url, {}, { Cookie: cookies[0] });
     const b = await connect(srv.url, {}, { Cookie: cookies[1] });
     clients.push(a, b);
-    for (const [fields, sentence] of [
-        [{ base_ms: 300000, inc_ms: 0, rated: true }, /rated/],
-        [{ corr: { days: 3 } }, /correspondence/],
-    ]) {
-        const { room } = await startGame([a, b], 'rollerball', fields);
+    {
+        // Rated: asked, accepted, the move gone; the game goes on and ends
+        // rated, with the moves that stayed.
+        const { room } = await startGame([a, b], 'rollerball', { base_ms: 300000, inc_ms: 0, rated: true });
+        await play(a, room, 'c2-b1', [a, b]);
+        a.send({ type: 'takeback', room });
+        await b.event(room, 'takeback_offer');
+        b.send({ type: 'takeback', room });
+        const ev = await a.event(room, 'takeback');
+        assert.equal(ev.removed, 1);
+        assert.equal(ev.ply, 0);
+        await play(a, room, 'c2-b1', [a, b]);
+        await play(b, room, 'e6-f7', [a, b]);
+        a.send({ type: 'resign', room });
+        await b.event(room, 'left');
+        const told = await b.event(room, 'ratings');
+        assert.ok(told.players.every((p) => typeof p.rating_diff === 'number'), JSON.stringify(told));
+        const stored = await (await fetch(`${srv.http}/api/games/${room}`)).json();
+        assert.equal(stored.moves.length, 2);
+        assert.equal(stored.rated, true);
+    }
+    {
+        const { room } = await startGame([a, b], 'rollerball', { corr: { days: 3 } });
         await play(a, room, 'c2-b1', [a, b]);
         const e = await a.expectError({ type: 'takeback', room }, 'no_takeback');
-        assert.match(e.reason, sentence);
+        assert.match(e.reason, /correspondence/);
         a.send({ type: 'resign', room });
         await b.event(room, 'left');
     }

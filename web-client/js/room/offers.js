@@ -11,7 +11,7 @@ import { h } from '../dom.js';
 export function createOffers(ctx, act) {
   const model = ctx.model;
 
-  const takebacksHere = (st) => !st.rated && !st.corr && st.seats.length === 2;
+  const takebacksHere = (st) => !st.corr && st.seats.length === 2;
 
   // While the game goes on.
   function playing(st) {
