@@ -329,7 +329,7 @@ static void on_archive_read(void *arg, int status, const record_archive *a)
 
 /* The filters of the archive and the export, by name. */
 static const char *const filter_keys[] = {"game",   "kind",  "result", "vs",
-                                          "before", "limit", "format"};
+                                          "before", "limit", "format", "aborted"};
 enum { NFILTERS = sizeof filter_keys / sizeof filter_keys[0], FILTER_VALUE_MAX = 64 };
 
 /* One filter key=value into f (v stays referenced): 0, or a sentence in why. */
@@ -353,6 +353,9 @@ static int filter_set(store_archive_filter *f, const char *seg, const char *v, b
         f->outcome = RULES_OUTCOME_LOSS;
     } else if (strcmp(seg, "result") == 0 && strcmp(v, "draw") == 0) {
         f->outcome = RULES_OUTCOME_DRAW;
+    } else if (strcmp(seg, "aborted") == 0 &&
+               (strcmp(v, "include") == 0 || strcmp(v, "exclude") == 0)) {
+        f->aborted = strcmp(v, "include") == 0;
     } else if (strcmp(seg, "vs") == 0 && strlen(v) < RECORD_NAME_MAX) {
         f->opponent = v;
     } else if (ndjson != NULL && strcmp(seg, "format") == 0 &&

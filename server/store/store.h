@@ -518,6 +518,7 @@ typedef struct store_archive_filter {
     const char *opponent; /* NULL: any; a username on another seat */
     int64_t before;       /* only games with a smaller id; 0: from the newest */
     int limit;            /* 1..STORE_ARCHIVE_MAX */
+    bool aborted;         /* aborted games too (left out unless asked) */
 } store_archive_filter;
 
 enum { STORE_ARCHIVE_MAX = 100 };

@@ -1,6 +1,7 @@
 /*
  * store_archive.c - a player's games: its archive (finished games matching
- * a filter: game id, live or correspondence, result, opponent; newest
+ * a filter: game id, live or correspondence, result, opponent, aborted
+ * games left out unless asked for; newest
  * first, one page at a time, each with the names at its seats and the
  * player's rating before and after a rated game), and the ids of the games
  * in progress where it holds a seat (store_seated_games). Queued reads on
@@ -41,6 +42,7 @@ static int archive_read(store *s, op *o, archive_buf *b)
     if (f->opponent)
         sql_bind_text(st, 6, f->opponent, -1);
     sql_bind_int(st, 7, f->limit + 1); /* one more: is there a next page? */
+    sql_bind_int(st, 8, f->aborted);
     int n = 0, rc;
     while ((rc = sql_step(st)) == SQL_ROW && n <= f->limit) {
         record_archive_game *e = &b->games[n++];

@@ -113,6 +113,7 @@ static const char *const stmt_sql_sqlite[ST_COUNT] = {
                    " AND (?6 IS NULL OR EXISTS (SELECT 1 FROM game_players o"
                    " JOIN accounts a ON a.id = o.account WHERE o.game = g.id"
                    " AND o.seat <> p.seat AND a.username = ?6))"
+                   " AND (?8 = 1 OR g.reason IS NULL OR g.reason <> 'aborted')"
                    " ORDER BY g.id DESC LIMIT ?7",
     [ST_ARCHIVE_NAMES] = "SELECT seat, name FROM game_players WHERE game = ? ORDER BY seat",
     [ST_PUSH_VAPID_GET] = "SELECT private_key, public_key FROM push_vapid WHERE id = 1",

@@ -38,6 +38,7 @@ static const char *const stmt_sql_pg[ST_COUNT] = {
                    " AND ($6::text IS NULL OR EXISTS (SELECT 1 FROM game_players o"
                    " JOIN accounts a ON a.id = o.account WHERE o.game = g.id"
                    " AND o.seat <> p.seat AND lower(a.username) = lower($6::text)))"
+                   " AND ($8::bigint = 1 OR g.reason IS NULL OR g.reason <> 'aborted')"
                    " ORDER BY g.id DESC LIMIT $7::bigint",
     [ST_PUSH_SUB_PUT] = "INSERT INTO push_subs (account, endpoint, p256dh, auth, created_ms)"
                         " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (endpoint) DO UPDATE SET"

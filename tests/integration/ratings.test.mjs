@@ -347,11 +347,23 @@ test('the archive: a player\'s finished games, filtered and paged, with the rati
         await twoPlayerGame([a, b], g2, BLITZ, true, 1); // a wins, rated
         await twoPlayerGame([a, b], g2, BLITZ, false, 0); // b wins
         await twoPlayerGame([c, a], g2, BLITZ, true, 0); // a wins against c
+        // An aborted game (no move): left out of the archive unless asked.
+        const made = await a.request({ type: 'seek_create', game: g2, ...BLITZ, rated: false });
+        const aborted = (await b.request({ type: 'seek_accept', seek: made.seek.id })).room;
+        await a.waitFor((m) => m.type === 'room' && m.room === aborted);
+        a.send({ type: 'abort', room: aborted });
+        await a.waitFor((m) => m.type === 'event' && m.room === aborted && m.result, 'the abort');
         const get = async (path, status = 200) => {
             const r = await fetch(`${srv.http}/api/archive/${path}`);
             assert.equal(r.status, status, path);
             return r.json();
         };
+        const withAborted = await get(`${A.name}?aborted=include`);
+        assert.equal(withAborted.games.length, 4);
+        assert.equal(withAborted.games[0].id, aborted);
+        assert.equal(withAborted.games[0].reason, 'aborted');
+        assert.equal((await get(`${A.name}?aborted=exclude`)).games.length, 3);
+        assert.equal((await get(`${A.name}?aborted=maybe`, 400)).error, 'bad_argument');
         const all = await get(A.name);
         assert.equal(all.username, A.name);
         assert.equal(all.games.length, 3);
