@@ -4,8 +4,10 @@
 // what it captured marked; a wrong move refused with the hint, then the
 // answer shown and played; each lesson ticked in the course, kept across a
 // reload; the course's end starts a game against the computer at level 1.
-// In French and Italian, the lesson's texts and buttons are the language's.
-// Screenshots: tests/output/e2e/learn-*.png.
+// Rollerball's, Yalta's and Ant Chess's courses played to their end at
+// both widths too (a promotion and a ladybug's walk chosen in the board's
+// picker). In French and Italian, the lesson's texts and buttons are the
+// language's. Screenshots: tests/output/e2e/learn-*.png.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,7 +18,8 @@ import { clickMove } from './play-lib.mjs';
 
 let browser, server;
 const skip = browserAndServer((b, s) => { browser = b; server = s; });
-const course = JSON.parse(fs.readFileSync(path.join(ROOT, 'web-client/lessons/ultima.json'), 'utf8'));
+const courseOf = (game) => JSON.parse(fs.readFileSync(path.join(ROOT, `web-client/lessons/${game}.json`), 'utf8'));
+const course = courseOf('ultima');
 
 async function open(width, locale = 'en-US') {
   const ctx = await browser.newContext({ locale, viewport: { width, height: width < 800 ? 844 : 900 } });
@@ -39,8 +42,32 @@ async function playAnswer(page, answer) {
     await page.click(`.picker-choice[data-move="${answer}"]`);
     return;
   }
-  const [from, to] = answer.split('-');
+  // "d6-e6=B", "g4-h4@g5cw": the cells, then the board's picker when
+  // several moves join them.
+  const [from, rest] = answer.split('-');
+  const to = /^[a-n]\d+/.exec(rest)[0];
   await clickMove(page, from, to);
+  if (to !== rest) await page.click(`.picker-choice[data-move="${answer}"]`);
+}
+
+// Every lesson of a course from its first, each task's answer played.
+async function playCourse(page, c) {
+  await page.goto(`${server.url}/#/learn/${c.game}`);
+  await page.click(`a[data-lesson="${c.lessons[0].id}"]`);
+  for (const [k, lesson] of c.lessons.entries()) {
+    await page.waitForFunction((title) => document.querySelector('.learn h1')?.textContent === title, lesson.title.en);
+    for (const [i, task] of lesson.tasks.entries()) {
+      await page.waitForFunction((n) => document.getElementById('learn-counter')?.textContent.startsWith(`Task ${n} `), i + 1);
+      assert.equal(await page.textContent('#learn-ask'), task.ask.en);
+      await playAnswer(page, task.answer);
+      await page.waitForSelector('#learn-status.ok');
+      if (i + 1 < lesson.tasks.length) await page.click('#learn-next');
+    }
+    if (k + 1 < c.lessons.length) await page.click('#learn-next');
+  }
+  await page.goto(`${server.url}/#/learn/${c.game}`);
+  await page.waitForSelector('#learn-progress');
+  assert.equal(await page.textContent('#learn-progress'), `${c.lessons.length} of ${c.lessons.length} lessons done`);
 }
 
 const shot = (page, name, width) => page.screenshot({ path: path.join(OUT, `learn-${name}-${width}.png`), fullPage: true });
@@ -119,6 +146,16 @@ for (const width of [1440, 390]) {
     await page.waitForSelector('#learn-ask');
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no sideways scroll');
     await shot(page, 'chameleon', width);
+    // The other games' courses, each to its end; a screenshot of each
+    // course's last lesson done.
+    for (const game of ['rollerball', 'yalta', 'ant2']) {
+      const c = courseOf(game);
+      await playCourse(page, c);
+      await page.goto(`${server.url}/#/learn/${game}/${c.lessons.at(-1).id}`);
+      await page.waitForSelector('#learn-ask');
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${game}: no sideways scroll`);
+      await shot(page, game, width);
+    }
     assert.deepEqual(page.errors, []);
     await page.context().close();
   });

@@ -1,5 +1,6 @@
 // The lessons (web-client/lessons/*.json) against the rules core: every
-// task's position is legal and not over, its answer is a legal move that
+// task's position is legal and not over, no king but the mover's in check,
+// its answer is a legal move that
 // meets the goal (lesson-goals.js, as the lessons page judges it), and some
 // legal move does not (the task asks something); every text is there in
 // English, French and Italian.
@@ -16,7 +17,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const dir = path.join(root, 'web-client/lessons');
 const rules = await loadRules(fs.readFileSync(path.join(root, 'build/rules.wasm')));
 const LANGS = ['en', 'fr', 'it'];
-const GOALS = ['captures', 'empty', 'frozen', 'free', 'win'];
+const GOALS = ['captures', 'empty', 'frozen', 'free', 'reach', 'win'];
 
 for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json'))) {
   const course = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
@@ -38,6 +39,11 @@ for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json'))) {
         const g = rules.newGame(course.game, task.position);
         try {
           assert.equal(g.status().over, false, `${where}: over already`);
+          // Only the player to move may stand in check (a lesson about
+          // answering it); another's king in check teaches a position no
+          // game reaches.
+          const toMove = g.status().toMove;
+          assert.deepEqual(g.pieces().filter((p) => (p.flags & 4) && p.owner !== toMove).map((p) => p.cell), [], `${where}: a king in check out of turn`);
           const legal = g.legalMoves();
           assert.ok(legal.includes(task.answer), `${where}: answer ${task.answer} not legal`);
           assert.ok(judge(g, task.answer, task.goal).ok, `${where}: answer ${task.answer} misses the goal`);

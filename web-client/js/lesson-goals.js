@@ -7,6 +7,9 @@
 //   empty:    [cells]  each is empty after the move (a piece removed)
 //   frozen:   [cells]  each holds a piece frozen after the move
 //   free:     [cells]  each holds a piece not frozen after the move
+//   reach:    {cell: letter}  each cell holds the mover's piece of that
+//                      letter after the move (a piece brought there, a
+//                      promotion)
 //   win: true          the move ends the game, won by the mover
 
 const FLAG_FROZEN = 1;
@@ -24,6 +27,7 @@ export function judge(g, text, goal) {
       (goal.empty || []).every((c) => !pieces.has(c)) &&
       (goal.frozen || []).every((c) => pieces.has(c) && (pieces.get(c).flags & FLAG_FROZEN)) &&
       (goal.free || []).every((c) => pieces.has(c) && !(pieces.get(c).flags & FLAG_FROZEN)) &&
+      Object.entries(goal.reach || {}).every(([c, letter]) => pieces.has(c) && pieces.get(c).letter === letter && pieces.get(c).owner === mover) &&
       (!goal.win || (status.over && status.winner === mover));
     return { ok, captures, display };
   } finally {
