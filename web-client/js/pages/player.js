@@ -57,6 +57,8 @@ export function mount(main, params, app) {
   const resultSel = h('select', { id: 'f-result' }, [['', t('pl.anyresult')], ['win', t('pl.won')], ['loss', t('pl.lost')], ['draw', t('pl.drawn')]]
     .map(([v, text]) => h('option', { value: v }, text)));
   const vsIn = h('input', { id: 'f-vs', placeholder: t('pl.opponent'), maxlength: 20, size: 12 });
+  // Aborted games (no move played) are left out unless asked for.
+  const abortedIn = h('input', { type: 'checkbox', id: 'f-aborted' });
   const rows = h('tbody', { id: 'archive-rows' });
   const empty = h('p', { class: 'muted', id: 'archive-empty', hidden: true }, t('pl.nomatch'));
   const exportLink = h('a', { href: `/api/games/user/${encodeURIComponent(name)}`, id: 'export-pgn', download: `${name}.pgn` }, t('pl.download'));
@@ -78,6 +80,7 @@ export function mount(main, params, app) {
       h('label', { class: 'sr-only', for: 'f-kind' }, t('pl.kind')), kindSel,
       h('label', { class: 'sr-only', for: 'f-result' }, t('pl.result')), resultSel,
       h('label', { class: 'sr-only', for: 'f-vs' }, t('pl.opponent')), vsIn,
+      h('label', { class: 'inline', for: 'f-aborted' }, abortedIn, ` ${t('pl.aborted')}`),
       h('button', { type: 'submit', class: 'primary' }, t('pl.show'))),
     h('div', { class: 'table-scroll' }, h('table', { class: 'list archive' },
       h('thead', {}, h('tr', {}, [t('w.game'), t('w.players'), t('pl.result'), t('lb.rating'), t('pl.date')].map((x) => h('th', {}, x)))), rows)),
@@ -134,6 +137,7 @@ export function mount(main, params, app) {
     if (kindSel.value) q.set('kind', kindSel.value);
     if (resultSel.value) q.set('result', resultSel.value);
     if (vsIn.value.trim()) q.set('vs', vsIn.value.trim());
+    if (abortedIn.checked) q.set('aborted', 'include');
     // The export takes the same filters: the link downloads what is shown.
     exportLink.href = `/api/games/user/${encodeURIComponent(name)}${q.toString() ? `?${q}` : ''}`;
     q.set('limit', '20');
