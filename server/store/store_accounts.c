@@ -444,7 +444,10 @@ static int profile_read(store *s, const char *username, profile_buf *b)
             e.outcome = sql_column_int(st, 8);
             e.reason = db_reason(sql_column_text(st, 6));
             e.finished_ms = sql_column_i64(st, 11);
-            err = add_game(&b->finished, &b->capfinished, &b->nfinished, &e);
+            /* Aborted before it began: neither a result nor a game to list
+             * (the archive has them on request). */
+            if (e.reason != RULES_REASON_ABORTED)
+                err = add_game(&b->finished, &b->capfinished, &b->nfinished, &e);
         }
     }
     sql_reset(st);

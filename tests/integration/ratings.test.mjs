@@ -364,6 +364,10 @@ test('the archive: a player\'s finished games, filtered and paged, with the rati
         assert.equal(withAborted.games[0].reason, 'aborted');
         assert.equal((await get(`${A.name}?aborted=exclude`)).games.length, 3);
         assert.equal((await get(`${A.name}?aborted=maybe`, 400)).error, 'bad_argument');
+        // Nor does the profile count or list it.
+        const prof = await profile(srv, A.name);
+        assert.equal(prof.finished[g2].games.length, 3);
+        assert.ok(!prof.finished[g2].games.some((g) => g.id === aborted));
         const all = await get(A.name);
         assert.equal(all.username, A.name);
         assert.equal(all.games.length, 3);
