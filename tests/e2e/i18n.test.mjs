@@ -229,6 +229,9 @@ for (const [lang, locale] of [['fr', 'fr-FR'], ['it', 'it-IT']]) {
         await a.waitForFunction((w) => document.getElementById('push-state').textContent === w, say('push.serveroff'));
         assert.deepEqual(keyAsks, [], 'GET /api/push/key asked of a server without push');
       }
+      // Each how-to gives its own game's move text only.
+      const notation = { 'howto-ultima': 'ultima', 'howto-ultima1968': 'ultima', 'howto-rollerball': 'rollerball', 'howto-yalta': 'yalta', 'howto-ant2': 'ant', 'howto-ant3': 'ant' }[name];
+      if (notation) assert.equal(await a.textContent('#howto-notation'), say(`howto.notation.${notation}`), name);
       await check(a, name);
       if (shoot) await shots(a, name);
     }

@@ -19,6 +19,10 @@ function paragraphs(game) {
   return out;
 }
 
+// The move text of this game only (rules/notation.md): Ultima's 1968 rule
+// writes as Ultima, Ant Chess for three as for two.
+const notationKey = (game) => `howto.notation.${game.startsWith('ultima') ? 'ultima' : game.startsWith('ant') ? 'ant' : game}`;
+
 // Ultima's pieces are worded for the set shown: chess pieces (the
 // original rules' upside-down rook) or the pictographic discs.
 const setNote = (game) => (game.startsWith('ultima') ? t(ultimaStyleNow() === 'discs' ? 'howto.ultima.discs' : 'howto.ultima.chess') : '');
@@ -68,7 +72,7 @@ function page(main, game) {
       paragraphs(game).concat(game === 'ultima1968' ? paragraphs('ultima') : []).map((x) => h('p', {}, x)),
       note,
       h('h2', {}, t('howto.pieces')), legend,
-      h('p', { class: 'muted' }, t('howto.notation')))));
+      h('p', { class: 'muted', id: 'howto-notation' }, t(notationKey(game))))));
   const board = new Board(boardBox, { game });
   board.colours = info.colors;
   board.setPosition(piecesMap(info.setup));
