@@ -386,6 +386,8 @@ static const net_route routes[] = {
     {NET_POST, "/api/password/reset", false, api_password_reset},
     /* Preferences (PROTOCOL.md, "Preferences"). */
     {NET_GET, "/api/prefs", false, api_prefs_get}, {NET_POST, "/api/prefs", false, api_prefs_set},
+    {NET_GET, "/api/lessons", false, api_lessons_get},
+    {NET_POST, "/api/lessons", false, api_lessons_set},
     /* Tournaments (PROTOCOL.md, "Tournaments"). */
     {NET_GET, "/api/tournaments", true, tournament_api_get},
     {NET_POST, "/api/tournaments", true, tournament_api_post},

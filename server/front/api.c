@@ -15,6 +15,7 @@
 #include "accounts.h"
 #include "archive.h"
 #include "metrics.h"
+#include "lessons.h"
 #include "prefs.h"
 #include "proto.h"
 #include "store.h"
@@ -754,83 +755,108 @@ int api_logout(net_conn *c, const char *arg, const char *body, size_t len)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Preferences (PROTOCOL.md, "Preferences"): the session cookie's account's
- * small JSON object, read and written by queued calls of the store. */
+/* Preferences and progress in the lessons (PROTOCOL.md, "Preferences",
+ * "Lessons"): the session cookie's account's small JSON objects, read and
+ * written by queued calls of the store. */
 
-static void reply_prefs(net_conn *c, const char *json)
+typedef struct blob_kind {
+    const char *key;  /* of the answer: {"<key>": ...} */
+    const char *what; /* in sentences */
+    int (*get)(store *, int64_t, store_prefs_cb, void *);
+    int (*put)(store *, int64_t, const char *, store_done_cb, void *);
+} blob_kind;
+
+_Static_assert((int)PREFS_JSON_MAX <= (int)LESSONS_JSON_MAX, "a request holds either object");
+static const blob_kind PREFS = {"prefs", "preferences", store_prefs_get, store_prefs_put};
+static const blob_kind LESSONS = {"lessons", "lessons", store_lessons_get, store_lessons_put};
+
+static void reply_blob(net_conn *c, const blob_kind *k, const char *json)
 {
+    char head[32];
+    int n = snprintf(head, sizeof head, "{\"%s\":", k->key);
     proto_out o;
     proto_out_init(&o, NET_HEADROOM);
-    proto_out_append(&o, "{\"prefs\":", 9);
+    proto_out_append(&o, head, (size_t)n);
     proto_out_append(&o, json, strlen(json));
     proto_out_append(&o, "}", 1);
     reply_json(c, 200, &o, NULL);
 }
 
-static void reply_no_account(net_conn *c)
-{
-    api_reply_error(c, 401, "account_required",
-                    "log in to keep preferences for an account (guests keep them in the browser)");
-}
-
-/* A preferences request between its steps: the checked object (a put) or
- * NULL (a get). */
+/* A request between its steps: the checked object (a put) or nothing (a
+ * get). */
 typedef struct prefs_req {
     pending p; /* first: api_http_closed sees a pending */
-    char json[PREFS_JSON_MAX];
+    const blob_kind *k;
+    char json[LESSONS_JSON_MAX]; /* the larger of the two (PREFS_JSON_MAX 256) */
     bool put;
 } prefs_req;
 
+static void unavailable(net_conn *c, const blob_kind *k, const char *how)
+{
+    char why[96];
+    snprintf(why, sizeof why, "the %s could not be %s; try again", k->what, how);
+    api_reply_error(c, 503, "unavailable", why);
+}
+
 static void prefs_read(void *arg, int status, const char *json)
 {
+    prefs_req *r = arg;
+    const blob_kind *k = r->k;
     net_conn *c = pending_done(arg);
     if (c == NULL)
         return;
     if (status < 0)
-        api_reply_error(c, 503, "unavailable", "the preferences could not be read; try again");
+        unavailable(c, k, "read");
     else
-        reply_prefs(c, json);
+        reply_blob(c, k, json);
 }
 
 static void prefs_written(void *arg, int status)
 {
     prefs_req *r = arg;
-    char json[PREFS_JSON_MAX];
+    const blob_kind *k = r->k;
+    char json[sizeof r->json];
     snprintf(json, sizeof json, "%s", r->json);
     net_conn *c = pending_done(&r->p);
     if (c == NULL)
         return;
     if (status < 0)
-        api_reply_error(c, 503, "unavailable", "the preferences could not be written; try again");
+        unavailable(c, k, "written");
     else
-        reply_prefs(c, json);
+        reply_blob(c, k, json);
 }
 
 static void prefs_with_account(net_conn *c, const store_account *who, void *ctx)
 {
     prefs_req *r = ctx;
     if (c == NULL || who == NULL) {
-        if (c != NULL)
-            reply_no_account(c);
+        if (c != NULL) {
+            char why[96];
+            snprintf(why, sizeof why,
+                     "log in to keep %s for an account (guests keep them in the browser)",
+                     r->k->what);
+            api_reply_error(c, 401, "account_required", why);
+        }
         free(r);
         return;
     }
     r->p.c = c;
     c->data = &r->p;
-    int err = r->put ? store_prefs_put(db, who->id, r->json, prefs_written, r)
-                     : store_prefs_get(db, who->id, prefs_read, r);
+    int err = r->put ? r->k->put(db, who->id, r->json, prefs_written, r)
+                     : r->k->get(db, who->id, prefs_read, r);
     if (err < 0) {
         pending_done(&r->p);
-        api_reply_error(c, 503, "unavailable", "the preferences are unavailable; try again");
+        unavailable(c, r->k, "reached");
     }
 }
 
 /* Look the session up, then read or write. */
-static int prefs_request(net_conn *c, const char *json)
+static int prefs_request(net_conn *c, const blob_kind *k, const char *json)
 {
     prefs_req *r = calloc(1, sizeof *r);
     if (r == NULL)
         return 500;
+    r->k = k;
     r->put = json != NULL;
     if (json)
         snprintf(r->json, sizeof r->json, "%s", json);
@@ -843,7 +869,7 @@ static int prefs_request(net_conn *c, const char *json)
 
 int api_prefs_get(net_conn *c, const char *arg, const char *body, size_t len)
 {
-    return prefs_request(c, NULL);
+    return prefs_request(c, &PREFS, NULL);
 }
 
 int api_prefs_set(net_conn *c, const char *arg, const char *body, size_t len)
@@ -854,7 +880,22 @@ int api_prefs_set(net_conn *c, const char *arg, const char *body, size_t len)
         api_reply_error(c, 400, "bad_prefs", why);
         return 0;
     }
-    return prefs_request(c, json);
+    return prefs_request(c, &PREFS, json);
+}
+
+int api_lessons_get(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    return prefs_request(c, &LESSONS, NULL);
+}
+
+int api_lessons_set(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    char json[LESSONS_JSON_MAX], why[RULES_WHY_TEXT];
+    if (lessons_check(body, len, json, sizeof json, why, sizeof why) != 0) {
+        api_reply_error(c, 400, "bad_argument", why);
+        return 0;
+    }
+    return prefs_request(c, &LESSONS, json);
 }
 
 void api_http_closed(net_conn *c)

@@ -86,6 +86,9 @@ int api_logout(net_conn *c, const char *arg, const char *body, size_t len);
  * protocol/prefs.h does not know, 401 without a session). */
 int api_prefs_get(net_conn *c, const char *arg, const char *body, size_t len);
 int api_prefs_set(net_conn *c, const char *arg, const char *body, size_t len);
+/* GET and POST /api/lessons: the account's progress in the lessons. */
+int api_lessons_get(net_conn *c, const char *arg, const char *body, size_t len);
+int api_lessons_set(net_conn *c, const char *arg, const char *body, size_t len);
 /* GET /healthz (JSON: 200, or 503 while the store cannot write) and
  * /metrics (Prometheus text). */
 /* GET /api/tables: the server's tables (proto_write_tables), written once. */

@@ -466,6 +466,10 @@ typedef void (*store_prefs_cb)(void *arg, int status, const char *json);
 int store_prefs_get(store *s, int64_t account, store_prefs_cb cb, void *arg);
 /* Replace them (json copied); cb may be NULL. */
 int store_prefs_put(store *s, int64_t account, const char *json, store_done_cb cb, void *arg);
+/* Its progress in the lessons (protocol/lessons.h), read and replaced
+ * alike. */
+int store_lessons_get(store *s, int64_t account, store_prefs_cb cb, void *arg);
+int store_lessons_put(store *s, int64_t account, const char *json, store_done_cb cb, void *arg);
 
 /* The answer to store_profile_get, as store_game_get_cb. */
 typedef void (*store_profile_cb)(void *arg, int status, const record_profile *p);

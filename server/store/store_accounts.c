@@ -246,12 +246,15 @@ int store_account_set_pwhash(store *s, int64_t account, const char *pwhash, stor
 /* Preferences */
 
 /* One queued preferences call. */
+/* An account's small JSON object (its preferences, its progress in the
+ * lessons): read or replaced by the statement named. */
 typedef struct prefs_job {
     int64_t account;
     char *json; /* put: the object; get: what was read */
     store_prefs_cb got;
     store_done_cb put;
     void *arg;
+    int get_st, put_st; /* ST_PREFS_GET, ST_LESSONS_GET... */
 } prefs_job;
 
 static void prefs_job_free(prefs_job *j)
@@ -263,7 +266,7 @@ static void prefs_job_free(prefs_job *j)
 static int run_prefs_get(store *s, void *job)
 {
     prefs_job *j = job;
-    sql_stmt *st = db_use(s->wst, ST_PREFS_GET);
+    sql_stmt *st = db_use(s->wst, j->get_st);
     sql_bind_i64(st, 1, j->account);
     int rc = sql_step(st);
     free(j->json); /* a retry reads again */
@@ -282,22 +285,33 @@ static void done_prefs_get(store *s, void *job, int status)
     prefs_job_free(j);
 }
 
-int store_prefs_get(store *s, int64_t account, store_prefs_cb cb, void *arg)
+/* An account's small JSON object of statement `get` ("{}" when none). */
+static int blob_get(store *s, int get, int64_t account, store_prefs_cb cb, void *arg)
 {
     prefs_job *j = calloc(1, sizeof *j);
     if (j == NULL)
         return STORE_ENOMEM;
-    *j = (prefs_job){.account = account, .got = cb, .arg = arg};
+    *j = (prefs_job){.account = account, .got = cb, .arg = arg, .get_st = get};
     int err = queue_call(s, run_prefs_get, done_prefs_get, j, true);
     if (err < 0)
         prefs_job_free(j);
     return err;
 }
 
+int store_prefs_get(store *s, int64_t account, store_prefs_cb cb, void *arg)
+{
+    return blob_get(s, ST_PREFS_GET, account, cb, arg);
+}
+
+int store_lessons_get(store *s, int64_t account, store_prefs_cb cb, void *arg)
+{
+    return blob_get(s, ST_LESSONS_GET, account, cb, arg);
+}
+
 static int run_prefs_put(store *s, void *job)
 {
     prefs_job *j = job;
-    sql_stmt *st = db_use(s->wst, ST_PREFS_PUT);
+    sql_stmt *st = db_use(s->wst, j->put_st);
     sql_bind_i64(st, 1, j->account);
     sql_bind_text(st, 2, j->json, -1);
     sql_bind_i64(st, 3, store_now(s));
@@ -313,7 +327,9 @@ static void done_prefs_put(store *s, void *job, int status)
     prefs_job_free(j);
 }
 
-int store_prefs_put(store *s, int64_t account, const char *json, store_done_cb cb, void *arg)
+/* Replace an account's small JSON object of statement `put`. */
+static int blob_put(store *s, int put, int64_t account, const char *json, store_done_cb cb,
+                    void *arg)
 {
     prefs_job *j = calloc(1, sizeof *j);
     char *copy = strdup(json);
@@ -322,11 +338,21 @@ int store_prefs_put(store *s, int64_t account, const char *json, store_done_cb c
         free(copy);
         return STORE_ENOMEM;
     }
-    *j = (prefs_job){.account = account, .json = copy, .put = cb, .arg = arg};
+    *j = (prefs_job){.account = account, .json = copy, .put = cb, .arg = arg, .put_st = put};
     int err = queue_call(s, run_prefs_put, done_prefs_put, j, false);
     if (err < 0)
         prefs_job_free(j);
     return err;
+}
+
+int store_prefs_put(store *s, int64_t account, const char *json, store_done_cb cb, void *arg)
+{
+    return blob_put(s, ST_PREFS_PUT, account, json, cb, arg);
+}
+
+int store_lessons_put(store *s, int64_t account, const char *json, store_done_cb cb, void *arg)
+{
+    return blob_put(s, ST_LESSONS_PUT, account, json, cb, arg);
 }
 
 /* ------------------------------------------------------------------------ */

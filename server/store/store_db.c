@@ -90,6 +90,11 @@ static const char *const stmt_sql_sqlite[ST_COUNT] = {
     [ST_LOGIN_DELETE] = "DELETE FROM sessions WHERE token_hash = ?",
     [ST_PREFS_GET] = "SELECT json FROM prefs WHERE account = ?",
     [ST_PREFS_PUT] = "INSERT OR REPLACE INTO prefs (account, json, updated_ms) VALUES (?,?,?)",
+    [ST_LESSONS_GET] = "SELECT json FROM lessons WHERE account = ?",
+    /* An upsert both engines read alike. */
+    [ST_LESSONS_PUT] = "INSERT INTO lessons (account, json, updated_ms) VALUES (?,?,?)"
+                       " ON CONFLICT (account) DO UPDATE SET json = excluded.json,"
+                       " updated_ms = excluded.updated_ms",
     [ST_RATING_GET] = "SELECT rating, rd, vol, games, last_ms FROM ratings"
                       " WHERE account = ? AND variant = ? AND pace = ?",
     [ST_RATING_PUT] = "INSERT OR REPLACE INTO ratings (account, variant, pace, rating, rd, vol,"

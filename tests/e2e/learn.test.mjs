@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { OUT, ROOT, browserAndServer } from './lib.mjs';
-import { clickMove } from './play-lib.mjs';
+import { clickMove, register } from './play-lib.mjs';
 
 let browser, server;
 const skip = browserAndServer((b, s) => { browser = b; server = s; });
@@ -178,3 +178,40 @@ for (const [lang, locale, hint] of [['fr', 'fr-FR', 'Indice'], ['it', 'it-IT', '
     await page.context().close();
   });
 }
+
+// An account's progress follows it to another browser: a lesson done in
+// one, logged in in a fresh one (whose guest had done nothing), ticked
+// there; a guest in the first browser afterwards sees its own, not the
+// account's.
+test('progress kept on the account: another browser shows it once logged in', { skip, timeout: 60000 }, async () => {
+  const name = `learner${process.pid % 1000}`;
+  const one = await open(1440);
+  await register(one, name);
+  await one.goto(`${server.url}/#/learn/ultima/${course.lessons[0].id}`);
+  for (const [i, task] of course.lessons[0].tasks.entries()) {
+    await one.waitForFunction((n) => document.getElementById('learn-counter')?.textContent.startsWith(`Task ${n} `), i + 1);
+    await playAnswer(one, task.answer);
+    await one.waitForSelector('#learn-status.ok');
+    if (i + 1 < course.lessons[0].tasks.length) await one.click('#learn-next');
+  }
+  await one.waitForFunction(() => /Lesson complete\.$/.test(document.getElementById('learn-status').textContent));
+  // Stored on the server (the page's POST has answered).
+  await one.waitForFunction(async () => ((await (await fetch('/api/lessons')).json()).lessons.ultima || []).length === 1);
+
+  const two = await open(390);
+  await two.goto(`${server.url}/#/learn/ultima`);
+  await two.waitForSelector('#learn-progress');
+  assert.equal(await two.textContent('#learn-progress'), `0 of ${course.lessons.length} lessons done`, 'a guest has its own');
+  await two.goto(`${server.url}/#/login`);
+  await two.fill('#username', name);
+  await two.fill('#password', `${name}-secret-pw`);
+  await two.click('#account-form button[type=submit]');
+  await two.waitForFunction((n) => window.chameleon.account === n && window.chameleon.conn.ready, name);
+  await two.goto(`${server.url}/#/learn/ultima`);
+  await two.waitForFunction((m) => document.getElementById('learn-progress')?.textContent === `1 of ${m} lessons done`, course.lessons.length);
+  assert.equal(await two.locator('.lessons li.done').count(), 1);
+  await shot(two, 'account-progress', 390);
+  assert.deepEqual([...one.errors, ...two.errors], []);
+  await one.context().close();
+  await two.context().close();
+});

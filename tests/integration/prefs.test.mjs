@@ -85,3 +85,56 @@ test('prefs: stored per account, checked, kept across sessions and restarts', as
         if (!stopped) await srv.stop();
     }
 });
+
+// Progress in the lessons (PROTOCOL.md "Lessons"): GET and POST
+// /api/lessons with the session cookie, as the preferences are kept.
+async function lessons(srv, cookie, body) {
+    const r = await fetch(`${srv.http}/api/lessons`, body === undefined
+        ? { headers: cookie ? { Cookie: cookie } : {} }
+        : { method: 'POST', headers: { 'Content-Type': 'application/json', ...(cookie ? { Cookie: cookie } : {}) }, body });
+    return { status: r.status, json: await r.json() };
+}
+
+test('lessons: progress stored per account, checked, kept across sessions and restarts', async () => {
+    const srv = await startServer();
+    let stopped = false;
+    try {
+        const ann = await register(srv, 'ann_lessons');
+        assert.deepEqual(await lessons(srv, ann), { status: 200, json: { lessons: {} } });
+        const anon = await lessons(srv, null);
+        assert.equal(anon.status, 401);
+        assert.match(anon.json.reason, /lessons/);
+        assert.equal((await lessons(srv, null, '{"ultima":["pincer"]}')).status, 401);
+        const put = await lessons(srv, ann, JSON.stringify({ ultima: ['pincer', 'withdrawer', 'pincer'], ant2: ['ants'] }));
+        assert.equal(put.status, 200, JSON.stringify(put.json));
+        const want = { ultima: ['pincer', 'withdrawer'], ant2: ['ants'] };
+        assert.deepEqual(put.json.lessons, want);
+        for (const [body, why] of [
+            ['not json', /JSON object/],
+            ['{"chess":["a"]}', /not a game id/],
+            ['{"ultima":"pincer"}', /list of at most 64/],
+            ['{"ultima":["Pincer!"]}', /a-z, 0-9/],
+            [JSON.stringify({ ultima: Array.from({ length: 65 }, (_, i) => `l${i}`) }), /at most 64/],
+        ]) {
+            const r = await lessons(srv, ann, body);
+            assert.equal(r.status, 400, body.slice(0, 40));
+            assert.equal(r.json.error, 'bad_argument');
+            assert.match(r.json.reason, why);
+        }
+        const again = await login(srv, 'ann_lessons');
+        assert.deepEqual((await lessons(srv, again)).json.lessons, want);
+        // The preferences are another object.
+        assert.deepEqual((await prefs(srv, again)).json.prefs, {});
+        const st = await srv.stop(true);
+        stopped = true;
+        assert.equal(st.code, 0, srv.stderr().slice(-2000));
+        const srv2 = await startServer([], { dir: srv.dir });
+        try {
+            assert.deepEqual((await lessons(srv2, again)).json.lessons, want);
+        } finally {
+            assert.equal((await srv2.stop()).code, 0, srv2.stderr().slice(-2000));
+        }
+    } finally {
+        if (!stopped) await srv.stop();
+    }
+});

@@ -3,8 +3,8 @@
 // small board. Moves are the rules core's (rules.js, in the browser): the
 // board offers only legal moves, and lesson-goals.js says whether the one
 // played does what the task asks. A miss says so and gives the hint; then
-// the answer may be shown. Progress is kept in the browser
-// (localStorage), per game and lesson.
+// the answer may be shown. Progress is kept in the browser (localStorage),
+// per game and lesson, and on the account when logged in.
 //
 // Routes: #/learn (the courses), #/learn/<game> (its lessons),
 // #/learn/<game>/<lesson>.
@@ -25,20 +25,57 @@ export const COURSES = ['ultima', 'rollerball', 'yalta', 'ant2'];
 const FLAG_FROZEN = 1, FLAG_INERT = 2, FLAG_CHECK = 4;
 const STORE = 'chameleon.lessons';
 
-// {game: [lesson ids done]}
+// {game: [lesson ids done]}, in this browser: a guest's under STORE, an
+// account's under STORE@name (a copy of the server's, GET/POST
+// /api/lessons, PROTOCOL.md "Lessons"), so that two people sharing a
+// browser never mix theirs.
+let storeKey = STORE;
 function progress() {
   try {
-    return JSON.parse(localStorage.getItem(STORE)) || {};
+    return JSON.parse(localStorage.getItem(storeKey)) || {};
   } catch {
     return {};
   }
 }
-function markDone(game, id) {
-  const p = progress();
-  p[game] = [...new Set([...(p[game] || []), id])];
-  try { localStorage.setItem(STORE, JSON.stringify(p)); } catch { /* private mode: this visit only */ }
+function keep(p) {
+  try { localStorage.setItem(storeKey, JSON.stringify(p)); } catch { /* private mode: this visit only */ }
 }
 const isDone = (game, id) => (progress()[game] || []).includes(id);
+
+// The union of two progresses, and whether it holds more than `than`.
+function union(a, b) {
+  const out = {};
+  for (const g of new Set([...Object.keys(a), ...Object.keys(b)])) out[g] = [...new Set([...(a[g] || []), ...(b[g] || [])])];
+  return out;
+}
+const holdsMore = (p, than) => Object.entries(p).some(([g, ids]) => ids.some((id) => !(than[g] || []).includes(id)));
+
+async function send(p) {
+  await fetch('/api/lessons', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(p) });
+}
+
+// With an account: the server's progress merged into the browser's copy,
+// written back when the copy knew more (a lesson done while the server
+// could not be reached). Offline or refused: the copy alone.
+async function syncProgress(app) {
+  storeKey = app.account ? `${STORE}@${app.account}` : STORE;
+  if (!app.account) return;
+  try {
+    const r = await fetch('/api/lessons');
+    if (!r.ok) return;
+    const server = (await r.json()).lessons || {};
+    const merged = union(progress(), server);
+    keep(merged);
+    if (holdsMore(merged, server)) await send(merged);
+  } catch { /* the browser's alone */ }
+}
+
+function markDone(game, id, app) {
+  const p = progress();
+  p[game] = [...new Set([...(p[game] || []), id])];
+  keep(p);
+  if (app.account) send(p).catch(() => { /* kept in the browser; sent at the next sync */ });
+}
 
 const courseOnce = new Map();
 function loadCourse(game) {
@@ -56,6 +93,8 @@ export function mount(main, params, app) {
   const draw = async () => {
     if (!tablesLoaded() || main.childElementCount) return;
     main.append(h('p', { class: 'muted', id: 'learn-loading' }, t('learn.loading')));
+    await syncProgress(app);
+    if (gone) return;
     try {
       if (!params.game) {
         index(main);
@@ -234,7 +273,7 @@ function lessonPage(main, course, rules, id, app) {
       nextBtn.focus();
       return;
     }
-    markDone(game, lesson.id);
+    markDone(game, lesson.id, app);
     status.textContent = `${t('learn.right')} ${t('learn.done')}`;
     if (nextLesson) {
       nextBtn.textContent = t('learn.nextlesson', { title: say(nextLesson.title, lang) });

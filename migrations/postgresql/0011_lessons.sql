@@ -1,0 +1,8 @@
+-- 0011: an account's progress in the lessons (the ids of the lessons done,
+-- by game), one small JSON object per account, checked by
+-- protocol/lessons.c before it is written (PROTOCOL.md, "Lessons").
+CREATE TABLE lessons (
+    account    BIGINT PRIMARY KEY REFERENCES accounts (id),
+    json       TEXT    NOT NULL,
+    updated_ms BIGINT NOT NULL
+);
