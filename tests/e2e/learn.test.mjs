@@ -4,7 +4,7 @@
 // what it captured marked; a wrong move refused with the hint, then the
 // answer shown and played; each lesson ticked in the course, kept across a
 // reload; the course's end starts a game against the computer at level 1.
-// Rollerball's, Yalta's and Ant Chess's courses played to their end at
+// Rollerball's, Yalta's and Ant Chess's (two and three) courses played to their end at
 // both widths too (a promotion and a ladybug's walk chosen in the board's
 // picker). In French and Italian, the lesson's texts and buttons are the
 // language's. Screenshots: tests/output/e2e/learn-*.png.
@@ -148,7 +148,7 @@ for (const width of [1440, 390]) {
     await shot(page, 'chameleon', width);
     // The other games' courses, each to its end; a screenshot of each
     // course's last lesson done.
-    for (const game of ['rollerball', 'yalta', 'ant2']) {
+    for (const game of ['rollerball', 'yalta', 'ant2', 'ant3']) {
       const c = courseOf(game);
       await playCourse(page, c);
       await page.goto(`${server.url}/#/learn/${game}/${c.lessons.at(-1).id}`);

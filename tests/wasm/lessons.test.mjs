@@ -1,5 +1,5 @@
 // The lessons (web-client/lessons/*.json) against the rules core: every
-// task's position is legal and not over, no king but the mover's in check,
+// task's position is legal and not over, the last mover's king not in check,
 // its answer is a legal move that
 // meets the goal (lesson-goals.js, as the lessons page judges it), and some
 // legal move does not (the task asks something); every text is there in
@@ -39,11 +39,13 @@ for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json'))) {
         const g = rules.newGame(course.game, task.position);
         try {
           assert.equal(g.status().over, false, `${where}: over already`);
-          // Only the player to move may stand in check (a lesson about
-          // answering it); another's king in check teaches a position no
-          // game reaches.
-          const toMove = g.status().toMove;
-          assert.deepEqual(g.pieces().filter((p) => (p.flags & 4) && p.owner !== toMove).map((p) => p.cell), [], `${where}: a king in check out of turn`);
+          // The player who moved last never left its king in check: such
+          // a position teaches what no game reaches. (The player to move
+          // may be in check, a lesson about answering it; with three, the
+          // one between may be too, a line opened after its move.)
+          const toMove = g.status().toMove, n = rules.games.find((x) => x.id === course.game).players;
+          const last = (toMove + n - 1) % n;
+          assert.deepEqual(g.pieces().filter((p) => (p.flags & 4) && p.owner === last).map((p) => p.cell), [], `${where}: the last mover's king in check`);
           const legal = g.legalMoves();
           assert.ok(legal.includes(task.answer), `${where}: answer ${task.answer} not legal`);
           assert.ok(judge(g, task.answer, task.goal).ok, `${where}: answer ${task.answer} misses the goal`);

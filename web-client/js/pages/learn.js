@@ -18,9 +18,8 @@ import { gameInfo, gameName, games, tablesLoaded } from '../tables.js';
 import { judge, say } from '../lesson-goals.js';
 
 // The games with a course (a file in web-client/lessons/). Ultima's 1968
-// rule and Ant Chess for three have theirs to come: the index links their
-// rules meanwhile.
-export const COURSES = ['ultima', 'rollerball', 'yalta', 'ant2'];
+// rule has its own to come: the index links its rules meanwhile.
+export const COURSES = ['ultima', 'rollerball', 'yalta', 'ant2', 'ant3'];
 
 const FLAG_FROZEN = 1, FLAG_INERT = 2, FLAG_CHECK = 4;
 const STORE = 'chameleon.lessons';
