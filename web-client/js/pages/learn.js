@@ -200,8 +200,11 @@ function lessonPage(main, course, rules, id, app) {
   // The pieces on the board, drawn and named (a newcomer knows none).
   function showLegend() {
     const set = pieceSet(game) || {};
-    const seen = new Map();
-    for (const p of st.g.pieces()) if (!seen.has(p.letter) && set[p.letter]) seen.set(p.letter, p.owner);
+    const seen = new Map(); // kind -> owner drawn: the mover's where it has one
+    const mover = st.g.status().toMove;
+    for (const p of st.g.pieces()) {
+      if (set[p.letter] && (!seen.has(p.letter) || (p.owner === mover && seen.get(p.letter) !== mover))) seen.set(p.letter, p.owner);
+    }
     legend.replaceChildren(...[...seen].map(([k, owner]) => {
       const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
       svg.setAttribute('viewBox', '0 0 1 1');
