@@ -32,3 +32,15 @@ bool jsonin_duplicate(const json_error_t *err, char *why, size_t whylen)
         snprintf(why, whylen, "duplicate key (each key at most once in an object)");
     return true;
 }
+
+json_t *jsonin_object(const char *buf, size_t len, char *why, size_t whylen)
+{
+    json_error_t err;
+    json_t *root = jsonin_load(buf, len, &err);
+    if (root != NULL && json_is_object(root))
+        return root;
+    if (root != NULL || !jsonin_duplicate(&err, why, whylen))
+        snprintf(why, whylen, "the body must be a JSON object");
+    json_decref(root);
+    return NULL;
+}

@@ -24,4 +24,9 @@ json_t *jsonin_load(const char *buf, size_t len, json_error_t *err);
  * "duplicate key \"k\" (each key at most once in an object)". */
 bool jsonin_duplicate(const json_error_t *err, char *why, size_t whylen);
 
+/* An HTTP body that must be a JSON object (preferences, lessons, mail
+ * requests): the object, or NULL with why: the duplicate key, else "the
+ * body must be a JSON object". */
+json_t *jsonin_object(const char *buf, size_t len, char *why, size_t whylen);
+
 #endif

@@ -62,14 +62,9 @@ int lessons_check(const char *body, size_t len, char *out, size_t outlen, char *
         rules_why(why, whylen, "the lessons are over %d bytes", LESSONS_BODY_MAX);
         return -1;
     }
-    json_error_t jerr;
-    json_t *root = jsonin_load(body, len, &jerr);
-    if (root == NULL || !json_is_object(root)) {
-        if (root != NULL || !jsonin_duplicate(&jerr, why, whylen))
-            rules_why(why, whylen, "the body must be a JSON object");
-        json_decref(root);
+    json_t *root = jsonin_object(body, len, why, whylen);
+    if (root == NULL)
         return -1;
-    }
     json_t *canon = json_object();
     int err = canon == NULL ? -1 : 0;
     const char *game;

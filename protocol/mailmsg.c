@@ -46,14 +46,9 @@ int mailmsg_decode(const char *buf, size_t len, mailmsg_body *out, char *why, si
 {
     memset(out, 0, sizeof *out);
     out->remind_days = -1;
-    json_error_t jerr;
-    json_t *root = jsonin_load(buf, len, &jerr);
-    if (root == NULL || !json_is_object(root)) {
-        if (root != NULL || !jsonin_duplicate(&jerr, why, whylen))
-            rules_why(why, whylen, "the body must be a JSON object");
-        json_decref(root);
+    json_t *root = jsonin_object(buf, len, why, whylen);
+    if (root == NULL)
         return -1;
-    }
     int err = 0;
     if (get_str(root, "address", &out->has_address, out->address, why, whylen) < 0 ||
         get_str(root, "token", &out->has_token, out->token, why, whylen) < 0 ||

@@ -764,11 +764,17 @@ typedef struct blob_kind {
     const char *what; /* in sentences */
     int (*get)(store *, int64_t, store_prefs_cb, void *);
     int (*put)(store *, int64_t, const char *, store_done_cb, void *);
+    /* A body checked into its canonical object (protocol/), and the code
+     * of a refusal. */
+    int (*check)(const char *, size_t, char *, size_t, char *, size_t);
+    const char *bad;
 } blob_kind;
 
 _Static_assert((int)PREFS_JSON_MAX <= (int)LESSONS_JSON_MAX, "a request holds either object");
-static const blob_kind PREFS = {"prefs", "preferences", store_prefs_get, store_prefs_put};
-static const blob_kind LESSONS = {"lessons", "lessons", store_lessons_get, store_lessons_put};
+static const blob_kind PREFS = {"prefs",         "preferences", store_prefs_get,
+                                store_prefs_put, prefs_check,   "bad_prefs"};
+static const blob_kind LESSONS = {"lessons",         "lessons",     store_lessons_get,
+                                  store_lessons_put, lessons_check, "bad_argument"};
 
 static void reply_blob(net_conn *c, const blob_kind *k, const char *json)
 {
@@ -867,6 +873,18 @@ static int prefs_request(net_conn *c, const blob_kind *k, const char *json)
     return 0;
 }
 
+/* A write: the body checked before the session (a bad body is a 400
+ * whoever sends it), then stored. */
+static int blob_set(net_conn *c, const blob_kind *k, const char *body, size_t len)
+{
+    char json[LESSONS_JSON_MAX], why[RULES_WHY_TEXT];
+    if (k->check(body, len, json, sizeof json, why, sizeof why) != 0) {
+        api_reply_error(c, 400, k->bad, why);
+        return 0;
+    }
+    return prefs_request(c, k, json);
+}
+
 int api_prefs_get(net_conn *c, const char *arg, const char *body, size_t len)
 {
     return prefs_request(c, &PREFS, NULL);
@@ -874,13 +892,7 @@ int api_prefs_get(net_conn *c, const char *arg, const char *body, size_t len)
 
 int api_prefs_set(net_conn *c, const char *arg, const char *body, size_t len)
 {
-    char json[PREFS_JSON_MAX], why[RULES_WHY_TEXT];
-    /* Checked before the session: a bad body is a 400 whoever sends it. */
-    if (prefs_check(body, len, json, sizeof json, why, sizeof why) != 0) {
-        api_reply_error(c, 400, "bad_prefs", why);
-        return 0;
-    }
-    return prefs_request(c, &PREFS, json);
+    return blob_set(c, &PREFS, body, len);
 }
 
 int api_lessons_get(net_conn *c, const char *arg, const char *body, size_t len)
@@ -890,12 +902,7 @@ int api_lessons_get(net_conn *c, const char *arg, const char *body, size_t len)
 
 int api_lessons_set(net_conn *c, const char *arg, const char *body, size_t len)
 {
-    char json[LESSONS_JSON_MAX], why[RULES_WHY_TEXT];
-    if (lessons_check(body, len, json, sizeof json, why, sizeof why) != 0) {
-        api_reply_error(c, 400, "bad_argument", why);
-        return 0;
-    }
-    return prefs_request(c, &LESSONS, json);
+    return blob_set(c, &LESSONS, body, len);
 }
 
 void api_http_closed(net_conn *c)
