@@ -1113,6 +1113,14 @@ void proto_write_room(proto_out *o, const proto_req *req, const proto_room_view 
     key(o, "inc_ms");
     put_int(o, v->inc_ms);
     put_corr(o, &v->corr);
+    if (v->tourney_id > 0) {
+        key(o, "tournament");
+        puts_(o, "{\"id\":");
+        put_int(o, v->tourney_id);
+        key(o, "name");
+        put_str(o, v->tourney_name != NULL ? v->tourney_name : "");
+        end(o);
+    }
     key(o, "seats");
     put(o, "[", 1);
     for (int i = 0; i < n; i++) {

@@ -334,6 +334,9 @@ typedef struct proto_room_view {
     proto_corr corr;
     int64_t deadlines[RULES_MAX_PLAYERS];
     int64_t now_ms;
+    /* The tournament the game belongs to: its id (0: none) and name. */
+    int64_t tourney_id;
+    const char *tourney_name;
 } proto_room_view;
 
 /* What a move changed (the position before the move is needed to name it,

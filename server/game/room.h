@@ -170,6 +170,11 @@ int room_cond(room *r, session *s, const proto_req *req, char *why, size_t whyle
  * memory, is over, or the account has no seat still playing in it. */
 typedef void (*room_over_cb)(void *arg, int64_t game, const rules_game *g);
 void room_set_over_cb(room_over_cb cb, void *arg);
+/* The tournament a game belongs to, for its room's state: its id (0 for
+ * none) and name (copied into name, namelen bytes). Registered by the
+ * tournaments, so that rooms need not know them. */
+typedef int64_t (*room_tourney_of_cb)(int64_t game, char *name, size_t namelen);
+void room_set_tourney_of(room_tourney_of_cb cb);
 int room_forfeit(int64_t game, int64_t account);
 /* room_start without game_started to the seats' sessions (a tournament's
  * games: they are in the turn lists; a client would open every room). */

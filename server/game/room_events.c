@@ -373,6 +373,9 @@ static proto_room_view view_of(const room *r, const ident *who)
 void room__send_state(room *r, session *s, const proto_req *req)
 {
     proto_room_view v = view_of(r, s->who);
+    char tourney[64]; /* its name: TOURNEY_NAME_MAX */
+    v.tourney_id = room__tourney_of(r, tourney, sizeof tourney);
+    v.tourney_name = tourney;
     /* Chat ring in order, oldest first: the lines of s's own chat room. */
     proto_chat_line *lines = NULL;
     if (r->nchat > 0) {

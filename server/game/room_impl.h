@@ -157,6 +157,8 @@ void room__bots_stop(void);
 /* Queue the result of r's game (finished); queued again if it fails. e
  * (or NULL), the event announcing it, waits for the store's first answer. */
 void room__store_result(room *r, outbox_ev *e);
+/* The tournament of r's game (room_set_tourney_of), 0 for none. */
+int64_t room__tourney_of(const room *r, char *name, size_t namelen);
 /* The result is on disk: tell room_set_over_cb's callback (room_tourney.c). */
 void room__over(room *r);
 /* room_start_quiet is starting a game: room_start tells no session. */

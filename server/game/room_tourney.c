@@ -1,7 +1,8 @@
 /*
  * room_tourney.c - what tournaments (server/tourney.c) need of rooms,
  * without rooms knowing tournaments: a callback once a game's result is on
- * disk, and the forfeit of a seat (a withdrawal).
+ * disk, the forfeit of a seat (a withdrawal), and the tournament a room's
+ * game belongs to (named in its state).
  */
 #include "room_impl.h"
 
@@ -12,6 +13,19 @@ void room_set_over_cb(room_over_cb cb, void *arg)
 {
     over_cb = cb;
     over_arg = arg;
+}
+
+static room_tourney_of_cb tourney_of;
+
+void room_set_tourney_of(room_tourney_of_cb cb)
+{
+    tourney_of = cb;
+}
+
+int64_t room__tourney_of(const room *r, char *name, size_t namelen)
+{
+    name[0] = '\0';
+    return tourney_of != NULL ? tourney_of(r->id, name, namelen) : 0;
 }
 
 void room__over(room *r)

@@ -431,11 +431,23 @@ static void on_load_game(void *arg, int64_t tourney, const store_tourney_game *s
                (long long)sg->game);
 }
 
+/* room_set_tourney_of's lookup: the tournament of a game in memory. */
+static int64_t tourney_of_game(int64_t game, char *name, size_t namelen)
+{
+    game_ref *ref;
+    HASH_FIND(hh, by_game, &game, sizeof game, ref);
+    if (ref == NULL)
+        return 0;
+    snprintf(name, namelen, "%s", ref->t->info.name);
+    return ref->t->info.id;
+}
+
 int tournament_init(uv_loop_t *l, store *s)
 {
     loop = l;
     tournament__db = s;
     room_set_over_cb(on_over, NULL);
+    room_set_tourney_of(tourney_of_game);
     store_tourney_loader ld = {on_load_tourney, on_load_entrant, on_load_game, NULL};
     int err = store_tourney_load(tournament__db, &ld);
     if (err < 0)
@@ -475,6 +487,7 @@ void tournament_stop(void)
 void tournament_shutdown(void)
 {
     tournament_stop();
+    room_set_tourney_of(NULL);
     game_ref *r, *rt;
     HASH_ITER(hh, by_game, r, rt)
     {

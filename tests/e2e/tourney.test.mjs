@@ -99,6 +99,10 @@ test('tournaments: list, create, join, start when full, live crosstable', { skip
   const ctxB = await loggedIn(names[1], cookies[1]);
   const b = await page(ctxB, `#/game/${g.id}`);
   await b.waitForSelector('#btn-resign');
+  // The game's room names its tournament and links to it.
+  assert.equal(await b.getAttribute('#room-tourney', 'href'), `#/tournament/${id}`);
+  assert.match(await b.textContent('#room-tourney'), /^Tournament: /);
+  await b.screenshot({ path: path.join(OUT, 'tourney-game-1440.png') });
   await b.click('#btn-resign');
   const cell = `#crosstable td[data-cell="${idx[names[2]]}-${idx[names[1]]}"] a.res:not(.pending)`;
   await a.waitForSelector(cell);

@@ -244,8 +244,11 @@ test('a three-player section of six players (yalta), played to the end', async (
             const g = t.schedule[i];
             const c = [0, 1, 2].map((s) => seatClient(t, g, s, clients));
             if (i % 2 === 0) {
-                // Tournament games start quietly: watch the room to see the leave.
-                assert.equal((await c[1].request({ type: 'join', room: g.id })).type, 'room');
+                // Tournament games start quietly: watch the room to see the
+                // leave. The room names its tournament.
+                const state = await c[1].request({ type: 'join', room: g.id });
+                assert.equal(state.type, 'room');
+                assert.deepEqual(state.tournament, { id, name: 'Yalta triples' });
                 c[0].send({ type: 'resign', room: g.id });
                 await c[1].waitFor((m) => m.type === 'event' && m.room === g.id && m.kind === 'left', 'left');
                 c[1].send({ type: 'resign', room: g.id });

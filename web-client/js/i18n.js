@@ -388,6 +388,7 @@ const S = {
   'howto.lessons': { en: 'Learn {game} move by move: the lessons', fr: 'Apprendre {game} coup par coup : les leçons', it: 'Impara {game} mossa per mossa: le lezioni' },
   'bars.taken': { en: 'Taken: {pieces}', fr: 'Pris : {pieces}', it: 'Presi: {pieces}' },
   'pl.aborted': { en: 'aborted games too', fr: 'parties annulées aussi', it: 'anche le partite annullate' },
+  'room.tourney': { en: 'Tournament: {name}', fr: 'Tournoi : {name}', it: 'Torneo: {name}' },
   'learn.title': { en: 'Lessons', fr: 'Leçons', it: 'Lezioni' },
   'learn.intro': { en: 'One lesson per piece or rule: a short text, then a few moves to find on a small board. Your progress stays in this browser.', fr: 'Une leçon par pièce ou par règle : un court texte, puis quelques coups à trouver sur un petit plateau. Votre progression reste dans ce navigateur.', it: 'Una lezione per pezzo o per regola: un breve testo, poi alcune mosse da trovare su una piccola scacchiera. I tuoi progressi restano in questo browser.' },
   'learn.loading': { en: 'Loading the lessons…', fr: 'Chargement des leçons…', it: 'Caricamento delle lezioni…' },

@@ -168,6 +168,9 @@ function headingOf(st) {
     h('span', { class: `tag ${st.rated ? 'rated-game' : 'casual-game'}`, id: 'room-rated', title: st.rated ? t('lobby.ratedgame') : t('room.casualtitle') },
       st.rated ? t('room.rated') : t('room.casual')), ' ',
     h('a', { href: `#/howto/${st.game}`, class: 'rules-link', target: '_blank' }, t('room.rules')),
+    // A tournament's game names and links its tournament.
+    st.tournament ? h('span', { class: 'tc-line' }, h('a', { href: `#/tournament/${st.tournament.id}`, id: 'room-tourney' },
+      t('room.tourney', { name: st.tournament.name }))) : '',
     st.corr ? h('span', { class: 'tc-line', id: 'room-tc' }, t('room.corrhead', { tc: corrControl(st.corr) })) : ''];
 }
 
