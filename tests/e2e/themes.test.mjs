@@ -69,7 +69,7 @@ test('board colour sets recolour the cells at once', { skip }, async () => {
   await page.waitForSelector('#howto-board polygon.cell');
   const fills = () => page.$eval('#howto-board polygon.cell.shade0', (c) => getComputedStyle(c).fill);
   assert.equal(await fills(), 'rgb(240, 217, 181)', 'wood by default');
-  for (const [set, want] of [['blue', 'rgb(222, 227, 230)'], ['green', 'rgb(255, 255, 221)'], ['grey', 'rgb(217, 217, 217)']]) {
+  for (const [set, want] of [['blue', 'rgb(222, 227, 230)'], ['green', 'rgb(255, 255, 221)'], ['grey', 'rgb(196, 196, 196)']]) {
     await choose(page, 'board', set);
     assert.equal(await fills(), want, set);
     assert.notEqual(await page.$eval('#howto-board polygon.cell.shade1', (c) => getComputedStyle(c).fill), want, `${set}: two shades`);
