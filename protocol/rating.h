@@ -89,13 +89,15 @@ int rating_pace_parse(const char *name);
  * approximation method for online ranking", 2011), the Bradley-Terry
  * full-pair model, the candidate for three-player games that pairwise
  * Glicko-2 beat once Glicko-2 was applied as lichess applies it
- * (docs/RATINGS.md; tests/tools/rating_sim.c still measures both). Its mu and sigma are kept on the
- * Glicko scale: rating = 1500 + (mu - 25) * RATING_FFA_K, rd = sigma * RATING_FFA_K, where K makes
- * one logistic unit of the model (c = sqrt(2) beta, beta = 25/6) the 173.7 points of Glicko-2's.
- * p[0..n-1] are updated at once from their ratings before the game: rank[i] is player i's place (0
- * best, equal ranks drew), last_ms[i] its previous rated game (0 if none); each deviation first
- * ages as in rating_after, then grows by RATING_FFA_TAU; deviations are clamped like Glicko-2's.
- * vol is kept.
+ * (docs/RATINGS.md; tests/tools/rating_sim.c still measures both). Its mu
+ * and sigma are kept on the Glicko scale: rating = 1500 + (mu - 25) *
+ * RATING_FFA_K, rd = sigma * RATING_FFA_K, where K makes one logistic unit
+ * of the model (c = sqrt(2) beta, beta = 25/6) the 173.7 points of
+ * Glicko-2's. p[0..n-1] are updated at once from their ratings before the
+ * game: rank[i] is player i's place (0 best, equal ranks drew), last_ms[i]
+ * its previous rated game (0 if none); each deviation first ages as in
+ * rating_after, then grows by RATING_FFA_TAU; deviations are clamped like
+ * Glicko-2's. vol is kept.
  */
 #define RATING_FFA_K (173.7178 / (1.4142135623730951 * 25.0 / 6.0))
 #define RATING_FFA_TAU (25.0 / 300.0) /* per game, in mu units */

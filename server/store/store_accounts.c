@@ -245,7 +245,6 @@ int store_account_set_pwhash(store *s, int64_t account, const char *pwhash, stor
 /* ------------------------------------------------------------------------ */
 /* Preferences */
 
-/* One queued preferences call. */
 /* An account's small JSON object (its preferences, its progress in the
  * lessons): read or replaced by the statement named. */
 typedef struct prefs_job {
