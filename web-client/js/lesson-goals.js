@@ -12,8 +12,6 @@
 //                      promotion)
 //   win: true          the move ends the game, won by the mover
 
-const FLAG_FROZEN = 1;
-
 // Plays `text` on g (a rules.js Game where the task stands) and takes it
 // back. Returns {ok, captures, display}; a move the rules refuse throws.
 export function judge(g, text, goal) {
@@ -21,13 +19,13 @@ export function judge(g, text, goal) {
   const captures = g.captures(text);
   const display = g.play(text);
   try {
-    const pieces = new Map(g.pieces().map((p) => [p.cell, p]));
+    const { position, frozen } = g.boardView();
     const status = g.status();
     const ok = (goal.captures || []).every((c) => captures.includes(c)) &&
-      (goal.empty || []).every((c) => !pieces.has(c)) &&
-      (goal.frozen || []).every((c) => pieces.has(c) && (pieces.get(c).flags & FLAG_FROZEN)) &&
-      (goal.free || []).every((c) => pieces.has(c) && !(pieces.get(c).flags & FLAG_FROZEN)) &&
-      Object.entries(goal.reach || {}).every(([c, letter]) => pieces.has(c) && pieces.get(c).letter === letter && pieces.get(c).owner === mover) &&
+      (goal.empty || []).every((c) => !position.has(c)) &&
+      (goal.frozen || []).every((c) => frozen.includes(c)) &&
+      (goal.free || []).every((c) => position.has(c) && !frozen.includes(c)) &&
+      Object.entries(goal.reach || {}).every(([c, letter]) => position.get(c)?.kind === letter && position.get(c).owner === mover) &&
       (!goal.win || (status.over && status.winner === mover));
     return { ok, captures, display };
   } finally {

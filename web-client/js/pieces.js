@@ -280,3 +280,11 @@ export function drawPiece(game, kind, colour, cx, cy, size, armyName) {
   }
   return g;
 }
+
+// One piece alone in a small <svg> of its own (legends, a player's bar).
+export function pieceIcon(game, kind, colour) {
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('viewBox', '0 0 1 1');
+  svg.appendChild(drawPiece(game, kind, colour, 0.5, 0.5, 1));
+  return svg;
+}

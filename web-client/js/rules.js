@@ -8,7 +8,8 @@
 //   const g = rules.newGame('ultima', position?)
 //   g.legalMoves() g.play(text) g.undo() g.leave(player, reason)
 //   g.position() g.status()
-//   g.premoves(player) g.captures(text) g.perft(depth) g.pieces() g.analyse({ms, depth, multi, onInfo}) g.free()
+//   g.premoves(player) g.captures(text) g.perft(depth) g.pieces() g.boardView()
+//   g.analyse({ms, depth, multi, onInfo}) g.free()
 //
 // analyse() is synchronous: in the browser, call it in a Web Worker
 // (engine-worker.js) so that the page never waits on a search.
@@ -19,6 +20,9 @@ const decoder = new TextDecoder();
 // WASI's "function not supported": the module never writes to files, but
 // libc's formatting code links the imports.
 const ENOSYS = 52;
+
+// A piece's flags in pieces() (common/wasm.h).
+const FLAG_FROZEN = 1, FLAG_INERT = 2, FLAG_CHECK = 4;
 
 // The core's error codes by value (common/rules.h RULES_ERRORS: -1, -2, ...),
 // so that a refusal carries its code (i18n.js says it by that code).
@@ -148,6 +152,16 @@ export async function loadRules(bytes) {
       const cells = this.info.cells;
       return JSON.parse(answer(ex.wasm_pieces(this.handle)))
         .map(([c, letter, owner, flags]) => ({ cell: cells[c], letter, owner, flags }));
+    }
+    // The board as the client draws it: position (cell -> {kind, owner},
+    // board.js's form) and the cells flagged check, frozen and inert.
+    boardView() {
+      const pieces = this.pieces();
+      const cells = (f) => pieces.filter((p) => p.flags & f).map((p) => p.cell);
+      return {
+        position: new Map(pieces.map((p) => [p.cell, { kind: p.letter, owner: p.owner }])),
+        check: cells(FLAG_CHECK), frozen: cells(FLAG_FROZEN), inert: cells(FLAG_INERT),
+      };
     }
     // Full-strength search; onInfo gets each completed depth. Returns
     // {depth, seldepth, score, nodes, ms, best, pv} (score for the side to

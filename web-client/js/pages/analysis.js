@@ -16,8 +16,6 @@ import { Board, parseMove } from '../board.js';
 import { pieceName } from '../pieces.js';
 import { pageRules } from '../rules.js';
 
-const FLAG_FROZEN = 1, FLAG_INERT = 2, FLAG_CHECK = 4;
-
 // A node of the move tree: the move that leads to it (input and display
 // text) and the moves played from it; children[0] is the main line.
 const node = (move, display, parent) => ({ move, display, parent, children: [] });
@@ -110,14 +108,12 @@ export function mount(main, params, app) {
   function render() {
     const g = gameAt(st.cur);
     try {
-      const pieces = g.pieces();
-      const pos = new Map(pieces.map((p) => [p.cell, { kind: p.letter, owner: p.owner }]));
-      const cells = (f) => pieces.filter((p) => p.flags & f).map((p) => p.cell);
+      const { position, check, frozen, inert } = g.boardView();
       const lm = st.cur.move ? parseMove(st.cur.move) : null;
       const b = st.board;
-      b.position = pos;
+      b.position = position;
       b.view = st.view;
-      b.marks = { last: lm && lm.from ? [lm.from, lm.to] : [], captured: [], check: cells(FLAG_CHECK), frozen: cells(FLAG_FROZEN), inert: cells(FLAG_INERT) };
+      b.marks = { last: lm && lm.from ? [lm.from, lm.to] : [], captured: [], check, frozen, inert };
       const status = g.status();
       b.legal = status.over ? [] : g.legalMoves().map(parseMove).filter(Boolean);
       b.interactive = b.legal.length > 0;

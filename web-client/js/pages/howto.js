@@ -5,7 +5,7 @@
 import { t, tMaybe } from '../i18n.js';
 import { h } from '../dom.js';
 import { Board } from '../board.js';
-import { pieceSet, drawPiece, localName, ultimaStyleNow } from '../pieces.js';
+import { pieceSet, pieceIcon, localName, ultimaStyleNow } from '../pieces.js';
 import { piecesMap } from '../replay.js';
 import { colourName, gameInfo, gameName, games, tablesLoaded } from '../tables.js';
 import { onPrefs } from '../prefs.js';
@@ -56,10 +56,7 @@ function page(main, game) {
   const boardBox = h('div', { class: 'howto-board', id: 'howto-board' });
   // The legend follows the piece set chosen (Ultima's discs or pieces).
   const items = () => Object.entries(pieceSet(game) || {}).map(([k, p]) => {
-    const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-    svg.setAttribute('viewBox', '0 0 1 1');
-    svg.appendChild(drawPiece(game, k, info.colors[0], 0.5, 0.5, 1));
-    return [svg, h('span', {}, `${localName(p.name, p.key)} (${k})`)];
+    return [pieceIcon(game, k, info.colors[0]), h('span', {}, `${localName(p.name, p.key)} (${k})`)];
   }).flat();
   const legend = h('div', { class: 'legend', id: 'howto-legend' }, items());
   const note = h('p', { id: 'howto-set', hidden: !setNote(game) }, setNote(game));

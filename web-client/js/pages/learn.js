@@ -12,7 +12,7 @@
 import { currentLang, errText, t } from '../i18n.js';
 import { h } from '../dom.js';
 import { Board, parseMove } from '../board.js';
-import { drawPiece, localName, pieceName, pieceSet } from '../pieces.js';
+import { localName, pieceIcon, pieceName, pieceSet } from '../pieces.js';
 import { pageRules } from '../rules.js';
 import { gameInfo, gameName, games, tablesLoaded } from '../tables.js';
 import { judge, say } from '../lesson-goals.js';
@@ -21,7 +21,6 @@ import { judge, say } from '../lesson-goals.js';
 // rule has its own to come: the index links its rules meanwhile.
 export const COURSES = ['ultima', 'rollerball', 'yalta', 'ant2', 'ant3'];
 
-const FLAG_FROZEN = 1, FLAG_INERT = 2, FLAG_CHECK = 4;
 const STORE = 'chameleon.lessons';
 
 // {game: [lesson ids done]}, in this browser: a guest's under STORE, an
@@ -70,8 +69,7 @@ async function syncProgress(app) {
 }
 
 function markDone(game, id, app) {
-  const p = progress();
-  p[game] = [...new Set([...(p[game] || []), id])];
+  const p = union(progress(), { [game]: [id] });
   keep(p);
   if (app.account) send(p).catch(() => { /* kept in the browser; sent at the next sync */ });
 }
@@ -187,10 +185,9 @@ function lessonPage(main, course, rules, id, app) {
   board.colours = info.colors;
 
   function show(marks = {}) {
-    const pieces = st.g.pieces();
-    const cells = (f) => pieces.filter((p) => p.flags & f).map((p) => p.cell);
-    board.position = new Map(pieces.map((p) => [p.cell, { kind: p.letter, owner: p.owner }]));
-    board.marks = { last: [], captured: [], check: cells(FLAG_CHECK), frozen: cells(FLAG_FROZEN), inert: cells(FLAG_INERT), premove: [], ...marks };
+    const { position, check, frozen, inert } = st.g.boardView();
+    board.position = position;
+    board.marks = { last: [], captured: [], check, frozen, inert, premove: [], ...marks };
     board.legal = st.solved ? [] : st.g.legalMoves().map(parseMove).filter(Boolean);
     board.interactive = !st.solved && board.legal.length > 0;
     if (!board.interactive) board.selected = null;
@@ -206,10 +203,7 @@ function lessonPage(main, course, rules, id, app) {
       if (set[p.letter] && (!seen.has(p.letter) || (p.owner === mover && seen.get(p.letter) !== mover))) seen.set(p.letter, p.owner);
     }
     legend.replaceChildren(...[...seen].map(([k, owner]) => {
-      const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-      svg.setAttribute('viewBox', '0 0 1 1');
-      svg.appendChild(drawPiece(game, k, info.colors[owner], 0.5, 0.5, 1));
-      return h('span', { class: 'legend-item' }, svg, localName(set[k].name, set[k].key));
+      return h('span', { class: 'legend-item' }, pieceIcon(game, k, info.colors[owner]), localName(set[k].name, set[k].key));
     }));
   }
 

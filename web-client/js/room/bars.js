@@ -4,7 +4,7 @@
 
 import { fmtDate, fmtDateTime, t } from '../i18n.js';
 import { h, clockText, playerName } from '../dom.js';
-import { ARMY_COLOURS, drawPiece, localName, pieceSet } from '../pieces.js';
+import { ARMY_COLOURS, localName, pieceIcon, pieceSet } from '../pieces.js';
 import { leftText, HOUR } from '../corr.js';
 import { colourName, reasonText } from '../tables.js';
 import { A11Y } from '../a11y.js';
@@ -65,10 +65,8 @@ export function createBars(ctx) {
     const label = items.map((p) => `${p.n} \u00d7 ${set[p.kind] ? localName(set[p.kind].name, set[p.kind].key) : p.kind}`).join(', ');
     return h('span', { class: 'taken', 'data-seat': s, 'aria-label': t('bars.taken', { pieces: label }), title: t('bars.taken', { pieces: label }) },
       ...items.map((p) => {
-        const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-        svg.setAttribute('viewBox', '0 0 1 1');
+        const svg = pieceIcon(st.game, p.kind, ctx.board().player(p.owner).colour);
         svg.setAttribute('aria-hidden', 'true');
-        svg.appendChild(drawPiece(st.game, p.kind, ctx.board().player(p.owner).colour, 0.5, 0.5, 1));
         return h('span', { class: 'taken-piece', 'data-kind': p.kind, 'data-owner': p.owner }, svg, p.n > 1 ? h('sub', {}, String(p.n)) : null);
       }));
   }

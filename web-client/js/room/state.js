@@ -219,7 +219,7 @@ function replayed(st) {
   try {
     g = rules.newGame(st.game);
     const n = g.info.players;
-    const at = () => new Map(g.pieces().map((p) => [p.cell, { kind: p.letter, owner: p.owner }]));
+    const at = () => g.boardView().position;
     const out = [at()];
     for (const m of st.moves) {
       for (let guard = 0; guard < n && g.status().toMove !== m.seat; guard++) {
