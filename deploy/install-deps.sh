@@ -7,9 +7,9 @@
 #   --runtime  only what the server needs to run
 #   --build    runtime + compilers' libraries and headers (default)
 #   --package  build + the Debian packaging tools (make deb)
-#   --test     package + test tools (cmocka, chromium, node, npm, libFuzzer,
-#              nginx, openssl, systemd-analyze, PostgreSQL, redis-server
-#              + hiredis)
+#   --test     package + test tools (cmocka, chromium and its headless
+#              shell, node, npm, libFuzzer, nginx, openssl, systemd-analyze,
+#              PostgreSQL, redis-server + hiredis)
 set -eu
 
 mode=${1:---build}
@@ -23,7 +23,7 @@ package="dpkg-dev debhelper fakeroot"
 # server the mail tests start on loopback; postgresql: the server binaries
 # (initdb, postgres) the PostgreSQL store tests start as an unprivileged
 # process in a temporary directory (tests/tools/pg.sh), never as a service.
-test="libcmocka-dev chromium sqlite3 libclang-rt-dev nginx openssl systemd python3-aiosmtpd postgresql"
+test="libcmocka-dev chromium chromium-headless-shell sqlite3 libclang-rt-dev nginx openssl systemd python3-aiosmtpd postgresql"
 # redis-server and libhiredis-dev: the relay bench (tests/bench/relay.bench.sh,
 # Redis pub/sub against PostgreSQL LISTEN/NOTIFY between nodes); nothing the
 # server links uses hiredis.

@@ -8,16 +8,14 @@
 #   3. each tests/<suite>/run.sh (integration, end-to-end), which starts what
 #      it needs and exits non-zero on failure.
 # make test's two cores are used in two lanes. First: the browser suite
-# (e2e) in the background (it is not waiting: alone it keeps about 1.75
-# cores busy, a fresh page costing chromium some 3.5 CPU-seconds, so two
-# browser files at once gain nothing), and
-# beside it 1, 2 and the suites whose tests measure no time or measure it
-# generously (BESIDE_BROWSER), one at a time. Then: the PostgreSQL suite
-# (pg), which mostly waits on leases and the network, in the background,
-# beside the suites whose tests count seconds (login delays, stalled
-# readers, stop within 300 ms), one at a time. Run beside the browser
-# suite, these failed (login delays, stalled readers) and the integration
-# suite took 2.5 times as long. Every output is printed whole, in order.
+# (e2e, two files at a time) in the background, and beside it 1, 2 and the
+# suites whose tests measure no time or measure it generously
+# (BESIDE_BROWSER), one at a time. Then: the PostgreSQL suite (pg), which
+# mostly waits on leases and the network, in the background, beside the
+# suites whose tests count seconds (login delays, stalled readers, stop
+# within 300 ms), one at a time. Run beside the browser suite, these failed
+# (login delays, stalled readers) and the integration suite took 2.5 times
+# as long. Every output is printed whole, in order.
 # A suite passes when it exits 0. Output of every suite goes to the terminal.
 set -u
 cd "$(dirname "$0")/.."

@@ -16,6 +16,17 @@ export const WEB = path.join(ROOT, 'web-client');
 export const OUT = path.join(ROOT, 'tests/output/e2e');
 fs.mkdirSync(OUT, { recursive: true });
 
+// Debian's chromium-headless-shell: the old headless mode, without the
+// browser's own window and tab renderers that new-headless chromium starts
+// for every context. A fresh context and page cost it 0.3 CPU-seconds
+// against 1.5 for /usr/bin/chromium (0.9 against 2.6 with the app loaded):
+// the browser suite is bound by the two cores, so this is its time.
+// The shell has no notifications (their permission is always "denied"):
+// the files that show them launch the full browser ({ notifications: true }).
+// CHROMIUM=<path> runs every file with that build.
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium-headless-shell';
+const FULL_CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+
 // NETLOG=<file> in the environment: chromium writes its network log there
 // (every byte of every connection; how a wrong reply on a keep-alive
 // connection was found).
@@ -25,9 +36,9 @@ fs.mkdirSync(OUT, { recursive: true });
 // bypass the page's CSP unless enforceCSP (board, render and csp tests,
 // which wait without waitForFunction, keep it on to prove the client runs
 // under it).
-export async function launch({ enforceCSP = false } = {}) {
+export async function launch({ enforceCSP = false, notifications = false } = {}) {
   const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: notifications ? FULL_CHROMIUM : CHROMIUM,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', ...(process.env.NETLOG ? [`--log-net-log=${process.env.NETLOG}`, '--net-log-capture-mode=Everything'] : [])],
@@ -119,15 +130,15 @@ export function serverBinary() {
 }
 
 // The usual set-up of a test file: one browser and one real server (with
-// serverOpts, as realServer's) for the whole file, closed after it;
-// ready(browser, server) hands them over once started. Returns the tests'
-// `skip`: false, or why the file cannot run.
-export function browserAndServer(ready, serverOpts = {}) {
+// serverOpts, as realServer's; launchOpts, as launch's) for the whole
+// file, closed after it; ready(browser, server) hands them over once
+// started. Returns the tests' `skip`: false, or why the file cannot run.
+export function browserAndServer(ready, serverOpts = {}, launchOpts = {}) {
   const skip = serverBinary() ? false : 'the server is not built (build/chameleon)';
   let browser, server;
   before(async () => {
     if (skip) return;
-    browser = await launch();
+    browser = await launch(launchOpts);
     server = await realServer(serverOpts);
     ready(browser, server);
   });

@@ -16,7 +16,7 @@ import { OUT, browserAndServer } from './lib.mjs';
 
 let browser, server;
 const pageErrors = [];
-const skip = browserAndServer((b, s) => { browser = b; server = s; });
+const skip = browserAndServer((b, s) => { browser = b; server = s; }, {}, { notifications: true });
 
 // A spy on the Notification constructor, installed before the page's
 // scripts: each construction is recorded (then really made).

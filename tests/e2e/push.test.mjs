@@ -24,7 +24,7 @@ const pageErrors = [];
 
 before(async () => {
   if (skip) return;
-  browser = await launch({ enforceCSP: true });
+  browser = await launch({ enforceCSP: true, notifications: true });
   server = await realServer({ args: ['--vapid-subject', 'mailto:ops@example.org'] });
 });
 after(async () => {
