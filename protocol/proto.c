@@ -1463,6 +1463,33 @@ int proto_decode_credentials(const char *buf, size_t len, char *user, size_t ule
     return err;
 }
 
+int proto_decode_login_end(const char *buf, size_t len, char id[PROTO_LOGIN_ID_HEX + 1],
+                           bool *others, char *why, size_t whylen)
+{
+    json_t *root = jsonin_object(buf, len, why, whylen);
+    if (root == NULL)
+        return PROTO_EBAD_JSON;
+    json_t *i = json_object_get(root, "id"), *o = json_object_get(root, "others");
+    const char *hex = json_string_value(i);
+    int err = PROTO_EBAD_ARGUMENT;
+    *others = false;
+    id[0] = '\0';
+    if (json_object_size(root) != 1) {
+        /* one of the two, alone */
+    } else if (o != NULL && json_is_true(o)) {
+        *others = true;
+        err = 0;
+    } else if (hex != NULL && strlen(hex) == PROTO_LOGIN_ID_HEX &&
+               strspn(hex, "0123456789abcdef") == PROTO_LOGIN_ID_HEX) {
+        memcpy(id, hex, PROTO_LOGIN_ID_HEX + 1);
+        err = 0;
+    }
+    if (err)
+        rules_why(why, whylen, "give \"id\" (a session's: 64 hex digits) or \"others\": true");
+    json_decref(root);
+    return err;
+}
+
 void proto_write_account(proto_out *o, const char *username)
 {
     if (username == NULL) {
@@ -1472,6 +1499,26 @@ void proto_write_account(proto_out *o, const char *username)
     puts_(o, "{\"username\":");
     put_str(o, username);
     end(o);
+}
+
+void proto_write_logins(proto_out *o, const proto_login *l, size_t n)
+{
+    puts_(o, "{\"sessions\":[");
+    for (size_t i = 0; i < n; i++) {
+        comma(o, i > 0);
+        puts_(o, "{\"id\":");
+        put_str(o, l[i].id);
+        key(o, "created_ms");
+        put_int(o, l[i].created_ms);
+        key(o, "expires_ms");
+        put_int(o, l[i].expires_ms);
+        key(o, "agent");
+        put_str(o, l[i].agent);
+        key(o, "current");
+        put_bool(o, l[i].current);
+        end(o);
+    }
+    puts_(o, "]}");
 }
 
 void proto_write_http_error(proto_out *o, const char *code, const char *reason)

@@ -468,6 +468,23 @@ int proto_decode_credentials(const char *buf, size_t len, char *user, size_t ule
                              size_t plen, char *why, size_t whylen);
 /* {"username":..} after register/login, {"ok":true} after logout. */
 void proto_write_account(proto_out *o, const char *username);
+/* One login of an account (GET /api/sessions): id is the hex of its
+ * token's hash (the token is never stored), agent the browser's User-Agent
+ * as it logged in (printable ASCII), current whether it is the asker's. */
+typedef struct proto_login {
+    const char *id;
+    int64_t created_ms, expires_ms;
+    const char *agent;
+    bool current;
+} proto_login;
+/* {"sessions":[{"id","created_ms","expires_ms","agent","current"}...]}. */
+void proto_write_logins(proto_out *o, const proto_login *l, size_t n);
+/* The body of POST /api/sessions/end: {"id": 64 hex digits} (the id into
+ * id, others false) or {"others": true}. 0, or PROTO_EBAD_JSON /
+ * PROTO_EBAD_ARGUMENT with a why. */
+enum { PROTO_LOGIN_ID_HEX = 64 };
+int proto_decode_login_end(const char *buf, size_t len, char id[PROTO_LOGIN_ID_HEX + 1],
+                           bool *others, char *why, size_t whylen);
 /* {"error":code,"reason":..} for an HTTP API error. */
 void proto_write_http_error(proto_out *o, const char *code, const char *reason);
 /*

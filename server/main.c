@@ -38,6 +38,7 @@
 
 #include "accounts.h"
 #include "api.h"
+#include "api_logins.h"
 #include "api_mail.h"
 #include "bot.h"
 #include "config.h"
@@ -391,6 +392,9 @@ static const net_route routes[] = {
     /* Tournaments (PROTOCOL.md, "Tournaments"). */
     {NET_GET, "/api/tournaments", true, tournament_api_get},
     {NET_POST, "/api/tournaments", true, tournament_api_post},
+    /* An account's logins (PROTOCOL.md, "Accounts"). */
+    {NET_GET, "/api/sessions", false, api_logins_list},
+    {NET_POST, "/api/sessions/end", false, api_logins_end},
 };
 // clang-format on
 
@@ -589,6 +593,7 @@ int main(int argc, char **argv)
         log_error("%s", why);
         return 2;
     }
+    api_logins_init(st);
     if (api_mail_init(st) < 0) {
         log_error("out of memory for the mail throttle tables");
         return 1;

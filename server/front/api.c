@@ -708,8 +708,11 @@ static int credentials(net_conn *c, bool reg, const char *body, size_t len)
     if (p == NULL)
         return 500;
     unsigned retry_s = 0;
-    int err = reg ? accounts_register(db, c->addr, user, pass, on_account, p, &retry_s)
-                  : accounts_login(db, c->addr, user, pass, on_account, p, &retry_s);
+    char agent[STORE_AGENT_MAX + 1];
+    if (net_user_agent(c, agent, sizeof agent) < 0)
+        agent[0] = '\0';
+    int err = reg ? accounts_register(db, c->addr, agent, user, pass, on_account, p, &retry_s)
+                  : accounts_login(db, c->addr, agent, user, pass, on_account, p, &retry_s);
     sodium_memzero(pass, sizeof pass);
     if (err < 0) {
         pending_done(p);

@@ -299,6 +299,22 @@ void dispatch_turns_changed(int64_t account)
     }
 }
 
+void dispatch_logins_ended(int64_t account, const unsigned char login[32], bool others)
+{
+    ident *who = ident_find_account(account);
+    if (who == NULL)
+        return;
+    session *s, *tmp;
+    DL_FOREACH_SAFE2(who->sessions, s, tmp, inext)
+    {
+        if (s->remote != NULL || !s->has_login)
+            continue;
+        bool same = memcmp(s->login, login, sizeof s->login) == 0;
+        if (same != others)
+            session_reconnect(s, "signed out");
+    }
+}
+
 /* The store's turn callback: push the list to every session of the
  * account that asked for it, here and (node mode) on the other nodes. */
 static void on_turn_changed(void *arg, int64_t account)
@@ -538,6 +554,7 @@ static void cookie_found(void *arg, int status, const store_account *a)
         return; /* closed meanwhile */
     if (status == 0) {
         s->account = a->id;
+        s->has_login = true; /* s->login: the hash cookie_account took */
         snprintf(s->account_name, sizeof s->account_name, "%s", a->username);
     } else if (status != STORE_ENOT_FOUND) {
         /* The database could not say: better a clear refusal than a guest
@@ -558,6 +575,7 @@ static void cookie_account(session *s)
     if (net_cookie(s->conn, ACCOUNTS_COOKIE, token, sizeof token) <= 0)
         return;
     wait_for(s);
+    accounts_token_hash(token, s->login);
     if (accounts_login_find(db, token, cookie_found, s) < 0)
         wait_over(s); /* a token of the wrong shape: a guest */
 }

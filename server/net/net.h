@@ -155,6 +155,9 @@ void net_http_attachment(net_conn *c, const char *name);
  * upgrade while the open callback runs) into buf; its length, or -1 if
  * there is none (or it does not fit). */
 int net_cookie(net_conn *c, const char *name, char *buf, size_t len);
+/* The User-Agent of c's request (while the route handler runs) into buf,
+ * cut to fit; its length, or -1 if there is none. */
+int net_user_agent(net_conn *c, char *buf, size_t len);
 /* The value of the query parameter `name` of c's request (URL-decoded,
  * while the route handler runs) into buf; its length, or -1 if there is
  * none (or it does not fit). */

@@ -186,6 +186,21 @@ int net_cookie(net_conn *c, const char *name, char *buf, size_t len)
     return (int)max;
 }
 
+int net_user_agent(net_conn *c, char *buf, size_t len)
+{
+    if (len == 0)
+        return -1;
+    buf[0] = '\0';
+    /* lws_hdr_copy refuses a value longer than buf: take the whole header
+     * into a bigger buffer, then cut. */
+    char whole[1024];
+    int n = lws_hdr_copy(c->wsi, whole, sizeof whole, WSI_TOKEN_HTTP_USER_AGENT);
+    if (n <= 0)
+        return -1;
+    snprintf(buf, len, "%s", whole);
+    return (int)strlen(buf);
+}
+
 /* A short page with this status (its security headers too); -1 when the
  * connection must close. */
 int net_http_status(struct lws *wsi, net_conn *c, unsigned status)

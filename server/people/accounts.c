@@ -90,6 +90,7 @@ typedef struct job {
     char username[STORE_NAME_MAX];
     char password[ACCOUNTS_PASSWORD_BYTES + 1];
     char addr[THROTTLE_KEY_MAX];       /* login: the address's key ("" if none) */
+    char agent[STORE_AGENT_MAX + 1];   /* the browser's User-Agent, for the new login */
     char hash[crypto_pwhash_STRBYTES]; /* register: computed; login: stored */
     bool known;                        /* login: the username exists */
     int64_t account;
@@ -255,7 +256,7 @@ static void session_new(job *j)
     sodium_bin2hex(j->token, sizeof j->token, raw, sizeof raw);
     accounts_token_hash(j->token, h);
     int err = store_login_insert(j->s, h, sizeof h, j->account,
-                                 store_now(j->s) + (int64_t)SESSION_DAYS * STORE_DAY_MS,
+                                 store_now(j->s) + (int64_t)SESSION_DAYS * STORE_DAY_MS, j->agent,
                                  session_written, j);
     if (err < 0)
         job_end(j, err);
@@ -373,7 +374,8 @@ static unsigned seconds(uint64_t ms)
     return s == 0 ? 1 : s > 86400 ? 86400 : (unsigned)s;
 }
 
-static job *job_new(store *s, const char *username, const char *password, accounts_cb cb, void *arg)
+static job *job_new(store *s, const char *username, const char *password, const char *agent,
+                    accounts_cb cb, void *arg)
 {
     if (sodium_init() < 0)
         return NULL;
@@ -385,6 +387,7 @@ static job *job_new(store *s, const char *username, const char *password, accoun
     j->arg = arg;
     snprintf(j->username, sizeof j->username, "%s", username);
     snprintf(j->password, sizeof j->password, "%s", password);
+    snprintf(j->agent, sizeof j->agent, "%s", agent ? agent : "");
     return j;
 }
 
@@ -394,8 +397,8 @@ static int ready(void)
     return g.ready ? 0 : accounts_init(NULL);
 }
 
-int accounts_register(store *s, const char *addr, const char *username, const char *password,
-                      accounts_cb cb, void *arg, unsigned *retry_s)
+int accounts_register(store *s, const char *addr, const char *agent, const char *username,
+                      const char *password, accounts_cb cb, void *arg, unsigned *retry_s)
 {
     if (store_closing(s))
         return STORE_ECLOSED;
@@ -419,7 +422,7 @@ int accounts_register(store *s, const char *addr, const char *username, const ch
         return STORE_EPASSWORD;
     if (busy(retry_s))
         return STORE_EBUSY;
-    job *j = job_new(s, username, password, cb, arg);
+    job *j = job_new(s, username, password, agent, cb, arg);
     if (j == NULL)
         return STORE_ENOMEM;
     j->registering = true;
@@ -454,8 +457,8 @@ static void login_found(void *arg, int status, const store_account *a)
         cb(cbarg, STORE_ENOMEM, 0, NULL, NULL, store_err_text(STORE_ENOMEM));
 }
 
-int accounts_login(store *s, const char *addr, const char *username, const char *password,
-                   accounts_cb cb, void *arg, unsigned *retry_s)
+int accounts_login(store *s, const char *addr, const char *agent, const char *username,
+                   const char *password, accounts_cb cb, void *arg, unsigned *retry_s)
 {
     if (store_closing(s))
         return STORE_ECLOSED;
@@ -489,7 +492,7 @@ int accounts_login(store *s, const char *addr, const char *username, const char 
         return STORE_ELOGIN;
     if (busy(retry_s))
         return STORE_EBUSY;
-    job *j = job_new(s, username, password, cb, arg);
+    job *j = job_new(s, username, password, agent, cb, arg);
     if (j == NULL)
         return STORE_ENOMEM;
     snprintf(j->addr, sizeof j->addr, "%s", akey);
@@ -522,7 +525,7 @@ int accounts_set_password(store *s, int64_t account, const char *password, accou
         return STORE_EPASSWORD;
     if (busy(retry_s))
         return STORE_EBUSY;
-    job *j = job_new(s, "", password, cb, arg);
+    job *j = job_new(s, "", password, NULL, cb, arg);
     if (j == NULL)
         return STORE_ENOMEM;
     j->reset = account;

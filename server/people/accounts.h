@@ -115,17 +115,18 @@ int accounts_username_check(const char *name, char *why, size_t whylen);
  * seconds to wait in *retry_s) or STORE_EBUSY (the hashing queue is full,
  * *retry_s 1). A taken username (case-insensitive) is reported through cb
  * with STORE_ETAKEN. addr is the peer's address (NULL or "": not
- * throttled); retry_s may be NULL.
+ * throttled); agent its User-Agent, kept with the new login to name it in
+ * the account's list of sessions (NULL: none); retry_s may be NULL.
  */
-int accounts_register(store *s, const char *addr, const char *username, const char *password,
-                      accounts_cb cb, void *arg, unsigned *retry_s);
+int accounts_register(store *s, const char *addr, const char *agent, const char *username,
+                      const char *password, accounts_cb cb, void *arg, unsigned *retry_s);
 
 /* Log in: cb gets a new session, or STORE_ELOGIN (the same answer, after the
  * same work, whether the username exists or not). Refused at once with
  * STORE_ETHROTTLED or STORE_EBUSY as accounts_register, or STORE_EPASSWORD
  * if password is not valid UTF-8. */
-int accounts_login(store *s, const char *addr, const char *username, const char *password,
-                   accounts_cb cb, void *arg, unsigned *retry_s);
+int accounts_login(store *s, const char *addr, const char *agent, const char *username,
+                   const char *password, accounts_cb cb, void *arg, unsigned *retry_s);
 
 /*
  * A new password for an account (a password reset, PROTOCOL.md "E-mail"):

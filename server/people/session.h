@@ -109,8 +109,12 @@ typedef struct session {
     int lobby_index;               /* index in the lobby watchers (lobby.c), -1 if none */
     struct room **rooms;           /* rooms watched (room_events.c) */
     size_t nrooms, caprooms;
-    /* Upgrade request: the account of the session cookie (0: none). */
+    /* Upgrade request: the account of the session cookie (0: none), and
+     * the hash of its login's token (has_login), so that ending a login
+     * ends its connections (dispatch_logins_ended). */
     int64_t account;
+    unsigned char login[32];
+    bool has_login;
     char account_name[SESSION_ACCOUNT_NAME];
     /* Rate limit: a token bucket of messages; the messages refused for
      * excess, decaying by one a second. */

@@ -103,6 +103,8 @@ enum {
     STORE_DAY_MS = RECORD_DAY_MS,                  /* one day in ms */
     STORE_VACATION_DAYS = CORRCLOCK_VACATION_DAYS, /* vacation days per account per year (UTC) */
     STORE_PWHASH_MAX = 128,                        /* password hash string incl. NUL */
+    STORE_AGENT_MAX = 200,                         /* bytes of a login's User-Agent, no NUL */
+    STORE_LOGINS_MAX = 50,                         /* an account's logins listed */
 };
 
 /* The store's names of the records it gives (protocol/record.h). */
@@ -408,15 +410,33 @@ int store_account_name(store *s, int64_t account, store_account_cb cb, void *arg
 /* Logins: what a session cookie names (table sessions), called logins
  * here so as not to be taken for a connection's session (session.h). A
  * new login keyed by the hash of its token (the token is never stored),
- * valid until expires_ms; the account's expired logins are deleted. cb may
- * be NULL. */
+ * valid until expires_ms, named by agent (the browser's User-Agent; NULL or
+ * "" if none; cut at STORE_AGENT_MAX bytes); the account's expired logins
+ * are deleted. cb may be NULL. */
 int store_login_insert(store *s, const void *hash, size_t hashlen, int64_t account,
-                       int64_t expires_ms, store_done_cb cb, void *arg);
+                       int64_t expires_ms, const char *agent, store_done_cb cb, void *arg);
 /* The account of an unexpired login (a->id, a->username; no pwhash), or
  * STORE_ENOT_FOUND. */
 int store_login_find(store *s, const void *hash, size_t hashlen, store_account_cb cb, void *arg);
 /* End a login (no-op if unknown). cb may be NULL. */
 int store_login_delete(store *s, const void *hash, size_t hashlen, store_done_cb cb, void *arg);
+
+/* An account's unexpired logins, newest first (at most STORE_LOGINS_MAX):
+ * for its list of sessions, where one can be ended. */
+typedef struct store_login {
+    unsigned char hash[32]; /* of the token */
+    int64_t created_ms, expires_ms;
+    char agent[STORE_AGENT_MAX + 1]; /* the User-Agent as it logged in, "" if none */
+} store_login;
+/* status 0 and the n logins (valid during the call), or an error. */
+typedef void (*store_logins_cb)(void *arg, int status, const store_login *l, size_t n);
+int store_logins_of(store *s, int64_t account, store_logins_cb cb, void *arg);
+/* End the account's login whose token hashes to hash (others false), or
+ * every one of its logins but that one (others true: "sign out
+ * everywhere else"). cb gets 0 and how many ended, or an error. */
+typedef void (*store_count_cb)(void *arg, int status, int64_t n);
+int store_logins_end(store *s, int64_t account, const unsigned char hash[32], bool others,
+                     store_count_cb cb, void *arg);
 /* A new password hash for the account, and every one of its logins
  * ended (a password reset). cb may be NULL. */
 int store_account_set_pwhash(store *s, int64_t account, const char *pwhash, store_done_cb cb,

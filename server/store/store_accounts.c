@@ -21,7 +21,8 @@ typedef struct acct_job {
     unsigned char hash[32];
     size_t hashlen;
     int64_t expires_ms;
-    int status; /* run's answer: 0 or STORE_ENOT_FOUND / STORE_ETAKEN */
+    char agent[STORE_AGENT_MAX + 1]; /* a new login's */
+    int status;                      /* run's answer: 0 or STORE_ENOT_FOUND / STORE_ETAKEN */
     store_account_cb cb;
     store_done_cb done;
     void *arg;
@@ -169,6 +170,7 @@ static int run_session_insert(store *s, void *job)
     sql_bind_i64(st, 2, j->a.id);
     sql_bind_i64(st, 3, now);
     sql_bind_i64(st, 4, j->expires_ms);
+    sql_bind_text(st, 5, j->agent, -1);
     if (db_run(st) < 0)
         return STORE_EDB;
     /* The account's expired sessions go at each new one. */
@@ -178,13 +180,25 @@ static int run_session_insert(store *s, void *job)
     return db_run(st) < 0 ? STORE_EDB : 0;
 }
 
+/* agent into out as printable ASCII (what else a header may hold is
+ * dropped), at most STORE_AGENT_MAX bytes. */
+static void agent_copy(char out[STORE_AGENT_MAX + 1], const char *agent)
+{
+    size_t n = 0;
+    for (const char *p = agent ? agent : ""; *p && n < STORE_AGENT_MAX; p++)
+        if (*p >= 0x20 && *p <= 0x7e)
+            out[n++] = *p;
+    out[n] = '\0';
+}
+
 int store_login_insert(store *s, const void *hash, size_t hashlen, int64_t account,
-                       int64_t expires_ms, store_done_cb cb, void *arg)
+                       int64_t expires_ms, const char *agent, store_done_cb cb, void *arg)
 {
     acct_job *j = with_hash(acct_job_new(NULL, cb, arg), hash, hashlen);
     if (j != NULL) {
         j->a.id = account;
         j->expires_ms = expires_ms;
+        agent_copy(j->agent, agent);
     }
     return acct_queue(s, run_session_insert, acct_written, j, false);
 }
@@ -216,6 +230,108 @@ int store_login_delete(store *s, const void *hash, size_t hashlen, store_done_cb
 {
     acct_job *j = with_hash(acct_job_new(NULL, cb, arg), hash, hashlen);
     return acct_queue(s, run_session_delete, acct_written, j, false);
+}
+
+/* An account's list of logins, or the end of some of them. */
+typedef struct logins_job {
+    int64_t account;
+    unsigned char hash[32];
+    bool others;
+    store_login *l; /* the list: STORE_LOGINS_MAX */
+    size_t n;
+    int64_t ended;
+    store_logins_cb listed;
+    store_count_cb counted;
+    void *arg;
+} logins_job;
+
+static void logins_job_free(logins_job *j)
+{
+    free(j->l);
+    free(j);
+}
+
+static int run_logins_of(store *s, void *job)
+{
+    logins_job *j = job;
+    sql_stmt *st = db_use(s->wst, ST_LOGINS_OF);
+    sql_bind_i64(st, 1, j->account);
+    sql_bind_i64(st, 2, store_now(s));
+    int rc;
+    while ((rc = sql_step(st)) == SQL_ROW && j->n < STORE_LOGINS_MAX) {
+        store_login *l = &j->l[j->n];
+        if (sql_column_bytes(st, 0) != (int)sizeof l->hash)
+            continue;
+        memcpy(l->hash, sql_column_blob(st, 0), sizeof l->hash);
+        l->created_ms = sql_column_i64(st, 1);
+        l->expires_ms = sql_column_i64(st, 2);
+        agent_copy(l->agent, sql_column_text(st, 3));
+        j->n++;
+    }
+    sql_reset(st);
+    return rc == SQL_ROW || rc == SQL_DONE ? 0 : STORE_EDB;
+}
+
+static void logins_listed(store *s, void *job, int status)
+{
+    (void)s;
+    logins_job *j = job;
+    j->listed(j->arg, status, status == 0 ? j->l : NULL, status == 0 ? j->n : 0);
+    logins_job_free(j);
+}
+
+int store_logins_of(store *s, int64_t account, store_logins_cb cb, void *arg)
+{
+    logins_job *j = calloc(1, sizeof *j);
+    if (j == NULL || (j->l = calloc(STORE_LOGINS_MAX, sizeof *j->l)) == NULL) {
+        free(j);
+        return STORE_ENOMEM;
+    }
+    j->account = account;
+    j->listed = cb;
+    j->arg = arg;
+    int err = queue_call(s, run_logins_of, logins_listed, j, true);
+    if (err < 0)
+        logins_job_free(j);
+    return err;
+}
+
+static int run_logins_end(store *s, void *job)
+{
+    logins_job *j = job;
+    sql_stmt *st = db_use(s->wst, j->others ? ST_LOGINS_END_OTHERS : ST_LOGIN_END_ONE);
+    sql_bind_i64(st, 1, j->account);
+    sql_bind_blob(st, 2, j->hash, (int)sizeof j->hash);
+    if (db_run(st) < 0)
+        return STORE_EDB;
+    j->ended = sql_changes(s->wdb);
+    return 0;
+}
+
+static void logins_ended(store *s, void *job, int status)
+{
+    (void)s;
+    logins_job *j = job;
+    if (j->counted)
+        j->counted(j->arg, status, status == 0 ? j->ended : 0);
+    logins_job_free(j);
+}
+
+int store_logins_end(store *s, int64_t account, const unsigned char hash[32], bool others,
+                     store_count_cb cb, void *arg)
+{
+    logins_job *j = calloc(1, sizeof *j);
+    if (j == NULL)
+        return STORE_ENOMEM;
+    j->account = account;
+    memcpy(j->hash, hash, sizeof j->hash);
+    j->others = others;
+    j->counted = cb;
+    j->arg = arg;
+    int err = queue_call(s, run_logins_end, logins_ended, j, false);
+    if (err < 0)
+        logins_job_free(j);
+    return err;
 }
 
 static int run_set_pwhash(store *s, void *job)

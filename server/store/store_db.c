@@ -82,8 +82,8 @@ static const char *const stmt_sql_sqlite[ST_COUNT] = {
                          " g.reason, p.seat, p.outcome, g.nmoves, g.created_ms, g.finished_ms"
                          " FROM game_players p JOIN games g ON g.id = p.game"
                          " WHERE p.account = ? ORDER BY g.id DESC",
-    [ST_LOGIN_INSERT] = "INSERT INTO sessions (token_hash, account, created_ms, expires_ms)"
-                        " VALUES (?,?,?,?)",
+    [ST_LOGIN_INSERT] = "INSERT INTO sessions (token_hash, account, created_ms, expires_ms, agent)"
+                        " VALUES (?,?,?,?,?)",
     [ST_SESSION_PURGE] = "DELETE FROM sessions WHERE account = ? AND expires_ms <= ?",
     [ST_LOGIN_FIND] = "SELECT a.id, a.username FROM sessions s JOIN accounts a"
                       " ON a.id = s.account WHERE s.token_hash = ? AND s.expires_ms > ?",
@@ -158,6 +158,10 @@ static const char *const stmt_sql_sqlite[ST_COUNT] = {
     [ST_MAIL_TOKEN_DELETE] = "DELETE FROM mail_tokens WHERE token_hash = ?",
     [ST_ACCOUNT_SET_PWHASH] = "UPDATE accounts SET pwhash = ? WHERE id = ?",
     [ST_SESSIONS_END_ALL] = "DELETE FROM sessions WHERE account = ?",
+    [ST_LOGINS_OF] = "SELECT token_hash, created_ms, expires_ms, agent FROM sessions"
+                     " WHERE account = ? AND expires_ms > ? ORDER BY created_ms DESC LIMIT 50",
+    [ST_LOGIN_END_ONE] = "DELETE FROM sessions WHERE account = ? AND token_hash = ?",
+    [ST_LOGINS_END_OTHERS] = "DELETE FROM sessions WHERE account = ? AND token_hash <> ?",
     [ST_MAIL_OUTBOX_INSERT] = "INSERT OR IGNORE INTO mail_outbox (account, kind, dedupe, to_addr,"
                               " subject, body, created_ms, next_ms) VALUES (?,?,?,?,?,?,?,?)",
     [ST_MAIL_NEXT] = "SELECT o.id, o.account, o.created_ms, o.tries, o.kind, o.to_addr,"

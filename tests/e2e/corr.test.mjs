@@ -139,6 +139,41 @@ test('accounts: register, log out, log in, a wrong password, the profile', { ski
   assert.deepEqual(pageErrors, []);
 });
 
+test('sessions: a second browser listed on the profile, signed out from the first, back as a guest', { skip }, async () => {
+  const dctx = await context();
+  const desk = await open(dctx);
+  await register(desk, 'dora');
+  const pctx = await browser.newContext({ viewport: { width: 390, height: 844 }, userAgent: 'Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Mobile Safari/537.36' });
+  contexts.add(pctx);
+  const phone = await open(pctx);
+  await submitAccount(phone, 'login', 'dora', 'dora-secret-pw');
+  await phone.waitForFunction(() => window.chameleon.account === 'dora' && window.chameleon.conn.ready);
+
+  await desk.goto(`${server.url}/#/profile`);
+  await desk.waitForFunction(() => document.querySelectorAll('#sessions-list li').length === 2);
+  assert.equal(await desk.locator('#sessions-list li[data-current="true"] .this-device').count(), 1);
+  assert.equal(await desk.textContent('#sessions-list li[data-current="false"] .device'), 'Chrome on Android');
+  for (const [w, hgt] of [[1440, 900], [390, 844]]) {
+    await desk.setViewportSize({ width: w, height: hgt });
+    await desk.locator('#sessions').screenshot({ path: path.join(OUT, `corr-sessions-${w}.png`) });
+    const box = await desk.locator('#sessions').boundingBox();
+    assert.ok(box.x >= 0 && box.x + box.width <= w, `the sessions fit ${w} px`);
+  }
+  await desk.click('#sessions-list li[data-current="false"] .end-session');
+  await desk.waitForFunction(() => document.querySelectorAll('#sessions-list li').length === 1);
+  assert.equal(await desk.textContent('#sessions-status'), 'Sessions signed out: 1.');
+  assert.ok(await desk.isDisabled('#sessions-others'), 'no other session left');
+  // The phone is a guest again, at once, without a reload.
+  await phone.waitForFunction(() => window.chameleon.account === null && window.chameleon.conn.ready);
+  assert.match(await phone.textContent('#me'), /^guest/);
+  assert.equal(await desk.evaluate(() => window.chameleon.account), 'dora');
+  await dctx.close();
+  await pctx.close();
+  contexts.delete(dctx);
+  contexts.delete(pctx);
+  assert.deepEqual(pageErrors, []);
+});
+
 test('correspondence: seek, deadlines, live "your turn", a conditional move, vacation', async (t) => {
   const why = await probe();
   if (why) { t.skip(why); return; }

@@ -176,7 +176,8 @@ static inline int sync_session_insert(store *s, const void *h, size_t hl, int64_
                                       int64_t expires_ms)
 {
     sync_call c = {0};
-    return sync_call_wait(s, &c, store_login_insert(s, h, hl, id, expires_ms, sync_done_cb, &c));
+    return sync_call_wait(s, &c,
+                          store_login_insert(s, h, hl, id, expires_ms, NULL, sync_done_cb, &c));
 }
 
 static inline int sync_session_find(store *s, const void *h, size_t hl, int64_t *id, char *name,

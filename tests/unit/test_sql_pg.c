@@ -302,6 +302,7 @@ static void test_pipelined_writes(void **state)
         assert_int_equal(sql_bind_i64(ins, 2, 1), SQL_OK);
         assert_int_equal(sql_bind_i64(ins, 3, i), SQL_OK);
         assert_int_equal(sql_bind_i64(ins, 4, i), SQL_OK);
+        assert_int_equal(sql_bind_text(ins, 5, "", -1), SQL_OK);
         assert_int_equal(sql_step(ins), SQL_DONE);
     }
     assert_int_equal(sql_changes(c), 1); /* the last one's, once read */

@@ -114,7 +114,7 @@ static void wait_for(result *r)
 static result do_register(const char *u, const char *p)
 {
     result r = {0};
-    assert_int_equal(accounts_register(s, NULL, u, p, cb, &r, NULL), 0);
+    assert_int_equal(accounts_register(s, NULL, NULL, u, p, cb, &r, NULL), 0);
     /* Hashing runs on the pool: the loop is free while it does. */
     assert_false(r.fired);
     wait_for(&r);
@@ -124,7 +124,7 @@ static result do_register(const char *u, const char *p)
 static result do_login(const char *u, const char *p)
 {
     result r = {0};
-    assert_int_equal(accounts_login(s, NULL, u, p, cb, &r, NULL), 0);
+    assert_int_equal(accounts_login(s, NULL, NULL, u, p, cb, &r, NULL), 0);
     wait_for(&r);
     return r;
 }
@@ -161,8 +161,10 @@ static void test_username_rules(void **state)
         assert_non_null(strstr(why, "3 to 20 characters"));
     }
     result r = {0};
-    assert_int_equal(accounts_register(s, NULL, "x", "password1", cb, &r, NULL), STORE_EUSERNAME);
-    assert_int_equal(accounts_register(s, NULL, "zoe", "short", cb, &r, NULL), STORE_EPASSWORD);
+    assert_int_equal(accounts_register(s, NULL, NULL, "x", "password1", cb, &r, NULL),
+                     STORE_EUSERNAME);
+    assert_int_equal(accounts_register(s, NULL, NULL, "zoe", "short", cb, &r, NULL),
+                     STORE_EPASSWORD);
     assert_false(r.fired);
 }
 
@@ -310,6 +312,103 @@ static void test_store_functions(void **state)
     assert_int_equal(sync_session_delete(s, h1, sizeof h1), 0); /* unknown: no-op */
 }
 
+/* What the logins' calls answer. */
+typedef struct logins_seen {
+    bool fired;
+    int status;
+    size_t n;
+    store_login l[STORE_LOGINS_MAX];
+    int64_t ended;
+} logins_seen;
+
+static void on_logins(void *arg, int status, const store_login *l, size_t n)
+{
+    logins_seen *w = arg;
+    w->fired = true;
+    w->status = status;
+    w->n = n;
+    for (size_t i = 0; i < n; i++)
+        w->l[i] = l[i];
+}
+
+static void on_ended(void *arg, int status, int64_t n)
+{
+    logins_seen *w = arg;
+    w->fired = true;
+    w->status = status;
+    w->ended = n;
+}
+
+static int logins_wait(logins_seen *w, int err)
+{
+    if (err < 0)
+        return err;
+    while (!w->fired)
+        uv_run(store_loop(s), UV_RUN_ONCE);
+    w->fired = false;
+    return w->status;
+}
+
+/* An account's logins: listed newest first with their browser (cut to
+ * printable ASCII), ended one by one or all but one, never another
+ * account's. */
+static void test_logins_list_and_end(void **state)
+{
+    (void)state;
+    int64_t id = 0, other = 0;
+    assert_int_equal(sync_account_insert(s, "lister", "$argon2id$h", &id), 0);
+    assert_int_equal(sync_account_insert(s, "bystander", "$argon2id$h", &other), 0);
+    unsigned char h[4][32];
+    for (int i = 0; i < 4; i++)
+        memset(h[i], 0x40 + i, sizeof h[i]);
+    int64_t now = store_now(s);
+    sync_call c = {0};
+    assert_int_equal(sync_call_wait(s, &c,
+                                    store_login_insert(s, h[0], 32, id, now + 60000,
+                                                       "Mozilla/5.0 (X11; Linux) Firefox/140.0",
+                                                       sync_done_cb, &c)),
+                     0);
+    usleep(5000); /* created_ms apart: the list is newest first */
+    c = (sync_call){0};
+    assert_int_equal(
+        sync_call_wait(s, &c,
+                       store_login_insert(s, h[1], 32, id, now + 60000, "bad\x01\x7f\xc3\xa9 agent",
+                                          sync_done_cb, &c)),
+        0);
+    usleep(5000);
+    assert_int_equal(sync_session_insert(s, h[2], 32, id, now + 60000), 0);
+    assert_int_equal(sync_session_insert(s, h[3], 32, other, now + 60000), 0);
+
+    logins_seen w = {0};
+    assert_int_equal(logins_wait(&w, store_logins_of(s, id, on_logins, &w)), 0);
+    assert_int_equal(w.n, 3);
+    assert_memory_equal(w.l[2].hash, h[0], 32); /* the oldest last */
+    assert_string_equal(w.l[2].agent, "Mozilla/5.0 (X11; Linux) Firefox/140.0");
+    assert_true(w.l[2].expires_ms == now + 60000);
+    bool seen_bad = false;
+    for (size_t i = 0; i < w.n; i++)
+        seen_bad |= strcmp(w.l[i].agent, "bad agent") == 0;
+    assert_true(seen_bad);
+
+    /* One ended; another account's login of the same hash is not. */
+    assert_int_equal(logins_wait(&w, store_logins_end(s, id, h[3], false, on_ended, &w)), 0);
+    assert_int_equal(w.ended, 0);
+    assert_int_equal(logins_wait(&w, store_logins_end(s, id, h[1], false, on_ended, &w)), 0);
+    assert_int_equal(w.ended, 1);
+    assert_int_equal(logins_wait(&w, store_logins_of(s, id, on_logins, &w)), 0);
+    assert_int_equal(w.n, 2);
+    /* Every one but h[2]. */
+    assert_int_equal(logins_wait(&w, store_logins_end(s, id, h[2], true, on_ended, &w)), 0);
+    assert_int_equal(w.ended, 1);
+    assert_int_equal(logins_wait(&w, store_logins_of(s, id, on_logins, &w)), 0);
+    assert_int_equal(w.n, 1);
+    assert_memory_equal(w.l[0].hash, h[2], 32);
+    int64_t acc = 0;
+    assert_int_equal(sync_session_find(s, h[0], 32, &acc, NULL, 0), STORE_ENOT_FOUND);
+    assert_int_equal(sync_session_find(s, h[3], 32, &acc, NULL, 0), 0);
+    assert_int_equal(acc, other);
+}
+
 /* A password hash still running when its store closes: the callback comes
  * later with STORE_ECLOSED and nothing is written. */
 static void test_close_while_hashing(void **state)
@@ -321,7 +420,7 @@ static void test_close_while_hashing(void **state)
     store *s2;
     assert_int_equal(store_open(&s2, &loop, path, NULL, why, sizeof why), 0);
     result r = {0};
-    assert_int_equal(accounts_register(s2, NULL, "late", "password1", cb, &r, NULL), 0);
+    assert_int_equal(accounts_register(s2, NULL, NULL, "late", "password1", cb, &r, NULL), 0);
     store_close(s2);
     wait_for(&r);
     assert_int_equal(r.status, STORE_ECLOSED);
@@ -345,11 +444,11 @@ static void test_queue_and_throttle(void **state)
     assert_int_equal(accounts_init(&l), 0);
     result a = {0}, b = {0}, c = {0};
     unsigned retry = 0;
-    assert_int_equal(accounts_register(s, "10.0.0.1", "qax", "password1", cb, &a, &retry), 0);
-    assert_int_equal(accounts_register(s, "10.0.0.2", "qbx", "password1", cb, &b, &retry), 0);
+    assert_int_equal(accounts_register(s, "10.0.0.1", NULL, "qax", "password1", cb, &a, &retry), 0);
+    assert_int_equal(accounts_register(s, "10.0.0.2", NULL, "qbx", "password1", cb, &b, &retry), 0);
     assert_int_equal(accounts_get_stats().hashes_running, 1);
     assert_int_equal(accounts_get_stats().hashes_queued, 1);
-    assert_int_equal(accounts_register(s, "10.0.0.3", "qcx", "password1", cb, &c, &retry),
+    assert_int_equal(accounts_register(s, "10.0.0.3", NULL, "qcx", "password1", cb, &c, &retry),
                      STORE_EBUSY);
     assert_int_equal(retry, 1);
     assert_int_equal(accounts_get_stats().busy, 1);
@@ -362,27 +461,28 @@ static void test_queue_and_throttle(void **state)
 
     /* Two registrations from one address, then 429 with the wait. */
     result d = {0}, e = {0};
-    assert_int_equal(accounts_register(s, "10.0.0.1", "qdx", "password1", cb, &d, &retry), 0);
+    assert_int_equal(accounts_register(s, "10.0.0.1", NULL, "qdx", "password1", cb, &d, &retry), 0);
     wait_for(&d);
     retry = 0;
-    assert_int_equal(accounts_register(s, "10.0.0.1", "qex", "password1", cb, &e, &retry),
+    assert_int_equal(accounts_register(s, "10.0.0.1", NULL, "qex", "password1", cb, &e, &retry),
                      STORE_ETHROTTLED);
     assert_true(retry >= 1 && retry <= 60);
     /* Five failed logins of one name, then even the right password waits;
      * the name's case does not matter. */
     for (int i = 0; i < 5; i++) {
         result f = {0};
-        assert_int_equal(accounts_login(s, "10.0.0.9", "qax", "wrong-pass", cb, &f, NULL), 0);
+        assert_int_equal(accounts_login(s, "10.0.0.9", NULL, "qax", "wrong-pass", cb, &f, NULL), 0);
         wait_for(&f);
         assert_int_equal(f.status, STORE_ELOGIN);
     }
     retry = 0;
-    assert_int_equal(accounts_login(s, "10.0.0.8", "QAX", "password1", cb, &e, &retry),
+    assert_int_equal(accounts_login(s, "10.0.0.8", NULL, "QAX", "password1", cb, &e, &retry),
                      STORE_ETHROTTLED);
     assert_int_equal(retry, 1);
     assert_int_equal(accounts_get_stats().login_throttled, 1);
     /* Invalid UTF-8 at login: bad_password, no hashing. */
-    assert_int_equal(accounts_login(s, NULL, "qbx", "abcdefg\xff", cb, &e, NULL), STORE_EPASSWORD);
+    assert_int_equal(accounts_login(s, NULL, NULL, "qbx", "abcdefg\xff", cb, &e, NULL),
+                     STORE_EPASSWORD);
     assert_false(e.fired);
     assert_int_equal(accounts_init(NULL), 0);
 }
@@ -394,6 +494,7 @@ int main(void)
         cmocka_unit_test(test_register_login_logout),
         cmocka_unit_test(test_cookie),
         cmocka_unit_test(test_store_functions),
+        cmocka_unit_test(test_logins_list_and_end),
         cmocka_unit_test(test_close_while_hashing),
         cmocka_unit_test(test_queue_and_throttle),
     };

@@ -294,6 +294,17 @@ const S = {
   'acct.enjoy': { en: 'Enjoy your vacation.', fr: 'Bonnes vacances !', it: 'Buone vacanze!' },
   'acct.back': { en: 'Welcome back.', fr: 'Bon retour parmi nous.', it: 'Bentornato.' },
   'acct.days': { en: 'Days', fr: 'Jours', it: 'Giorni' },
+  // The account's sessions (logins.js)
+  'sess.title': { en: 'Sessions', fr: 'Sessions', it: 'Sessioni' },
+  'sess.note': { en: 'The browsers where you are logged in. Sign out one you do not know, or all but this one.', fr: 'Les navigateurs où vous êtes connecté. Déconnectez celui que vous ne reconnaissez pas, ou tous sauf celui-ci.', it: 'I browser in cui hai effettuato l’accesso. Disconnetti quello che non riconosci, o tutti tranne questo.' },
+  'sess.on': { en: '{browser} on {os}', fr: '{browser} sous {os}', it: '{browser} su {os}' },
+  'sess.unknown': { en: 'Unknown browser', fr: 'Navigateur inconnu', it: 'Browser sconosciuto' },
+  'sess.since': { en: 'logged in {date}', fr: 'connecté le {date}', it: 'accesso il {date}' },
+  'sess.current': { en: 'this browser', fr: 'ce navigateur', it: 'questo browser' },
+  'sess.end': { en: 'Sign out', fr: 'Déconnecter', it: 'Disconnetti' },
+  'sess.others': { en: 'Sign out everywhere else', fr: 'Déconnecter partout ailleurs', it: 'Disconnetti ovunque altrove' },
+  'sess.ended': { en: 'Sessions signed out: {n}.', fr: 'Sessions déconnectées : {n}.', it: 'Sessioni disconnesse: {n}.' },
+  'sess.alone': { en: 'You are logged in nowhere else.', fr: 'Vous n’êtes connecté nulle part ailleurs.', it: 'Non hai effettuato l’accesso altrove.' },
   // E-mail settings and the password pages (mail.js)
   'mail.email': { en: 'E-mail', fr: 'Courriel', it: 'E-mail' },
   'mail.remind': { en: 'Remind me after this many days without a move in a correspondence game (0: never)', fr: 'Me le rappeler après ce nombre de jours sans coup dans une partie par correspondance (0 : jamais)', it: 'Ricordamelo dopo questo numero di giorni senza mosse in una partita per corrispondenza (0: mai)' },

@@ -6,21 +6,10 @@
 // the browser cannot push. Nothing is asked before the button is pressed.
 
 import { h } from './dom.js';
-import { TABLE, currentLang, errText, t } from './i18n.js';
+import { TABLE, currentLang, t } from './i18n.js';
+import { api } from './http.js';
 
 const supported = () => 'serviceWorker' in navigator && 'PushManager' in window && typeof Notification !== 'undefined';
-
-async function api(method, path, body) {
-  const r = await fetch(path, {
-    method, credentials: 'same-origin',
-    headers: body ? { 'Content-Type': 'application/json' } : {},
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  let data = null;
-  try { data = await r.json(); } catch { /* not JSON */ }
-  if (!r.ok) throw Object.assign(new Error(errText({ code: data && data.error, reason: data && data.reason, status: r.status })), { status: r.status });
-  return data;
-}
 
 function keyBytes(b64url) {
   const s = atob(b64url.replace(/-/g, '+').replace(/_/g, '/'));

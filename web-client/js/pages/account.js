@@ -11,6 +11,7 @@ import { daysText, leftText } from '../corr.js';
 import { noticeSettings } from '../notices.js';
 import { pushSettings } from '../push.js';
 import { noticesPanel } from './mail.js';
+import { loginsPanel } from './logins.js';
 
 async function post(path, body) {
   const r = await fetch(path, {
@@ -56,6 +57,7 @@ function profile(main, app, status) {
   const guestBox = h('div', { id: 'guest-box' });
   const vacBox = h('section', { class: 'vacation-box', id: 'vacation', hidden: true });
   const mailBox = h('div', { id: 'mail-box' });
+  const loginsBox = h('div', { id: 'logins-box' });
   const logout = h('button', { type: 'button', id: 'logout-btn', onclick: async () => {
     try {
       await post('/api/logout', {});
@@ -63,7 +65,7 @@ function profile(main, app, status) {
       app.conn.drop(); // say hello again without the session
     } catch (e) { status.textContent = e.message; }
   } }, t('acct.logout'));
-  main.append(h('section', { class: 'panel' }, h('h1', {}, t('acct.profile')), guestBox, info, vacBox, mailBox, noticeSettings(pushSettings(app)), h('div', { class: 'row' }, logout), status));
+  main.append(h('section', { class: 'panel' }, h('h1', {}, t('acct.profile')), guestBox, info, vacBox, mailBox, noticeSettings(pushSettings(app)), loginsBox, h('div', { class: 'row' }, logout), status));
 
   function drawGuest() {
     const nameIn = h('input', { id: 'guest-name', maxlength: 24, value: (app.me && app.me.name) || '' });
@@ -148,8 +150,10 @@ function profile(main, app, status) {
       drawAccount(who);
       vacation('vacation_status', {});
       mailBox.replaceChildren(noticesPanel());
+      loginsBox.replaceChildren(loginsPanel());
     } else {
       mailBox.replaceChildren();
+      loginsBox.replaceChildren();
       info.replaceChildren();
       drawGuest();
     }

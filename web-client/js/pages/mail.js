@@ -4,23 +4,8 @@
 // #/reset/<token>, and #/forgot (ask for a reset link).
 
 import { h } from '../dom.js';
-import { errText, t } from '../i18n.js';
-
-async function api(method, path, body) {
-  const r = await fetch(path, {
-    method, credentials: 'same-origin',
-    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  let data = null;
-  try { data = await r.json(); } catch { /* not JSON */ }
-  if (!r.ok) {
-    const wait = r.headers.get('Retry-After');
-    const why = data ? errText(data) : t('err.http', { status: r.status });
-    throw new Error(wait ? t('mail.retry', { why, s: wait }) : why);
-  }
-  return data;
-}
+import { t } from '../i18n.js';
+import { api } from '../http.js';
 
 const KINDS = ['move', 'digest', 'low_time', 'start_end'].map((k) => [k, `mail.k.${k}`]);
 
