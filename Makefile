@@ -49,8 +49,8 @@ SAN     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sani
            -DCHAMELEON_CHECKS
 CFLAGS_ALL = $(WARN) $(DEFS) $(INC) $(CFLAGS)
 
-PKGS        := libwebsockets libuv jansson sqlite3 libpq libsodium libcrypto libcurl
-CORE_PKGS   := libuv jansson sqlite3 libpq libsodium libcrypto libcurl
+PKGS        := libwebsockets libuv jansson sqlite3 libpq libsodium libcrypto libcurl liboath
+CORE_PKGS   := libuv jansson sqlite3 libpq libsodium libcrypto libcurl liboath
 PKG_LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CORE_LIBS    = $(shell pkg-config --libs $(CORE_PKGS) 2>/dev/null)
 PKG_CFLAGS   = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

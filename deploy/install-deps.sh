@@ -14,8 +14,8 @@ set -eu
 
 mode=${1:---build}
 
-runtime="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 libsodium23 libsystemd0 libssl3 libcurl4 libpq5"
-build="gcc make pkg-config clang lld wasi-libc libclang-rt-dev-wasm32 uthash-dev libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev libsqlite3-dev libsodium-dev libsystemd-dev libssl-dev libcurl4-openssl-dev libpq-dev"
+runtime="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 libsodium23 libsystemd0 libssl3 libcurl4 libpq5 liboath0"
+build="gcc make pkg-config clang lld wasi-libc libclang-rt-dev-wasm32 uthash-dev libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev libsqlite3-dev libsodium-dev libsystemd-dev libssl-dev libcurl4-openssl-dev libpq-dev liboath-dev"
 package="dpkg-dev debhelper fakeroot"
 # systemd: systemd-analyze verify for the unit (installing it does not make
 # it PID 1 in a container); nginx: the TLS proxy test (started by the test

@@ -1439,7 +1439,7 @@ void proto_write_unhealthy(proto_out *o, int64_t uptime_s, const char *storage)
 }
 
 int proto_decode_credentials(const char *buf, size_t len, char *user, size_t ulen, char *pass,
-                             size_t plen, char *why, size_t whylen)
+                             size_t plen, char *code, size_t clen, char *why, size_t whylen)
 {
     json_error_t jerr;
     json_t *root = jsonin_load(buf, len, &jerr);
@@ -1451,13 +1451,21 @@ int proto_decode_credentials(const char *buf, size_t len, char *user, size_t ule
     }
     const char *u = json_string_value(json_object_get(root, "username"));
     const char *p = json_string_value(json_object_get(root, "password"));
+    json_t *cj = json_object_get(root, "code");
+    const char *c = json_string_value(cj);
     int err = 0;
     if (u == NULL || p == NULL || strlen(u) >= ulen || strlen(p) >= plen) {
         rules_why(why, whylen, "'username' and 'password' (strings) are required");
         err = PROTO_EBAD_MESSAGE;
+    } else if (cj != NULL && (c == NULL || strlen(c) >= clen)) {
+        rules_why(why, whylen,
+                  "'code' is a short string: the authenticator app's or a recovery code");
+        err = PROTO_EBAD_MESSAGE;
     } else {
         snprintf(user, ulen, "%s", u);
         snprintf(pass, plen, "%s", p);
+        if (clen > 0)
+            snprintf(code, clen, "%s", c ? c : "");
     }
     json_decref(root);
     return err;
@@ -1488,6 +1496,54 @@ int proto_decode_login_end(const char *buf, size_t len, char id[PROTO_LOGIN_ID_H
         rules_why(why, whylen, "give \"id\" (a session's: 64 hex digits) or \"others\": true");
     json_decref(root);
     return err;
+}
+
+int proto_decode_code(const char *buf, size_t len, char *code, size_t clen, char *why,
+                      size_t whylen)
+{
+    json_t *root = jsonin_object(buf, len, why, whylen);
+    if (root == NULL)
+        return PROTO_EBAD_JSON;
+    const char *c = json_string_value(json_object_get(root, "code"));
+    int err = 0;
+    if (c == NULL || *c == '\0' || strlen(c) >= clen) {
+        rules_why(why, whylen, "'code' is required: the authenticator app's or a recovery code");
+        err = PROTO_EBAD_MESSAGE;
+    } else {
+        snprintf(code, clen, "%s", c);
+    }
+    json_decref(root);
+    return err;
+}
+
+void proto_write_totp_state(proto_out *o, bool enabled, bool pending, int recovery_left)
+{
+    puts_(o, "{\"enabled\":");
+    put_bool(o, enabled);
+    key(o, "pending");
+    put_bool(o, pending);
+    key(o, "recovery_left");
+    put_int(o, recovery_left);
+    end(o);
+}
+
+void proto_write_totp_setup(proto_out *o, const char *secret, const char *uri)
+{
+    puts_(o, "{\"secret\":");
+    put_str(o, secret);
+    key(o, "uri");
+    put_str(o, uri);
+    end(o);
+}
+
+void proto_write_recovery_codes(proto_out *o, const char *const *codes, int n)
+{
+    puts_(o, "{\"enabled\":true,\"recovery_codes\":[");
+    for (int i = 0; i < n; i++) {
+        comma(o, i > 0);
+        put_str(o, codes[i]);
+    }
+    puts_(o, "]}");
 }
 
 void proto_write_account(proto_out *o, const char *username)

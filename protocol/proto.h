@@ -463,9 +463,11 @@ int proto_pos_changes(const rules_variant *v, const rules_pos *a, const rules_po
 
 /* HTTP bodies. */
 /* The body of POST /api/register and /api/login: {"username":..,
- * "password":..}. 0, or PROTO_EBAD_JSON / PROTO_EBAD_MESSAGE with a why. */
+ * "password":..} and, for a login, "code" (two-factor sign-in: into code,
+ * "" when absent; clen 0 takes none). 0, or PROTO_EBAD_JSON /
+ * PROTO_EBAD_MESSAGE with a why. */
 int proto_decode_credentials(const char *buf, size_t len, char *user, size_t ulen, char *pass,
-                             size_t plen, char *why, size_t whylen);
+                             size_t plen, char *code, size_t clen, char *why, size_t whylen);
 /* {"username":..} after register/login, {"ok":true} after logout. */
 void proto_write_account(proto_out *o, const char *username);
 /* One login of an account (GET /api/sessions): id is the hex of its
@@ -485,6 +487,17 @@ void proto_write_logins(proto_out *o, const proto_login *l, size_t n);
 enum { PROTO_LOGIN_ID_HEX = 64 };
 int proto_decode_login_end(const char *buf, size_t len, char id[PROTO_LOGIN_ID_HEX + 1],
                            bool *others, char *why, size_t whylen);
+/* Two-factor sign-in (PROTOCOL.md, "Accounts"). The body {"code": ..}
+ * of POST /api/2fa/enable and /disable: 0, or PROTO_EBAD_JSON /
+ * PROTO_EBAD_MESSAGE with a why. */
+int proto_decode_code(const char *buf, size_t len, char *code, size_t clen, char *why,
+                      size_t whylen);
+/* {"enabled":..,"pending":..,"recovery_left":n}. */
+void proto_write_totp_state(proto_out *o, bool enabled, bool pending, int recovery_left);
+/* {"secret":"<base32>","uri":"otpauth://..."} of a new pending secret. */
+void proto_write_totp_setup(proto_out *o, const char *secret, const char *uri);
+/* {"enabled":true,"recovery_codes":[..]}: shown once. */
+void proto_write_recovery_codes(proto_out *o, const char *const *codes, int n);
 /* {"error":code,"reason":..} for an HTTP API error. */
 void proto_write_http_error(proto_out *o, const char *code, const char *reason);
 /*

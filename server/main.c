@@ -40,6 +40,7 @@
 #include "api.h"
 #include "api_logins.h"
 #include "api_mail.h"
+#include "api_totp.h"
 #include "bot.h"
 #include "config.h"
 #include "dispatch.h"
@@ -395,6 +396,10 @@ static const net_route routes[] = {
     /* An account's logins (PROTOCOL.md, "Accounts"). */
     {NET_GET, "/api/sessions", false, api_logins_list},
     {NET_POST, "/api/sessions/end", false, api_logins_end},
+    {NET_GET, "/api/2fa", false, api_totp_state},
+    {NET_POST, "/api/2fa/setup", false, api_totp_setup},
+    {NET_POST, "/api/2fa/enable", false, api_totp_enable},
+    {NET_POST, "/api/2fa/disable", false, api_totp_disable},
 };
 // clang-format on
 
@@ -594,6 +599,10 @@ int main(int argc, char **argv)
         return 2;
     }
     api_logins_init(st);
+    if (api_totp_init(st) < 0) {
+        log_error("two-factor sign-in: liboath could not start");
+        return 1;
+    }
     if (api_mail_init(st) < 0) {
         log_error("out of memory for the mail throttle tables");
         return 1;

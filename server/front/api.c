@@ -13,6 +13,7 @@
 #include <sodium.h>
 
 #include "accounts.h"
+#include "totp.h"
 #include "archive.h"
 #include "metrics.h"
 #include "lessons.h"
@@ -683,7 +684,11 @@ static void on_account(void *arg, int status, int64_t account, const char *usern
     if (c == NULL)
         return;
     if (status < 0) {
-        unsigned http = status == STORE_ETAKEN ? 409 : status == STORE_ELOGIN ? 401 : 400;
+        unsigned http =
+            status == STORE_ETAKEN ? 409
+            : status == STORE_ELOGIN || status == STORE_ETOTP_REQUIRED || status == STORE_EBAD_TOTP
+                ? 401
+                : 400;
         api_reply_error(c, http, store_err_code(status),
                         why && *why ? why : store_err_text(status));
         return;
@@ -697,9 +702,9 @@ static void on_account(void *arg, int status, int64_t account, const char *usern
 
 static int credentials(net_conn *c, bool reg, const char *body, size_t len)
 {
-    char user[64], pass[ACCOUNTS_PASSWORD_BYTES + 1], why[RULES_WHY_TEXT];
-    if (proto_decode_credentials(body, len, user, sizeof user, pass, sizeof pass, why,
-                                 sizeof why) != 0) {
+    char user[64], pass[ACCOUNTS_PASSWORD_BYTES + 1], code[TOTP_CODE_MAX + 1], why[RULES_WHY_TEXT];
+    if (proto_decode_credentials(body, len, user, sizeof user, pass, sizeof pass, code, sizeof code,
+                                 why, sizeof why) != 0) {
         sodium_memzero(pass, sizeof pass);
         api_reply_error(c, 400, "bad_message", why);
         return 0;
@@ -712,8 +717,9 @@ static int credentials(net_conn *c, bool reg, const char *body, size_t len)
     if (net_user_agent(c, agent, sizeof agent) < 0)
         agent[0] = '\0';
     int err = reg ? accounts_register(db, c->addr, agent, user, pass, on_account, p, &retry_s)
-                  : accounts_login(db, c->addr, agent, user, pass, on_account, p, &retry_s);
+                  : accounts_login(db, c->addr, agent, user, pass, code, on_account, p, &retry_s);
     sodium_memzero(pass, sizeof pass);
+    sodium_memzero(code, sizeof code);
     if (err < 0) {
         pending_done(p);
         /* Throttled (429) or the hashing queue full (503): refused before

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "throttle.h"
+#include "totp.h"
 
 enum {
     SESSION_DAYS = 30,
@@ -91,6 +92,7 @@ typedef struct job {
     char password[ACCOUNTS_PASSWORD_BYTES + 1];
     char addr[THROTTLE_KEY_MAX];       /* login: the address's key ("" if none) */
     char agent[STORE_AGENT_MAX + 1];   /* the browser's User-Agent, for the new login */
+    char code[TOTP_CODE_MAX + 1];      /* login: the two-factor code given ("" if none) */
     char hash[crypto_pwhash_STRBYTES]; /* register: computed; login: stored */
     bool known;                        /* login: the username exists */
     int64_t account;
@@ -280,6 +282,46 @@ static void password_written(void *arg, int status)
     job_end(arg, status);
 }
 
+/* Two-factor sign-in: the code given was taken (status 0: the step or
+ * the recovery code was unused), on to the session. */
+static void code_taken(void *arg, int status)
+{
+    job *j = arg;
+    if (status == 0)
+        session_new(j);
+    else
+        job_end(j, status == STORE_ENOT_FOUND ? STORE_EBAD_TOTP : status);
+}
+
+/* The account's two-factor secret (or none): the code given checked, then
+ * taken (a code is good once), before the session. */
+static void totp_found(void *arg, int status, const store_totp *t)
+{
+    job *j = arg;
+    if (status == STORE_ENOT_FOUND || (status == 0 && !t->enabled)) {
+        session_new(j);
+        return;
+    }
+    if (status < 0) {
+        job_end(j, status);
+        return;
+    }
+    int64_t step = 0;
+    unsigned char hash[32];
+    int err;
+    if (j->code[0] == '\0')
+        err = STORE_ETOTP_REQUIRED;
+    else if (t->secret_len == TOTP_SECRET_BYTES &&
+             totp_check(t->secret, store_now(j->s) / 1000, j->code, t->last_step, &step))
+        err = store_totp_use(j->s, j->account, step, code_taken, j);
+    else if (totp_recovery_hash(j->code, hash) == 0)
+        err = store_recovery_use(j->s, j->account, hash, code_taken, j);
+    else
+        err = STORE_EBAD_TOTP;
+    if (err < 0)
+        job_end(j, err);
+}
+
 /* The hashing is done (status): the store's part, queued, then the
  * answer. */
 static void finish(job *j, int status)
@@ -291,8 +333,8 @@ static void finish(job *j, int status)
         err = store_account_set_pwhash(s, j->reset, j->hash, password_written, j);
     else if (err == 0 && j->registering)
         err = store_account_insert(s, j->username, j->hash, account_inserted, j);
-    else if (err == 0)
-        session_new(j);
+    else if (err == 0) /* a login: its second factor, if the account has one */
+        err = store_totp_get(s, j->account, totp_found, j);
     if (err < 0)
         job_end(j, err);
 }
@@ -458,7 +500,8 @@ static void login_found(void *arg, int status, const store_account *a)
 }
 
 int accounts_login(store *s, const char *addr, const char *agent, const char *username,
-                   const char *password, accounts_cb cb, void *arg, unsigned *retry_s)
+                   const char *password, const char *code, accounts_cb cb, void *arg,
+                   unsigned *retry_s)
 {
     if (store_closing(s))
         return STORE_ECLOSED;
@@ -496,6 +539,7 @@ int accounts_login(store *s, const char *addr, const char *agent, const char *us
     if (j == NULL)
         return STORE_ENOMEM;
     snprintf(j->addr, sizeof j->addr, "%s", akey);
+    snprintf(j->code, sizeof j->code, "%s", code ? code : "");
     /* Its place in the hashing queue is kept while the account is looked
      * up, so that the queue's bound holds. */
     g.queued++;

@@ -27,8 +27,8 @@
  *
  * Owns: accounts, sessions and their cookie; password hashing off the loop,
  * its queue and the throttle tables of logins and registrations.
- * May call: store.h (its database and loop), throttle.h, SQLite, libsodium,
- * libuv.
+ * May call: store.h (its database and loop), throttle.h, totp.h (the second
+ * factor), SQLite, libsodium, libuv.
  */
 #ifndef ACCOUNTS_H
 #define ACCOUNTS_H
@@ -124,9 +124,15 @@ int accounts_register(store *s, const char *addr, const char *agent, const char 
 /* Log in: cb gets a new session, or STORE_ELOGIN (the same answer, after the
  * same work, whether the username exists or not). Refused at once with
  * STORE_ETHROTTLED or STORE_EBUSY as accounts_register, or STORE_EPASSWORD
- * if password is not valid UTF-8. */
+ * if password is not valid UTF-8. An account with two-factor sign-in
+ * (store_totp_get) also needs code, once the password is right: a TOTP
+ * code of its secret (totp_check; each step once) or one of its recovery
+ * codes (used up): STORE_ETOTP_REQUIRED without one (NULL or ""),
+ * STORE_EBAD_TOTP for a wrong or used one. Either counts as a failed login
+ * in the throttle. */
 int accounts_login(store *s, const char *addr, const char *agent, const char *username,
-                   const char *password, accounts_cb cb, void *arg, unsigned *retry_s);
+                   const char *password, const char *code, accounts_cb cb, void *arg,
+                   unsigned *retry_s);
 
 /*
  * A new password for an account (a password reset, PROTOCOL.md "E-mail"):

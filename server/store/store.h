@@ -77,6 +77,9 @@
     X(STORE_EBAD_TC, -115, "bad_time_control", "invalid time control")                             \
     X(STORE_ENOT_YOUR_TURN, -116, "not_your_turn",                                                 \
       "conditional moves are entered while the opponent is to move")                               \
+    X(STORE_ETOTP_REQUIRED, -117, "totp_required",                                                 \
+      "this account signs in with a code from its authenticator app too")                          \
+    X(STORE_EBAD_TOTP, -118, "bad_totp", "wrong or already used code")                             \
     X(STORE_ETHROTTLED, -130, "too_many_attempts", "too many attempts: wait and try again")        \
     X(STORE_EBUSY, -131, "busy", "the server is busy: try again in a moment")                      \
     X(STORE_ELOCKED, -140, "db_in_use", "the database is in use by another server")                \
@@ -441,6 +444,42 @@ int store_logins_end(store *s, int64_t account, const unsigned char hash[32], bo
  * ended (a password reset). cb may be NULL. */
 int store_account_set_pwhash(store *s, int64_t account, const char *pwhash, store_done_cb cb,
                              void *arg);
+
+/* ------------------------------------------------------------------------ */
+/* Two-factor sign-in (store_totp.c; people/totp.h makes and checks the
+ * codes): an account's TOTP secret, pending until a first code confirms
+ * it, the last time step used, and its recovery codes (hashes). Queued
+ * calls as the accounts'. */
+
+typedef struct store_totp {
+    unsigned char secret[32];
+    size_t secret_len;
+    bool enabled;
+    int64_t last_step;
+    int recovery_left; /* recovery codes not used yet */
+} store_totp;
+typedef void (*store_totp_cb)(void *arg, int status, const store_totp *t);
+
+/* The account's secret, or STORE_ENOT_FOUND (no two-factor sign-in). */
+int store_totp_get(store *s, int64_t account, store_totp_cb cb, void *arg);
+/* A new pending secret (replacing a pending one), or STORE_ETAKEN when
+ * two-factor sign-in is already on. */
+int store_totp_pending(store *s, int64_t account, const unsigned char *secret, size_t len,
+                       store_done_cb cb, void *arg);
+/* The pending secret in force, its first code's step used, and these n
+ * recovery codes' hashes replacing any; STORE_ENOT_FOUND if none is
+ * pending. */
+int store_totp_enable(store *s, int64_t account, int64_t step, const unsigned char (*hashes)[32],
+                      int n, store_done_cb cb, void *arg);
+/* A code of step taken: STORE_ENOT_FOUND when step is not later than the
+ * last one used (a code is good once) or two-factor sign-in is off. */
+int store_totp_use(store *s, int64_t account, int64_t step, store_done_cb cb, void *arg);
+/* A recovery code taken (deleted): STORE_ENOT_FOUND if the account has no
+ * such code. */
+int store_recovery_use(store *s, int64_t account, const unsigned char hash[32], store_done_cb cb,
+                       void *arg);
+/* Two-factor sign-in off: the secret and the recovery codes deleted. */
+int store_totp_off(store *s, int64_t account, store_done_cb cb, void *arg);
 
 /* ------------------------------------------------------------------------ */
 /* Web Push (store_push.c). The VAPID key pair: synchronous, on the loop's

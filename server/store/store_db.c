@@ -162,6 +162,21 @@ static const char *const stmt_sql_sqlite[ST_COUNT] = {
                      " WHERE account = ? AND expires_ms > ? ORDER BY created_ms DESC LIMIT 50",
     [ST_LOGIN_END_ONE] = "DELETE FROM sessions WHERE account = ? AND token_hash = ?",
     [ST_LOGINS_END_OTHERS] = "DELETE FROM sessions WHERE account = ? AND token_hash <> ?",
+    [ST_TOTP_GET] = "SELECT secret, enabled, last_step, (SELECT count(*) FROM recovery_codes r"
+                    " WHERE r.account = t.account) FROM totp t WHERE t.account = ?",
+    /* A pending secret replaces a pending one, never one in force. */
+    [ST_TOTP_PENDING] = "INSERT INTO totp (account, secret, enabled, last_step, created_ms)"
+                        " VALUES (?, ?, 0, 0, ?) ON CONFLICT (account) DO UPDATE SET"
+                        " secret = excluded.secret, created_ms = excluded.created_ms"
+                        " WHERE totp.enabled = 0",
+    [ST_TOTP_ENABLE] =
+        "UPDATE totp SET enabled = 1, last_step = ? WHERE account = ? AND enabled = 0",
+    [ST_TOTP_USE] = "UPDATE totp SET last_step = ? WHERE account = ? AND enabled = 1"
+                    " AND last_step < ?",
+    [ST_TOTP_DELETE] = "DELETE FROM totp WHERE account = ?",
+    [ST_RECOVERY_CLEAR] = "DELETE FROM recovery_codes WHERE account = ?",
+    [ST_RECOVERY_INSERT] = "INSERT INTO recovery_codes (account, code_hash) VALUES (?, ?)",
+    [ST_RECOVERY_USE] = "DELETE FROM recovery_codes WHERE account = ? AND code_hash = ?",
     [ST_MAIL_OUTBOX_INSERT] = "INSERT OR IGNORE INTO mail_outbox (account, kind, dedupe, to_addr,"
                               " subject, body, created_ms, next_ms) VALUES (?,?,?,?,?,?,?,?)",
     [ST_MAIL_NEXT] = "SELECT o.id, o.account, o.created_ms, o.tries, o.kind, o.to_addr,"

@@ -156,7 +156,7 @@ for f in ./usr/bin/chameleon ./usr/bin/chameleon-engine ./usr/share/chameleon/ru
     grep -qx "$f" "$tmp/files" || fail "the package lacks $f"
 done
 dpkg-deb -f "$deb" Depends >"$tmp/depends"
-for d in libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 libsodium23 \
+for d in libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 libsodium23 liboath0 \
     libsystemd0 libpq5 adduser; do
     grep -q "$d" "$tmp/depends" || fail "the package does not depend on $d: $(cat "$tmp/depends")"
 done

@@ -15,6 +15,7 @@
 import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { createHmac } from 'node:crypto';
 import { launch, realServer, serverBinary, OUT } from './lib.mjs';
 
 let skip = serverBinary() ? false : 'the server is not built (build/chameleon)';
@@ -82,6 +83,17 @@ async function register(page, name) {
   await page.waitForFunction((n) => window.chameleon.account === n && window.chameleon.conn.ready, name);
   assert.equal(await page.textContent('#me'), name);
   assert.ok(await page.isHidden('#login-link'));
+}
+
+// The box `sel` of the page at 1440 and 390 px: it fits, and its
+// screenshot is taken (name-<width>.png).
+async function boxAtWidths(page, sel, name) {
+  for (const [w, hgt] of [[1440, 900], [390, 844]]) {
+    await page.setViewportSize({ width: w, height: hgt });
+    await page.locator(sel).screenshot({ path: path.join(OUT, `${name}-${w}.png`) });
+    const box = await page.locator(sel).boundingBox();
+    assert.ok(box.x >= 0 && box.x + box.width <= w, `${sel} fits ${w} px`);
+  }
 }
 
 async function click(page, cell) {
@@ -153,12 +165,7 @@ test('sessions: a second browser listed on the profile, signed out from the firs
   await desk.waitForFunction(() => document.querySelectorAll('#sessions-list li').length === 2);
   assert.equal(await desk.locator('#sessions-list li[data-current="true"] .this-device').count(), 1);
   assert.equal(await desk.textContent('#sessions-list li[data-current="false"] .device'), 'Chrome on Android');
-  for (const [w, hgt] of [[1440, 900], [390, 844]]) {
-    await desk.setViewportSize({ width: w, height: hgt });
-    await desk.locator('#sessions').screenshot({ path: path.join(OUT, `corr-sessions-${w}.png`) });
-    const box = await desk.locator('#sessions').boundingBox();
-    assert.ok(box.x >= 0 && box.x + box.width <= w, `the sessions fit ${w} px`);
-  }
+  await boxAtWidths(desk, '#sessions', 'corr-sessions');
   await desk.click('#sessions-list li[data-current="false"] .end-session');
   await desk.waitForFunction(() => document.querySelectorAll('#sessions-list li').length === 1);
   assert.equal(await desk.textContent('#sessions-status'), 'Sessions signed out: 1.');
@@ -171,6 +178,62 @@ test('sessions: a second browser listed on the profile, signed out from the firs
   await pctx.close();
   contexts.delete(dctx);
   contexts.delete(pctx);
+  assert.deepEqual(pageErrors, []);
+});
+
+// A TOTP code (RFC 6238: HMAC-SHA1, 6 digits, 30 s) of a base32 key at
+// unix time t, as an authenticator app computes it.
+function totpCode(b32, t) {
+  const A = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  const bits = [...b32.replace(/ /g, '')].map((c) => A.indexOf(c).toString(2).padStart(5, '0')).join('');
+  const key = Buffer.from(bits.match(/.{8}/g).map((b) => parseInt(b, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(t / 30)));
+  const mac = createHmac('sha1', key).update(counter).digest();
+  return String((mac.readUInt32BE(mac[19] & 15) & 0x7fffffff) % 1e6).padStart(6, '0');
+}
+
+test('two-factor sign-in: set up from the profile, asked for at the next login, turned off with a recovery code', { skip }, async () => {
+  const ctx = await context();
+  const page = await open(ctx);
+  await register(page, 'tess');
+  await page.goto(`${server.url}/#/profile`);
+  await page.click('#totp-setup');
+  await page.waitForSelector('#totp-secret');
+  const key = await page.textContent('#totp-secret');
+  assert.match(key, /^([A-Z2-7]{4} ){7}[A-Z2-7]{4}$/);
+  assert.match(await page.getAttribute('#totp-uri', 'href'), /^otpauth:\/\/totp\/chameleon:tess\?secret=/);
+  await page.fill('#totp-code', '000000');
+  await page.click('#totp-enable');
+  await page.waitForFunction(() => document.getElementById('totp-status').textContent.length > 0);
+  assert.match(await page.textContent('#totp-status'), /^wrong or already used code/i);
+  await page.fill('#totp-code', totpCode(key, Date.now() / 1000));
+  await page.click('#totp-enable');
+  await page.waitForSelector('#totp-recovery li');
+  const codes = await page.$$eval('#totp-recovery li', (l) => l.map((x) => x.textContent));
+  assert.equal(codes.length, 10);
+  assert.equal(await page.getAttribute('#totp-state', 'data-state'), 'on');
+  await boxAtWidths(page, '#totp', 'corr-totp');
+  // Log out, then in: the password alone is not enough; the code's field shows.
+  await page.click('#logout-btn');
+  await page.waitForFunction(() => window.chameleon.conn.ready && window.chameleon.account === null);
+  await submitAccount(page, 'login', 'tess', 'tess-secret-pw');
+  await page.waitForSelector('#login-code-box:not([hidden])');
+  assert.match(await page.textContent('#account-status'), /code from its authenticator app/);
+  await page.screenshot({ path: path.join(OUT, 'corr-totp-login.png') });
+  await page.fill('#login-code', totpCode(key, Date.now() / 1000 + 30)); // the next step's: the first was used
+  await page.click('#account-form button[type=submit]');
+  await page.waitForFunction(() => window.chameleon.account === 'tess' && window.chameleon.conn.ready);
+  // Off with a recovery code.
+  await page.goto(`${server.url}/#/profile`);
+  await page.waitForSelector('#totp-state[data-state="on"]');
+  assert.equal(await page.textContent('#totp-state'), 'On. Recovery codes left: 10.');
+  await page.fill('#totp-code', codes[0]);
+  await page.click('#totp-disable');
+  await page.waitForSelector('#totp-state[data-state="off"]');
+  assert.equal(await page.textContent('#totp-status'), 'Two-factor sign-in is off.');
+  await ctx.close();
+  contexts.delete(ctx);
   assert.deepEqual(pageErrors, []);
 });
 

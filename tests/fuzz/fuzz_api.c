@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "accounts.h"
+#include "totp.h"
 #include "fuzz.h"
 #include "proto.h"
 #include "store.h"
@@ -29,14 +30,16 @@ static void check_error_json(const char *code, const char *why)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char user[64], pass[ACCOUNTS_PASSWORD_BYTES + 1], why[RULES_WHY_TEXT] = "";
+    char user[64], pass[ACCOUNTS_PASSWORD_BYTES + 1], code[TOTP_CODE_MAX + 1],
+        why[RULES_WHY_TEXT] = "";
     int err = proto_decode_credentials((const char *)data, size, user, sizeof user, pass,
-                                       sizeof pass, why, sizeof why);
+                                       sizeof pass, code, sizeof code, why, sizeof why);
     if (err != 0) {
         FUZZ_CHECK(err == PROTO_EBAD_JSON || err == PROTO_EBAD_MESSAGE);
         check_error_json("bad_message", why);
     } else {
-        FUZZ_CHECK(strlen(user) < sizeof user && strlen(pass) < sizeof pass);
+        FUZZ_CHECK(strlen(user) < sizeof user && strlen(pass) < sizeof pass &&
+                   strlen(code) < sizeof code);
         if (accounts_username_check(user, why, sizeof why) == 0) {
             size_t n = strlen(user);
             FUZZ_CHECK(n >= 3 && n <= 20 && isalpha((unsigned char)user[0]));

@@ -124,7 +124,7 @@ static result do_register(const char *u, const char *p)
 static result do_login(const char *u, const char *p)
 {
     result r = {0};
-    assert_int_equal(accounts_login(s, NULL, NULL, u, p, cb, &r, NULL), 0);
+    assert_int_equal(accounts_login(s, NULL, NULL, u, p, NULL, cb, &r, NULL), 0);
     wait_for(&r);
     return r;
 }
@@ -471,17 +471,18 @@ static void test_queue_and_throttle(void **state)
      * the name's case does not matter. */
     for (int i = 0; i < 5; i++) {
         result f = {0};
-        assert_int_equal(accounts_login(s, "10.0.0.9", NULL, "qax", "wrong-pass", cb, &f, NULL), 0);
+        assert_int_equal(
+            accounts_login(s, "10.0.0.9", NULL, "qax", "wrong-pass", NULL, cb, &f, NULL), 0);
         wait_for(&f);
         assert_int_equal(f.status, STORE_ELOGIN);
     }
     retry = 0;
-    assert_int_equal(accounts_login(s, "10.0.0.8", NULL, "QAX", "password1", cb, &e, &retry),
+    assert_int_equal(accounts_login(s, "10.0.0.8", NULL, "QAX", "password1", NULL, cb, &e, &retry),
                      STORE_ETHROTTLED);
     assert_int_equal(retry, 1);
     assert_int_equal(accounts_get_stats().login_throttled, 1);
     /* Invalid UTF-8 at login: bad_password, no hashing. */
-    assert_int_equal(accounts_login(s, NULL, NULL, "qbx", "abcdefg\xff", cb, &e, NULL),
+    assert_int_equal(accounts_login(s, NULL, NULL, "qbx", "abcdefg\xff", NULL, cb, &e, NULL),
                      STORE_EPASSWORD);
     assert_false(e.fired);
     assert_int_equal(accounts_init(NULL), 0);

@@ -12,6 +12,7 @@ import { noticeSettings } from '../notices.js';
 import { pushSettings } from '../push.js';
 import { noticesPanel } from './mail.js';
 import { loginsPanel } from './logins.js';
+import { totpPanel } from './totp.js';
 
 async function post(path, body) {
   const r = await fetch(path, {
@@ -19,7 +20,7 @@ async function post(path, body) {
   });
   let data = null;
   try { data = await r.json(); } catch { /* not JSON */ }
-  if (!r.ok) throw new Error(data ? errText(data) : r.status === 404 ? t('acct.noaccounts') : t('err.http', { status: r.status }));
+  if (!r.ok) throw Object.assign(new Error(data ? errText(data) : r.status === 404 ? t('acct.noaccounts') : t('err.http', { status: r.status })), { code: data && data.error });
   return data;
 }
 
@@ -29,20 +30,32 @@ export function mount(main, params, app) {
   const register = params.mode === 'register';
   const user = h('input', { id: 'username', autocomplete: 'username', required: true, minlength: 3, maxlength: 20 });
   const pass = h('input', { id: 'password', type: 'password', autocomplete: register ? 'new-password' : 'current-password', required: true, minlength: 8, maxlength: 128 });
+  // Two-factor sign-in: the code's field shows once the server asks for it.
+  const code = h('input', { id: 'login-code', inputmode: 'numeric', autocomplete: 'one-time-code', maxlength: 16, class: 'code' });
+  const codeBox = h('div', { id: 'login-code-box', hidden: true }, h('label', { for: 'login-code' }, t('tf.logincode')), code);
   main.append(h('section', { class: 'panel', style: 'max-width:26em;margin:auto' },
     h('h1', {}, register ? t('acct.register') : t('hdr.login')),
     h('form', { id: 'account-form', onsubmit: async (e) => {
       e.preventDefault();
       try {
-        await post(register ? '/api/register' : '/api/login', { username: user.value.trim(), password: pass.value });
+        const body = { username: user.value.trim(), password: pass.value };
+        if (!codeBox.hidden && code.value.trim()) body.code = code.value.trim();
+        await post(register ? '/api/register' : '/api/login', body);
         status.textContent = t('acct.welcome');
         app.conn.drop(); // reconnect so the server sees the session cookie
         app.go('#/');
-      } catch (err) { status.textContent = err.message; }
+      } catch (err) {
+        status.textContent = err.message;
+        if (err.code === 'totp_required' || err.code === 'bad_totp') {
+          codeBox.hidden = false;
+          code.value = '';
+          code.focus();
+        }
+      }
     } },
     h('label', { for: 'username' }, t('acct.username')), user,
     h('p', { class: 'muted' }, t('acct.userhint')),
-    h('label', { for: 'password' }, t('acct.password')), pass,
+    h('label', { for: 'password' }, t('acct.password')), pass, codeBox,
     h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, register ? t('acct.register') : t('hdr.login')),
       register ? h('a', { href: '#/login' }, t('acct.have')) : h('a', { href: '#/register' }, t('acct.create')),
       register ? null : h('a', { href: '#/forgot', id: 'forgot-link' }, t('acct.forgot')))),
@@ -58,6 +71,7 @@ function profile(main, app, status) {
   const vacBox = h('section', { class: 'vacation-box', id: 'vacation', hidden: true });
   const mailBox = h('div', { id: 'mail-box' });
   const loginsBox = h('div', { id: 'logins-box' });
+  const totpBox = h('div', { id: 'totp-box' });
   const logout = h('button', { type: 'button', id: 'logout-btn', onclick: async () => {
     try {
       await post('/api/logout', {});
@@ -65,7 +79,7 @@ function profile(main, app, status) {
       app.conn.drop(); // say hello again without the session
     } catch (e) { status.textContent = e.message; }
   } }, t('acct.logout'));
-  main.append(h('section', { class: 'panel' }, h('h1', {}, t('acct.profile')), guestBox, info, vacBox, mailBox, noticeSettings(pushSettings(app)), loginsBox, h('div', { class: 'row' }, logout), status));
+  main.append(h('section', { class: 'panel' }, h('h1', {}, t('acct.profile')), guestBox, info, vacBox, mailBox, noticeSettings(pushSettings(app)), totpBox, loginsBox, h('div', { class: 'row' }, logout), status));
 
   function drawGuest() {
     const nameIn = h('input', { id: 'guest-name', maxlength: 24, value: (app.me && app.me.name) || '' });
@@ -151,9 +165,11 @@ function profile(main, app, status) {
       vacation('vacation_status', {});
       mailBox.replaceChildren(noticesPanel());
       loginsBox.replaceChildren(loginsPanel());
+      totpBox.replaceChildren(totpPanel());
     } else {
       mailBox.replaceChildren();
       loginsBox.replaceChildren();
+      totpBox.replaceChildren();
       info.replaceChildren();
       drawGuest();
     }
