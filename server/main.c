@@ -400,6 +400,7 @@ static const net_route routes[] = {
     {NET_POST, "/api/2fa/setup", false, api_totp_setup},
     {NET_POST, "/api/2fa/enable", false, api_totp_enable},
     {NET_POST, "/api/2fa/disable", false, api_totp_disable},
+    {NET_POST, "/api/mail/address/delete", false, api_mail_address_delete},
 };
 // clang-format on
 

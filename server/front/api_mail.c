@@ -332,6 +332,33 @@ int api_mail_settings(net_conn *c, const char *arg, const char *body, size_t len
     return with_session(c, req_new(NULL, 0), settings_with_account);
 }
 
+/* POST /api/mail/address/delete: the address forgotten (the notices'
+ * choices kept for a new one), whether or not mail is on. */
+static void address_deleted(void *arg, int status)
+{
+    mail_req *r = arg;
+    if (req_stopped(r, status))
+        return;
+    net_conn *c = req_end(r);
+    if (c != NULL)
+        reply_ok(c, NULL, NULL);
+}
+
+static void delete_with_account(net_conn *c, const store_account *who, void *ctx)
+{
+    mail_req *r = ctx;
+    if (!req_logged_in(r, c, who))
+        return;
+    req_hook(r, c);
+    if (store_mail_address_delete(db, r->account, address_deleted, r) < 0)
+        req_fail(r);
+}
+
+int api_mail_address_delete(net_conn *c, const char *arg, const char *body, size_t len)
+{
+    return with_session(c, req_new(NULL, 0), delete_with_account);
+}
+
 /* The account's row, made with a fresh unsubscribe token if it has none:
  * then cb(r, status, p). */
 static int ensure_row(mail_req *r, store_mail_prefs_cb cb)

@@ -51,6 +51,9 @@ void api_mail_shutdown(void);
 int api_mail_settings(net_conn *c, const char *arg, const char *body, size_t len);
 /* POST /api/mail/address {"address"}: a confirmation link to that address. */
 int api_mail_address(net_conn *c, const char *arg, const char *body, size_t len);
+/* POST /api/mail/address/delete: the account's address, its pending links
+ * and its mail in the outbox deleted; {"ok":true}. */
+int api_mail_address_delete(net_conn *c, const char *arg, const char *body, size_t len);
 /* POST /api/mail/confirm {"token"}: the link's address becomes the account's. */
 int api_mail_confirm(net_conn *c, const char *arg, const char *body, size_t len);
 /* POST /api/mail/prefs {"move","digest","low_time","start_end","remind_days"}. */

@@ -779,6 +779,10 @@ int store_mail_accounts_of(store *s, const char *address, int max, store_mail_ac
 /* Turn every notice of the account whose token this is off: cb gets 0, or
  * STORE_ENOT_FOUND (no such token). cb may be NULL. */
 int store_mail_unsubscribe(store *s, const char *unsub, store_done_cb cb, void *arg);
+/* The account's address forgotten (its preferences kept for a new one):
+ * the address, its pending links (confirmation, password reset) and its
+ * mail in the outbox, sent or not, are deleted. cb may be NULL. */
+int store_mail_address_delete(store *s, int64_t account, store_done_cb cb, void *arg);
 
 /* A link's token (its hash), for purpose, valid until expires_ms; the
  * account's earlier tokens of the same purpose are dropped. address may be

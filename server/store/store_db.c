@@ -177,6 +177,9 @@ static const char *const stmt_sql_sqlite[ST_COUNT] = {
     [ST_RECOVERY_CLEAR] = "DELETE FROM recovery_codes WHERE account = ?",
     [ST_RECOVERY_INSERT] = "INSERT INTO recovery_codes (account, code_hash) VALUES (?, ?)",
     [ST_RECOVERY_USE] = "DELETE FROM recovery_codes WHERE account = ? AND code_hash = ?",
+    [ST_MAIL_ADDRESS_DELETE] = "UPDATE mail_addresses SET address = NULL WHERE account = ?",
+    [ST_MAIL_TOKENS_DELETE] = "DELETE FROM mail_tokens WHERE account = ?",
+    [ST_MAIL_OUTBOX_FORGET] = "DELETE FROM mail_outbox WHERE account = ?",
     [ST_MAIL_OUTBOX_INSERT] = "INSERT OR IGNORE INTO mail_outbox (account, kind, dedupe, to_addr,"
                               " subject, body, created_ms, next_ms) VALUES (?,?,?,?,?,?,?,?)",
     [ST_MAIL_NEXT] = "SELECT o.id, o.account, o.created_ms, o.tries, o.kind, o.to_addr,"

@@ -253,6 +253,31 @@ int store_mail_unsubscribe(store *s, const char *unsub, store_done_cb cb, void *
     return mail_call(s, run_unsubscribe, mail_written, j, false);
 }
 
+static int run_address_delete(store *s, void *job)
+{
+    mail_job *j = job;
+    static const enum db_stmt steps[] = {ST_MAIL_ADDRESS_DELETE, ST_MAIL_TOKENS_DELETE,
+                                         ST_MAIL_OUTBOX_FORGET};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        sql_stmt *st = db_use(s->wst, steps[i]);
+        sql_bind_i64(st, 1, j->account);
+        if (db_run(st) < 0)
+            return STORE_EDB;
+    }
+    return 0;
+}
+
+int store_mail_address_delete(store *s, int64_t account, store_done_cb cb, void *arg)
+{
+    mail_job *j = mail_job_new(NULL);
+    if (j != NULL) {
+        j->account = account;
+        j->done = cb;
+        j->arg = arg;
+    }
+    return mail_call(s, run_address_delete, mail_written, j, false);
+}
+
 /* A token hash into j (at most 32 bytes: BLAKE2b-256). */
 static mail_job *with_hash(mail_job *j, const void *hash, size_t hashlen, int purpose)
 {

@@ -14,6 +14,7 @@
 
 import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { createHmac } from 'node:crypto';
 import { launch, realServer, serverBinary, OUT } from './lib.mjs';
@@ -227,6 +228,20 @@ test('two-factor sign-in: set up from the profile, asked for at the next login, 
   // Off with a recovery code.
   await page.goto(`${server.url}/#/profile`);
   await page.waitForSelector('#totp-state[data-state="on"]');
+  // The account's data in one file: what the profile shows, and no secret.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#mydata-json')]);
+  assert.equal(download.suggestedFilename(), 'chameleon-tess.json');
+  const file = await download.path();
+  const data = JSON.parse(fs.readFileSync(file, 'utf8'));
+  assert.equal(data.account, 'tess');
+  assert.equal(data.profile.username, 'tess');
+  assert.deepEqual(data.two_factor, { enabled: true, pending: false, recovery_left: 10 });
+  assert.ok(data.sessions.sessions.some((x) => x.current));
+  assert.ok('prefs' in data.preferences && 'lessons' in data.lessons && 'address' in data.mail, JSON.stringify(data));
+  const text = fs.readFileSync(file, 'utf8');
+  for (const secret of [key.replace(/ /g, ''), ...codes]) assert.ok(!text.includes(secret), 'no secret in the file');
+  assert.equal(await page.getAttribute('#mydata-pgn', 'href'), '/api/games/user/tess?aborted=include');
+  assert.equal(await page.evaluate(() => fetch(document.getElementById('mydata-pgn').href).then((r) => r.status)), 200);
   assert.equal(await page.textContent('#totp-state'), 'On. Recovery codes left: 10.');
   await page.fill('#totp-code', codes[0]);
   await page.click('#totp-disable');

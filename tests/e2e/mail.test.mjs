@@ -131,5 +131,16 @@ test('an address confirmed by its link, notices chosen, a password reset by e-ma
   await other.fill('#password', 'second password');
   await other.click('#account-form button[type=submit]');
   await other.waitForFunction((n) => window.chameleon.account === n, name);
+  // The address deleted from the profile: gone, and said so.
+  await other.goto(`${server.url}/#/profile`);
+  await other.waitForSelector('#mail-address-delete:not([hidden])');
+  await other.click('#mail-address-delete');
+  await other.waitForFunction(() => /Address deleted/.test(document.getElementById('notices-status').textContent));
+  assert.match(await other.textContent('#mail-address'), /No confirmed address/);
+  assert.ok(await other.isHidden('#mail-address-delete'));
+  await other.reload();
+  await other.waitForSelector('#mail-address-input');
+  assert.match(await other.textContent('#mail-address'), /No confirmed address/);
+  assert.equal(await other.isChecked('#notice-move'), true, 'the choices stay');
   assert.deepEqual(errors, []);
 });

@@ -192,6 +192,37 @@ test('an address is confirmed by its link before it is used, and never shown to 
     assert.match(m, /chameleon_mail_outbox 0/);
 }));
 
+test('an address deleted: gone from the account, its pending links dead, nothing more sent to it; the choices kept', () => withMailServer(async (sink, srv) => {
+    const a = await account(srv);
+    assert.equal((await api(srv, 'POST', '/api/mail/address/delete', {})).status, 401);
+    await confirmAddress(srv, sink, a);
+    await api(srv, 'POST', '/api/mail/prefs', { move: true, remind_days: 3 }, a.cookie);
+    // A reset link asked for before the deletion, and a second address
+    // waiting for its confirmation.
+    await api(srv, 'POST', '/api/password/forgot', { login: a.name });
+    const [reset] = await sink.waitFor((m) => m.to === a.address && m.headers.subject.startsWith('Reset'));
+    const later = `later_${a.address}`;
+    await api(srv, 'POST', '/api/mail/address', { address: later }, a.cookie);
+    const [confirm] = await sink.waitFor((m) => m.to === later);
+
+    const del = await api(srv, 'POST', '/api/mail/address/delete', {}, a.cookie);
+    assert.deepEqual(del.json, { ok: true });
+    const s = await api(srv, 'GET', '/api/mail', undefined, a.cookie);
+    assert.equal(s.json.address, null);
+    assert.equal(s.json.move, true, 'the choices stay for a new address');
+    assert.equal(s.json.remind_days, 3);
+    assert.equal((await api(srv, 'POST', '/api/password/reset', { token: link(reset, 'reset'), password: 'a new password' })).json.error, 'bad_token');
+    assert.equal((await api(srv, 'POST', '/api/mail/confirm', { token: link(confirm, 'confirm') })).json.error, 'bad_token');
+    // A reset asked for by the old address finds no one now.
+    const resets = () => sink.mails().filter((m) => m.to === a.address && m.headers.subject.startsWith('Reset')).length;
+    assert.equal(resets(), 1);
+    await api(srv, 'POST', '/api/password/forgot', { login: a.address });
+    await new Promise((r) => setTimeout(r, 700));
+    assert.equal(resets(), 1);
+    // Deleting again is harmless.
+    assert.deepEqual((await api(srv, 'POST', '/api/mail/address/delete', {}, a.cookie)).json, { ok: true });
+}));
+
 test('a password reset by e-mail: one link, used once; every session ends; the answer never says who exists', () => withMailServer(async (sink, srv) => {
     const a = await account(srv);
     await confirmAddress(srv, sink, a);

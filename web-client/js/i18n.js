@@ -309,6 +309,12 @@ const S = {
   'tf.turnedon': { en: 'Two-factor sign-in is on.', fr: 'La connexion en deux étapes est activée.', it: 'L’accesso in due passaggi è attivo.' },
   'tf.turnedoff': { en: 'Two-factor sign-in is off.', fr: 'La connexion en deux étapes est désactivée.', it: 'L’accesso in due passaggi è disattivato.' },
   'tf.logincode': { en: 'Code from your authenticator app, or a recovery code', fr: 'Code de votre application d’authentification, ou code de secours', it: 'Codice della tua app di autenticazione, o codice di recupero' },
+  // The account's data (mydata.js)
+  'data.title': { en: 'Your data', fr: 'Vos données', it: 'I tuoi dati' },
+  'data.note': { en: 'Everything the site keeps about your account, in one file, and every game you played.', fr: 'Tout ce que le site garde de votre compte, dans un fichier, et toutes les parties que vous avez jouées.', it: 'Tutto ciò che il sito conserva del tuo account, in un file, e tutte le partite che hai giocato.' },
+  'data.json': { en: 'Download my data (JSON)', fr: 'Télécharger mes données (JSON)', it: 'Scarica i miei dati (JSON)' },
+  'data.pgn': { en: 'Download my games (PGN)', fr: 'Télécharger mes parties (PGN)', it: 'Scarica le mie partite (PGN)' },
+  'data.ready': { en: 'Your data is downloaded.', fr: 'Vos données sont téléchargées.', it: 'I tuoi dati sono stati scaricati.' },
   // The account's sessions (logins.js)
   'sess.title': { en: 'Sessions', fr: 'Sessions', it: 'Sessioni' },
   'sess.note': { en: 'The browsers where you are logged in. Sign out one you do not know, or all but this one.', fr: 'Les navigateurs où vous êtes connecté. Déconnectez celui que vous ne reconnaissez pas, ou tous sauf celui-ci.', it: 'I browser in cui hai effettuato l’accesso. Disconnetti quello che non riconosci, o tutti tranne questo.' },
@@ -322,6 +328,8 @@ const S = {
   'sess.alone': { en: 'You are logged in nowhere else.', fr: 'Vous n’êtes connecté nulle part ailleurs.', it: 'Non hai effettuato l’accesso altrove.' },
   // E-mail settings and the password pages (mail.js)
   'mail.email': { en: 'E-mail', fr: 'Courriel', it: 'E-mail' },
+  'mail.delete': { en: 'Delete this address', fr: 'Supprimer cette adresse', it: 'Elimina questo indirizzo' },
+  'mail.deleted': { en: 'Address deleted: nothing more will be sent to it.', fr: 'Adresse supprimée : plus rien n’y sera envoyé.', it: 'Indirizzo eliminato: non vi sarà più inviato nulla.' },
   'mail.remind': { en: 'Remind me after this many days without a move in a correspondence game (0: never)', fr: 'Me le rappeler après ce nombre de jours sans coup dans une partie par correspondance (0 : jamais)', it: 'Ricordamelo dopo questo numero di giorni senza mosse in una partita per corrispondenza (0: mai)' },
   'mail.savenotices': { en: 'Save notices', fr: 'Enregistrer les avis', it: 'Salva gli avvisi' },
   'mail.address': { en: 'Address (never shown to other players)', fr: 'Adresse (jamais montrée aux autres joueurs)', it: 'Indirizzo (mai mostrato agli altri giocatori)' },

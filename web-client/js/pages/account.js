@@ -13,6 +13,7 @@ import { pushSettings } from '../push.js';
 import { noticesPanel } from './mail.js';
 import { loginsPanel } from './logins.js';
 import { totpPanel } from './totp.js';
+import { myDataPanel } from './mydata.js';
 
 async function post(path, body) {
   const r = await fetch(path, {
@@ -72,6 +73,7 @@ function profile(main, app, status) {
   const mailBox = h('div', { id: 'mail-box' });
   const loginsBox = h('div', { id: 'logins-box' });
   const totpBox = h('div', { id: 'totp-box' });
+  const dataBox = h('div', { id: 'mydata-box' });
   const logout = h('button', { type: 'button', id: 'logout-btn', onclick: async () => {
     try {
       await post('/api/logout', {});
@@ -79,7 +81,7 @@ function profile(main, app, status) {
       app.conn.drop(); // say hello again without the session
     } catch (e) { status.textContent = e.message; }
   } }, t('acct.logout'));
-  main.append(h('section', { class: 'panel' }, h('h1', {}, t('acct.profile')), guestBox, info, vacBox, mailBox, noticeSettings(pushSettings(app)), totpBox, loginsBox, h('div', { class: 'row' }, logout), status));
+  main.append(h('section', { class: 'panel' }, h('h1', {}, t('acct.profile')), guestBox, info, vacBox, mailBox, noticeSettings(pushSettings(app)), totpBox, loginsBox, dataBox, h('div', { class: 'row' }, logout), status));
 
   function drawGuest() {
     const nameIn = h('input', { id: 'guest-name', maxlength: 24, value: (app.me && app.me.name) || '' });
@@ -166,10 +168,12 @@ function profile(main, app, status) {
       mailBox.replaceChildren(noticesPanel());
       loginsBox.replaceChildren(loginsPanel());
       totpBox.replaceChildren(totpPanel());
+      dataBox.replaceChildren(myDataPanel(who));
     } else {
       mailBox.replaceChildren();
       loginsBox.replaceChildren();
       totpBox.replaceChildren();
+      dataBox.replaceChildren();
       info.replaceChildren();
       drawGuest();
     }

@@ -36,7 +36,20 @@ export function noticesPanel() {
   } }, h('label', { for: 'mail-address-input', id: 'mail-address-label' }, t('mail.address')), addrIn,
   h('div', { class: 'row' }, h('button', { type: 'submit', id: 'mail-address-save' }, t('mail.sendconfirm'))));
 
+  // Forgetting the address (its pending links and its mail go too; the
+  // choices of notices stay for a new one).
+  let shown = {};
+  const del = h('button', { type: 'button', id: 'mail-address-delete', hidden: true, onclick: async () => {
+    try {
+      await api('POST', '/api/mail/address/delete', {});
+      show({ ...shown, address: null });
+      status.textContent = t('mail.deleted');
+    } catch (err) { status.textContent = err.message; }
+  } }, t('mail.delete'));
+
   function show(s) {
+    shown = s;
+    del.hidden = !s.address;
     addrState.textContent = s.address ? t('mail.youraddress', { address: s.address }) : t('mail.noaddress');
     addrForm.querySelector('#mail-address-label').textContent = s.address ? t('mail.newaddress') : t('mail.address');
     for (const [k] of KINDS) checks[k].checked = !!s[k];
@@ -45,12 +58,12 @@ export function noticesPanel() {
 
   box.append(h('p', { class: 'muted' }, t('app.loading')));
   api('GET', '/api/mail').then((s) => {
-    if (!s.on) {
-      box.replaceChildren(box.firstChild, h('p', { class: 'muted', id: 'mail-off' }, t('mail.off')));
+    show(s);
+    if (!s.on) { // an address kept from before can still be forgotten
+      box.replaceChildren(box.firstChild, h('p', { class: 'muted', id: 'mail-off' }, t('mail.off')), ...(s.address ? [addrState, h('div', { class: 'row' }, del), status] : []));
       return;
     }
-    show(s);
-    box.replaceChildren(box.firstChild, addrState, addrForm, h('h4', {}, t('mail.notices')), prefs, status);
+    box.replaceChildren(box.firstChild, addrState, h('div', { class: 'row' }, del), addrForm, h('h4', {}, t('mail.notices')), prefs, status);
   }).catch((e) => { box.replaceChildren(box.firstChild, h('p', { class: 'muted' }, e.message)); });
   return box;
 }
