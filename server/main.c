@@ -748,6 +748,7 @@ int main(int argc, char **argv)
     quota_shutdown();
     accounts_shutdown();
     api_mail_shutdown();
+    api_totp_shutdown();
     int rc = uv_loop_close(&loop);
     log_info("stopped");
     if (rc != 0)

@@ -14,17 +14,51 @@
 #include <sodium.h>
 
 #include "api.h"
+#include "throttle.h"
 #include "proto.h"
 #include "totp.h"
 
 #define ISSUER "chameleon"
 
+/* Codes tried to turn two-factor sign-in on or off, per account: a few
+ * free, then a second's wait doubling up to 15 minutes (a code has a
+ * million values); a success clears the account's count. */
+enum {
+    CODES_FREE = 5,
+    CODES_BASE_MS = 1000,
+    CODES_MAX_MS = 15 * 60 * 1000,
+    CODES_QUIET_MS = 3600000,
+    CODES_TABLE = 4096,
+};
+
 static store *db;
+static throttle tries;
+static bool tries_ready;
 
 int api_totp_init(store *s)
 {
     db = s;
-    return totp_init();
+    throttle_rule rule = {CODES_FREE, CODES_BASE_MS, CODES_MAX_MS, CODES_QUIET_MS};
+    uint64_t seed;
+    if (totp_init() < 0)
+        return -1;
+    randombytes_buf(&seed, sizeof seed);
+    if (throttle_init(&tries, &rule, CODES_TABLE, seed) < 0)
+        return -1;
+    tries_ready = true;
+    return 0;
+}
+
+void api_totp_shutdown(void)
+{
+    if (tries_ready)
+        throttle_free(&tries);
+    tries_ready = false;
+}
+
+static void account_key(int64_t account, char key[24])
+{
+    snprintf(key, 24, "%lld", (long long)account);
 }
 
 typedef enum { TOTP_STATE, TOTP_SETUP, TOTP_ENABLE, TOTP_DISABLE } totp_op;
@@ -93,6 +127,11 @@ static void written(void *arg, int status)
     } else {
         proto_write_totp_state(&o, false, false, 0);
     }
+    if (status == 0 && (r->op == TOTP_ENABLE || r->op == TOTP_DISABLE)) {
+        char key[24];
+        account_key(r->account, key);
+        throttle_clear(&tries, key);
+    }
     net_conn *c = req_done(r);
     if (c != NULL && status == 0)
         reply(c, &o);
@@ -123,6 +162,21 @@ static void found(void *arg, int status, const store_totp *t)
     bool on = status == 0 && t->enabled, pending = status == 0 && !t->enabled;
     int64_t now_s = store_now(db) / 1000, step = 0;
     int err = 0;
+    if (r->op == TOTP_ENABLE || r->op == TOTP_DISABLE) {
+        /* Every try counts (those in flight too); a success clears. */
+        char key[24];
+        account_key(r->account, key);
+        uint64_t now = uv_now(store_loop(db)), wait = throttle_wait(&tries, key, now);
+        if (wait > 0) {
+            net_conn *c = req_done(r);
+            if (c != NULL) {
+                net_http_retry_after(c, (unsigned)((wait + 999) / 1000));
+                api_reply_error(c, 429, "too_many_attempts", store_err_text(STORE_ETHROTTLED));
+            }
+            return;
+        }
+        throttle_hit(&tries, key, now);
+    }
     switch (r->op) {
     case TOTP_STATE: {
         proto_out o;

@@ -109,6 +109,13 @@ test('two-factor sign-in: set up, codes at login (each once), recovery codes, a 
         assert.deepEqual((await api(srv, 'GET', '/api/2fa', undefined, fresh)).json, { enabled: false, pending: false, recovery_left: 0 });
         assert.equal((await login(srv, {})).status, 200);
         assert.equal((await api(srv, 'POST', '/api/2fa/disable', { code: codes[3] }, fresh)).json.error, 'totp_off');
+        // Codes tried are throttled per account: five, then a wait.
+        for (let i = 0; i < 4; i++)
+            assert.equal((await api(srv, 'POST', '/api/2fa/disable', { code: '000000' }, fresh)).status, 409);
+        const held = await fetch(`${srv.http}/api/2fa/enable`, { method: 'POST', headers: { 'Content-Type': 'application/json', Cookie: fresh }, body: '{"code":"000000"}' });
+        assert.equal(held.status, 429);
+        assert.equal((await held.json()).error, 'too_many_attempts');
+        assert.ok(Number(held.headers.get('retry-after')) >= 1);
     } finally {
         await srv.stop();
     }
