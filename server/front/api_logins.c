@@ -142,7 +142,7 @@ static void ended(void *arg, int status, int64_t n)
     logins_req *r = arg;
     net_conn *c = api_pending_done(r->p);
     if (status == 0)
-        dispatch_logins_ended(r->account, r->end, r->others);
+        dispatch_logins_ended(r->account, r->end, r->others, "signed out");
     bool self = !r->others && sodium_memcmp(r->end, r->mine, sizeof r->mine) == 0;
     free(r);
     if (c == NULL)

@@ -9,11 +9,10 @@
 #include <string.h>
 
 #include <sodium.h>
-#include <utlist.h>
 
 #include "accounts.h"
 #include "api.h"
-#include "ident.h"
+#include "dispatch.h"
 #include "mail.h"
 #include "mailmsg.h"
 #include "proto.h"
@@ -788,15 +787,7 @@ static void on_reset(void *arg, int status, int64_t account, const char *usernam
     if (status == 0) {
         /* The account's open WebSockets end too (whether or not the reset's
          * own connection is still there): they come back as guests. */
-        ident *who = ident_find_account(account);
-        session *s;
-        if (who != NULL) {
-            DL_FOREACH2(who->sessions, s, inext)
-            {
-                if (s->conn != NULL)
-                    net_close_why(s->conn, "the password changed: log in again");
-            }
-        }
+        dispatch_logins_ended(account, NULL, true, "the password changed: log in again");
     }
     if (c == NULL)
         return;

@@ -7,8 +7,8 @@
  * links' tokens (32 random bytes, only their BLAKE2b hash is stored), the
  * throttle tables of reset requests (per peer address and per name or
  * address asked about) and of confirmation mails (per account).
- * May call: net.h, api.h (answers that come later), ident.h and session.h
- * (an account's open connections, closed at a reset), accounts.h (sessions,
+ * May call: net.h, api.h (answers that come later), dispatch.h (an
+ * account's open connections, closed at a reset), accounts.h (sessions,
  * the password's hashing), store.h, mail.h, mailmsg.h, proto.h, throttle.h,
  * libsodium, libuv (the look-up timer).
  *

@@ -299,7 +299,8 @@ void dispatch_turns_changed(int64_t account)
     }
 }
 
-void dispatch_logins_ended(int64_t account, const unsigned char login[32], bool others)
+void dispatch_logins_ended(int64_t account, const unsigned char login[32], bool others,
+                           const char *why)
 {
     ident *who = ident_find_account(account);
     if (who == NULL)
@@ -309,9 +310,9 @@ void dispatch_logins_ended(int64_t account, const unsigned char login[32], bool 
     {
         if (s->remote != NULL || !s->has_login)
             continue;
-        bool same = memcmp(s->login, login, sizeof s->login) == 0;
+        bool same = login != NULL && memcmp(s->login, login, sizeof s->login) == 0;
         if (same != others)
-            session_reconnect(s, "signed out");
+            session_reconnect(s, why);
     }
 }
 
