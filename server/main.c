@@ -653,6 +653,7 @@ int main(int argc, char **argv)
                                   .lobby_moved = lobby_moved,
                                   .turns_changed = dispatch_turns_changed,
                                   .vacation_changed = dispatch_vacation_changed,
+                                  .logins_ended = dispatch_logins_ended_elsewhere,
                                   .presence = presence_from_node,
                                   .place = place_message};
         if (forward_start(&loop, st, db, node, (unsigned)lease_ttl_ms, &fh, why, sizeof why) < 0) {

@@ -20,6 +20,7 @@
  */
 #include "forward.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -600,6 +601,45 @@ void forward_vacation_changed(int64_t account)
     tell_accounts('V', account);
 }
 
+/* O: "<others 0|1> <the login's hash in hex, or ->". */
+void forward_logins_ended(int64_t account, const unsigned char *login, bool others)
+{
+    if (!on)
+        return;
+    char text[2 + 64 + 1];
+    text[0] = others ? '1' : '0';
+    text[1] = ' ';
+    if (login == NULL)
+        snprintf(text + 2, sizeof text - 2, "-");
+    else
+        for (int i = 0; i < 32; i++)
+            snprintf(text + 2 + 2 * i, 3, "%02x", login[i]);
+    publish(ACCOUNTS_CHANNEL, 'O', (uint64_t)account, text, strlen(text), NULL, 0);
+}
+
+/* An O message's body: false if it is not one. */
+static bool logins_ended_read(const char *p, size_t n, unsigned char login[32], bool *has_login,
+                              bool *others)
+{
+    if (n < 3 || (p[0] != '0' && p[0] != '1') || p[1] != ' ')
+        return false;
+    *others = p[0] == '1';
+    *has_login = !(n == 3 && p[2] == '-');
+    if (!*has_login)
+        return true;
+    if (n != 2 + 64)
+        return false;
+    for (int i = 0; i < 32; i++) {
+        unsigned v;
+        char hex[3] = {p[2 + 2 * i], p[3 + 2 * i], '\0'};
+        if (!isxdigit((unsigned char)hex[0]) || !isxdigit((unsigned char)hex[1]) ||
+            sscanf(hex, "%2x", &v) != 1)
+            return false;
+        login[i] = (unsigned char)v;
+    }
+    return true;
+}
+
 void forward_taken(int64_t game)
 {
     if (!on)
@@ -698,6 +738,14 @@ static void on_message(void *arg, const char *channel, const char *payload, size
         if (!from_me)
             hooks.vacation_changed((int64_t)h.serial);
         break;
+    case 'O': {
+        unsigned char login[32];
+        bool has_login = false, others = false;
+        if (!from_me && h.parts == 1 && hooks.logins_ended != NULL &&
+            logins_ended_read(p, n, login, &has_login, &others))
+            hooks.logins_ended((int64_t)h.serial, has_login ? login : NULL, others);
+        break;
+    }
     case 'P': /* NODE names the sender */
         if (strcmp(h.node, me) != 0 && (in = whole(sender_pid, &h, p, n)) != NULL &&
             hooks.presence != NULL)

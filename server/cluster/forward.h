@@ -67,6 +67,9 @@ typedef struct forward_hooks {
     /* An account's turns, or its vacation, changed on another node. */
     void (*turns_changed)(int64_t account);
     void (*vacation_changed)(int64_t account);
+    /* Logins of an account ended on another node (as
+     * dispatch_logins_ended: login NULL with others true is every one). */
+    void (*logins_ended)(int64_t account, const unsigned char *login, bool others);
     /* This node holds the lobby: another node's share of its life came
      * (presence_from_node). */
     void (*presence)(const char *node, const char *body, size_t len);
@@ -122,5 +125,8 @@ void forward_turns_changed(int64_t account);
 /* An account's vacation began or ended here: the other nodes move the
  * deadlines of its games they hold (chameleon_accounts). */
 void forward_vacation_changed(int64_t account);
+/* Tell the other nodes that logins of account ended (login NULL: every
+ * one), so that their connections opened with them go too. */
+void forward_logins_ended(int64_t account, const unsigned char *login, bool others);
 
 #endif

@@ -4,9 +4,8 @@
  * until when, which browser, which is the asker's own), POST
  * /api/sessions/end ends one ({"id"}) or every one but the asker's
  * ({"others":true}, "sign out everywhere else"). The WebSocket connections
- * of the logins ended are asked to connect again and come back as guests
- * (dispatch_logins_ended); on another node they do at their next
- * connection (their cookie no longer names an account).
+ * of the logins ended, on every node, are asked to connect again and come
+ * back as guests (dispatch_logins_ended).
  *
  * Owns: those two handlers and the shape of a login's id (the hex of its
  * token's hash: the token is never stored, and its hash logs no one in).

@@ -299,8 +299,9 @@ void dispatch_turns_changed(int64_t account)
     }
 }
 
-void dispatch_logins_ended(int64_t account, const unsigned char login[32], bool others,
-                           const char *why)
+/* This node's connections of the logins ended. */
+static void logins_ended_here(int64_t account, const unsigned char *login, bool others,
+                              const char *why)
 {
     ident *who = ident_find_account(account);
     if (who == NULL)
@@ -314,6 +315,18 @@ void dispatch_logins_ended(int64_t account, const unsigned char login[32], bool 
         if (same != others)
             session_reconnect(s, why);
     }
+}
+
+void dispatch_logins_ended(int64_t account, const unsigned char login[32], bool others,
+                           const char *why)
+{
+    logins_ended_here(account, login, others, why);
+    forward_logins_ended(account, login, others); /* and on the other nodes */
+}
+
+void dispatch_logins_ended_elsewhere(int64_t account, const unsigned char *login, bool others)
+{
+    logins_ended_here(account, login, others, "signed out");
 }
 
 /* The store's turn callback: push the list to every session of the

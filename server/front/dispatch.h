@@ -57,11 +57,15 @@ void dispatch_came(struct ident *who);
 void dispatch_turns_changed(int64_t account);
 /* Logins of account ended (api_logins.c; a password reset, api_mail.c,
  * ends them all): the one whose token hashes to login (others false) or
- * every one but it (others true; login NULL: every one). This node's
- * WebSocket connections opened with those logins are asked to connect
- * again (1001, why), which they do as guests. */
+ * every one but it (others true; login NULL: every one). The WebSocket
+ * connections opened with those logins, on this node and (node mode) on
+ * the others, are asked to connect again (1001, why here), which they do
+ * as guests. */
 void dispatch_logins_ended(int64_t account, const unsigned char login[32], bool others,
                            const char *why);
+/* The same told by another node (forward_hooks.logins_ended): this node's
+ * connections only. */
+void dispatch_logins_ended_elsewhere(int64_t account, const unsigned char *login, bool others);
 /* The account's vacation changed on another node: this node's games of it
  * follow (store_vacation_sync) and their rooms tell their players. */
 void dispatch_vacation_changed(int64_t account);

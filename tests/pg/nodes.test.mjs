@@ -75,6 +75,36 @@ test('two nodes on one database, players on each; a single server excluded', asy
     }
 });
 
+test('a session ended on one node closes its connection on the other at once', async () => {
+    const db = pg.db('chameleon_it_nodes_logins');
+    const a = await startServer(['--node', 'a'], { db });
+    let b;
+    try {
+        b = await startServer(['--node', 'b'], { db });
+        const reg = await fetch(`${a.http}/api/register`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'nodes_ann', password: 'correct horse' }) });
+        assert.equal(reg.status, 200);
+        const desk = reg.headers.get('set-cookie').split(';')[0];
+        const login = await fetch(`${b.http}/api/login`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'User-Agent': 'phone' }, body: JSON.stringify({ username: 'nodes_ann', password: 'correct horse' }) });
+        const phone = login.headers.get('set-cookie').split(';')[0];
+        const onB = await connect(b.url, {}, { Cookie: phone });
+        const deskOnB = await connect(b.url, {}, { Cookie: desk });
+        assert.equal(onB.welcome.account, 'nodes_ann');
+        // The desk, on a, ends the phone's session: b closes its socket.
+        const list = await (await fetch(`${a.http}/api/sessions`, { headers: { Cookie: desk } })).json();
+        const other = list.sessions.find((x) => !x.current);
+        assert.equal(other.agent, 'phone');
+        const end = await fetch(`${a.http}/api/sessions/end`, { method: 'POST', headers: { 'Content-Type': 'application/json', Cookie: desk }, body: JSON.stringify({ id: other.id }) });
+        assert.deepEqual(await end.json(), { ended: 1 });
+        const closed = await Promise.race([onB.closed_(), new Promise((r) => setTimeout(() => r('still open'), 5000))]);
+        assert.equal(closed.code, 1001, JSON.stringify(closed));
+        assert.equal(deskOnB.closed, null, "the desk's own socket on b stays");
+        deskOnB.close();
+    } finally {
+        assert.equal((await a.stop()).code, 0, a.stderr().slice(-3000));
+        if (b) assert.equal((await b.stop()).code, 0, b.stderr().slice(-3000));
+    }
+});
+
 test('--node on SQLite is refused, saying why', () => {
     const dir = mkdtempSync(join(tmpdir(), 'chameleon-node-'));
     try {
