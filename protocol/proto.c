@@ -1113,6 +1113,8 @@ void proto_write_room(proto_out *o, const proto_req *req, const proto_room_view 
     key(o, "inc_ms");
     put_int(o, v->inc_ms);
     put_corr(o, &v->corr);
+    key(o, "spectators");
+    put_int(o, v->spectators);
     if (v->tourney_id > 0) {
         key(o, "tournament");
         puts_(o, "{\"id\":");
@@ -1544,6 +1546,16 @@ void proto_write_recovery_codes(proto_out *o, const char *const *codes, int n)
         put_str(o, codes[i]);
     }
     puts_(o, "]}");
+}
+
+void proto_write_spectators(proto_out *o, int64_t room, int n)
+{
+    begin(o, "spectators", NULL);
+    key(o, "room");
+    put_int(o, room);
+    key(o, "n");
+    put_int(o, n);
+    end(o);
 }
 
 void proto_write_account(proto_out *o, const char *username)

@@ -337,6 +337,7 @@ typedef struct proto_room_view {
     /* The tournament the game belongs to: its id (0: none) and name. */
     int64_t tourney_id;
     const char *tourney_name;
+    int spectators; /* persons watching without a seat */
 } proto_room_view;
 
 /* What a move changed (the position before the move is needed to name it,
@@ -396,6 +397,9 @@ void proto_write_challenges(proto_out *o, const proto_req *req, const proto_chal
 void proto_write_game_started(proto_out *o, const proto_req *req, int64_t room, int seat,
                               const char *game);
 void proto_write_room(proto_out *o, const proto_req *req, const proto_room_view *v);
+/* {"type":"spectators","room":..,"n":..}: the persons watching a room
+ * without a seat, when that changes (at most once a second). */
+void proto_write_spectators(proto_out *o, int64_t room, int n);
 
 /*
  * Events. Each writes a whole `event` message. proto_write_event_move and

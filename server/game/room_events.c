@@ -20,6 +20,88 @@
 #include "store.h"
 
 /* ------------------------------------------------------------------------ */
+/* The spectators' count: told to a room's watchers when it changes, at most
+ * once a second (a crowd arriving is one message a second, not one per
+ * arrival to each of them). */
+
+enum { SPECTATORS_TELL_MS = 1000 };
+
+static uv_timer_t tell_timer;
+static bool tell_timer_on; /* initialised on tell_loop */
+static uv_loop_t *tell_loop;
+
+static int ident_order(const void *a, const void *b)
+{
+    const ident *x = *(const ident *const *)a, *y = *(const ident *const *)b;
+    return x < y ? -1 : x > y;
+}
+
+int room__spectators(const room *r)
+{
+    if (r->nwatchers == 0)
+        return 0;
+    const ident **who = malloc(r->nwatchers * sizeof *who);
+    if (who == NULL)
+        return r->spectators_told;
+    size_t n = 0;
+    for (size_t i = 0; i < r->nwatchers; i++)
+        if (r->watchers[i]->who != NULL && room__seat_of(r, r->watchers[i]->who) < 0)
+            who[n++] = r->watchers[i]->who;
+    qsort(who, n, sizeof *who, ident_order);
+    int count = 0;
+    for (size_t i = 0; i < n; i++)
+        count += i == 0 || who[i] != who[i - 1];
+    free(who);
+    return count;
+}
+
+static void tell_spectators(uv_timer_t *t)
+{
+    (void)t;
+    room *table = room__table(), *r, *tmp;
+    HASH_ITER(hh, table, r, tmp)
+    {
+        if (!r->spectators_dirty)
+            continue;
+        r->spectators_dirty = false;
+        int n = room__spectators(r);
+        if (n == r->spectators_told || r->nwatchers == 0)
+            continue;
+        r->spectators_told = n;
+        proto_out o;
+        proto_out_init(&o, NET_HEADROOM);
+        proto_write_spectators(&o, r->id, n);
+        net_msg *m = net_msg_from(&o);
+        for (size_t i = 0; m != NULL && i < r->nwatchers; i++)
+            session_send(r->watchers[i], m);
+        net_msg_unref(m);
+    }
+    uv_timer_stop(&tell_timer);
+}
+
+/* r's spectators may have changed: tell them within a second. */
+static void spectators_changed(room *r)
+{
+    r->spectators_dirty = true;
+    if (!tell_timer_on || tell_loop != room__loop) {
+        if (uv_timer_init(room__loop, &tell_timer) != 0)
+            return;
+        uv_unref((uv_handle_t *)&tell_timer);
+        tell_timer_on = true;
+        tell_loop = room__loop;
+    }
+    if (!uv_is_active((uv_handle_t *)&tell_timer))
+        uv_timer_start(&tell_timer, tell_spectators, SPECTATORS_TELL_MS, 0);
+}
+
+void room__spectators_shutdown(void)
+{
+    if (tell_timer_on)
+        uv_close((uv_handle_t *)&tell_timer, NULL);
+    tell_timer_on = false;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Watchers: r->watchers and s->rooms hold each other. */
 
 bool room__watching(const room *r, const session *s)
@@ -41,8 +123,10 @@ int room__watch(room *r, session *s)
     r->watchers[r->nwatchers++] = s;
     s->rooms[s->nrooms++] = r;
     /* Seats never change in a room's life: the same test on unwatch. */
-    if (s->who != NULL && room__seat_of(r, s->who) < 0)
+    if (s->who != NULL && room__seat_of(r, s->who) < 0) {
         quota_watch_add(s);
+        spectators_changed(r);
+    }
     return 0;
 }
 
@@ -56,8 +140,10 @@ static void unwatch(room *r, session *s)
     for (size_t i = 0; i < s->nrooms; i++)
         if (s->rooms[i] == r) {
             s->rooms[i] = s->rooms[--s->nrooms];
-            if (s->who != NULL && room__seat_of(r, s->who) < 0)
+            if (s->who != NULL && room__seat_of(r, s->who) < 0) {
                 quota_watch_sub(s);
+                spectators_changed(r);
+            }
             break;
         }
 }
@@ -349,6 +435,7 @@ static proto_room_view view_of(const room *r, const ident *who)
         .draw_offers = r->draw_offers,
         .rematch_offers = r->rematch_offers,
         .takeback_offers = r->takeback_offers,
+        .spectators = room__spectators(r),
     };
     uint64_t now = uv_now(room__loop);
     for (int i = 0; i < r->nseats; i++) {
@@ -454,6 +541,12 @@ int room_join(room *r, session *s, const proto_req *req, char *why, size_t whyle
     proto_write_catchup(&o, req, &v, evs, lens, n);
     proto_out_free(&full);
     session_send_out(s, &o);
+    if (v.spectators > 0) { /* a catchup carries no state: the count apart */
+        proto_out c;
+        proto_out_init(&c, NET_HEADROOM);
+        proto_write_spectators(&c, r->id, v.spectators);
+        session_send_out(s, &c);
+    }
     return 0;
 }
 

@@ -887,4 +887,5 @@ void room_shutdown(void)
     room *r, *tmp;
     HASH_ITER(hh, rooms, r, tmp)
     room_close(r);
+    room__spectators_shutdown();
 }

@@ -88,6 +88,11 @@ struct room {
     int nchat, chat_head;
     session **watchers;
     size_t nwatchers, capwatchers;
+    /* Spectators (persons watching without a seat): the count last told
+     * the watchers, and whether it may have changed since (room_events.c
+     * tells them at most once a second). */
+    int spectators_told;
+    bool spectators_dirty;
     /* Bots (seats whose identity is a bot): the search under way for the
      * seat to move, and for which state of the game (moves, leaves). */
     bot_job *bot_job;
@@ -238,6 +243,11 @@ void room__ratings_before(room *r);
 void room__ratings_told(room *r);
 /* Send r's whole state to s (req: the request to echo, or NULL). */
 void room__send_state(room *r, session *s, const proto_req *req);
+/* The persons watching r without a seat (each counted once, however many
+ * connections it has). */
+int room__spectators(const room *r);
+/* Stop telling the spectators' count (room_shutdown). */
+void room__spectators_shutdown(void);
 /* Free what the events hold (ring, outbox, watchers). */
 void room__events_free(room *r);
 /* Every watcher of r stops watching it, told why by an error event

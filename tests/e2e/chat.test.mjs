@@ -39,6 +39,9 @@ test('spectators have their own chat room', { skip }, async () => {
   const w = await open(hash);
   for (const p of [v, w]) await p.waitForSelector('#chat[data-channel="spectators"]');
   await a.waitForSelector('#chat[data-channel="players"]');
+  // The players and the spectators see how many watch (each page a person).
+  for (const p of [a, b, v]) await p.waitForSelector('#room-spectators[data-n="2"]:not([hidden])');
+  assert.equal(await a.textContent('#room-spectators'), 'Watching: 2');
 
   await say(v, 'what a start');
   await w.waitForFunction(() => document.getElementById('chat-lines').textContent.includes('what a start'));
@@ -54,7 +57,9 @@ test('spectators have their own chat room', { skip }, async () => {
   await v.waitForFunction(() => document.getElementById('chat-lines')?.textContent.includes('what a start'));
   assert.doesNotMatch((await lines(v)).join('|'), /good luck/);
   await v.screenshot({ path: path.join(OUT, 'chat-spectator.png') });
-  for (const p of [a, b, v, w]) await p.context().close();
+  await w.context().close();
+  await a.waitForSelector('#room-spectators[data-n="1"]');
+  for (const p of [a, b, v]) await p.context().close();
 });
 
 async function register(page, name) {

@@ -210,6 +210,7 @@ const S = {
   'room.fliptitle': { en: 'Turn the board to the next seat', fr: 'Tourner l’échiquier vers le joueur suivant', it: 'Gira la scacchiera verso il giocatore successivo' },
   'room.copytitle': { en: 'Copy the position string', fr: 'Copier la chaîne de position', it: 'Copia la stringa della posizione' },
   'room.copied': { en: 'Position copied.', fr: 'Position copiée.', it: 'Posizione copiata.' },
+  'room.spectators': { en: 'Watching: {n}', fr: 'Spectateurs : {n}', it: 'Spettatori: {n}' },
   'room.rules': { en: 'rules', fr: 'règles', it: 'regole' },
   'chat.say': { en: 'Say something…', fr: 'Écrivez quelque chose…', it: 'Scrivi qualcosa…' },
   'chat.label': { en: 'Chat message', fr: 'Message', it: 'Messaggio' },

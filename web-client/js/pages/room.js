@@ -100,6 +100,7 @@ export function mount(main, params, app) {
     if (nav) nav.classList.toggle('active', m.you >= 0);
     if (ctx.view.seat === null) ctx.view.seat = m.you >= 0 ? m.you : 0;
     if (!play.board()) heading.replaceChildren(...headingOf(m));
+    if (m.spectators !== undefined) showSpectators(m.spectators);
     // Three bars around the board: a smaller board keeps one's own in view.
     roomEl.classList.toggle('p3', m.seats.length > 2);
     play.ensureBoard();
@@ -171,7 +172,18 @@ function headingOf(st) {
     // A tournament's game names and links its tournament.
     st.tournament ? h('span', { class: 'tc-line' }, h('a', { href: `#/tournament/${st.tournament.id}`, id: 'room-tourney' },
       t('room.tourney', { name: st.tournament.name }))) : '',
-    st.corr ? h('span', { class: 'tc-line', id: 'room-tc' }, t('room.corrhead', { tc: corrControl(st.corr) })) : ''];
+    st.corr ? h('span', { class: 'tc-line', id: 'room-tc' }, t('room.corrhead', { tc: corrControl(st.corr) })) : '',
+    // The persons watching without a seat (the room's `spectators`).
+    h('span', { class: 'tc-line muted', id: 'room-spectators', hidden: !st.spectators }, t('room.spectators', { n: st.spectators || 0 }))];
+}
+
+// The count of spectators, from the room or its `spectators` message.
+function showSpectators(n) {
+  const el = document.getElementById('room-spectators');
+  if (!el) return;
+  el.hidden = !n;
+  el.dataset.n = String(n || 0);
+  el.textContent = t('room.spectators', { n: n || 0 });
 }
 
 // The room on the connection: join (again after each welcome, with `since`
@@ -222,6 +234,7 @@ function wire(ctx, room) {
       if (m.request === 'move' && model.st) room.refused(); // undo the piece we moved ahead, give back the typed text
     }),
     conn.on('room', (m) => { if (m.room === id && m.re === undefined) room.setRoom(m); }),
+    conn.on('spectators', (m) => { if (m.room === id) showSpectators(m.n); }),
     conn.on('event', (e) => {
       if (e.room !== id) return;
       if (e.kind === 'move' || e.kind === 'left' || e.kind === 'end') ctx.clearError(); // the game moved on
