@@ -3,9 +3,13 @@
  * reach code before any store: the JSON body of POST /api/register and
  * /api/login (proto_decode_credentials, then the username and password
  * rules of accounts.c, as api.c calls them) and the Cookie header
- * (accounts_cookie_token). Any bytes: no crash, no leak; an accepted body
- * holds a username of the documented form and a password of valid UTF-8
- * within its bounds; a refused one gets a reason, written as valid JSON.
+ * (accounts_cookie_token); the bodies of POST /api/sessions/end
+ * (proto_decode_login_end) and /api/2fa/enable and disable
+ * (proto_decode_code), and what a code given goes through before the store
+ * (totp_check, totp_recovery_hash). Any bytes: no crash, no leak; an
+ * accepted body holds a username of the documented form and a password of
+ * valid UTF-8 within its bounds, a session's id of 64 hex digits; a refused
+ * one gets a reason, written as valid JSON.
  */
 #include <ctype.h>
 #include <jansson.h>
@@ -30,6 +34,11 @@ static void check_error_json(const char *code, const char *why)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    static bool ready;
+    if (!ready) {
+        FUZZ_CHECK(totp_init() == 0);
+        ready = true;
+    }
     char user[64], pass[ACCOUNTS_PASSWORD_BYTES + 1], code[TOTP_CODE_MAX + 1],
         why[RULES_WHY_TEXT] = "";
     int err = proto_decode_credentials((const char *)data, size, user, sizeof user, pass,
@@ -55,6 +64,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_CHECK(s != NULL);
             json_decref(s);
         }
+    }
+    /* The same bytes as the body of POST /api/sessions/end. */
+    char id[PROTO_LOGIN_ID_HEX + 1];
+    bool others = false;
+    err = proto_decode_login_end((const char *)data, size, id, &others, why, sizeof why);
+    if (err != 0)
+        check_error_json("bad_argument", why);
+    else
+        FUZZ_CHECK(others ? id[0] == '\0'
+                          : strlen(id) == PROTO_LOGIN_ID_HEX &&
+                                strspn(id, "0123456789abcdef") == PROTO_LOGIN_ID_HEX);
+    /* ... and of POST /api/2fa/enable: the code, then its checks. */
+    if (proto_decode_code((const char *)data, size, code, sizeof code, why, sizeof why) != 0) {
+        check_error_json("bad_message", why);
+    } else {
+        static const unsigned char secret[TOTP_SECRET_BYTES] = "12345678901234567890";
+        int64_t step = 0;
+        FUZZ_CHECK(strlen(code) > 0 && strlen(code) < sizeof code);
+        if (totp_check(secret, 1111111111, code, 0, &step))
+            FUZZ_CHECK(step >= 1111111111 / 30 - 1 && step <= 1111111111 / 30 + 1);
+        unsigned char hash[32];
+        FUZZ_CHECK((totp_recovery_hash(code, hash) == 0) == totp_is_recovery(code));
     }
     /* The same bytes as a Cookie header. */
     char *header = fuzz_string(data, size);
