@@ -34,6 +34,7 @@ test('spectators have their own chat room', { skip }, async () => {
   await a.click('#create-btn');
   await b.locator('tr.seek[data-game="rollerball"] button.join').click();
   for (const p of [a, b]) await p.waitForSelector('.player');
+  assert.ok(await a.isHidden('#room-spectators'), 'nobody watching: nothing said');
   const hash = new URL(a.url()).hash;
   const v = await open(hash);
   const w = await open(hash);

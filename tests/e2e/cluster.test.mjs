@@ -446,8 +446,10 @@ test('a room taken back by its node started again: the players asking through ot
   skip,
 }, async () => {
   const { room, tokens } = await duoGame(1, 2);
+  // Another node may expire the lease first (more often when the machine
+  // is busy and the restarted node slow to start): then try again.
   for (let attempt = 0; ; attempt++) {
-    assert.ok(attempt < 3, 'the restarted node never took its room back first');
+    assert.ok(attempt < 8, 'the restarted node never took its room back first');
     const i = c.nodes.findIndex((n) => n.name === owner(room));
     const others = [0, 1, 2].filter((j) => j !== i);
     // Both players on the other nodes, their requests forwarded to node i.

@@ -85,8 +85,16 @@ test('a game against the computer is played with discs, switched back live', { s
   await page.waitForURL(/#\/game\/\d+$/);
   await page.waitForSelector('svg.board g.piece.movable');
   assert.ok((await pieces(page, 'svg.board')).every((p) => p.disc), 'discs in the room');
-  // Play a move by clicking: the discs are the pieces you move.
+  // Play a move by clicking once it is our move (the computer may play
+  // first: a piece chosen for a premove would lose its choice at its move).
+  // (Polled from here: this file keeps the page's CSP, which refuses the
+  // string a waitForFunction evaluates.)
+  for (const until = Date.now() + 30000; !(await page.title()).includes('\u25cf');) {
+    assert.ok(Date.now() < until, `never our move: ${await page.title()}`);
+    await page.waitForTimeout(100);
+  }
   const cell = await page.locator('svg.board g.piece.movable').first().getAttribute('data-cell');
+  await page.locator(`svg.board polygon.cell[data-cell="${cell}"]`).scrollIntoViewIfNeeded();
   const box = await page.locator(`svg.board polygon.cell[data-cell="${cell}"]`).boundingBox();
   await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
   await page.locator('svg.board .dest:not(.suicide)').first().click({ force: true });
