@@ -190,6 +190,20 @@ net_conn *api_pending_done(api_pending *p)
     return pending_done((pending *)p);
 }
 
+api_pending *api_account_pending(net_conn *c, const store_account *who, const char *why)
+{
+    if (c == NULL)
+        return NULL;
+    if (who == NULL) {
+        api_reply_error(c, 401, "account_required", why);
+        return NULL;
+    }
+    api_pending *p = api_pending_new(c);
+    if (p == NULL)
+        api_reply_error(c, 500, "internal_error", "out of memory");
+    return p;
+}
+
 /* api_with_session's wait: the pending request first (api_http_closed
  * sees a pending). */
 typedef struct session_wait {

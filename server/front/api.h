@@ -116,6 +116,11 @@ net_conn *api_pending_done(api_pending *p);
  * an error at once (then not called: answer 500). */
 typedef void (*api_session_fn)(net_conn *c, const store_account *who, void *ctx);
 int api_with_session(net_conn *c, api_session_fn then, void *ctx);
+/* The usual next step of a route that needs an account, in its
+ * api_session_fn: the answer to come, hung off c; or NULL when c went, has
+ * no account (answered 401 account_required, why) or memory ran out
+ * (answered 500). The caller frees its ctx on NULL. */
+api_pending *api_account_pending(net_conn *c, const store_account *who, const char *why);
 
 /* net_callbacks.http_closed: c closed while its answer was being computed. */
 void api_http_closed(net_conn *c);

@@ -66,20 +66,16 @@ static int with_account(net_conn *c, logins_req *r, api_session_fn then)
     return 0;
 }
 
-/* Past the session's look-up: the account, or a 401 (r freed). */
+/* Past the session's look-up: the account, or answered (r freed). */
 static bool logged_in(net_conn *c, const store_account *who, logins_req *r)
 {
-    if (c != NULL && who != NULL) {
-        r->account = who->id;
-        r->p = api_pending_new(c);
-        if (r->p != NULL)
-            return true;
-        api_reply_error(c, 500, "internal_error", "out of memory");
-    } else if (c != NULL) {
-        api_reply_error(c, 401, "account_required", "log in to see your sessions");
+    r->p = api_account_pending(c, who, "log in to see your sessions");
+    if (r->p == NULL) {
+        free(r);
+        return false;
     }
-    free(r);
-    return false;
+    r->account = who->id;
+    return true;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -235,20 +235,13 @@ static void found(void *arg, int status, const store_totp *t)
 static void with_account(net_conn *c, const store_account *who, void *ctx)
 {
     totp_req *r = ctx;
-    if (c == NULL || who == NULL) {
-        if (c != NULL)
-            api_reply_error(c, 401, "account_required", "log in to set up two-factor sign-in");
+    r->p = api_account_pending(c, who, "log in to set up two-factor sign-in");
+    if (r->p == NULL) {
         req_free(r);
         return;
     }
     r->account = who->id;
     snprintf(r->username, sizeof r->username, "%s", who->username);
-    r->p = api_pending_new(c);
-    if (r->p == NULL) {
-        req_free(r);
-        api_reply_error(c, 500, "internal_error", "out of memory");
-        return;
-    }
     if (store_totp_get(db, r->account, found, r) < 0)
         fail(req_done(r), STORE_EDB);
 }

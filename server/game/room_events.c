@@ -76,7 +76,6 @@ static void tell_spectators(uv_timer_t *t)
             session_send(r->watchers[i], m);
         net_msg_unref(m);
     }
-    uv_timer_stop(&tell_timer);
 }
 
 /* r's spectators may have changed: tell them within a second. */
